@@ -1,0 +1,127 @@
+//! The diagnostic model every check emits and every output format renders.
+//!
+//! Serialized once (serde); the JSON report, SARIF, HTML and the terminal all render these
+//! values. Messages are lowercase without a trailing period; the problem goes in the
+//! message, the fix in `help`.
+
+use serde::Serialize;
+
+use crate::model::Rank;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+/// The finding categories of `report.json`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    Deadlock,
+    PotentialDeadlock,
+    CollectiveMismatch,
+    TypeMismatch,
+    InvalidArgument,
+    RequestLifecycle,
+    ResourceLeak,
+    ThreadSafety,
+    MessageRace,
+}
+
+impl Category {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Deadlock => "deadlock",
+            Category::PotentialDeadlock => "potential-deadlock",
+            Category::CollectiveMismatch => "collective-mismatch",
+            Category::TypeMismatch => "type-mismatch",
+            Category::InvalidArgument => "invalid-argument",
+            Category::RequestLifecycle => "request-lifecycle",
+            Category::ResourceLeak => "resource-leak",
+            Category::ThreadSafety => "thread-safety",
+            Category::MessageRace => "message-race",
+        }
+    }
+}
+
+/// One call involved in a finding, on one or more ranks (folded when the same call site
+/// plays the same role on many ranks).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// Sorted, non-empty.
+    pub ranks: Vec<Rank>,
+    /// The MPI function, e.g. `MPI_Recv`.
+    pub call: String,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    /// What this call does in the finding ("waits for a message from rank 1").
+    pub label: String,
+}
+
+/// A wait-for graph reduced to what causes a deadlock, for pictures (DOT, SVG).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WaitForGraph {
+    pub nodes: Vec<WaitNode>,
+    pub edges: Vec<WaitEdge>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitNode {
+    /// Ranks this node stands for (one, or a folded group that only waits on the cycle).
+    pub ranks: Vec<Rank>,
+    /// The blocking call and where: `MPI_Recv at ring.c:14`.
+    pub label: String,
+    /// `and` when the node needs all its out-edges satisfied, `or` when any one suffices.
+    pub semantics: WaitSemantics,
+    /// Part of the cycle or knot itself, not just waiting on it.
+    pub in_cycle: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WaitSemantics {
+    And,
+    Or,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WaitEdge {
+    /// Indices into [`WaitForGraph::nodes`].
+    pub from: usize,
+    pub to: usize,
+    /// What `from` waits for: "message tag 0", "MPI_Barrier on comm 1".
+    pub label: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    /// Stable check code, e.g. `DL001`.
+    pub code: &'static str,
+    pub category: Category,
+    pub severity: Severity,
+    pub message: String,
+    /// The reporting rank's call first, then the other ranks' calls.
+    pub locations: Vec<Location>,
+    /// The MPI rule that is broken.
+    pub notes: Vec<String>,
+    /// How to fix it.
+    pub help: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wait_for: Option<WaitForGraph>,
+}
+
+/// The documentation and defaults of one check, listed by `mpicheck checks`.
+#[derive(Clone, Copy, Debug)]
+pub struct CheckInfo {
+    pub code: &'static str,
+    /// Short kebab-case name, e.g. `send-recv-cycle`.
+    pub name: &'static str,
+    pub category: Category,
+    pub severity: Severity,
+    pub summary: &'static str,
+    /// Markdown with the headings: What it does / Why is this bad / Example / How to fix /
+    /// MPI standard reference.
+    pub docs: &'static str,
+}

@@ -1,0 +1,290 @@
+//! The normalized view of a run that every check reads.
+//!
+//! Traces record raw MPI handles and communicator-relative ranks; [`crate::normalize`] turns
+//! them into this model, where ranks can be compared: peers are world ranks, communicators
+//! are [`CommId`]s equal on every member, requests are [`ReqId`]s unique within a rank, and
+//! each call points at a resolved [`SourceLocation`]. Hand-written text traces (tests) parse
+//! straight into this model, so checks never see raw trace words.
+
+use serde::Serialize;
+
+/// A rank in `MPI_COMM_WORLD`.
+pub type Rank = u32;
+
+/// Index into [`Run::comms`]; the same value on every member of the communicator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CommId(pub u32);
+
+/// Index into [`Run::sites`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SiteId(pub u32);
+
+/// A request of one rank, unique within that rank for the whole run (a raw handle that MPI
+/// reuses after completion gets a fresh `ReqId`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ReqId(pub u32);
+
+/// Index into [`Run::datatypes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TypeId(pub u32);
+
+/// Where a call was made.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize)]
+pub struct SourceLocation {
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub function: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommInfo {
+    /// Human name: `MPI_COMM_WORLD`, or how it was made (`MPI_Comm_split of MPI_COMM_WORLD`).
+    pub name: String,
+    /// World ranks of the (local) group, in communicator rank order.
+    pub members: Vec<Rank>,
+    /// World ranks of the remote group of an intercommunicator.
+    pub remote: Option<Vec<Rank>>,
+}
+
+impl CommInfo {
+    /// The communicator rank of a world rank, if it is a member.
+    pub fn rank_of(&self, world: Rank) -> Option<u32> {
+        self.members.iter().position(|&m| m == world).map(|p| p as u32)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatatypeInfo {
+    /// `MPI_INT`, or a description of a derived type.
+    pub name: String,
+    /// Size in bytes of one element (`MPI_Type_size`), if known.
+    pub size: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SendMode {
+    Standard,
+    Synchronous,
+    Buffered,
+    Ready,
+}
+
+/// Who a receive or probe accepts a message from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    Rank(Rank),
+    Any,
+}
+
+/// Which tags a receive or probe accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TagMatch {
+    Tag(i32),
+    Any,
+}
+
+/// How an operation blocks the calling thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Blocking {
+    /// Returns when the operation is complete (locally).
+    Blocking,
+    /// Starts the operation and returns its request (`MPI_Isend`, `MPI_Ibarrier`).
+    Nonblocking(ReqId),
+    /// Creates an inactive persistent request (`MPI_Send_init`, `MPI_Barrier_init`);
+    /// [`Op::Start`] activates it.
+    Persistent(ReqId),
+}
+
+/// A message as the sender describes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SendSpec {
+    /// `None` for `MPI_PROC_NULL`.
+    pub dest: Option<Rank>,
+    pub tag: i32,
+    pub comm: CommId,
+    pub count: i64,
+    pub datatype: Option<TypeId>,
+    pub mode: SendMode,
+}
+
+/// What a receive accepts, and what it matched if it completed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecvSpec {
+    /// `None` for `MPI_PROC_NULL`.
+    pub source: Option<Source>,
+    pub tag: TagMatch,
+    pub comm: CommId,
+    pub count: i64,
+    pub datatype: Option<TypeId>,
+    /// Source (world rank) and tag of the message received, once known from the status.
+    pub matched: Option<(Rank, i32)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaitKind {
+    /// `MPI_Wait` / `MPI_Test`: the single request.
+    One,
+    All,
+    Any,
+    Some,
+}
+
+/// The collective operations, including those that create communicators (they synchronize
+/// like any other collective).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub enum CollectiveKind {
+    Barrier,
+    Bcast,
+    Gather,
+    Gatherv,
+    Scatter,
+    Scatterv,
+    Allgather,
+    Allgatherv,
+    Alltoall,
+    Alltoallv,
+    Alltoallw,
+    Reduce,
+    Allreduce,
+    ReduceScatter,
+    ReduceScatterBlock,
+    Scan,
+    Exscan,
+    NeighborAllgather,
+    NeighborAllgatherv,
+    NeighborAlltoall,
+    NeighborAlltoallv,
+    NeighborAlltoallw,
+    /// Communicator, window and file creation/destruction and other collective calls that
+    /// are not data movement (`MPI_Comm_dup`, `MPI_Comm_split`, `MPI_Win_fence`, ...).
+    /// The exact function is in [`Event::call`].
+    Management,
+}
+
+/// One MPI call, normalized.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    Init {
+        /// Thread level provided, `None` for plain `MPI_Init` without threads info.
+        thread_level: Option<i32>,
+    },
+    Finalize,
+    Send {
+        send: SendSpec,
+        blocking: Blocking,
+    },
+    Recv {
+        recv: RecvSpec,
+        blocking: Blocking,
+    },
+    /// `MPI_Sendrecv` and `MPI_Sendrecv_replace` (and their nonblocking forms).
+    Sendrecv {
+        send: SendSpec,
+        recv: RecvSpec,
+        blocking: Blocking,
+    },
+    /// `MPI_Probe`/`MPI_Iprobe`/`MPI_Mprobe`/`MPI_Improbe`. `blocking` is false for the
+    /// `I` forms; `found` is the flag they returned (always true for blocking ones once
+    /// complete); `matched` the status's source and tag.
+    Probe {
+        source: Option<Source>,
+        tag: TagMatch,
+        comm: CommId,
+        blocking: bool,
+        /// Matched probe: the message is removed from the queue (received by `Mrecv`).
+        matched_probe: bool,
+        found: Option<bool>,
+        matched: Option<(Rank, i32)>,
+    },
+    /// `MPI_Wait*` (`test == false`) and `MPI_Test*` (`test == true`). `requests` holds
+    /// `None` for `MPI_REQUEST_NULL` entries so indices match the call's array. `completed`
+    /// lists the indices reported complete once the call returned (for `Wait`/`Waitall`/
+    /// `Testall` with flag: all non-null ones).
+    Wait {
+        requests: Vec<Option<ReqId>>,
+        kind: WaitKind,
+        test: bool,
+        completed: Option<Vec<u32>>,
+    },
+    /// `MPI_Start`/`MPI_Startall`.
+    Start {
+        requests: Vec<ReqId>,
+    },
+    Cancel {
+        request: ReqId,
+    },
+    RequestFree {
+        request: ReqId,
+    },
+    Collective {
+        kind: CollectiveKind,
+        comm: CommId,
+        /// The root as a communicator rank, for rooted collectives.
+        root: Option<i32>,
+        blocking: Blocking,
+    },
+    BufferAttach {
+        bytes: i64,
+    },
+    BufferDetach,
+    /// Anything else; checks that need it look at [`Event::call`].
+    Other,
+}
+
+/// One recorded call of one rank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// The MPI function name as called (`MPI_Send`), for messages.
+    pub call: &'static str,
+    pub op: Op,
+    pub site: SiteId,
+    pub thread: u16,
+    /// False when the rank was still inside this call when its trace ended (blocked, crashed,
+    /// killed).
+    pub returned: bool,
+}
+
+/// How a rank's trace ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RankEnd {
+    /// Returned from `MPI_Finalize` and exited.
+    Finalized,
+    /// Exited without calling `MPI_Finalize`.
+    ExitedWithoutFinalize,
+    /// The trace stops while the rank was running or blocked (still running, killed, or
+    /// crashed); `reason` says what the reader found.
+    Interrupted { reason: String },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankTrace {
+    pub rank: Rank,
+    pub events: Vec<Event>,
+    pub end: RankEnd,
+}
+
+/// A whole run: every rank's events plus the tables they point into.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Run {
+    /// Index = world rank.
+    pub ranks: Vec<RankTrace>,
+    /// Index = [`CommId`]. `CommId(0)` is `MPI_COMM_WORLD`.
+    pub comms: Vec<CommInfo>,
+    /// Index = [`SiteId`]. `SiteId(0)` is the unknown location.
+    pub sites: Vec<SourceLocation>,
+    /// Index = [`TypeId`].
+    pub datatypes: Vec<DatatypeInfo>,
+}
+
+impl Run {
+    pub fn world_size(&self) -> u32 {
+        self.ranks.len() as u32
+    }
+    pub fn comm(&self, id: CommId) -> &CommInfo {
+        &self.comms[id.0 as usize]
+    }
+    pub fn site(&self, id: SiteId) -> &SourceLocation {
+        &self.sites[id.0 as usize]
+    }
+}

@@ -1,0 +1,66 @@
+/* The C interface of mpicheck's trace recorder (implemented in Rust, crate mpicheck-recorder).
+ *
+ * The generated MPI wrappers call these functions; the record layout they fill is documented
+ * in crate mpicheck-trace (src/lib.rs and src/schema.rs).
+ *
+ * Protocol for one recorded call (only in the outermost MPI entry point of a thread; nested
+ * calls, e.g. a Fortran binding calling the C binding, are forwarded without recording):
+ *
+ *     int64_t *w = mpicheck_begin(FUNC_ID, nwords, __builtin_return_address(0), flags);
+ *     if (w) { fill the input words; mpicheck_entered(w); }
+ *     ret = PMPI_...(...);
+ *     if (w) { fill the output words; mpicheck_end(w, ret); }
+ *
+ * mpicheck_begin returns NULL when recording is off (no output directory, or the trace could
+ * not grow); the wrapper then only forwards. It never blocks on another thread for long and
+ * never calls MPI. */
+#ifndef MPICHECK_RECORDER_H
+#define MPICHECK_RECORDER_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Record flags (trace format: mpicheck_trace::flags). */
+#define MPICHECK_FLAG_FORTRAN 1
+
+/* Text record subkinds (trace format: mpicheck_trace::text). */
+#define MPICHECK_TEXT_SCHEMA 1
+#define MPICHECK_TEXT_CONSTANTS 2
+#define MPICHECK_TEXT_PROC_MAPS 3
+#define MPICHECK_TEXT_PROCESS 4
+
+/* Opens the trace (in $MPICHECK_OUT_DIR, if set) and writes the function table and the
+ * constants. Called once, from the interposition library's constructor. `family` is
+ * "mpich", "openmpi" or "abi". Safe to call more than once (later calls do nothing). */
+void mpicheck_start(const char *family, const char *schema, const char *constants);
+
+/* Reserves a call record with room for `nwords` argument words and returns a pointer to the
+ * words, or NULL when not recording. */
+int64_t *mpicheck_begin(uint16_t func_id, uint32_t nwords, const void *callsite, uint8_t flags);
+
+/* The input words are written: publish the record as entered. */
+void mpicheck_entered(int64_t *words);
+
+/* The call returned `ret` and the output words are written: publish the record as complete. */
+void mpicheck_end(int64_t *words, int ret);
+
+/* MPI_Init* returned: the world rank and size, and the thread level provided (-1 if n/a). */
+void mpicheck_initialized(int rank, int size, int thread_level);
+
+/* MPI_Finalize returned. */
+void mpicheck_finalized(void);
+
+/* Appends a text record (e.g. /proc/self/maps after MPI_Init loaded more libraries). */
+void mpicheck_text(uint32_t subkind, const char *text);
+
+/* Per-thread nesting depth of MPI entry points; the wrappers record only at depth 0.
+ * Defined in the generated C code (initial-exec TLS: a plain load on the hot path). */
+extern __thread int mpicheck_depth __attribute__((tls_model("initial-exec")));
+
+#ifdef __cplusplus
+}
+#endif
+#endif

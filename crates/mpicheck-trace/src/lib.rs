@@ -1,0 +1,135 @@
+//! The per-rank trace format written by the interposition library and read by the analyzer.
+//!
+//! # Layout (format version 1)
+//!
+//! One file per process, `trace-<pid>.mpitrace`, in the output directory. All integers are
+//! little-endian. The file is written through a shared memory mapping, so everything a process
+//! recorded is in the kernel's page cache the moment it is written and survives `SIGKILL`, a
+//! segfault or `MPI_Abort`; the file is grown in chunks, so a trace cut short ends in zero
+//! bytes, which the reader treats as the end.
+//!
+//! ## Header (the first [`HEADER_SIZE`] bytes)
+//!
+//! | offset | type      | field                                                                 |
+//! |-------:|-----------|-----------------------------------------------------------------------|
+//! | 0      | `[u8; 8]` | magic `MPICHKTR`                                                      |
+//! | 8      | `u32`     | format version ([`FORMAT_VERSION`])                                   |
+//! | 12     | `u32`     | header size ([`HEADER_SIZE`])                                         |
+//! | 16     | `u32`     | process id                                                            |
+//! | 20     | `i32`     | rank announced by the launcher's environment, -1 if none              |
+//! | 24     | `i32`     | world rank, set when `MPI_Init*` returns; -1 before                  |
+//! | 28     | `i32`     | world size, set when `MPI_Init*` returns; -1 before                  |
+//! | 32     | `u32`     | state flags ([`state`])                                               |
+//! | 36     | `i32`     | thread level provided, -1 before init                                 |
+//! | 40     | `u64`     | end of the reserved record area (bytes from file start)               |
+//! | 48     | `u64`     | records dropped because the file could not grow                       |
+//! | 56     | `u64`     | start time, nanoseconds since the Unix epoch                          |
+//! | 64     | `[u8;32]` | MPI family, NUL-padded (`mpich`, `openmpi`, `abi`)                   |
+//!
+//! ## Records (from offset [`HEADER_SIZE`], 8-byte aligned)
+//!
+//! Every record starts with an 8-byte frame: `u32 len` (whole record in bytes, a multiple of
+//! 8), `u16 kind` ([`kind`]), `u8 state` ([`record_state`]), `u8 flags` ([`flags`]). A `len`
+//! of zero marks the end of the trace.
+//!
+//! A **call record** (`kind::CALL`) continues with:
+//!
+//! | offset | type  | field                                                                |
+//! |-------:|-------|----------------------------------------------------------------------|
+//! | 8      | `u16` | function id, an index into the schema                                |
+//! | 10     | `u16` | thread index (0 = first thread that called MPI)                      |
+//! | 12     | `u32` | number of argument words that follow the fixed part                  |
+//! | 16     | `u64` | sequence number of the call in this process                          |
+//! | 24     | `u64` | entry time, ns since the trace start                                 |
+//! | 32     | `u64` | exit time, ns since the trace start (valid when complete)            |
+//! | 40     | `u64` | call site: return address of the outermost MPI entry point           |
+//! | 48     | `i32` | return code (valid when complete)                                    |
+//! | 52     | `u32` | reserved                                                             |
+//! | 56     | `i64` | argument words, laid out as the schema says (see [`schema`])         |
+//!
+//! The record is reserved with state `RESERVED`, its input words are written and the state
+//! becomes `ENTERED` before the MPI library is called; output words and the exit time are
+//! written when the library returns and the state becomes `COMPLETE`. A call still `ENTERED`
+//! at the end of a trace is the call the process was blocked or crashed in.
+//!
+//! A **text record** (`kind::TEXT`) continues with `u32 subkind` ([`text`]), `u32 byte
+//! length` and UTF-8 text, zero-padded to 8 bytes. The schema (the function table) and the
+//! MPI constants are written as text records before the first call record; the process's
+//! memory map (`/proc/self/maps`) is written at start and again when it changes
+//! (after `MPI_Init` and at exit), for resolving call sites offline.
+
+pub mod reader;
+pub mod schema;
+
+pub use reader::{read_trace, read_trace_bytes, CallRecord, EndOfTrace, Trace, TraceError, TraceHeader};
+pub use schema::{ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Status};
+
+/// The file magic.
+pub const MAGIC: &[u8; 8] = b"MPICHKTR";
+/// Bumped whenever the layout changes incompatibly.
+pub const FORMAT_VERSION: u32 = 1;
+/// Size of the fixed header; records start here.
+pub const HEADER_SIZE: usize = 4096;
+/// File name suffix of per-process traces.
+pub const TRACE_SUFFIX: &str = ".mpitrace";
+/// Size of the fixed part of a call record, before the argument words.
+pub const CALL_FIXED_SIZE: usize = 56;
+
+/// Header byte offsets (shared by the writer in `mpicheck-recorder`).
+pub mod offset {
+    pub const MAGIC: usize = 0;
+    pub const VERSION: usize = 8;
+    pub const HEADER_SIZE: usize = 12;
+    pub const PID: usize = 16;
+    pub const ENV_RANK: usize = 20;
+    pub const RANK: usize = 24;
+    pub const WORLD_SIZE: usize = 28;
+    pub const STATE: usize = 32;
+    pub const THREAD_LEVEL: usize = 36;
+    pub const RECORDS_END: usize = 40;
+    pub const DROPPED: usize = 48;
+    pub const START_UNIX_NS: usize = 56;
+    pub const FAMILY: usize = 64;
+    pub const FAMILY_LEN: usize = 32;
+}
+
+/// Header state flags.
+pub mod state {
+    /// `MPI_Init*` returned.
+    pub const INITIALIZED: u32 = 1;
+    /// `MPI_Finalize` returned.
+    pub const FINALIZED: u32 = 2;
+    /// The process ran its exit handlers (a normal `exit`, not a kill or crash).
+    pub const EXITED: u32 = 4;
+}
+
+/// Record kinds.
+pub mod kind {
+    pub const CALL: u16 = 1;
+    pub const TEXT: u16 = 2;
+}
+
+/// Record states, written last so a reader never trusts half-written words.
+pub mod record_state {
+    pub const RESERVED: u8 = 0;
+    pub const ENTERED: u8 = 1;
+    pub const COMPLETE: u8 = 2;
+}
+
+/// Record flags.
+pub mod flags {
+    /// Called through a Fortran binding (`mpi_send_`, `mpi_send_f08_`, ...).
+    pub const FORTRAN: u8 = 1;
+}
+
+/// Text record subkinds.
+pub mod text {
+    /// The function table, see [`crate::schema`].
+    pub const SCHEMA: u32 = 1;
+    /// `NAME=value` lines: predefined handles and constants of this MPI.
+    pub const CONSTANTS: u32 = 2;
+    /// A copy of `/proc/self/maps`.
+    pub const PROC_MAPS: u32 = 3;
+    /// `key=value` lines about the process (executable, command line).
+    pub const PROCESS: u32 = 4;
+}

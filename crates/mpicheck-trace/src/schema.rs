@@ -1,0 +1,266 @@
+//! The function table that tells how a call record's argument words are laid out.
+//!
+//! The interposition library is generated from the MPI Forum's API description; it writes its
+//! table as a text record (`text::SCHEMA`) at the start of every trace, so a trace explains
+//! itself and the reader needs no copy of the generator's output.
+//!
+//! # Text form
+//!
+//! One function per line: `<id> <name> <param>...`, each param `<name>:<KIND>:<dir>:<shape>`.
+//! `KIND` is the Forum's semantic kind (`RANK`, `TAG`, `COMMUNICATOR`, `BUFFER`, ...), `dir`
+//! is `in`, `out` or `inout`. The shape says how many words the parameter takes:
+//!
+//! | shape | words                                                                  |
+//! |-------|------------------------------------------------------------------------|
+//! | `s`   | 1: the value (handles as their raw bits, pointers as addresses)        |
+//! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded   |
+//! | `st`  | 4: a status's `MPI_SOURCE`, `MPI_TAG`, `MPI_ERROR`, received bytes      |
+//! | `sa`  | 1 + 4n: the count n, then n statuses                                   |
+//!
+//! A parameter with direction `inout` takes its shape twice: the value on entry, then the
+//! value on return. An `out` parameter's words are reserved on entry and written on return.
+
+use std::collections::HashMap;
+
+/// How a parameter is laid out in the argument words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamShape {
+    Scalar,
+    Array,
+    Status,
+    StatusArray,
+}
+
+/// Direction of a parameter as the Forum's description states it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    In,
+    Out,
+    InOut,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamSchema {
+    pub name: String,
+    /// The Forum's semantic kind, e.g. `RANK`, `COMMUNICATOR`.
+    pub kind: String,
+    pub direction: Direction,
+    pub shape: ParamShape,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionSchema {
+    pub id: u16,
+    pub name: String,
+    pub params: Vec<ParamSchema>,
+}
+
+/// A status as recorded: the public fields plus the received size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Status {
+    pub source: i64,
+    pub tag: i64,
+    pub error: i64,
+    pub bytes: i64,
+}
+
+/// One decoded value of a parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgValue {
+    /// Not available: an output of a call that did not return, or an array not recorded.
+    Missing,
+    Int(i64),
+    Array(Vec<i64>),
+    Status(Status),
+    Statuses(Vec<Status>),
+}
+
+impl ArgValue {
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            ArgValue::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+    pub fn as_array(&self) -> Option<&[i64]> {
+        match self {
+            ArgValue::Array(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The function table of one trace.
+#[derive(Clone, Debug, Default)]
+pub struct Schema {
+    functions: Vec<Option<FunctionSchema>>,
+    by_name: HashMap<String, u16>,
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("schema line {line}: {message}")]
+pub struct SchemaError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl Schema {
+    pub fn parse(text: &str) -> Result<Schema, SchemaError> {
+        let mut schema = Schema::default();
+        for (index, line) in text.lines().enumerate() {
+            let err = |message: String| SchemaError { line: index + 1, message };
+            let mut fields = line.split_whitespace();
+            let Some(id) = fields.next() else { continue };
+            let id: u16 = id.parse().map_err(|_| err(format!("bad function id {id:?}")))?;
+            let name = fields.next().ok_or_else(|| err("missing function name".into()))?;
+            let mut params = Vec::new();
+            for field in fields {
+                let parts: Vec<&str> = field.split(':').collect();
+                let [pname, kind, dir, shape] = parts[..] else {
+                    return Err(err(format!("bad parameter {field:?}")));
+                };
+                let direction = match dir {
+                    "in" => Direction::In,
+                    "out" => Direction::Out,
+                    "inout" => Direction::InOut,
+                    _ => return Err(err(format!("bad direction in {field:?}"))),
+                };
+                let shape = match shape {
+                    "s" => ParamShape::Scalar,
+                    "a" => ParamShape::Array,
+                    "st" => ParamShape::Status,
+                    "sa" => ParamShape::StatusArray,
+                    _ => return Err(err(format!("bad shape in {field:?}"))),
+                };
+                params.push(ParamSchema { name: pname.into(), kind: kind.into(), direction, shape });
+            }
+            let slot = id as usize;
+            if schema.functions.len() <= slot {
+                schema.functions.resize(slot + 1, None);
+            }
+            schema.by_name.insert(name.to_string(), id);
+            schema.functions[slot] = Some(FunctionSchema { id, name: name.into(), params });
+        }
+        Ok(schema)
+    }
+
+    pub fn function(&self, id: u16) -> Option<&FunctionSchema> {
+        self.functions.get(id as usize).and_then(|f| f.as_ref())
+    }
+
+    pub fn id_of(&self, name: &str) -> Option<u16> {
+        self.by_name.get(name).copied()
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+}
+
+/// Decodes argument words into one `(input, output)` pair per parameter. Outputs are
+/// `Missing` unless `complete`. Words that run short decode as `Missing`.
+pub fn decode_args(function: &FunctionSchema, words: &[i64], complete: bool) -> Vec<(ArgValue, ArgValue)> {
+    let mut cursor = WordCursor { words, at: 0 };
+    function
+        .params
+        .iter()
+        .map(|param| match param.direction {
+            Direction::In => (cursor.take(param.shape), ArgValue::Missing),
+            Direction::Out => {
+                let value = cursor.take(param.shape);
+                (ArgValue::Missing, if complete { value } else { ArgValue::Missing })
+            }
+            Direction::InOut => {
+                let input = cursor.take(param.shape);
+                let output = cursor.take(param.shape);
+                (input, if complete { output } else { ArgValue::Missing })
+            }
+        })
+        .collect()
+}
+
+struct WordCursor<'a> {
+    words: &'a [i64],
+    at: usize,
+}
+
+impl WordCursor<'_> {
+    fn next(&mut self) -> Option<i64> {
+        let word = self.words.get(self.at).copied();
+        self.at += 1;
+        word
+    }
+
+    fn status(&mut self) -> Option<Status> {
+        Some(Status { source: self.next()?, tag: self.next()?, error: self.next()?, bytes: self.next()? })
+    }
+
+    fn take(&mut self, shape: ParamShape) -> ArgValue {
+        match shape {
+            ParamShape::Scalar => self.next().map_or(ArgValue::Missing, ArgValue::Int),
+            ParamShape::Status => self.status().map_or(ArgValue::Missing, ArgValue::Status),
+            ParamShape::Array => match self.next() {
+                Some(n) if n >= 0 => {
+                    let n = n as usize;
+                    let end = self.at.saturating_add(n);
+                    if end > self.words.len() {
+                        self.at = self.words.len();
+                        return ArgValue::Missing;
+                    }
+                    let values = self.words[self.at..end].to_vec();
+                    self.at = end;
+                    ArgValue::Array(values)
+                }
+                _ => ArgValue::Missing,
+            },
+            ParamShape::StatusArray => match self.next() {
+                Some(n) if n >= 0 => {
+                    let statuses: Option<Vec<Status>> = (0..n).map(|_| self.status()).collect();
+                    statuses.map_or(ArgValue::Missing, ArgValue::Statuses)
+                }
+                _ => ArgValue::Missing,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n\
+                          7 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa\n";
+
+    #[test]
+    fn parses_and_decodes_scalars_arrays_and_statuses() {
+        let schema = Schema::parse(SCHEMA).unwrap();
+        assert_eq!(schema.id_of("MPI_Waitall"), Some(7));
+        let waitall = schema.function(7).unwrap();
+        let words = [2, 2, 11, 12, 2, 0, 0, 2, 1, 5, 0, 8, 0, 9, 0, 4];
+        let args = decode_args(waitall, &words, true);
+        assert_eq!(args[0].0, ArgValue::Int(2));
+        assert_eq!(args[1].0, ArgValue::Array(vec![11, 12]));
+        assert_eq!(args[1].1, ArgValue::Array(vec![0, 0]));
+        let ArgValue::Statuses(st) = &args[2].1 else { panic!("{:?}", args[2]) };
+        assert_eq!(st[1], Status { source: 0, tag: 9, error: 0, bytes: 4 });
+        let incomplete = decode_args(waitall, &words, false);
+        assert_eq!(incomplete[2].1, ArgValue::Missing);
+    }
+
+    #[test]
+    fn short_words_decode_as_missing_without_panicking() {
+        let schema = Schema::parse(SCHEMA).unwrap();
+        let args = decode_args(schema.function(7).unwrap(), &[5, 1000], true);
+        assert_eq!(args[1].0, ArgValue::Missing);
+    }
+
+    #[test]
+    fn rejects_malformed_lines() {
+        assert!(Schema::parse("x MPI_Send").is_err());
+        assert!(Schema::parse("1 MPI_Send a:B:sideways:s").is_err());
+    }
+}
