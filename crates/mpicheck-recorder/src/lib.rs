@@ -1,0 +1,1 @@
+//! Recorder (being written).
