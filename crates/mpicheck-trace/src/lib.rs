@@ -39,7 +39,7 @@
 //! | 8      | `u16` | function id, an index into the schema                                |
 //! | 10     | `u16` | thread index (0 = first thread that called MPI)                      |
 //! | 12     | `u32` | number of argument words that follow the fixed part                  |
-//! | 16     | `u64` | sequence number of the call in this process                          |
+//! | 16     | `u64` | order key: increases with every record of the process (its offset)   |
 //! | 24     | `u64` | entry time, ns since the trace start                                 |
 //! | 32     | `u64` | exit time, ns since the trace start (valid when complete)            |
 //! | 40     | `u64` | call site: return address of the outermost MPI entry point           |
@@ -61,7 +61,9 @@
 pub mod reader;
 pub mod schema;
 
-pub use reader::{read_trace, read_trace_bytes, CallRecord, EndOfTrace, Trace, TraceError, TraceHeader};
+pub use reader::{
+    read_trace, read_trace_bytes, CallRecord, EndOfTrace, Trace, TraceError, TraceHeader,
+};
 pub use schema::{ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Status};
 
 /// The file magic.

@@ -4,12 +4,17 @@
 use std::path::Path;
 
 use crate::schema::{decode_args, ArgValue, FunctionSchema, Schema, SchemaError};
-use crate::{kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC};
+use crate::{
+    kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
     #[error("cannot read {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("not an mpicheck trace (bad magic)")]
     BadMagic,
     #[error("trace format version {found} is not supported (this mpicheck reads version {FORMAT_VERSION})")]
@@ -105,15 +110,23 @@ pub struct Trace {
 
 impl Trace {
     pub fn constant(&self, name: &str) -> Option<&str> {
-        self.constants.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.constants
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
     pub fn function_name(&self, id: u16) -> &str {
-        self.schema.function(id).map_or("<unknown MPI function>", |f| f.name.as_str())
+        self.schema
+            .function(id)
+            .map_or("<unknown MPI function>", |f| f.name.as_str())
     }
 }
 
 pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
-    let bytes = std::fs::read(path).map_err(|source| TraceError::Io { path: path.display().to_string(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
     read_trace_bytes(&bytes)
 }
 
@@ -145,7 +158,10 @@ fn parse_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
         return Err(TraceError::Version { found: version });
     }
     let family_bytes = &b[offset::FAMILY..offset::FAMILY + offset::FAMILY_LEN];
-    let family_len = family_bytes.iter().position(|&c| c == 0).unwrap_or(family_bytes.len());
+    let family_len = family_bytes
+        .iter()
+        .position(|&c| c == 0)
+        .unwrap_or(family_bytes.len());
     Ok(TraceHeader {
         version,
         pid: u32_at(b, offset::PID),
@@ -182,7 +198,10 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         end: EndOfTrace::Clean,
     };
     let mut at = HEADER_SIZE;
-    let truncated = |at: usize, reason: &str| EndOfTrace::Truncated { offset: at as u64, reason: reason.to_string() };
+    let truncated = |at: usize, reason: &str| EndOfTrace::Truncated {
+        offset: at as u64,
+        reason: reason.to_string(),
+    };
     loop {
         if at + 8 > b.len() {
             if !trace.header.exited() {
@@ -193,7 +212,10 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         let len = u32_at(b, at) as usize;
         if len == 0 {
             if !trace.header.exited() {
-                trace.end = truncated(at, "the process did not exit normally (killed, crashed, or still running)");
+                trace.end = truncated(
+                    at,
+                    "the process did not exit normally (killed, crashed, or still running)",
+                );
             }
             break;
         }
@@ -211,7 +233,9 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
                     trace.partial_records += 1;
                 } else {
                     let nwords = (u32_at(rec, 12) as usize).min((len - CALL_FIXED_SIZE) / 8);
-                    let words = (0..nwords).map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64).collect();
+                    let words = (0..nwords)
+                        .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
+                        .collect();
                     let complete = rstate == record_state::COMPLETE;
                     trace.calls.push(CallRecord {
                         func: u16_at(rec, 8),

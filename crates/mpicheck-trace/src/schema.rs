@@ -108,11 +108,18 @@ impl Schema {
     pub fn parse(text: &str) -> Result<Schema, SchemaError> {
         let mut schema = Schema::default();
         for (index, line) in text.lines().enumerate() {
-            let err = |message: String| SchemaError { line: index + 1, message };
+            let err = |message: String| SchemaError {
+                line: index + 1,
+                message,
+            };
             let mut fields = line.split_whitespace();
             let Some(id) = fields.next() else { continue };
-            let id: u16 = id.parse().map_err(|_| err(format!("bad function id {id:?}")))?;
-            let name = fields.next().ok_or_else(|| err("missing function name".into()))?;
+            let id: u16 = id
+                .parse()
+                .map_err(|_| err(format!("bad function id {id:?}")))?;
+            let name = fields
+                .next()
+                .ok_or_else(|| err("missing function name".into()))?;
             let mut params = Vec::new();
             for field in fields {
                 let parts: Vec<&str> = field.split(':').collect();
@@ -132,14 +139,23 @@ impl Schema {
                     "sa" => ParamShape::StatusArray,
                     _ => return Err(err(format!("bad shape in {field:?}"))),
                 };
-                params.push(ParamSchema { name: pname.into(), kind: kind.into(), direction, shape });
+                params.push(ParamSchema {
+                    name: pname.into(),
+                    kind: kind.into(),
+                    direction,
+                    shape,
+                });
             }
             let slot = id as usize;
             if schema.functions.len() <= slot {
                 schema.functions.resize(slot + 1, None);
             }
             schema.by_name.insert(name.to_string(), id);
-            schema.functions[slot] = Some(FunctionSchema { id, name: name.into(), params });
+            schema.functions[slot] = Some(FunctionSchema {
+                id,
+                name: name.into(),
+                params,
+            });
         }
         Ok(schema)
     }
@@ -163,7 +179,11 @@ impl Schema {
 
 /// Decodes argument words into one `(input, output)` pair per parameter. Outputs are
 /// `Missing` unless `complete`. Words that run short decode as `Missing`.
-pub fn decode_args(function: &FunctionSchema, words: &[i64], complete: bool) -> Vec<(ArgValue, ArgValue)> {
+pub fn decode_args(
+    function: &FunctionSchema,
+    words: &[i64],
+    complete: bool,
+) -> Vec<(ArgValue, ArgValue)> {
     let mut cursor = WordCursor { words, at: 0 };
     function
         .params
@@ -172,7 +192,10 @@ pub fn decode_args(function: &FunctionSchema, words: &[i64], complete: bool) -> 
             Direction::In => (cursor.take(param.shape), ArgValue::Missing),
             Direction::Out => {
                 let value = cursor.take(param.shape);
-                (ArgValue::Missing, if complete { value } else { ArgValue::Missing })
+                (
+                    ArgValue::Missing,
+                    if complete { value } else { ArgValue::Missing },
+                )
             }
             Direction::InOut => {
                 let input = cursor.take(param.shape);
@@ -196,7 +219,12 @@ impl WordCursor<'_> {
     }
 
     fn status(&mut self) -> Option<Status> {
-        Some(Status { source: self.next()?, tag: self.next()?, error: self.next()?, bytes: self.next()? })
+        Some(Status {
+            source: self.next()?,
+            tag: self.next()?,
+            error: self.next()?,
+            bytes: self.next()?,
+        })
     }
 
     fn take(&mut self, shape: ParamShape) -> ArgValue {
@@ -245,8 +273,18 @@ mod tests {
         assert_eq!(args[0].0, ArgValue::Int(2));
         assert_eq!(args[1].0, ArgValue::Array(vec![11, 12]));
         assert_eq!(args[1].1, ArgValue::Array(vec![0, 0]));
-        let ArgValue::Statuses(st) = &args[2].1 else { panic!("{:?}", args[2]) };
-        assert_eq!(st[1], Status { source: 0, tag: 9, error: 0, bytes: 4 });
+        let ArgValue::Statuses(st) = &args[2].1 else {
+            panic!("{:?}", args[2])
+        };
+        assert_eq!(
+            st[1],
+            Status {
+                source: 0,
+                tag: 9,
+                error: 0,
+                bytes: 4
+            }
+        );
         let incomplete = decode_args(waitall, &words, false);
         assert_eq!(incomplete[2].1, ArgValue::Missing);
     }

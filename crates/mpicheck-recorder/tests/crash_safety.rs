@@ -1,0 +1,147 @@
+//! What a process recorded survives its death: the test re-runs itself as a child that
+//! records calls and then dies (SIGKILL, segfault, normal exit), and reads the child's trace.
+//! A custom harness because the recorder is process-global and each case needs a fresh process.
+
+use std::ffi::CString;
+use std::process::Command;
+
+use mpicheck_recorder::{
+    mpicheck_begin, mpicheck_end, mpicheck_entered, mpicheck_initialized, mpicheck_start,
+};
+use mpicheck_trace::{read_trace, EndOfTrace};
+
+const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n\
+                      1 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n";
+const CALLS: i64 = 10_000;
+
+fn child(how: &str) {
+    let family = CString::new("mpich").unwrap();
+    let schema = CString::new(SCHEMA).unwrap();
+    let constants = CString::new("MPI_COMM_WORLD=1140850688\n").unwrap();
+    unsafe {
+        mpicheck_start(family.as_ptr(), schema.as_ptr(), constants.as_ptr());
+        mpicheck_initialized(3, 4, -1);
+        for i in 0..CALLS {
+            let w = mpicheck_begin(0, 6, 0x1234 as *const _, 0);
+            assert!(!w.is_null(), "recording is on");
+            for (k, v) in [0x1000, 4, 7, 1, i, 1140850688].into_iter().enumerate() {
+                *w.add(k) = v;
+            }
+            mpicheck_entered(w);
+            mpicheck_end(w, 0);
+        }
+        // The call the process dies in: entered, never returned.
+        let w = mpicheck_begin(1, 7, 0x5678 as *const _, 0);
+        for (k, v) in [0x2000, 4, 7, -2, 5, 1140850688].into_iter().enumerate() {
+            *w.add(k) = v;
+        }
+        mpicheck_entered(w);
+        match how {
+            "sigkill" => {
+                libc::raise(libc::SIGKILL);
+            }
+            "segfault" => {
+                std::ptr::write_volatile(std::ptr::null_mut::<i32>(), 1);
+            }
+            _ => {
+                mpicheck_end(w, 0);
+                std::process::exit(0)
+            }
+        }
+    }
+}
+
+fn run_case(how: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let status = Command::new(std::env::current_exe().unwrap())
+        .env("MPICHECK_CRASH_CHILD", how)
+        .env("MPICHECK_OUT_DIR", dir.path())
+        .env("MPICHECK_RANK", "3")
+        .status()
+        .map_err(|e| e.to_string())?;
+    if how == "exit" && !status.success() {
+        return Err(format!("child failed: {status}"));
+    }
+    let path = std::fs::read_dir(dir.path())
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "mpitrace"))
+        .ok_or("no trace written")?;
+    let trace = read_trace(&path).map_err(|e| e.to_string())?;
+    let check = |ok: bool, what: &str| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{how}: {what}"))
+        }
+    };
+    check(
+        trace.header.rank == Some(3) && trace.header.env_rank == Some(3),
+        "rank in header",
+    )?;
+    check(trace.schema.id_of("MPI_Recv") == Some(1), "schema recorded")?;
+    check(
+        trace.constant("MPI_COMM_WORLD") == Some("1140850688"),
+        "constants recorded",
+    )?;
+    check(
+        trace.calls.len() as i64 == CALLS + 1,
+        &format!("{} calls read", trace.calls.len()),
+    )?;
+    let recv = schema_args(&trace, CALLS as usize);
+    check(
+        recv.0 == 1 && recv.1 == Some(-2),
+        "last call is the receive from any source",
+    )?;
+    let tags: Vec<i64> = trace.calls[..CALLS as usize]
+        .iter()
+        .map(|c| c.words[4])
+        .collect();
+    check(
+        tags == (0..CALLS).collect::<Vec<_>>(),
+        "every send recorded once, in order",
+    )?;
+    let last = trace.calls.last().unwrap();
+    match how {
+        "exit" => {
+            check(last.complete, "last call complete")?;
+            check(trace.end == EndOfTrace::Clean, "clean end after exit")?;
+        }
+        _ => {
+            check(!last.complete, "last call still entered")?;
+            check(
+                matches!(trace.end, EndOfTrace::Truncated { .. }),
+                "end reported as truncated",
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn schema_args(trace: &mpicheck_trace::Trace, index: usize) -> (u16, Option<i64>) {
+    let call = &trace.calls[index];
+    let args = call.args(trace.schema.function(call.func).unwrap());
+    (call.func, args[3].0.as_int())
+}
+
+fn main() {
+    if let Ok(how) = std::env::var("MPICHECK_CRASH_CHILD") {
+        child(&how);
+        return;
+    }
+    let mut failed = 0;
+    for how in ["exit", "sigkill", "segfault"] {
+        match run_case(how) {
+            Ok(()) => println!("test crash_safety::{how} ... ok"),
+            Err(e) => {
+                println!("test crash_safety::{how} ... FAILED: {e}");
+                failed += 1;
+            }
+        }
+    }
+    println!("{} passed, {failed} failed", 3 - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}
