@@ -2,5 +2,6 @@
 
 pub mod diagnostic;
 pub mod model;
+pub mod normalize;
 
 pub use diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};

@@ -1,0 +1,1204 @@
+//! Turns raw per-process traces into the [`Run`] model.
+//!
+//! Traces hold what each process saw: raw handle bits, communicator-relative ranks, request
+//! handles that MPI reuses. Here each rank's calls are replayed through handle tables:
+//! communicators get a [`CommId`] that is equal on every member (derived from the parent
+//! communicator, the position of the creating call on it, and the member set recorded by the
+//! `MPICHECK_Comm_info` pseudo-call), ranks become world ranks, requests become [`ReqId`]s
+//! that are never reused, and the matched source and tag of a completed receive are copied
+//! onto the receive that started it.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Status, Trace};
+
+use crate::model::*;
+
+#[derive(Debug, thiserror::Error)]
+pub enum NormalizeError {
+    #[error("no traces to analyze")]
+    Empty,
+    #[error("two traces claim world rank {0} (pids {1} and {2}); was the output directory reused by two runs at once?")]
+    DuplicateRank(i32, u32, u32),
+}
+
+/// Interns a function name for [`Event::call`]. The set of names is bounded by the MPI
+/// function table (a few hundred), so leaking them is bounded too.
+fn intern(name: &str) -> &'static str {
+    static NAMES: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = names.get(name) {
+        return s;
+    }
+    let s: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(name.to_string(), s);
+    s
+}
+
+/// The MPI constants of one process's MPI library, from the trace's constants record.
+#[derive(Default)]
+struct Constants {
+    comm_world: Option<i64>,
+    comm_self: Option<i64>,
+    comm_null: Option<i64>,
+    request_null: Option<i64>,
+    any_source: Option<i64>,
+    any_tag: Option<i64>,
+    proc_null: Option<i64>,
+    undefined: Option<i64>,
+    /// Raw handle → predefined datatype name.
+    datatypes: HashMap<i64, String>,
+    datatype_sizes: HashMap<String, u64>,
+}
+
+impl Constants {
+    fn of(trace: &Trace) -> Constants {
+        let get = |name: &str| trace.constant(name).and_then(|v| parse_int(v));
+        let mut c = Constants {
+            comm_world: get("MPI_COMM_WORLD"),
+            comm_self: get("MPI_COMM_SELF"),
+            comm_null: get("MPI_COMM_NULL"),
+            request_null: get("MPI_REQUEST_NULL"),
+            any_source: get("MPI_ANY_SOURCE"),
+            any_tag: get("MPI_ANY_TAG"),
+            proc_null: get("MPI_PROC_NULL"),
+            undefined: get("MPI_UNDEFINED"),
+            ..Default::default()
+        };
+        for (name, value) in &trace.constants {
+            if let (Some(dt), Some(v)) = (name.strip_prefix("DATATYPE."), parse_int(value)) {
+                c.datatypes.insert(v, dt.to_string());
+            } else if let (Some(dt), Some(v)) =
+                (name.strip_prefix("DATATYPE_SIZE."), parse_int(value))
+            {
+                c.datatype_sizes.insert(dt.to_string(), v as u64);
+            }
+        }
+        c
+    }
+}
+
+fn parse_int(text: &str) -> Option<i64> {
+    let t = text.trim();
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16).ok().map(|v| v as i64)
+    } else {
+        t.parse::<i64>()
+            .ok()
+            .or_else(|| t.parse::<u64>().ok().map(|v| v as i64))
+    }
+}
+
+/// What identifies a communicator on every member: how it was made and who is in it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum CommKey {
+    World,
+    SelfOf(Rank),
+    /// Made by the `ordinal`-th communicator-creating call on `parent` (counted per rank).
+    Child {
+        parent: CommId,
+        ordinal: u32,
+        members: Vec<Rank>,
+        remote: Option<Vec<Rank>>,
+    },
+    /// An intercommunicator between two groups, the `ordinal`-th between them; the groups are
+    /// ordered so both sides compute the same key.
+    Inter {
+        groups: (Vec<Rank>, Vec<Rank>),
+        ordinal: u32,
+    },
+    /// A handle the trace never saw being created (e.g. its creation was not recorded).
+    Unknown {
+        rank: Rank,
+        raw: i64,
+    },
+}
+
+/// How one rank sees a communicator: the shared id plus which group is local.
+#[derive(Clone)]
+struct LocalComm {
+    id: CommId,
+    local: Vec<Rank>,
+    remote: Option<Vec<Rank>>,
+}
+
+impl LocalComm {
+    /// World rank of a peer given as a rank in this communicator (the remote group for
+    /// intercommunicators).
+    fn peer(&self, rank: i64) -> Option<Rank> {
+        let group = self.remote.as_ref().unwrap_or(&self.local);
+        usize::try_from(rank)
+            .ok()
+            .and_then(|r| group.get(r).copied())
+    }
+}
+
+#[derive(Default)]
+struct Tables {
+    comms: Vec<CommInfo>,
+    comm_ids: HashMap<CommKey, CommId>,
+    sites: Vec<SourceLocation>,
+    site_ids: HashMap<SourceLocation, SiteId>,
+    datatypes: Vec<DatatypeInfo>,
+    datatype_ids: HashMap<String, TypeId>,
+}
+
+impl Tables {
+    fn comm(&mut self, key: CommKey, info: impl FnOnce() -> CommInfo) -> CommId {
+        if let Some(&id) = self.comm_ids.get(&key) {
+            return id;
+        }
+        let id = CommId(self.comms.len() as u32);
+        self.comms.push(info());
+        self.comm_ids.insert(key, id);
+        id
+    }
+
+    fn site(&mut self, location: SourceLocation) -> SiteId {
+        if let Some(&id) = self.site_ids.get(&location) {
+            return id;
+        }
+        let id = SiteId(self.sites.len() as u32);
+        self.sites.push(location.clone());
+        self.site_ids.insert(location, id);
+        id
+    }
+
+    fn datatype(&mut self, name: &str, size: Option<u64>) -> TypeId {
+        if let Some(&id) = self.datatype_ids.get(name) {
+            return id;
+        }
+        let id = TypeId(self.datatypes.len() as u32);
+        self.datatypes.push(DatatypeInfo {
+            name: name.to_string(),
+            size,
+        });
+        self.datatype_ids.insert(name.to_string(), id);
+        id
+    }
+}
+
+/// Normalizes the traces of one run. `resolve(trace_index, address)` resolves a call site
+/// of the process whose trace is `traces[trace_index]`.
+pub fn normalize(
+    traces: &[Trace],
+    resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+) -> Result<Run, NormalizeError> {
+    if traces.is_empty() {
+        return Err(NormalizeError::Empty);
+    }
+    // Assign world ranks; a process that died before MPI_Init has only its launcher rank.
+    let mut by_rank: HashMap<i32, usize> = HashMap::new();
+    for (index, trace) in traces.iter().enumerate() {
+        if let Some(rank) = trace.header.best_rank() {
+            if let Some(&other) = by_rank.get(&rank) {
+                return Err(NormalizeError::DuplicateRank(
+                    rank,
+                    traces[other].header.pid,
+                    trace.header.pid,
+                ));
+            }
+            by_rank.insert(rank, index);
+        }
+    }
+    let world_size = traces
+        .iter()
+        .filter_map(|t| t.header.world_size)
+        .max()
+        .unwrap_or(0)
+        .max(by_rank.keys().max().map_or(0, |m| m + 1)) as u32;
+
+    let mut tables = Tables::default();
+    tables.sites.push(SourceLocation::default());
+    let world: Vec<Rank> = (0..world_size).collect();
+    tables.comm(CommKey::World, || CommInfo {
+        name: "MPI_COMM_WORLD".into(),
+        members: world.clone(),
+        remote: None,
+    });
+
+    let mut ranks = Vec::with_capacity(world_size as usize);
+    for rank in 0..world_size {
+        let Some(&index) = by_rank.get(&(rank as i32)) else {
+            ranks.push(RankTrace {
+                rank,
+                events: Vec::new(),
+                end: RankEnd::Interrupted {
+                    reason: "no trace was written by this rank".into(),
+                },
+            });
+            continue;
+        };
+        let trace = &traces[index];
+        let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
+        let mut events = Vec::with_capacity(trace.calls.len());
+        for call in &trace.calls {
+            let Some(function) = trace.schema.function(call.func) else {
+                continue;
+            };
+            let site = {
+                let location = resolve(index, call.callsite);
+                rank_state.tables.site(location)
+            };
+            if let Some(event) = rank_state.event(function, call, site, &mut events) {
+                events.push(event);
+            }
+        }
+        let end = if trace.header.finalized() && trace.header.exited() {
+            RankEnd::Finalized
+        } else if trace.header.exited() {
+            RankEnd::ExitedWithoutFinalize
+        } else {
+            RankEnd::Interrupted {
+                reason: match &trace.end {
+                    EndOfTrace::Truncated { reason, .. } => reason.clone(),
+                    EndOfTrace::Clean => "the process did not exit normally".into(),
+                },
+            }
+        };
+        ranks.push(RankTrace { rank, events, end });
+    }
+    Ok(Run {
+        ranks,
+        comms: tables.comms,
+        sites: tables.sites,
+        datatypes: tables.datatypes,
+    })
+}
+
+/// A request as one rank knows it.
+struct RequestInfo {
+    id: ReqId,
+    persistent: bool,
+    /// Communicator of the operation, to translate the status source of a receive.
+    comm: Option<LocalComm>,
+    /// Index of the receive event whose `matched` a completion fills in.
+    recv_event: Option<usize>,
+}
+
+/// Per-rank handle tables while replaying one trace.
+struct RankNormalizer<'t> {
+    rank: Rank,
+    tables: &'t mut Tables,
+    constants: Constants,
+    comms: HashMap<i64, LocalComm>,
+    requests: HashMap<i64, RequestInfo>,
+    next_request: u32,
+    /// Derived datatype handles → their id.
+    datatypes: HashMap<i64, TypeId>,
+    /// Communicator-creating calls per parent so far on this rank.
+    creations: HashMap<CommId, u32>,
+    intercomm_creations: HashMap<(Vec<Rank>, Vec<Rank>), u32>,
+    /// The last communicator-creating call, awaiting its `MPICHECK_Comm_info`.
+    pending_creation: Option<(CommId, &'static str)>,
+}
+
+/// Values of one call's parameters by name.
+struct Args<'a> {
+    function: &'a FunctionSchema,
+    values: Vec<(ArgValue, ArgValue)>,
+}
+
+impl Args<'_> {
+    fn position(&self, name: &str) -> Option<usize> {
+        self.function.params.iter().position(|p| p.name == name)
+    }
+    fn input(&self, name: &str) -> Option<&ArgValue> {
+        self.position(name).map(|i| &self.values[i].0)
+    }
+    fn output(&self, name: &str) -> Option<&ArgValue> {
+        self.position(name).map(|i| &self.values[i].1)
+    }
+    fn int(&self, name: &str) -> Option<i64> {
+        self.input(name).and_then(ArgValue::as_int)
+    }
+    fn out_int(&self, name: &str) -> Option<i64> {
+        self.output(name).and_then(ArgValue::as_int)
+    }
+    /// First parameter of `kind` with an input value, e.g. the communicator of a call.
+    fn first_of_kind(&self, kind: &str) -> Option<i64> {
+        self.function
+            .params
+            .iter()
+            .zip(&self.values)
+            .find(|(p, _)| p.kind == kind)
+            .and_then(|(_, v)| v.0.as_int())
+    }
+    fn status(&self) -> Option<Status> {
+        match self.output("status") {
+            Some(ArgValue::Status(s)) => Some(*s),
+            _ => None,
+        }
+    }
+    fn statuses(&self) -> Option<&[Status]> {
+        match self.output("array_of_statuses") {
+            Some(ArgValue::Statuses(s)) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+/// The function name without the large-count suffix: `MPI_Send_c` behaves as `MPI_Send`.
+fn base_name(name: &str) -> &str {
+    name.strip_suffix("_c").unwrap_or(name)
+}
+
+fn collective_kind(name: &str) -> Option<CollectiveKind> {
+    use CollectiveKind::*;
+    Some(match name {
+        "Barrier" => Barrier,
+        "Bcast" => Bcast,
+        "Gather" => Gather,
+        "Gatherv" => Gatherv,
+        "Scatter" => Scatter,
+        "Scatterv" => Scatterv,
+        "Allgather" => Allgather,
+        "Allgatherv" => Allgatherv,
+        "Alltoall" => Alltoall,
+        "Alltoallv" => Alltoallv,
+        "Alltoallw" => Alltoallw,
+        "Reduce" => Reduce,
+        "Allreduce" => Allreduce,
+        "Reduce_scatter" => ReduceScatter,
+        "Reduce_scatter_block" => ReduceScatterBlock,
+        "Scan" => Scan,
+        "Exscan" => Exscan,
+        "Neighbor_allgather" => NeighborAllgather,
+        "Neighbor_allgatherv" => NeighborAllgatherv,
+        "Neighbor_alltoall" => NeighborAlltoall,
+        "Neighbor_alltoallv" => NeighborAlltoallv,
+        "Neighbor_alltoallw" => NeighborAlltoallw,
+        _ => return None,
+    })
+}
+
+/// Calls that synchronize the members of their communicator like a collective without moving
+/// user data; the ones that create communicators are followed by `MPICHECK_Comm_info`.
+const MANAGEMENT_COLLECTIVES: &[&str] = &[
+    "MPI_Comm_dup",
+    "MPI_Comm_dup_with_info",
+    "MPI_Comm_idup",
+    "MPI_Comm_idup_with_info",
+    "MPI_Comm_split",
+    "MPI_Comm_split_type",
+    "MPI_Comm_create",
+    "MPI_Cart_create",
+    "MPI_Cart_sub",
+    "MPI_Graph_create",
+    "MPI_Dist_graph_create",
+    "MPI_Dist_graph_create_adjacent",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
+    "MPI_Win_create",
+    "MPI_Win_allocate",
+    "MPI_Win_allocate_shared",
+    "MPI_Win_create_dynamic",
+    "MPI_Win_fence",
+    "MPI_Win_free",
+    "MPI_File_open",
+    "MPI_File_close",
+];
+
+impl<'t> RankNormalizer<'t> {
+    fn new(rank: Rank, world_size: u32, trace: &Trace, tables: &'t mut Tables) -> Self {
+        let constants = Constants::of(trace);
+        let mut comms = HashMap::new();
+        if let Some(world) = constants.comm_world {
+            comms.insert(
+                world,
+                LocalComm {
+                    id: CommId(0),
+                    local: (0..world_size).collect(),
+                    remote: None,
+                },
+            );
+        }
+        if let Some(self_handle) = constants.comm_self {
+            let id = tables.comm(CommKey::SelfOf(rank), || CommInfo {
+                name: format!("MPI_COMM_SELF of rank {rank}"),
+                members: vec![rank],
+                remote: None,
+            });
+            comms.insert(
+                self_handle,
+                LocalComm {
+                    id,
+                    local: vec![rank],
+                    remote: None,
+                },
+            );
+        }
+        RankNormalizer {
+            rank,
+            tables,
+            constants,
+            comms,
+            requests: HashMap::new(),
+            next_request: 0,
+            datatypes: HashMap::new(),
+            creations: HashMap::new(),
+            intercomm_creations: HashMap::new(),
+            pending_creation: None,
+        }
+    }
+
+    fn comm(&mut self, raw: Option<i64>) -> LocalComm {
+        let raw = raw.unwrap_or(i64::MIN);
+        if let Some(c) = self.comms.get(&raw) {
+            return c.clone();
+        }
+        let rank = self.rank;
+        let id = self
+            .tables
+            .comm(CommKey::Unknown { rank, raw }, || CommInfo {
+                name: format!("communicator {raw:#x} of rank {rank} (creation not recorded)"),
+                members: Vec::new(),
+                remote: None,
+            });
+        LocalComm {
+            id,
+            local: Vec::new(),
+            remote: None,
+        }
+    }
+
+    fn datatype(&mut self, raw: Option<i64>) -> Option<TypeId> {
+        let raw = raw?;
+        if let Some(&id) = self.datatypes.get(&raw) {
+            return Some(id);
+        }
+        let name = self.constants.datatypes.get(&raw)?.clone();
+        let size = self.constants.datatype_sizes.get(&name).copied();
+        Some(self.tables.datatype(&name, size))
+    }
+
+    fn new_request(
+        &mut self,
+        raw: Option<i64>,
+        persistent: bool,
+        comm: Option<LocalComm>,
+        recv_event: Option<usize>,
+    ) -> ReqId {
+        let id = ReqId(self.next_request);
+        self.next_request += 1;
+        if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
+            self.requests.insert(
+                raw,
+                RequestInfo {
+                    id,
+                    persistent,
+                    comm,
+                    recv_event,
+                },
+            );
+        }
+        id
+    }
+
+    /// Translates a peer rank argument; `None` for `MPI_PROC_NULL`.
+    fn peer(&self, comm: &LocalComm, rank: Option<i64>) -> Option<Rank> {
+        let rank = rank?;
+        if Some(rank) == self.constants.proc_null {
+            return None;
+        }
+        comm.peer(rank)
+            .or(u32::try_from(rank).ok().filter(|_| comm.local.is_empty()))
+    }
+
+    fn source(&self, comm: &LocalComm, rank: Option<i64>) -> Option<Source> {
+        if rank.is_some() && rank == self.constants.any_source {
+            return Some(Source::Any);
+        }
+        self.peer(comm, rank).map(Source::Rank)
+    }
+
+    fn tag(&self, tag: Option<i64>) -> TagMatch {
+        match tag {
+            Some(t) if Some(t) == self.constants.any_tag => TagMatch::Any,
+            Some(t) => TagMatch::Tag(t as i32),
+            None => TagMatch::Any,
+        }
+    }
+
+    fn matched(&self, comm: &LocalComm, status: Option<Status>) -> Option<(Rank, i32)> {
+        let status = status?;
+        if Some(status.source) == self.constants.proc_null
+            || Some(status.source) == self.constants.any_source
+        {
+            return None;
+        }
+        Some((comm.peer(status.source)?, status.tag as i32))
+    }
+
+    fn send_spec(
+        &mut self,
+        args: &Args,
+        comm: &LocalComm,
+        mode: SendMode,
+        prefix: &str,
+    ) -> SendSpec {
+        let count_name = if prefix.is_empty() {
+            "count"
+        } else {
+            "sendcount"
+        };
+        let type_name = if prefix.is_empty() {
+            "datatype"
+        } else {
+            "sendtype"
+        };
+        let tag_name = if prefix.is_empty() { "tag" } else { "sendtag" };
+        SendSpec {
+            dest: self.peer(comm, args.int("dest")),
+            tag: args.int(tag_name).or(args.int("tag")).unwrap_or(0) as i32,
+            comm: comm.id,
+            count: args.int(count_name).or(args.int("count")).unwrap_or(0),
+            datatype: self.datatype(args.int(type_name).or(args.int("datatype"))),
+            mode,
+        }
+    }
+
+    fn recv_spec(
+        &mut self,
+        args: &Args,
+        comm: &LocalComm,
+        sendrecv: bool,
+        status: Option<Status>,
+    ) -> RecvSpec {
+        let (count, datatype, tag) = if sendrecv {
+            (
+                args.int("recvcount").or(args.int("count")),
+                args.int("recvtype").or(args.int("datatype")),
+                args.int("recvtag"),
+            )
+        } else {
+            (args.int("count"), args.int("datatype"), args.int("tag"))
+        };
+        RecvSpec {
+            source: self.source(comm, args.int("source")),
+            tag: self.tag(tag),
+            comm: comm.id,
+            count: count.unwrap_or(0),
+            datatype: self.datatype(datatype),
+            matched: self.matched(comm, status),
+        }
+    }
+
+    /// Records a completion: fills the matched source of the receive it completes and retires
+    /// the handle of a non-persistent request.
+    fn complete_request(&mut self, raw: i64, status: Option<Status>, events: &mut [Event]) {
+        let Some(info) = self.requests.get(&raw) else {
+            return;
+        };
+        if let (Some(index), Some(comm)) = (info.recv_event, info.comm.clone()) {
+            let matched = self.matched(&comm, status);
+            if let Some(Event {
+                op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
+                ..
+            }) = events.get_mut(index)
+            {
+                recv.matched = matched.or(recv.matched);
+            }
+        }
+        if !self.requests[&raw].persistent {
+            self.requests.remove(&raw);
+        }
+    }
+
+    fn request_id(&mut self, raw: i64) -> Option<ReqId> {
+        if Some(raw) == self.constants.request_null {
+            return None;
+        }
+        Some(match self.requests.get(&raw) {
+            Some(info) => info.id,
+            // A request the trace did not see being created: give it an identity so waits on
+            // it still show up.
+            None => self.new_request(Some(raw), false, None, None),
+        })
+    }
+
+    fn event(
+        &mut self,
+        function: &FunctionSchema,
+        call: &CallRecord,
+        site: SiteId,
+        events: &mut [Event],
+    ) -> Option<Event> {
+        let args = Args {
+            function,
+            values: call.args(function),
+        };
+        let full_name = function.name.as_str();
+        let name = base_name(full_name);
+        let returned = call.complete;
+        let this_index = events.len();
+        let op = match name {
+            "MPICHECK_Comm_info" => {
+                self.comm_info(&args);
+                return None;
+            }
+            "MPICHECK_Type_info" => {
+                if let (Some(raw), Some(size)) = (args.int("datatype"), args.int("size")) {
+                    let name = format!("derived datatype of {size} bytes");
+                    let id = self.tables.datatype(
+                        &format!("{name} (rank {} handle {raw:#x})", self.rank),
+                        Some(size as u64),
+                    );
+                    self.datatypes.insert(raw, id);
+                }
+                return None;
+            }
+            "MPI_Init" => Op::Init { thread_level: None },
+            "MPI_Init_thread" => Op::Init {
+                thread_level: args.out_int("provided").map(|v| v as i32),
+            },
+            "MPI_Finalize" => Op::Finalize,
+            "MPI_Buffer_attach" => Op::BufferAttach {
+                bytes: args.int("size").unwrap_or(0),
+            },
+            "MPI_Buffer_detach" => Op::BufferDetach,
+            _ => self
+                .communication_op(name, &args, call, this_index, events)
+                .unwrap_or(Op::Other),
+        };
+        if MANAGEMENT_COLLECTIVES.contains(&name) {
+            let parent_raw = args
+                .int("comm")
+                .or(args.int("local_comm"))
+                .or(args.int("intercomm"))
+                .or(args.int("comm_old"));
+            let parent = self.comm(parent_raw);
+            self.pending_creation = Some((parent.id, intern(full_name)));
+        }
+        Some(Event {
+            call: intern(full_name),
+            op,
+            site,
+            thread: call.thread,
+            returned,
+        })
+    }
+
+    fn comm_info(&mut self, args: &Args) {
+        let Some(raw) = args.int("comm") else { return };
+        if Some(raw) == self.constants.comm_null {
+            return;
+        }
+        let members: Vec<Rank> = args
+            .input("members")
+            .and_then(ArgValue::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&r| r as Rank)
+            .collect();
+        let remote: Option<Vec<Rank>> = args
+            .input("remote")
+            .and_then(ArgValue::as_array)
+            .map(|a| a.iter().map(|&r| r as Rank).collect());
+        let (parent, how) = self
+            .pending_creation
+            .take()
+            .unwrap_or((CommId(0), "an unrecorded call"));
+        let key = match &remote {
+            Some(remote_group) => {
+                let groups = if members <= *remote_group {
+                    (members.clone(), remote_group.clone())
+                } else {
+                    (remote_group.clone(), members.clone())
+                };
+                let ordinal = self.intercomm_creations.entry(groups.clone()).or_insert(0);
+                *ordinal += 1;
+                CommKey::Inter {
+                    groups,
+                    ordinal: *ordinal,
+                }
+            }
+            None => {
+                let ordinal = self.creations.entry(parent).or_insert(0);
+                *ordinal += 1;
+                CommKey::Child {
+                    parent,
+                    ordinal: *ordinal,
+                    members: members.clone(),
+                    remote: None,
+                }
+            }
+        };
+        let parent_name = self.tables.comms[parent.0 as usize].name.clone();
+        let info_members = match &key {
+            CommKey::Inter { groups, .. } => groups.clone(),
+            _ => (members.clone(), Vec::new()),
+        };
+        let id = self.tables.comm(key, || CommInfo {
+            name: format!("communicator from {how} on {parent_name}"),
+            members: info_members.0,
+            remote: remote.as_ref().map(|_| info_members.1),
+        });
+        self.comms.insert(
+            raw,
+            LocalComm {
+                id,
+                local: members,
+                remote,
+            },
+        );
+    }
+
+    fn communication_op(
+        &mut self,
+        name: &str,
+        args: &Args,
+        call: &CallRecord,
+        this_index: usize,
+        events: &mut [Event],
+    ) -> Option<Op> {
+        let mode_of = |n: &str| match n {
+            "Send" | "Isend" | "Send_init" => Some(SendMode::Standard),
+            "Ssend" | "Issend" | "Ssend_init" => Some(SendMode::Synchronous),
+            "Bsend" | "Ibsend" | "Bsend_init" => Some(SendMode::Buffered),
+            "Rsend" | "Irsend" | "Rsend_init" => Some(SendMode::Ready),
+            _ => None,
+        };
+        let short = name.strip_prefix("MPI_")?;
+        let request_out = args.out_int("request");
+        if let Some(mode) = mode_of(short) {
+            let comm = self.comm(args.int("comm"));
+            let send = self.send_spec(args, &comm, mode, "");
+            let blocking = if short.ends_with("_init") {
+                Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
+            } else if short.starts_with('I') {
+                Blocking::Nonblocking(self.new_request(request_out, false, Some(comm), None))
+            } else {
+                Blocking::Blocking
+            };
+            return Some(Op::Send { send, blocking });
+        }
+        match short {
+            "Recv" | "Irecv" | "Recv_init" => {
+                let comm = self.comm(args.int("comm"));
+                let recv = self.recv_spec(args, &comm, false, args.status());
+                let blocking = match short {
+                    "Recv" => Blocking::Blocking,
+                    "Irecv" => Blocking::Nonblocking(self.new_request(
+                        request_out,
+                        false,
+                        Some(comm),
+                        Some(this_index),
+                    )),
+                    _ => {
+                        Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
+                    }
+                };
+                Some(Op::Recv { recv, blocking })
+            }
+            "Sendrecv" | "Sendrecv_replace" | "Isendrecv" | "Isendrecv_replace" => {
+                let comm = self.comm(args.int("comm"));
+                let send = self.send_spec(args, &comm, SendMode::Standard, "send");
+                let recv = self.recv_spec(args, &comm, true, args.status());
+                let blocking = if short.starts_with('I') {
+                    Blocking::Nonblocking(self.new_request(
+                        request_out,
+                        false,
+                        Some(comm),
+                        Some(this_index),
+                    ))
+                } else {
+                    Blocking::Blocking
+                };
+                Some(Op::Sendrecv {
+                    send,
+                    recv,
+                    blocking,
+                })
+            }
+            "Probe" | "Iprobe" | "Mprobe" | "Improbe" => {
+                let comm = self.comm(args.int("comm"));
+                let blocking = !short.starts_with('I');
+                let found = if blocking {
+                    call.complete.then_some(true)
+                } else {
+                    args.out_int("flag").map(|f| f != 0)
+                };
+                let matched = if found == Some(true) {
+                    self.matched(&comm, args.status())
+                } else {
+                    None
+                };
+                Some(Op::Probe {
+                    source: self.source(&comm, args.int("source")),
+                    tag: self.tag(args.int("tag")),
+                    comm: comm.id,
+                    blocking,
+                    matched_probe: short.contains("mprobe") || short.starts_with("Mprobe"),
+                    found,
+                    matched,
+                })
+            }
+            "Wait" | "Test" | "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome"
+            | "Testsome" => Some(self.wait_op(short, args, call, events)),
+            "Start" | "Startall" => {
+                let raws: Vec<i64> = match args.input("request") {
+                    Some(ArgValue::Int(r)) => vec![*r],
+                    _ => args
+                        .input("array_of_requests")
+                        .and_then(ArgValue::as_array)
+                        .map(<[i64]>::to_vec)
+                        .unwrap_or_default(),
+                };
+                Some(Op::Start {
+                    requests: raws
+                        .into_iter()
+                        .filter_map(|r| self.request_id(r))
+                        .collect(),
+                })
+            }
+            "Cancel" => args
+                .int("request")
+                .and_then(|r| self.request_id(r))
+                .map(|request| Op::Cancel { request }),
+            "Request_free" => {
+                let raw = args.int("request")?;
+                let request = self.request_id(raw)?;
+                self.requests.remove(&raw);
+                Some(Op::RequestFree { request })
+            }
+            "Comm_free" => {
+                if let Some(raw) = args.int("comm") {
+                    self.comms.remove(&raw);
+                }
+                None
+            }
+            _ => self.collective_op(short, args),
+        }
+    }
+
+    fn collective_op(&mut self, short: &str, args: &Args) -> Option<Op> {
+        let (kind, blocking_kind) = if let Some(base) = short.strip_suffix("_init") {
+            (collective_kind(base)?, 2)
+        } else if let Some(kind) = collective_kind(short) {
+            (kind, 0)
+        } else if let Some(kind) = short.strip_prefix('I').and_then(collective_kind) {
+            (kind, 1)
+        } else if MANAGEMENT_COLLECTIVES.contains(&format!("MPI_{short}").as_str()) {
+            (
+                CollectiveKind::Management,
+                if short.starts_with("Comm_i") { 1 } else { 0 },
+            )
+        } else {
+            return None;
+        };
+        let comm_raw = args.first_of_kind("COMMUNICATOR");
+        let comm = self.comm(comm_raw);
+        let request_out = args.out_int("request");
+        let blocking = match blocking_kind {
+            0 => Blocking::Blocking,
+            1 => Blocking::Nonblocking(self.new_request(
+                request_out,
+                false,
+                Some(comm.clone()),
+                None,
+            )),
+            _ => {
+                Blocking::Persistent(self.new_request(request_out, true, Some(comm.clone()), None))
+            }
+        };
+        let root = args.int("root").map(|r| r as i32);
+        Some(Op::Collective {
+            kind,
+            comm: comm.id,
+            root,
+            blocking,
+        })
+    }
+
+    fn wait_op(&mut self, short: &str, args: &Args, call: &CallRecord, events: &mut [Event]) -> Op {
+        let test = short.starts_with("Test");
+        let kind = match &short[4..] {
+            "all" => WaitKind::All,
+            "any" => WaitKind::Any,
+            "some" => WaitKind::Some,
+            _ => WaitKind::One,
+        };
+        let raws: Vec<i64> = if kind == WaitKind::One {
+            args.int("request").into_iter().collect()
+        } else {
+            args.input("array_of_requests")
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        };
+        let requests: Vec<Option<ReqId>> = raws.iter().map(|&r| self.request_id(r)).collect();
+        let completed: Option<Vec<u32>> = call.complete.then(|| {
+            let non_null = || {
+                (0..raws.len() as u32)
+                    .filter(|&i| requests[i as usize].is_some())
+                    .collect::<Vec<_>>()
+            };
+            let flag = args.out_int("flag").map(|f| f != 0);
+            match kind {
+                WaitKind::One | WaitKind::All => {
+                    if !test || flag == Some(true) {
+                        non_null()
+                    } else {
+                        Vec::new()
+                    }
+                }
+                WaitKind::Any => match args.out_int("index") {
+                    Some(i)
+                        if i >= 0
+                            && Some(i) != self.constants.undefined
+                            && (!test || flag == Some(true)) =>
+                    {
+                        vec![i as u32]
+                    }
+                    _ => Vec::new(),
+                },
+                WaitKind::Some => {
+                    let n = args
+                        .out_int("outcount")
+                        .filter(|&n| n >= 0 && Some(n) != self.constants.undefined)
+                        .unwrap_or(0) as usize;
+                    args.output("array_of_indices")
+                        .and_then(ArgValue::as_array)
+                        .map(|a| a.iter().take(n).map(|&i| i as u32).collect())
+                        .unwrap_or_default()
+                }
+            }
+        });
+        if let Some(done) = &completed {
+            let statuses = args.statuses().map(<[Status]>::to_vec);
+            for (k, &i) in done.iter().enumerate() {
+                let Some(&raw) = raws.get(i as usize) else {
+                    continue;
+                };
+                let status = match kind {
+                    WaitKind::One | WaitKind::Any => args.status(),
+                    // Waitsome/Testsome report statuses in completion order.
+                    WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
+                    WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
+                };
+                self.complete_request(raw, status, events);
+            }
+        }
+        Op::Wait {
+            requests,
+            kind,
+            test,
+            completed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpicheck_trace::{CallRecord, Schema, Trace, TraceHeader};
+
+    const SCHEMA: &str = "\
+0 MPI_Comm_split comm:COMMUNICATOR:in:s color:COLOR:in:s key:KEY:in:s newcomm:COMMUNICATOR:out:s
+1 MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a
+2 MPI_Isend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+3 MPI_Irecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+4 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa
+5 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
+";
+    const WORLD: i64 = 0x44000000;
+    const INT: i64 = 0x4c000405;
+    const ANY_SOURCE: i64 = -2;
+    const ANY_TAG: i64 = -1;
+    const REQUEST_NULL: i64 = 0x2c000000;
+
+    fn call(func: u16, words: Vec<i64>, complete: bool, site: u64) -> CallRecord {
+        CallRecord {
+            func,
+            thread: 0,
+            seq: 0,
+            t_enter_ns: 0,
+            t_exit_ns: 0,
+            callsite: site,
+            ret: 0,
+            fortran: false,
+            complete,
+            words,
+        }
+    }
+
+    fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
+        let constants = [
+            ("MPI_COMM_WORLD", WORLD),
+            ("MPI_ANY_SOURCE", ANY_SOURCE),
+            ("MPI_ANY_TAG", ANY_TAG),
+            ("MPI_PROC_NULL", -1),
+            ("MPI_REQUEST_NULL", REQUEST_NULL),
+            ("MPI_UNDEFINED", -32766),
+            ("DATATYPE.MPI_INT", INT),
+            ("DATATYPE_SIZE.MPI_INT", 4),
+        ];
+        Trace {
+            header: TraceHeader {
+                version: 1,
+                pid: 100 + rank as u32,
+                env_rank: Some(rank),
+                rank: Some(rank),
+                world_size: Some(3),
+                state: mpicheck_trace::state::INITIALIZED | mpicheck_trace::state::EXITED,
+                thread_level: None,
+                records_end: 0,
+                dropped: 0,
+                start_unix_ns: 0,
+                family: "mpich".into(),
+            },
+            schema: Schema::parse(SCHEMA).unwrap(),
+            constants: constants
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            proc_maps: String::new(),
+            process: Vec::new(),
+            calls,
+            partial_records: 0,
+            end: EndOfTrace::Clean,
+        }
+    }
+
+    fn resolve(_: usize, addr: u64) -> SourceLocation {
+        SourceLocation {
+            file: Some("split.c".into()),
+            line: Some(addr as u32),
+            function: None,
+        }
+    }
+
+    #[test]
+    fn communicators_requests_and_wildcard_matches_are_normalized() {
+        // World ranks 1 and 2 split off a communicator {1, 2}; each process sees a different
+        // raw handle for it. Rank 1 (comm rank 0) sends to comm rank 1 = world rank 2, which
+        // receives from any source.
+        let rank0 = trace(
+            0,
+            vec![
+                call(0, vec![WORLD, 1, 0, 0], true, 10),
+                call(1, vec![0x0, 0, -1], true, 10), // MPI_COMM_NULL-like handle: color undefined
+            ],
+        );
+        let rank1 = trace(
+            1,
+            vec![
+                call(0, vec![WORLD, 0, 0, 0x84000001], true, 10),
+                call(1, vec![0x84000001, 2, 1, 2, -1], true, 10),
+                call(
+                    2,
+                    vec![0x1000, 4, INT, 1, 7, 0x84000001, 0x2c000011],
+                    true,
+                    11,
+                ),
+                call(
+                    4,
+                    vec![1, 1, 0x2c000011, 1, REQUEST_NULL, 1, 0, 0, 0, 0],
+                    true,
+                    12,
+                ),
+            ],
+        );
+        let rank2 = trace(
+            2,
+            vec![
+                call(0, vec![WORLD, 0, 0, 0x84000009], true, 10),
+                call(1, vec![0x84000009, 2, 1, 2, -1], true, 10),
+                call(
+                    3,
+                    vec![0x2000, 4, INT, ANY_SOURCE, ANY_TAG, 0x84000009, 0x2c000001],
+                    true,
+                    20,
+                ),
+                call(
+                    4,
+                    vec![1, 1, 0x2c000001, 1, REQUEST_NULL, 1, 0, 7, 0, 16],
+                    true,
+                    21,
+                ),
+                call(
+                    5,
+                    vec![0x2000, 4, INT, 0, 3, 0x84000009, 0, 0, 0, 0],
+                    false,
+                    22,
+                ),
+            ],
+        );
+        let run = normalize(&[rank2, rank0, rank1], &mut resolve).unwrap();
+        assert_eq!(run.world_size(), 3);
+        let send = &run.ranks[1].events[1];
+        let Op::Send {
+            send: spec,
+            blocking: Blocking::Nonblocking(req),
+        } = &send.op
+        else {
+            panic!("{send:?}")
+        };
+        assert_eq!(
+            spec.dest,
+            Some(2),
+            "comm rank 1 of {{1, 2}} is world rank 2"
+        );
+        assert_eq!(
+            run.datatypes[spec.datatype.unwrap().0 as usize].name,
+            "MPI_INT"
+        );
+        let Op::Wait {
+            requests,
+            completed,
+            ..
+        } = &run.ranks[1].events[2].op
+        else {
+            panic!()
+        };
+        assert_eq!(requests, &vec![Some(*req)]);
+        assert_eq!(completed.as_deref(), Some(&[0][..]));
+
+        let Op::Recv { recv, .. } = &run.ranks[2].events[1].op else {
+            panic!()
+        };
+        assert_eq!(
+            recv.comm, spec.comm,
+            "both members name the split communicator alike"
+        );
+        assert_eq!(recv.source, Some(Source::Any));
+        assert_eq!(
+            recv.matched,
+            Some((1, 7)),
+            "the wait's status says who matched"
+        );
+        assert_eq!(run.comm(recv.comm).members, vec![1, 2]);
+        assert_eq!(run.site(run.ranks[2].events[1].site).line, Some(20));
+
+        let blocked = &run.ranks[2].events[3];
+        assert!(!blocked.returned);
+        let Op::Recv { recv, .. } = &blocked.op else {
+            panic!()
+        };
+        assert_eq!(
+            recv.source,
+            Some(Source::Rank(1)),
+            "comm rank 0 is world rank 1"
+        );
+        assert_eq!(recv.matched, None);
+        assert!(matches!(
+            run.ranks[0].events[0].op,
+            Op::Collective {
+                kind: CollectiveKind::Management,
+                comm: CommId(0),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn duplicate_ranks_are_an_error() {
+        let err = normalize(&[trace(0, vec![]), trace(0, vec![])], &mut resolve).unwrap_err();
+        assert!(err.to_string().contains("world rank 0"));
+    }
+}
