@@ -1,0 +1,131 @@
+//! rustc-style terminal output through `codespan-reporting`.
+//!
+//! ```text
+//! error[DL001]: ranks 0-3 wait for each other in a receive cycle
+//!    ┌─ ring.c:14:5
+//!    │
+//! 14 │     MPI_Recv(buf, 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+//!    │     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ rank 0: waits for a message from rank 3
+//!    …
+//!    = note: a blocking receive returns only once a matching message arrives
+//!    = help: post the receives with MPI_Irecv before sending
+//!
+//! mpicheck: 1 error
+//! ```
+//!
+//! The primary label sits at the reporting rank's call (the first location), secondary
+//! labels at the other ranks' calls; each label starts with its rank set. A location whose
+//! source cannot be read (or has no file or line) is printed as a `= rank N: MPI_X at
+//! file:line: label` line instead, so the place is never lost. Colors come from the writer:
+//! pass a `termcolor` stream built with the caller's `ColorChoice` (`Auto` gives colors on
+//! a terminal and none when piped), or `NoColor` for plain text.
+
+use std::io;
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, Config};
+use mpicheck_analyzer::diagnostic::{Diagnostic, Location, Severity};
+use termcolor::{ColorSpec, WriteColor};
+
+use crate::ranks::format_ranks;
+use crate::source::{call_span, SourceCache};
+use crate::{site_text, ReportInput, Summary, TOOL_NAME};
+
+/// Renders every finding and the final summary line (`mpicheck: 2 errors, 1 warning` or
+/// `mpicheck: no findings`).
+pub fn render_terminal(w: &mut dyn WriteColor, input: &ReportInput<'_>) -> io::Result<()> {
+    let mut sources = SourceCache::new(input.source_base);
+    let mut files: SimpleFiles<String, String> = SimpleFiles::new();
+    let mut file_ids: Vec<(String, usize)> = Vec::new();
+    let config = Config::default();
+    for d in input.findings {
+        let cs = to_codespan(d, &mut sources, &mut files, &mut file_ids);
+        term::emit_to_write_style(w, &config, &files, &cs).map_err(|e| match e {
+            codespan_reporting::files::Error::Io(e) => e,
+            other => io::Error::other(other.to_string()),
+        })?;
+    }
+    write_summary(w, &Summary::of(input.findings))
+}
+
+fn write_summary(w: &mut dyn WriteColor, summary: &Summary) -> io::Result<()> {
+    w.set_color(ColorSpec::new().set_bold(true))?;
+    write!(w, "{TOOL_NAME}: {}", summary.text())?;
+    w.reset()?;
+    writeln!(w)
+}
+
+/// The label text of a location: its rank set and what the call does.
+pub(crate) fn label_text(l: &Location) -> String {
+    format!("{}: {}", format_ranks(&l.ranks), l.label)
+}
+
+/// The one-line form of a location, for when its source line cannot be shown.
+pub(crate) fn location_line(l: &Location) -> String {
+    match site_text(l.file.as_deref(), l.line) {
+        Some(site) => format!(
+            "{}: {} at {site}: {}",
+            format_ranks(&l.ranks),
+            l.call,
+            l.label
+        ),
+        None => format!(
+            "{}: {} (call site unknown): {}",
+            format_ranks(&l.ranks),
+            l.call,
+            l.label
+        ),
+    }
+}
+
+fn to_codespan(
+    d: &Diagnostic,
+    sources: &mut SourceCache<'_>,
+    files: &mut SimpleFiles<String, String>,
+    file_ids: &mut Vec<(String, usize)>,
+) -> CsDiagnostic<usize> {
+    let severity = match d.severity {
+        Severity::Error => CsSeverity::Error,
+        Severity::Warning => CsSeverity::Warning,
+    };
+    let mut labels = Vec::new();
+    let mut unshown = Vec::new();
+    for (i, l) in d.locations.iter().enumerate() {
+        let shown = match (l.file.as_deref(), l.line) {
+            (Some(file), Some(line)) => sources.line(file, line).map(|(range, text)| {
+                let span = call_span(text, &l.call);
+                (file, range.start + span.start..range.start + span.end)
+            }),
+            _ => None,
+        };
+        match shown {
+            Some((file, range)) => {
+                let id = match file_ids.iter().find(|(f, _)| f == file) {
+                    Some(&(_, id)) => id,
+                    None => {
+                        let text = sources.text(file).unwrap_or_default().to_string();
+                        let id = files.add(file.to_string(), text);
+                        file_ids.push((file.to_string(), id));
+                        id
+                    }
+                };
+                let label = if i == 0 {
+                    Label::primary(id, range)
+                } else {
+                    Label::secondary(id, range)
+                };
+                labels.push(label.with_message(label_text(l)));
+            }
+            None => unshown.push(location_line(l)),
+        }
+    }
+    let mut notes = unshown;
+    notes.extend(d.notes.iter().map(|n| format!("note: {n}")));
+    notes.extend(d.help.iter().map(|h| format!("help: {h}")));
+    CsDiagnostic::new(severity)
+        .with_code(d.code)
+        .with_message(&d.message)
+        .with_labels(labels)
+        .with_notes(notes)
+}
