@@ -184,6 +184,47 @@ fn key_values(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The frame of one record, as a watcher tailing a live trace needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub offset: usize,
+    pub len: usize,
+    pub kind: u16,
+    pub state: u8,
+    /// Function id, for call records.
+    pub func: u16,
+}
+
+/// Reads the frame of the record at `at`; `None` at the end of the written records (a zero
+/// length, or a record that does not fit the bytes given).
+pub fn frame_at(b: &[u8], at: usize) -> Option<Frame> {
+    if at + 8 > b.len() {
+        return None;
+    }
+    let len = u32_at(b, at) as usize;
+    if len < 8 || len % 8 != 0 || at + len > b.len() {
+        return None;
+    }
+    let kind = u16_at(b, at + 4);
+    let func = if kind == kind::CALL && len >= CALL_FIXED_SIZE {
+        u16_at(b, at + 8)
+    } else {
+        0
+    };
+    Some(Frame {
+        offset: at,
+        len,
+        kind,
+        state: b[at + 6],
+        func,
+    })
+}
+
+/// Parses the header of a trace (the first [`HEADER_SIZE`] bytes).
+pub fn read_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
+    parse_header(b)
+}
+
 /// Parses a trace held in memory (the whole file, or a prefix of a growing one).
 pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
     let header = parse_header(b)?;
