@@ -15,15 +15,19 @@ use mpicheck_analyzer::diagnostic::{Diagnostic, Severity};
 use mpicheck_analyzer::model::{Rank, RankEnd, Run};
 use serde::Serialize;
 
+pub mod checks;
 pub mod fold;
 pub mod json;
 pub mod ranks;
+pub mod sarif;
 mod source;
 pub mod terminal;
 
+pub use checks::{render_check_list, render_explain};
 pub use fold::fold;
 pub use json::write_json;
 pub use ranks::{format_ranks, parse_ranks};
+pub use sarif::write_sarif;
 pub use terminal::render_terminal;
 
 /// The tool's name as it appears in every report.

@@ -220,3 +220,25 @@ pub fn input<'a>(
         source_base: base,
     }
 }
+
+pub fn checks() -> Vec<mpicheck_analyzer::CheckInfo> {
+    use mpicheck_analyzer::CheckInfo;
+    vec![
+        CheckInfo {
+            code: "DL001",
+            name: "recv-cycle",
+            category: Category::Deadlock,
+            severity: Severity::Error,
+            summary: "blocking receives wait for each other in a cycle",
+            docs: "## What it does\n\nFinds cycles of blocking receives.\n",
+        },
+        CheckInfo {
+            code: "RL001",
+            name: "request-never-completed",
+            category: Category::ResourceLeak,
+            severity: Severity::Warning,
+            summary: "a nonblocking request is never completed",
+            docs: "## What it does\n\nFinds requests that are neither completed nor freed.\n",
+        },
+    ]
+}
