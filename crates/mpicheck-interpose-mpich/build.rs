@@ -1,0 +1,12 @@
+// Compiles the generated MPI wrappers with MPICH's mpicc; the logic is shared with the other
+// families' interposition crates.
+include!("../mpicheck-interpose/build_common.rs");
+
+fn main() {
+    build_family(Family {
+        name: "mpich",
+        cc_env: "MPICHECK_MPICC_MPICH",
+        default_cc: "mpicc.mpich",
+        fortran_defines: &["MPICHECK_FAMILY_MPICH"],
+    });
+}

@@ -1,0 +1,247 @@
+// Build logic shared by the interposition cdylibs (one per MPI family), pulled into each
+// crate's build.rs with `include!`. It compiles the generated wrappers and the hand-written
+// support with the family's own `mpicc`, so MPI types and constants come out right by
+// construction, links the family's libmpi, and exports only the MPI entry points.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One MPI family as the build sees it.
+struct Family {
+    /// Name written into the trace header ("mpich", "openmpi").
+    name: &'static str,
+    /// Environment variable that overrides the compiler wrapper.
+    cc_env: &'static str,
+    /// Default compiler wrapper (Debian's alternatives-independent names).
+    default_cc: &'static str,
+    /// Fortran binding flavours this family's libraries implement (see gen_wrappers.py).
+    fortran_defines: &'static [&'static str],
+}
+
+fn run(cmd: &mut Command) -> Result<std::process::Output, String> {
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{cmd:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(out)
+}
+
+/// Names `X` such that this MPI declares `PMPI_X(` as a function and defines neither `MPI_X`
+/// nor `PMPI_X` as a macro (MPICH's handle conversions, Open MPI's `MPI_Aint_add`): exactly
+/// the functions a wrapper can be defined for.
+fn available_functions(preprocessed: &str, macros: &str) -> Vec<String> {
+    let macro_names: std::collections::HashSet<&str> = macros
+        .lines()
+        .filter_map(|l| l.strip_prefix("#define "))
+        .map(|l| {
+            l.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("")
+        })
+        .collect();
+    let mut names = std::collections::BTreeSet::new();
+    let bytes = preprocessed.as_bytes();
+    let mut at = 0;
+    while let Some(pos) = preprocessed[at..].find("PMPI_") {
+        let start = at + pos;
+        at = start + 5;
+        if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
+            continue;
+        }
+        let mut end = at;
+        while end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_') {
+            end += 1;
+        }
+        let mut next = end;
+        while next < bytes.len() && bytes[next].is_ascii_whitespace() {
+            next += 1;
+        }
+        if next < bytes.len() && bytes[next] == b'(' {
+            let name = &preprocessed[start + 1..end]; // MPI_Xxx
+            if !macro_names.contains(name) && !macro_names.contains(&preprocessed[start..end]) {
+                names.insert(name.to_string());
+            }
+        }
+        at = end;
+    }
+    names.into_iter().collect()
+}
+
+/// The `-L`, `-l` and `-Wl,-rpath` parts of `mpicc -show`.
+fn link_flags(cc: &str) -> Vec<String> {
+    let Ok(out) = run(Command::new(cc).arg("-show")) else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Dynamic symbols defined by the MPI libraries named in the link flags, or None if they
+/// cannot be listed (no nm, library not found).
+fn exported_symbols(flags: &[String]) -> Option<std::collections::HashSet<String>> {
+    let mut dirs: Vec<PathBuf> = flags
+        .iter()
+        .filter_map(|f| f.strip_prefix("-L"))
+        .map(PathBuf::from)
+        .collect();
+    dirs.extend(
+        [
+            "/usr/lib/x86_64-linux-gnu",
+            "/usr/lib64",
+            "/usr/lib",
+            "/usr/local/lib",
+        ]
+        .map(PathBuf::from),
+    );
+    let mut symbols = std::collections::HashSet::new();
+    let mut found = false;
+    for lib in flags.iter().filter_map(|f| f.strip_prefix("-l")) {
+        let Some(path) = dirs
+            .iter()
+            .map(|d| d.join(format!("lib{lib}.so")))
+            .find(|p| p.exists())
+        else {
+            continue;
+        };
+        let out = run(Command::new("nm").args(["-D", "--defined-only"]).arg(&path)).ok()?;
+        found = true;
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if let Some(name) = line.split_whitespace().last() {
+                symbols.insert(name.to_string());
+            }
+        }
+    }
+    found.then_some(symbols)
+}
+
+fn build_family(family: Family) {
+    println!("cargo:rerun-if-env-changed={}", family.cc_env);
+    let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let shared = manifest.join("../mpicheck-interpose");
+    let recorder_include = manifest.join("../mpicheck-recorder/include");
+    let sources = [
+        shared.join("c/generated/wrappers.c"),
+        shared.join("c/generated/fortran.c"),
+        shared.join("c/support.c"),
+    ];
+    for path in sources
+        .iter()
+        .chain(
+            [
+                shared.join("c/mpicheck_interpose.h"),
+                shared.join("c/mpicheck_fortran.h"),
+                shared.join("build_common.rs"),
+            ]
+            .iter(),
+        )
+        .chain([recorder_include.join("mpicheck_recorder.h")].iter())
+    {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    let out_dir = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let cc = env::var(family.cc_env).unwrap_or_else(|_| family.default_cc.to_string());
+
+    // Which functions this MPI has, from its preprocessed mpi.h.
+    let probe = out_dir.join("probe.c");
+    fs::write(&probe, "#include <mpi.h>\n").unwrap();
+    let pre = run(Command::new(&cc).arg("-E").arg(&probe));
+    let macros = run(Command::new(&cc).arg("-E").arg("-dM").arg(&probe));
+    let (pre, macros) = match (pre, macros) {
+        (Ok(p), Ok(m)) => (p, m),
+        (Err(e), _) | (_, Err(e)) => {
+            // Keep the workspace building on a machine with only the other MPI: this library
+            // is then empty and the tests that need it say so.
+            println!(
+                "cargo:warning={} interposition library not built: {e}",
+                family.name
+            );
+            println!("cargo:rustc-env=MPICHECK_INTERPOSE_BUILT=0");
+            println!("cargo:rustc-env=MPICHECK_INTERPOSE_MPICC={cc}");
+            return;
+        }
+    };
+    let flags = link_flags(&cc);
+    let mut functions = available_functions(
+        &String::from_utf8_lossy(&pre.stdout),
+        &String::from_utf8_lossy(&macros.stdout),
+    );
+    // A header may declare what the library lacks (MPICH 4.0.2 declares PMPI_Status_c2f08 but
+    // does not define it): keep only functions the library really exports, when nm can tell.
+    if let Some(exported) = exported_symbols(&flags) {
+        functions.retain(|name| exported.contains(&format!("P{name}")));
+    }
+    let mut have = String::from("/* Written by build_common.rs from this MPI's mpi.h. */\n");
+    have += &format!("#define MPICHECK_FAMILY \"{}\"\n", family.name);
+    for define in family.fortran_defines {
+        have += &format!("#define {define} 1\n");
+    }
+    for name in &functions {
+        have += &format!("#define MPICHECK_HAVE_{name} 1\n");
+    }
+    fs::write(out_dir.join("have.h"), have).unwrap();
+
+    let mut objects = Vec::new();
+    for src in &sources {
+        let obj = out_dir.join(Path::new(src.file_name().unwrap()).with_extension("o"));
+        let result = run(Command::new(&cc)
+            .args(["-c", "-O2", "-g", "-fPIC", "-Wall", "-Wno-unused-function"])
+            .arg("-I")
+            .arg(&out_dir)
+            .arg("-I")
+            .arg(shared.join("c"))
+            .arg("-I")
+            .arg(&recorder_include)
+            .arg(src)
+            .arg("-o")
+            .arg(&obj));
+        match result {
+            Ok(out) => {
+                for line in String::from_utf8_lossy(&out.stderr)
+                    .lines()
+                    .filter(|l| l.contains("warning:"))
+                {
+                    println!("cargo:warning={line}");
+                }
+            }
+            Err(e) => panic!("compiling the {} wrappers failed: {e}", family.name),
+        }
+        objects.push(obj);
+    }
+    // Objects, not an archive: the linker would drop archive members nothing refers to, and
+    // nothing in Rust refers to MPI_Send.
+    for obj in &objects {
+        println!("cargo:rustc-cdylib-link-arg={}", obj.display());
+    }
+    for flag in &flags {
+        if let Some(dir) = flag.strip_prefix("-L") {
+            println!("cargo:rustc-link-search=native={dir}");
+        } else if let Some(lib) = flag.strip_prefix("-l") {
+            println!("cargo:rustc-link-lib=dylib={lib}");
+        } else if flag.starts_with("-Wl,-rpath") {
+            println!("cargo:rustc-cdylib-link-arg={flag}");
+        }
+    }
+    // Export the MPI entry points only. PMPI_* must stay the MPI library's: exporting them
+    // would send the library's own calls into us.
+    let script = out_dir.join("exports.map");
+    fs::write(
+        &script,
+        "{\n  global:\n    MPI_*;\n    mpi_*;\n  local:\n    *;\n};\n",
+    )
+    .unwrap();
+    println!(
+        "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+        script.display()
+    );
+    println!("cargo:rustc-env=MPICHECK_INTERPOSE_BUILT=1");
+    println!("cargo:rustc-env=MPICHECK_INTERPOSE_MPICC={cc}");
+}

@@ -1,0 +1,48 @@
+/* Helpers shared by the generated wrappers (c/generated/) and implemented in support.c.
+ * Compiled with the MPI family's own mpicc, so MPI types and constants are that family's. */
+#ifndef MPICHECK_INTERPOSE_H
+#define MPICHECK_INTERPOSE_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mpicheck_recorder.h"
+
+/* A handle, integer or address as one argument word: handles are ints (MPICH) or pointers
+ * (Open MPI); both go through intptr_t so the raw bits are kept. */
+#define MPICHECK_W(x) ((int64_t)(intptr_t)(x))
+/* Element count of an array for sizing: -1 (not recorded) takes no words. */
+#define MPICHECK_POS(n) ((n) > 0 ? (n) : 0)
+/* Statuses substituted for MPI_STATUSES_IGNORE live on the stack up to this count. */
+#define MPICHECK_STACK_STATUSES 16
+
+/* Writes a status as 4 words: source, tag, error, bytes received. */
+void mpicheck_put_status(int64_t *w, const MPI_Status *status);
+/* A status that MPI did not fill (test not complete, beyond outcount): all -1. */
+void mpicheck_put_status_none(int64_t *w);
+
+/* Array lengths the API description gives only in prose. */
+int64_t mpicheck_coll_size(MPI_Comm comm);  /* remote group size for intercomms, else size */
+int64_t mpicheck_local_size(MPI_Comm comm);
+int64_t mpicheck_in_degree(MPI_Comm comm);  /* neighborhood collectives */
+int64_t mpicheck_out_degree(MPI_Comm comm);
+int64_t mpicheck_cartdim(MPI_Comm comm);
+int64_t mpicheck_sum(const int *values, int n);
+int64_t mpicheck_weights_len(const int *weights, int64_t n); /* -1 for MPI_UNWEIGHTED etc. */
+int mpicheck_is_root(MPI_Comm comm, int root);
+int64_t mpicheck_root_len(MPI_Comm comm, int root, int64_t n);
+
+/* Pseudo-records after communicator creation and datatype commit. */
+void mpicheck_comm_info(uint16_t id, MPI_Comm comm, const void *site, uint8_t flags);
+void mpicheck_type_info(uint16_t id, MPI_Datatype type, const void *site, uint8_t flags);
+
+/* MPI_Init* returned successfully (idempotent: C and Fortran wrappers may both call it). */
+void mpicheck_after_init(void);
+/* MPI_Finalize returned successfully. */
+void mpicheck_after_finalize(void);
+
+/* The function table, generated. */
+extern const char mpicheck_schema_text[];
+
+#endif

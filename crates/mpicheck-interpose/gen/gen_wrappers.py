@@ -1,0 +1,779 @@
+#!/usr/bin/env python3
+"""Generates mpicheck's MPI interposition wrappers from the MPI Forum's API description.
+
+Usage: gen_wrappers.py [OUT_DIR]   (default: ../c/generated next to this script)
+
+Writes `wrappers.c` (one recording wrapper `MPI_Xxx` per C function of the standard, including
+the `_c` large-count variants, plus the function table as a string) and `fortran.c` (recording
+wrappers for the Fortran entry points that matter to the analysis). Both are committed; a test
+regenerates them and diffs, so edit this script, never the output.
+
+The API description is `apis.json` from the MPI Forum's `pympistandard` package (MIT), kept in
+this directory together with a copy of the package itself, so generating needs only python3.
+
+The word layout of every recorded call is the one documented in crate mpicheck-trace
+(src/schema.rs): one word per scalar, `[n, v...]` per array, 4 words per status.
+"""
+
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The vendored copy wins over an installed one: the output must not depend on the machine.
+sys.path.insert(0, HERE)
+import pympistandard as std  # noqa: E402
+
+std.use_api_version(1, given_path=os.path.join(HERE, "apis.json"))
+
+# ---------------------------------------------------------------------------------------------
+# How each parameter is recorded
+# ---------------------------------------------------------------------------------------------
+
+# Kinds whose C parameter is recorded as its address, never dereferenced: buffers, strings,
+# callbacks, opaque user state, Fortran statuses.
+ADDRESS_KINDS = {
+    "STRING",
+    "STRING_ARRAY",
+    "STRING_2DARRAY",
+    "ARGUMENT_LIST",
+    "F08_STATUS",
+    "F90_STATUS",
+    "TOOL_MPI_OBJ",
+    "FUNCTION",
+    "FUNCTION_SMALL",
+    "POLYFUNCTION",
+    "EVENT_CB_FUNCTION",
+    "EVENT_DROP_CB_FUNCTION",
+    "EVENT_FREE_CB_FUNCTION",
+}
+
+# Lengths of arrays the description gives as "*" (or not at all), by (function, parameter):
+# a C expression evaluated at entry, or None when the length cannot be computed.
+GROUP = "mpicheck_coll_size(comm)"  # remote group for intercommunicators
+LOCAL = "mpicheck_local_size(comm)"
+IN_DEG = "mpicheck_in_degree(comm)"
+OUT_DEG = "mpicheck_out_degree(comm)"
+
+
+def _overrides():
+    table = {}
+    for base in ["allgatherv", "gatherv"]:
+        for f in [base, "i" + base, base + "_init"]:
+            table[(f, "recvcounts")] = GROUP
+            table[(f, "displs")] = GROUP
+    for f in ["scatterv", "iscatterv", "scatterv_init"]:
+        table[(f, "sendcounts")] = GROUP
+        table[(f, "displs")] = GROUP
+    for base in ["alltoallv", "alltoallw"]:
+        for f in [base, "i" + base, base + "_init"]:
+            for p in ["sendcounts", "sdispls", "sendtypes"]:
+                table[(f, p)] = GROUP
+            for p in ["recvcounts", "rdispls", "recvtypes"]:
+                table[(f, p)] = GROUP
+    for f in ["reduce_scatter", "ireduce_scatter", "reduce_scatter_init"]:
+        table[(f, "recvcounts")] = LOCAL
+    for base in ["neighbor_allgatherv", "neighbor_alltoallv", "neighbor_alltoallw"]:
+        for f in [base, "i" + base, base + "_init"]:
+            for p in ["sendcounts", "sdispls", "sendtypes"]:
+                table[(f, p)] = OUT_DEG
+            for p in ["recvcounts", "displs", "rdispls", "recvtypes"]:
+                table[(f, p)] = IN_DEG
+    table[("cart_rank", "coords")] = "mpicheck_cartdim(comm)"
+    table[("cart_sub", "remain_dims")] = "mpicheck_cartdim(comm)"
+    table[("dist_graph_create", "destinations")] = "mpicheck_sum(degrees, n)"
+    table[("dist_graph_create", "weights")] = "mpicheck_weights_len(weights, mpicheck_sum(degrees, n))"
+    table[("dist_graph_create_adjacent", "sourceweights")] = "mpicheck_weights_len(sourceweights, indegree)"
+    table[("dist_graph_create_adjacent", "destweights")] = "mpicheck_weights_len(destweights, outdegree)"
+    table[("dist_graph_neighbors", "sourceweights")] = "mpicheck_weights_len(sourceweights, maxindegree)"
+    table[("dist_graph_neighbors", "destweights")] = "mpicheck_weights_len(destweights, maxoutdegree)"
+    table[("graph_create", "edges")] = "(nnodes > 0 ? (int64_t)index[nnodes - 1] : 0)"
+    table[("graph_map", "edges")] = "(nnodes > 0 ? (int64_t)index[nnodes - 1] : 0)"
+    for f in ["waitall", "testall", "request_get_status_all"]:
+        table[(f, "array_of_statuses")] = "count"
+    # Data-dependent lengths: recorded at their length known on entry (incount); entries past
+    # the returned outcount are written as -1 (see VALID below).
+    for f in ["waitsome", "testsome", "request_get_status_some"]:
+        table[(f, "array_of_indices")] = "incount"
+        table[(f, "array_of_statuses")] = "incount"
+    table[("comm_spawn", "array_of_errcodes")] = "(array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs))"
+    table[("comm_spawn_multiple", "array_of_errcodes")] = None
+    return table
+
+
+LENGTH_OVERRIDES = _overrides()
+
+# Out arrays of which only a prefix is meaningful after return: (function, param) -> C
+# expression for the number of valid entries.
+VALID = {}
+for _f in ["waitsome", "testsome", "request_get_status_some"]:
+    VALID[(_f, "array_of_indices")] = "(*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount)"
+    VALID[(_f, "array_of_statuses")] = "(*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount)"
+
+# Nonblocking communicator constructors: the new communicator is not usable before the request
+# completes, so no MPICHECK_Comm_info is recorded for them.
+NONBLOCKING_COMM_CREATORS = {"MPI_Comm_idup", "MPI_Comm_idup_with_info"}
+
+
+class Param:
+    """One C parameter, with how it is recorded."""
+
+    def __init__(self, func, iso, raw):
+        self.func = func
+        self.name = raw["name"]
+        self.kind = raw["kind"]
+        self.dir = raw["param_direction"]
+        self.root_only = raw["root_only"]
+        self.decl = str(iso).replace("\\ldots", "...")
+        self.base_type = iso.base_type
+        self.pointer_level = iso.pointer_level
+        self.array = iso.array
+        self.has_func_type = bool(raw.get("func_type"))
+        length = raw["length"]
+        short = func.lower()[4:]
+        if short.endswith("_c") and short[:-2] in _PROC_NAMES:
+            short = short[:-2]
+        key = (short, self.name)
+        self.length = None  # C expression for the element count, or None (not recorded)
+        self.valid = VALID.get(key)
+        if self.kind == "VARARGS":
+            self.mode = "varargs"
+        elif self.kind in ADDRESS_KINDS or self.has_func_type or self.base_type in ("void", "char"):
+            self.mode = "addr"
+        elif self.kind == "STATUS":
+            if self.array or length is not None:
+                self.mode = "statuses"
+                self.length = LENGTH_OVERRIDES.get(key, length if length not in (None, "*", "") else None)
+            else:
+                self.mode = "status"
+        elif self.array:
+            self.mode = "array"
+            if key in LENGTH_OVERRIDES:
+                self.length = LENGTH_OVERRIDES[key]
+            elif isinstance(length, list):
+                self.length = f"(int64_t){length[0]} * {length[1]}"
+            elif length in (None, "*", ""):
+                self.length = None
+            else:
+                self.length = length
+        elif self.pointer_level >= 1:
+            self.mode = "deref"
+        else:
+            self.mode = "value"
+
+    @property
+    def shape(self):
+        return {"array": "a", "status": "st", "statuses": "sa"}.get(self.mode, "s")
+
+    def schema(self):
+        return f"{self.name}:{self.kind}:{self.dir}:{self.shape}"
+
+
+class Func:
+    def __init__(self, name, iso, raw_params, embiggened):
+        self.name = name
+        self.iso = iso
+        self.embiggened = embiggened
+        self.return_type = iso.return_type
+        params = [p for p in raw_params if "c_parameter" not in p["suppress"] and (embiggened or not p["large_only"])]
+        isos = list(iso.parameters)
+        assert len(params) == len(isos), name
+        self.params = [Param(name, i, r) for i, r in zip(isos, params)]
+        self.id = None
+
+    def param(self, name):
+        for p in self.params:
+            if p.name == name:
+                return p
+        return None
+
+    def schema(self):
+        return " ".join([str(self.id), self.name] + [p.schema() for p in self.params if p.mode != "varargs"])
+
+
+_PROC_NAMES = set()
+
+
+def load_functions():
+    funcs = []
+    for key in sorted(std.PROCEDURES):
+        _PROC_NAMES.add(key[4:])
+    for key in sorted(std.PROCEDURES):
+        proc = std.PROCEDURES[key]
+        iso = proc.express.iso_c
+        if iso is None:
+            continue
+        raw = proc._parseset["parameters"]
+        funcs.append(Func(iso.name, iso, raw, False))
+        if proc.has_embiggenment():
+            big = proc.express.embiggen.iso_c
+            funcs.append(Func(big.name, big, raw, True))
+    for i, f in enumerate(funcs):
+        f.id = i
+    return funcs
+
+
+PSEUDO = [
+    "MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a",
+    "MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Emitting the recording code
+# ---------------------------------------------------------------------------------------------
+
+
+class CAccess:
+    """How the C wrapper reads a parameter's C value (the Fortran wrapper has its own)."""
+
+    def value(self, p):
+        return p.name
+
+    def deref(self, p):
+        return f"({p.name} ? MPICHECK_W(*{p.name}) : 0)"
+
+    def elem(self, p, i):
+        if p.array.startswith("[]["):
+            return f"((const int *){p.name})[{i}]"
+        return f"{p.name}[{i}]"
+
+    def status_ptr(self, p):
+        return f"mpicheck_st_{p.name}"
+
+    def addr(self, p):
+        return p.name
+
+
+def out_valid_cond(func):
+    """Statuses of a test-like call are meaningful only when its flag came back true."""
+    flag = func.param("flag")
+    if flag is not None and flag.dir == "out" and flag.mode == "deref":
+        return "*flag"
+    return None
+
+
+def emit_record(func, acc, lines, indent):
+    """Emits the code around the call: length computation, begin, inputs, entered; returns
+    the code to run after the call (outputs, end). Variables: w (words), p (cursor)."""
+    pre, inputs, outputs = [], [], []
+    fixed = 0
+    dyn = []
+    sendbuf = func.param("sendbuf")
+    for prm in func.params:
+        if prm.mode == "varargs":
+            continue
+        reps = 2 if prm.dir == "inout" else 1
+        if prm.mode in ("value", "deref", "addr"):
+            fixed += reps
+        elif prm.mode == "status":
+            fixed += 4 * reps
+        elif prm.mode in ("array", "statuses"):
+            n = f"mpicheck_n_{prm.name}"
+            expr = prm.length if prm.length is not None else "-1"
+            conds = [f"{acc.addr(prm)} == NULL"]
+            if prm.mode == "statuses":
+                conds = []  # STATUSES_IGNORE is replaced by a local array below
+            if prm.root_only and func.param("root") is not None and func.param("comm") is not None:
+                conds.append("!mpicheck_is_root(comm, root)")
+            if sendbuf is not None and prm.name in ("sendcounts", "sdispls", "sendtypes"):
+                conds.append("sendbuf == MPI_IN_PLACE")
+            if prm.length is None:
+                pre.append(f"int64_t {n} = -1;")
+            elif conds:
+                pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : (int64_t)({expr});")
+            else:
+                pre.append(f"int64_t {n} = (int64_t)({expr});")
+            per = 4 if prm.mode == "statuses" else 1
+            fixed += reps
+            dyn.append(f"{reps * per} * MPICHECK_POS({n})")
+    nwords = " + ".join([str(fixed)] + dyn)
+    return pre, nwords
+
+
+def gen_input(func, acc, prm, out):
+    """Code writing one parameter's entry words at p (advancing p)."""
+    if prm.mode == "value":
+        out.append(f"*mpicheck_p++ = MPICHECK_W({acc.value(prm)});")
+    elif prm.mode == "addr":
+        out.append(f"*mpicheck_p++ = MPICHECK_W({acc.addr(prm)});")
+    elif prm.mode == "deref":
+        out.append(f"*mpicheck_p++ = {acc.deref(prm)};")
+    elif prm.mode == "status":
+        out.append(f"mpicheck_put_status(mpicheck_p, {acc.status_ptr(prm)}); mpicheck_p += 4;")
+    elif prm.mode == "array":
+        n = f"mpicheck_n_{prm.name}"
+        out.append(f"*mpicheck_p++ = {n};")
+        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++) *mpicheck_p++ = MPICHECK_W({acc.elem(prm, 'mpicheck_i')});")
+    elif prm.mode == "statuses":
+        n = f"mpicheck_n_{prm.name}"
+        out.append(f"*mpicheck_p++ = {n};")
+        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++, mpicheck_p += 4) mpicheck_put_status(mpicheck_p, &{acc.status_ptr(prm)}[mpicheck_i]);")
+
+
+def gen_output(func, acc, prm, out):
+    """Code writing one parameter's return words at its saved position o."""
+    o = f"mpicheck_o_{prm.name}"
+    valid_flag = out_valid_cond(func)
+    if prm.mode == "value":
+        out.append(f"{o}[0] = MPICHECK_W({acc.value(prm)});")
+    elif prm.mode == "addr":
+        pass  # an address is known on entry and written there
+    elif prm.mode == "deref":
+        out.append(f"{o}[0] = {acc.deref(prm)};")
+    elif prm.mode == "status":
+        if valid_flag:
+            out.append(f"if ({valid_flag}) mpicheck_put_status({o}, {acc.status_ptr(prm)}); else mpicheck_put_status_none({o});")
+        else:
+            out.append(f"mpicheck_put_status({o}, {acc.status_ptr(prm)});")
+    elif prm.mode == "array":
+        n = f"mpicheck_n_{prm.name}"
+        out.append(f"{o}[0] = {n};")
+        valid = prm.valid or n
+        out.append(
+            f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) {o}[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W({acc.elem(prm, 'mpicheck_i')}) : -1;"
+        )
+    elif prm.mode == "statuses":
+        n = f"mpicheck_n_{prm.name}"
+        out.append(f"{o}[0] = {n};")
+        valid = prm.valid or n
+        if valid_flag:
+            valid = f"({valid_flag} ? {valid} : 0)"
+        out.append(f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) {{")
+        out.append(f"    if (mpicheck_i < mpicheck_v) mpicheck_put_status({o} + 1 + 4 * mpicheck_i, &{acc.status_ptr(prm)}[mpicheck_i]);")
+        out.append(f"    else mpicheck_put_status_none({o} + 1 + 4 * mpicheck_i);")
+        out.append("}")
+
+
+def gen_c_wrapper(func):
+    acc = CAccess()
+    name = func.name
+    pname = "P" + name
+    guard = f"MPICHECK_HAVE_{name}"
+    params = [p for p in func.params]
+    proto_params = ", ".join(p.decl for p in params) or "void"
+    call_args = [p.name for p in params if p.mode != "varargs"]
+    lines = [f"#ifdef {guard}"]
+    lines.append(f"{func.return_type} {pname}({proto_params});")
+    lines.append(f"{func.return_type} {name}({proto_params})")
+    lines.append("{")
+    direct = f"{pname}({', '.join(call_args)})"
+    lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) return {direct};")
+    lines.append("    mpicheck_depth++;")
+    body = []
+    pre, nwords = emit_record(func, acc, body, 1)
+    # Status substitution: the user may pass MPI_STATUS(ES)_IGNORE; the library then writes
+    # into a local status so the matched source and tag are still recorded. The user sees
+    # nothing of it.
+    call_map = {}
+    post_free = []
+    for prm in params:
+        if prm.mode == "status":
+            v = f"mpicheck_st_{prm.name}"
+            if prm.dir == "in":
+                body.append(f"const MPI_Status *{v} = {prm.name};")
+            else:
+                body.append(f"MPI_Status mpicheck_local_{prm.name};")
+                body.append(
+                    f"MPI_Status *{v} = {prm.name} == MPI_STATUS_IGNORE ? &mpicheck_local_{prm.name} : {prm.name};"
+                )
+                call_map[prm.name] = v
+    lines += ["    " + l for l in body]
+    lines += ["    " + l for l in pre]
+    for prm in params:
+        if prm.mode == "statuses":
+            v = f"mpicheck_st_{prm.name}"
+            n = f"mpicheck_n_{prm.name}"
+            lines.append(f"    MPI_Status mpicheck_stack_{prm.name}[MPICHECK_STACK_STATUSES];")
+            lines.append(f"    MPI_Status *{v} = {prm.name};")
+            lines.append(f"    if ({prm.name} == MPI_STATUSES_IGNORE && {n} > 0)")
+            lines.append(
+                f"        {v} = {n} <= MPICHECK_STACK_STATUSES ? mpicheck_stack_{prm.name} : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t){n});"
+            )
+            lines.append(f"    if ({v} == NULL) {{ {v} = MPI_STATUSES_IGNORE; {n} = -1; }}")
+            call_map[prm.name] = v
+            post_free.append(
+                f"if ({v} != {prm.name} && {v} != mpicheck_stack_{prm.name}) free({v});"
+            )
+    site = "__builtin_return_address(0)"
+    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), {site}, 0);")
+    outs = [p for p in params if p.mode not in ("varargs", "addr") and p.dir in ("out", "inout")]
+    for prm in outs:
+        lines.append(f"    int64_t *mpicheck_o_{prm.name} = NULL;")
+    lines.append("    if (mpicheck_w) {")
+    lines.append("        int64_t *mpicheck_p = mpicheck_w;")
+    for prm in params:
+        if prm.mode == "varargs":
+            continue
+        ins = []
+        if prm.dir in ("in", "inout") and not (prm.mode == "addr" and prm.dir == "inout"):
+            gen_input(func, acc, prm, ins)
+        if prm.mode == "addr" and prm.dir != "in":
+            # Addresses are known on entry: written in every slot right away.
+            for _ in range(2 if prm.dir == "inout" else 1):
+                gen_input(func, acc, prm, ins)
+        elif prm.dir in ("out", "inout"):
+            ins.append(f"mpicheck_o_{prm.name} = mpicheck_p;")
+            ins.append(f"mpicheck_p += {words_expr(prm)};")
+        lines += ["        " + l for l in ins]
+    lines.append("        (void)mpicheck_p;")
+    lines.append("        mpicheck_entered(mpicheck_w);")
+    lines.append("    }")
+    args = [call_map.get(a, a) for a in call_args]
+    if func.return_type == "void":
+        lines.append(f"    {pname}({', '.join(args)});")
+        ret = "0"
+    else:
+        lines.append(f"    {func.return_type} mpicheck_ret = {pname}({', '.join(args)});")
+        ret = "mpicheck_ret" if func.return_type == "int" else "0"
+    lines.append("    if (mpicheck_w) {")
+    outl = []
+    for prm in outs:
+        gen_output(func, acc, prm, outl)
+    lines += ["        " + l for l in outl]
+    lines.append(f"        mpicheck_end(mpicheck_w, {ret});")
+    lines.append("    }")
+    lines += ["    " + l for l in post_hooks(func, "site_of_call")]
+    lines += ["    " + l for l in post_free]
+    lines.append("    mpicheck_depth--;")
+    if func.return_type != "void":
+        lines.append("    return mpicheck_ret;")
+    lines.append("}")
+    lines.append("#endif")
+    text = "\n".join(lines)
+    return text.replace("site_of_call", site)
+
+
+def words_expr(prm):
+    if prm.mode in ("value", "deref", "addr"):
+        return "1"
+    if prm.mode == "status":
+        return "4"
+    n = f"mpicheck_n_{prm.name}"
+    per = 4 if prm.mode == "statuses" else 1
+    return f"1 + {per} * MPICHECK_POS({n})"
+
+
+def post_hooks(func, site, flags="0", ret_ok="mpicheck_ret == MPI_SUCCESS", comm_out=None):
+    """Pseudo-records and process state updates after the call returned."""
+    out = []
+    base = func.name[:-2] if func.embiggened else func.name
+    if base in ("MPI_Init", "MPI_Init_thread"):
+        out.append(f"if ({ret_ok}) mpicheck_after_init();")
+    if base == "MPI_Finalize":
+        out.append(f"if ({ret_ok}) mpicheck_after_finalize();")
+    if func.name not in NONBLOCKING_COMM_CREATORS:
+        for prm in func.params:
+            if prm.kind == "COMMUNICATOR" and prm.dir == "out" and prm.mode == "deref":
+                c = comm_out(prm) if comm_out else f"*{prm.name}"
+                out.append(f"if ({ret_ok}) mpicheck_comm_info({COMM_INFO_ID}, {c}, {site}, {flags});")
+    if base == "MPI_Type_commit":
+        c = comm_out(func.params[0]) if comm_out else "*datatype"
+        out.append(f"if ({ret_ok}) mpicheck_type_info({TYPE_INFO_ID}, {c}, {site}, {flags});")
+    return out
+
+
+COMM_INFO_ID = None
+TYPE_INFO_ID = None
+
+HEADER = """/* GENERATED by crates/mpicheck-interpose/gen/gen_wrappers.py from the MPI Forum's apis.json.
+ * Do not edit: change the generator and regenerate (a test diffs this file against it). */
+"""
+
+
+def gen_wrappers_c(funcs):
+    out = [HEADER]
+    out.append(
+        """/* Which functions this MPI has (written by the build script from the family's mpi.h). */
+#include "have.h"
+
+/* The wrappers are defined with the standard's prototypes. MPI implementations differ from the
+ * standard (and from each other) in const-ness and in typedef spellings of the same types, which
+ * would make a definition clash with mpi.h's declaration. So mpi.h's declarations of the
+ * wrapped functions are renamed away while it is included, and the wrappers declare the PMPI
+ * entry points themselves with the standard's prototype (the ABI is the same). */"""
+    )
+    for f in funcs:
+        out.append(f"#ifdef MPICHECK_HAVE_{f.name}")
+        out.append(f"#define {f.name} mpicheck_hidden_{f.name}")
+        out.append(f"#define P{f.name} mpicheck_hidden_P{f.name}")
+        out.append("#endif")
+    out.append("#include <mpi.h>")
+    for f in funcs:
+        out.append(f"#ifdef MPICHECK_HAVE_{f.name}")
+        out.append(f"#undef {f.name}")
+        out.append(f"#undef P{f.name}")
+        out.append("#endif")
+    out.append('#include "mpicheck_interpose.h"')
+    out.append("")
+    out.append("/* The function table written at the start of every trace (format: mpicheck_trace::schema). */")
+    out.append("const char mpicheck_schema_text[] =")
+    for f in funcs:
+        out.append(f'    "{f.schema()}\\n"')
+    for i, p in enumerate(PSEUDO):
+        out.append(f'    "{len(funcs) + i} {p}\\n"')
+    out.append("    ;")
+    out.append("")
+    for f in funcs:
+        out.append(gen_c_wrapper(f))
+        out.append("")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fortran
+# ---------------------------------------------------------------------------------------------
+
+FORTRAN_FUNCS = [
+    "MPI_Init", "MPI_Init_thread", "MPI_Finalize",
+    "MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
+    "MPI_Isend", "MPI_Ibsend", "MPI_Issend", "MPI_Irsend", "MPI_Irecv",
+    "MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init", "MPI_Rsend_init", "MPI_Recv_init",
+    "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv",
+    "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
+    "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
+    "MPI_Start", "MPI_Startall", "MPI_Cancel", "MPI_Request_free",
+    "MPI_Barrier", "MPI_Bcast", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
+    "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw",
+    "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",
+    "MPI_Ibarrier", "MPI_Ibcast", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv",
+    "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ialltoallw",
+    "MPI_Ireduce", "MPI_Iallreduce", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan",
+    "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_create",
+    "MPI_Comm_create_group", "MPI_Comm_free", "MPI_Intercomm_create", "MPI_Intercomm_merge", "MPI_Cart_create",
+    "MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector", "MPI_Type_indexed",
+    "MPI_Type_create_hindexed", "MPI_Type_create_indexed_block", "MPI_Type_create_hindexed_block",
+    "MPI_Type_create_struct", "MPI_Type_create_subarray", "MPI_Type_create_resized", "MPI_Type_dup",
+    "MPI_Type_commit", "MPI_Type_free",
+    "MPI_Buffer_attach", "MPI_Buffer_detach",
+]
+
+# C handle type -> the conversion from a Fortran integer handle.
+F2C = {
+    "MPI_Comm": "PMPI_Comm_f2c",
+    "MPI_Datatype": "PMPI_Type_f2c",
+    "MPI_Request": "PMPI_Request_f2c",
+    "MPI_Op": "PMPI_Op_f2c",
+    "MPI_Group": "PMPI_Group_f2c",
+    "MPI_Info": "PMPI_Info_f2c",
+    "MPI_Message": "PMPI_Message_f2c",
+    "MPI_Win": "PMPI_Win_f2c",
+    "MPI_File": "PMPI_File_f2c",
+    "MPI_Errhandler": "PMPI_Errhandler_f2c",
+}
+
+# The Fortran binding flavours: (suffix of the C function implementing it, symbol templates,
+# how buffers arrive). "desc": the Fortran array descriptor of MPICH's `mpi_f08` TYPE(*),
+# DIMENSION(..) routines, whose first field is the base address.
+FLAVOURS = [
+    ("f77", ["mpi_{n}_", "mpi_{n}__", "mpi_{n}", "MPI_{N}"], "plain"),
+    ("f08", ["mpi_{n}_f08_"], "plain"),
+    ("f08ts", ["mpi_{n}_f08ts_"], "desc"),
+]
+
+
+class FAccess(CAccess):
+    """Reads the C value of a Fortran argument: handles through PMPI_*_f2c."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def conv(self, p, expr):
+        if p.base_type in F2C:
+            return f"{F2C[p.base_type]}({expr})"
+        return f"({p.base_type})({expr})"
+
+    def value(self, p):
+        return self.conv(p, f"*{p.name}")
+
+    def deref(self, p):
+        return f"({p.name} ? MPICHECK_W({self.conv(p, '*' + p.name)}) : 0)"
+
+    def elem(self, p, i):
+        if p.array.startswith("[]["):
+            return f"((const MPI_Fint *){p.name})[{i}]"
+        return self.conv(p, f"{p.name}[{i}]")
+
+    def status_ptr(self, p):
+        return f"mpicheck_cst_{p.name}"
+
+    def addr(self, p):
+        return p.name
+
+
+def fortran_type(p, flavour_buf):
+    """The C type a Fortran argument arrives as."""
+    if p.kind == "BUFFER" and flavour_buf == "desc":
+        return "void *"
+    if p.mode == "addr":
+        return "void *"
+    if p.base_type == "MPI_Aint":
+        return "MPI_Aint *"
+    if p.base_type == "MPI_Count":
+        return "MPI_Count *"
+    if p.base_type == "MPI_Offset":
+        return "MPI_Offset *"
+    return "MPI_Fint *"
+
+
+def gen_fortran_wrapper(func, flavour, symbols, bufmode):
+    acc = FAccess(func)
+    params = [p for p in func.params if p.mode != "varargs"]
+    base = func.name
+    if base in ("MPI_Init", "MPI_Init_thread"):
+        params = [p for p in params if p.kind not in ("ARGUMENT_COUNT", "ARGUMENT_LIST")]
+    fparams = [f"{fortran_type(p, bufmode)}{p.name}" for p in params] + ["MPI_Fint *ierror"]
+    fproto = ", ".join(fparams)
+    ctype = f"void (*)({', '.join(fortran_type(p, bufmode) for p in params)}, MPI_Fint *)"
+    lower = base[4:].lower()
+    impl = f"mpicheck_f_{flavour}_{lower}"
+    lines = [f"static void {impl}(const void *site, {fproto})", "{"]
+    lines.append(f"    static void *next;")
+    lines.append(f'    if (!next) next = mpicheck_fortran_next("{symbols[0].format(n=lower, N=lower.upper())}");')
+    fwd_args = [p.name for p in params] + ["ierror"]
+    lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) {{ (({ctype})next)({', '.join(fwd_args)}); return; }}")
+    lines.append("    mpicheck_depth++;")
+    # Statuses: a Fortran status (MPI_F_STATUS_IGNORE replaced by a local one) is converted to
+    # a C status after the call, for recording.
+    call_map = {}
+    body = []
+    pre, nwords = emit_record(func, acc, body, 1)
+    # Arrays of handles may be NULL-tested by emit_record via acc.addr (the Fortran pointer).
+    for p in params:
+        if p.mode == "status":
+            ign = "MPI_F08_STATUS_IGNORE_PTR" if flavour != "f77" else "MPI_F_STATUS_IGNORE"
+            lines.append(f"    MPI_Fint mpicheck_fst_{p.name}[MPICHECK_F_STATUS_WORDS];")
+            lines.append(f"    MPI_Fint *mpicheck_fs_{p.name} = mpicheck_f_status_ignored({p.name}, {1 if flavour != 'f77' else 0}) ? mpicheck_fst_{p.name} : {p.name};")
+            lines.append(f"    MPI_Status mpicheck_cst_{p.name}[1];")
+            call_map[p.name] = f"mpicheck_fs_{p.name}"
+    post_free = []
+    lines += ["    " + l for l in pre]
+    for p in params:
+        if p.mode == "statuses":
+            n = f"mpicheck_n_{p.name}"
+            lines.append(f"    MPI_Fint *mpicheck_fs_{p.name} = {p.name};")
+            lines.append(f"    MPI_Status *mpicheck_cst_{p.name} = NULL;")
+            lines.append(f"    if ({n} > 0) {{")
+            lines.append(f"        if (mpicheck_f_status_ignored({p.name}, {1 if flavour != 'f77' else 0}))")
+            lines.append(f"            mpicheck_fs_{p.name} = (MPI_Fint *)malloc(sizeof(MPI_Fint) * MPICHECK_F_STATUS_WORDS * (size_t){n});")
+            lines.append(f"        mpicheck_cst_{p.name} = (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t){n});")
+            lines.append(f"        if (!mpicheck_fs_{p.name} || !mpicheck_cst_{p.name}) {{ {n} = -1; mpicheck_fs_{p.name} = {p.name}; }}")
+            lines.append("    }")
+            call_map[p.name] = f"mpicheck_fs_{p.name}"
+            post_free.append(f"if (mpicheck_fs_{p.name} != {p.name}) free(mpicheck_fs_{p.name});")
+            post_free.append(f"free(mpicheck_cst_{p.name});")
+    if bufmode == "desc":
+        # The recorded buffer address is the descriptor's base address.
+        pass
+    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), site, MPICHECK_FLAG_FORTRAN);")
+    outs = [p for p in params if p.dir in ("out", "inout")]
+    for prm in outs:
+        lines.append(f"    int64_t *mpicheck_o_{prm.name} = NULL;")
+    lines.append("    if (mpicheck_w) {")
+    lines.append("        int64_t *mpicheck_p = mpicheck_w;")
+    for prm in func.params:
+        if prm.mode == "varargs":
+            continue
+        ins = []
+        if prm not in params:
+            # argc/argv of MPI_Init: the Fortran binding has none.
+            ins.append("*mpicheck_p++ = 0;")
+            if prm.dir == "inout":
+                ins.append("*mpicheck_p++ = 0;")
+            lines += ["        " + l for l in ins]
+            continue
+        if prm.dir in ("in", "inout"):
+            if prm.kind == "BUFFER" and bufmode == "desc":
+                ins.append(f"*mpicheck_p++ = MPICHECK_W(mpicheck_desc_base({prm.name}));")
+            else:
+                gen_input(func, acc, prm, ins)
+        if prm.dir in ("out", "inout"):
+            ins.append(f"mpicheck_o_{prm.name} = mpicheck_p;")
+            ins.append(f"mpicheck_p += {words_expr(prm)};")
+        lines += ["        " + l for l in ins]
+    lines.append("        (void)mpicheck_p;")
+    lines.append("        mpicheck_entered(mpicheck_w);")
+    lines.append("    }")
+    args = [call_map.get(a, a) for a in fwd_args]
+    lines.append(f"    (({ctype})next)({', '.join(args)});")
+    lines.append("    int mpicheck_ret = ierror ? (int)*ierror : 0;")
+    lines.append("    if (mpicheck_w) {")
+    outl = []
+    for p in params:
+        if p.mode == "status" and p.dir != "in":
+            outl.append(f"mpicheck_f_status_to_c(mpicheck_fs_{p.name}, mpicheck_cst_{p.name}, {1 if flavour != 'f77' else 0});")
+        if p.mode == "statuses":
+            n = f"mpicheck_n_{p.name}"
+            outl.append(f"for (int64_t i = 0; i < {n}; i++) mpicheck_f_status_to_c(mpicheck_fs_{p.name} + MPICHECK_F_STATUS_WORDS * i, &mpicheck_cst_{p.name}[i], {1 if flavour != 'f77' else 0});")
+    for prm in outs:
+        if prm.kind == "BUFFER" and bufmode == "desc":
+            outl.append(f"mpicheck_o_{prm.name}[0] = MPICHECK_W(mpicheck_desc_base({prm.name}));")
+        else:
+            gen_output(func, acc, prm, outl)
+    lines += ["        " + l for l in outl]
+    lines.append("        mpicheck_end(mpicheck_w, mpicheck_ret);")
+    lines.append("    }")
+    hooks = post_hooks(
+        func,
+        "site",
+        flags="MPICHECK_FLAG_FORTRAN",
+        ret_ok="mpicheck_ret == MPI_SUCCESS",
+        comm_out=lambda p: acc.conv(p, "*" + p.name),
+    )
+    lines += ["    " + l for l in hooks]
+    lines += ["    " + l for l in post_free]
+    lines.append("    mpicheck_depth--;")
+    lines.append("}")
+    for sym in symbols:
+        s = sym.format(n=lower, N=lower.upper())
+        lines.append(f"void {s}({fproto})")
+        lines.append(f"{{ {impl}(__builtin_return_address(0), {', '.join(fwd_args)}); }}")
+    return "\n".join(lines)
+
+
+def gen_fortran_c(funcs):
+    by_name = {f.name: f for f in funcs}
+    out = [HEADER]
+    out.append(
+        """/* Fortran entry points. Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers
+ * never see Fortran calls; MPICH's call the C MPI_* symbols, which the depth guard then leaves
+ * unrecorded. Either way the call is recorded once, here, with MPICHECK_FLAG_FORTRAN, and
+ * forwarded to the MPI library's own Fortran routine of the same name (dlsym RTLD_NEXT).
+ * Handles are converted with PMPI_*_f2c so the trace holds the same values as for C. */
+#include "have.h"
+#include <mpi.h>
+#include "mpicheck_interpose.h"
+#include "mpicheck_fortran.h"
+"""
+    )
+    for flavour, symbols, bufmode in FLAVOURS:
+        out.append(f"#ifdef MPICHECK_FORTRAN_{flavour.upper()}")
+        for name in FORTRAN_FUNCS:
+            f = by_name[name]
+            has_buffer = any(p.kind == "BUFFER" for p in f.params)
+            if bufmode == "desc" and not has_buffer:
+                continue  # MPICH's f08 routines without a choice buffer are plain
+            if flavour == "f08" and has_buffer and name not in ("MPI_Buffer_detach",):
+                out.append("#ifndef MPICHECK_FORTRAN_F08_DESC_BUFFERS")
+                out.append(gen_fortran_wrapper(f, flavour, symbols, bufmode))
+                out.append("#endif")
+            else:
+                out.append(gen_fortran_wrapper(f, flavour, symbols, bufmode))
+            out.append("")
+        out.append("#endif")
+    return "\n".join(out)
+
+
+def main():
+    global COMM_INFO_ID, TYPE_INFO_ID
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "c", "generated")
+    funcs = load_functions()
+    COMM_INFO_ID = len(funcs)
+    TYPE_INFO_ID = len(funcs) + 1
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "wrappers.c"), "w") as fh:
+        fh.write(gen_wrappers_c(funcs) + "\n")
+    with open(os.path.join(out_dir, "fortran.c"), "w") as fh:
+        fh.write(gen_fortran_c(funcs) + "\n")
+
+
+if __name__ == "__main__":
+    main()

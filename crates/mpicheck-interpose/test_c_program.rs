@@ -1,0 +1,154 @@
+// Shared body of each interposition crate's tests/c_program.rs (pulled in with `include!`,
+// after test_support.rs): runs testprogs/calls.c on 2 ranks and checks its trace.
+
+fn check_c_program(family: support::Family) {
+    use mpicheck_trace::schema::ArgValue;
+    use support::{calls, constant, exactly};
+
+    if env!("MPICHECK_INTERPOSE_BUILT") != "1" || !support::have(&family.mpicc) {
+        eprintln!(
+            "SKIPPED: {} is not installed, the {} library was built empty",
+            family.mpicc, family.name
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../mpicheck-interpose/testprogs/calls.c");
+    let exe = dir.path().join("calls");
+    family.compile(&family.mpicc, &source, &exe);
+    let out = dir.path().join("traces");
+    std::fs::create_dir(&out).unwrap();
+    let traces = family.run(&exe, 2, &out);
+
+    for (&rank, trace) in &traces {
+        let peer = 1 - rank as i64;
+        assert_eq!(trace.header.family, family.name);
+        assert_eq!(trace.header.world_size, Some(2));
+        assert!(
+            trace.header.initialized() && trace.header.finalized(),
+            "rank {rank}: {:?}",
+            trace.header
+        );
+        let mpi_int = constant(trace, "DATATYPE.MPI_INT");
+        let world = constant(trace, "MPI_COMM_WORLD");
+        let any_source = constant(trace, "MPI_ANY_SOURCE");
+        assert_eq!(constant(trace, "DATATYPE_SIZE.MPI_INT"), 4);
+        assert!(trace.constant("OP.MPI_SUM").is_some());
+        assert!(
+            trace.proc_maps.contains("libmpicheck_"),
+            "the memory map is recorded"
+        );
+
+        let calls = calls(trace);
+        // Every call once: the wrappers' depth guard keeps the MPI library's internal MPI
+        // calls out of the trace.
+        for name in [
+            "MPI_Init",
+            "MPI_Finalize",
+            "MPI_Irecv",
+            "MPI_Isend",
+            "MPI_Waitall",
+            "MPI_Sendrecv",
+        ] {
+            exactly(&calls, name, 1);
+        }
+        for call in &calls {
+            assert!(
+                call.record.complete,
+                "rank {rank}: {} incomplete",
+                call.name
+            );
+            assert!(!call.record.fortran);
+            assert_ne!(call.record.callsite, 0);
+        }
+
+        if rank == 0 {
+            exactly(&calls, "MPI_Send", 0);
+            let recv = exactly(&calls, "MPI_Recv", 1)[0];
+            assert_eq!(recv.int("source"), any_source);
+            assert_eq!(recv.int("count"), 4);
+            assert_eq!(recv.int("datatype"), mpi_int);
+            assert_eq!(recv.int("comm"), world);
+            // MPI_STATUS_IGNORE was passed, yet the match is recorded.
+            let ArgValue::Status(status) = recv.output("status") else {
+                panic!("{:?}", recv.output("status"))
+            };
+            assert_eq!((status.source, status.tag, status.bytes), (1, 42, 4));
+        } else {
+            exactly(&calls, "MPI_Recv", 0);
+            let send = exactly(&calls, "MPI_Send", 1)[0];
+            assert_eq!(
+                (send.int("dest"), send.int("tag"), send.int("count")),
+                (0, 42, 1)
+            );
+            assert_eq!(send.int("datatype"), mpi_int);
+            assert_eq!(send.ret(), 0);
+        }
+
+        let isend = exactly(&calls, "MPI_Isend", 1)[0];
+        assert_eq!(
+            (isend.int("dest"), isend.int("tag")),
+            (peer, 7 + rank as i64)
+        );
+        let irecv = exactly(&calls, "MPI_Irecv", 1)[0];
+        let recv_request = irecv.output("request").as_int().unwrap();
+        let send_request = isend.output("request").as_int().unwrap();
+        let waitall = exactly(&calls, "MPI_Waitall", 1)[0];
+        assert_eq!(
+            waitall.input("array_of_requests"),
+            &ArgValue::Array(vec![recv_request, send_request])
+        );
+        let null = constant(trace, "MPI_REQUEST_NULL");
+        assert_eq!(
+            waitall.output("array_of_requests"),
+            &ArgValue::Array(vec![null, null])
+        );
+        let ArgValue::Statuses(statuses) = waitall.output("array_of_statuses") else {
+            panic!("{:?}", waitall.output("array_of_statuses"))
+        };
+        assert_eq!(
+            (statuses[0].source, statuses[0].tag, statuses[0].bytes),
+            (peer, 7 + peer, 4)
+        );
+
+        let sendrecv = exactly(&calls, "MPI_Sendrecv", 1)[0];
+        let ArgValue::Status(status) = sendrecv.output("status") else {
+            panic!()
+        };
+        assert_eq!((status.source, status.tag, status.bytes), (peer, 9, 4));
+
+        let alltoallv = exactly(&calls, "MPI_Alltoallv", 1)[0];
+        assert_eq!(alltoallv.input("sendcounts"), &ArgValue::Array(vec![1, 2]));
+        assert_eq!(alltoallv.input("sdispls"), &ArgValue::Array(vec![0, 1]));
+        let expected = if rank == 0 { vec![1, 1] } else { vec![2, 2] };
+        assert_eq!(alltoallv.input("recvcounts"), &ArgValue::Array(expected));
+
+        // The split communicator, then its members in its own rank order: world 1, world 0.
+        let split = exactly(&calls, "MPI_Comm_split", 1)[0];
+        let newcomm = split.output("newcomm").as_int().unwrap();
+        let infos: Vec<_> = calls
+            .iter()
+            .filter(|c| c.name == "MPICHECK_Comm_info")
+            .collect();
+        assert_eq!(
+            infos.len(),
+            1,
+            "one MPICHECK_Comm_info, after MPI_Comm_split"
+        );
+        assert_eq!(infos[0].int("comm"), newcomm);
+        assert_eq!(infos[0].input("members"), &ArgValue::Array(vec![1, 0]));
+        assert_eq!(infos[0].input("remote"), &ArgValue::Missing);
+        assert_eq!(infos[0].record.callsite, split.record.callsite);
+        let bcast = exactly(&calls, "MPI_Bcast", 1)[0];
+        assert_eq!(bcast.int("comm"), newcomm);
+
+        let commit = exactly(&calls, "MPI_Type_commit", 1)[0];
+        let committed = commit.output("datatype").as_int().unwrap();
+        let info = exactly(&calls, "MPICHECK_Type_info", 1)[0];
+        assert_eq!(
+            (info.int("datatype"), info.int("size"), info.int("extent")),
+            (committed, 12, 12)
+        );
+    }
+}
