@@ -16,15 +16,20 @@ use mpicheck_analyzer::model::{Rank, RankEnd, Run};
 use serde::Serialize;
 
 pub mod checks;
+pub mod dot;
 pub mod fold;
+pub mod html;
 pub mod json;
 pub mod ranks;
 pub mod sarif;
 mod source;
+pub mod svg;
 pub mod terminal;
 
 pub use checks::{render_check_list, render_explain};
+pub use dot::to_dot;
 pub use fold::fold;
+pub use html::write_html;
 pub use json::write_json;
 pub use ranks::{format_ranks, parse_ranks};
 pub use sarif::write_sarif;
