@@ -44,12 +44,13 @@ mod support {
             }
         }
 
-        /// The interposition library cargo built for this test run: next to the test binary's
-        /// `deps` directory.
+        /// The interposition library cargo built for this test run: in the test binary's own
+        /// `deps` directory (what `cargo test` just linked; the copy one level up is only
+        /// refreshed by `cargo build` and may be stale).
         pub fn library(&self) -> PathBuf {
             let exe = std::env::current_exe().unwrap();
             let deps = exe.parent().unwrap();
-            for dir in [deps.parent().unwrap(), deps] {
+            for dir in [deps, deps.parent().unwrap()] {
                 let path = dir.join(self.lib);
                 if path.exists() {
                     return path;
