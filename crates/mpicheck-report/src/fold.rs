@@ -118,6 +118,9 @@ impl Template {
     }
 }
 
+/// A location as folding compares it: call, file, line and the label with ranks blanked.
+type Site = (String, Option<String>, Option<u32>, Vec<String>);
+
 /// Everything that must be equal for two diagnostics to fold.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct Key {
@@ -125,7 +128,7 @@ struct Key {
     category: &'static str,
     severity: mpicheck_analyzer::diagnostic::Severity,
     message: Vec<String>,
-    sites: Vec<(String, Option<String>, Option<u32>, Vec<String>)>,
+    sites: Vec<Site>,
     notes: Vec<Vec<String>>,
     help: Option<Vec<String>>,
     /// The graph in its Debug form: graphs are small and `WaitForGraph` has no `Hash`.
@@ -390,6 +393,42 @@ mod tests {
         let mut c = unmatched_recv(4, 5);
         c.wait_for = Some(WaitForGraph::default());
         assert_eq!(fold(vec![a, b, c]).len(), 2);
+    }
+
+    proptest::proptest! {
+        // Whatever the mix, folding neither loses nor invents a (finding, call site, rank)
+        // and merges everything that differs only in its ranks.
+        #[test]
+        fn fold_keeps_every_rank_of_every_site(
+            reports in proptest::collection::vec((0u32..64, 0u32..64, 0usize..3), 0..60)
+        ) {
+            let input: Vec<Diagnostic> = reports
+                .iter()
+                .map(|&(rank, from, line)| {
+                    let mut d = unmatched_recv(rank, from);
+                    d.locations[0].line = Some(14 + line as u32);
+                    d
+                })
+                .collect();
+            let out = fold(input.clone());
+            let lines: std::collections::BTreeSet<u32> =
+                input.iter().map(|d| d.locations[0].line.unwrap()).collect();
+            proptest::prop_assert_eq!(out.len(), lines.len());
+            for d in &out {
+                let line = d.locations[0].line;
+                let mut want: Vec<Rank> = input
+                    .iter()
+                    .filter(|i| i.locations[0].line == line)
+                    .map(|i| i.locations[0].ranks[0])
+                    .collect();
+                want.sort_unstable();
+                want.dedup();
+                proptest::prop_assert_eq!(&d.locations[0].ranks, &want);
+                // The message names the same ranks as the location.
+                let named = template(&d.message).slots[0].clone();
+                proptest::prop_assert_eq!(named, want);
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! wait-for graph ([`to_dot`]) and the check catalogue ([`render_check_list`],
 //! [`render_explain`]).
 //!
-//! Renderers show the findings as given; call [`fold`] first to merge the same finding
+//! Renderers show the findings as given; call [`fold()`] first to merge the same finding
 //! reported by many ranks into one.
 
 use std::path::Path;

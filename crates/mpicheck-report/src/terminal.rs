@@ -1,14 +1,19 @@
 //! rustc-style terminal output through `codespan-reporting`.
 //!
 //! ```text
-//! error[DL001]: ranks 0-3 wait for each other in a receive cycle
-//!    ┌─ ring.c:14:5
+//! error[DL001]: ranks 0-3 wait for each other in a cycle of blocking receives
+//!    ┌─ ring.c:12:5
 //!    │
-//! 14 │     MPI_Recv(buf, 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-//!    │     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ rank 0: waits for a message from rank 3
-//!    …
-//!    = note: a blocking receive returns only once a matching message arrives
-//!    = help: post the receives with MPI_Irecv before sending
+//! 12 │     MPI_Recv(&buf, 1, MPI_INT, left, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+//!    │     ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+//!    │     │
+//!    │     rank 0: waits for a message from rank 3
+//!    │     ranks 1-3: wait for a message from their left neighbour
+//! 13 │     MPI_Send(&buf, 1, MPI_INT, right, 0, MPI_COMM_WORLD);
+//!    │     ---------------------------------------------------- ranks 0-3: never reached
+//!    │
+//!    = note: a blocking receive returns only once a matching message has arrived
+//!    = help: post the receive with MPI_Irecv before the send, or use MPI_Sendrecv
 //!
 //! mpicheck: 1 error
 //! ```
