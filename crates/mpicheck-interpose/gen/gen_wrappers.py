@@ -564,33 +564,35 @@ F2C = {
 # how buffers arrive). "desc": the Fortran array descriptor of MPICH's `mpi_f08` TYPE(*),
 # DIMENSION(..) routines, whose first field is the base address.
 FLAVOURS = [
-    ("f77", ["mpi_{n}_", "mpi_{n}__", "mpi_{n}", "MPI_{N}"], "plain"),
+    # mpif.h and `use mpi` (both families; gfortran's single trailing underscore).
+    ("f77", ["mpi_{n}_"], "plain"),
+    # `use mpi_f08`: Open MPI's routines, and MPICH's routines without a choice buffer.
     ("f08", ["mpi_{n}_f08_"], "plain"),
+    # `use mpi_f08`: MPICH's routines with a TYPE(*), DIMENSION(..) buffer.
     ("f08ts", ["mpi_{n}_f08ts_"], "desc"),
 ]
 
 
+def fconv(p, expr):
+    """The C value of a Fortran argument's value `expr`: handles through PMPI_*_f2c."""
+    if p.base_type in F2C:
+        return f"{F2C[p.base_type]}({expr})"
+    return f"({p.base_type})({expr})"
+
+
 class FAccess(CAccess):
-    """Reads the C value of a Fortran argument: handles through PMPI_*_f2c."""
-
-    def __init__(self, func):
-        self.func = func
-
-    def conv(self, p, expr):
-        if p.base_type in F2C:
-            return f"{F2C[p.base_type]}({expr})"
-        return f"({p.base_type})({expr})"
+    """Reads C values in a Fortran wrapper. The Fortran arguments are named f_<name>; locals
+    named like the C parameters hold C values of scalars (so the length expressions of the C
+    wrappers work unchanged) and alias the Fortran arrays and output pointers."""
 
     def value(self, p):
-        return self.conv(p, f"*{p.name}")
+        return p.name
 
     def deref(self, p):
-        return f"({p.name} ? MPICHECK_W({self.conv(p, '*' + p.name)}) : 0)"
+        return f"MPICHECK_W({fconv(p, '*f_' + p.name)})"
 
     def elem(self, p, i):
-        if p.array.startswith("[]["):
-            return f"((const MPI_Fint *){p.name})[{i}]"
-        return self.conv(p, f"{p.name}[{i}]")
+        return fconv(p, f"f_{p.name}[{i}]")
 
     def status_ptr(self, p):
         return f"mpicheck_cst_{p.name}"
@@ -599,72 +601,89 @@ class FAccess(CAccess):
         return p.name
 
 
-def fortran_type(p, flavour_buf):
-    """The C type a Fortran argument arrives as."""
-    if p.kind == "BUFFER" and flavour_buf == "desc":
-        return "void *"
+def fortran_type(p):
+    """The C type a Fortran argument arrives as (always by reference)."""
     if p.mode == "addr":
         return "void *"
-    if p.base_type == "MPI_Aint":
-        return "MPI_Aint *"
-    if p.base_type == "MPI_Count":
-        return "MPI_Count *"
-    if p.base_type == "MPI_Offset":
-        return "MPI_Offset *"
+    if p.base_type in ("MPI_Aint", "MPI_Count", "MPI_Offset"):
+        return p.base_type + " *"
     return "MPI_Fint *"
 
 
 def gen_fortran_wrapper(func, flavour, symbols, bufmode):
-    acc = FAccess(func)
-    params = [p for p in func.params if p.mode != "varargs"]
+    acc = FAccess()
     base = func.name
+    params = [p for p in func.params if p.mode != "varargs"]
     if base in ("MPI_Init", "MPI_Init_thread"):
+        # The Fortran bindings have no argc/argv; their words are recorded as 0.
         params = [p for p in params if p.kind not in ("ARGUMENT_COUNT", "ARGUMENT_LIST")]
-    fparams = [f"{fortran_type(p, bufmode)}{p.name}" for p in params] + ["MPI_Fint *ierror"]
-    fproto = ", ".join(fparams)
-    ctype = f"void (*)({', '.join(fortran_type(p, bufmode) for p in params)}, MPI_Fint *)"
+    for p in params:
+        assert not (p.mode == "status" and p.dir == "in"), (base, p.name)
+    ftypes = [fortran_type(p) for p in params] + ["MPI_Fint *"]
+    fnames = [f"f_{p.name}" for p in params] + ["ierror"]
+    fproto = ", ".join(f"{t}{n}" for t, n in zip(ftypes, fnames))
+    fn_type = f"void (*)({', '.join(ftypes)})"
     lower = base[4:].lower()
     impl = f"mpicheck_f_{flavour}_{lower}"
+    next_symbol = symbols[0].format(n=lower)
     lines = [f"static void {impl}(const void *site, {fproto})", "{"]
-    lines.append(f"    static void *next;")
-    lines.append(f'    if (!next) next = mpicheck_fortran_next("{symbols[0].format(n=lower, N=lower.upper())}");')
-    fwd_args = [p.name for p in params] + ["ierror"]
-    lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) {{ (({ctype})next)({', '.join(fwd_args)}); return; }}")
+    lines.append("    static void *next;")
+    lines.append(f'    if (!next) next = mpicheck_fortran_next("{next_symbol}");')
+    lines.append(
+        f"    if (__builtin_expect(mpicheck_depth != 0, 0)) {{ (({fn_type})next)({', '.join(fnames)}); return; }}"
+    )
     lines.append("    mpicheck_depth++;")
-    # Statuses: a Fortran status (MPI_F_STATUS_IGNORE replaced by a local one) is converted to
-    # a C status after the call, for recording.
+    # C views of the arguments, named like the C parameters.
+    for p in params:
+        if p.mode == "value":
+            lines.append(f"    {p.base_type} {p.name} = {fconv(p, '*f_' + p.name)};")
+        elif p.mode == "addr":
+            if p.kind == "BUFFER":
+                raw = f"mpicheck_desc_base(f_{p.name})" if bufmode == "desc" else f"f_{p.name}"
+                lines.append(f"    const void *{p.name} = mpicheck_f_buf({raw});")
+            else:
+                lines.append(f"    const void *{p.name} = f_{p.name};")
+        elif p.mode in ("deref", "array"):
+            # Used by length expressions and flag tests only where the C wrapper uses them.
+            lines.append(f"    {fortran_type(p)}{p.name} __attribute__((unused)) = f_{p.name};")
     call_map = {}
-    body = []
-    pre, nwords = emit_record(func, acc, body, 1)
-    # Arrays of handles may be NULL-tested by emit_record via acc.addr (the Fortran pointer).
+    post_free = []
+    pre, nwords = emit_record(func, acc, [], 1)
+    lines += ["    " + l for l in pre]
+    # Statuses: Fortran's MPI_STATUS(ES)_IGNORE is replaced by local storage (the library
+    # fills it instead), and each Fortran status is converted to C after the call, for
+    # recording only.
     for p in params:
         if p.mode == "status":
-            ign = "MPI_F08_STATUS_IGNORE_PTR" if flavour != "f77" else "MPI_F_STATUS_IGNORE"
             lines.append(f"    MPI_Fint mpicheck_fst_{p.name}[MPICHECK_F_STATUS_WORDS];")
-            lines.append(f"    MPI_Fint *mpicheck_fs_{p.name} = mpicheck_f_status_ignored({p.name}, {1 if flavour != 'f77' else 0}) ? mpicheck_fst_{p.name} : {p.name};")
+            lines.append(
+                f"    MPI_Fint *mpicheck_fs_{p.name} = mpicheck_f_status_ignored(f_{p.name}) ? mpicheck_fst_{p.name} : f_{p.name};"
+            )
             lines.append(f"    MPI_Status mpicheck_cst_{p.name}[1];")
-            call_map[p.name] = f"mpicheck_fs_{p.name}"
-    post_free = []
-    lines += ["    " + l for l in pre]
-    for p in params:
-        if p.mode == "statuses":
+            call_map[f"f_{p.name}"] = f"mpicheck_fs_{p.name}"
+        elif p.mode == "statuses":
             n = f"mpicheck_n_{p.name}"
-            lines.append(f"    MPI_Fint *mpicheck_fs_{p.name} = {p.name};")
+            lines.append(f"    MPI_Fint *mpicheck_fs_{p.name} = f_{p.name};")
             lines.append(f"    MPI_Status *mpicheck_cst_{p.name} = NULL;")
             lines.append(f"    if ({n} > 0) {{")
-            lines.append(f"        if (mpicheck_f_status_ignored({p.name}, {1 if flavour != 'f77' else 0}))")
-            lines.append(f"            mpicheck_fs_{p.name} = (MPI_Fint *)malloc(sizeof(MPI_Fint) * MPICHECK_F_STATUS_WORDS * (size_t){n});")
+            lines.append(f"        if (mpicheck_f_status_ignored(f_{p.name}))")
+            lines.append(
+                f"            mpicheck_fs_{p.name} = (MPI_Fint *)malloc(sizeof(MPI_Fint) * MPICHECK_F_STATUS_WORDS * (size_t){n});"
+            )
             lines.append(f"        mpicheck_cst_{p.name} = (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t){n});")
-            lines.append(f"        if (!mpicheck_fs_{p.name} || !mpicheck_cst_{p.name}) {{ {n} = -1; mpicheck_fs_{p.name} = {p.name}; }}")
+            lines.append(f"        if (!mpicheck_fs_{p.name} || !mpicheck_cst_{p.name}) {{")
+            lines.append(f"            if (mpicheck_fs_{p.name} != f_{p.name}) free(mpicheck_fs_{p.name});")
+            lines.append(f"            mpicheck_fs_{p.name} = f_{p.name};")
+            lines.append(f"            {n} = -1;")
+            lines.append("        }")
             lines.append("    }")
-            call_map[p.name] = f"mpicheck_fs_{p.name}"
-            post_free.append(f"if (mpicheck_fs_{p.name} != {p.name}) free(mpicheck_fs_{p.name});")
+            call_map[f"f_{p.name}"] = f"mpicheck_fs_{p.name}"
+            post_free.append(f"if (mpicheck_fs_{p.name} != f_{p.name}) free(mpicheck_fs_{p.name});")
             post_free.append(f"free(mpicheck_cst_{p.name});")
-    if bufmode == "desc":
-        # The recorded buffer address is the descriptor's base address.
-        pass
-    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), site, MPICHECK_FLAG_FORTRAN);")
-    outs = [p for p in params if p.dir in ("out", "inout")]
+    lines.append(
+        f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), site, MPICHECK_FLAG_FORTRAN);"
+    )
+    outs = [p for p in params if p.mode != "addr" and p.dir in ("out", "inout")]
     for prm in outs:
         lines.append(f"    int64_t *mpicheck_o_{prm.name} = NULL;")
     lines.append("    if (mpicheck_w) {")
@@ -674,58 +693,46 @@ def gen_fortran_wrapper(func, flavour, symbols, bufmode):
             continue
         ins = []
         if prm not in params:
-            # argc/argv of MPI_Init: the Fortran binding has none.
-            ins.append("*mpicheck_p++ = 0;")
-            if prm.dir == "inout":
-                ins.append("*mpicheck_p++ = 0;")
-            lines += ["        " + l for l in ins]
-            continue
-        if prm.dir in ("in", "inout"):
-            if prm.kind == "BUFFER" and bufmode == "desc":
-                ins.append(f"*mpicheck_p++ = MPICHECK_W(mpicheck_desc_base({prm.name}));")
-            else:
+            ins += ["*mpicheck_p++ = 0;"] * (2 if prm.dir == "inout" else 1)
+        elif prm.mode == "addr":
+            for _ in range(2 if prm.dir == "inout" else 1):
                 gen_input(func, acc, prm, ins)
-        if prm.dir in ("out", "inout"):
-            ins.append(f"mpicheck_o_{prm.name} = mpicheck_p;")
-            ins.append(f"mpicheck_p += {words_expr(prm)};")
+        else:
+            if prm.dir in ("in", "inout"):
+                gen_input(func, acc, prm, ins)
+            if prm.dir in ("out", "inout"):
+                ins.append(f"mpicheck_o_{prm.name} = mpicheck_p;")
+                ins.append(f"mpicheck_p += {words_expr(prm)};")
         lines += ["        " + l for l in ins]
     lines.append("        (void)mpicheck_p;")
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
-    args = [call_map.get(a, a) for a in fwd_args]
-    lines.append(f"    (({ctype})next)({', '.join(args)});")
-    lines.append("    int mpicheck_ret = ierror ? (int)*ierror : 0;")
+    args = [call_map.get(a, a) for a in fnames]
+    lines.append(f"    (({fn_type})next)({', '.join(args)});")
+    lines.append("    int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;")
     lines.append("    if (mpicheck_w) {")
     outl = []
     for p in params:
-        if p.mode == "status" and p.dir != "in":
-            outl.append(f"mpicheck_f_status_to_c(mpicheck_fs_{p.name}, mpicheck_cst_{p.name}, {1 if flavour != 'f77' else 0});")
-        if p.mode == "statuses":
+        if p.mode == "status":
+            outl.append(f"mpicheck_f_status_to_c(mpicheck_fs_{p.name}, mpicheck_cst_{p.name});")
+        elif p.mode == "statuses":
             n = f"mpicheck_n_{p.name}"
-            outl.append(f"for (int64_t i = 0; i < {n}; i++) mpicheck_f_status_to_c(mpicheck_fs_{p.name} + MPICHECK_F_STATUS_WORDS * i, &mpicheck_cst_{p.name}[i], {1 if flavour != 'f77' else 0});")
+            outl.append(
+                f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++) mpicheck_f_status_to_c(mpicheck_fs_{p.name} + MPICHECK_F_STATUS_WORDS * mpicheck_i, &mpicheck_cst_{p.name}[mpicheck_i]);"
+            )
     for prm in outs:
-        if prm.kind == "BUFFER" and bufmode == "desc":
-            outl.append(f"mpicheck_o_{prm.name}[0] = MPICHECK_W(mpicheck_desc_base({prm.name}));")
-        else:
-            gen_output(func, acc, prm, outl)
+        gen_output(func, acc, prm, outl)
     lines += ["        " + l for l in outl]
     lines.append("        mpicheck_end(mpicheck_w, mpicheck_ret);")
     lines.append("    }")
-    hooks = post_hooks(
-        func,
-        "site",
-        flags="MPICHECK_FLAG_FORTRAN",
-        ret_ok="mpicheck_ret == MPI_SUCCESS",
-        comm_out=lambda p: acc.conv(p, "*" + p.name),
-    )
+    hooks = post_hooks(func, "site", flags="MPICHECK_FLAG_FORTRAN", comm_out=lambda p: fconv(p, "*f_" + p.name))
     lines += ["    " + l for l in hooks]
     lines += ["    " + l for l in post_free]
     lines.append("    mpicheck_depth--;")
     lines.append("}")
     for sym in symbols:
-        s = sym.format(n=lower, N=lower.upper())
-        lines.append(f"void {s}({fproto})")
-        lines.append(f"{{ {impl}(__builtin_return_address(0), {', '.join(fwd_args)}); }}")
+        lines.append(f"void {sym.format(n=lower)}({fproto})")
+        lines.append(f"{{ {impl}(__builtin_return_address(0), {', '.join(fnames)}); }}")
     return "\n".join(lines)
 
 
@@ -748,8 +755,10 @@ def gen_fortran_c(funcs):
         out.append(f"#ifdef MPICHECK_FORTRAN_{flavour.upper()}")
         for name in FORTRAN_FUNCS:
             f = by_name[name]
+            out.append(f"#ifdef MPICHECK_HAVE_{name}")
             has_buffer = any(p.kind == "BUFFER" for p in f.params)
             if bufmode == "desc" and not has_buffer:
+                out.append("#endif")
                 continue  # MPICH's f08 routines without a choice buffer are plain
             if flavour == "f08" and has_buffer and name not in ("MPI_Buffer_detach",):
                 out.append("#ifndef MPICHECK_FORTRAN_F08_DESC_BUFFERS")
@@ -757,6 +766,7 @@ def gen_fortran_c(funcs):
                 out.append("#endif")
             else:
                 out.append(gen_fortran_wrapper(f, flavour, symbols, bufmode))
+            out.append("#endif")
             out.append("")
         out.append("#endif")
     return "\n".join(out)
