@@ -3,7 +3,7 @@
 
 fn check_c_program(family: support::Family) {
     use mpicheck_trace::schema::ArgValue;
-    use support::{calls, constant, exactly};
+    use support::{calls, constant, exactly, next_after, one};
 
     if env!("MPICHECK_INTERPOSE_BUILT") != "1" || !support::have(&family.mpicc) {
         eprintln!(
@@ -46,10 +46,10 @@ fn check_c_program(family: support::Family) {
         for name in [
             "MPI_Init",
             "MPI_Finalize",
-            "MPI_Irecv",
-            "MPI_Isend",
             "MPI_Waitall",
             "MPI_Sendrecv",
+            "MPI_Gatherv",
+            "MPI_Intercomm_create",
         ] {
             exactly(&calls, name, 1);
         }
@@ -86,12 +86,12 @@ fn check_c_program(family: support::Family) {
             assert_eq!(send.ret(), 0);
         }
 
-        let isend = exactly(&calls, "MPI_Isend", 1)[0];
+        let isend = one(&calls, "MPI_Isend", |c| c.int("tag") == 7 + rank as i64);
         assert_eq!(
             (isend.int("dest"), isend.int("tag")),
             (peer, 7 + rank as i64)
         );
-        let irecv = exactly(&calls, "MPI_Irecv", 1)[0];
+        let irecv = one(&calls, "MPI_Irecv", |c| c.int("tag") == 7 + peer);
         let recv_request = irecv.output("request").as_int().unwrap();
         let send_request = isend.output("request").as_int().unwrap();
         let waitall = exactly(&calls, "MPI_Waitall", 1)[0];
@@ -125,21 +125,24 @@ fn check_c_program(family: support::Family) {
         assert_eq!(alltoallv.input("recvcounts"), &ArgValue::Array(expected));
 
         // The split communicator, then its members in its own rank order: world 1, world 0.
-        let split = exactly(&calls, "MPI_Comm_split", 1)[0];
+        let split = exactly(&calls, "MPI_Comm_split", 2)[0]; // the first one
         let newcomm = split.output("newcomm").as_int().unwrap();
-        let infos: Vec<_> = calls
-            .iter()
-            .filter(|c| c.name == "MPICHECK_Comm_info")
-            .collect();
+        let info = next_after(&calls, split, "MPICHECK_Comm_info");
+        assert_eq!(info.int("comm"), newcomm);
+        assert_eq!(info.input("members"), &ArgValue::Array(vec![1, 0]));
+        assert_eq!(info.input("remote"), &ArgValue::Missing);
+        assert_eq!(info.record.callsite, split.record.callsite);
+        exactly(&calls, "MPICHECK_Comm_info", 3);
+        // An intercommunicator: the local group is this rank, the remote group the peer.
+        let inter = exactly(&calls, "MPI_Intercomm_create", 1)[0];
+        let info = next_after(&calls, inter, "MPICHECK_Comm_info");
         assert_eq!(
-            infos.len(),
-            1,
-            "one MPICHECK_Comm_info, after MPI_Comm_split"
+            info.int("comm"),
+            inter.output("newintercomm").as_int().unwrap()
         );
-        assert_eq!(infos[0].int("comm"), newcomm);
-        assert_eq!(infos[0].input("members"), &ArgValue::Array(vec![1, 0]));
-        assert_eq!(infos[0].input("remote"), &ArgValue::Missing);
-        assert_eq!(infos[0].record.callsite, split.record.callsite);
+        assert_eq!(info.input("members"), &ArgValue::Array(vec![rank as i64]));
+        assert_eq!(info.input("remote"), &ArgValue::Array(vec![peer]));
+
         let bcast = exactly(&calls, "MPI_Bcast", 1)[0];
         assert_eq!(bcast.int("comm"), newcomm);
 
@@ -150,5 +153,53 @@ fn check_c_program(family: support::Family) {
             (info.int("datatype"), info.int("size"), info.int("extent")),
             (committed, 12, 12)
         );
+
+        // Gatherv: counts recorded at the root only, where they are significant.
+        let gatherv = exactly(&calls, "MPI_Gatherv", 1)[0];
+        if rank == 0 {
+            assert_eq!(gatherv.input("recvcounts"), &ArgValue::Array(vec![1, 1]));
+            assert_eq!(gatherv.input("displs"), &ArgValue::Array(vec![0, 1]));
+        } else {
+            assert_eq!(gatherv.input("recvcounts"), &ArgValue::Missing);
+        }
+
+        // A test that did not complete: flag false, status not filled.
+        if rank == 0 {
+            let test = exactly(&calls, "MPI_Test", 1)[0];
+            assert_eq!(test.output("flag"), &ArgValue::Int(0));
+            let ArgValue::Status(status) = test.output("status") else {
+                panic!("{:?}", test.output("status"))
+            };
+            assert_eq!((status.source, status.tag, status.bytes), (-1, -1, -1));
+        }
+
+        // Waitsome: indices and statuses past outcount are -1, the completed receive has its
+        // matched source and tag although the program ignored the statuses.
+        let mut completed = 0;
+        let mut received = false;
+        for call in calls.iter().filter(|c| c.name == "MPI_Waitsome") {
+            let outcount = call.output("outcount").as_int().unwrap();
+            let indices = call.output("array_of_indices").as_array().unwrap().to_vec();
+            let ArgValue::Statuses(statuses) = call.output("array_of_statuses") else {
+                panic!()
+            };
+            assert_eq!((indices.len(), statuses.len()), (2, 2));
+            for i in 0..2 {
+                if (i as i64) < outcount {
+                    if indices[i] == 0 {
+                        assert_eq!(
+                            (statuses[i].source, statuses[i].tag, statuses[i].bytes),
+                            (peer, 88, 4)
+                        );
+                        received = true;
+                    }
+                } else {
+                    assert_eq!((indices[i], statuses[i].source), (-1, -1));
+                }
+            }
+            completed += outcount;
+        }
+        assert_eq!(completed, 2);
+        assert!(received);
     }
 }

@@ -206,6 +206,34 @@ mod support {
         found
     }
 
+    /// The one call named `name` for which `pred` holds.
+    pub fn one<'a>(
+        calls: &'a [Call<'a>],
+        name: &str,
+        pred: impl Fn(&Call) -> bool,
+    ) -> &'a Call<'a> {
+        let found: Vec<&Call> = calls.iter().filter(|c| c.name == name && pred(c)).collect();
+        assert_eq!(
+            found.len(),
+            1,
+            "{name} matching the condition recorded {} times",
+            found.len()
+        );
+        found[0]
+    }
+
+    /// The first call named `name` recorded after `after` (pseudo-calls follow their call).
+    pub fn next_after<'a>(calls: &'a [Call<'a>], after: &Call, name: &str) -> &'a Call<'a> {
+        let at = calls
+            .iter()
+            .position(|c| std::ptr::eq(c.record, after.record))
+            .unwrap();
+        calls[at + 1..]
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no {name} after {}", after.name))
+    }
+
     pub fn constant(trace: &Trace, name: &str) -> i64 {
         trace
             .constant(name)

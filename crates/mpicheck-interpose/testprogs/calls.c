@@ -50,6 +50,43 @@ int main(int argc, char **argv)
     MPI_Type_commit(&three);
     MPI_Type_free(&three);
 
+    /* Gatherv: the counts only matter at the root; the other rank passes NULL. */
+    int gcounts[2] = {1, 1}, gdispls[2] = {0, 1}, gathered[2];
+    MPI_Gatherv(&v, 1, MPI_INT, gathered, rank == 0 ? gcounts : NULL, rank == 0 ? gdispls : NULL, MPI_INT, 0,
+                MPI_COMM_WORLD);
+
+    /* An intercommunicator between the two ranks: its remote group is recorded too. */
+    MPI_Comm alone, inter;
+    MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &alone);
+    MPI_Intercomm_create(alone, 0, MPI_COMM_WORLD, peer, 5, &inter);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&alone);
+
+    /* A test that cannot have completed (the message is sent after the barrier): its status
+     * is recorded as not filled. */
+    MPI_Request late;
+    int flag = 1;
+    if (rank == 0) {
+        MPI_Irecv(buf, 1, MPI_INT, 1, 77, MPI_COMM_WORLD, &late);
+        MPI_Test(&late, &flag, &st);
+        if (flag) MPI_Abort(MPI_COMM_WORLD, 5);
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Wait(&late, MPI_STATUS_IGNORE);
+    } else {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Ssend(&v, 1, MPI_INT, 0, 77, MPI_COMM_WORLD);
+    }
+
+    /* Waitsome: indices and statuses beyond outcount are recorded as -1. */
+    MPI_Request two[2];
+    int idx[2], outcount, done = 0;
+    MPI_Irecv(buf, 1, MPI_INT, MPI_ANY_SOURCE, 88, MPI_COMM_WORLD, &two[0]);
+    MPI_Isend(&v, 1, MPI_INT, peer, 88, MPI_COMM_WORLD, &two[1]);
+    while (done < 2) {
+        MPI_Waitsome(2, two, &outcount, idx, MPI_STATUSES_IGNORE);
+        done += outcount;
+    }
+
     MPI_Finalize();
     return 0;
 }
