@@ -1,7 +1,17 @@
 //! Offline analysis of mpicheck traces. Pure Rust, no MPI: traces in, [`Diagnostic`]s out.
+//!
+//! - [`model`]: the normalized run every check reads; [`normalize`] builds it from traces,
+//!   [`text_trace`] from a hand-writable text format (tests).
+//! - [`engine`]: replays a run with MPI's matching and completion rules.
+//! - [`waitfor`]: reduces the wait-for graph of stuck ranks to the deadlock's cycle or knot.
+//! - [`checks`]: the checks (`run_all`, `catalogue`, `actual_deadlock`).
 
+pub mod checks;
 pub mod diagnostic;
+pub mod engine;
 pub mod model;
 pub mod normalize;
+pub mod text_trace;
+pub mod waitfor;
 
 pub use diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};

@@ -1,0 +1,487 @@
+//! Deadlock checks: actual (DL001), potential through buffering or non-synchronizing
+//! collectives (DL002), potential under another wildcard matching (DL003).
+
+use std::collections::BTreeSet;
+
+use super::{ranks_text, stuck_locations, Context, Involved};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
+use crate::engine::{self, ForcedMatch, Mode, Replay, ReplayOptions, WaitOn};
+use crate::model::{CommId, Op, Rank};
+use crate::waitfor::{self, DeadlockSet};
+
+pub const DL001: CheckInfo = CheckInfo {
+    code: "DL001",
+    name: "actual-deadlock",
+    category: Category::Deadlock,
+    severity: Severity::Error,
+    summary: "ranks are blocked forever: the run hung in a cycle of waits or waiting for a rank that finished",
+    docs: r#"## What it does
+
+Finds ranks that were blocked in an MPI call when their trace ended (the launcher ended a
+hung job, or the job was killed) and proves, by replaying the run with MPI's matching and
+completion rules, that those calls can never complete: the ranks wait for each other in a
+cycle (AND semantics: a blocking call, `MPI_Waitall`, a collective) or a knot (OR
+semantics: `MPI_ANY_SOURCE`, `MPI_Waitany`), or they wait for a rank that has already
+called `MPI_Finalize` or exited. Ranks that only wait on the cycle are shown folded.
+
+## Why is this bad
+
+The program hangs. It burns its allocation until the batch system kills it, and no MPI
+implementation can make it finish: the dependency is in the program.
+
+## Example
+
+```c
+if (rank == 0) {
+    MPI_Ssend(a, 4, MPI_DOUBLE, 1, 1, MPI_COMM_WORLD); /* waits for rank 1's receive */
+    MPI_Recv(b, 4, MPI_DOUBLE, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+} else {
+    MPI_Ssend(b, 4, MPI_DOUBLE, 0, 2, MPI_COMM_WORLD); /* waits for rank 0's receive */
+    MPI_Recv(a, 4, MPI_DOUBLE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+}
+```
+
+## How to fix
+
+Break the cycle: exchange with `MPI_Sendrecv`, let one rank receive first, or post
+`MPI_Irecv`/`MPI_Isend` and complete them with one `MPI_Waitall`. Call collectives in the
+same order on every rank of a communicator, and make sure every message and collective a
+rank waits for is issued before the peer calls `MPI_Finalize`.
+
+## MPI standard reference
+
+MPI 4.1 §3.4 (communication modes: a synchronous send completes only after the matching
+receive started), §3.5 (semantics of point-to-point communication: order, progress,
+fairness, and the unsafe send/receive cycle), §3.7.4 (progress of nonblocking operations),
+§6.14 (correctness of collective calls).
+"#,
+};
+
+pub const DL002: CheckInfo = CheckInfo {
+    code: "DL002",
+    name: "potential-deadlock",
+    category: Category::PotentialDeadlock,
+    severity: Severity::Warning,
+    summary: "the run completed only because MPI buffered standard-mode sends or a collective did not synchronize",
+    docs: r#"## What it does
+
+Replays a run that completed under the rules MPI guarantees to a portable program:
+standard-mode (and ready-mode) sends complete only when the matching receive is posted,
+buffered sends only while the attached buffer has room, and every collective synchronizes.
+If that replay gets stuck in a cycle, the run only completed because the MPI library
+buffered a message (the eager protocol) or let a rank leave a collective early.
+
+## Why is this bad
+
+Buffering is an implementation choice that depends on message size, MPI library,
+configuration and load. The same program hangs with larger messages, another MPI, or
+another network: the classic "works on my laptop, hangs at scale" bug.
+
+## Example
+
+```c
+MPI_Send(out, 4, MPI_DOUBLE, right, 7, MPI_COMM_WORLD); /* every rank sends first */
+MPI_Recv(in, 4, MPI_DOUBLE, left, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+```
+
+```c
+/* rank 0 */ MPI_Bcast(buf, 4, MPI_INT, 0, comm); MPI_Send(buf2, 4, MPI_INT, 1, 0, comm);
+/* rank 1 */ MPI_Recv(buf2, 4, MPI_INT, 0, 0, comm, &st); MPI_Bcast(buf, 4, MPI_INT, 0, comm);
+```
+
+## How to fix
+
+Do not rely on buffering: use `MPI_Sendrecv`, alternate the order of sends and receives
+(even ranks send first, odd ranks receive first), or use nonblocking calls completed by
+one `MPI_Waitall`. Order point-to-point calls and collectives so that nothing would
+deadlock even if every collective synchronized; nonblocking collectives help.
+
+## MPI standard reference
+
+MPI 4.1 §3.5 ("a program is unsafe if it relies on system buffering"), §3.6 (buffer
+allocation for buffered mode), §6.14 ("a correct, portable program must invoke collective
+communications so that deadlock will not occur, whether collective communications are
+synchronizing or not").
+"#,
+};
+
+pub const DL003: CheckInfo = CheckInfo {
+    code: "DL003",
+    name: "wildcard-deadlock",
+    category: Category::PotentialDeadlock,
+    severity: Severity::Warning,
+    summary: "a wildcard receive could match another message, and with that matching the program deadlocks",
+    docs: r#"## What it does
+
+For each `MPI_ANY_SOURCE` receive that had matching messages from more than one sender
+pending, replays the run (with MPI's strict rules) letting the receive take each other
+message in turn. If an alternative matching is possible and leads to a deadlock, reports
+the receive and the competing sends. The search is bounded (64 alternatives per run);
+when the bound stops it, the finding says the result is inconclusive.
+
+## Why is this bad
+
+Which message a wildcard receive gets depends on timing. The run that was traced was
+lucky; another run, with other timing, takes the other message and hangs.
+
+## Example
+
+```c
+/* rank 0 */ MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 0, comm, &st);
+             MPI_Recv(&y, 1, MPI_INT, 2, 0, comm, &st);
+/* rank 1 */ MPI_Send(&x, 1, MPI_INT, 0, 0, comm);
+/* rank 2 */ MPI_Send(&y, 1, MPI_INT, 0, 0, comm);
+```
+
+If the first receive takes rank 2's message, the second receive waits forever.
+
+## How to fix
+
+Receive from a specific source, give the messages distinct tags, or restructure the
+receives so that every matching order completes (e.g. receive all wildcard messages in
+one loop and dispatch on `status.MPI_SOURCE`).
+
+## MPI standard reference
+
+MPI 4.1 §3.5 (order: messages from different senders are not ordered), §3.8 (probe and
+cancel, `MPI_ANY_SOURCE`).
+"#,
+};
+
+/// Which stuck ranks of a replay the trace shows blocked in the same call.
+fn blocked_in_trace(ctx: &Context, replay: &Replay, indices: &[usize]) -> Vec<usize> {
+    indices
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let s = &replay.stuck[i];
+            ctx.event(s.rank, s.event).is_some_and(|e| !e.returned)
+        })
+        .collect()
+}
+
+fn cycle_ranks(replay: &Replay, indices: &[usize]) -> Vec<Rank> {
+    indices.iter().map(|&i| replay.stuck[i].rank).collect()
+}
+
+fn notes_for(inv: &Involved, strict: bool) -> Vec<String> {
+    let mut notes = Vec::new();
+    if inv.synchronous_send {
+        notes.push(
+            "a synchronous send (MPI_Ssend, MPI_Issend) completes only after the matching receive has started (MPI 4.1 §3.4)"
+                .to_string(),
+        );
+    }
+    if inv.standard_send && strict {
+        notes.push(
+            "a standard-mode send may wait until the matching receive is posted; a program that relies on MPI buffering it is unsafe (MPI 4.1 §3.5)"
+                .to_string(),
+        );
+    }
+    if inv.receive {
+        notes.push(
+            "a blocking receive or probe returns only once a matching message has been sent (MPI 4.1 §3.5, §3.8)"
+                .to_string(),
+        );
+    }
+    if inv.wait {
+        notes.push(
+            "MPI_Wait returns only when the operation it waits for completes, so the deadlock shows at the wait, not where the operation started (MPI 4.1 §3.7.3)"
+                .to_string(),
+        );
+    }
+    if inv.collective {
+        notes.push(
+            "collective operations may synchronize: a correct, portable program must invoke them so that deadlock will not occur whether they synchronize or not (MPI 4.1 §6.14)"
+                .to_string(),
+        );
+    }
+    if inv.gone_peer {
+        notes.push(
+            "a rank that has called MPI_Finalize or exited can no longer send, receive or take part in a collective (MPI 4.1 §11.2)"
+                .to_string(),
+        );
+    }
+    notes
+}
+
+fn help_for(inv: &Involved) -> String {
+    let mut help = Vec::new();
+    if inv.synchronous_send || inv.standard_send || inv.receive || inv.wait {
+        help.push(
+            "use MPI_Sendrecv, or reorder so one rank receives first, or MPI_Isend/MPI_Irecv + MPI_Waitall",
+        );
+    }
+    if inv.collective {
+        help.push(
+            "call collectives in the same order on every rank of a communicator and never make a collective wait for a point-to-point message issued after it (nonblocking collectives can break such cycles)",
+        );
+    }
+    if inv.gone_peer {
+        help.push("make sure every message and collective a rank waits for is issued before its peer calls MPI_Finalize");
+    }
+    if help.is_empty() {
+        help.push("break the cycle of waits by reordering the calls");
+    }
+    help.join("; ")
+}
+
+/// DL001 from the recorded replay.
+pub(crate) fn actual(ctx: &Context) -> Option<Diagnostic> {
+    let replay = &ctx.recorded;
+    let set = waitfor::deadlocked(&ctx.program, replay);
+    let blocked = blocked_in_trace(ctx, replay, &set.deadlocked);
+    if blocked.is_empty() {
+        return None;
+    }
+    // Core first, then the ranks waiting on it; only calls the trace shows blocked.
+    let core: BTreeSet<usize> = set.core.iter().copied().collect();
+    let mut ordered: Vec<usize> = blocked
+        .iter()
+        .copied()
+        .filter(|i| core.contains(i))
+        .collect();
+    ordered.extend(blocked.iter().copied().filter(|i| !core.contains(i)));
+    let inv = Involved::of(ctx, replay, &ordered);
+    let core_ranks = cycle_ranks(replay, &set.core);
+    let waits_only_on_gone = {
+        let mut all_gone = true;
+        for &i in &set.core {
+            let s = &replay.stuck[i];
+            s.cond.for_each_rank(&ctx.program, s.rank, &mut |t, _| {
+                if !replay.ranks.get(t as usize).is_some_and(|o| o.terminated()) {
+                    all_gone = false;
+                }
+            });
+        }
+        all_gone
+    };
+    let others = set.deadlocked.len() - set.core.len();
+    let mut message = if waits_only_on_gone {
+        let mut gone = BTreeSet::new();
+        for &i in &set.core {
+            let s = &replay.stuck[i];
+            s.cond.for_each_rank(&ctx.program, s.rank, &mut |t, _| {
+                gone.insert(t);
+            });
+        }
+        let gone: Vec<Rank> = gone.into_iter().collect();
+        format!(
+            "deadlock: {} {} blocked forever waiting for {}, which already finished",
+            ranks_text(&core_ranks),
+            if core_ranks.len() == 1 { "is" } else { "are" },
+            ranks_text(&gone)
+        )
+    } else {
+        format!(
+            "deadlock: {} are blocked forever waiting for each other",
+            ranks_text(&core_ranks)
+        )
+    };
+    if others > 0 {
+        message.push_str(&format!(
+            " ({} more {} waiting on them)",
+            others,
+            if others == 1 { "rank is" } else { "ranks are" }
+        ));
+    }
+    Some(Diagnostic {
+        code: DL001.code,
+        category: DL001.category,
+        severity: DL001.severity,
+        message,
+        locations: stuck_locations(ctx, replay, &ordered),
+        notes: notes_for(&inv, false),
+        help: Some(help_for(&inv)),
+        wait_for: Some(waitfor::graph(ctx.run, &ctx.program, replay, &set)),
+    })
+}
+
+/// Whether a stuck rank of a strict replay is blocked in (or on) a collective on one of
+/// these communicators.
+fn involves_comms(
+    ctx: &Context,
+    replay: &Replay,
+    indices: &[usize],
+    comms: &BTreeSet<CommId>,
+) -> bool {
+    if comms.is_empty() {
+        return false;
+    }
+    indices.iter().any(|&i| {
+        let s = &replay.stuck[i];
+        if let Some(Op::Collective { comm, .. }) = ctx.event(s.rank, s.event).map(|e| &e.op) {
+            if comms.contains(comm) {
+                return true;
+            }
+        }
+        let mut hit = false;
+        s.cond.for_each_rank(&ctx.program, s.rank, &mut |_, on| {
+            if let WaitOn::Collective { comm, .. } = on {
+                hit |= comms.contains(comm);
+            }
+        });
+        hit
+    })
+}
+
+/// DL002 from the strict replay of a run that did not (actually) deadlock.
+pub(crate) fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagnostic> {
+    let strict = ctx.strict();
+    if strict.completed() {
+        return None;
+    }
+    let set = waitfor::deadlocked(&ctx.program, strict);
+    // Only calls the run got past: a strict rank stuck where the recorded replay is stuck
+    // too is a replay the trace cannot explain, not a potential deadlock.
+    let passed: Vec<usize> = set
+        .deadlocked
+        .iter()
+        .copied()
+        .filter(|&i| {
+            let s = &strict.stuck[i];
+            let returned = ctx.event(s.rank, s.event).is_some_and(|e| e.returned);
+            let recorded_past = match ctx.recorded.ranks[s.rank as usize] {
+                engine::RankOutcome::Stuck { event } => event > s.event,
+                _ => true,
+            };
+            returned && recorded_past
+        })
+        .collect();
+    if passed.is_empty() {
+        return None;
+    }
+    // A mismatched collective is reported as CO001; its consequence is not a second finding.
+    if involves_comms(ctx, strict, &set.deadlocked, mismatched_comms) {
+        return None;
+    }
+    let core: BTreeSet<usize> = set.core.iter().copied().collect();
+    let mut ordered: Vec<usize> = set.core.clone();
+    ordered.extend(set.deadlocked.iter().copied().filter(|i| !core.contains(i)));
+    let inv = Involved::of(ctx, strict, &ordered);
+    let core_ranks = cycle_ranks(strict, &set.core);
+    let because = match (inv.standard_send, inv.collective) {
+        (true, true) => "MPI buffered standard-mode sends and collectives did not synchronize",
+        (false, true) => "collective operations did not synchronize",
+        _ => "MPI buffered standard-mode sends",
+    };
+    Some(Diagnostic {
+        code: DL002.code,
+        category: DL002.category,
+        severity: DL002.severity,
+        message: format!(
+            "potential deadlock: {} wait for each other unless {because}",
+            ranks_text(&core_ranks)
+        ),
+        locations: stuck_locations(ctx, strict, &ordered),
+        notes: notes_for(&inv, true),
+        help: Some(help_for(&inv)),
+        wait_for: Some(waitfor::graph(ctx.run, &ctx.program, strict, &set)),
+    })
+}
+
+/// Alternatives explored per run, at most.
+pub const EXPLORATION_BOUND: usize = 64;
+
+/// DL003: replays each other possible matching of the racing wildcard receives (strict
+/// rules). Returns the findings and whether the bound stopped the search.
+pub(crate) fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
+    let races = &ctx.recorded.races;
+    if races.is_empty() || !ctx.recorded.completed() || !ctx.strict().completed() {
+        return (Vec::new(), false);
+    }
+    let mut budget = EXPLORATION_BOUND;
+    let mut inconclusive = false;
+    let mut out = Vec::new();
+    let mut reported_sites = BTreeSet::new();
+    'races: for race in races {
+        let Some(recv_event) = ctx.event(race.rank, race.event) else {
+            continue;
+        };
+        if reported_sites.contains(&(recv_event.site.0, recv_event.call)) {
+            continue;
+        }
+        for &(source, send_event) in &race.candidates {
+            if source == race.matched {
+                continue;
+            }
+            if budget == 0 {
+                inconclusive = true;
+                break 'races;
+            }
+            budget -= 1;
+            let options = ReplayOptions {
+                mode: Mode::Strict,
+                forced: Some(ForcedMatch {
+                    rank: race.rank,
+                    event: race.event,
+                    source,
+                }),
+            };
+            let alt = engine::replay_program(&ctx.program, &options);
+            // An alternative the strict rules never make possible is not a finding.
+            if alt.forced_matched != Some(true) || alt.completed() {
+                continue;
+            }
+            let set: DeadlockSet = waitfor::deadlocked(&ctx.program, &alt);
+            if set.is_empty() {
+                continue;
+            }
+            reported_sites.insert((recv_event.site.0, recv_event.call));
+            let mut locations = vec![super::event_location(
+                ctx,
+                vec![race.rank],
+                recv_event,
+                format!(
+                    "wildcard receive matched rank {} in this run, but can match rank {source}",
+                    race.matched
+                ),
+            )];
+            if let Some(send) = ctx.event(source, send_event) {
+                locations.push(super::event_location(
+                    ctx,
+                    vec![source],
+                    send,
+                    "competing send".into(),
+                ));
+            }
+            let core: BTreeSet<usize> = set.core.iter().copied().collect();
+            let mut ordered: Vec<usize> = set.core.clone();
+            ordered.extend(set.deadlocked.iter().copied().filter(|i| !core.contains(i)));
+            locations.extend(stuck_locations(ctx, &alt, &ordered));
+            let inv = Involved::of(ctx, &alt, &ordered);
+            let mut notes = vec![
+                "messages from different senders are not ordered: which one a MPI_ANY_SOURCE receive takes depends on timing (MPI 4.1 §3.5)"
+                    .to_string(),
+            ];
+            notes.extend(notes_for(&inv, true));
+            out.push(Diagnostic {
+                code: DL003.code,
+                category: DL003.category,
+                severity: DL003.severity,
+                message: format!(
+                    "potential deadlock: if the wildcard receive of rank {} matches rank {source} instead of rank {}, {} block forever",
+                    race.rank,
+                    race.matched,
+                    ranks_text(&cycle_ranks(&alt, &set.core))
+                ),
+                locations,
+                notes,
+                help: Some(
+                    "receive from a specific source or use distinct tags, so that every matching order completes"
+                        .into(),
+                ),
+                wait_for: Some(waitfor::graph(ctx.run, &ctx.program, &alt, &set)),
+            });
+            continue 'races;
+        }
+    }
+    if inconclusive {
+        for d in &mut out {
+            d.notes.push(format!(
+                "inconclusive: the exploration stopped after {EXPLORATION_BOUND} alternative matchings; other wildcard receives were not explored"
+            ));
+        }
+    }
+    (out, inconclusive)
+}

@@ -1,0 +1,139 @@
+//! Message races on wildcard receives (MR001).
+
+use std::collections::BTreeMap;
+
+use super::{event_location, ranks_text, Context};
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::Rank;
+
+pub const MR001: CheckInfo = CheckInfo {
+    code: "MR001",
+    name: "message-race",
+    category: Category::MessageRace,
+    severity: Severity::Warning,
+    summary: "a wildcard receive can match messages from more than one sender, so the matching depends on timing",
+    docs: r#"## What it does
+
+Replays the run holding every `MPI_ANY_SOURCE` receive back until nothing else can
+happen, so that every message that could have arrived before it has arrived. When
+messages from more than one sender match the receive at that point, which one it gets
+depends on timing: a message race. Reported once per receive call site, with the
+competing sends.
+
+## Why is this bad
+
+The program's behaviour (values received, the order of later messages, sometimes whether
+it deadlocks) changes from run to run. Bugs that depend on the matching appear rarely
+and are hard to reproduce.
+
+## Example
+
+```c
+/* rank 0 */ MPI_Bcast(buf1, 4, MPI_INT, 0, comm); MPI_Send(buf2, 4, MPI_INT, 1, 0, comm);
+/* rank 1 */ MPI_Recv(buf2, 4, MPI_INT, MPI_ANY_SOURCE, 0, comm, &st);
+             MPI_Bcast(buf1, 4, MPI_INT, 0, comm);
+             MPI_Recv(buf2, 4, MPI_INT, MPI_ANY_SOURCE, 0, comm, &st);
+/* rank 2 */ MPI_Send(buf2, 4, MPI_INT, 1, 0, comm); MPI_Bcast(buf1, 4, MPI_INT, 0, comm);
+```
+
+The first receive can take rank 2's message or rank 0's (the broadcast need not
+synchronize).
+
+## How to fix
+
+Receive from a specific source, or use distinct tags for messages that must not be
+confused; if any order is fine, make the code independent of it (dispatch on
+`status.MPI_SOURCE`).
+
+## MPI standard reference
+
+MPI 4.1 §3.5 (order: only messages from the same sender are ordered), §6.14 (the unsafe,
+non-deterministic broadcast example).
+"#,
+};
+
+/// One MR001 per receive call site.
+pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic::Diagnostic> {
+    // (site, call) → (ranks, competing sources, send events by (site, call) → ranks)
+    type SendGroups = BTreeMap<(u32, &'static str), (Vec<Rank>, usize)>;
+    type SiteRaces = (Vec<Rank>, Vec<Rank>, SendGroups, usize);
+    let mut by_site: BTreeMap<(u32, &'static str), SiteRaces> = BTreeMap::new();
+    for race in &ctx.recorded.races {
+        let Some(recv) = ctx.event(race.rank, race.event) else {
+            continue;
+        };
+        let entry = by_site
+            .entry((recv.site.0, recv.call))
+            .or_insert_with(|| (Vec::new(), Vec::new(), BTreeMap::new(), race.event));
+        entry.0.push(race.rank);
+        for &(source, send_event) in &race.candidates {
+            entry.1.push(source);
+            if let Some(send) = ctx.event(source, send_event) {
+                let g = entry
+                    .2
+                    .entry((send.site.0, send.call))
+                    .or_insert_with(|| (Vec::new(), send_event));
+                g.0.push(source);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for ((_, _), (mut ranks, mut sources, sends, first_event)) in by_site {
+        ranks.sort_unstable();
+        ranks.dedup();
+        sources.sort_unstable();
+        sources.dedup();
+        let Some(recv) = ctx.event(ranks[0], first_event) else {
+            continue;
+        };
+        let mut locations = vec![event_location(
+            ctx,
+            ranks.clone(),
+            recv,
+            format!(
+                "wildcard receive can match messages from {}",
+                ranks_text(&sources)
+            ),
+        )];
+        for ((_, _), (mut senders, event)) in sends {
+            senders.sort_unstable();
+            senders.dedup();
+            if let Some(send) = ctx.event(senders[0], event) {
+                locations.push(event_location(
+                    ctx,
+                    senders,
+                    send,
+                    "sends a message the wildcard receive can match".into(),
+                ));
+            }
+        }
+        let mut notes = vec![
+            "a receive with MPI_ANY_SOURCE takes whichever matching message arrives first; only messages from the same sender are ordered (MPI 4.1 §3.5)"
+                .to_string(),
+        ];
+        if inconclusive {
+            notes.push(format!(
+                "inconclusive: whether another matching deadlocks was explored for only {} alternatives",
+                super::deadlock::EXPLORATION_BOUND
+            ));
+        }
+        out.push(crate::diagnostic::Diagnostic {
+            code: MR001.code,
+            category: MR001.category,
+            severity: MR001.severity,
+            message: format!(
+                "message race: the wildcard receive of {} can match messages from {}, depending on timing",
+                ranks_text(&ranks),
+                ranks_text(&sources)
+            ),
+            locations,
+            notes,
+            help: Some(
+                "receive from a specific source or use distinct tags, or make the code independent of the matching order"
+                    .into(),
+            ),
+            wait_for: None,
+        });
+    }
+    out
+}

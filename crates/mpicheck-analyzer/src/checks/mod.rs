@@ -1,0 +1,362 @@
+//! The checks: each family in its own module, each check with a stable code and docs.
+//!
+//! | code | family | what |
+//! |------|--------|------|
+//! | `DL001` | [`deadlock`] | actual deadlock: ranks blocked forever in the trace |
+//! | `DL002` | [`deadlock`] | potential deadlock: completes only thanks to buffering or non-synchronizing collectives |
+//! | `DL003` | [`deadlock`] | potential deadlock under another matching of a wildcard receive |
+//! | `MR001` | [`message_race`] | message race on a wildcard receive |
+//! | `CO001` | [`collective_call`] | collective call mismatch |
+//!
+//! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
+
+use std::cell::OnceCell;
+
+use crate::diagnostic::{CheckInfo, Diagnostic, Location};
+use crate::engine::{self, Mode, Program, Replay, ReplayOptions, WaitCond, WaitOn};
+use crate::model::{Event, Op, Rank, Run, SendMode};
+use crate::waitfor::collective_call_name;
+
+pub mod collective_call;
+pub mod deadlock;
+pub mod message_race;
+
+/// Everything the checks share: the compiled run and its replays, computed once.
+pub(crate) struct Context<'r> {
+    pub run: &'r Run,
+    pub program: Program,
+    pub recorded: Replay,
+    strict: OnceCell<Replay>,
+}
+
+impl<'r> Context<'r> {
+    pub fn new(run: &'r Run) -> Context<'r> {
+        let program = Program::from_run(run);
+        let recorded = engine::replay_program(&program, &ReplayOptions::new(Mode::Recorded));
+        Context {
+            run,
+            program,
+            recorded,
+            strict: OnceCell::new(),
+        }
+    }
+    pub fn strict(&self) -> &Replay {
+        self.strict.get_or_init(|| {
+            engine::replay_program(&self.program, &ReplayOptions::new(Mode::Strict))
+        })
+    }
+    pub fn event(&self, rank: Rank, event: usize) -> Option<&'r Event> {
+        self.run.ranks.get(rank as usize)?.events.get(event)
+    }
+}
+
+/// Runs every check, in a fixed order: CO001, DL001, DL002, DL003, MR001.
+pub fn run_all(run: &Run) -> Vec<Diagnostic> {
+    if run.ranks.is_empty() {
+        return Vec::new();
+    }
+    let ctx = Context::new(run);
+    let mut out = Vec::new();
+    let (collective, mismatched_comms) = collective_call::check(&ctx);
+    out.extend(collective);
+    let actual = deadlock::actual(&ctx);
+    let had_actual = actual.is_some();
+    out.extend(actual);
+    if !had_actual {
+        out.extend(deadlock::potential(&ctx, &mismatched_comms));
+    }
+    let (alternatives, inconclusive) = if had_actual {
+        (Vec::new(), false)
+    } else {
+        deadlock::wildcard_alternatives(&ctx)
+    };
+    out.extend(alternatives);
+    out.extend(message_race::check(&ctx, inconclusive));
+    out
+}
+
+/// DL001 alone, for the launcher watching a job whose ranks are all blocked.
+pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
+    if run.ranks.is_empty() {
+        return None;
+    }
+    deadlock::actual(&Context::new(run))
+}
+
+/// Every check's code, name, category, severity and docs.
+pub fn catalogue() -> &'static [CheckInfo] {
+    static CATALOGUE: [CheckInfo; 5] = [
+        deadlock::DL001,
+        deadlock::DL002,
+        deadlock::DL003,
+        message_race::MR001,
+        collective_call::CO001,
+    ];
+    &CATALOGUE
+}
+
+// ---------------------------------------------------------------------------------------
+// Shared helpers for messages and locations.
+
+/// "rank 3", "ranks 0-3", "ranks 0, 2, 5", capped.
+pub(crate) fn ranks_text(ranks: &[Rank]) -> String {
+    let mut sorted = ranks.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if sorted.len() == 1 {
+        return format!("rank {}", sorted[0]);
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let mut j = i;
+        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", sorted[i], sorted[j])
+        } else {
+            sorted[i].to_string()
+        });
+        i = j + 1;
+    }
+    const MAX: usize = 8;
+    if parts.len() > MAX {
+        format!(
+            "ranks {}, ... ({} ranks)",
+            parts[..MAX].join(", "),
+            sorted.len()
+        )
+    } else {
+        format!("ranks {}", parts.join(", "))
+    }
+}
+
+fn tag_text(tag: Option<i32>) -> String {
+    match tag {
+        Some(t) => format!("tag {t}"),
+        None => "any tag".into(),
+    }
+}
+
+/// What a stuck rank waits for. `precise`: name the peers; otherwise a description that is
+/// the same for every rank in the same role (for folding).
+pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> String {
+    let gone = |r: Rank| match replay.ranks.get(r as usize) {
+        Some(engine::RankOutcome::Finalized) => ", which has already called MPI_Finalize",
+        Some(engine::RankOutcome::Exited) => ", which has exited",
+        _ => "",
+    };
+    match cond {
+        WaitCond::Rank { rank, on } => match on {
+            WaitOn::Message { tag, .. } if precise => format!(
+                "waits for a message from rank {rank} ({}){}",
+                tag_text(*tag),
+                gone(*rank)
+            ),
+            WaitOn::Message { tag, .. } => format!("waits for a message ({})", tag_text(*tag)),
+            WaitOn::Receive { tag, .. } if precise => format!(
+                "waits for rank {rank} to post the matching receive (tag {tag}){}",
+                gone(*rank)
+            ),
+            WaitOn::Receive { tag, .. } => {
+                format!("waits for the matching receive to be posted (tag {tag})")
+            }
+            WaitOn::Collective { kind, .. } if precise => format!(
+                "waits for rank {rank} to call {}{}",
+                collective_call_name(*kind),
+                gone(*rank)
+            ),
+            WaitOn::Collective { kind, .. } => {
+                format!(
+                    "waits for the other ranks to call {}",
+                    collective_call_name(*kind)
+                )
+            }
+        },
+        WaitCond::Ranks { ranks, on } => {
+            let what = match on {
+                WaitOn::Collective { kind, .. } => collective_call_name(*kind).to_string(),
+                _ => "the matching call".into(),
+            };
+            if precise && !ranks.is_empty() {
+                let gone_all = ranks
+                    .iter()
+                    .all(|&r| replay.ranks.get(r as usize).is_some_and(|o| o.terminated()));
+                format!(
+                    "waits for {} to call {what}{}",
+                    ranks_text(ranks),
+                    if gone_all {
+                        ", which have already finished"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                format!("waits for the other ranks to call {what}")
+            }
+        }
+        WaitCond::AnySource { on, .. } => match on {
+            WaitOn::Message { tag, .. } => {
+                format!("waits for a message from any rank ({})", tag_text(*tag))
+            }
+            _ => "waits for any rank".into(),
+        },
+        WaitCond::AllOf(parts) => parts
+            .iter()
+            .map(|p| describe_wait(p, replay, precise))
+            .collect::<Vec<_>>()
+            .join(", and "),
+        WaitCond::AnyOf(parts) => parts
+            .iter()
+            .map(|p| describe_wait(p, replay, precise))
+            .collect::<Vec<_>>()
+            .join(", or "),
+    }
+}
+
+/// One location per call site and role: the blocked calls of the given stuck ranks
+/// (indices into `replay.stuck`), in the given order.
+pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Vec<Location> {
+    // (site, call, generic label) → (ranks, precise label of the first)
+    type Key = (u32, &'static str, String);
+    let mut groups: Vec<(Key, Vec<Rank>, String)> = Vec::new();
+    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
+    for &i in stuck {
+        let s = &replay.stuck[i];
+        let Some(event) = ctx.event(s.rank, s.event) else {
+            continue;
+        };
+        let key = (
+            event.site.0,
+            event.call,
+            describe_wait(&s.cond, replay, false),
+        );
+        match index.get(&key) {
+            Some(&g) => groups[g].1.push(s.rank),
+            None => {
+                index.insert(key.clone(), groups.len());
+                groups.push((key, vec![s.rank], describe_wait(&s.cond, replay, true)));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((site, call, generic), mut ranks, precise)| {
+            ranks.sort_unstable();
+            let loc = ctx.run.site(crate::model::SiteId(site));
+            Location {
+                label: if ranks.len() == 1 { precise } else { generic },
+                ranks,
+                call: call.to_string(),
+                file: loc.file.clone(),
+                line: loc.line,
+            }
+        })
+        .collect()
+}
+
+/// A location for one event of one or more ranks.
+pub(crate) fn event_location(
+    ctx: &Context,
+    ranks: Vec<Rank>,
+    event: &Event,
+    label: String,
+) -> Location {
+    let loc = ctx.run.site(event.site);
+    Location {
+        ranks,
+        call: event.call.to_string(),
+        file: loc.file.clone(),
+        line: loc.line,
+        label,
+    }
+}
+
+/// What kinds of calls a set of blocked events are, for notes and help.
+#[derive(Default, Debug, Clone, Copy)]
+pub(crate) struct Involved {
+    pub synchronous_send: bool,
+    pub standard_send: bool,
+    pub receive: bool,
+    pub collective: bool,
+    pub wait: bool,
+    pub gone_peer: bool,
+}
+
+impl Involved {
+    pub fn of(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Involved {
+        let mut inv = Involved::default();
+        for &i in stuck {
+            let s = &replay.stuck[i];
+            let Some(event) = ctx.event(s.rank, s.event) else {
+                continue;
+            };
+            match &event.op {
+                Op::Send { send, .. } => match send.mode {
+                    SendMode::Synchronous => inv.synchronous_send = true,
+                    _ => inv.standard_send = true,
+                },
+                Op::Sendrecv { .. } => {
+                    inv.standard_send = true;
+                    inv.receive = true;
+                }
+                Op::Recv { .. } | Op::Probe { .. } => inv.receive = true,
+                Op::Collective { .. } => inv.collective = true,
+                Op::Wait { .. } => inv.wait = true,
+                _ => {}
+            }
+            s.cond.for_each_rank(&ctx.program, s.rank, &mut |t, on| {
+                if replay.ranks.get(t as usize).is_some_and(|o| o.terminated()) {
+                    inv.gone_peer = true;
+                }
+                match on {
+                    WaitOn::Collective { .. } => inv.collective = true,
+                    WaitOn::Receive { .. } if matches!(event.op, Op::Wait { .. }) => {
+                        inv.standard_send = true
+                    }
+                    _ => {}
+                }
+            });
+        }
+        inv
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rank_lists_are_compressed() {
+        assert_eq!(ranks_text(&[3]), "rank 3");
+        assert_eq!(ranks_text(&[2, 0, 1, 3]), "ranks 0-3");
+        assert_eq!(ranks_text(&[0, 2, 5, 6]), "ranks 0, 2, 5-6");
+        let many: Vec<Rank> = (0..40).map(|i| i * 2).collect();
+        assert!(ranks_text(&many).ends_with("(40 ranks)"));
+    }
+
+    #[test]
+    fn catalogue_docs_have_the_fixed_headings() {
+        for info in catalogue() {
+            for heading in [
+                "## What it does",
+                "## Why is this bad",
+                "## Example",
+                "## How to fix",
+                "## MPI standard reference",
+            ] {
+                assert!(
+                    info.docs.contains(heading),
+                    "{}: missing {heading}",
+                    info.code
+                );
+            }
+            assert!(!info.summary.ends_with('.'), "{}", info.code);
+        }
+        let mut codes: Vec<&str> = catalogue().iter().map(|c| c.code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), catalogue().len(), "codes are unique");
+    }
+}

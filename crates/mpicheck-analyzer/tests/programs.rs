@@ -1,0 +1,626 @@
+//! Text-trace versions of the tier-2 programs in `tests/programs/*.c`: each trace is what
+//! MPICH or Open MPI records for the program (blocked calls where the real run hangs), with
+//! the call sites on the program's lines, and the findings must satisfy the program's
+//! `expect:` comments the way the tier-2 harness checks them: every expected (code, line)
+//! is reported at some location, and no other code is reported.
+
+use std::collections::BTreeSet;
+
+use mpicheck_analyzer::checks::{actual_deadlock, run_all};
+use mpicheck_analyzer::text_trace::parse;
+
+fn check(name: &str, trace: &str, expected: &[(&str, u32)]) {
+    let run = parse(trace).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let findings = run_all(&run);
+    let mut reported: BTreeSet<(String, u32)> = BTreeSet::new();
+    for f in &findings {
+        for l in &f.locations {
+            if let Some(line) = l.line {
+                reported.insert((f.code.to_string(), line));
+            }
+        }
+    }
+    let expected_codes: BTreeSet<&str> = expected.iter().map(|e| e.0).collect();
+    let dump = || {
+        findings
+            .iter()
+            .map(|f| {
+                let locs: Vec<String> = f
+                    .locations
+                    .iter()
+                    .map(|l| format!("{:?} {} line {:?}: {}", l.ranks, l.call, l.line, l.label))
+                    .collect();
+                format!("{} {}\n    {}", f.code, f.message, locs.join("\n    "))
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for (code, line) in expected {
+        assert!(
+            reported.contains(&(code.to_string(), *line)),
+            "{name}: expected {code} at line {line}; findings:\n{}",
+            dump()
+        );
+    }
+    for f in &findings {
+        assert!(
+            expected_codes.contains(f.code),
+            "{name}: unexpected {}; findings:\n{}",
+            f.code,
+            dump()
+        );
+        assert!(!f.message.ends_with('.'), "{name}: {}", f.message);
+        assert!(
+            !f.locations.is_empty(),
+            "{name}: {} without locations",
+            f.code
+        );
+    }
+    // The live check agrees with the full run on actual deadlocks.
+    let live = actual_deadlock(&run);
+    assert_eq!(
+        live.is_some(),
+        expected_codes.contains("DL001"),
+        "{name}: actual_deadlock() = {live:?}"
+    );
+}
+
+#[test]
+fn fig01_bsend_cycle() {
+    check(
+        "fig01_bsend_cycle",
+        "ranks 2
+         *: buffer_attach bytes=128 @ f.c:32
+         0: bsend dest=1 tag=1 count=4 type=double @ f.c:35
+         0: recv src=1 tag=2 @ f.c:36
+         1: bsend dest=0 tag=2 count=4 type=double @ f.c:38
+         1: recv src=0 tag=1 @ f.c:39
+         *: buffer_detach @ f.c:42
+         *: finalize @ f.c:44",
+        &[],
+    );
+}
+
+#[test]
+fn fig01_send_cycle() {
+    check(
+        "fig01_send_cycle",
+        "ranks 2
+         0: send dest=1 tag=1 @ f.c:29
+         0: recv src=1 tag=2 @ f.c:30
+         1: send dest=0 tag=2 @ f.c:32
+         1: recv src=0 tag=1 @ f.c:33
+         *: finalize @ f.c:36",
+        &[("DL002", 29), ("DL002", 32)],
+    );
+}
+
+#[test]
+fn fig01_ssend_cycle() {
+    check(
+        "fig01_ssend_cycle",
+        "ranks 2
+         0: blocked ssend dest=1 tag=1 @ f.c:31
+         1: blocked ssend dest=0 tag=2 @ f.c:34",
+        &[("DL001", 31), ("DL001", 34)],
+    );
+}
+
+#[test]
+fn fig02_bsend_ring4() {
+    check(
+        "fig02_bsend_ring4",
+        "ranks 4
+         *: buffer_attach bytes=128 @ f.c:35
+         0: bsend dest=1 tag=7 count=4 type=double @ f.c:38
+         1: ssend dest=2 tag=7 @ f.c:40
+         2: ssend dest=3 tag=7 @ f.c:40
+         3: ssend dest=0 tag=7 @ f.c:40
+         0: recv src=3 tag=7 @ f.c:41
+         1: recv src=0 tag=7 @ f.c:41
+         2: recv src=1 tag=7 @ f.c:41
+         3: recv src=2 tag=7 @ f.c:41
+         *: buffer_detach @ f.c:43
+         *: finalize @ f.c:45",
+        &[],
+    );
+}
+
+#[test]
+fn fig02_send_ring4() {
+    check(
+        "fig02_send_ring4",
+        "ranks 4
+         0: send dest=1 tag=7 @ f.c:30
+         1: send dest=2 tag=7 @ f.c:30
+         2: send dest=3 tag=7 @ f.c:30
+         3: send dest=0 tag=7 @ f.c:30
+         0: recv src=3 tag=7 @ f.c:31
+         1: recv src=0 tag=7 @ f.c:31
+         2: recv src=1 tag=7 @ f.c:31
+         3: recv src=2 tag=7 @ f.c:31
+         *: finalize @ f.c:33",
+        &[("DL002", 30)],
+    );
+}
+
+#[test]
+fn fig02_ssend_ring4() {
+    check(
+        "fig02_ssend_ring4",
+        "ranks 4
+         0: blocked ssend dest=1 tag=7 @ f.c:30
+         1: blocked ssend dest=2 tag=7 @ f.c:30
+         2: blocked ssend dest=3 tag=7 @ f.c:30
+         3: blocked ssend dest=0 tag=7 @ f.c:30",
+        &[("DL001", 30)],
+    );
+}
+
+#[test]
+fn fig05_bsend_ssend_cycle() {
+    check(
+        "fig05_bsend_ssend_cycle",
+        "ranks 2
+         0: buffer_attach bytes=128 @ f.c:35
+         0: bsend dest=1 tag=1 count=4 type=double @ f.c:36
+         0: recv src=1 tag=2 @ f.c:37
+         0: buffer_detach @ f.c:38
+         1: ssend dest=0 tag=2 @ f.c:41
+         1: recv src=0 tag=1 @ f.c:42
+         *: finalize @ f.c:45",
+        &[],
+    );
+}
+
+#[test]
+fn fig07_sendrecv_recv_cycle() {
+    check(
+        "fig07_sendrecv_recv_cycle",
+        "ranks 2
+         0: blocked recv src=1 tag=5 @ f.c:32
+         1: blocked sendrecv dest=0 sendtag=1 src=0 recvtag=1 @ f.c:36",
+        &[("DL001", 32), ("DL001", 36)],
+    );
+}
+
+#[test]
+fn fig07_sendrecv_send_cycle() {
+    check(
+        "fig07_sendrecv_send_cycle",
+        "ranks 2
+         0: send dest=1 tag=5 @ f.c:32
+         0: sendrecv dest=1 sendtag=1 src=1 recvtag=1 @ f.c:33
+         1: sendrecv dest=0 sendtag=1 src=0 recvtag=1 @ f.c:36
+         1: recv src=0 tag=5 @ f.c:37
+         *: finalize @ f.c:40",
+        &[("DL002", 32), ("DL002", 36)],
+    );
+}
+
+#[test]
+fn fig09_probe_cycle() {
+    check(
+        "fig09_probe_cycle",
+        "ranks 2
+         0: blocked probe src=1 tag=1 @ f.c:32
+         1: blocked probe src=0 tag=2 @ f.c:36",
+        &[("DL001", 32), ("DL001", 36)],
+    );
+}
+
+#[test]
+fn fig09_probe_twice_ok() {
+    check(
+        "fig09_probe_twice_ok",
+        "ranks 2
+         0: send dest=1 tag=3 @ f.c:30
+         1: probe src=0 tag=3 matched=0:3 @ f.c:32
+         1: probe src=any tag=3 matched=0:3 @ f.c:33
+         1: recv src=0 tag=3 @ f.c:35
+         *: finalize @ f.c:38",
+        &[],
+    );
+}
+
+#[test]
+fn fig11_isend_send_cycle() {
+    check(
+        "fig11_isend_send_cycle",
+        "ranks 2
+         0: isend dest=1 tag=1 req=0 @ f.c:35
+         0: wait req=0 @ f.c:36
+         0: recv src=1 tag=2 @ f.c:37
+         1: send dest=0 tag=2 @ f.c:39
+         1: recv src=0 tag=1 @ f.c:40
+         *: finalize @ f.c:43",
+        &[("DL002", 36), ("DL002", 39)],
+    );
+}
+
+#[test]
+fn fig11_issend_ssend_cycle() {
+    check(
+        "fig11_issend_ssend_cycle",
+        "ranks 2
+         0: issend dest=1 tag=1 req=0 @ f.c:34
+         0: blocked wait req=0 @ f.c:35
+         1: blocked ssend dest=0 tag=2 @ f.c:38",
+        &[("DL001", 35), ("DL001", 38)],
+    );
+}
+
+#[test]
+fn fig12_irecv_ssend_wait() {
+    check(
+        "fig12_irecv_ssend_wait",
+        "ranks 2
+         0: irecv src=1 tag=1 req=0 @ f.c:34
+         1: irecv src=0 tag=1 req=0 @ f.c:34
+         0: ssend dest=1 tag=1 @ f.c:35
+         1: ssend dest=0 tag=1 @ f.c:35
+         *: wait req=0 @ f.c:36
+         *: finalize @ f.c:39",
+        &[],
+    );
+}
+
+#[test]
+fn fig13_progress_ssend_irecv() {
+    check(
+        "fig13_progress_ssend_irecv",
+        "ranks 2
+         0: ssend dest=1 tag=0 @ f.c:36
+         0: send dest=1 tag=1 @ f.c:37
+         1: irecv src=0 tag=0 req=0 @ f.c:39
+         1: recv src=0 tag=1 @ f.c:40
+         1: wait req=0 @ f.c:41
+         *: finalize @ f.c:45",
+        &[],
+    );
+}
+
+#[test]
+fn fig14_isend_wait_irecv_wait() {
+    check(
+        "fig14_isend_wait_irecv_wait",
+        "ranks 2
+         0: isend dest=1 tag=1 req=0 @ f.c:34
+         1: isend dest=0 tag=1 req=0 @ f.c:34
+         *: wait req=0 @ f.c:35
+         0: irecv src=1 tag=1 req=1 @ f.c:36
+         1: irecv src=0 tag=1 req=1 @ f.c:36
+         *: wait req=1 @ f.c:37
+         *: finalize @ f.c:39",
+        &[("DL002", 35)],
+    );
+}
+
+#[test]
+fn fig15_isend_irecv_waits() {
+    check(
+        "fig15_isend_irecv_waits",
+        "ranks 2
+         0: isend dest=1 tag=1 req=0 @ f.c:31
+         1: isend dest=0 tag=1 req=0 @ f.c:31
+         0: irecv src=1 tag=1 req=1 @ f.c:32
+         1: irecv src=0 tag=1 req=1 @ f.c:32
+         *: wait req=0 @ f.c:33
+         *: wait req=1 @ f.c:34
+         *: finalize @ f.c:36",
+        &[],
+    );
+}
+
+#[test]
+fn fig16_irecv_issend_waits_reversed() {
+    check(
+        "fig16_irecv_issend_waits_reversed",
+        "ranks 2
+         0: irecv src=1 tag=1 req=0 @ f.c:34
+         1: irecv src=0 tag=1 req=0 @ f.c:34
+         0: issend dest=1 tag=1 req=1 @ f.c:35
+         1: issend dest=0 tag=1 req=1 @ f.c:35
+         *: wait req=1 @ f.c:36
+         *: wait req=0 @ f.c:37
+         *: finalize @ f.c:39",
+        &[],
+    );
+}
+
+#[test]
+fn fig19_gather_missing_root0() {
+    // Rank 0 (the root) hangs; ranks 1 and 2 are killed inside MPI_Finalize.
+    check(
+        "fig19_gather_missing_root0",
+        "ranks 3
+         0: blocked gather root=0 @ f.c:29
+         1: gather root=0 @ f.c:29
+         1-2: blocked finalize @ f.c:31",
+        &[("CO001", 29), ("DL001", 29)],
+    );
+}
+
+#[test]
+fn fig19_gather_missing_root2() {
+    check(
+        "fig19_gather_missing_root2",
+        "ranks 3
+         0-1: gather root=2 @ f.c:32
+         *: finalize @ f.c:34",
+        &[("CO001", 32)],
+    );
+}
+
+#[test]
+fn fig20_allgather_vs_gather() {
+    check(
+        "fig20_allgather_vs_gather",
+        "ranks 3
+         0-1: blocked allgather @ f.c:31
+         2: gather root=0 @ f.c:33
+         2: blocked finalize @ f.c:35",
+        &[("CO001", 31), ("CO001", 33), ("DL001", 31)],
+    );
+}
+
+#[test]
+fn fig21_bcast_gather_order() {
+    check(
+        "fig21_bcast_gather_order",
+        "ranks 3
+         0-1: bcast root=0 @ f.c:31
+         0-1: gather root=0 @ f.c:32
+         2: gather root=0 @ f.c:34
+         2: bcast root=0 @ f.c:35
+         *: finalize @ f.c:38",
+        &[("CO001", 31), ("CO001", 34)],
+    );
+}
+
+#[test]
+fn fig22_barrier_allreduce_order() {
+    check(
+        "fig22_barrier_allreduce_order",
+        "ranks 3
+         0: blocked barrier @ f.c:30
+         1-2: blocked allreduce @ f.c:33",
+        &[("CO001", 30), ("CO001", 33), ("DL001", 30), ("DL001", 33)],
+    );
+}
+
+#[test]
+fn fig23_bcast_recv_root0() {
+    check(
+        "fig23_bcast_recv_root0",
+        "ranks 3
+         0: bcast root=0 @ f.c:37
+         0: send dest=2 tag=1 @ f.c:38
+         1: bcast root=0 @ f.c:40
+         2: recv src=0 tag=1 @ f.c:42
+         2: bcast root=0 @ f.c:43
+         *: finalize @ f.c:46",
+        &[("DL002", 37), ("DL002", 42)],
+    );
+}
+
+#[test]
+fn fig23_bcast_recv_root2() {
+    check(
+        "fig23_bcast_recv_root2",
+        "ranks 3
+         0: blocked bcast root=2 @ f.c:31
+         1: blocked bcast root=2 @ f.c:34
+         2: blocked recv src=0 tag=1 @ f.c:36",
+        &[("DL001", 31), ("DL001", 36)],
+    );
+}
+
+#[test]
+fn std_bcast_reverse_order() {
+    check(
+        "std_bcast_reverse_order",
+        "ranks 2
+         0: bcast root=0 @ f.c:37
+         0: bcast root=1 @ f.c:38
+         1: bcast root=1 @ f.c:41
+         1: bcast root=0 @ f.c:42
+         *: finalize @ f.c:46",
+        &[("DL002", 37), ("DL002", 41)],
+    );
+}
+
+#[test]
+fn std_bcast_then_send() {
+    check(
+        "std_bcast_then_send",
+        "ranks 2
+         0: bcast root=0 @ f.c:36
+         0: send dest=1 tag=0 @ f.c:37
+         1: recv src=0 tag=0 @ f.c:40
+         1: bcast root=0 @ f.c:41
+         *: finalize @ f.c:45",
+        &[("DL002", 36), ("DL002", 40)],
+    );
+}
+
+#[test]
+fn std_bcast_three_comms() {
+    check(
+        "std_bcast_three_comms",
+        "ranks 3
+         comm 1 members 0 1 name comm0
+         comm 2 members 1 2 name comm1
+         comm 3 members 0 2 name comm2
+         *: comm_split @ f.c:37
+         *: comm_split @ f.c:38
+         *: comm_split @ f.c:39
+         0: bcast root=0 comm=1 @ f.c:46
+         0: bcast root=1 comm=3 @ f.c:47
+         1: bcast root=0 comm=2 @ f.c:50
+         1: bcast root=0 comm=1 @ f.c:51
+         2: bcast root=1 comm=3 @ f.c:54
+         2: bcast root=0 comm=2 @ f.c:55
+         *: finalize @ f.c:63",
+        &[("DL002", 46), ("DL002", 50), ("DL002", 54)],
+    );
+}
+
+#[test]
+fn std_iallreduce_three_comms_ok() {
+    check(
+        "std_iallreduce_three_comms_ok",
+        "ranks 3
+         comm 1 members 0 1
+         comm 2 members 1 2
+         comm 3 members 0 2
+         *: comm_split @ f.c:38
+         *: comm_split @ f.c:39
+         *: comm_split @ f.c:40
+         0: iallreduce comm=1 req=0 @ f.c:44
+         0: iallreduce comm=3 req=1 @ f.c:45
+         1: iallreduce comm=1 req=0 @ f.c:48
+         1: iallreduce comm=2 req=1 @ f.c:49
+         2: iallreduce comm=2 req=0 @ f.c:52
+         2: iallreduce comm=3 req=1 @ f.c:53
+         *: waitall reqs=0,1 @ f.c:56
+         *: finalize @ f.c:62",
+        &[],
+    );
+}
+
+#[test]
+fn std_ialltoall_vs_alltoall() {
+    check(
+        "std_ialltoall_vs_alltoall",
+        "ranks 2
+         0: ialltoall req=0 @ f.c:36
+         0: blocked wait req=0 @ f.c:37
+         1: blocked alltoall @ f.c:40",
+        &[("CO001", 36), ("CO001", 40), ("DL001", 37), ("DL001", 40)],
+    );
+}
+
+#[test]
+fn std_ibarrier_bcast_dupcomm_ok() {
+    check(
+        "std_ibarrier_bcast_dupcomm_ok",
+        "ranks 2
+         comm 1 members 0 1 name dupcomm
+         *: comm_dup @ f.c:33
+         0: ibarrier req=0 @ f.c:36
+         0: bcast root=0 comm=1 @ f.c:37
+         0: wait req=0 @ f.c:38
+         1: bcast root=0 comm=1 @ f.c:41
+         1: ibarrier req=0 @ f.c:42
+         1: wait req=0 @ f.c:43
+         *: finalize @ f.c:48",
+        &[],
+    );
+}
+
+#[test]
+fn std_ibarrier_bcast_mismatch() {
+    check(
+        "std_ibarrier_bcast_mismatch",
+        "ranks 2
+         0: ibarrier req=0 @ f.c:36
+         0: bcast root=0 @ f.c:37
+         0: wait req=0 @ f.c:38
+         1: bcast root=0 @ f.c:41
+         1: ibarrier req=0 @ f.c:42
+         1: wait req=0 @ f.c:43
+         *: finalize @ f.c:47",
+        &[("CO001", 36), ("CO001", 41)],
+    );
+}
+
+#[test]
+fn std_ibarrier_bcast_ok() {
+    check(
+        "std_ibarrier_bcast_ok",
+        "ranks 2
+         *: ibarrier req=0 @ f.c:31
+         *: bcast root=0 @ f.c:32
+         *: wait req=0 @ f.c:33
+         *: finalize @ f.c:35",
+        &[],
+    );
+}
+
+#[test]
+fn std_ibarrier_irecv_waitall_ok() {
+    check(
+        "std_ibarrier_irecv_waitall_ok",
+        "ranks 2
+         0: ibarrier req=0 @ f.c:36
+         0: send dest=1 tag=0 @ f.c:37
+         0: wait req=0 @ f.c:38
+         1: irecv src=0 tag=0 req=0 @ f.c:41
+         1: ibarrier req=1 @ f.c:42
+         1: waitall reqs=0,1 @ f.c:43
+         *: finalize @ f.c:47",
+        &[],
+    );
+}
+
+#[test]
+fn std_ibarrier_recv_progress_ok() {
+    check(
+        "std_ibarrier_recv_progress_ok",
+        "ranks 2
+         0: ibarrier req=0 @ f.c:36
+         0: wait req=0 @ f.c:37
+         0: send dest=1 tag=0 @ f.c:38
+         1: ibarrier req=0 @ f.c:41
+         1: recv src=0 tag=0 @ f.c:42
+         1: wait req=0 @ f.c:43
+         *: finalize @ f.c:47",
+        &[],
+    );
+}
+
+#[test]
+fn std_ibcast_pipeline_ok() {
+    check(
+        "std_ibcast_pipeline_ok",
+        "ranks 2
+         *: ibcast root=0 req=0 @ f.c:34
+         *: ibcast root=0 req=1 @ f.c:36
+         *: ibcast root=0 req=2 @ f.c:38
+         *: waitall reqs=0,1,2 @ f.c:39
+         *: finalize @ f.c:41",
+        &[],
+    );
+}
+
+#[test]
+fn std_ibcast_wait_reverse_ok() {
+    check(
+        "std_ibcast_wait_reverse_ok",
+        "ranks 2
+         *: ibcast root=0 req=0 @ f.c:33
+         *: ibcast root=0 req=1 @ f.c:35
+         *: wait req=1 @ f.c:36
+         *: wait req=0 @ f.c:38
+         *: finalize @ f.c:40",
+        &[],
+    );
+}
+
+#[test]
+fn std_wildcard_bcast_race() {
+    check(
+        "std_wildcard_bcast_race",
+        "ranks 3
+         0: bcast root=0 @ f.c:42
+         0: send dest=1 tag=0 @ f.c:44
+         1: recv src=any tag=0 matched=2 @ f.c:47
+         1: bcast root=0 @ f.c:48
+         1: recv src=any tag=0 matched=0 @ f.c:49
+         2: send dest=1 tag=0 @ f.c:52
+         2: bcast root=0 @ f.c:53
+         *: finalize @ f.c:57",
+        &[("MR001", 47)],
+    );
+}
