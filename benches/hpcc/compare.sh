@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Compares two hpcc runs (directories holding hpccoutf.txt, stdout.txt, stderr.txt) apart from
+# timings, performance figures and dates: numbers on such lines are replaced by '#', then the
+# files are diffed. Prints how many lines differ raw, which lines differ only in those
+# numbers (by section), and any remaining difference (exit status 1 then).
+#
+#   benches/hpcc/compare.sh target/hpcc-bench/plain-1 target/hpcc-bench/preload-1
+set -euo pipefail
+a=$1 b=$2
+
+# Lines whose numbers are measurements, not results (matched on the lower-cased line).
+TIMING='time|seconds|[^a-z]sec|msec|usec|gb/s|mb/s|mbyte/s|gup/s|gups|flop|tflops|gflops|per second|rate|bandwidth|latency|gbs|gbytes|clock ticks|computing:|tuning:|inverse fft:|^(star|single)stream_'
+# Lines that vary from run to run in hpcc itself, also between two plain runs:
+#   "Node selected N"        the rank for the Single* tests is drawn at random
+#   "Scaled residual: x"     StarDGEMM checks random matrices seeded from the clock
+#   "max number of ping pong pairs", "max client pings = ..."  b_eff sizes its loops by time
+VARIES='^node selected|^scaled residual:|^max number of ping pong pairs|^max client pings'
+
+normalize() {
+    awk -v timing="$TIMING" -v varies="$VARIES" '
+        function hash(s) { gsub(/[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/, "#", s); gsub(/[ \t]+/, " ", s); return s }
+        { low = tolower($0) }
+        # HPL result lines ("WR11C2R4  N  NB  P  Q  Time  Gflops"): the last two are timings.
+        /^W[RC][0-9][0-9][A-Z][0-9][A-Z][0-9] / { $(NF - 1) = "#"; $NF = "#"; print; next }
+        # PTRANS result lines ("WALL|CPU  M N MB NB P Q  time PASSED GB/s resid").
+        /^(WALL|CPU) +[0-9]/ { $8 = "#"; $10 = "#"; print; next }
+        # STREAM lines ("Copy:  rate  avg  min  max"): all figures are timings.
+        /^(Copy|Scale|Add|Triad):/ { print $1, "#"; next }
+        low ~ varies { print "(varies) " hash($0); next }
+        low ~ timing { print hash($0); next }
+        { print }
+    ' "$1"
+}
+
+# mpicheck run adds its own summary lines ("mpicheck: ...") to stderr: listed, not compared.
+strip_mpicheck() { grep -v '^mpicheck: ' "$1" || true; }
+
+status=0
+for f in stdout.txt stderr.txt hpccoutf.txt; do
+    if [ ! -e "$a/$f" ] || [ ! -e "$b/$f" ]; then
+        echo "$f: missing in $a or $b"
+        status=1
+        continue
+    fi
+    own=$(grep '^mpicheck: ' "$b/$f" || true)
+    if [ -n "$own" ]; then
+        echo "$f: mpicheck's own lines (not compared):"
+        echo "$own" | sed 's/^/    /'
+    fi
+    raw=$(diff <(strip_mpicheck "$a/$f") <(strip_mpicheck "$b/$f") | grep -c '^<' || true)
+    rest=$(diff <(strip_mpicheck "$a/$f" | normalize /dev/stdin) <(strip_mpicheck "$b/$f" | normalize /dev/stdin) || true)
+    lines=$(wc -l <"$a/$f")
+    if [ -z "$rest" ]; then
+        echo "$f: $lines lines, $raw differ raw, identical after normalizing timings"
+    else
+        echo "$f: $lines lines, $raw differ raw, DIFFERENT after normalizing timings:"
+        echo "$rest" | sed 's/^/    /'
+        status=1
+    fi
+    if [ "$raw" != 0 ] && [ "${VERBOSE:-1}" = 1 ]; then
+        # Which lines differed raw, counted by section (files of equal length, line by line).
+        awk 'NR == FNR { a[FNR] = $0; next }
+             /^Begin of .* section/ { sec = $3 }
+             a[FNR] != $0 { n[sec == "" ? "-" : sec]++ }
+             END { for (s in n) printf "    %s: %d\n", s, n[s] }' \
+            <(strip_mpicheck "$a/$f") <(strip_mpicheck "$b/$f") | sort
+    fi
+done
+exit $status
