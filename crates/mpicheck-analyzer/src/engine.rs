@@ -683,6 +683,23 @@ impl ProgramBuilder {
         op.a = req;
         self.push(op);
     }
+    #[allow(clippy::too_many_arguments)]
+    pub fn sendrecv(
+        &mut self,
+        dest: Rank,
+        send_tag: i32,
+        source: Rank,
+        recv_tag: i32,
+        bytes: u32,
+        comm: CommId,
+    ) {
+        let mut op = ReplayOp::new(OpKind::Sendrecv);
+        op.peer = dest;
+        op.tag = send_tag;
+        op.comm = comm.0;
+        op.b = self.push_aux(&[source, recv_tag as u32, NO_RANK, bytes]);
+        self.push(op);
+    }
     pub fn waitall(&mut self, reqs: &[u32]) {
         let mut op = ReplayOp::new(OpKind::Wait);
         op.b = reqs.len() as u32;

@@ -1,0 +1,458 @@
+//! One test per matching/completion rule of the replay engine, on hand-written traces.
+
+use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::diagnostic::WaitSemantics;
+use mpicheck_analyzer::engine::{
+    replay, ForcedMatch, Mode, RankOutcome, Replay, ReplayOptions, WaitCond,
+};
+use mpicheck_analyzer::model::Run;
+use mpicheck_analyzer::text_trace::parse;
+
+fn run(text: &str) -> Run {
+    parse(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn replay_mode(text: &str, mode: Mode) -> Replay {
+    replay(&run(text), &ReplayOptions::new(mode))
+}
+
+fn stuck_ranks(r: &Replay) -> Vec<u32> {
+    r.stuck.iter().map(|s| s.rank).collect()
+}
+
+fn codes(text: &str) -> Vec<&'static str> {
+    run_all(&run(text)).iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn messages_from_one_sender_do_not_overtake() {
+    // The ANY_TAG receive takes the first message (tag 1); the tag-1 receive after it
+    // then has nothing left.
+    let text = "ranks 2
+        0: isend dest=1 tag=1 req=0
+        0: isend dest=1 tag=2 req=1
+        0: waitall reqs=0,1
+        1: recv src=0 tag=any
+        1: recv src=0 tag=1";
+    let r = replay_mode(text, Mode::Recorded);
+    assert_eq!(stuck_ranks(&r), vec![1]);
+    assert_eq!(r.stuck[0].event, 1);
+}
+
+#[test]
+fn tags_select_among_messages_of_one_sender() {
+    let text = "ranks 2
+        0: isend dest=1 tag=1 req=0
+        0: isend dest=1 tag=2 req=1
+        0: waitall reqs=0,1
+        1: recv src=0 tag=2
+        1: recv src=0 tag=1";
+    assert!(replay_mode(text, Mode::Strict).completed());
+    let mismatched = "ranks 2\n0: send dest=1 tag=4\n1: recv src=0 tag=3";
+    let r = replay_mode(mismatched, Mode::Recorded);
+    assert_eq!(stuck_ranks(&r), vec![1]);
+}
+
+#[test]
+fn wildcard_receive_takes_the_recorded_source_and_reports_the_race() {
+    let text = "ranks 3
+        1-2: send dest=0 tag=0
+        0: recv src=any tag=0 matched=2
+        0: recv src=any tag=0 matched=1";
+    let r = replay_mode(text, Mode::Recorded);
+    assert!(r.completed());
+    assert_eq!(r.races.len(), 1, "{:?}", r.races);
+    assert_eq!(r.races[0].matched, 2);
+    assert_eq!(
+        r.races[0]
+            .candidates
+            .iter()
+            .map(|c| c.0)
+            .collect::<Vec<_>>(),
+        vec![1, 2]
+    );
+    assert!(codes(text).contains(&"MR001"));
+}
+
+#[test]
+fn a_wildcard_with_one_possible_sender_is_no_race() {
+    let text = "ranks 3
+        1: send dest=0 tag=0
+        0: recv src=any tag=0 matched=1
+        0: send dest=2 tag=0
+        2: recv src=0 tag=0
+        2: send dest=0 tag=0
+        0: recv src=any tag=0 matched=2";
+    assert!(codes(text).is_empty(), "{:?}", codes(text));
+}
+
+#[test]
+fn a_probe_does_not_consume_and_a_matched_probe_does() {
+    let ok = "ranks 2
+        0: send dest=1 tag=1
+        1: probe src=0 tag=1
+        1: probe src=any tag=1
+        1: recv src=0 tag=1";
+    assert!(replay_mode(ok, Mode::Strict).completed());
+    let consumed = "ranks 2
+        0: send dest=1 tag=1
+        1: mprobe src=0 tag=1
+        1: mrecv
+        1: probe src=0 tag=1";
+    let r = replay_mode(consumed, Mode::Recorded);
+    assert_eq!(stuck_ranks(&r), vec![1]);
+    assert_eq!(r.stuck[0].event, 2);
+}
+
+#[test]
+fn polling_probes_and_tests_never_block() {
+    let text = "ranks 2
+        1: iprobe src=0 tag=0 found=0
+        1: irecv src=0 tag=0 req=0
+        1: test req=0 flag=0
+        1: test req=0 flag=0
+        1: barrier
+        1: test req=0 flag=1
+        0: barrier
+        0: ssend dest=1 tag=0";
+    // If a failed test blocked, rank 1 would wait for the message before the barrier that
+    // rank 0 must pass before sending it.
+    assert!(replay_mode(text, Mode::Strict).completed());
+}
+
+#[test]
+fn a_successful_test_waits_like_a_wait() {
+    let text = "ranks 2
+        1: irecv src=0 tag=0 req=0
+        1: test req=0 flag=1";
+    let r = replay_mode(text, Mode::Recorded);
+    assert_eq!(stuck_ranks(&r), vec![1]);
+    assert_eq!(r.stuck[0].event, 1);
+}
+
+#[test]
+fn waitany_needs_one_and_waitall_needs_all() {
+    let any = "ranks 3
+        0: irecv src=1 tag=0 req=0
+        0: irecv src=2 tag=0 req=1
+        0: waitany reqs=0,1 index=1
+        2: send dest=0 tag=0";
+    assert!(replay_mode(any, Mode::Strict).completed());
+    let all = any.replace("waitany reqs=0,1 index=1", "waitall reqs=0,1");
+    let r = replay_mode(&all, Mode::Strict);
+    assert_eq!(stuck_ranks(&r), vec![0]);
+    assert!(matches!(r.stuck[0].cond, WaitCond::Rank { rank: 1, .. }));
+}
+
+#[test]
+fn waitany_blocked_forever_is_an_or_node() {
+    let text = "ranks 3
+        0: irecv src=1 tag=0 req=0
+        0: irecv src=2 tag=0 req=1
+        0: blocked waitany reqs=0,1
+        1: blocked recv src=0 tag=5
+        2: blocked recv src=0 tag=6";
+    let d = run_all(&run(text));
+    let dl = d.iter().find(|d| d.code == "DL001").expect("DL001");
+    let g = dl.wait_for.as_ref().unwrap();
+    let node0 = g.nodes.iter().find(|n| n.ranks == vec![0]).unwrap();
+    assert_eq!(node0.semantics, WaitSemantics::Or);
+    assert!(g.nodes.iter().all(|n| n.in_cycle || n.ranks.is_empty()));
+}
+
+#[test]
+fn an_or_wait_released_by_a_running_rank_is_no_deadlock() {
+    // Rank 2 was still running when the trace ended: it may yet send.
+    let text = "ranks 3
+        0: blocked recv src=any tag=0
+        1: blocked recv src=0 tag=0
+        2: other MPI_Comm_rank
+        2: end interrupted still running";
+    let r = run(text);
+    assert!(mpicheck_analyzer::checks::actual_deadlock(&r).is_none());
+}
+
+#[test]
+fn buffered_sends_need_room_in_the_attached_buffer() {
+    let roomy = "ranks 2
+        *: buffer_attach bytes=64
+        0: bsend dest=1 tag=0 count=4 type=double
+        1: bsend dest=0 tag=0 count=4 type=double
+        0: recv src=1 tag=0
+        1: recv src=0 tag=0";
+    assert!(replay_mode(roomy, Mode::Strict).completed());
+    let tight = roomy.replace("bytes=64", "bytes=16");
+    assert_eq!(stuck_ranks(&replay_mode(&tight, Mode::Strict)), vec![0, 1]);
+    // The buffer is given back when the message is received.
+    let reused = "ranks 2
+        0: buffer_attach bytes=32
+        0: bsend dest=1 tag=0 count=4 type=double
+        1: recv src=0 tag=0
+        1: ssend dest=0 tag=1
+        0: recv src=1 tag=1
+        0: bsend dest=1 tag=2 count=4 type=double
+        0: recv src=1 tag=3
+        1: send dest=0 tag=3
+        1: recv src=0 tag=2";
+    assert!(replay_mode(reused, Mode::Strict).completed());
+}
+
+#[test]
+fn standard_sends_are_buffered_as_recorded_and_synchronous_when_strict() {
+    let text = "ranks 2
+        *: send dest=0 tag=0
+        0: send dest=1 tag=0
+        1: send dest=0 tag=0
+        *: recv src=0 tag=0";
+    let text = text.replace("*: send dest=0 tag=0\n", "");
+    let text = text.replace(
+        "*: recv src=0 tag=0",
+        "0: recv src=1 tag=0\n1: recv src=0 tag=0",
+    );
+    assert!(replay_mode(&text, Mode::Recorded).completed());
+    assert_eq!(stuck_ranks(&replay_mode(&text, Mode::Strict)), vec![0, 1]);
+    // A standard send the trace shows blocked was not buffered.
+    let blocked = "ranks 2
+        0: blocked send dest=1 tag=0
+        1: blocked send dest=0 tag=0";
+    assert_eq!(
+        stuck_ranks(&replay_mode(blocked, Mode::Recorded)),
+        vec![0, 1]
+    );
+}
+
+#[test]
+fn ready_sends_behave_like_standard_sends() {
+    let text = "ranks 2
+        1: irecv src=0 tag=0 req=0
+        1: barrier
+        0: barrier
+        0: rsend dest=1 tag=0
+        1: wait req=0";
+    assert!(replay_mode(text, Mode::Strict).completed());
+}
+
+#[test]
+fn sendrecv_exchanges_without_deadlock() {
+    let text = "ranks 3
+        0: sendrecv dest=1 sendtag=0 src=2 recvtag=0
+        1: sendrecv dest=2 sendtag=0 src=0 recvtag=0
+        2: sendrecv dest=0 sendtag=0 src=1 recvtag=0";
+    assert!(replay_mode(text, Mode::Strict).completed());
+}
+
+#[test]
+fn proc_null_completes_at_once() {
+    let text = "ranks 2
+        0: ssend dest=null tag=0
+        0: recv src=null tag=0
+        1: sendrecv dest=null src=null";
+    assert!(replay_mode(text, Mode::Strict).completed());
+}
+
+#[test]
+fn persistent_requests_restart() {
+    let text = "ranks 2
+        0: ssend_init dest=1 tag=0 req=0
+        1: recv_init src=0 tag=0 req=0
+        *: start req=0
+        *: wait req=0
+        *: start req=0
+        *: wait req=0
+        *: barrier_init req=1
+        *: start req=1
+        *: wait req=1
+        *: request_free req=0";
+    assert!(replay_mode(text, Mode::Strict).completed());
+    // One start too many on the receiver: the second message never comes.
+    let extra = text.replace(
+        "*: barrier_init req=1",
+        "1: start req=0\n1: wait req=0\n*: barrier_init req=1",
+    );
+    let r = replay_mode(&extra, Mode::Strict);
+    assert_eq!(r.ranks[1], RankOutcome::Stuck { event: 6 });
+}
+
+#[test]
+fn cancelled_receive_completes() {
+    let text = "ranks 2
+        0: irecv src=1 tag=0 req=0
+        0: cancel req=0
+        0: wait req=0
+        0: ssend dest=1 tag=1
+        1: recv src=0 tag=1";
+    assert!(replay_mode(text, Mode::Strict).completed());
+}
+
+#[test]
+fn recorded_collectives_wait_only_for_their_data() {
+    // A broadcast root leaves at once, a gather's non-roots too, a scan needs lower ranks.
+    let text = "ranks 3
+        0: bcast root=0
+        0: send dest=1 tag=0
+        1: recv src=0 tag=0
+        1: bcast root=0
+        2: bcast root=0";
+    assert!(replay_mode(text, Mode::Recorded).completed());
+    assert!(!replay_mode(text, Mode::Strict).completed());
+    let scan = "ranks 3
+        0: scan
+        0: send dest=2 tag=0
+        1: scan
+        2: recv src=0 tag=0
+        2: scan";
+    assert!(replay_mode(scan, Mode::Recorded).completed());
+    let exscan_wrong = scan.replace("0: scan\n", "0: recv src=2 tag=1\n0: scan\n");
+    let r = replay_mode(&exscan_wrong, Mode::Recorded);
+    assert!(!r.completed());
+}
+
+#[test]
+fn blocking_and_nonblocking_collectives_never_match() {
+    let text = "ranks 2
+        0: ibarrier req=0
+        0: wait req=0
+        1: barrier";
+    for mode in [Mode::Recorded, Mode::Strict] {
+        assert_eq!(stuck_ranks(&replay_mode(text, mode)), vec![0, 1]);
+    }
+}
+
+#[test]
+fn collectives_match_in_order_per_communicator() {
+    let text = "ranks 3
+        comm 1 members 0 1
+        0: barrier comm=1
+        0: barrier
+        1: barrier comm=1
+        1: barrier
+        2: barrier";
+    assert!(replay_mode(text, Mode::Strict).completed());
+    let crossed = "ranks 2
+        comm 1 members 0 1
+        0: barrier comm=1
+        0: barrier
+        1: barrier
+        1: barrier comm=1";
+    let r = replay_mode(crossed, Mode::Strict);
+    assert_eq!(stuck_ranks(&r), vec![0, 1]);
+}
+
+#[test]
+fn nonblocking_collectives_progress_while_blocked_elsewhere() {
+    let text = "ranks 2
+        0: ibarrier req=0
+        0: wait req=0
+        0: ssend dest=1 tag=0
+        1: ibarrier req=0
+        1: recv src=0 tag=0
+        1: wait req=0";
+    assert!(replay_mode(text, Mode::Strict).completed());
+}
+
+#[test]
+fn a_rank_blocked_on_a_finalized_peer_is_an_actual_deadlock() {
+    let text = "ranks 2
+        0: blocked recv src=1 tag=0 @ a.c:3
+        1: finalize @ a.c:9";
+    let d = mpicheck_analyzer::checks::actual_deadlock(&run(text)).expect("DL001");
+    assert!(d.message.contains("already finished"), "{}", d.message);
+    assert_eq!(d.locations[0].line, Some(3));
+    assert!(d.locations[0].label.contains("MPI_Finalize"));
+}
+
+#[test]
+fn ranks_waiting_on_the_cycle_are_folded() {
+    let text = "ranks 6
+        0: blocked ssend dest=1 tag=0 @ c.c:1
+        1: blocked ssend dest=0 tag=0 @ c.c:1
+        2-5: blocked recv src=0 tag=9 @ c.c:7";
+    let d = mpicheck_analyzer::checks::actual_deadlock(&run(text)).expect("DL001");
+    let g = d.wait_for.unwrap();
+    let cycle: Vec<u32> = g
+        .nodes
+        .iter()
+        .filter(|n| n.in_cycle)
+        .flat_map(|n| n.ranks.clone())
+        .collect();
+    assert_eq!(cycle, vec![0, 1]);
+    let folded: Vec<_> = g.nodes.iter().filter(|n| !n.in_cycle).collect();
+    assert_eq!(folded.len(), 1);
+    assert_eq!(folded[0].ranks, vec![2, 3, 4, 5]);
+    // Locations: the cycle first, the folded waiters in one location.
+    assert_eq!(d.locations.len(), 2);
+    assert_eq!(d.locations[1].ranks, vec![2, 3, 4, 5]);
+}
+
+#[test]
+fn another_wildcard_matching_that_deadlocks_is_dl003() {
+    let text = "ranks 3
+        0: recv src=any tag=0 matched=1 @ w.c:5
+        0: recv src=2 tag=0 @ w.c:6
+        1: send dest=0 tag=0 @ w.c:10
+        2: send dest=0 tag=0 @ w.c:20";
+    let d = run_all(&run(text));
+    let found: Vec<&str> = d.iter().map(|d| d.code).collect();
+    assert_eq!(found, vec!["DL003", "MR001"], "{d:#?}");
+    let dl3 = &d[0];
+    assert_eq!(dl3.locations[0].line, Some(5));
+    assert!(dl3.locations.iter().any(|l| l.line == Some(20)));
+    // The forced replay itself.
+    let r = replay(
+        &run(text),
+        &ReplayOptions {
+            mode: Mode::Strict,
+            forced: Some(ForcedMatch {
+                rank: 0,
+                event: 0,
+                source: 2,
+            }),
+        },
+    );
+    assert_eq!(r.forced_matched, Some(true));
+    assert_eq!(r.ranks[0], RankOutcome::Stuck { event: 1 });
+}
+
+#[test]
+fn an_alternative_matching_strict_rules_make_impossible_is_not_explored_as_a_deadlock() {
+    // std_wildcard_bcast_race: rank 0's message exists only after a broadcast rank 1
+    // joins after the wildcard receive.
+    let text = "ranks 3
+        0: bcast root=0
+        0: send dest=1 tag=0
+        1: recv src=any tag=0 matched=2
+        1: bcast root=0
+        1: recv src=any tag=0 matched=0
+        2: send dest=1 tag=0
+        2: bcast root=0";
+    assert_eq!(codes(text), vec!["MR001"]);
+}
+
+#[test]
+fn exploration_is_bounded_and_says_so() {
+    // 70 racing receives, each with an alternative that deadlocks (a later receive names
+    // the sender whose message the alternative would take).
+    let mut text = String::from("ranks 3\n");
+    for i in 0..70 {
+        text.push_str(&format!(
+            "1: send dest=0 tag={i}\n2: send dest=0 tag={i}\n0: recv src=any tag={i} matched=1 @ w.c:{i}\n0: recv src=2 tag={i}\n"
+        ));
+    }
+    let d = run_all(&run(&text));
+    assert!(d.iter().any(|d| d.code == "DL003"));
+    assert!(d
+        .iter()
+        .filter(|d| d.code == "DL003" || d.code == "MR001")
+        .all(|d| d.notes.iter().any(|n| n.contains("inconclusive"))));
+}
+
+#[test]
+fn a_mismatch_that_hangs_is_not_reported_twice() {
+    // fig21: the strict replay deadlocks because of the mismatch; CO001 says it all.
+    let text = "ranks 3
+        0-1: bcast root=0
+        0-1: gather root=0
+        2: gather root=0
+        2: bcast root=0";
+    assert_eq!(codes(text), vec!["CO001"]);
+}
