@@ -7,12 +7,7 @@ fn main() {
         name: "mpich",
         cc_env: "MPICHECK_MPICC_MPICH",
         default_cc: "mpicc.mpich",
-        fortran_defines: &[
-            "MPICHECK_FAMILY_MPICH",
-            "MPICHECK_FORTRAN_F77",
-            "MPICHECK_FORTRAN_F08",
-            "MPICHECK_FORTRAN_F08TS",
-            "MPICHECK_FORTRAN_F08_DESC_BUFFERS",
-        ],
+        fc: Some(("MPICHECK_MPIFORT_MPICH", "mpifort.mpich")),
+        defines: &["MPICHECK_FAMILY_MPICH"],
     });
 }

@@ -7,10 +7,7 @@ fn main() {
         name: "openmpi",
         cc_env: "MPICHECK_MPICC_OPENMPI",
         default_cc: "mpicc.openmpi",
-        fortran_defines: &[
-            "MPICHECK_FAMILY_OPENMPI",
-            "MPICHECK_FORTRAN_F77",
-            "MPICHECK_FORTRAN_F08",
-        ],
+        fc: Some(("MPICHECK_MPIFORT_OPENMPI", "mpifort.openmpi")),
+        defines: &["MPICHECK_FAMILY_OPENMPI"],
     });
 }

@@ -16,8 +16,12 @@ struct Family {
     cc_env: &'static str,
     /// Default compiler wrapper (Debian's alternatives-independent names).
     default_cc: &'static str,
-    /// Fortran binding flavours this family's libraries implement (see gen_wrappers.py).
-    fortran_defines: &'static [&'static str],
+    /// Environment variable that overrides the Fortran compiler wrapper, and its default; None
+    /// for an MPI without Fortran bindings. Its link line names the Fortran libraries whose
+    /// exported entry points get wrappers.
+    fc: Option<(&'static str, &'static str)>,
+    /// Defines written into have.h (e.g. the family, for mpicheck_fortran.h).
+    defines: &'static [&'static str],
 }
 
 fn run(cmd: &mut Command) -> Result<std::process::Output, String> {
@@ -85,6 +89,33 @@ fn link_flags(cc: &str) -> Vec<String> {
         .collect()
 }
 
+/// Fortran entry points (`mpi_*_`) exported by the libraries the family's Fortran compiler
+/// wrapper links, or None (with the reason) if there is no such wrapper or they cannot be
+/// listed. The generated Fortran wrappers are compiled for exactly these symbols.
+fn fortran_symbols(fc: &str, c_flags: &[String]) -> Result<Vec<String>, String> {
+    let out = run(Command::new(fc).arg("-show"))?;
+    let mut flags: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(str::to_string)
+        .collect();
+    // The C wrapper's library directories too (Open MPI's Fortran -L may not exist).
+    flags.extend(c_flags.iter().filter(|f| f.starts_with("-L")).cloned());
+    let symbols = exported_symbols(&flags)
+        .ok_or_else(|| format!("cannot list the libraries of `{fc} -show`"))?;
+    let mut names: Vec<String> = symbols
+        .into_iter()
+        .filter(|s| {
+            s.starts_with("mpi_")
+                && s.ends_with('_')
+                && !s.ends_with("__")
+                && s.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        })
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
 /// Dynamic symbols defined by the MPI libraries named in the link flags, or None if they
 /// cannot be listed (no nm, library not found).
 fn exported_symbols(flags: &[String]) -> Option<std::collections::HashSet<String>> {
@@ -112,7 +143,10 @@ fn exported_symbols(flags: &[String]) -> Option<std::collections::HashSet<String
         else {
             continue;
         };
-        let out = run(Command::new("nm").args(["-D", "--defined-only"]).arg(&path)).ok()?;
+        // Not every lib*.so is a shared object (libm.so is a linker script): skip those.
+        let Ok(out) = run(Command::new("nm").args(["-D", "--defined-only"]).arg(&path)) else {
+            continue;
+        };
         found = true;
         for line in String::from_utf8_lossy(&out.stdout).lines() {
             if let Some(name) = line.split_whitespace().last() {
@@ -125,6 +159,9 @@ fn exported_symbols(flags: &[String]) -> Option<std::collections::HashSet<String
 
 fn build_family(family: Family) {
     println!("cargo:rerun-if-env-changed={}", family.cc_env);
+    if let Some((fc_env, _)) = family.fc {
+        println!("cargo:rerun-if-env-changed={fc_env}");
+    }
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let shared = manifest.join("../mpicheck-interpose");
     let recorder_include = manifest.join("../mpicheck-recorder/include");
@@ -181,11 +218,27 @@ fn build_family(family: Family) {
     }
     let mut have = String::from("/* Written by build_common.rs from this MPI's mpi.h. */\n");
     have += &format!("#define MPICHECK_FAMILY \"{}\"\n", family.name);
-    for define in family.fortran_defines {
+    for define in family.defines {
         have += &format!("#define {define} 1\n");
     }
     for name in &functions {
         have += &format!("#define MPICHECK_HAVE_{name} 1\n");
+    }
+    // Fortran entry points: only those this MPI's Fortran libraries export (a program can
+    // only call those), each wrapped by c/generated/fortran.c.
+    if let Some((fc_env, default_fc)) = family.fc {
+        let fc = env::var(fc_env).unwrap_or_else(|_| default_fc.to_string());
+        match fortran_symbols(&fc, &flags) {
+            Ok(symbols) => {
+                for sym in &symbols {
+                    have += &format!("#define MPICHECK_HAVE_F_{sym} 1\n");
+                }
+            }
+            Err(e) => println!(
+                "cargo:warning={} interposition library built without Fortran wrappers: {e}",
+                family.name
+            ),
+        }
     }
     fs::write(out_dir.join("have.h"), have).unwrap();
 

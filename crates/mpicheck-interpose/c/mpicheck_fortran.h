@@ -98,4 +98,45 @@ static inline const void *mpicheck_f_buf(const void *addr)
     return addr;
 }
 
+/* Fortran sentinels of integer array arguments (MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY,
+ * MPI_ERRCODES_IGNORE) are addresses of library globals too: mapped to the C constants, so the
+ * C wrappers' length expressions recognize them and never read through them. */
+static inline const void *mpicheck_f_array(const void *addr)
+{
+    /* Open MPI (mpif.h, `use mpi`, mpi_f08) and MPICH's mpi_f08: the globals themselves.
+     * MPICH's mpif.h: pointer variables set when its Fortran runtime initializes. */
+    static void *c[9];
+    static int l[9];
+    static const char *const n0[] = {"mpi_fortran_unweighted_", NULL};
+    static const char *const n1[] = {"__mpi_f08_link_constants_MOD_mpi_unweighted", NULL};
+    static const char *const n2[] = {"MPIR_C_MPI_UNWEIGHTED", NULL};
+    static const char *const n3[] = {"mpi_fortran_weights_empty_", NULL};
+    static const char *const n4[] = {"__mpi_f08_link_constants_MOD_mpi_weights_empty", NULL};
+    static const char *const n5[] = {"MPIR_C_MPI_WEIGHTS_EMPTY", NULL};
+    static const char *const n6[] = {"mpi_fortran_errcodes_ignore_", NULL};
+    static const char *const n7[] = {"__mpi_f08_link_constants_MOD_mpi_errcodes_ignore", NULL};
+    static void *p[3];
+    static int lp[3];
+    static const char *const p0[] = {"MPIR_F_MPI_UNWEIGHTED", NULL};
+    static const char *const p1[] = {"MPIR_F_MPI_WEIGHTS_EMPTY", NULL};
+    static const char *const p2[] = {"MPI_F_ERRCODES_IGNORE", NULL};
+    void *a;
+    if (addr == NULL) return addr;
+    if (((a = mpicheck_fortran_global(&c[0], &l[0], n0)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&c[1], &l[1], n1)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&c[2], &l[2], n2)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&p[0], &lp[0], p0)) && addr == *(void **)a))
+        return MPI_UNWEIGHTED;
+    if (((a = mpicheck_fortran_global(&c[3], &l[3], n3)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&c[4], &l[4], n4)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&c[5], &l[5], n5)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&p[1], &lp[1], p1)) && addr == *(void **)a))
+        return MPI_WEIGHTS_EMPTY;
+    if (((a = mpicheck_fortran_global(&c[6], &l[6], n6)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&c[7], &l[7], n7)) && addr == a) ||
+        ((a = mpicheck_fortran_global(&p[2], &lp[2], p2)) && addr == *(void **)a))
+        return MPI_ERRCODES_IGNORE;
+    return addr;
+}
+
 #endif

@@ -5,7 +5,9 @@ Usage: gen_wrappers.py [OUT_DIR]   (default: ../c/generated next to this script)
 
 Writes `wrappers.c` (one recording wrapper `MPI_Xxx` per C function of the standard, including
 the `_c` large-count variants, plus the function table as a string) and `fortran.c` (recording
-wrappers for the Fortran entry points that matter to the analysis). Both are committed; a test
+wrappers for the Fortran entry points of every procedure with a Fortran binding: mpif.h and
+`use mpi` `mpi_xxx_`, `use mpi_f08` `mpi_xxx_f08_`, MPICH's `_f08ts_` and large-count variants,
+Open MPI's `_cptr_` overloads; see FLAVOURS and FORTRAN_EXCLUDED). Both are committed; a test
 regenerates them and diffs, so edit this script, never the output.
 
 The API description is `apis.json` from the MPI Forum's `pympistandard` package (MIT), kept in
@@ -204,9 +206,11 @@ def load_functions():
             continue
         raw = proc._parseset["parameters"]
         funcs.append(Func(iso.name, iso, raw, False))
+        funcs[-1].proc = proc
         if proc.has_embiggenment():
             big = proc.express.embiggen.iso_c
             funcs.append(Func(big.name, big, raw, True))
+            funcs[-1].proc = proc
     for i, f in enumerate(funcs):
         f.id = i
     return funcs
@@ -522,28 +526,49 @@ def gen_wrappers_c(funcs):
 # Fortran
 # ---------------------------------------------------------------------------------------------
 
-FORTRAN_FUNCS = [
-    "MPI_Init", "MPI_Init_thread", "MPI_Finalize",
-    "MPI_Send", "MPI_Bsend", "MPI_Ssend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv", "MPI_Sendrecv_replace",
-    "MPI_Isend", "MPI_Ibsend", "MPI_Issend", "MPI_Irsend", "MPI_Irecv",
-    "MPI_Send_init", "MPI_Bsend_init", "MPI_Ssend_init", "MPI_Rsend_init", "MPI_Recv_init",
-    "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe", "MPI_Mrecv", "MPI_Imrecv",
-    "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
-    "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
-    "MPI_Start", "MPI_Startall", "MPI_Cancel", "MPI_Request_free",
-    "MPI_Barrier", "MPI_Bcast", "MPI_Gather", "MPI_Gatherv", "MPI_Scatter", "MPI_Scatterv",
-    "MPI_Allgather", "MPI_Allgatherv", "MPI_Alltoall", "MPI_Alltoallv", "MPI_Alltoallw",
-    "MPI_Reduce", "MPI_Allreduce", "MPI_Reduce_scatter", "MPI_Reduce_scatter_block", "MPI_Scan", "MPI_Exscan",
-    "MPI_Ibarrier", "MPI_Ibcast", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv",
-    "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ialltoallw",
-    "MPI_Ireduce", "MPI_Iallreduce", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan",
-    "MPI_Comm_dup", "MPI_Comm_dup_with_info", "MPI_Comm_split", "MPI_Comm_split_type", "MPI_Comm_create",
-    "MPI_Comm_create_group", "MPI_Comm_free", "MPI_Intercomm_create", "MPI_Intercomm_merge", "MPI_Cart_create",
-    "MPI_Type_contiguous", "MPI_Type_vector", "MPI_Type_create_hvector", "MPI_Type_indexed",
-    "MPI_Type_create_hindexed", "MPI_Type_create_indexed_block", "MPI_Type_create_hindexed_block",
-    "MPI_Type_create_struct", "MPI_Type_create_subarray", "MPI_Type_create_resized", "MPI_Type_dup",
-    "MPI_Type_commit", "MPI_Type_free",
-    "MPI_Buffer_attach", "MPI_Buffer_detach",
+# Every procedure of the standard with a Fortran binding gets Fortran entry points, except
+# these, which are excluded on purpose (name -> reason). Procedures without a C binding
+# (MPI_Sizeof, MPI_F_sync_reg) have no entry in the function table and are never recorded;
+# procedures without a Fortran binding (handle conversions, MPI_T_*) need none.
+FORTRAN_EXCLUDED = {
+    # None at present: every such procedure is wrapped. Reasons that would put one here: its
+    # Fortran entry point's arguments cannot be forwarded unchanged (e.g. a library routine
+    # whose real signature differs from the standard's), or recording it would call into MPI
+    # where that is not allowed. Procedures whose Fortran binding is not an exported symbol
+    # (Open MPI's `mpi_f08` MPI_Wtime/MPI_Wtick are BIND(C) to the C MPI_Wtime) are recorded by
+    # the C wrapper, without MPICHECK_FLAG_FORTRAN.
+}
+
+# Kinds of Fortran choice arguments that MPICH's `mpi_f08` `_f08ts` routines take as
+# TYPE(*), DIMENSION(..) array descriptors. C_BUFFER2 (detached buffer addresses) is a
+# TYPE(C_PTR) in mpi_f08, passed by reference like in mpif.h.
+DESC_KINDS = {"BUFFER"}
+# Kinds passed as CHARACTER(*) dummies: each adds a hidden length argument at the end.
+STRING_KINDS = {"STRING", "STRING_ARRAY", "STRING_2DARRAY"}
+# Array arguments whose Fortran sentinels (MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY,
+# MPI_ERRCODES_IGNORE) are addresses of library globals: mapped to the C constants before the
+# length expressions compare against them.
+SENTINEL_ARRAY_KINDS = {"WEIGHT", "ERROR_CODE"}
+
+# The Fortran entry points, by symbol suffix (gfortran's naming: lowercase, one trailing
+# underscore): (suffix, how choice buffers arrive, large-count binding, which procedures).
+# "desc": the array descriptor of MPICH's `mpi_f08` TYPE(*), DIMENSION(..) routines, whose
+# first field is the base address. Each entry point is compiled only where the family's
+# Fortran libraries export the symbol (MPICHECK_HAVE_F_<symbol>, written by the build script),
+# so the table can list every variant either family has.
+FLAVOURS = [
+    # mpif.h and `use mpi` (both families).
+    ("_", "plain", False, "all"),
+    # `use mpi_f08`: Open MPI's routines (choice buffers by address), MPICH's routines without
+    # a choice buffer.
+    ("_f08_", "plain", False, "all"),
+    # `use mpi_f08`: MPICH's routines with a TYPE(*), DIMENSION(..) buffer.
+    ("_f08ts_", "desc", False, "choice"),
+    # `use mpi_f08` large-count (MPI_Xxx_c) routines of MPICH, without and with a buffer.
+    ("_f08_large_", "plain", True, "all"),
+    ("_f08ts_large_", "desc", True, "choice"),
+    # Open MPI's `use mpi` TYPE(C_PTR) overloads (MPI_Alloc_mem, MPI_Win_allocate...).
+    ("_cptr_", "plain", False, "cptr"),
 ]
 
 # C handle type -> the conversion from a Fortran integer handle.
@@ -558,19 +583,11 @@ F2C = {
     "MPI_Win": "PMPI_Win_f2c",
     "MPI_File": "PMPI_File_f2c",
     "MPI_Errhandler": "PMPI_Errhandler_f2c",
+    "MPI_Session": "PMPI_Session_f2c",
 }
 
-# The Fortran binding flavours: (suffix of the C function implementing it, symbol templates,
-# how buffers arrive). "desc": the Fortran array descriptor of MPICH's `mpi_f08` TYPE(*),
-# DIMENSION(..) routines, whose first field is the base address.
-FLAVOURS = [
-    # mpif.h and `use mpi` (both families; gfortran's single trailing underscore).
-    ("f77", ["mpi_{n}_"], "plain"),
-    # `use mpi_f08`: Open MPI's routines, and MPICH's routines without a choice buffer.
-    ("f08", ["mpi_{n}_f08_"], "plain"),
-    # `use mpi_f08`: MPICH's routines with a TYPE(*), DIMENSION(..) buffer.
-    ("f08ts", ["mpi_{n}_f08ts_"], "desc"),
-]
+# C return types of the procedures that are Fortran functions (MPI_Wtime, MPI_Aint_add...).
+F_RETURN_TYPES = {"double", "MPI_Aint"}
 
 
 def fconv(p, expr):
@@ -610,39 +627,106 @@ def fortran_type(p):
     return "MPI_Fint *"
 
 
-def gen_fortran_wrapper(func, flavour, symbols, bufmode):
+# The Fortran type each C-side pointer type stands for, checked against the standard's Fortran
+# declarations so that a mismatch fails generation instead of a program at run time.
+F90_TYPES = {
+    "MPI_Fint *": ("INTEGER", "LOGICAL"),
+    "MPI_Aint *": ("INTEGER(KIND=MPI_ADDRESS_KIND)",),
+    "MPI_Count *": ("INTEGER(KIND=MPI_COUNT_KIND)",),
+    "MPI_Offset *": ("INTEGER(KIND=MPI_OFFSET_KIND)",),
+}
+
+
+class FortranBinding:
+    """The Fortran binding of one C function (`MPI_Send`, or `MPI_Send_c` for the large-count
+    `mpi_f08` routines): its arguments in order, hidden string lengths, return value."""
+
+    def __init__(self, func):
+        self.func = func
+        proc = func.proc
+        expr = proc.express.embiggen.f08 if func.embiggened else proc.express.f90
+        names = [q.name.lower() for q in expr.parameters]
+        self.has_ierror = "ierror" in names
+        names = [n for n in names if n != "ierror"]
+        by_name = {p.name: p for p in func.params}
+        missing = [n for n in names if n not in by_name]
+        assert not missing, (func.name, missing)
+        # In C order (the Fortran order is the same; checked).
+        self.params = [by_name[n] for n in names]
+        assert [p.name for p in func.params if p.name in names] == names, func.name
+        self.strings = [p for p in self.params if p.kind in STRING_KINDS]
+        ret = None if func.embiggened else expr.return_type
+        self.return_type = func.return_type if ret else None
+        assert self.return_type in (None,) + tuple(F_RETURN_TYPES), (func.name, func.return_type)
+        if not func.embiggened:
+            for q in expr.parameters:
+                if q.name.lower() == "ierror":
+                    continue
+                p = by_name[q.name.lower()]
+                want = F90_TYPES.get(fortran_type(p))
+                assert want is None or q.type in want, (func.name, p.name, fortran_type(p), q.type)
+        self.choice = any(p.kind in DESC_KINDS for p in self.params)
+        self.cptr = not func.embiggened and proc._parseset["attributes"]["f90_index_overload"] is not None
+
+    def arg_types(self):
+        types = [fortran_type(p) for p in self.params]
+        names = [f"f_{p.name}" for p in self.params]
+        if self.has_ierror:
+            types.append("MPI_Fint *")
+            names.append("ierror")
+        for p in self.strings:
+            types.append("size_t ")
+            names.append(f"f_len_{p.name}")
+        return types, names
+
+    def symbols(self):
+        """(symbol, buffer mode) of every entry point this binding may have."""
+        base = (self.func.name[:-2] if self.func.embiggened else self.func.name)[4:].lower()
+        out = []
+        for suffix, bufmode, large, which in FLAVOURS:
+            if large != self.func.embiggened:
+                continue
+            if which == "choice" and not self.choice:
+                continue
+            if which == "cptr" and not self.cptr:
+                continue
+            out.append((f"mpi_{base}{suffix}", bufmode))
+        return out
+
+
+def gen_fortran_impl(binding, bufmode, impl):
+    """The recording body shared by the entry points of one binding and buffer mode: records
+    the call with the C values of its arguments and forwards it to the MPI library's routine
+    `next_name` (looked up once into *next)."""
+    func = binding.func
     acc = FAccess()
-    base = func.name
-    params = [p for p in func.params if p.mode != "varargs"]
-    if base in ("MPI_Init", "MPI_Init_thread"):
-        # The Fortran bindings have no argc/argv; their words are recorded as 0.
-        params = [p for p in params if p.kind not in ("ARGUMENT_COUNT", "ARGUMENT_LIST")]
-    for p in params:
-        assert not (p.mode == "status" and p.dir == "in"), (base, p.name)
-    ftypes = [fortran_type(p) for p in params] + ["MPI_Fint *"]
-    fnames = [f"f_{p.name}" for p in params] + ["ierror"]
+    params = binding.params
+    ftypes, fnames = binding.arg_types()
     fproto = ", ".join(f"{t}{n}" for t, n in zip(ftypes, fnames))
-    fn_type = f"void (*)({', '.join(ftypes)})"
-    lower = base[4:].lower()
-    impl = f"mpicheck_f_{flavour}_{lower}"
-    next_symbol = symbols[0].format(n=lower)
-    lines = [f"static void {impl}(const void *site, {fproto})", "{"]
-    lines.append("    static void *next;")
-    lines.append(f'    if (!next) next = mpicheck_fortran_next("{next_symbol}");')
-    lines.append(
-        f"    if (__builtin_expect(mpicheck_depth != 0, 0)) {{ (({fn_type})next)({', '.join(fnames)}); return; }}"
-    )
+    ret_type = binding.return_type or "void"
+    fn_type = f"{ret_type} (*)({', '.join(ftypes) or 'void'})"
+    lines = [f"static {ret_type} {impl}(void **next, const char *next_name, const void *site{', ' if fproto else ''}{fproto})", "{"]
+    lines.append("    if (!*next) *next = mpicheck_fortran_next(next_name);")
+    direct = f"(({fn_type})*next)({', '.join(fnames)})"
+    if binding.return_type:
+        lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) return {direct};")
+    else:
+        lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) {{ {direct}; return; }}")
     lines.append("    mpicheck_depth++;")
     # C views of the arguments, named like the C parameters.
     for p in params:
         if p.mode == "value":
             lines.append(f"    {p.base_type} {p.name} = {fconv(p, '*f_' + p.name)};")
         elif p.mode == "addr":
-            if p.kind == "BUFFER":
+            if p.kind in DESC_KINDS:
                 raw = f"mpicheck_desc_base(f_{p.name})" if bufmode == "desc" else f"f_{p.name}"
                 lines.append(f"    const void *{p.name} = mpicheck_f_buf({raw});")
             else:
                 lines.append(f"    const void *{p.name} = f_{p.name};")
+        elif p.mode == "array" and p.kind in SENTINEL_ARRAY_KINDS:
+            lines.append(
+                f"    {fortran_type(p)}{p.name} __attribute__((unused)) = ({fortran_type(p)})mpicheck_f_array(f_{p.name});"
+            )
         elif p.mode in ("deref", "array"):
             # Used by length expressions and flag tests only where the C wrapper uses them.
             lines.append(f"    {fortran_type(p)}{p.name} __attribute__((unused)) = f_{p.name};")
@@ -650,18 +734,23 @@ def gen_fortran_wrapper(func, flavour, symbols, bufmode):
     post_free = []
     pre, nwords = emit_record(func, acc, [], 1)
     lines += ["    " + l for l in pre]
-    # Statuses: Fortran's MPI_STATUS(ES)_IGNORE is replaced by local storage (the library
-    # fills it instead), and each Fortran status is converted to C after the call, for
-    # recording only.
+    # Statuses: an output's Fortran MPI_STATUS(ES)_IGNORE is replaced by local storage (the
+    # library fills it instead), and each Fortran status is converted to C, for recording
+    # only: inputs before the call, outputs after it.
     for p in params:
-        if p.mode == "status":
+        if p.mode == "status" and p.dir == "out":
             lines.append(f"    MPI_Fint mpicheck_fst_{p.name}[MPICHECK_F_STATUS_WORDS];")
             lines.append(
                 f"    MPI_Fint *mpicheck_fs_{p.name} = mpicheck_f_status_ignored(f_{p.name}) ? mpicheck_fst_{p.name} : f_{p.name};"
             )
             lines.append(f"    MPI_Status mpicheck_cst_{p.name}[1];")
             call_map[f"f_{p.name}"] = f"mpicheck_fs_{p.name}"
+        elif p.mode == "status":
+            lines.append(f"    MPI_Fint *mpicheck_fs_{p.name} = f_{p.name};")
+            lines.append(f"    MPI_Status mpicheck_cst_{p.name}[1];")
+            lines.append(f"    mpicheck_f_status_to_c(mpicheck_fs_{p.name}, mpicheck_cst_{p.name});")
         elif p.mode == "statuses":
+            assert p.dir == "out", (func.name, p.name)
             n = f"mpicheck_n_{p.name}"
             lines.append(f"    MPI_Fint *mpicheck_fs_{p.name} = f_{p.name};")
             lines.append(f"    MPI_Status *mpicheck_cst_{p.name} = NULL;")
@@ -693,7 +782,10 @@ def gen_fortran_wrapper(func, flavour, symbols, bufmode):
             continue
         ins = []
         if prm not in params:
+            # A C parameter the Fortran binding does not have (MPI_Init's argc and argv).
             ins += ["*mpicheck_p++ = 0;"] * (2 if prm.dir == "inout" else 1)
+            if prm.mode in ("array", "statuses", "status"):
+                raise AssertionError((func.name, prm.name))
         elif prm.mode == "addr":
             for _ in range(2 if prm.dir == "inout" else 1):
                 gen_input(func, acc, prm, ins)
@@ -708,12 +800,19 @@ def gen_fortran_wrapper(func, flavour, symbols, bufmode):
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
     args = [call_map.get(a, a) for a in fnames]
-    lines.append(f"    (({fn_type})next)({', '.join(args)});")
-    lines.append("    int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;")
+    call = f"(({fn_type})*next)({', '.join(args)})"
+    if binding.return_type:
+        lines.append(f"    {binding.return_type} mpicheck_result = {call};")
+    else:
+        lines.append(f"    {call};")
+    if binding.has_ierror:
+        lines.append("    int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;")
+    else:
+        lines.append("    int mpicheck_ret = MPI_SUCCESS;")
     lines.append("    if (mpicheck_w) {")
     outl = []
     for p in params:
-        if p.mode == "status":
+        if p.mode == "status" and p.dir != "in":
             outl.append(f"mpicheck_f_status_to_c(mpicheck_fs_{p.name}, mpicheck_cst_{p.name});")
         elif p.mode == "statuses":
             n = f"mpicheck_n_{p.name}"
@@ -729,47 +828,84 @@ def gen_fortran_wrapper(func, flavour, symbols, bufmode):
     lines += ["    " + l for l in hooks]
     lines += ["    " + l for l in post_free]
     lines.append("    mpicheck_depth--;")
+    if binding.return_type:
+        lines.append("    return mpicheck_result;")
     lines.append("}")
-    for sym in symbols:
-        lines.append(f"void {sym.format(n=lower)}({fproto})")
-        lines.append(f"{{ {impl}(__builtin_return_address(0), {', '.join(fnames)}); }}")
-    return "\n".join(lines)
+    return lines
+
+
+def gen_fortran_binding(binding):
+    """The implementations (one per buffer mode in use) and the entry points of one binding,
+    each entry point compiled only if the MPI's Fortran libraries export its symbol."""
+    func = binding.func
+    symbols = binding.symbols()
+    ftypes, fnames = binding.arg_types()
+    fproto = ", ".join(f"{t}{n}" for t, n in zip(ftypes, fnames)) or "void"
+    ret_type = binding.return_type or "void"
+    ret = "return " if binding.return_type else ""
+    lower = func.name[4:].lower()
+    out = [f"#ifdef MPICHECK_HAVE_{func.name}"]
+    for bufmode in sorted({m for _, m in symbols}, reverse=True):
+        users = [s for s, m in symbols if m == bufmode]
+        impl = f"mpicheck_f_{bufmode}_{lower}"
+        out.append("#if " + " || ".join(f"defined(MPICHECK_HAVE_F_{s})" for s in users))
+        out += gen_fortran_impl(binding, bufmode, impl)
+        for sym in users:
+            out.append(f"#ifdef MPICHECK_HAVE_F_{sym}")
+            out.append(f"{ret_type} {sym}({fproto})")
+            out.append("{")
+            out.append("    static void *next;")
+            out.append(
+                f'    {ret}{impl}(&next, "{sym}", {", ".join(["__builtin_return_address(0)"] + fnames)});'
+            )
+            out.append("}")
+            out.append("#endif")
+        out.append("#endif")
+    out.append("#endif")
+    return "\n".join(out)
+
+
+def fortran_bindings(funcs):
+    out = []
+    for f in funcs:
+        proc = f.proc
+        if f.name in FORTRAN_EXCLUDED or (f.name[:-2] if f.embiggened else f.name) in FORTRAN_EXCLUDED:
+            continue
+        if f.embiggened:
+            if proc.express.embiggen.f08 is None:
+                continue
+        elif proc.express.f90 is None:
+            continue
+        out.append(FortranBinding(f))
+    return out
 
 
 def gen_fortran_c(funcs):
-    by_name = {f.name: f for f in funcs}
     out = [HEADER]
     out.append(
-        """/* Fortran entry points. Open MPI's Fortran bindings call PMPI_* directly, so the C wrappers
- * never see Fortran calls; MPICH's call the C MPI_* symbols, which the depth guard then leaves
- * unrecorded. Either way the call is recorded once, here, with MPICHECK_FLAG_FORTRAN, and
- * forwarded to the MPI library's own Fortran routine of the same name (dlsym RTLD_NEXT).
- * Handles are converted with PMPI_*_f2c so the trace holds the same values as for C. */
+        """/* Fortran entry points of every procedure with a Fortran binding (mpif.h, `use mpi`,
+ * `use mpi_f08`, large-count and C_PTR variants). Open MPI's Fortran bindings call PMPI_*
+ * directly, so the C wrappers never see Fortran calls; MPICH's call the C MPI_* symbols, which
+ * the depth guard then leaves unrecorded. Either way the call is recorded once, here, with
+ * MPICHECK_FLAG_FORTRAN and the Fortran caller's return address, and forwarded to the MPI
+ * library's own Fortran routine of the same name (dlsym RTLD_NEXT). Handles are converted
+ * with PMPI_*_f2c so the trace holds the same values as for C. An entry point is compiled
+ * only if the MPI's Fortran libraries export its symbol (MPICHECK_HAVE_F_*, from have.h). */
 #include "have.h"
 #include <mpi.h>
 #include "mpicheck_interpose.h"
 #include "mpicheck_fortran.h"
 """
     )
-    for flavour, symbols, bufmode in FLAVOURS:
-        out.append(f"#ifdef MPICHECK_FORTRAN_{flavour.upper()}")
-        for name in FORTRAN_FUNCS:
-            f = by_name[name]
-            out.append(f"#ifdef MPICHECK_HAVE_{name}")
-            has_buffer = any(p.kind == "BUFFER" for p in f.params)
-            if bufmode == "desc" and not has_buffer:
-                out.append("#endif")
-                continue  # MPICH's f08 routines without a choice buffer are plain
-            if flavour == "f08" and has_buffer and name not in ("MPI_Buffer_detach",):
-                out.append("#ifndef MPICHECK_FORTRAN_F08_DESC_BUFFERS")
-                out.append(gen_fortran_wrapper(f, flavour, symbols, bufmode))
-                out.append("#endif")
-            else:
-                out.append(gen_fortran_wrapper(f, flavour, symbols, bufmode))
-            out.append("#endif")
-            out.append("")
-        out.append("#endif")
+    for b in fortran_bindings(funcs):
+        out.append(gen_fortran_binding(b))
+        out.append("")
     return "\n".join(out)
+
+
+def fortran_symbols(funcs):
+    """Every Fortran entry point symbol the generated code may define (for the build script)."""
+    return sorted({s for b in fortran_bindings(funcs) for s, _ in b.symbols()})
 
 
 def main():
