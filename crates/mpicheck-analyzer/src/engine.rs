@@ -1004,13 +1004,28 @@ struct MatchQueue {
     recvs: VecDeque<PostedRecv>,
 }
 
+/// Above this many pending entries, a destination keeps one queue per source.
+const FLAT_LIMIT: usize = 32;
+
+/// The unmatched sends and posted receives addressed to one rank on one communicator.
+/// Usually only a few are pending at a time, so one pair of queues tagged with the source
+/// (scanned in order, which keeps the per-source order) is smaller and faster than a
+/// queue per source; a destination with a large fan-in switches to per-source queues.
+enum Queues {
+    Flat {
+        sends: VecDeque<(Rank, PendingSend)>,
+        recvs: VecDeque<(Rank, PostedRecv)>,
+    },
+    BySource {
+        queues: Vec<(Rank, MatchQueue)>,
+        index: FxMap<Rank, u32>,
+    },
+}
+
 /// Everything addressed to one rank on one communicator.
 struct DestState {
     rank: Rank,
-    /// Queues by source; small fan-in is the common case, so a vector with an index for
-    /// the large ones.
-    queues: Vec<(Rank, MatchQueue)>,
-    index: Option<FxMap<Rank, u32>>,
+    queues: Queues,
     deferred: VecDeque<DeferredRecv>,
     listed: bool,
 }
@@ -1019,46 +1034,151 @@ impl DestState {
     fn new(rank: Rank) -> DestState {
         DestState {
             rank,
-            queues: Vec::new(),
-            index: None,
+            queues: Queues::Flat {
+                sends: VecDeque::new(),
+                recvs: VecDeque::new(),
+            },
             deferred: VecDeque::new(),
             listed: false,
         }
     }
-    fn queue(&mut self, source: Rank) -> &mut MatchQueue {
-        let position = match &self.index {
-            Some(index) => index.get(&source).map(|&i| i as usize),
-            None => self.queues.iter().position(|(s, _)| *s == source),
+
+    fn source_queue(&mut self, source: Rank) -> &mut MatchQueue {
+        let Queues::BySource { queues, index } = &mut self.queues else {
+            unreachable!("only called in per-source mode")
         };
-        let i = match position {
-            Some(i) => i,
-            None => {
-                self.queues.push((source, MatchQueue::default()));
-                let i = self.queues.len() - 1;
-                if let Some(index) = &mut self.index {
-                    index.insert(source, i as u32);
-                } else if self.queues.len() > 16 {
-                    self.index = Some(
-                        self.queues
-                            .iter()
-                            .enumerate()
-                            .map(|(i, (s, _))| (*s, i as u32))
-                            .collect(),
-                    );
-                }
-                i
-            }
-        };
-        &mut self.queues[i].1
+        let i = *index.entry(source).or_insert_with(|| {
+            queues.push((source, MatchQueue::default()));
+            queues.len() as u32 - 1
+        });
+        &mut queues[i as usize].1
     }
-    fn queue_ref(&self, source: Rank) -> Option<&MatchQueue> {
-        match &self.index {
-            Some(index) => index.get(&source).map(|&i| &self.queues[i as usize].1),
-            None => self
-                .queues
+
+    fn maybe_split(&mut self) {
+        let Queues::Flat { sends, recvs } = &mut self.queues else {
+            return;
+        };
+        if sends.len() + recvs.len() <= FLAT_LIMIT {
+            return;
+        }
+        let sends = std::mem::take(sends);
+        let recvs = std::mem::take(recvs);
+        self.queues = Queues::BySource {
+            queues: Vec::new(),
+            index: FxMap::default(),
+        };
+        for (s, m) in sends {
+            self.source_queue(s).sends.push_back(m);
+        }
+        for (s, r) in recvs {
+            self.source_queue(s).recvs.push_back(r);
+        }
+    }
+
+    /// Removes the first posted receive from `source` that accepts `tag` (skipping
+    /// cancelled ones).
+    fn take_recv(
+        &mut self,
+        source: Rank,
+        tag: i32,
+        live: impl Fn(u32) -> bool,
+    ) -> Option<PostedRecv> {
+        match &mut self.queues {
+            Queues::Flat { recvs, .. } => {
+                let i = recvs
+                    .iter()
+                    .position(|(s, r)| *s == source && tag_matches(r.tag, tag) && live(r.slot))?;
+                recvs.remove(i).map(|(_, r)| r)
+            }
+            Queues::BySource { .. } => {
+                let q = self.source_queue(source);
+                let i = q
+                    .recvs
+                    .iter()
+                    .position(|r| tag_matches(r.tag, tag) && live(r.slot))?;
+                q.recvs.remove(i)
+            }
+        }
+    }
+
+    /// Removes the first unmatched send from `source` that `tag` accepts.
+    fn take_send(&mut self, source: Rank, tag: i32) -> Option<PendingSend> {
+        match &mut self.queues {
+            Queues::Flat { sends, .. } => {
+                let i = sends
+                    .iter()
+                    .position(|(s, m)| *s == source && tag_matches(tag, m.tag))?;
+                sends.remove(i).map(|(_, m)| m)
+            }
+            Queues::BySource { .. } => {
+                let q = self.source_queue(source);
+                let i = q.sends.iter().position(|m| tag_matches(tag, m.tag))?;
+                q.sends.remove(i)
+            }
+        }
+    }
+
+    fn push_send(&mut self, source: Rank, send: PendingSend) {
+        match &mut self.queues {
+            Queues::Flat { sends, .. } => sends.push_back((source, send)),
+            Queues::BySource { .. } => self.source_queue(source).sends.push_back(send),
+        }
+        self.maybe_split();
+    }
+
+    fn push_recv(&mut self, source: Rank, recv: PostedRecv) {
+        match &mut self.queues {
+            Queues::Flat { recvs, .. } => recvs.push_back((source, recv)),
+            Queues::BySource { .. } => self.source_queue(source).recvs.push_back(recv),
+        }
+        self.maybe_split();
+    }
+
+    /// The first unmatched send `tag` accepts from each source (`source` may be
+    /// [`ANY_SOURCE`]), sorted by source: `(source, op of the send)`.
+    fn candidates(&self, source: u32, tag: i32) -> Vec<(Rank, u32)> {
+        let mut out: Vec<(Rank, u32)> = Vec::new();
+        match &self.queues {
+            Queues::Flat { sends, .. } => {
+                for (s, m) in sends {
+                    if (source == ANY_SOURCE || source == *s)
+                        && tag_matches(tag, m.tag)
+                        && !out.iter().any(|c| c.0 == *s)
+                    {
+                        out.push((*s, m.op));
+                    }
+                }
+            }
+            Queues::BySource { queues, .. } => {
+                for (s, q) in queues {
+                    if source != ANY_SOURCE && source != *s {
+                        continue;
+                    }
+                    if let Some(m) = q.sends.iter().find(|m| tag_matches(tag, m.tag)) {
+                        out.push((*s, m.op));
+                    }
+                }
+            }
+        }
+        out.sort_unstable_by_key(|c| c.0);
+        out
+    }
+
+    fn has_send(&self, source: u32, tag: i32) -> bool {
+        match &self.queues {
+            Queues::Flat { sends, .. } => sends
                 .iter()
-                .find(|(s, _)| *s == source)
-                .map(|(_, q)| q),
+                .any(|(s, m)| (source == ANY_SOURCE || source == *s) && tag_matches(tag, m.tag)),
+            Queues::BySource { queues, index } => {
+                let has = |q: &MatchQueue| q.sends.iter().any(|m| tag_matches(tag, m.tag));
+                if source == ANY_SOURCE {
+                    queues.iter().any(|(_, q)| has(q))
+                } else {
+                    index
+                        .get(&source)
+                        .is_some_and(|&i| has(&queues[i as usize].1))
+                }
+            }
         }
     }
 }
@@ -1469,32 +1589,19 @@ impl<'p> Engine<'p> {
         }
         let did = self.dest_id(op.comm, dest);
         let slots = &self.slots;
-        let queue = self.dests[did].queue(r);
-        let position = queue.recvs.iter().position(|pr| {
-            tag_matches(pr.tag, op.tag) && slots[pr.slot as usize].pend & P_RECV != 0
-        });
-        if let Some(i) = position {
-            let recv = queue.recvs.remove(i).expect("position is valid");
-            self.matched(
-                r,
-                PendingSend {
-                    tag: op.tag,
-                    slot,
-                    op: gop,
-                    buffered,
-                    sync,
-                },
-                recv.slot,
-            );
-            return;
-        }
-        queue.sends.push_back(PendingSend {
+        let send = PendingSend {
             tag: op.tag,
             slot,
             op: gop,
             buffered,
             sync,
-        });
+        };
+        let ds = &mut self.dests[did];
+        if let Some(recv) = ds.take_recv(r, op.tag, |s| slots[s as usize].pend & P_RECV != 0) {
+            self.matched(r, send, recv.slot);
+            return;
+        }
+        ds.push_send(r, send);
         // A rank blocked in a probe may be waiting for exactly this message.
         let d = &self.ranks[dest as usize];
         if d.status == R_BLOCKED && d.in_probe {
@@ -1566,24 +1673,17 @@ impl<'p> Engine<'p> {
     }
 
     fn post_specific(&mut self, did: usize, source: Rank, tag: i32, slot: u32) {
-        let queue = self.dests[did].queue(source);
-        if let Some(i) = queue.sends.iter().position(|m| tag_matches(tag, m.tag)) {
-            let send = queue.sends.remove(i).expect("position is valid");
+        let ds = &mut self.dests[did];
+        if let Some(send) = ds.take_send(source, tag) {
             self.matched(source, send, slot);
         } else {
-            queue.recvs.push_back(PostedRecv { tag, slot });
+            ds.push_recv(source, PostedRecv { tag, slot });
         }
     }
 
     fn probe_ready(&mut self, r: u32, op: &ReplayOp) -> bool {
         let did = self.dest_id(op.comm, r);
-        let ds = &self.dests[did];
-        let has = |q: &MatchQueue| q.sends.iter().any(|m| tag_matches(op.tag, m.tag));
-        if op.peer == ANY_SOURCE {
-            ds.queues.iter().any(|(_, q)| has(q))
-        } else {
-            ds.queue_ref(op.peer).is_some_and(has)
-        }
+        self.dests[did].has_send(op.peer, op.tag)
     }
 
     /// At quiescence: match the first held-back wildcard receive of every destination.
@@ -1617,18 +1717,7 @@ impl<'p> Engine<'p> {
             return true;
         }
         let dest = self.dests[did].rank;
-        let mut candidates: Vec<(Rank, usize, u32)> = self.dests[did]
-            .queues
-            .iter()
-            .filter(|(s, _)| head.source == ANY_SOURCE || head.source == *s)
-            .filter_map(|(s, q)| {
-                q.sends
-                    .iter()
-                    .position(|m| tag_matches(head.tag, m.tag))
-                    .map(|i| (*s, i, q.sends[i].op))
-            })
-            .collect();
-        candidates.sort_unstable_by_key(|c| c.0);
+        let candidates = self.dests[did].candidates(head.source, head.tag);
         let preferred = candidates.iter().find(|c| c.0 == head.preferred).copied();
         let choice = if head.forced || (self.mode == Mode::Recorded && head.preferred != NO_RANK) {
             // Forced, or replaying what happened: only the chosen source will do.
@@ -1636,7 +1725,7 @@ impl<'p> Engine<'p> {
         } else {
             preferred.or(candidates.first().copied())
         };
-        let Some((source, position, _)) = choice else {
+        let Some((source, _)) = choice else {
             return false;
         };
         if candidates.len() > 1 {
@@ -1647,7 +1736,7 @@ impl<'p> Engine<'p> {
                 matched: source,
                 candidates: candidates
                     .iter()
-                    .map(|&(s, _, op)| (s, op as usize - start_of(s)))
+                    .map(|&(s, op)| (s, op as usize - start_of(s)))
                     .collect(),
             });
         }
@@ -1655,10 +1744,8 @@ impl<'p> Engine<'p> {
             self.forced_matched = Some(true);
         }
         let send = self.dests[did]
-            .queue(source)
-            .sends
-            .remove(position)
-            .expect("candidate position is valid");
+            .take_send(source, head.tag)
+            .expect("the candidate is pending");
         self.dests[did].deferred.pop_front();
         self.matched(source, send, head.slot);
         self.drain_deferred(did);

@@ -456,3 +456,27 @@ fn a_mismatch_that_hangs_is_not_reported_twice() {
         2: bcast root=0";
     assert_eq!(codes(text), vec!["CO001"]);
 }
+
+#[test]
+fn large_fan_in_keeps_per_source_order() {
+    // 40 senders, two messages each, received in reverse source order and by tag: the
+    // destination switches to per-source queues on the way.
+    let n = 41;
+    let mut text = format!("ranks {n}\n");
+    for s in 1..n {
+        text += &format!("{s}: send dest=0 tag=1\n{s}: send dest=0 tag=2\n");
+    }
+    for s in (1..n).rev() {
+        text += &format!("0: recv src={s} tag=any\n");
+    }
+    for s in 1..n {
+        text += &format!("0: probe src={s} tag=2\n0: recv src=any tag=2 matched={s}\n");
+    }
+    for mode in [Mode::Recorded, Mode::Strict] {
+        let r = replay_mode(&text, mode);
+        assert!(r.completed(), "{mode:?}: {:?}", r.stuck);
+    }
+    // A tag-1 receive more than was sent is stuck.
+    let extra = format!("{text}0: recv src=7 tag=1\n");
+    assert_eq!(stuck_ranks(&replay_mode(&extra, Mode::Recorded)), vec![0]);
+}
