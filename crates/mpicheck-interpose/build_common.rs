@@ -83,10 +83,24 @@ fn link_flags(cc: &str) -> Vec<String> {
     let Ok(out) = run(Command::new(cc).arg("-show")) else {
         return Vec::new();
     };
-    String::from_utf8_lossy(&out.stdout)
+    let words: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .split_whitespace()
         .map(str::to_string)
-        .collect()
+        .collect();
+    // `-Wl,-rpath -Wl,DIR` (MPICH's mpicc_abi) as one `-Wl,-rpath,DIR`.
+    let mut flags = Vec::new();
+    let mut words = words.into_iter();
+    while let Some(word) = words.next() {
+        if word == "-Wl,-rpath" {
+            if let Some(dir) = words.next() {
+                let dir = dir.strip_prefix("-Wl,").unwrap_or(&dir).to_string();
+                flags.push(format!("-Wl,-rpath,{dir}"));
+                continue;
+            }
+        }
+        flags.push(word);
+    }
+    flags
 }
 
 /// Fortran entry points (`mpi_*_`) exported by the libraries the family's Fortran compiler
@@ -143,14 +157,26 @@ fn exported_symbols(flags: &[String]) -> Option<std::collections::HashSet<String
         else {
             continue;
         };
-        // Not every lib*.so is a shared object (libm.so is a linker script): skip those.
-        let Ok(out) = run(Command::new("nm").args(["-D", "--defined-only"]).arg(&path)) else {
-            continue;
-        };
-        found = true;
-        for line in String::from_utf8_lossy(&out.stdout).lines() {
-            if let Some(name) = line.split_whitespace().last() {
-                symbols.insert(name.to_string());
+        // A lib*.so may be a linker script naming the real library (`INPUT(libmpi_abi.so.1)`,
+        // MPICH's wheel) or other libraries (libm.so): list what it names next to it.
+        let mut paths = vec![path.clone()];
+        if let Ok(text) = fs::read_to_string(&path) {
+            paths = text
+                .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+                .filter(|w| w.starts_with("lib") && w.contains(".so"))
+                .map(|w| path.with_file_name(w))
+                .filter(|p| p.exists())
+                .collect();
+        }
+        for path in paths {
+            let Ok(out) = run(Command::new("nm").args(["-D", "--defined-only"]).arg(&path)) else {
+                continue;
+            };
+            found = true;
+            for line in String::from_utf8_lossy(&out.stdout).lines() {
+                if let Some(name) = line.split_whitespace().last() {
+                    symbols.insert(name.to_string());
+                }
             }
         }
     }
@@ -165,11 +191,14 @@ fn build_family(family: Family) {
     let manifest = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let shared = manifest.join("../mpicheck-interpose");
     let recorder_include = manifest.join("../mpicheck-recorder/include");
-    let sources = [
+    let mut sources = vec![
         shared.join("c/generated/wrappers.c"),
-        shared.join("c/generated/fortran.c"),
         shared.join("c/support.c"),
     ];
+    // An MPI without Fortran bindings (the standard ABI's libmpi_abi) needs no Fortran wrappers.
+    if family.fc.is_some() {
+        sources.push(shared.join("c/generated/fortran.c"));
+    }
     for path in sources
         .iter()
         .chain(

@@ -44,6 +44,20 @@ mod support {
             }
         }
 
+        /// The MPI-5 standard ABI (MPICH's `mpicc_abi` and its Hydra `mpiexec`), at the
+        /// paths the library's build script found.
+        pub fn mpiabi(mpicc: &str, mpiexec: &str) -> Family {
+            Family {
+                name: "mpiabi",
+                lib: "libmpicheck_mpiabi.so",
+                mpicc: mpicc.to_string(),
+                // The ABI has no Fortran bindings.
+                mpifort: String::new(),
+                mpiexec: mpiexec.to_string(),
+                mpiexec_args: &[],
+            }
+        }
+
         /// The interposition library cargo built for this test run: in the test binary's own
         /// `deps` directory (what `cargo test` just linked; the copy one level up is only
         /// refreshed by `cargo build` and may be stale).
@@ -84,13 +98,14 @@ mod support {
                 .args(self.mpiexec_args)
                 .arg("-n")
                 .arg(ranks.to_string());
-            if self.name == "mpich" {
-                cmd.arg("-genv").arg("LD_PRELOAD").arg(&lib);
-                cmd.arg("-genv").arg("MPICHECK_OUT_DIR").arg(out_dir);
-            } else {
+            if self.name == "openmpi" {
                 cmd.arg("-x").arg(format!("LD_PRELOAD={}", lib.display()));
                 cmd.arg("-x")
                     .arg(format!("MPICHECK_OUT_DIR={}", out_dir.display()));
+            } else {
+                // MPICH's Hydra (also the launcher of the ABI's MPICH).
+                cmd.arg("-genv").arg("LD_PRELOAD").arg(&lib);
+                cmd.arg("-genv").arg("MPICHECK_OUT_DIR").arg(out_dir);
             }
             cmd.arg(exe);
             let out = cmd.output().unwrap();
