@@ -125,22 +125,59 @@ fn schema_args(trace: &mpicheck_trace::Trace, index: usize) -> (u16, Option<i64>
     (call.func, args[3].0.as_int())
 }
 
+/// Speaks enough of libtest's command line for `cargo test` and `cargo nextest`:
+/// `--list` (nextest asks with `--format terse`, and separately for `--ignored`, of which
+/// there are none), name filters, and `--exact`.
 fn main() {
     if let Ok(how) = std::env::var("MPICHECK_CRASH_CHILD") {
         child(&how);
         return;
     }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    // Positional arguments are name filters; `--format terse` carries a value.
+    let filters: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--format"))
+        .map(|(_, a)| a)
+        .collect();
+    let cases: Vec<(&str, String)> = ["exit", "sigkill", "segfault"]
+        .into_iter()
+        .map(|how| (how, format!("crash_safety::{how}")))
+        .filter(|(_, name)| {
+            filters.is_empty()
+                || filters.iter().any(|f| {
+                    if flag("--exact") {
+                        *f == name
+                    } else {
+                        name.contains(f.as_str())
+                    }
+                })
+        })
+        .collect();
+    if flag("--list") {
+        if !flag("--ignored") {
+            for (_, name) in &cases {
+                println!("{name}: test");
+            }
+        }
+        return;
+    }
+    if flag("--ignored") {
+        return;
+    }
     let mut failed = 0;
-    for how in ["exit", "sigkill", "segfault"] {
+    for (how, name) in &cases {
         match run_case(how) {
-            Ok(()) => println!("test crash_safety::{how} ... ok"),
+            Ok(()) => println!("test {name} ... ok"),
             Err(e) => {
-                println!("test crash_safety::{how} ... FAILED: {e}");
+                println!("test {name} ... FAILED: {e}");
                 failed += 1;
             }
         }
     }
-    println!("{} passed, {failed} failed", 3 - failed);
+    println!("{} passed, {failed} failed", cases.len() - failed);
     if failed > 0 {
         std::process::exit(1);
     }
