@@ -1,0 +1,218 @@
+//! From the trace files of an output directory to findings and reports: read the traces,
+//! resolve call sites from DWARF, normalize, run every check, write `report.json`,
+//! `report.sarif` and `report.html`, and print the findings on stderr (stdout belongs to
+//! the program).
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use mpicheck_analyzer::diagnostic::{Diagnostic, Severity};
+use mpicheck_analyzer::model::{Run, SourceLocation};
+use mpicheck_report::{RankTimeline, ReportInput, RunInfo, TimelineCall, TraceEnd};
+use mpicheck_symbols::Symbolizer;
+use mpicheck_trace::reader::{read_trace, Trace};
+use serde::{Deserialize, Serialize};
+
+/// What `mpicheck run` saves as `run.json` so that `mpicheck analyze` reports the same run.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct RunMeta {
+    pub program: String,
+    pub args: Vec<String>,
+    pub mpi_family: Option<String>,
+    pub ranks: u32,
+    /// Exit status of the launcher; `None` when it was killed by a signal.
+    pub exit_status: Option<i32>,
+    /// The directory the program ran in: relative source paths are resolved against it.
+    pub working_dir: PathBuf,
+}
+
+pub const RUN_META_FILE: &str = "run.json";
+const REPORT_FILES: [&str; 3] = ["report.json", "report.sarif", "report.html"];
+/// Calls per rank shown in the HTML timeline.
+const TIMELINE_CALLS: usize = 12;
+
+/// `mpicheck analyze DIR`.
+pub fn analyze_saved(dir: &Path) -> Result<u8> {
+    if !dir.is_dir() {
+        bail!("{} is not a directory; give the output directory of an `mpicheck run` (default ./mpicheck-out)", dir.display());
+    }
+    let meta = match fs::read(dir.join(RUN_META_FILE)) {
+        Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| {
+            format!(
+                "{} is damaged; delete it to analyze the traces alone",
+                dir.join(RUN_META_FILE).display()
+            )
+        })?,
+        Err(_) => RunMeta {
+            working_dir: std::env::current_dir().unwrap_or_default(),
+            ..RunMeta::default()
+        },
+    };
+    let findings = analyze_and_report(dir, &meta)?;
+    Ok(if has_errors(&findings) { 1 } else { 0 })
+}
+
+pub fn has_errors(findings: &[Diagnostic]) -> bool {
+    findings.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// Reads every trace of `dir` and runs all checks; writes the reports and prints them.
+pub fn analyze_and_report(dir: &Path, meta: &RunMeta) -> Result<Vec<Diagnostic>> {
+    let traces = load_traces(dir)?;
+    let run = build_run(&traces)?;
+    let findings = mpicheck_report::fold(mpicheck_analyzer::checks::run_all(&run));
+    report(dir, meta, &traces, &run, &findings, true)?;
+    Ok(findings)
+}
+
+/// The traces of `dir` that belong to MPI processes, ordered by rank. Unreadable traces are
+/// skipped with a warning, so one damaged file does not hide the others' findings.
+pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
+    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| is_trace_file(p))
+        .collect();
+    paths.sort();
+    let mut traces = Vec::new();
+    for path in &paths {
+        match read_trace(path) {
+            // Processes the preloaded library started in but that never used MPI (a shell
+            // or helper the program ran) leave empty traces; they are not ranks.
+            Ok(trace) if !trace.header.initialized() && trace.calls.is_empty() => {}
+            Ok(trace) => traces.push(trace),
+            Err(e) => eprintln!("mpicheck: warning: skipping {}: {e}", path.display()),
+        }
+    }
+    if traces.is_empty() {
+        bail!(
+            "no MPI traces in {}: the program made no MPI call under mpicheck (is it an MPI program, started by `mpicheck run`?)",
+            dir.display()
+        );
+    }
+    traces.sort_by_key(|t| (t.header.best_rank().unwrap_or(i32::MAX), t.header.pid));
+    Ok(traces)
+}
+
+pub fn is_trace_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("trace-") && n.ends_with(mpicheck_trace::TRACE_SUFFIX))
+}
+
+/// Normalizes the traces, resolving each rank's call sites against its own memory map.
+pub fn build_run(traces: &[Trace]) -> Result<Run> {
+    let mut symbolizer = Symbolizer::new("");
+    let mut current: Option<usize> = None;
+    let mut cache: HashMap<(usize, u64), SourceLocation> = HashMap::new();
+    let mut resolve = |trace: usize, addr: u64| -> SourceLocation {
+        if let Some(loc) = cache.get(&(trace, addr)) {
+            return loc.clone();
+        }
+        if current != Some(trace) {
+            symbolizer.set_maps(&traces[trace].proc_maps);
+            current = Some(trace);
+        }
+        let loc = symbolizer.resolve(addr);
+        cache.insert((trace, addr), loc.clone());
+        loc
+    };
+    mpicheck_analyzer::normalize::normalize(traces, &mut resolve)
+        .context("cannot analyze the traces")
+}
+
+/// Writes the three report files, and prints the findings on stderr when `print`.
+pub fn report(
+    dir: &Path,
+    meta: &RunMeta,
+    traces: &[Trace],
+    run: &Run,
+    findings: &[Diagnostic],
+    print: bool,
+) -> Result<()> {
+    let run_info = RunInfo {
+        program: meta.program.clone(),
+        args: meta.args.clone(),
+        mpi_family: meta.mpi_family.clone().or_else(|| {
+            traces
+                .first()
+                .map(|t| t.header.family.clone())
+                .filter(|f| !f.is_empty())
+        }),
+        ranks: run.world_size(),
+        exit_status: meta.exit_status,
+        trace_ends: TraceEnd::from_run(run),
+    };
+    let timelines = timelines(run);
+    let input = ReportInput {
+        run: &run_info,
+        findings,
+        timelines: &timelines,
+        source_base: &meta.working_dir,
+    };
+    let [json, sarif, html] = REPORT_FILES.map(|name| dir.join(name));
+    write_file(&json, |w| mpicheck_report::write_json(w, &input))?;
+    write_file(&sarif, |w| {
+        mpicheck_report::write_sarif(w, &input, mpicheck_analyzer::checks::catalogue())
+    })?;
+    write_file(&html, |w| mpicheck_report::write_html(w, &input))?;
+    if print {
+        print_findings(&input);
+        eprintln!("mpicheck: report written to {}", json.display());
+    }
+    Ok(())
+}
+
+/// Prints findings on stderr, in color when stderr is a terminal.
+pub fn print_findings(input: &ReportInput<'_>) {
+    use termcolor::{ColorChoice, StandardStream};
+    let choice = if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
+        ColorChoice::Auto
+    } else {
+        ColorChoice::Never
+    };
+    let mut stderr = StandardStream::stderr(choice);
+    if let Err(e) = mpicheck_report::render_terminal(&mut stderr, input) {
+        eprintln!("mpicheck: warning: cannot print the findings: {e}");
+    }
+}
+
+fn write_file(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let file =
+        fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = BufWriter::new(file);
+    write(&mut w)
+        .and_then(|()| w.flush())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The last calls of every rank, for the HTML report's timeline.
+fn timelines(run: &Run) -> Vec<RankTimeline> {
+    run.ranks
+        .iter()
+        .map(|rank| RankTimeline {
+            rank: rank.rank,
+            calls: rank.events[rank.events.len().saturating_sub(TIMELINE_CALLS)..]
+                .iter()
+                .map(|event| {
+                    let site = run.site(event.site);
+                    TimelineCall {
+                        call: event.call.to_string(),
+                        site: match (&site.file, site.line) {
+                            (Some(f), Some(l)) => Some(format!("{f}:{l}")),
+                            (Some(f), None) => Some(f.clone()),
+                            _ => None,
+                        },
+                        returned: event.returned,
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}

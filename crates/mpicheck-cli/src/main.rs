@@ -1,0 +1,132 @@
+//! `mpicheck`: run an MPI program under the checker, re-analyze a saved run, list and explain
+//! the checks.
+//!
+//! Exit status (also in the README):
+//! - `run`: the program's own non-zero exit status when it failed; otherwise 1 when a finding
+//!   has severity error (including a deadlock that mpicheck ended), else 0;
+//! - `analyze`: 1 when a finding has severity error, else 0;
+//! - 2 for a usage error or when mpicheck itself cannot do its job (the message says why).
+
+mod analyze;
+mod launch;
+mod run;
+mod watch;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use launch::MpiFamily;
+
+/// Exit status when mpicheck cannot do its job; clap uses the same for usage errors.
+const EXIT_MPICHECK_ERROR: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "mpicheck",
+    version,
+    about = "A correctness checker for MPI programs: deadlocks, collective and datatype mismatches, request and resource misuse, MPI + threads rules"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run an MPI program under mpicheck, then analyze and report.
+    Run(RunArgs),
+    /// Analyze the traces of a saved run again.
+    Analyze {
+        /// The output directory of an earlier `mpicheck run`.
+        dir: PathBuf,
+    },
+    /// List every check with its code, category and default severity.
+    Checks,
+    /// Explain one check: what it detects, why it is wrong, an example and the fix.
+    Explain {
+        /// A check code such as DL001.
+        code: String,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Number of MPI processes to start.
+    #[arg(short = 'n', long = "np", value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub ranks: u32,
+    /// The MPI the program is linked against (detected from the program when not given).
+    #[arg(long, value_enum)]
+    pub mpi: Option<MpiFamily>,
+    /// Directory for traces and reports (report.json, report.sarif, report.html).
+    #[arg(long, value_name = "DIR", default_value = "mpicheck-out")]
+    pub out: PathBuf,
+    /// Seconds without progress, with every rank blocked in MPI, before a deadlock is reported.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0,
+          value_parser = parse_timeout)]
+    pub deadlock_timeout: f64,
+    /// On an actual deadlock: end the job (abort) or report it and let the job wait (report).
+    #[arg(long, value_enum, default_value_t = OnDeadlock::Abort)]
+    pub on_deadlock: OnDeadlock,
+    /// Start the program with this command instead of the MPI's mpiexec, e.g. "srun" or
+    /// "mpiexec -f hosts"; mpicheck appends `-n N`.
+    #[arg(long, value_name = "CMD")]
+    pub launcher: Option<String>,
+    /// The program and its arguments.
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        value_name = "PROGRAM [ARGS]"
+    )]
+    pub command: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnDeadlock {
+    Abort,
+    Report,
+}
+
+fn parse_timeout(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs.is_finite() => Ok(secs),
+        _ => Err(format!("`{text}` is not a positive number of seconds")),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(&args),
+        Command::Analyze { dir } => analyze::analyze_saved(&dir),
+        Command::Checks => {
+            print!(
+                "{}",
+                mpicheck_report::render_check_list(mpicheck_analyzer::checks::catalogue())
+            );
+            Ok(0)
+        }
+        Command::Explain { code } => explain(&code),
+    };
+    match result {
+        Ok(status) => ExitCode::from(status),
+        Err(error) => {
+            // One line: what went wrong and what to do; causes joined by ": ".
+            eprintln!("mpicheck: error: {error:#}");
+            ExitCode::from(EXIT_MPICHECK_ERROR)
+        }
+    }
+}
+
+fn explain(code: &str) -> anyhow::Result<u8> {
+    let catalogue = mpicheck_analyzer::checks::catalogue();
+    match catalogue.iter().find(|c| c.code.eq_ignore_ascii_case(code)) {
+        Some(check) => {
+            print!("{}", mpicheck_report::render_explain(check));
+            Ok(0)
+        }
+        None => anyhow::bail!("no check has the code `{code}`; `mpicheck checks` lists them"),
+    }
+}
