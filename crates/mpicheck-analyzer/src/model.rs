@@ -49,7 +49,10 @@ pub struct CommInfo {
 impl CommInfo {
     /// The communicator rank of a world rank, if it is a member.
     pub fn rank_of(&self, world: Rank) -> Option<u32> {
-        self.members.iter().position(|&m| m == world).map(|p| p as u32)
+        self.members
+            .iter()
+            .position(|&m| m == world)
+            .map(|p| p as u32)
     }
 }
 

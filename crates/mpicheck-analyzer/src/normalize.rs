@@ -290,11 +290,14 @@ struct RankNormalizer<'t> {
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: HashMap<i64, TypeId>,
-    /// Communicator-creating calls per parent so far on this rank.
+    /// Communicator-creating calls per parent so far on this rank, counting the ones that
+    /// gave this rank MPI_COMM_NULL: every member of the parent makes each call, so the
+    /// count agrees across ranks even when the new communicators' member sets differ.
     creations: HashMap<CommId, u32>,
     intercomm_creations: HashMap<(Vec<Rank>, Vec<Rank>), u32>,
-    /// The last communicator-creating call, awaiting its `MPICHECK_Comm_info`.
-    pending_creation: Option<(CommId, &'static str)>,
+    /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
+    /// its `MPICHECK_Comm_info`.
+    pending_creation: Option<(CommId, &'static str, u32)>,
 }
 
 /// Values of one call's parameters by name.
@@ -374,6 +377,14 @@ fn collective_kind(name: &str) -> Option<CollectiveKind> {
         "Neighbor_alltoallw" => NeighborAlltoallw,
         _ => return None,
     })
+}
+
+/// `Ialltoall` → `Alltoall`: the blocking collective's name for a nonblocking one's.
+fn nonblocking_base(short: &str) -> Option<String> {
+    let rest = short.strip_prefix('I')?;
+    let mut chars = rest.chars();
+    let first = chars.next()?;
+    Some(first.to_ascii_uppercase().to_string() + chars.as_str())
 }
 
 /// Calls that synchronize the members of their communicator like a collective without moving
@@ -672,7 +683,9 @@ impl<'t> RankNormalizer<'t> {
                 .or(args.int("intercomm"))
                 .or(args.int("comm_old"));
             let parent = self.comm(parent_raw);
-            self.pending_creation = Some((parent.id, intern(full_name)));
+            let ordinal = self.creations.entry(parent.id).or_insert(0);
+            *ordinal += 1;
+            self.pending_creation = Some((parent.id, intern(full_name), *ordinal));
         }
         Some(Event {
             call: intern(full_name),
@@ -699,10 +712,10 @@ impl<'t> RankNormalizer<'t> {
             .input("remote")
             .and_then(ArgValue::as_array)
             .map(|a| a.iter().map(|&r| r as Rank).collect());
-        let (parent, how) = self
-            .pending_creation
-            .take()
-            .unwrap_or((CommId(0), "an unrecorded call"));
+        let (parent, how, ordinal) =
+            self.pending_creation
+                .take()
+                .unwrap_or((CommId(0), "an unrecorded call", 0));
         let key = match &remote {
             Some(remote_group) => {
                 let groups = if members <= *remote_group {
@@ -717,16 +730,12 @@ impl<'t> RankNormalizer<'t> {
                     ordinal: *ordinal,
                 }
             }
-            None => {
-                let ordinal = self.creations.entry(parent).or_insert(0);
-                *ordinal += 1;
-                CommKey::Child {
-                    parent,
-                    ordinal: *ordinal,
-                    members: members.clone(),
-                    remote: None,
-                }
-            }
+            None => CommKey::Child {
+                parent,
+                ordinal,
+                members: members.clone(),
+                remote: None,
+            },
         };
         let parent_name = self.tables.comms[parent.0 as usize].name.clone();
         let info_members = match &key {
@@ -881,7 +890,7 @@ impl<'t> RankNormalizer<'t> {
             (collective_kind(base)?, 2)
         } else if let Some(kind) = collective_kind(short) {
             (kind, 0)
-        } else if let Some(kind) = short.strip_prefix('I').and_then(collective_kind) {
+        } else if let Some(kind) = nonblocking_base(short).as_deref().and_then(collective_kind) {
             (kind, 1)
         } else if MANAGEMENT_COLLECTIVES.contains(&format!("MPI_{short}").as_str()) {
             (
@@ -1005,12 +1014,14 @@ mod tests {
 3 MPI_Irecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
 4 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa
 5 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
+6 MPI_Ialltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
 ";
     const WORLD: i64 = 0x44000000;
     const INT: i64 = 0x4c000405;
     const ANY_SOURCE: i64 = -2;
     const ANY_TAG: i64 = -1;
     const REQUEST_NULL: i64 = 0x2c000000;
+    const COMM_NULL: i64 = 0x04000000;
 
     fn call(func: u16, words: Vec<i64>, complete: bool, site: u64) -> CallRecord {
         CallRecord {
@@ -1035,6 +1046,7 @@ mod tests {
             ("MPI_PROC_NULL", -1),
             ("MPI_REQUEST_NULL", REQUEST_NULL),
             ("MPI_UNDEFINED", -32766),
+            ("MPI_COMM_NULL", COMM_NULL),
             ("DATATYPE.MPI_INT", INT),
             ("DATATYPE_SIZE.MPI_INT", 4),
         ];
@@ -1194,6 +1206,85 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn splits_that_leave_a_rank_out_still_name_communicators_alike() {
+        // Two splits of world (the standard's three-communicator broadcast example, cut to
+        // two ranks): rank 1 is in both new communicators, rank 2 only in the second. The
+        // second is the second split on world for both, although rank 2 got MPI_COMM_NULL
+        // from the first.
+        let split = |color, new| call(0, vec![WORLD, color, 0, new], true, 10);
+        let info = |comm, members: &[i64]| {
+            let mut words = vec![comm, members.len() as i64];
+            words.extend_from_slice(members);
+            words.push(-1);
+            call(1, words, true, 10)
+        };
+        let send = |comm| call(2, vec![0x1000, 4, INT, 0, 0, comm, 0x2c000011], true, 11);
+        let rank1 = trace(
+            1,
+            vec![
+                split(0, 0x84000001),
+                info(0x84000001, &[0, 1]),
+                split(0, 0x84000002),
+                info(0x84000002, &[1, 2]),
+                send(0x84000002),
+            ],
+        );
+        let rank2 = trace(
+            2,
+            vec![
+                split(-32766, COMM_NULL),
+                info(COMM_NULL, &[]),
+                split(0, 0x84000005),
+                info(0x84000005, &[1, 2]),
+                send(0x84000005),
+            ],
+        );
+        let rank0 = trace(
+            0,
+            vec![
+                split(0, 0x84000007),
+                info(0x84000007, &[0, 1]),
+                split(-32766, COMM_NULL),
+                info(COMM_NULL, &[]),
+            ],
+        );
+        let run = normalize(&[rank0, rank1, rank2], &mut resolve).unwrap();
+        let comm_of = |rank: usize| match &run.ranks[rank].events[2].op {
+            Op::Send { send, .. } => send.comm,
+            op => panic!("{op:?}"),
+        };
+        assert_eq!(comm_of(1), comm_of(2));
+        assert_eq!(run.comm(comm_of(1)).members, vec![1, 2]);
+    }
+
+    #[test]
+    fn nonblocking_collectives_are_collectives_with_a_request() {
+        let rank0 = trace(
+            0,
+            vec![call(
+                6,
+                vec![0x1000, 2, INT, 0x2000, 2, INT, WORLD, 0x2c000005],
+                true,
+                30,
+            )],
+        );
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        assert!(
+            matches!(
+                run.ranks[0].events[0].op,
+                Op::Collective {
+                    kind: CollectiveKind::Alltoall,
+                    comm: CommId(0),
+                    blocking: Blocking::Nonblocking(_),
+                    ..
+                }
+            ),
+            "{:?}",
+            run.ranks[0].events[0].op
+        );
     }
 
     #[test]

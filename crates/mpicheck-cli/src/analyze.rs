@@ -55,6 +55,39 @@ pub fn analyze_saved(dir: &Path) -> Result<u8> {
     Ok(if has_errors(&findings) { 1 } else { 0 })
 }
 
+/// `mpicheck events DIR`: what the checks see, for debugging a verdict or a bug report.
+pub fn print_events(dir: &Path) -> Result<u8> {
+    let traces = load_traces(dir)?;
+    let run = build_run(&traces)?;
+    let mut out = std::io::stdout().lock();
+    for rank in &run.ranks {
+        writeln!(out, "rank {}", rank.rank)?;
+        for (index, event) in rank.events.iter().enumerate() {
+            let site = run.site(event.site);
+            let file = site.file.as_deref().unwrap_or("?");
+            let line = site.line.map(|l| l.to_string()).unwrap_or("?".into());
+            let state = if event.returned {
+                ""
+            } else {
+                " (did not return)"
+            };
+            writeln!(
+                out,
+                "  {index:>5} {} at {file}:{line}{state}: {:?}",
+                event.call, event.op
+            )?;
+        }
+    }
+    for (id, comm) in run.comms.iter().enumerate() {
+        writeln!(
+            out,
+            "communicator {id}: {} members {:?}",
+            comm.name, comm.members
+        )?;
+    }
+    Ok(0)
+}
+
 pub fn has_errors(findings: &[Diagnostic]) -> bool {
     findings.iter().any(|d| d.severity == Severity::Error)
 }

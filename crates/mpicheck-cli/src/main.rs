@@ -42,6 +42,12 @@ enum Command {
         /// The output directory of an earlier `mpicheck run`.
         dir: PathBuf,
     },
+    /// Print every rank's recorded MPI calls as the analyzer reads them: call, call site,
+    /// whether it returned, and its normalized operation (world ranks, communicator ids).
+    Events {
+        /// The output directory of an earlier `mpicheck run`.
+        dir: PathBuf,
+    },
     /// List every check with its code, category and default severity.
     Checks,
     /// Explain one check: what it detects, why it is wrong, an example and the fix.
@@ -101,6 +107,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
         Command::Analyze { dir } => analyze::analyze_saved(&dir),
+        Command::Events { dir } => analyze::print_events(&dir),
         Command::Checks => {
             print!(
                 "{}",

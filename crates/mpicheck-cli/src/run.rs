@@ -113,6 +113,7 @@ fn supervise(child: &mut Child, args: &RunArgs, out_dir: &Path, meta: &RunMeta) 
     let mut watcher = Watcher::new(out_dir, args.ranks, timeout);
     let mut ended_deadlock = false;
     let mut reported_deadlock = false;
+    let mut noted_unexplained_stall = false;
     let mut terminate_started: Option<Instant> = None;
     loop {
         if let Some(status) = child.try_wait().context("cannot wait for the launcher")? {
@@ -146,7 +147,16 @@ fn supervise(child: &mut Child, args: &RunArgs, out_dir: &Path, meta: &RunMeta) 
                     eprintln!("mpicheck: deadlock reported; the job keeps waiting (--on-deadlock report); press Ctrl-C to end it");
                     reported_deadlock = true;
                 }
-                None => watcher.reset(),
+                None => {
+                    if !noted_unexplained_stall {
+                        eprintln!(
+                            "mpicheck: note: every rank has been blocked in MPI for {:.0} s, but the recorded calls do not deadlock (a long transfer, or calls mpicheck does not model); the job keeps running",
+                            watcher.stuck_for().as_secs_f64()
+                        );
+                        noted_unexplained_stall = true;
+                    }
+                    watcher.reset()
+                }
             }
         }
         std::thread::sleep(POLL_INTERVAL);
