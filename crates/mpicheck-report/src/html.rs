@@ -196,7 +196,7 @@ fn timeline_section(out: &mut String, timelines: &[RankTimeline]) {
 /// The page as a string (what [`write_html`] writes).
 pub fn render_html(input: &ReportInput<'_>) -> String {
     let mut sources = SourceCache::new(input.source_base);
-    let summary = Summary::of(input.findings);
+    let summary = Summary::of_input(input);
     let mut out = String::new();
     out.push_str(&format!(
         "<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>{TOOL_NAME} report: {}</title>\n<style>{CSS}{SVG_CSS}</style>\n</head>\n<body>\n<h1>{TOOL_NAME} report</h1>\n",
