@@ -12,6 +12,7 @@ pub mod engine;
 pub mod model;
 pub mod normalize;
 pub mod text_trace;
+pub mod typesig;
 pub mod waitfor;
 
 pub use diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};

@@ -7,6 +7,13 @@
 //! | `DL003` | [`deadlock`] | potential deadlock under another matching of a wildcard receive |
 //! | `MR001` | [`message_race`] | message race on a wildcard receive |
 //! | `CO001` | [`collective_call`] | collective call mismatch |
+//! | `CO002` | [`collective::root`] | root mismatch |
+//! | `CO003` | [`collective::op`] | reduction operation mismatch |
+//! | `CO004` | [`collective::in_place`] | `MPI_IN_PLACE` on some ranks only |
+//! | `CO005` | [`collective::arguments`] | intercomm leader/tag, merge high, cart dims, graph, file amode mismatch |
+//! | `TY001` | [`datatype::collective`] | collective type signature mismatch |
+//! | `TY002` | [`datatype::point_to_point`] | message type signature mismatch |
+//! | `TY003` | [`datatype::point_to_point`] | receive too small for the message |
 //!
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
 
@@ -17,7 +24,9 @@ use crate::engine::{self, Mode, Program, Replay, ReplayOptions, WaitCond, WaitOn
 use crate::model::{Event, Op, Rank, Run, SendMode};
 use crate::waitfor::collective_call_name;
 
+pub mod collective;
 pub mod collective_call;
+pub mod datatype;
 pub mod deadlock;
 pub mod message_race;
 
@@ -50,7 +59,7 @@ impl<'r> Context<'r> {
     }
 }
 
-/// Runs every check, in a fixed order: CO001, DL001, DL002, DL003, MR001.
+/// Runs every check, in a fixed order: CO001-CO005, TY001-TY003, DL001, DL002, DL003, MR001.
 pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
@@ -59,6 +68,12 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     let (collective, mismatched_comms) = collective_call::check(&ctx);
     out.extend(collective);
+    out.extend(collective::root::check(&ctx));
+    out.extend(collective::op::check(&ctx));
+    out.extend(collective::in_place::check(&ctx));
+    out.extend(collective::arguments::check(&ctx));
+    out.extend(datatype::collective::check(&ctx));
+    out.extend(datatype::point_to_point::check(&ctx));
     let actual = deadlock::actual(&ctx);
     let had_actual = actual.is_some();
     out.extend(actual);
@@ -85,12 +100,19 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 5] = [
+    static CATALOGUE: [CheckInfo; 12] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
         message_race::MR001,
         collective_call::CO001,
+        collective::root::CO002,
+        collective::op::CO003,
+        collective::in_place::CO004,
+        collective::arguments::CO005,
+        datatype::collective::TY001,
+        datatype::point_to_point::TY002,
+        datatype::point_to_point::TY003,
     ];
     &CATALOGUE
 }
