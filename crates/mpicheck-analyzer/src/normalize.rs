@@ -653,8 +653,9 @@ impl<'t> RankNormalizer<'t> {
                 || (matches!(base.as_str(), "Scatter" | "Scatterv") && in_place("recvbuf")),
             ..Default::default()
         };
+        // The v/w variants have no scalar count (per-peer counts are in the arrays).
         let spec = |me: &mut Self, count: &str, datatype: &str| -> Option<BufSpec> {
-            let count = args.int(count)?;
+            let count = args.int(count).unwrap_or(1);
             let raw = args.int(datatype)?;
             Some(BufSpec {
                 count,

@@ -66,9 +66,11 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     }
     let ctx = Context::new(run);
     let mut out = Vec::new();
-    let (collective, mismatched_comms) = collective_call::check(&ctx);
+    let (collective, mut mismatched_comms) = collective_call::check(&ctx);
     out.extend(collective);
-    out.extend(collective::root::check(&ctx));
+    let (roots, root_comms) = collective::root::check(&ctx);
+    out.extend(roots);
+    mismatched_comms.extend(root_comms);
     out.extend(collective::op::check(&ctx));
     out.extend(collective::in_place::check(&ctx));
     out.extend(collective::arguments::check(&ctx));

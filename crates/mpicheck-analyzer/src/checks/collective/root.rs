@@ -1,7 +1,7 @@
 //! CO002: the ranks of a rooted collective pass different roots.
 
 use super::{aligned, by_value, disagreement, Context};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{CommId, Op, Rank, Run};
@@ -78,8 +78,11 @@ fn reordered_comms(run: &Run) -> HashSet<CommId> {
         .collect()
 }
 
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+/// CO002 findings, and the communicators they are on (a replay that matches collectives
+/// with different roots reports a deadlock that is only a consequence).
+pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
     let mut out = Vec::new();
+    let mut comms = BTreeSet::new();
     let reordered = reordered_comms(ctx.run);
     for position in aligned(ctx.run) {
         if ctx.run.comm(position.comm).remote.is_some() {
@@ -99,6 +102,7 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
             .into_iter()
             .map(|(root, calls)| (format!("root {root}"), calls))
             .collect();
+        comms.insert(position.comm);
         out.push(disagreement(
             ctx,
             &CO002,
@@ -109,5 +113,5 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
             "pass the same root on every rank",
         ));
     }
-    out
+    (out, comms)
 }

@@ -321,6 +321,18 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
                 .copied()
                 .collect()
         };
+        // How many ranks pass each spec: the side whose spec is rarer disagrees with the
+        // others and goes first.
+        let mut spec_counts: std::collections::HashMap<String, usize> = Default::default();
+        for c in &position.calls {
+            if let Some(a) = c.args {
+                for spec in [a.send, a.recv].into_iter().flatten() {
+                    if let Some(t) = typed(run, &spec) {
+                        *spec_counts.entry(t.to_string()).or_insert(0) += 1;
+                    }
+                }
+            }
+        }
         let mut minority: Vec<Location> = Vec::new();
         let mut majority: Vec<Location> = Vec::new();
         for (sent, expected, why, senders, receivers) in &folded {
@@ -346,7 +358,8 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
                 &format!("{r_verb} {expected} from {}", ranks_text(senders)),
             );
             // The side with fewer ranks is the one that disagrees with the others.
-            if senders.len() <= receivers.len() {
+            let count = |spec: &String| spec_counts.get(spec).copied().unwrap_or(0);
+            if (count(sent), senders.len()) <= (count(expected), receivers.len()) {
                 minority.extend(s_locs);
                 majority.extend(r_locs);
             } else {
