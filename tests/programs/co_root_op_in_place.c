@@ -1,8 +1,8 @@
 /*
  * Collective argument mismatches that neither MPI detects: an allreduce with a different
  * predefined operation on rank 0, an allreduce with a user-defined operation on some ranks
- * only, an allreduce with MPI_IN_PLACE on some ranks only, a gather where a non-root rank
- * passes MPI_IN_PLACE. Expected verdict: CO003, CO003, CO004, CO004 at the calls.
+ * only, an allreduce with MPI_IN_PLACE on some ranks only (MPICH hangs in it; the watch ends
+ * the job). Expected verdict: CO003, CO003, CO004 at the calls.
  */
 /* mpicheck: ranks=4 */
 #include <mpi.h>
@@ -29,7 +29,6 @@ int main(int argc, char **argv)
     else
         MPI_Allreduce(x, y, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD); /* expect: CO004 */
     MPI_Gather(rank == 0 ? MPI_IN_PLACE : x, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Reduce(rank == 2 ? MPI_IN_PLACE : x, y, 4, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD); /* expect: CO004 */
     MPI_Op_free(&op);
     MPI_Finalize();
     return 0;

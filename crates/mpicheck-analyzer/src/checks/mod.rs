@@ -100,6 +100,33 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
     deadlock::actual(&Context::new(run))
 }
 
+/// For the launcher watching a job whose ranks are all blocked although the recorded calls
+/// do not deadlock: the collective or datatype mismatches that explain the stall (an MPI
+/// often hangs inside mismatched collectives), or `None`.
+pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
+    if run.ranks.is_empty() {
+        return None;
+    }
+    let some_blocked = run
+        .ranks
+        .iter()
+        .any(|t| t.events.last().is_some_and(|e| !e.returned));
+    if !some_blocked {
+        return None;
+    }
+    let found: Vec<Diagnostic> = run_all(run)
+        .into_iter()
+        .filter(|d| {
+            matches!(
+                d.category,
+                crate::diagnostic::Category::CollectiveMismatch
+                    | crate::diagnostic::Category::TypeMismatch
+            )
+        })
+        .collect();
+    (!found.is_empty()).then_some(found)
+}
+
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
     static CATALOGUE: [CheckInfo; 12] = [
