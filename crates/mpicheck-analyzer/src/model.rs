@@ -267,6 +267,11 @@ pub struct CollectiveArgs {
     /// `local_leader` and `tag` of `MPI_Intercomm_create`, `high` of `MPI_Intercomm_merge`,
     /// `dims`/`periods` of `MPI_Cart_create`, ...
     pub agree: Vec<(&'static str, String)>,
+    /// Neighborhood collectives on a process topology the trace shows being created: this
+    /// rank's source and destination neighbors in the standard's order (world ranks, `None`
+    /// for `MPI_PROC_NULL` at a non-periodic cartesian border).
+    pub in_neighbors: Option<Vec<Option<Rank>>>,
+    pub out_neighbors: Option<Vec<Option<Rank>>>,
 }
 
 /// One recorded call of one rank.

@@ -292,6 +292,87 @@ pub fn normalize(
     })
 }
 
+/// A process topology as its creating call described it (ranks of the new communicator).
+#[derive(Clone)]
+enum Topology {
+    Cart {
+        dims: Vec<i64>,
+        periods: Vec<i64>,
+    },
+    Graph {
+        index: Vec<i64>,
+        edges: Vec<i64>,
+    },
+    Adjacent {
+        sources: Vec<i64>,
+        destinations: Vec<i64>,
+    },
+}
+
+impl Topology {
+    /// Source and destination neighbors (communicator ranks) of communicator rank `me`, in
+    /// the order neighborhood collectives use (MPI 4.1 §8.6).
+    fn neighbors(&self, me: i64) -> (Vec<Option<i64>>, Vec<Option<i64>>) {
+        match self {
+            Topology::Cart { dims, periods } => {
+                // Row-major coordinates; per dimension the -1 then the +1 neighbor.
+                let mut coords = vec![0i64; dims.len()];
+                let mut rest = me;
+                for d in (0..dims.len()).rev() {
+                    let n = dims[d].max(1);
+                    coords[d] = rest % n;
+                    rest /= n;
+                }
+                let mut out = Vec::new();
+                for d in 0..dims.len() {
+                    for step in [-1i64, 1] {
+                        let n = dims[d].max(1);
+                        let mut c = coords.clone();
+                        c[d] += step;
+                        let periodic = periods.get(d).is_some_and(|&p| p != 0);
+                        if c[d] < 0 || c[d] >= n {
+                            if !periodic {
+                                out.push(None);
+                                continue;
+                            }
+                            c[d] = c[d].rem_euclid(n);
+                        }
+                        out.push(Some(
+                            c.iter().zip(dims).fold(0, |r, (&x, &n)| r * n.max(1) + x),
+                        ));
+                    }
+                }
+                (out.clone(), out)
+            }
+            Topology::Graph { index, edges } => {
+                let Ok(i) = usize::try_from(me) else {
+                    return (Vec::new(), Vec::new());
+                };
+                let start = if i == 0 {
+                    0
+                } else {
+                    index.get(i - 1).copied().unwrap_or(0)
+                };
+                let end = index.get(i).copied().unwrap_or(start);
+                let list: Vec<Option<i64>> = edges
+                    .get(start.max(0) as usize..end.max(start).max(0) as usize)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&e| Some(e))
+                    .collect();
+                (list.clone(), list)
+            }
+            Topology::Adjacent {
+                sources,
+                destinations,
+            } => (
+                sources.iter().map(|&r| Some(r)).collect(),
+                destinations.iter().map(|&r| Some(r)).collect(),
+            ),
+        }
+    }
+}
+
 /// A request as one rank knows it.
 struct RequestInfo {
     id: ReqId,
@@ -319,6 +400,10 @@ struct RankNormalizer<'t> {
     user_ops: HashMap<i64, String>,
     /// Where the function of the `MPI_Op_create` being normalized is defined.
     pending_user_fn: Option<SourceLocation>,
+    /// Process topologies by communicator handle, and the one whose creation awaits its
+    /// `MPICHECK_Comm_info`.
+    topologies: HashMap<i64, Topology>,
+    pending_topology: Option<Topology>,
     /// Communicator-creating calls per parent so far on this rank, counting the ones that
     /// gave this rank MPI_COMM_NULL: every member of the parent makes each call, so the
     /// count agrees across ranks even when the new communicators' member sets differ.
@@ -483,6 +568,8 @@ impl<'t> RankNormalizer<'t> {
             layouts: HashMap::new(),
             user_ops: HashMap::new(),
             pending_user_fn: None,
+            topologies: HashMap::new(),
+            pending_topology: None,
             creations: HashMap::new(),
             intercomm_creations: HashMap::new(),
             pending_creation: None,
@@ -740,6 +827,25 @@ impl<'t> RankNormalizer<'t> {
                 };
                 out.send_types = types(self, "sendtypes");
                 out.recv_types = types(self, "recvtypes");
+            }
+        }
+        if base.starts_with("Neighbor_") {
+            let comm_raw = args.int("comm");
+            let local = comm_raw.and_then(|c| self.comms.get(&c));
+            let topology = comm_raw.and_then(|c| self.topologies.get(&c));
+            if let (Some(local), Some(topology)) = (local, topology) {
+                if let Some(me) = local.local.iter().position(|&r| r == self.rank) {
+                    let (sources, destinations) = topology.neighbors(me as i64);
+                    let world = |list: Vec<Option<i64>>| -> Vec<Option<Rank>> {
+                        list.into_iter()
+                            .map(|r| {
+                                r.and_then(|r| local.local.get(usize::try_from(r).ok()?).copied())
+                            })
+                            .collect()
+                    };
+                    out.in_neighbors = Some(world(sources));
+                    out.out_neighbors = Some(world(destinations));
+                }
             }
         }
         if let Some(raw) = args.int("op") {
@@ -1010,6 +1116,34 @@ impl<'t> RankNormalizer<'t> {
                     .insert((self.rank, this_index as u32), collective);
             }
         }
+        let array = |n: &str| -> Vec<i64> {
+            args.input(n)
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        };
+        match name {
+            "MPI_Cart_create" => {
+                self.pending_topology = Some(Topology::Cart {
+                    dims: array("dims"),
+                    periods: array("periods"),
+                })
+            }
+            "MPI_Graph_create" => {
+                self.pending_topology = Some(Topology::Graph {
+                    index: array("index"),
+                    edges: array("edges"),
+                })
+            }
+            "MPI_Dist_graph_create_adjacent" => {
+                self.pending_topology = Some(Topology::Adjacent {
+                    sources: array("sources"),
+                    destinations: array("destinations"),
+                })
+            }
+            _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
+            _ => {}
+        }
         if MANAGEMENT_COLLECTIVES.contains(&name) {
             let parent_raw = args
                 .int("comm")
@@ -1081,6 +1215,11 @@ impl<'t> RankNormalizer<'t> {
             members: info_members.0,
             remote: remote.as_ref().map(|_| info_members.1),
         });
+        if let Some(topology) = self.pending_topology.take() {
+            self.topologies.insert(raw, topology);
+        } else {
+            self.topologies.remove(&raw);
+        }
         self.comms.insert(
             raw,
             LocalComm {

@@ -28,7 +28,10 @@ derived types reduced to their sequence of basic types) with what the receiver e
 - `MPI_Gather(v)` / `MPI_Scatter(v)`: each rank's send (receive) with the root's receive
   (send) for that rank, per rank for the `v` variants;
 - `MPI_Allgather(v)`, `MPI_Alltoall(v/w)`: every sender with every receiver, per pair for the
-  `v`/`w` variants.
+  `v`/`w` variants;
+- the neighborhood collectives (`MPI_Neighbor_allgather(v)`, `MPI_Neighbor_alltoall(v/w)`)
+  on cartesian, graph and adjacent distributed-graph topologies: each rank's send to each
+  destination neighbor with that neighbor's receive from it.
 
 Signatures are compared by hash ([`typesig`](crate::typesig)): equal signatures built
 differently (4 × `MPI_INT`, a contiguous type of 4 `MPI_INT`, a vector of 2 × 2 `MPI_INT`)
@@ -256,6 +259,59 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
                     }
                     if let (Some(s), Some(e)) = (side(cj, i, true), side(ci, j, false)) {
                         out.extend(compare(cj.rank, &s, ci.rank, &e, true));
+                    }
+                }
+            }
+        }
+        NeighborAllgather | NeighborAllgatherv | NeighborAlltoall | NeighborAlltoallv
+        | NeighborAlltoallw => {
+            let by_rank: BTreeMap<Rank, &Call> = calls.iter().map(|c| (c.rank, c)).collect();
+            // The k-th occurrence of `peer` in a neighbor list (multigraphs).
+            let nth = |list: &[Option<Rank>], peer: Rank, k: usize| -> Option<usize> {
+                list.iter()
+                    .enumerate()
+                    .filter(|(_, r)| **r == Some(peer))
+                    .nth(k)
+                    .map(|(i, _)| i)
+            };
+            for ci in calls {
+                let Some(a) = ci.args else { continue };
+                let Some(outs) = a.out_neighbors.as_ref() else {
+                    continue;
+                };
+                for (p, j) in outs.iter().enumerate() {
+                    let Some(j) = *j else { continue };
+                    let Some(cj) = by_rank.get(&j) else { continue };
+                    let Some(b) = cj.args else { continue };
+                    let Some(ins) = b.in_neighbors.as_ref() else {
+                        continue;
+                    };
+                    let k = outs[..p].iter().filter(|r| **r == Some(j)).count();
+                    let Some(q) = nth(ins, ci.rank, k) else {
+                        continue;
+                    };
+                    let sent = match kind {
+                        NeighborAllgather | NeighborAllgatherv | NeighborAlltoall => send(ci),
+                        NeighborAlltoallv => a
+                            .send_counts
+                            .as_ref()
+                            .and_then(|c| typed_of(run, *c.get(p)?, a.send?.datatype?)),
+                        _ => a.send_counts.as_ref().and_then(|c| {
+                            typed_of(run, *c.get(p)?, (*a.send_types.as_ref()?.get(p)?)?)
+                        }),
+                    };
+                    let expected = match kind {
+                        NeighborAllgather | NeighborAlltoall => recv(cj),
+                        NeighborAllgatherv | NeighborAlltoallv => b
+                            .recv_counts
+                            .as_ref()
+                            .and_then(|c| typed_of(run, *c.get(q)?, b.recv?.datatype?)),
+                        _ => b.recv_counts.as_ref().and_then(|c| {
+                            typed_of(run, *c.get(q)?, (*b.recv_types.as_ref()?.get(q)?)?)
+                        }),
+                    };
+                    if let (Some(s), Some(e)) = (sent, expected) {
+                        out.extend(compare(ci.rank, &s, cj.rank, &e, true));
                     }
                 }
             }
