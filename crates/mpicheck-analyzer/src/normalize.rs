@@ -404,6 +404,8 @@ struct RankNormalizer<'t> {
     /// `MPICHECK_Comm_info`.
     topologies: HashMap<i64, Topology>,
     pending_topology: Option<Topology>,
+    /// Open files → the communicator they were opened on.
+    files: HashMap<i64, LocalComm>,
     /// Communicator-creating calls per parent so far on this rank, counting the ones that
     /// gave this rank MPI_COMM_NULL: every member of the parent makes each call, so the
     /// count agrees across ranks even when the new communicators' member sets differ.
@@ -528,6 +530,37 @@ const MANAGEMENT_COLLECTIVES: &[&str] = &[
     "MPI_File_close",
 ];
 
+/// Collective MPI-IO calls on an open file (the file's communicator is the one of its
+/// `MPI_File_open`).
+const FILE_COLLECTIVES: &[&str] = &[
+    "File_close",
+    "File_set_view",
+    "File_set_size",
+    "File_preallocate",
+    "File_set_atomicity",
+    "File_set_info",
+    "File_sync",
+    "File_seek_shared",
+    "File_read_all",
+    "File_read_all_begin",
+    "File_read_all_end",
+    "File_read_at_all",
+    "File_read_at_all_begin",
+    "File_read_at_all_end",
+    "File_read_ordered",
+    "File_read_ordered_begin",
+    "File_read_ordered_end",
+    "File_write_all",
+    "File_write_all_begin",
+    "File_write_all_end",
+    "File_write_at_all",
+    "File_write_at_all_begin",
+    "File_write_at_all_end",
+    "File_write_ordered",
+    "File_write_ordered_begin",
+    "File_write_ordered_end",
+];
+
 impl<'t> RankNormalizer<'t> {
     fn new(rank: Rank, world_size: u32, trace: &Trace, tables: &'t mut Tables) -> Self {
         let constants = Constants::of(trace);
@@ -570,6 +603,7 @@ impl<'t> RankNormalizer<'t> {
             pending_user_fn: None,
             topologies: HashMap::new(),
             pending_topology: None,
+            files: HashMap::new(),
             creations: HashMap::new(),
             intercomm_creations: HashMap::new(),
             pending_creation: None,
@@ -814,6 +848,33 @@ impl<'t> RankNormalizer<'t> {
                     out.agree.push(("amode", format!("{v:#x}")));
                 }
             }
+            "File_set_size" | "File_preallocate" => {
+                if let Some(v) = args.int("size") {
+                    out.agree.push(("size", v.to_string()));
+                }
+            }
+            "File_set_atomicity" => {
+                if let Some(v) = args.int("flag") {
+                    out.agree.push(("flag", (v != 0).to_string()));
+                }
+            }
+            "File_seek_shared" => {
+                if let Some(v) = args.int("offset") {
+                    out.agree.push(("offset", v.to_string()));
+                }
+                if let Some(v) = args.int("whence") {
+                    out.agree.push(("whence", v.to_string()));
+                }
+            }
+            "File_set_view" => {
+                // The etype must have the same signature everywhere; named by its
+                // description (handles differ per process).
+                if let Some(id) = self.datatype(args.int("etype")) {
+                    let name = self.tables.datatypes[id.0 as usize].name.clone();
+                    out.agree.push(("etype", name));
+                }
+            }
+            s if s.starts_with("File_") => {}
             _ => {
                 if !out.in_place || matches!(base.as_str(), "Scatter" | "Scatterv") {
                     out.send = spec(self, "sendcount", "sendtype");
@@ -1365,7 +1426,9 @@ impl<'t> RankNormalizer<'t> {
             (kind, 0)
         } else if let Some(kind) = nonblocking_base(short).as_deref().and_then(collective_kind) {
             (kind, 1)
-        } else if MANAGEMENT_COLLECTIVES.contains(&format!("MPI_{short}").as_str()) {
+        } else if MANAGEMENT_COLLECTIVES.contains(&format!("MPI_{short}").as_str())
+            || FILE_COLLECTIVES.contains(&short)
+        {
             (
                 CollectiveKind::Management,
                 if short.starts_with("Comm_i") { 1 } else { 0 },
@@ -1374,7 +1437,26 @@ impl<'t> RankNormalizer<'t> {
             return None;
         };
         let comm_raw = args.first_of_kind("COMMUNICATOR");
-        let comm = self.comm(comm_raw);
+        let comm = match args.int("fh").filter(|_| short.starts_with("File_")) {
+            Some(fh) if short != "File_open" => match self.files.get(&fh) {
+                Some(c) => c.clone(),
+                None => self.comm(None),
+            },
+            _ => self.comm(comm_raw),
+        };
+        match short {
+            "File_open" => {
+                if let Some(fh) = args.out_int("fh") {
+                    self.files.insert(fh, comm.clone());
+                }
+            }
+            "File_close" => {
+                if let Some(fh) = args.int("fh") {
+                    self.files.remove(&fh);
+                }
+            }
+            _ => {}
+        }
         let request_out = args.out_int("request");
         let blocking = match blocking_kind {
             0 => Blocking::Blocking,

@@ -137,6 +137,15 @@ const MANAGEMENT: &[&str] = &[
     "win_free",
     "file_open",
     "file_close",
+    "file_set_view",
+    "file_set_size",
+    "file_set_atomicity",
+    "file_read_all",
+    "file_write_all",
+    "file_read_all_begin",
+    "file_read_all_end",
+    "file_write_all_begin",
+    "file_write_all_end",
 ];
 
 fn builtin_type(name: &str) -> Option<u64> {

@@ -198,3 +198,37 @@ fn creation_arguments() {
         &[("CO005", 3), ("CO005", 5)],
     );
 }
+
+#[test]
+fn file_arguments_and_split_collective_order() {
+    let f = expect(
+        "ranks 2
+         comm 1 members 0 1 name file
+         *: file_open agree=amode:0x9 @ io.c:1
+         0: file_set_size comm=1 agree=size:128 @ io.c:2
+         1: file_set_size comm=1 agree=size:256 @ io.c:2
+         *: file_write_all_begin comm=1 @ io.c:3
+         *: file_read_all comm=1 @ io.c:4
+         *: file_write_all_end comm=1 @ io.c:5
+         *: file_read_all_begin comm=1 @ io.c:6
+         *: file_write_all_end comm=1 @ io.c:7
+         *: file_write_all_begin comm=1 @ io.c:8
+         *: file_close comm=1 @ io.c:9
+         *: finalize @ io.c:10",
+        &[
+            ("CO005", 2),
+            ("CO006", 3),
+            ("CO006", 4),
+            ("CO006", 6),
+            ("CO006", 7),
+            ("CO006", 8),
+            ("CO006", 9),
+        ],
+    );
+    let order: Vec<&Diagnostic> = f.iter().filter(|d| d.code == "CO006").collect();
+    assert_eq!(
+        order[0].locations[0].ranks,
+        vec![0, 1],
+        "folded across ranks"
+    );
+}

@@ -22,8 +22,8 @@ use std::path::Path;
 
 /// The codes a program may expect (conventions: stable codes, never reused).
 pub const KNOWN_CODES: &[&str] = &[
-    "DL001", "DL002", "DL003", "MR001", "CO001", "CO002", "CO003", "CO004", "CO005", "TY001",
-    "TY002", "TY003",
+    "DL001", "DL002", "DL003", "MR001", "CO001", "CO002", "CO003", "CO004", "CO005", "CO006",
+    "TY001", "TY002", "TY003",
 ];
 
 /// Largest rank count a program may ask for (the machines have 2 cores; tests oversubscribe).

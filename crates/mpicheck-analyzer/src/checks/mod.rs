@@ -11,6 +11,7 @@
 //! | `CO003` | [`collective::op`] | reduction operation mismatch |
 //! | `CO004` | [`collective::in_place`] | `MPI_IN_PLACE` on some ranks only |
 //! | `CO005` | [`collective::arguments`] | intercomm leader/tag, merge high, cart dims, graph, file amode mismatch |
+//! | `CO006` | [`collective::file_order`] | split collective file operations out of order |
 //! | `TY001` | [`datatype::collective`] | collective type signature mismatch |
 //! | `TY002` | [`datatype::point_to_point`] | message type signature mismatch |
 //! | `TY003` | [`datatype::point_to_point`] | receive too small for the message |
@@ -59,7 +60,7 @@ impl<'r> Context<'r> {
     }
 }
 
-/// Runs every check, in a fixed order: CO001-CO005, TY001-TY003, DL001, DL002, DL003, MR001.
+/// Runs every check, in a fixed order: CO001-CO006, TY001-TY003, DL001, DL002, DL003, MR001.
 pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
@@ -74,6 +75,7 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     out.extend(collective::op::check(&ctx));
     out.extend(collective::in_place::check(&ctx));
     out.extend(collective::arguments::check(&ctx));
+    out.extend(collective::file_order::check(&ctx));
     out.extend(datatype::collective::check(&ctx));
     out.extend(datatype::point_to_point::check(&ctx));
     let actual = deadlock::actual(&ctx);
@@ -129,7 +131,7 @@ pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
 
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 12] = [
+    static CATALOGUE: [CheckInfo; 13] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
@@ -139,6 +141,7 @@ pub fn catalogue() -> &'static [CheckInfo] {
         collective::op::CO003,
         collective::in_place::CO004,
         collective::arguments::CO005,
+        collective::file_order::CO006,
         datatype::collective::TY001,
         datatype::point_to_point::TY002,
         datatype::point_to_point::TY003,

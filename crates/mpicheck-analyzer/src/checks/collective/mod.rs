@@ -14,6 +14,7 @@ use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{CollectiveArgs, CommId, Event, Op, Rank, Run};
 
 pub mod arguments;
+pub mod file_order;
 pub mod in_place;
 pub mod op;
 pub mod root;
