@@ -49,7 +49,8 @@ MPI 4.1 §6.4 (MPI_BCAST: "the argument root must have identical values on all p
 /// orders (the standard's "broadcasts in reverse order" example): the fault is the order, a
 /// (potential) deadlock the deadlock checks report, not a wrong root argument.
 fn reordered_comms(run: &Run) -> HashSet<CommId> {
-    let mut calls: BTreeMap<CommId, BTreeMap<Rank, Vec<(&'static str, i32)>>> = BTreeMap::new();
+    type RootedCalls = BTreeMap<Rank, Vec<(&'static str, i32)>>;
+    let mut calls: BTreeMap<CommId, RootedCalls> = BTreeMap::new();
     for trace in &run.ranks {
         for event in &trace.events {
             if let Op::Collective {

@@ -50,11 +50,14 @@ pub(crate) fn compare(
     })
 }
 
-/// Bad pairs folded by what was sent and expected: (sent, expected, why) → (senders,
-/// receivers).
-pub(crate) fn fold(pairs: Vec<BadPair>) -> Vec<(String, String, Mismatch, Vec<Rank>, Vec<Rank>)> {
-    let mut groups: BTreeMap<(String, String, String), (Mismatch, Vec<Rank>, Vec<Rank>)> =
-        BTreeMap::new();
+/// One folded mismatch: what was sent, what was expected, why they differ, the senders and
+/// the receivers.
+pub(crate) type FoldedPairs = (String, String, Mismatch, Vec<Rank>, Vec<Rank>);
+
+/// Bad pairs folded by what was sent and expected.
+pub(crate) fn fold(pairs: Vec<BadPair>) -> Vec<FoldedPairs> {
+    type Key = (String, String, String);
+    let mut groups: BTreeMap<Key, (Mismatch, Vec<Rank>, Vec<Rank>)> = BTreeMap::new();
     for p in pairs {
         let g = groups
             .entry((p.sent, p.expected, p.why.to_string()))
