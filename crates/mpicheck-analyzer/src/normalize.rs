@@ -286,7 +286,10 @@ struct RankNormalizer<'t> {
     tables: &'t mut Tables,
     constants: Constants,
     comms: HashMap<i64, LocalComm>,
-    requests: HashMap<i64, RequestInfo>,
+    /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
+    /// out one handle for several live requests: Open MPI returns its static, already
+    /// complete `ompi_request_empty` for every send it finished inline.
+    requests: HashMap<i64, Vec<RequestInfo>>,
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: HashMap<i64, TypeId>,
@@ -497,15 +500,12 @@ impl<'t> RankNormalizer<'t> {
         let id = ReqId(self.next_request);
         self.next_request += 1;
         if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
-            self.requests.insert(
-                raw,
-                RequestInfo {
-                    id,
-                    persistent,
-                    comm,
-                    recv_event,
-                },
-            );
+            self.requests.entry(raw).or_default().push(RequestInfo {
+                id,
+                persistent,
+                comm,
+                recv_event,
+            });
         }
         id
     }
@@ -601,10 +601,20 @@ impl<'t> RankNormalizer<'t> {
 
     /// Records a completion: fills the matched source of the receive it completes and retires
     /// the handle of a non-persistent request.
-    fn complete_request(&mut self, raw: i64, status: Option<Status>, events: &mut [Event]) {
-        let Some(info) = self.requests.get(&raw) else {
+    fn complete_request(
+        &mut self,
+        raw: i64,
+        id: Option<ReqId>,
+        status: Option<Status>,
+        events: &mut [Event],
+    ) {
+        let Some(live) = self.requests.get(&raw) else {
             return;
         };
+        let Some(position) = live.iter().position(|info| Some(info.id) == id) else {
+            return;
+        };
+        let info = &live[position];
         if let (Some(index), Some(comm)) = (info.recv_event, info.comm.clone()) {
             let matched = self.matched(&comm, status);
             if let Some(Event {
@@ -615,21 +625,44 @@ impl<'t> RankNormalizer<'t> {
                 recv.matched = matched.or(recv.matched);
             }
         }
-        if !self.requests[&raw].persistent {
-            self.requests.remove(&raw);
+        if !info.persistent {
+            self.forget_request(raw, position);
+        }
+    }
+
+    fn forget_request(&mut self, raw: i64, position: usize) {
+        if let Some(live) = self.requests.get_mut(&raw) {
+            live.remove(position);
+            if live.is_empty() {
+                self.requests.remove(&raw);
+            }
         }
     }
 
     fn request_id(&mut self, raw: i64) -> Option<ReqId> {
-        if Some(raw) == self.constants.request_null {
-            return None;
-        }
-        Some(match self.requests.get(&raw) {
-            Some(info) => info.id,
-            // A request the trace did not see being created: give it an identity so waits on
-            // it still show up.
-            None => self.new_request(Some(raw), false, None, None),
-        })
+        self.request_ids(&[raw]).pop().flatten()
+    }
+
+    /// The requests an array of handles names. The k-th occurrence of a handle in the array
+    /// is the k-th oldest live request with that handle (see [`Self::requests`]).
+    fn request_ids(&mut self, raws: &[i64]) -> Vec<Option<ReqId>> {
+        let mut seen: HashMap<i64, usize> = HashMap::new();
+        raws.iter()
+            .map(|&raw| {
+                if Some(raw) == self.constants.request_null {
+                    return None;
+                }
+                let occurrence = seen.entry(raw).or_insert(0);
+                *occurrence += 1;
+                let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
+                Some(match live.get(*occurrence - 1).or(live.last()) {
+                    Some(info) => info.id,
+                    // A request the trace did not see being created: give it an identity so
+                    // waits on it still show up.
+                    None => self.new_request(Some(raw), false, None, None),
+                })
+            })
+            .collect()
     }
 
     fn event(
@@ -859,10 +892,7 @@ impl<'t> RankNormalizer<'t> {
                         .unwrap_or_default(),
                 };
                 Some(Op::Start {
-                    requests: raws
-                        .into_iter()
-                        .filter_map(|r| self.request_id(r))
-                        .collect(),
+                    requests: self.request_ids(&raws).into_iter().flatten().collect(),
                 })
             }
             "Cancel" => args
@@ -872,7 +902,13 @@ impl<'t> RankNormalizer<'t> {
             "Request_free" => {
                 let raw = args.int("request")?;
                 let request = self.request_id(raw)?;
-                self.requests.remove(&raw);
+                if let Some(position) = self
+                    .requests
+                    .get(&raw)
+                    .and_then(|live| live.iter().position(|info| info.id == request))
+                {
+                    self.forget_request(raw, position);
+                }
                 Some(Op::RequestFree { request })
             }
             "Comm_free" => {
@@ -940,7 +976,7 @@ impl<'t> RankNormalizer<'t> {
                 .map(<[i64]>::to_vec)
                 .unwrap_or_default()
         };
-        let requests: Vec<Option<ReqId>> = raws.iter().map(|&r| self.request_id(r)).collect();
+        let requests = self.request_ids(&raws);
         let completed: Option<Vec<u32>> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
@@ -990,7 +1026,7 @@ impl<'t> RankNormalizer<'t> {
                     WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
                     WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
                 };
-                self.complete_request(raw, status, events);
+                self.complete_request(raw, requests[i as usize], status, events);
             }
         }
         Op::Wait {
@@ -1285,6 +1321,57 @@ mod tests {
             "{:?}",
             run.ranks[0].events[0].op
         );
+    }
+
+    #[test]
+    fn one_handle_for_several_live_requests_stays_several_requests() {
+        // Open MPI returns one static, complete request for every send it finished inline.
+        const INLINE_DONE: i64 = 0x7f00_0000_1000;
+        let isend = |tag| {
+            call(
+                2,
+                vec![0x1000, 0, INT, 1, tag, WORLD, INLINE_DONE],
+                true,
+                11,
+            )
+        };
+        let waitall = call(
+            4,
+            vec![
+                2,
+                2,
+                INLINE_DONE,
+                INLINE_DONE,
+                2,
+                INLINE_DONE,
+                INLINE_DONE,
+                2,
+                -2,
+                -1,
+                0,
+                0,
+                -2,
+                -1,
+                0,
+                0,
+            ],
+            true,
+            12,
+        );
+        let rank0 = trace(0, vec![isend(1), isend(2), waitall]);
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        let request_of = |event: usize| match &run.ranks[0].events[event].op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(request),
+                ..
+            } => *request,
+            op => panic!("{op:?}"),
+        };
+        let Op::Wait { requests, .. } = &run.ranks[0].events[2].op else {
+            panic!()
+        };
+        assert_ne!(request_of(0), request_of(1));
+        assert_eq!(requests, &vec![Some(request_of(0)), Some(request_of(1))]);
     }
 
     #[test]
