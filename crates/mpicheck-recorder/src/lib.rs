@@ -10,7 +10,10 @@
 //! Page faults are kept off the hot path: a helper thread grows the file and populates its
 //! pages (`MADV_POPULATE_WRITE`) ahead of the writers, so a writer normally stores into
 //! memory that is already mapped writable. Writers never wait for the helper: if it falls
-//! behind (or does not exist, e.g. in a forked child), they fault the pages in themselves.
+//! behind (or does not exist, e.g. in a forked child), they populate the next pages in bulk
+//! themselves. The helper stays 1 MiB ahead, doubling up to 32 MiB while writers keep
+//! catching up; a trace cut short by a crash keeps that much zero tail, which the reader
+//! treats as the end. Exit cuts the file at the last record.
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
