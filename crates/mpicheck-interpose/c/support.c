@@ -10,6 +10,8 @@
 
 /* Only the outermost MPI entry point of a thread records (see mpicheck_recorder.h). */
 __thread int mpicheck_depth __attribute__((tls_model("initial-exec"))) = 0;
+/* The recorder's thread index of this thread, + 1 (see mpicheck_begin_slot). */
+__thread uint16_t mpicheck_thread_slot __attribute__((tls_model("initial-exec"))) = 0;
 
 /* MPI is usable (between MPI_Init* and MPI_Finalize): helpers that query MPI must not run
  * otherwise, or an erroneous program would be aborted by mpicheck instead of recorded. */
