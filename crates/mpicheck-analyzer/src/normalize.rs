@@ -15,6 +15,8 @@ use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Status, T
 
 use crate::model::*;
 
+mod facts;
+
 #[derive(Debug, thiserror::Error)]
 pub enum NormalizeError {
     #[error("no traces to analyze")]
@@ -298,6 +300,8 @@ struct RankNormalizer<'t> {
     /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
     /// its `MPICHECK_Comm_info`.
     pending_creation: Option<(CommId, &'static str, u32)>,
+    /// Live MPI objects and the constants to judge arguments by.
+    objects: facts::ObjectTables,
 }
 
 /// Values of one call's parameters by name.
@@ -454,6 +458,7 @@ impl<'t> RankNormalizer<'t> {
             creations: HashMap::new(),
             intercomm_creations: HashMap::new(),
             pending_creation: None,
+            objects: facts::ObjectTables::new(trace),
         }
     }
 
@@ -676,6 +681,13 @@ impl<'t> RankNormalizer<'t> {
                 .communication_op(name, &args, call, this_index, events)
                 .unwrap_or(Op::Other),
         };
+        let facts = self.call_facts(
+            function,
+            &args,
+            call,
+            &op,
+            name.strip_prefix("MPI_").unwrap_or(name),
+        );
         if MANAGEMENT_COLLECTIVES.contains(&name) {
             let parent_raw = args
                 .int("comm")
@@ -693,6 +705,7 @@ impl<'t> RankNormalizer<'t> {
             site,
             thread: call.thread,
             returned,
+            facts,
         })
     }
 
@@ -858,12 +871,25 @@ impl<'t> RankNormalizer<'t> {
                         .map(<[i64]>::to_vec)
                         .unwrap_or_default(),
                 };
-                Some(Op::Start {
-                    requests: raws
-                        .into_iter()
-                        .filter_map(|r| self.request_id(r))
-                        .collect(),
-                })
+                let requests = raws.iter().filter_map(|&r| self.request_id(r)).collect();
+                // Open MPI hands out a new handle when a still-active persistent request is
+                // started again; the request goes on under the new handle.
+                let outs: Vec<i64> = match args.output("request") {
+                    Some(ArgValue::Int(r)) => vec![*r],
+                    _ => args
+                        .output("array_of_requests")
+                        .and_then(ArgValue::as_array)
+                        .map(<[i64]>::to_vec)
+                        .unwrap_or_default(),
+                };
+                for (&before, &after) in raws.iter().zip(&outs) {
+                    if before != after && Some(after) != self.constants.request_null {
+                        if let Some(info) = self.requests.remove(&before) {
+                            self.requests.insert(after, info);
+                        }
+                    }
+                }
+                Some(Op::Start { requests })
             }
             "Cancel" => args
                 .int("request")

@@ -1,0 +1,462 @@
+//! Object lifecycles and argument problems of one rank's calls, from raw handles.
+//!
+//! While a rank's trace is replayed, every handle a call returns in an output parameter of
+//! a handle kind (`newcomm`, `newtype`, `op`, `info`, ...) becomes an [`ObjectId`] of that
+//! rank, and the `*_free` calls retire it. Only live handles (and the raw values of freed
+//! ones, to recognize a later use) are kept, so the state stays bounded by what the
+//! program holds at once, not by how many objects it made over its life.
+//!
+//! Arguments are judged from their input words, which the recorder writes before the MPI
+//! library is called: a call that makes the library abort still has them in the trace.
+
+use std::collections::{HashMap, HashSet};
+
+use mpicheck_trace::schema::{decode_args, Direction};
+use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
+
+use super::{parse_int, Args, LocalComm, RankNormalizer};
+use crate::model::*;
+
+/// The constants the lifecycle and argument rules need, from a trace's constants record.
+#[derive(Default)]
+pub(super) struct FactConstants {
+    /// `*_NULL` handle of each kind.
+    nulls: HashMap<ObjectKind, i64>,
+    /// Predefined handles of any kind: never created nor freed by the program.
+    predefined: HashSet<i64>,
+    tag_ub: Option<i64>,
+    in_place: Option<i64>,
+    bsend_overhead: Option<i64>,
+    mpi_root: Option<i64>,
+}
+
+impl FactConstants {
+    pub(super) fn of(trace: &Trace) -> FactConstants {
+        let get = |name: &str| trace.constant(name).and_then(parse_int);
+        let mut nulls = HashMap::new();
+        for (kind, name) in [
+            (ObjectKind::Communicator, "MPI_COMM_NULL"),
+            (ObjectKind::Group, "MPI_GROUP_NULL"),
+            (ObjectKind::Datatype, "MPI_DATATYPE_NULL"),
+            (ObjectKind::Op, "MPI_OP_NULL"),
+            (ObjectKind::Window, "MPI_WIN_NULL"),
+            (ObjectKind::Errhandler, "MPI_ERRHANDLER_NULL"),
+            (ObjectKind::Info, "MPI_INFO_NULL"),
+            (ObjectKind::File, "MPI_FILE_NULL"),
+            (ObjectKind::Session, "MPI_SESSION_NULL"),
+            (ObjectKind::Request, "MPI_REQUEST_NULL"),
+            (ObjectKind::Keyval, "MPI_KEYVAL_INVALID"),
+        ] {
+            if let Some(v) = get(name) {
+                nulls.insert(kind, v);
+            }
+        }
+        let mut predefined = HashSet::new();
+        for (name, value) in &trace.constants {
+            let handle = name.starts_with("DATATYPE.")
+                || name.starts_with("OP.")
+                || name.starts_with("HANDLE.")
+                || matches!(name.as_str(), "MPI_COMM_WORLD" | "MPI_COMM_SELF");
+            if let (true, Some(v)) = (handle, parse_int(value)) {
+                predefined.insert(v);
+            }
+        }
+        FactConstants {
+            nulls,
+            predefined,
+            tag_ub: get("MPI_TAG_UB_VALUE"),
+            in_place: get("MPI_IN_PLACE"),
+            bsend_overhead: get("MPI_BSEND_OVERHEAD"),
+            mpi_root: get("MPI_ROOT"),
+        }
+    }
+}
+
+/// One rank's live objects.
+#[derive(Default)]
+pub(super) struct ObjectTables {
+    pub(super) constants: FactConstants,
+    /// Live objects by kind and raw handle; `bool`: a datatype that was committed.
+    live: HashMap<(ObjectKind, i64), (ObjectId, bool)>,
+    /// Raw handles of freed objects not since handed out again.
+    freed: HashSet<(ObjectKind, i64)>,
+    next: u32,
+}
+
+impl ObjectTables {
+    pub(super) fn new(trace: &Trace) -> ObjectTables {
+        ObjectTables {
+            constants: FactConstants::of(trace),
+            ..Default::default()
+        }
+    }
+
+    /// Live objects right now (for tests and benchmarks of bounded state).
+    #[cfg(test)]
+    pub(super) fn live_count(&self) -> usize {
+        self.live.len()
+    }
+}
+
+/// The object kind of a Forum parameter kind.
+fn object_kind(forum_kind: &str) -> Option<ObjectKind> {
+    Some(match forum_kind {
+        "COMMUNICATOR" => ObjectKind::Communicator,
+        "GROUP" => ObjectKind::Group,
+        "DATATYPE" => ObjectKind::Datatype,
+        "OPERATION" => ObjectKind::Op,
+        "WINDOW" => ObjectKind::Window,
+        "ERRHANDLER" => ObjectKind::Errhandler,
+        "KEYVAL" => ObjectKind::Keyval,
+        "INFO" => ObjectKind::Info,
+        "FILE" => ObjectKind::File,
+        "SESSION" => ObjectKind::Session,
+        _ => return None,
+    })
+}
+
+/// Calls whose handle-kind inout parameter is the object they free.
+fn frees(short: &str) -> bool {
+    short.ends_with("_free")
+        || short.ends_with("_free_keyval")
+        || matches!(short, "Comm_disconnect" | "File_close" | "Session_finalize")
+}
+
+/// Calls whose output handles are not new objects the program must free.
+fn returns_borrowed(short: &str) -> bool {
+    short.starts_with("Type_create_f90_")
+        || matches!(
+            short,
+            "Type_match_size" | "Comm_get_parent" | "Type_get_contents" | "Type_get_envelope"
+        )
+        || short.ends_with("_f2c")
+        || short.ends_with("_fromint")
+}
+
+/// Kinds whose `*_NULL` is an error wherever an input of that kind is expected (in the calls
+/// checked). `MPI_INFO_NULL`, `MPI_ERRHANDLER_NULL` and `MPI_FILE_NULL` are valid arguments of
+/// many calls, and datatypes are checked only where they describe a buffer that is used.
+fn null_is_error(kind: ObjectKind) -> bool {
+    matches!(
+        kind,
+        ObjectKind::Communicator | ObjectKind::Group | ObjectKind::Op | ObjectKind::Window
+    )
+}
+
+/// Point-to-point operations: every argument is significant on the calling rank.
+fn point_to_point(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Send { .. } | Op::Recv { .. } | Op::Sendrecv { .. } | Op::Probe { .. }
+    )
+}
+
+/// Data-moving collectives whose counts and types are significant on every rank.
+fn collective_everywhere(op: &Op) -> bool {
+    use CollectiveKind::*;
+    matches!(
+        op,
+        Op::Collective {
+            kind: Bcast
+                | Allgather
+                | Allreduce
+                | Alltoall
+                | ReduceScatterBlock
+                | Scan
+                | Exscan
+                | NeighborAllgather
+                | NeighborAlltoall,
+            ..
+        }
+    )
+}
+
+impl RankNormalizer<'_> {
+    /// The facts of one call; `op` is what the call was normalized to.
+    pub(super) fn call_facts(
+        &mut self,
+        function: &FunctionSchema,
+        args: &Args,
+        call: &CallRecord,
+        op: &Op,
+        short: &str,
+    ) -> Option<Box<CallFacts>> {
+        let mut facts = CallFacts::default();
+        self.argument_issues(function, args, call, op, short, &mut facts);
+        self.lifecycle(function, args, short, &mut facts);
+        if matches!(op, Op::Other) {
+            // Requests of calls the model has no operation for (MPI_Rput, MPI_File_iwrite,
+            // MPI_Grequest_start, partitioned and persistent RMA/IO requests).
+            if let Some(raw) = args.out_int("request") {
+                if Some(raw) != self.constants.request_null {
+                    let persistent = short.contains("_init");
+                    let id = self.new_request(Some(raw), persistent, None, None);
+                    facts.other_requests.push(id);
+                }
+            }
+        }
+        if let Op::Send {
+            send:
+                SendSpec {
+                    mode: SendMode::Buffered,
+                    count,
+                    datatype: Some(datatype),
+                    ..
+                },
+            ..
+        } = op
+        {
+            let size = self.tables.datatypes[datatype.0 as usize].size;
+            if let (Some(size), Some(overhead)) = (size, self.objects.constants.bsend_overhead) {
+                facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
+            }
+        }
+        (facts != CallFacts::default()).then(|| Box::new(facts))
+    }
+
+    fn lifecycle(
+        &mut self,
+        function: &FunctionSchema,
+        args: &Args,
+        short: &str,
+        facts: &mut CallFacts,
+    ) {
+        let freeing = frees(short);
+        let borrowed = returns_borrowed(short);
+        for (param, (input, output)) in function.params.iter().zip(&args.values) {
+            let Some(kind) = object_kind(&param.kind) else {
+                continue;
+            };
+            if short == "Type_commit" {
+                if let Some(raw) = input.as_int() {
+                    if let Some(entry) = self.objects.live.get_mut(&(kind, raw)) {
+                        entry.1 = true;
+                    }
+                }
+                continue;
+            }
+            if freeing && param.direction == Direction::InOut {
+                if let Some(raw) = input.as_int() {
+                    if let Some((id, _)) = self.objects.live.remove(&(kind, raw)) {
+                        facts.freed.push(ObjectRef { kind, id });
+                        self.objects.freed.insert((kind, raw));
+                    }
+                }
+                continue;
+            }
+            if borrowed || param.direction != Direction::Out {
+                continue;
+            }
+            let Some(raw) = output.as_int() else { continue };
+            if self.objects.constants.nulls.get(&kind) == Some(&raw)
+                || self.objects.constants.predefined.contains(&raw)
+            {
+                continue;
+            }
+            let id = ObjectId(self.objects.next);
+            self.objects.next += 1;
+            self.objects.freed.remove(&(kind, raw));
+            // A handle still live under this raw value was lost track of (its free was not
+            // recorded): the new object replaces it.
+            self.objects.live.insert((kind, raw), (id, false));
+            facts.created.push(ObjectRef { kind, id });
+        }
+    }
+
+    fn argument_issues(
+        &mut self,
+        function: &FunctionSchema,
+        args: &Args,
+        call: &CallRecord,
+        op: &Op,
+        short: &str,
+        facts: &mut CallFacts,
+    ) {
+        let issue = |facts: &mut CallFacts, param: &str, problem: ArgProblem| {
+            facts.arg_issues.push(ArgIssue {
+                param: super::intern(param),
+                problem,
+            });
+        };
+        let p2p = point_to_point(op);
+        let data_collective = collective_everywhere(op);
+        let rooted_collective = matches!(op, Op::Collective { kind, .. } if *kind != CollectiveKind::Management)
+            && !data_collective;
+        let conversion = short.ends_with("_c2f")
+            || short.ends_with("_f2c")
+            || short.ends_with("_toint")
+            || short.ends_with("_fromint");
+        let comm = args
+            .int("comm")
+            .and_then(|raw| self.comms.get(&raw).cloned());
+
+        // Handles: null where a valid object is needed, freed, uncommitted.
+        for (param, (input, _)) in function.params.iter().zip(&args.values) {
+            if param.direction == Direction::Out || conversion {
+                continue;
+            }
+            let Some(raw) = input.as_int() else { continue };
+            if param.kind == "REQUEST" {
+                if matches!(short, "Start" | "Request_free" | "Cancel")
+                    && Some(raw) == self.constants.request_null
+                {
+                    issue(
+                        facts,
+                        &param.name,
+                        ArgProblem::NullHandle {
+                            kind: ObjectKind::Request,
+                        },
+                    );
+                }
+                continue;
+            }
+            let Some(kind) = object_kind(&param.kind) else {
+                continue;
+            };
+            let is_null = self.objects.constants.nulls.get(&kind) == Some(&raw);
+            let datatype_used = kind == ObjectKind::Datatype && (p2p || data_collective);
+            if is_null {
+                let optional = param.name == "peer_comm" // significant only at the leaders
+                    || (kind == ObjectKind::Datatype && !datatype_used);
+                if !optional && (null_is_error(kind) || datatype_used) {
+                    issue(facts, &param.name, ArgProblem::NullHandle { kind });
+                }
+                continue;
+            }
+            if !self.objects.live.contains_key(&(kind, raw))
+                && self.objects.freed.contains(&(kind, raw))
+            {
+                issue(facts, &param.name, ArgProblem::FreedHandle { kind });
+                continue;
+            }
+            if datatype_used && self.objects.live.get(&(kind, raw)).is_some_and(|e| !e.1) {
+                issue(facts, &param.name, ArgProblem::UncommittedDatatype);
+            }
+        }
+
+        // Counts that must not be negative: everywhere except the arguments of rooted
+        // collectives, which are significant on some ranks only.
+        if !rooted_collective {
+            for (param, (input, _)) in function.params.iter().zip(&args.values) {
+                let count_kind = param.kind.ends_with("_NUM_ELEM_NNI")
+                    || param.kind == "ARRAY_LENGTH_NNI"
+                    || param.kind == "POLYNUM_BYTES_NNI";
+                if let (true, Direction::In, Some(v)) =
+                    (count_kind, param.direction, input.as_int())
+                {
+                    if v < 0 {
+                        issue(facts, &param.name, ArgProblem::NegativeCount { value: v });
+                    }
+                }
+            }
+        }
+
+        if p2p {
+            self.peer_and_tag_issues(args, short, comm.as_ref(), facts);
+            // Buffers: addresses are written on entry even for output buffers.
+            let entry_words = decode_args(function, &call.words, true);
+            let buffer = |name: &str| -> Option<i64> {
+                let i = function.params.iter().position(|p| p.name == name)?;
+                match &entry_words[i] {
+                    (ArgValue::Int(v), _) | (_, ArgValue::Int(v)) => Some(*v),
+                    _ => None,
+                }
+            };
+            for (buf, count, datatype) in [
+                ("buf", "count", "datatype"),
+                ("sendbuf", "sendcount", "sendtype"),
+                ("recvbuf", "recvcount", "recvtype"),
+            ] {
+                let Some(address) = buffer(buf) else { continue };
+                if Some(address) == self.objects.constants.in_place {
+                    issue(facts, buf, ArgProblem::InPlaceNotAllowed);
+                    continue;
+                }
+                let count = args.int(count).unwrap_or(0);
+                let predefined_type = args
+                    .int(datatype)
+                    .is_some_and(|t| self.constants.datatypes.contains_key(&t));
+                if address == 0 && count > 0 && predefined_type {
+                    issue(facts, buf, ArgProblem::NullBuffer { count });
+                }
+            }
+        }
+        if let (Op::Collective { kind, .. }, Some(comm)) = (op, comm.as_ref()) {
+            if *kind != CollectiveKind::Management {
+                self.root_issue(args, comm, facts);
+            }
+            if *kind == CollectiveKind::Bcast
+                && args.int("buffer").is_some()
+                && args.int("buffer") == self.objects.constants.in_place
+            {
+                issue(facts, "buffer", ArgProblem::InPlaceNotAllowed);
+            }
+        }
+    }
+
+    fn peer_and_tag_issues(
+        &self,
+        args: &Args,
+        short: &str,
+        comm: Option<&LocalComm>,
+        facts: &mut CallFacts,
+    ) {
+        let receive_side = matches!(
+            short,
+            "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
+        );
+        for (name, wildcard_ok) in [("tag", receive_side), ("sendtag", false), ("recvtag", true)] {
+            let Some(tag) = args.int(name) else { continue };
+            if wildcard_ok && Some(tag) == self.constants.any_tag {
+                continue;
+            }
+            let tag_ub = self.objects.constants.tag_ub;
+            if tag < 0 || tag_ub.is_some_and(|ub| tag > ub) {
+                facts.arg_issues.push(ArgIssue {
+                    param: super::intern(name),
+                    problem: ArgProblem::InvalidTag { value: tag, tag_ub },
+                });
+            }
+        }
+        let Some(comm) = comm.filter(|c| !c.local.is_empty()) else {
+            return;
+        };
+        let size = comm.remote.as_ref().unwrap_or(&comm.local).len() as u32;
+        for (name, any_ok) in [("dest", false), ("source", true)] {
+            let Some(rank) = args.int(name) else { continue };
+            if Some(rank) == self.constants.proc_null
+                || (any_ok && Some(rank) == self.constants.any_source)
+            {
+                continue;
+            }
+            if rank < 0 || rank >= size as i64 {
+                facts.arg_issues.push(ArgIssue {
+                    param: super::intern(name),
+                    problem: ArgProblem::RankOutOfRange { value: rank, size },
+                });
+            }
+        }
+    }
+
+    fn root_issue(&self, args: &Args, comm: &LocalComm, facts: &mut CallFacts) {
+        let Some(root) = args.int("root") else { return };
+        if comm.local.is_empty() {
+            return;
+        }
+        let (size, valid_special) = match &comm.remote {
+            // Intercommunicator: MPI_ROOT in the root group, MPI_PROC_NULL for the others.
+            Some(remote) => (
+                remote.len() as u32,
+                Some(root) == self.constants.proc_null
+                    || Some(root) == self.objects.constants.mpi_root,
+            ),
+            None => (comm.local.len() as u32, false),
+        };
+        if !valid_special && (root < 0 || root >= size as i64) {
+            facts.arg_issues.push(ArgIssue {
+                param: "root",
+                problem: ArgProblem::RankOutOfRange { value: root, size },
+            });
+        }
+    }
+}
