@@ -326,6 +326,8 @@ pub enum ArgProblem {
     NullBuffer { count: i64 },
     /// `MPI_IN_PLACE` passed where the call does not accept it.
     InPlaceNotAllowed,
+    /// The call itself (not one argument) came before `MPI_Init`/`MPI_Init_thread`.
+    BeforeInit,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

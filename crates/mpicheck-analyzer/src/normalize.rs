@@ -16,6 +16,7 @@ use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Status, T
 use crate::model::*;
 
 mod facts;
+pub(crate) use facts::allowed_anytime;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NormalizeError {

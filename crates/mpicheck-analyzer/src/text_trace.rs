@@ -45,7 +45,7 @@
 //! Any line may also carry `new=KIND:N,...` and `freed=KIND:N,...` (objects the call made or
 //! freed; KIND is `comm` `group` `type` `op` `win` `errhandler` `keyval` `info` `file`
 //! `session` `request`, N an object id of the rank), `bad=PARAM:PROBLEM,...` (argument
-//! problems: `rank` `tag` `count` `uncommitted` `nullbuf` `inplace` `null-KIND`
+//! problems: `rank` `tag` `count` `uncommitted` `nullbuf` `inplace` `before-init` `null-KIND`
 //! `freed-KIND`) and `bsend_bytes=N` (the attached-buffer space a buffered send needs).
 //!
 //! Waits and tests fill in the `matched` source of the nonblocking receives they complete
@@ -638,6 +638,7 @@ impl Parser {
                     "uncommitted" => ArgProblem::UncommittedDatatype,
                     "nullbuf" => ArgProblem::NullBuffer { count: 1 },
                     "inplace" => ArgProblem::InPlaceNotAllowed,
+                    "before-init" => ArgProblem::BeforeInit,
                     other => {
                         let (state, kind) = other.split_once('-').unwrap_or(("", other));
                         let kind = object_kind(kind);
@@ -646,7 +647,7 @@ impl Parser {
                             ("freed", Some(kind)) => ArgProblem::FreedHandle { kind },
                             _ => {
                                 return self.err(format!(
-                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|null-KIND|freed-KIND"
+                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|null-KIND|freed-KIND"
                                 ))
                             }
                         }

@@ -78,6 +78,8 @@ pub(super) struct ObjectTables {
     pub(super) constants: FactConstants,
     /// Live objects by kind and raw handle; `bool`: a datatype that was committed.
     live: HashMap<(ObjectKind, i64), (ObjectId, bool)>,
+    /// `MPI_Init*` (or `MPI_Session_init`) was called.
+    initialized: bool,
     /// Raw handles of freed objects not since handed out again.
     freed: HashSet<(ObjectKind, i64)>,
     next: u32,
@@ -96,6 +98,32 @@ impl ObjectTables {
     pub(super) fn live_count(&self) -> usize {
         self.live.len()
     }
+}
+
+/// Calls valid whether or not MPI is initialized (MPI 4.1 §11.2.1 and §11.2.2, plus the
+/// tool interface and the mpicheck pseudo-calls).
+pub(crate) fn allowed_anytime(call: &str) -> bool {
+    matches!(
+        call,
+        "MPI_Initialized"
+            | "MPI_Finalized"
+            | "MPI_Get_version"
+            | "MPI_Get_library_version"
+            | "MPI_Wtime"
+            | "MPI_Wtick"
+            | "MPI_Abort"
+            | "MPI_Add_error_class"
+            | "MPI_Add_error_code"
+            | "MPI_Add_error_string"
+            | "MPI_Error_class"
+            | "MPI_Error_string"
+            | "MPI_Remove_error_class"
+            | "MPI_Remove_error_code"
+            | "MPI_Remove_error_string"
+    ) || call.starts_with("MPI_Info_")
+        || call.starts_with("MPI_Session_")
+        || call.starts_with("MPI_T_")
+        || call.starts_with("MPICHECK_")
 }
 
 /// The object kind of a Forum parameter kind.
@@ -182,6 +210,14 @@ impl RankNormalizer<'_> {
         short: &str,
     ) -> Option<Box<CallFacts>> {
         let mut facts = CallFacts::default();
+        if matches!(op, Op::Init { .. }) || short.starts_with("Session_init") {
+            self.objects.initialized = true;
+        } else if !self.objects.initialized && !allowed_anytime(&function.name) {
+            facts.arg_issues.push(ArgIssue {
+                param: "",
+                problem: ArgProblem::BeforeInit,
+            });
+        }
         self.argument_issues(function, args, call, op, short, &mut facts);
         self.lifecycle(function, args, short, &mut facts);
         if matches!(op, Op::Other) {

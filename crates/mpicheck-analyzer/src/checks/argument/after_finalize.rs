@@ -1,9 +1,9 @@
 //! MPI calls made after `MPI_Finalize` (AR010).
 
 use super::super::request::fold_by_site;
-use super::before_init::allowed_anytime;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Op, Run};
+use crate::normalize::allowed_anytime;
 
 pub const AR010: CheckInfo = CheckInfo {
     code: "AR010",
