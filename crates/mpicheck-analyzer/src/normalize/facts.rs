@@ -496,3 +496,220 @@ impl RankNormalizer<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{normalize, RankNormalizer, Tables};
+    use crate::model::*;
+    use mpicheck_trace::{CallRecord, EndOfTrace, Schema, Trace, TraceHeader};
+
+    const SCHEMA: &str = "\
+0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
+1 MPI_Comm_dup comm:COMMUNICATOR:in:s newcomm:COMMUNICATOR:out:s
+2 MPI_Comm_free comm:COMMUNICATOR:inout:s
+3 MPI_Type_contiguous count:POLYXFER_NUM_ELEM_NNI:in:s oldtype:DATATYPE:in:s newtype:DATATYPE:out:s
+4 MPI_Type_commit datatype:DATATYPE:inout:s
+5 MPI_Type_free datatype:DATATYPE:inout:s
+6 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s
+7 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
+8 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s
+9 MPI_Finalize
+";
+    const WORLD: i64 = 0x44000000;
+    const COMM_NULL: i64 = 0x04000000;
+    const INT: i64 = 0x4c000405;
+    const TYPE_NULL: i64 = 0x0c000000;
+    const ANY_TAG: i64 = -1;
+    const ANY_SOURCE: i64 = -2;
+    const IN_PLACE: i64 = -1;
+
+    fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
+        CallRecord {
+            func,
+            thread: 0,
+            seq: 0,
+            t_enter_ns: 0,
+            t_exit_ns: 0,
+            callsite: line,
+            ret: 0,
+            fortran: false,
+            complete: true,
+            words,
+        }
+    }
+
+    fn trace(calls: Vec<CallRecord>) -> Trace {
+        let constants = [
+            ("MPI_COMM_WORLD", WORLD),
+            ("MPI_COMM_NULL", COMM_NULL),
+            ("MPI_DATATYPE_NULL", TYPE_NULL),
+            ("MPI_REQUEST_NULL", 0x2c000000),
+            ("MPI_ANY_SOURCE", ANY_SOURCE),
+            ("MPI_ANY_TAG", ANY_TAG),
+            ("MPI_PROC_NULL", -1),
+            ("MPI_IN_PLACE", IN_PLACE),
+            ("MPI_TAG_UB_VALUE", 32767),
+            ("DATATYPE.MPI_INT", INT),
+            ("DATATYPE_SIZE.MPI_INT", 4),
+        ];
+        Trace {
+            header: TraceHeader {
+                version: 1,
+                pid: 7,
+                env_rank: Some(0),
+                rank: Some(0),
+                world_size: Some(2),
+                state: mpicheck_trace::state::INITIALIZED,
+                thread_level: None,
+                records_end: 0,
+                dropped: 0,
+                start_unix_ns: 0,
+                family: "mpich".into(),
+            },
+            schema: Schema::parse(SCHEMA).unwrap(),
+            constants: constants
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            proc_maps: String::new(),
+            process: Vec::new(),
+            calls,
+            partial_records: 0,
+            end: EndOfTrace::Truncated {
+                offset: 0,
+                reason: "aborted".into(),
+            },
+        }
+    }
+
+    fn issues(run: &Run, event: usize) -> Vec<(&'static str, ArgProblem)> {
+        run.ranks[0].events[event]
+            .facts()
+            .map(|f| {
+                f.arg_issues
+                    .iter()
+                    .map(|i| (i.param, i.problem.clone()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    fn line(_: usize, addr: u64) -> SourceLocation {
+        SourceLocation {
+            file: Some("t.c".into()),
+            line: Some(addr as u32),
+            function: None,
+        }
+    }
+
+    #[test]
+    fn arguments_are_judged_from_raw_words_and_live_handles() {
+        let pair = 0x8c000001;
+        let calls = vec![
+            call(8, vec![WORLD, 0], 1), // before MPI_Init
+            call(0, vec![0, 0], 2),
+            call(3, vec![2, INT, pair], 3),
+            call(6, vec![0x1000, 1, pair, 1, 0, WORLD], 4), // uncommitted
+            call(4, vec![pair, pair], 5),
+            call(6, vec![0x1000, 1, pair, 2, 40000, WORLD], 6), // dest 2 of 2, tag > UB
+            call(
+                7,
+                vec![0, 4, INT, ANY_SOURCE, ANY_TAG, WORLD, 0, 0, 0, 0],
+                7,
+            ), // NULL buffer
+            call(6, vec![IN_PLACE, -4, INT, 1, ANY_TAG, COMM_NULL], 8),
+            call(5, vec![pair, TYPE_NULL], 9),
+            call(6, vec![0x1000, 1, pair, 1, 0, WORLD], 10), // freed type
+            call(
+                7,
+                vec![0x1000, 0, INT, ANY_SOURCE, ANY_TAG, WORLD, 0, 0, 0, 0],
+                11,
+            ), // fine
+        ];
+        let run = normalize(&[trace(calls)], &mut line).unwrap();
+        assert_eq!(issues(&run, 0), vec![("", ArgProblem::BeforeInit)]);
+        assert_eq!(issues(&run, 1), vec![]);
+        assert_eq!(
+            issues(&run, 3),
+            vec![("datatype", ArgProblem::UncommittedDatatype)]
+        );
+        assert_eq!(
+            issues(&run, 5),
+            vec![
+                (
+                    "tag",
+                    ArgProblem::InvalidTag {
+                        value: 40000,
+                        tag_ub: Some(32767)
+                    }
+                ),
+                ("dest", ArgProblem::RankOutOfRange { value: 2, size: 2 }),
+            ]
+        );
+        assert_eq!(
+            issues(&run, 6),
+            vec![("buf", ArgProblem::NullBuffer { count: 4 })]
+        );
+        let bad = issues(&run, 7);
+        for expected in [
+            (
+                "comm",
+                ArgProblem::NullHandle {
+                    kind: ObjectKind::Communicator,
+                },
+            ),
+            ("count", ArgProblem::NegativeCount { value: -4 }),
+            (
+                "tag",
+                ArgProblem::InvalidTag {
+                    value: ANY_TAG,
+                    tag_ub: Some(32767),
+                },
+            ),
+            ("buf", ArgProblem::InPlaceNotAllowed),
+        ] {
+            assert!(bad.contains(&expected), "{expected:?} in {bad:?}");
+        }
+        assert_eq!(
+            issues(&run, 9),
+            vec![(
+                "datatype",
+                ArgProblem::FreedHandle {
+                    kind: ObjectKind::Datatype
+                }
+            )]
+        );
+        assert_eq!(issues(&run, 10), vec![]);
+    }
+
+    #[test]
+    fn a_create_free_loop_keeps_one_live_object() {
+        let mut calls = vec![call(0, vec![0, 0], 1)];
+        for _ in 0..10_000 {
+            // MPI hands the same handle value out again after each free.
+            calls.push(call(1, vec![WORLD, 0x84000001], 2));
+            calls.push(call(2, vec![0x84000001, COMM_NULL], 3));
+        }
+        let trace = trace(calls);
+        let mut tables = Tables::default();
+        tables.sites.push(SourceLocation::default());
+        let mut rank = RankNormalizer::new(0, 2, &trace, &mut tables);
+        let mut events = Vec::new();
+        let mut peak = 0;
+        for c in &trace.calls {
+            let function = trace.schema.function(c.func).unwrap();
+            if let Some(e) = rank.event(function, c, SiteId(0), &mut events) {
+                events.push(e);
+            }
+            peak = peak.max(rank.objects.live_count());
+        }
+        assert_eq!(peak, 1);
+        assert_eq!(rank.objects.live_count(), 0);
+        let created: usize = events
+            .iter()
+            .filter_map(|e| e.facts())
+            .map(|f| f.created.len())
+            .sum();
+        assert_eq!(created, 10_000, "every dup is a new object");
+    }
+}
