@@ -349,9 +349,30 @@ pub struct CallFacts {
     /// Requests started by calls the model has no operation for (`MPI_Rput`,
     /// `MPI_File_iwrite`, ...), so completing them is not a wait on an unknown request.
     pub other_requests: Vec<ReqId>,
+    /// The memory the call's buffers cover, where the layout is known to be contiguous
+    /// (predefined datatypes, derived ones without holes).
+    pub buffers: Vec<BufferSpan>,
     /// For a buffered send: the bytes it needs in the attached buffer (message size plus
     /// `MPI_BSEND_OVERHEAD`), when the datatype's size is known.
     pub bsend_bytes: Option<i64>,
+}
+
+/// The bytes one buffer argument of a call covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferSpan {
+    /// `buf`, `sendbuf`, `recvbuf`.
+    pub param: &'static str,
+    pub start: u64,
+    pub len: u64,
+    /// MPI writes it (a receive buffer), rather than only reading it.
+    pub write: bool,
+}
+
+impl BufferSpan {
+    pub fn overlaps(&self, other: &BufferSpan) -> bool {
+        self.start < other.start.saturating_add(other.len)
+            && other.start < self.start.saturating_add(self.len)
+    }
 }
 
 impl Event {

@@ -8,7 +8,7 @@
 //! that are never reused, and the matched source and tag of a completed receive are copied
 //! onto the receive that started it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, OnceLock};
 
 use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Status, Trace};
@@ -290,6 +290,10 @@ struct RankNormalizer<'t> {
     constants: Constants,
     comms: HashMap<i64, LocalComm>,
     requests: HashMap<i64, RequestInfo>,
+    /// Older requests still named by a raw handle that MPI handed out again while they
+    /// were not yet waited for: MPICH and Open MPI return one shared handle for every
+    /// send that completed at once. Waits take them oldest first.
+    shadowed: HashMap<i64, VecDeque<RequestInfo>>,
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: HashMap<i64, TypeId>,
@@ -454,6 +458,7 @@ impl<'t> RankNormalizer<'t> {
             constants,
             comms,
             requests: HashMap::new(),
+            shadowed: HashMap::new(),
             next_request: 0,
             datatypes: HashMap::new(),
             creations: HashMap::new(),
@@ -503,7 +508,7 @@ impl<'t> RankNormalizer<'t> {
         let id = ReqId(self.next_request);
         self.next_request += 1;
         if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
-            self.requests.insert(
+            let previous = self.requests.insert(
                 raw,
                 RequestInfo {
                     id,
@@ -512,6 +517,9 @@ impl<'t> RankNormalizer<'t> {
                     recv_event,
                 },
             );
+            if let Some(previous) = previous.filter(|p| !p.persistent && !persistent) {
+                self.shadowed.entry(raw).or_default().push_back(previous);
+            }
         }
         id
     }
@@ -666,6 +674,8 @@ impl<'t> RankNormalizer<'t> {
                         Some(size as u64),
                     );
                     self.datatypes.insert(raw, id);
+                    self.objects
+                        .note_layout(raw, size, args.int("extent").unwrap_or(-1));
                 }
                 return None;
             }
@@ -898,6 +908,9 @@ impl<'t> RankNormalizer<'t> {
                 .map(|request| Op::Cancel { request }),
             "Request_free" => {
                 let raw = args.int("request")?;
+                if let Some(older) = self.shadowed.get_mut(&raw).and_then(VecDeque::pop_front) {
+                    return Some(Op::RequestFree { request: older.id });
+                }
                 let request = self.request_id(raw)?;
                 self.requests.remove(&raw);
                 Some(Op::RequestFree { request })
@@ -967,7 +980,26 @@ impl<'t> RankNormalizer<'t> {
                 .map(<[i64]>::to_vec)
                 .unwrap_or_default()
         };
-        let requests: Vec<Option<ReqId>> = raws.iter().map(|&r| self.request_id(r)).collect();
+        // The k-th use of a raw handle in this call names its k-th oldest request.
+        let mut occurrence: HashMap<i64, usize> = HashMap::new();
+        let nth: Vec<usize> = raws
+            .iter()
+            .map(|&r| {
+                let k = occurrence.entry(r).or_insert(0);
+                *k += 1;
+                *k - 1
+            })
+            .collect();
+        let requests: Vec<Option<ReqId>> = raws
+            .iter()
+            .zip(&nth)
+            .map(
+                |(&r, &k)| match self.shadowed.get(&r).and_then(|q| q.get(k)) {
+                    Some(older) => Some(older.id),
+                    None => self.request_id(r),
+                },
+            )
+            .collect();
         let completed: Option<Vec<u32>> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
@@ -1007,6 +1039,7 @@ impl<'t> RankNormalizer<'t> {
         });
         if let Some(done) = &completed {
             let statuses = args.statuses().map(<[Status]>::to_vec);
+            let mut retired: Vec<(i64, usize)> = Vec::new();
             for (k, &i) in done.iter().enumerate() {
                 let Some(&raw) = raws.get(i as usize) else {
                     continue;
@@ -1017,7 +1050,34 @@ impl<'t> RankNormalizer<'t> {
                     WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
                     WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
                 };
-                self.complete_request(raw, status, events);
+                let use_index = nth[i as usize];
+                let older = self.shadowed.get(&raw).and_then(|q| q.get(use_index));
+                match older.map(|o| (o.recv_event, o.comm.clone())) {
+                    Some((recv_event, comm)) => {
+                        if let (Some(index), Some(comm)) = (recv_event, comm) {
+                            let matched = self.matched(&comm, status);
+                            if let Some(Event {
+                                op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
+                                ..
+                            }) = events.get_mut(index)
+                            {
+                                recv.matched = matched.or(recv.matched);
+                            }
+                        }
+                        retired.push((raw, use_index));
+                    }
+                    None => self.complete_request(raw, status, events),
+                }
+            }
+            // Retire completed shadowed requests, later positions first.
+            retired.sort_unstable_by(|a, b| b.cmp(a));
+            for (raw, k) in retired {
+                if let Some(queue) = self.shadowed.get_mut(&raw) {
+                    queue.remove(k);
+                    if queue.is_empty() {
+                        self.shadowed.remove(&raw);
+                    }
+                }
             }
         }
         Op::Wait {
@@ -1312,6 +1372,51 @@ mod tests {
             "{:?}",
             run.ranks[0].events[0].op
         );
+    }
+
+    #[test]
+    fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
+        // MPICH and Open MPI return the same handle for every send that completed
+        // immediately; a waitall over four such handles completes four requests.
+        let shared = 0x6c000001;
+        let isend = |tag| {
+            call(
+                2,
+                vec![0x1000, 4, INT, 1, tag, WORLD, shared],
+                true,
+                40 + tag as u64,
+            )
+        };
+        let mut words = vec![4, 4, shared, shared, shared, shared, 4];
+        words.extend([REQUEST_NULL; 4]);
+        words.push(4);
+        words.extend([0; 16]);
+        let rank0 = trace(
+            0,
+            vec![
+                isend(0),
+                isend(1),
+                isend(2),
+                isend(3),
+                call(4, words, true, 50),
+            ],
+        );
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        let started: Vec<ReqId> = run.ranks[0].events[..4]
+            .iter()
+            .map(|e| match e.op {
+                Op::Send {
+                    blocking: Blocking::Nonblocking(r),
+                    ..
+                } => r,
+                ref op => panic!("{op:?}"),
+            })
+            .collect();
+        let Op::Wait { requests, .. } = &run.ranks[0].events[4].op else {
+            panic!()
+        };
+        let waited: Vec<ReqId> = requests.iter().flatten().copied().collect();
+        assert_eq!(waited, started);
     }
 
     #[test]

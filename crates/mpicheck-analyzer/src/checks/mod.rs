@@ -9,6 +9,7 @@
 //! | `CO001` | [`collective_call`] | collective call mismatch |
 //! | `RQ001`-`RQ004` | [`request`] | request lifecycle: never completed, freed while active, unknown request, persistent request started twice |
 //! | `RS001`-`RS004` | [`resource`] | objects never freed, buffer never detached, buffered send without or with a too small buffer |
+//! | `BF001` `BF002` | [`request`], [`argument`] | buffers of pending nonblocking operations that overlap; send and receive buffers of one call that overlap |
 //! | `AR001`-`AR010` | [`argument`] | invalid arguments: ranks, tags, counts, null/freed handles, uncommitted types, NULL buffers, MPI_IN_PLACE, calls before init/after finalize |
 //!
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
@@ -95,7 +96,7 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 23] = [
+    static CATALOGUE: [CheckInfo; 25] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
@@ -119,6 +120,8 @@ pub fn catalogue() -> &'static [CheckInfo] {
         argument::AR008,
         argument::AR009,
         argument::AR010,
+        request::BF001,
+        argument::BF002,
     ];
     &CATALOGUE
 }

@@ -78,6 +78,8 @@ pub(super) struct ObjectTables {
     pub(super) constants: FactConstants,
     /// Live objects by kind and raw handle; `bool`: a datatype that was committed.
     live: HashMap<(ObjectKind, i64), (ObjectId, bool)>,
+    /// Size and extent of committed derived datatypes, by raw handle (live ones).
+    layouts: HashMap<i64, (i64, i64)>,
     /// `MPI_Init*` (or `MPI_Session_init`) was called.
     initialized: bool,
     /// Raw handles of freed objects not since handed out again.
@@ -91,6 +93,11 @@ impl ObjectTables {
             constants: FactConstants::of(trace),
             ..Default::default()
         }
+    }
+
+    /// Size and extent of a committed datatype (from `MPICHECK_Type_info`).
+    pub(super) fn note_layout(&mut self, raw: i64, size: i64, extent: i64) {
+        self.layouts.insert(raw, (size, extent));
     }
 
     /// Live objects right now (for tests and benchmarks of bounded state).
@@ -273,6 +280,9 @@ impl RankNormalizer<'_> {
             }
             if freeing && param.direction == Direction::InOut {
                 if let Some(raw) = input.as_int() {
+                    if kind == ObjectKind::Datatype {
+                        self.objects.layouts.remove(&raw);
+                    }
                     if let Some((id, _)) = self.objects.live.remove(&(kind, raw)) {
                         facts.freed.push(ObjectRef { kind, id });
                         self.objects.freed.insert((kind, raw));
@@ -417,6 +427,7 @@ impl RankNormalizer<'_> {
                 }
             }
         }
+        self.buffer_spans(function, call, args, op, short, facts);
         if let (Op::Collective { kind, .. }, Some(comm)) = (op, comm.as_ref()) {
             if *kind != CollectiveKind::Management {
                 self.root_issue(args, comm, facts);
@@ -426,6 +437,82 @@ impl RankNormalizer<'_> {
                 && args.int("buffer") == self.objects.constants.in_place
             {
                 issue(facts, "buffer", ArgProblem::InPlaceNotAllowed);
+            }
+        }
+    }
+
+    /// Bytes covered by `count` elements of a datatype whose layout is contiguous.
+    fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
+        let extent = if let Some(name) = self.constants.datatypes.get(&datatype) {
+            *self.constants.datatype_sizes.get(name)? as i64
+        } else {
+            let &(size, extent) = self.objects.layouts.get(&datatype)?;
+            if size != extent {
+                return None; // holes: the span would overstate what MPI touches
+            }
+            extent
+        };
+        u64::try_from(count.checked_mul(extent)?).ok()
+    }
+
+    /// The spans of the buffers of point-to-point calls and of the collectives whose
+    /// buffers are `count` elements on every rank.
+    fn buffer_spans(
+        &self,
+        function: &FunctionSchema,
+        call: &CallRecord,
+        args: &Args,
+        op: &Op,
+        short: &str,
+        facts: &mut CallFacts,
+    ) {
+        let base = short.strip_prefix('I').unwrap_or(short);
+        let counted_collective = matches!(
+            base,
+            "allreduce" | "Allreduce" | "scan" | "Scan" | "exscan" | "Exscan"
+        );
+        if !(point_to_point(op) || counted_collective) {
+            return;
+        }
+        let entry_words = decode_args(function, &call.words, true);
+        let address = |name: &str| -> Option<i64> {
+            let i = function.params.iter().position(|p| p.name == name)?;
+            match &entry_words[i] {
+                (ArgValue::Int(v), _) | (_, ArgValue::Int(v)) => Some(*v),
+                _ => None,
+            }
+        };
+        let sendrecv_replace = short.ends_with("_replace");
+        for (buf, count, datatype, write) in [
+            (
+                "buf",
+                "count",
+                "datatype",
+                !matches!(op, Op::Send { .. }) || sendrecv_replace,
+            ),
+            ("sendbuf", "sendcount", "sendtype", false),
+            ("recvbuf", "recvcount", "recvtype", true),
+            ("sendbuf", "count", "datatype", false),
+            ("recvbuf", "count", "datatype", true),
+        ] {
+            let (Some(start), Some(n), Some(t)) =
+                (address(buf), args.int(count), args.int(datatype))
+            else {
+                continue;
+            };
+            if start == 0 || Some(start) == self.objects.constants.in_place || n <= 0 {
+                continue;
+            }
+            if matches!(op, Op::Probe { .. }) {
+                continue;
+            }
+            if let Some(len) = self.contiguous_bytes(n, t) {
+                facts.buffers.push(BufferSpan {
+                    param: super::intern(buf),
+                    start: start as u64,
+                    len,
+                    write,
+                });
             }
         }
     }

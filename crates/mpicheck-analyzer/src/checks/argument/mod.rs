@@ -19,6 +19,7 @@ pub mod invalid_tag;
 pub mod negative_count;
 pub mod null_buffer;
 pub mod null_handle;
+pub mod overlapping_buffers;
 pub mod rank_out_of_range;
 pub mod uncommitted_datatype;
 
@@ -30,6 +31,7 @@ pub use invalid_tag::AR002;
 pub use negative_count::AR003;
 pub use null_buffer::AR007;
 pub use null_handle::AR004;
+pub use overlapping_buffers::BF002;
 pub use rank_out_of_range::AR001;
 pub use uncommitted_datatype::AR006;
 
@@ -68,5 +70,6 @@ pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(in_place::check(run));
     out.extend(before_init::check(run));
     out.extend(after_finalize::check(run));
+    out.extend(overlapping_buffers::check(run));
     out
 }

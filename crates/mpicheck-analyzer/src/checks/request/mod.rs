@@ -12,11 +12,13 @@ use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
 
 pub mod free_active;
+pub mod pending_buffer_overlap;
 pub mod start_active;
 pub mod unknown_request;
 pub mod unwaited;
 
 pub use free_active::RQ002;
+pub use pending_buffer_overlap::BF001;
 pub use start_active::RQ004;
 pub use unknown_request::RQ003;
 pub use unwaited::RQ001;
@@ -208,5 +210,6 @@ pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(free_active::diagnostics(run, &found));
     out.extend(unknown_request::diagnostics(run, &found));
     out.extend(start_active::diagnostics(run, &found));
+    out.extend(pending_buffer_overlap::diagnostics(run));
     out
 }
