@@ -1,8 +1,9 @@
 /*
  * Twin of the ar_*.c programs: arguments at the edges of what is valid, none of which
  * may be reported: MPI_PROC_NULL peers, MPI_ANY_SOURCE/MPI_ANY_TAG receives, the
- * largest tag (MPI_TAG_UB), NULL buffers with count 0, MPI_IN_PLACE in an allreduce
- * and at the root of a gather, MPI_DATATYPE_NULL and NULL where only the root's
+ * largest tag (MPI_TAG_UB), NULL buffers with count 0, MPI_IN_PLACE in an allreduce,
+ * at the root of a gather and in an allgather (whose send count and type are then
+ * ignored: -1 and MPI_DATATYPE_NULL), MPI_DATATYPE_NULL and NULL where only the root's
  * arguments matter, an MPI_UNDEFINED split whose MPI_COMM_NULL is tested before use,
  * a committed derived type, MPI_Initialized before MPI_Init and MPI_Finalized after
  * MPI_Finalize.
@@ -34,6 +35,8 @@ int main(int argc, char **argv)
         MPI_Recv(NULL, 0, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     }
     MPI_Allreduce(MPI_IN_PLACE, data, 4, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    all[4 * rank] = rank;
+    MPI_Allgather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, all, 4, MPI_INT, MPI_COMM_WORLD);
     if (rank == 0)
         MPI_Gather(MPI_IN_PLACE, 4, MPI_INT, all, 4, MPI_INT, 0, MPI_COMM_WORLD);
     else

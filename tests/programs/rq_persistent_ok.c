@@ -8,7 +8,7 @@
 
 int main(int argc, char **argv)
 {
-    int rank, data[4] = {1, 2, 3, 4};
+    int rank, data[4] = {1, 2, 3, 4}, other[4];
     MPI_Request req[2];
 
     MPI_Init(&argc, &argv);
@@ -18,7 +18,7 @@ int main(int argc, char **argv)
         MPI_Send_init(data, 4, MPI_INT, 1, 1, MPI_COMM_WORLD, &req[1]);
     } else {
         MPI_Recv_init(data, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, &req[0]);
-        MPI_Recv_init(data + 2, 2, MPI_INT, 0, 1, MPI_COMM_WORLD, &req[1]);
+        MPI_Recv_init(other, 4, MPI_INT, 0, 1, MPI_COMM_WORLD, &req[1]);
     }
     for (int i = 0; i < 3; i++) {
         MPI_Start(&req[0]);

@@ -336,9 +336,16 @@ impl RankNormalizer<'_> {
             .int("comm")
             .and_then(|raw| self.comms.get(&raw).cloned());
 
+        // With MPI_IN_PLACE as the send buffer, the send count and type are ignored.
+        let in_place_send =
+            args.int("sendbuf").is_some() && args.int("sendbuf") == self.objects.constants.in_place;
+        let ignored = |name: &str| {
+            in_place_send && matches!(name, "sendcount" | "sendtype" | "sendcounts" | "sendtypes")
+        };
+
         // Handles: null where a valid object is needed, freed, uncommitted.
         for (param, (input, _)) in function.params.iter().zip(&args.values) {
-            if param.direction == Direction::Out || conversion {
+            if param.direction == Direction::Out || conversion || ignored(&param.name) {
                 continue;
             }
             let Some(raw) = input.as_int() else { continue };
@@ -387,6 +394,9 @@ impl RankNormalizer<'_> {
                 let count_kind = param.kind.ends_with("_NUM_ELEM_NNI")
                     || param.kind == "ARRAY_LENGTH_NNI"
                     || param.kind == "POLYNUM_BYTES_NNI";
+                if ignored(&param.name) {
+                    continue;
+                }
                 if let (true, Direction::In, Some(v)) =
                     (count_kind, param.direction, input.as_int())
                 {
