@@ -15,6 +15,9 @@ use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Status, T
 
 use crate::model::*;
 
+mod facts;
+pub(crate) use facts::allowed_anytime;
+
 #[derive(Debug, thiserror::Error)]
 pub enum NormalizeError {
     #[error("no traces to analyze")]
@@ -301,6 +304,8 @@ struct RankNormalizer<'t> {
     /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
     /// its `MPICHECK_Comm_info`.
     pending_creation: Option<(CommId, &'static str, u32)>,
+    /// Live MPI objects and the constants to judge arguments by.
+    objects: facts::ObjectTables,
 }
 
 /// Values of one call's parameters by name.
@@ -457,6 +462,7 @@ impl<'t> RankNormalizer<'t> {
             creations: HashMap::new(),
             intercomm_creations: HashMap::new(),
             pending_creation: None,
+            objects: facts::ObjectTables::new(trace),
         }
     }
 
@@ -693,6 +699,8 @@ impl<'t> RankNormalizer<'t> {
                         Some(size as u64),
                     );
                     self.datatypes.insert(raw, id);
+                    self.objects
+                        .note_layout(raw, size, args.int("extent").unwrap_or(-1));
                 }
                 return None;
             }
@@ -709,6 +717,13 @@ impl<'t> RankNormalizer<'t> {
                 .communication_op(name, &args, call, this_index, events)
                 .unwrap_or(Op::Other),
         };
+        let facts = self.call_facts(
+            function,
+            &args,
+            call,
+            &op,
+            name.strip_prefix("MPI_").unwrap_or(name),
+        );
         if MANAGEMENT_COLLECTIVES.contains(&name) {
             let parent_raw = args
                 .int("comm")
@@ -726,6 +741,7 @@ impl<'t> RankNormalizer<'t> {
             site,
             thread: call.thread,
             returned,
+            facts,
         })
     }
 
@@ -891,9 +907,31 @@ impl<'t> RankNormalizer<'t> {
                         .map(<[i64]>::to_vec)
                         .unwrap_or_default(),
                 };
-                Some(Op::Start {
-                    requests: self.request_ids(&raws).into_iter().flatten().collect(),
-                })
+                let requests = self.request_ids(&raws).into_iter().flatten().collect();
+                // Open MPI hands out a new handle when a still-active persistent request is
+                // started again; the request goes on under the new handle.
+                let outs: Vec<i64> = match args.output("request") {
+                    Some(ArgValue::Int(r)) => vec![*r],
+                    _ => args
+                        .output("array_of_requests")
+                        .and_then(ArgValue::as_array)
+                        .map(<[i64]>::to_vec)
+                        .unwrap_or_default(),
+                };
+                for (&before, &after) in raws.iter().zip(&outs) {
+                    if before != after && Some(after) != self.constants.request_null {
+                        if let Some(info) = self.requests.get_mut(&before).and_then(|live| {
+                            let position = live.iter().position(|info| info.persistent)?;
+                            Some(live.remove(position))
+                        }) {
+                            self.requests.entry(after).or_default().push(info);
+                        }
+                        if self.requests.get(&before).is_some_and(Vec::is_empty) {
+                            self.requests.remove(&before);
+                        }
+                    }
+                }
+                Some(Op::Start { requests })
             }
             "Cancel" => args
                 .int("request")
@@ -1372,6 +1410,51 @@ mod tests {
         };
         assert_ne!(request_of(0), request_of(1));
         assert_eq!(requests, &vec![Some(request_of(0)), Some(request_of(1))]);
+    }
+
+    #[test]
+    fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
+        // MPICH and Open MPI return the same handle for every send that completed
+        // immediately; a waitall over four such handles completes four requests.
+        let shared = 0x6c000001;
+        let isend = |tag| {
+            call(
+                2,
+                vec![0x1000, 4, INT, 1, tag, WORLD, shared],
+                true,
+                40 + tag as u64,
+            )
+        };
+        let mut words = vec![4, 4, shared, shared, shared, shared, 4];
+        words.extend([REQUEST_NULL; 4]);
+        words.push(4);
+        words.extend([0; 16]);
+        let rank0 = trace(
+            0,
+            vec![
+                isend(0),
+                isend(1),
+                isend(2),
+                isend(3),
+                call(4, words, true, 50),
+            ],
+        );
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        let started: Vec<ReqId> = run.ranks[0].events[..4]
+            .iter()
+            .map(|e| match e.op {
+                Op::Send {
+                    blocking: Blocking::Nonblocking(r),
+                    ..
+                } => r,
+                ref op => panic!("{op:?}"),
+            })
+            .collect();
+        let Op::Wait { requests, .. } = &run.ranks[0].events[4].op else {
+            panic!()
+        };
+        let waited: Vec<ReqId> = requests.iter().flatten().copied().collect();
+        assert_eq!(waited, started);
     }
 
     #[test]

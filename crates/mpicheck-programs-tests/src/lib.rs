@@ -21,7 +21,12 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The codes a program may expect (conventions: stable codes, never reused).
-pub const KNOWN_CODES: &[&str] = &["DL001", "DL002", "DL003", "MR001", "CO001"];
+pub const KNOWN_CODES: &[&str] = &[
+    "DL001", "DL002", "DL003", "MR001", "CO001",
+    // request lifecycle, resources, arguments
+    "RQ001", "RQ002", "RQ003", "RQ004", "RS001", "RS002", "RS003", "RS004", "AR001", "AR002",
+    "AR003", "AR004", "AR005", "AR006", "AR007", "AR008", "AR009", "AR010", "BF001", "BF002",
+];
 
 /// Largest rank count a program may ask for (the machines have 2 cores; tests oversubscribe).
 pub const MAX_RANKS: u32 = 8;

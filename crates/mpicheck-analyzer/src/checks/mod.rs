@@ -7,6 +7,10 @@
 //! | `DL003` | [`deadlock`] | potential deadlock under another matching of a wildcard receive |
 //! | `MR001` | [`message_race`] | message race on a wildcard receive |
 //! | `CO001` | [`collective_call`] | collective call mismatch |
+//! | `RQ001`-`RQ004` | [`request`] | request lifecycle: never completed, freed while active, unknown request, persistent request started twice |
+//! | `RS001`-`RS004` | [`resource`] | objects never freed, buffer never detached, buffered send without or with a too small buffer |
+//! | `BF001` `BF002` | [`request`], [`argument`] | buffers of pending nonblocking operations that overlap; send and receive buffers of one call that overlap |
+//! | `AR001`-`AR010` | [`argument`] | invalid arguments: ranks, tags, counts, null/freed handles, uncommitted types, NULL buffers, MPI_IN_PLACE, calls before init/after finalize |
 //!
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
 
@@ -17,9 +21,12 @@ use crate::engine::{self, Mode, Program, Replay, ReplayOptions, WaitCond, WaitOn
 use crate::model::{Event, Op, Rank, Run, SendMode};
 use crate::waitfor::collective_call_name;
 
+pub mod argument;
 pub mod collective_call;
 pub mod deadlock;
 pub mod message_race;
+pub mod request;
+pub mod resource;
 
 /// Everything the checks share: the compiled run and its replays, computed once.
 pub(crate) struct Context<'r> {
@@ -50,13 +57,17 @@ impl<'r> Context<'r> {
     }
 }
 
-/// Runs every check, in a fixed order: CO001, DL001, DL002, DL003, MR001.
+/// Runs every check, in a fixed order: AR*, RQ*, RS*, then CO001, DL001, DL002, DL003, MR001.
 pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
     }
+    // Checks of single calls and object lifecycles need no replay: first, so their
+    // findings are there even when the run was cut short by the bad call itself.
+    let mut out = argument::check(run);
+    out.extend(request::check(run));
+    out.extend(resource::check(run));
     let ctx = Context::new(run);
-    let mut out = Vec::new();
     let (collective, mismatched_comms) = collective_call::check(&ctx);
     out.extend(collective);
     let actual = deadlock::actual(&ctx);
@@ -85,12 +96,32 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 5] = [
+    static CATALOGUE: [CheckInfo; 25] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
         message_race::MR001,
         collective_call::CO001,
+        request::RQ001,
+        request::RQ002,
+        request::RQ003,
+        request::RQ004,
+        resource::RS001,
+        resource::RS002,
+        resource::RS003,
+        resource::RS004,
+        argument::AR001,
+        argument::AR002,
+        argument::AR003,
+        argument::AR004,
+        argument::AR005,
+        argument::AR006,
+        argument::AR007,
+        argument::AR008,
+        argument::AR009,
+        argument::AR010,
+        request::BF001,
+        argument::BF002,
     ];
     &CATALOGUE
 }
