@@ -230,21 +230,27 @@ pub fn normalize(
                 end: RankEnd::Interrupted {
                     reason: "no trace was written by this rank".into(),
                 },
+                threads: ThreadInfo::default(),
             });
             continue;
         };
         let trace = &traces[index];
         let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
         let mut events = Vec::with_capacity(trace.calls.len());
+        let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
         for call in &trace.calls {
             let Some(function) = trace.schema.function(call.func) else {
                 continue;
             };
+            if threads.sync_record(function, call) {
+                continue;
+            }
             let site = {
                 let location = resolve(index, call.callsite);
                 rank_state.tables.site(location)
             };
-            if let Some(event) = rank_state.event(function, call, site, &mut events) {
+            if let Some(mut event) = rank_state.event(function, call, site, &mut events) {
+                event.time = Some(crate::threads::call_time(call));
                 events.push(event);
             }
         }
@@ -260,7 +266,12 @@ pub fn normalize(
                 },
             }
         };
-        ranks.push(RankTrace { rank, events, end });
+        ranks.push(RankTrace {
+            rank,
+            events,
+            end,
+            threads: threads.finish(),
+        });
     }
     Ok(Run {
         ranks,
@@ -693,6 +704,7 @@ impl<'t> RankNormalizer<'t> {
             site,
             thread: call.thread,
             returned,
+            time: None,
         })
     }
 

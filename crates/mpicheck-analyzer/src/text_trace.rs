@@ -597,6 +597,7 @@ impl Parser {
                     rank,
                     events: Vec::new(),
                     end: RankEnd::Finalized,
+                    threads: Default::default(),
                 })
                 .collect();
             self.run.comms = vec![CommInfo {
@@ -725,6 +726,7 @@ impl Parser {
                 site,
                 thread,
                 returned: !blocked,
+                time: None,
             });
         }
         Ok(())

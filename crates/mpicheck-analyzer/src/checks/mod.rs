@@ -7,6 +7,11 @@
 //! | `DL003` | [`deadlock`] | potential deadlock under another matching of a wildcard receive |
 //! | `MR001` | [`message_race`] | message race on a wildcard receive |
 //! | `CO001` | [`collective_call`] | collective call mismatch |
+//! | `TH001` | [`threads`] | MPI called beyond the thread level provided |
+//! | `TH002` | [`threads`] | `MPI_Finalize` on the wrong thread, during or before other threads' calls |
+//! | `TH003` | [`threads`] | two threads complete the same request at the same time |
+//! | `TH004` | [`threads`] | a probed message can be received by another thread |
+//! | `TH005` | [`threads`] | concurrent collectives on one communicator in one process |
 //!
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
 
@@ -20,6 +25,7 @@ use crate::waitfor::collective_call_name;
 pub mod collective_call;
 pub mod deadlock;
 pub mod message_race;
+pub mod threads;
 
 /// Everything the checks share: the compiled run and its replays, computed once.
 pub(crate) struct Context<'r> {
@@ -50,7 +56,7 @@ impl<'r> Context<'r> {
     }
 }
 
-/// Runs every check, in a fixed order: CO001, DL001, DL002, DL003, MR001.
+/// Runs every check, in a fixed order: CO001, DL001, DL002, DL003, MR001, TH001-TH005.
 pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
@@ -72,6 +78,7 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     };
     out.extend(alternatives);
     out.extend(message_race::check(&ctx, inconclusive));
+    out.extend(threads::check(&ctx));
     out
 }
 
@@ -85,12 +92,17 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 5] = [
+    static CATALOGUE: [CheckInfo; 10] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
         message_race::MR001,
         collective_call::CO001,
+        threads::TH001,
+        threads::TH002,
+        threads::TH003,
+        threads::TH004,
+        threads::TH005,
     ];
     &CATALOGUE
 }
