@@ -298,6 +298,13 @@ struct RankNormalizer<'t> {
     constants: Constants,
     comms: HashMap<i64, LocalComm>,
     requests: HashMap<i64, RequestInfo>,
+    /// Handles completed by a call and when that call returned: another thread's call that
+    /// entered before then still used the same request (records are in entry order, so a
+    /// completion is seen before calls of other threads that overlapped it).
+    retired: HashMap<i64, (ReqId, u64)>,
+    /// Entry and exit time of the call being normalized.
+    call_enter_ns: u64,
+    call_exit_ns: u64,
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: HashMap<i64, TypeId>,
@@ -460,6 +467,9 @@ impl<'t> RankNormalizer<'t> {
             constants,
             comms,
             requests: HashMap::new(),
+            retired: HashMap::new(),
+            call_enter_ns: 0,
+            call_exit_ns: u64::MAX,
             next_request: 0,
             datatypes: HashMap::new(),
             creations: HashMap::new(),
@@ -627,7 +637,9 @@ impl<'t> RankNormalizer<'t> {
             }
         }
         if !self.requests[&raw].persistent {
-            self.requests.remove(&raw);
+            if let Some(info) = self.requests.remove(&raw) {
+                self.retired.insert(raw, (info.id, self.call_exit_ns));
+            }
         }
     }
 
@@ -637,6 +649,13 @@ impl<'t> RankNormalizer<'t> {
         }
         Some(match self.requests.get(&raw) {
             Some(info) => info.id,
+            None if self
+                .retired
+                .get(&raw)
+                .is_some_and(|&(_, exit)| self.call_enter_ns < exit) =>
+            {
+                self.retired[&raw].0
+            }
             // A request the trace did not see being created: give it an identity so waits on
             // it still show up.
             None => self.new_request(Some(raw), false, None, None),
@@ -657,6 +676,8 @@ impl<'t> RankNormalizer<'t> {
         let full_name = function.name.as_str();
         let name = base_name(full_name);
         let returned = call.complete;
+        self.call_enter_ns = call.t_enter_ns;
+        self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
         let this_index = events.len();
         let op = match name {
             "MPICHECK_Comm_info" => {
