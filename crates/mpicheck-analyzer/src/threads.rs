@@ -5,7 +5,8 @@
 //! The interposition library (`c/threads.c`) writes `MPICHECK_Sync what object` pseudo-calls:
 //! `what` 0 = recording is on, 1 = release of `object`, 2 = acquire of `object`, 3 = an OpenMP
 //! parallel region `object` begins (a release of its start object), 4 = it ended (an acquire
-//! of its end object). Releases are recorded before the real operation and acquires after it,
+//! of its end object), 5 = the process synchronizes in ways that are not recorded (OpenMP
+//! tasks: then no call is reported as possibly concurrent). Releases are recorded before the real operation and acquires after it,
 //! so in the process's record order every acquire follows the releases it observed.
 
 use std::collections::{HashMap, HashSet};
@@ -21,6 +22,7 @@ const SYNC_RELEASE: i64 = 1;
 const SYNC_ACQUIRE: i64 = 2;
 const SYNC_REGION_BEGIN: i64 = 3;
 const SYNC_REGION_END: i64 = 4;
+const SYNC_UNTRACKED: i64 = 5;
 
 /// Object namespaces of `c/threads.c` (the top byte).
 const NS_SHIFT: u32 = 56;
@@ -52,6 +54,8 @@ pub struct ThreadInfoBuilder {
     info: ThreadInfo,
     /// Region token → index into `info.parallel_regions`.
     open_regions: HashMap<u64, usize>,
+    /// The process synchronized in ways not recorded (OpenMP tasks).
+    untracked: bool,
 }
 
 impl ThreadInfoBuilder {
@@ -78,6 +82,7 @@ impl ThreadInfoBuilder {
                 ..ThreadInfo::default()
             },
             open_regions: HashMap::new(),
+            untracked: false,
         }
     }
 
@@ -100,6 +105,7 @@ impl ThreadInfoBuilder {
         };
         match what {
             SYNC_TRACKING => self.info.sync_recorded = true,
+            SYNC_UNTRACKED => self.untracked = true,
             SYNC_RELEASE => push(SyncKind::Release, value),
             SYNC_ACQUIRE => push(SyncKind::Acquire, value),
             SYNC_REGION_BEGIN => {
@@ -125,6 +131,10 @@ impl ThreadInfoBuilder {
     }
 
     pub fn finish(mut self) -> ThreadInfo {
+        if self.untracked {
+            // Unordered calls may be ordered by what was not recorded: claim nothing.
+            self.info.sync_recorded = false;
+        }
         // Team sizes: the threads that entered each region.
         let mut token_of: HashMap<u64, usize> = HashMap::new();
         let mut tokens: Vec<(u64, usize)> = Vec::new();

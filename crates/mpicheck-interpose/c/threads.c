@@ -35,6 +35,7 @@ enum {
     MPICHECK_SYNC_ACQUIRE = 2,
     MPICHECK_SYNC_REGION_BEGIN = 3, /* object = region token; releases REGION_START(token) */
     MPICHECK_SYNC_REGION_END = 4,   /* object = region token; acquires REGION_END(token) */
+    MPICHECK_SYNC_UNTRACKED = 5,    /* the process synchronizes in ways not recorded (tasks) */
 };
 
 /* Object namespaces: addresses of mutexes and locks are below 2^48; the rest is tagged. */
@@ -180,6 +181,21 @@ void GOMP_parallel_loop_runtime(omp_fn fn, void *data, unsigned num_threads, lon
 {
     REAL(GOMP_parallel_loop_runtime);
     MPICHECK_REGION(fn, data, real_GOMP_parallel_loop_runtime(body, arg, num_threads, start, end, incr, flags));
+}
+
+/* Explicit tasks run on any thread of the team; their creation and completion (taskwait,
+ * taskgroup, dependences) are not recorded, so the analyzer must not conclude that calls in
+ * them are unordered: say so once, and forward the call unchanged. The parameters are those
+ * of GCC 11 and later (detach added in GCC 11); an older libgomp ignores the extra ones. */
+void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), long arg_size,
+               long arg_align, bool if_clause, unsigned flags, void **depend, int priority,
+               void *detach)
+{
+    REAL(GOMP_task);
+    static atomic_int said;
+    if (mpicheck_omp_call() && !atomic_exchange(&said, 1))
+        mpicheck_sync(MPICHECK_SYNC_UNTRACKED, 0, __builtin_return_address(0));
+    real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 
 /* A barrier of the current team: everyone's release before anyone's acquire. */
@@ -345,10 +361,14 @@ struct mpicheck_thread_start {
     uint64_t token;
 };
 
+/* This thread was started through mpicheck_thread_body (its end is recorded). */
+static __thread int mpicheck_tracked_thread;
+
 static void *mpicheck_thread_body(void *p)
 {
     struct mpicheck_thread_start s = *(struct mpicheck_thread_start *)p;
     free(p);
+    mpicheck_tracked_thread = 1;
     mpicheck_sync(MPICHECK_SYNC_ACQUIRE, OBJ_THREAD_START(s.token), NULL);
     void *ret = s.start(s.arg);
     mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_THREAD_END((uintptr_t)pthread_self()), NULL);
@@ -368,6 +388,16 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
     int ret = real_pthread_create(thread, attr, mpicheck_thread_body, s);
     if (ret != 0) free(s);
     return ret;
+}
+
+/* A thread that ends with pthread_exit does not return through mpicheck_thread_body. */
+void pthread_exit(void *retval)
+{
+    REAL(pthread_exit);
+    if (mpicheck_tracked_thread)
+        mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_THREAD_END((uintptr_t)pthread_self()), NULL);
+    real_pthread_exit(retval);
+    __builtin_unreachable();
 }
 
 int pthread_join(pthread_t thread, void **retval)
