@@ -7,6 +7,11 @@
 #   benches/threads_cost.sh
 #   N=2000000 REPS=7 FAMILIES=mpich RANKS=1 benches/threads_cost.sh
 #
+# Then benches/sync_record.c (no MPI, one process): ns per pthread_mutex_lock/unlock pair of
+# the application plainly, preloaded with tracking off (forwarding only), preloaded and
+# recording in a single-threaded program (locks are not recorded before a thread exists),
+# and recording after a thread was started (two MPICHECK_Sync records per pair).
+#
 # Benchmark only: the figures vary with the machine's load, nothing here asserts.
 set -euo pipefail
 
@@ -75,3 +80,46 @@ for fam in $FAMILIES; do
         done
     done
 done
+
+SYNC_N=${SYNC_N:-2000000}
+sync_exe=$WORK/sync_record
+gcc -O2 -pthread "$ROOT/benches/sync_record.c" -o "$sync_exe"
+SRAW=$WORK/sync_raw.txt
+: >"$SRAW"
+lib=${LIB[mpich]}
+for rep in $(seq "$REPS"); do
+    echo "plain $("$sync_exe" "$SYNC_N")" >>"$SRAW"
+    echo "forwarding $(LD_PRELOAD=$lib MPICHECK_OUT_DIR=$TRACE_DIR MPICHECK_THREADS=0 "$sync_exe" "$SYNC_N")" >>"$SRAW"
+    echo "single-threaded $(LD_PRELOAD=$lib MPICHECK_OUT_DIR=$TRACE_DIR "$sync_exe" "$SYNC_N")" >>"$SRAW"
+    echo "recording $(LD_PRELOAD=$lib MPICHECK_OUT_DIR=$TRACE_DIR "$sync_exe" "$SYNC_N" threaded)" >>"$SRAW"
+    rm -f "$TRACE_DIR"/trace-*.mpitrace
+done
+echo
+echo "application lock/unlock pair, ns (median of $REPS, N=$SYNC_N): plain | preloaded, tracking off | tracking on, no thread started | tracking on, recording"
+for mode in plain forwarding single-threaded recording; do
+    printf '%-16s %8.1f\n' "$mode" "$(awk -v m="$mode" '$1 == m { print $3 }' "$SRAW" | median)"
+done
+
+# Instructions per recorded call, which machine noise does not change (valgrind's callgrind
+# counts them; one process, no mpiexec): the difference of two runs of N and 2N iterations
+# divided by the extra calls, with thread tracking off and on.
+if command -v valgrind >/dev/null && [ "${COUNT:-1}" = 1 ]; then
+    CN=${COUNT_N:-100000}
+    echo
+    echo "instructions per recorded MPI call (callgrind, MPI_Send+MPI_Recv to MPI_PROC_NULL, (Ir(2N) - Ir(N)) / 2N, N=$CN)"
+    printf '%-8s %11s %10s\n' family threads-off threads-on
+    for fam in $FAMILIES; do
+        exe=$WORK/hot_path_$fam
+        per_call() {
+            local ir=()
+            for n in "$CN" $((2 * CN)); do
+                ir+=("$(OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 MPICHECK_OUT_DIR=$TRACE_DIR MPICHECK_THREADS=$1 LD_PRELOAD=${LIB[$fam]} \
+                    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$exe" "$n" send,recv 2>&1 |
+                    awk '/Collected/ { print $NF }')")
+                rm -f "$TRACE_DIR"/trace-*.mpitrace
+            done
+            echo "(${ir[1]} - ${ir[0]}) / (2 * $CN)" | bc -l
+        }
+        printf '%-8s %11.1f %10.1f\n' "$fam" "$(per_call 0)" "$(per_call 1)"
+    done
+fi

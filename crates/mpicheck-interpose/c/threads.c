@@ -53,6 +53,10 @@ extern const uint16_t mpicheck_sync_id;
 extern __thread int mpicheck_depth;
 
 static int mpicheck_threads_on;
+/* Set once the program started a thread (pthread_create, a parallel region): before that,
+ * locks order nothing between threads and are not recorded, so a single-threaded program
+ * pays only the forwarding. */
+static atomic_int mpicheck_multi;
 static atomic_uint_fast64_t mpicheck_next_token = 1;
 /* The innermost parallel region this thread runs in (0 outside any). */
 static __thread uint64_t mpicheck_team;
@@ -106,6 +110,12 @@ static inline int mpicheck_omp_call(void)
     return mpicheck_threads_on && mpicheck_depth == 0;
 }
 
+/* A lock operation worth recording: some thread was started. */
+static inline int mpicheck_multi_threaded(void)
+{
+    return atomic_load_explicit(&mpicheck_multi, memory_order_relaxed);
+}
+
 /* The next definition of the function being defined (libgomp's, libc's). */
 #define REAL(name)                                 \
     static __typeof__(&name) real_##name;          \
@@ -140,6 +150,7 @@ static void mpicheck_region_body(void *arg)
             call;                                                           \
             return;                                                         \
         }                                                                   \
+        atomic_store_explicit(&mpicheck_multi, 1, memory_order_relaxed);   \
         struct mpicheck_region r = {fn, data, atomic_fetch_add(&mpicheck_next_token, 1)}; \
         const void *site = __builtin_return_address(0);                    \
         mpicheck_sync(MPICHECK_SYNC_REGION_BEGIN, r.token, site);           \
@@ -254,11 +265,13 @@ bool GOMP_sections_end_cancel(void)
 #define MPICHECK_LOCK(object, call)                                                      \
     do {                                                                                 \
         call;                                                                            \
-        if (mpicheck_omp_call()) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, object, __builtin_return_address(0)); \
+        if (mpicheck_omp_call() && mpicheck_multi_threaded())                       \
+            mpicheck_sync(MPICHECK_SYNC_ACQUIRE, object, __builtin_return_address(0)); \
     } while (0)
 #define MPICHECK_UNLOCK(object, call)                                                    \
     do {                                                                                 \
-        if (mpicheck_omp_call()) mpicheck_sync(MPICHECK_SYNC_RELEASE, object, __builtin_return_address(0)); \
+        if (mpicheck_omp_call() && mpicheck_multi_threaded())                       \
+            mpicheck_sync(MPICHECK_SYNC_RELEASE, object, __builtin_return_address(0)); \
         call;                                                                            \
     } while (0)
 
@@ -327,7 +340,7 @@ int omp_test_lock(void *lock)
 {
     REAL(omp_test_lock);
     int ret = real_omp_test_lock(lock);
-    if (ret && mpicheck_omp_call())
+    if (ret && mpicheck_omp_call() && mpicheck_multi_threaded())
         mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)lock, __builtin_return_address(0));
     return ret;
 }
@@ -348,7 +361,7 @@ int omp_test_nest_lock(void *lock)
 {
     REAL(omp_test_nest_lock);
     int ret = real_omp_test_nest_lock(lock);
-    if (ret && mpicheck_omp_call())
+    if (ret && mpicheck_omp_call() && mpicheck_multi_threaded())
         mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)lock, __builtin_return_address(0));
     return ret;
 }
@@ -381,6 +394,7 @@ int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)
     const void *site = __builtin_return_address(0);
     struct mpicheck_thread_start *s = mpicheck_app_call(site) ? malloc(sizeof *s) : NULL;
     if (!s) return real_pthread_create(thread, attr, start, arg);
+    atomic_store_explicit(&mpicheck_multi, 1, memory_order_relaxed);
     s->start = start;
     s->arg = arg;
     s->token = atomic_fetch_add(&mpicheck_next_token, 1);
@@ -415,7 +429,7 @@ int pthread_mutex_lock(pthread_mutex_t *mutex)
     REAL(pthread_mutex_lock);
     const void *site = __builtin_return_address(0);
     int ret = real_pthread_mutex_lock(mutex);
-    if (ret == 0 && mpicheck_app_call(site)) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)mutex, site);
+    if (ret == 0 && mpicheck_multi_threaded() && mpicheck_app_call(site)) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)mutex, site);
     return ret;
 }
 
@@ -424,7 +438,7 @@ int pthread_mutex_trylock(pthread_mutex_t *mutex)
     REAL(pthread_mutex_trylock);
     const void *site = __builtin_return_address(0);
     int ret = real_pthread_mutex_trylock(mutex);
-    if (ret == 0 && mpicheck_app_call(site)) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)mutex, site);
+    if (ret == 0 && mpicheck_multi_threaded() && mpicheck_app_call(site)) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)mutex, site);
     return ret;
 }
 
@@ -432,7 +446,8 @@ int pthread_mutex_unlock(pthread_mutex_t *mutex)
 {
     REAL(pthread_mutex_unlock);
     const void *site = __builtin_return_address(0);
-    if (mpicheck_app_call(site)) mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)mutex, site);
+    if (mpicheck_multi_threaded() && mpicheck_app_call(site))
+        mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)mutex, site);
     return real_pthread_mutex_unlock(mutex);
 }
 
@@ -441,7 +456,7 @@ int pthread_cond_wait(pthread_cond_t *cond, pthread_mutex_t *mutex)
 {
     REAL(pthread_cond_wait);
     const void *site = __builtin_return_address(0);
-    int app = mpicheck_app_call(site);
+    int app = mpicheck_multi_threaded() && mpicheck_app_call(site);
     if (app) mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)mutex, site);
     int ret = real_pthread_cond_wait(cond, mutex);
     if (app) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)mutex, site);
@@ -452,7 +467,7 @@ int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const s
 {
     REAL(pthread_cond_timedwait);
     const void *site = __builtin_return_address(0);
-    int app = mpicheck_app_call(site);
+    int app = mpicheck_multi_threaded() && mpicheck_app_call(site);
     if (app) mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)mutex, site);
     int ret = real_pthread_cond_timedwait(cond, mutex, abstime);
     if (app) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)mutex, site);
