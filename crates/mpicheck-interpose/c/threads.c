@@ -95,7 +95,7 @@ void mpicheck_threads_start(void)
     if (env && strcmp(env, "0") == 0) return;
     dl_iterate_phdr(mpicheck_exe_range, NULL);
     mpicheck_threads_on = 1;
-    mpicheck_sync(MPICHECK_SYNC_TRACKING, 0, NULL);
+    mpicheck_sync(MPICHECK_SYNC_TRACKING, 0, __builtin_return_address(0));
 }
 
 /* Record only application code, outside MPI (MPI's own locking is not the application's). */
@@ -134,9 +134,10 @@ static void mpicheck_region_body(void *arg)
     struct mpicheck_region *r = arg;
     uint64_t outer = mpicheck_team;
     mpicheck_team = r->token;
-    mpicheck_sync(MPICHECK_SYNC_ACQUIRE, OBJ_REGION_START(r->token), NULL);
+    /* The region's outlined function stands for the call site. */
+    mpicheck_sync(MPICHECK_SYNC_ACQUIRE, OBJ_REGION_START(r->token), (const void *)r->fn);
     r->fn(r->data);
-    mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_REGION_END(r->token), NULL);
+    mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_REGION_END(r->token), (const void *)r->fn);
     mpicheck_team = outer;
 }
 
@@ -382,9 +383,9 @@ static void *mpicheck_thread_body(void *p)
     struct mpicheck_thread_start s = *(struct mpicheck_thread_start *)p;
     free(p);
     mpicheck_tracked_thread = 1;
-    mpicheck_sync(MPICHECK_SYNC_ACQUIRE, OBJ_THREAD_START(s.token), NULL);
+    mpicheck_sync(MPICHECK_SYNC_ACQUIRE, OBJ_THREAD_START(s.token), (const void *)s.start);
     void *ret = s.start(s.arg);
-    mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_THREAD_END((uintptr_t)pthread_self()), NULL);
+    mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_THREAD_END((uintptr_t)pthread_self()), (const void *)s.start);
     return ret;
 }
 
@@ -409,7 +410,7 @@ void pthread_exit(void *retval)
 {
     REAL(pthread_exit);
     if (mpicheck_tracked_thread)
-        mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_THREAD_END((uintptr_t)pthread_self()), NULL);
+        mpicheck_sync(MPICHECK_SYNC_RELEASE, OBJ_THREAD_END((uintptr_t)pthread_self()), __builtin_return_address(0));
     real_pthread_exit(retval);
     __builtin_unreachable();
 }
