@@ -296,6 +296,9 @@ pub struct ThreadInfo {
     pub sync: Vec<SyncEvent>,
     /// OpenMP parallel regions with more than one thread, for MPI_THREAD_SINGLE.
     pub parallel_regions: Vec<ParallelRegion>,
+    /// Requests whose handle MPI also gave to another live request (a shared, already
+    /// complete request object): waits on that handle cannot be attributed to one of them.
+    pub shared_requests: Vec<ReqId>,
 }
 
 /// An OpenMP parallel region (or another team of threads) as the encountering thread saw it.

@@ -270,7 +270,15 @@ pub fn normalize(
             rank,
             events,
             end,
-            threads: threads.finish(),
+            threads: ThreadInfo {
+                shared_requests: {
+                    let mut shared = std::mem::take(&mut rank_state.shared_requests);
+                    shared.sort_unstable();
+                    shared.dedup();
+                    shared
+                },
+                ..threads.finish()
+            },
         });
     }
     Ok(Run {
@@ -302,6 +310,8 @@ struct RankNormalizer<'t> {
     /// entered before then still used the same request (records are in entry order, so a
     /// completion is seen before calls of other threads that overlapped it).
     retired: HashMap<i64, (ReqId, u64)>,
+    /// Requests whose handle MPI gave to another live request too.
+    shared_requests: Vec<ReqId>,
     /// Entry and exit time of the call being normalized.
     call_enter_ns: u64,
     call_exit_ns: u64,
@@ -468,6 +478,7 @@ impl<'t> RankNormalizer<'t> {
             comms,
             requests: HashMap::new(),
             retired: HashMap::new(),
+            shared_requests: Vec::new(),
             call_enter_ns: 0,
             call_exit_ns: u64::MAX,
             next_request: 0,
@@ -518,7 +529,7 @@ impl<'t> RankNormalizer<'t> {
         let id = ReqId(self.next_request);
         self.next_request += 1;
         if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
-            self.requests.insert(
+            let earlier = self.requests.insert(
                 raw,
                 RequestInfo {
                     id,
@@ -527,6 +538,12 @@ impl<'t> RankNormalizer<'t> {
                     recv_event,
                 },
             );
+            // A handle still live handed out again: MPI returned one shared, already
+            // complete request object (MPICH, Open MPI do for operations that complete at
+            // once); calls on it cannot be told apart.
+            if let Some(earlier) = earlier.filter(|e| !e.persistent) {
+                self.shared_requests.extend([earlier.id, id]);
+            }
         }
         id
     }

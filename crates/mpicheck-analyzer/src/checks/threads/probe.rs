@@ -1,5 +1,7 @@
 //! TH004: a probed message can be received by another thread's receive.
 
+use std::collections::HashMap;
+
 use super::{on_thread, severity, Findings, RankThreads, Role, When};
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::{CommId, Op, RecvSpec, Source, TagMatch};
@@ -79,6 +81,12 @@ fn accepts(recv: &RecvSpec, comm: CommId, source: u32, tag: i32) -> bool {
 
 pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
     let events = &t.rank.events;
+    let mut receives: HashMap<CommId, Vec<usize>> = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        if let Some(spec) = recv_spec(&e.op) {
+            receives.entry(spec.comm).or_default().push(i);
+        }
+    }
     for (p, pe) in events.iter().enumerate() {
         let Op::Probe {
             comm,
@@ -103,7 +111,8 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
                     && recv_spec(&e.op).is_some_and(|r| accepts(r, comm, source, tag))
             })
             .map(|(i, _)| i);
-        for (r, re) in events.iter().enumerate() {
+        for &r in receives.get(&comm).map_or(&[][..], Vec::as_slice) {
+            let re = t.event(r);
             if re.thread == pe.thread
                 || !recv_spec(&re.op).is_some_and(|spec| accepts(spec, comm, source, tag))
             {

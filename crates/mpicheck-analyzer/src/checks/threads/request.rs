@@ -1,6 +1,6 @@
 //! TH003: two threads wait on or test the same request at the same time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use super::{on_thread, severity, when_text, Findings, RankThreads, Role};
 use crate::diagnostic::{Category, CheckInfo, Severity};
@@ -16,7 +16,10 @@ pub const TH003: CheckInfo = CheckInfo {
 
 Finds `MPI_Wait*` / `MPI_Test*` calls of different threads whose requests include the same
 request, and that ran at the same time, or that no synchronization orders (another run can
-make them overlap). Both call sites are reported. (Under a thread level below
+make them overlap). Both call sites are reported. Requests whose handle the MPI library handed out to two
+live requests at once (MPICH and Open MPI return one shared, already complete request for
+operations that complete immediately) are skipped: the calls cannot be told apart. (Under a
+thread level below
 `MPI_THREAD_MULTIPLE` any two concurrent calls are already TH001.)
 
 ## Why is this bad
@@ -53,10 +56,11 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
     if t.provided.is_some_and(|l| l < ThreadLevel::Multiple) {
         return; // TH001 reports every concurrent pair
     }
+    let shared: HashSet<ReqId> = t.rank.threads.shared_requests.iter().copied().collect();
     let mut by_request: BTreeMap<ReqId, Vec<usize>> = BTreeMap::new();
     for (i, e) in t.rank.events.iter().enumerate() {
         if let Op::Wait { requests, .. } = &e.op {
-            for r in requests.iter().flatten() {
+            for r in requests.iter().flatten().filter(|r| !shared.contains(r)) {
                 let list = by_request.entry(*r).or_default();
                 if list.last() != Some(&i) {
                     list.push(i);

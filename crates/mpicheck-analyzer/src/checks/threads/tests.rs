@@ -86,6 +86,7 @@ impl RankBuilder {
                 sync_recorded,
                 sync: self.sync.clone(),
                 parallel_regions: Vec::new(),
+                shared_requests: Vec::new(),
             },
         };
         Run {
@@ -277,6 +278,10 @@ fn requests_and_collectives_shared_by_threads() {
             ("TH005", Severity::Warning, vec![6, 5]),
         ]
     );
+    // A handle MPI gave to two live requests at once cannot be attributed: no TH003.
+    let mut run = b.run(ThreadLevel::Multiple, true);
+    run.ranks[0].threads.shared_requests = vec![ReqId(7)];
+    assert!(thread_findings(&run).iter().all(|d| d.code != "TH003"));
 }
 
 #[test]
