@@ -5,8 +5,11 @@
  * observed instead at libgomp's entry points, which the compiler calls from the application's
  * code and which this preloaded library interposes (GOMP_parallel*, GOMP_barrier and the
  * implicit barriers at the end of worksharing constructs, GOMP_critical*, GOMP_ordered*,
- * GOMP_atomic*, omp_*_lock); POSIX threads through pthread_create/join and
- * pthread_mutex_lock/unlock, pthread_cond_*wait.
+ * GOMP_atomic*, omp_*_lock, GOMP_task only to say that tasks are not tracked); POSIX threads
+ * through pthread_create/join/exit, pthread_mutex_*, pthread_cond_*wait, pthread_barrier_wait,
+ * pthread_spin_*, sem_post/sem_*wait. Not observed: read-write locks, atomics and spin-waits on
+ * plain variables, LLVM's libomp entry points (__kmpc_*): threads started by a runtime this
+ * file does not see have no recorded start, and the analyzer then claims nothing about them.
  *
  * Each synchronization becomes one MPICHECK_Sync pseudo-record (what, object) in the same
  * trace stream as the MPI calls: a release is recorded before the real operation, an acquire
@@ -24,6 +27,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
@@ -472,5 +476,76 @@ int pthread_cond_timedwait(pthread_cond_t *cond, pthread_mutex_t *mutex, const s
     if (app) mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)mutex, site);
     int ret = real_pthread_cond_timedwait(cond, mutex, abstime);
     if (app) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)mutex, site);
+    return ret;
+}
+
+/* A POSIX barrier: every thread's release before any thread's acquire. */
+int pthread_barrier_wait(pthread_barrier_t *barrier)
+{
+    REAL(pthread_barrier_wait);
+    const void *site = __builtin_return_address(0);
+    int app = mpicheck_multi_threaded() && mpicheck_app_call(site);
+    if (app) mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)barrier, site);
+    int ret = real_pthread_barrier_wait(barrier);
+    if (app) mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)barrier, site);
+    return ret;
+}
+
+int pthread_spin_lock(pthread_spinlock_t *lock)
+{
+    REAL(pthread_spin_lock);
+    const void *site = __builtin_return_address(0);
+    int ret = real_pthread_spin_lock(lock);
+    if (ret == 0 && mpicheck_multi_threaded() && mpicheck_app_call(site))
+        mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)lock, site);
+    return ret;
+}
+
+int pthread_spin_unlock(pthread_spinlock_t *lock)
+{
+    REAL(pthread_spin_unlock);
+    const void *site = __builtin_return_address(0);
+    if (mpicheck_multi_threaded() && mpicheck_app_call(site))
+        mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)lock, site);
+    return real_pthread_spin_unlock(lock);
+}
+
+/* Semaphores: a post releases, a successful wait acquires what the posts released. */
+int sem_post(sem_t *sem)
+{
+    REAL(sem_post);
+    const void *site = __builtin_return_address(0);
+    if (mpicheck_multi_threaded() && mpicheck_app_call(site))
+        mpicheck_sync(MPICHECK_SYNC_RELEASE, (uint64_t)(uintptr_t)sem, site);
+    return real_sem_post(sem);
+}
+
+int sem_wait(sem_t *sem)
+{
+    REAL(sem_wait);
+    const void *site = __builtin_return_address(0);
+    int ret = real_sem_wait(sem);
+    if (ret == 0 && mpicheck_multi_threaded() && mpicheck_app_call(site))
+        mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)sem, site);
+    return ret;
+}
+
+int sem_trywait(sem_t *sem)
+{
+    REAL(sem_trywait);
+    const void *site = __builtin_return_address(0);
+    int ret = real_sem_trywait(sem);
+    if (ret == 0 && mpicheck_multi_threaded() && mpicheck_app_call(site))
+        mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)sem, site);
+    return ret;
+}
+
+int sem_timedwait(sem_t *sem, const struct timespec *abstime)
+{
+    REAL(sem_timedwait);
+    const void *site = __builtin_return_address(0);
+    int ret = real_sem_timedwait(sem, abstime);
+    if (ret == 0 && mpicheck_multi_threaded() && mpicheck_app_call(site))
+        mpicheck_sync(MPICHECK_SYNC_ACQUIRE, (uint64_t)(uintptr_t)sem, site);
     return ret;
 }
