@@ -188,7 +188,7 @@ impl HappensBefore {
         }
         let mut items: Vec<(u64, Item)> = Vec::new();
         for (i, e) in rank.events.iter().enumerate() {
-            let Some(t) = e.time else { return None };
+            let t = e.time?;
             items.push((t.order, Item::Call(i, e)));
         }
         for s in &rank.threads.sync {
