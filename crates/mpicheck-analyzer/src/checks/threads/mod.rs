@@ -8,6 +8,20 @@
 //! occur in another run is two calls of different threads that no recorded synchronization
 //! orders ([`crate::threads::HappensBefore`]): OpenMP barriers, critical sections, locks,
 //! region start and end, thread create and join, mutexes.
+//!
+//! What is recorded and what is not (`c/threads.c` of the interposition library): GCC's
+//! libgomp has no OMPT tool interface (GCC 12-14), so OpenMP is observed at libgomp's entry
+//! points (parallel regions, barriers including the implicit ones of worksharing constructs,
+//! critical, atomic, ordered, locks); POSIX threads through create/join/exit, mutexes,
+//! condition waits, barriers, spin locks and semaphores called from the program itself.
+//! Explicit OpenMP tasks are not tracked: a process that creates tasks gets no "possible"
+//! reports. Threads whose start was not recorded (started by a library or another OpenMP
+//! runtime) get none either. Synchronization through atomics or flags on plain variables is
+//! invisible: calls ordered only that way are reported as possibly concurrent.
+//! `MPICHECK_THREADS=0` turns the recording off (then only violations that occurred are
+//! reported). Happens-before orders calls by the synchronization order observed in this
+//! run: two critical sections are ordered the way they ran, so a violation that needs the
+//! other order is not claimed.
 
 use std::collections::{BTreeMap, HashSet};
 
