@@ -16,10 +16,11 @@ int main(int argc, char **argv)
     if (rank == 0) {
         #pragma omp parallel num_threads(2)
         {
+            /* Any tag: either thread may take either message (one sender, in order). */
             if (omp_get_thread_num() == 0)
-                MPI_Recv(&a, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect: TH001 */
+                MPI_Recv(&a, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect: TH001 */
             else
-                MPI_Recv(&b, 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect: TH001 */
+                MPI_Recv(&b, 1, MPI_INT, 1, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* expect: TH001 */
         }
     } else {
         usleep(300000);
