@@ -348,3 +348,48 @@ fn single_threaded_runs_cost_nothing_and_report_nothing() {
     let run = b.run(ThreadLevel::Single, true);
     assert!(run_all(&run).is_empty());
 }
+
+#[test]
+fn large_threaded_runs_stay_linear() {
+    // 200k calls of 2 threads under MPI_THREAD_SERIALIZED, a barrier every 10 calls and one
+    // unordered pair at the end: one finding per site pair, found without quadratic work.
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(2), 0, Some(10)).fork();
+    let mut t = 100;
+    for i in 0..20_000u64 {
+        for k in 0..10u64 {
+            let thread = ((i + k) % 2) as u16;
+            b.order += 1;
+            b.events.push(Event {
+                call: "MPI_Comm_rank",
+                op: Op::Other,
+                site: SiteId(1),
+                thread,
+                returned: true,
+                time: Some(CallTime {
+                    order: b.order,
+                    enter_ns: t,
+                    exit_ns: Some(t + 5),
+                }),
+            });
+            t += 10;
+            b.barrier();
+        }
+    }
+    b.call(0, "MPI_Comm_size", Op::Other, t, Some(t + 5)).call(
+        1,
+        "MPI_Comm_size",
+        Op::Other,
+        t + 100,
+        Some(t + 105),
+    );
+    let start = std::time::Instant::now();
+    let d = thread_findings(&b.run(ThreadLevel::Serialized, true));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].severity, Severity::Warning);
+}
