@@ -255,17 +255,17 @@ pub fn parse_report(json: &str) -> Result<Vec<ReportFinding>, String> {
             };
             let line = match l.get("line") {
                 None | Some(serde_json::Value::Null) => None,
-                Some(n) => Some(n.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(
-                    || format!("finding {i} ({code}) location {j}: `line` is not a line number"),
-                )?),
+                Some(n) => Some(
+                    n.as_u64()
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or_else(|| {
+                            format!("finding {i} ({code}) location {j}: `line` is not a line number")
+                        })?,
+                ),
             };
             locations.push(ReportLocation {
                 ranks,
-                call: l
-                    .get("call")
-                    .and_then(|c| c.as_str())
-                    .unwrap_or("?")
-                    .to_string(),
+                call: l.get("call").and_then(|c| c.as_str()).unwrap_or("?").to_string(),
                 file: l.get("file").and_then(|c| c.as_str()).map(str::to_string),
                 line,
             });
@@ -289,10 +289,7 @@ fn same_file(reported: &str, program_file_name: &str) -> bool {
 }
 
 /// The `(code, line)` pairs that the findings report in the program's file.
-pub fn reported_pairs(
-    findings: &[ReportFinding],
-    program_file_name: &str,
-) -> BTreeSet<(String, u32)> {
+pub fn reported_pairs(findings: &[ReportFinding], program_file_name: &str) -> BTreeSet<(String, u32)> {
     let mut out = BTreeSet::new();
     for f in findings {
         for l in &f.locations {
@@ -319,7 +316,9 @@ pub fn compare(
     let src_lines: Vec<&str> = source.lines().collect();
     for (code, line) in &exp.expected {
         if !reported.contains(&(code.clone(), *line)) {
-            let text = src_lines.get(*line as usize - 1).map_or("", |s| s.trim());
+            let text = src_lines
+                .get(*line as usize - 1)
+                .map_or("", |s| s.trim());
             let elsewhere: Vec<String> = reported
                 .iter()
                 .filter(|(c, _)| c == code)
@@ -327,11 +326,7 @@ pub fn compare(
                 .collect();
             let mut msg = format!("missing {code} at line {line}: {text}");
             if !elsewhere.is_empty() {
-                let _ = write!(
-                    msg,
-                    "\n      ({code} was reported at line(s) {} instead)",
-                    elsewhere.join(", ")
-                );
+                let _ = write!(msg, "\n      ({code} was reported at line(s) {} instead)", elsewhere.join(", "));
             }
             problems.push(msg);
         }
@@ -375,10 +370,7 @@ mod tests {
             .map(|(c, l)| (c.to_string(), *l))
             .collect();
         assert_eq!(e.expected, want);
-        assert_eq!(
-            e.allowed_codes(),
-            ["CO001", "DL001", "DL002"].into_iter().collect()
-        );
+        assert_eq!(e.allowed_codes(), ["CO001", "DL001", "DL002"].into_iter().collect());
     }
 
     #[test]
@@ -387,14 +379,9 @@ mod tests {
         let exp = parse_program(c, Language::C).unwrap();
         assert_eq!(exp.ranks, 2);
         assert_eq!(exp.cflags, vec!["-fopenmp", "-DX=1", "-pthread"]);
-        let plain =
-            parse_program("/* mpicheck: ranks=2 */\n/* expect: none */\n", Language::C).unwrap();
+        let plain = parse_program("/* mpicheck: ranks=2 */\n/* expect: none */\n", Language::C).unwrap();
         assert!(plain.cflags.is_empty());
-        let errs = parse_program(
-            "/* mpicheck: ranks=2 cflags=fopenmp cflags= */\n/* expect: none */\n",
-            Language::C,
-        )
-        .unwrap_err();
+        let errs = parse_program("/* mpicheck: ranks=2 cflags=fopenmp cflags= */\n/* expect: none */\n", Language::C).unwrap_err();
         assert_eq!(errs.len(), 2, "{errs:?}");
         assert!(errs[0].contains("cflags=fopenmp"), "{errs:?}");
     }
@@ -428,10 +415,7 @@ mod tests {
         assert!(all.contains("`ranks=0`"), "{all}");
         assert!(all.contains("unknown mpicheck directive `np=2`"), "{all}");
         assert!(all.contains("unknown code `DL009`"), "{all}");
-        assert!(
-            all.contains("`expect: none` in a file that also expects"),
-            "{all}"
-        );
+        assert!(all.contains("`expect: none` in a file that also expects"), "{all}");
         assert!(all.contains("line 5: `expect:` without a code"), "{all}");
 
         // Fortran comments are `!`, not `/*`.
@@ -445,17 +429,11 @@ mod tests {
         let findings = report(serde_json::json!([
             // Primary and secondary locations both count, whatever the rank; paths may be
             // absolute; extra lines of an expected code are fine.
-            finding(
-                "DL001",
-                vec![loc(0, "/abs/dir/prog.c", 7), loc(1, "prog.c", 30)]
-            ),
+            finding("DL001", vec![loc(0, "/abs/dir/prog.c", 7), loc(1, "prog.c", 30)]),
             finding("DL002", vec![loc(1, "prog.c", 99), loc(0, "./prog.c", 8)]),
             finding("CO001", vec![loc(2, "prog.c", 8)]),
         ]));
-        assert_eq!(
-            compare("prog.c", C_PROGRAM, &e, &findings),
-            Vec::<String>::new()
-        );
+        assert_eq!(compare("prog.c", C_PROGRAM, &e, &findings), Vec::<String>::new());
     }
 
     #[test]
@@ -487,10 +465,7 @@ mod tests {
         ]));
         let p = compare("prog.c", C_PROGRAM, &e, &findings);
         assert_eq!(p.len(), 1, "{p:#?}");
-        assert!(
-            p[0].starts_with("unexpected finding MR001 (error)"),
-            "{p:#?}"
-        );
+        assert!(p[0].starts_with("unexpected finding MR001 (error)"), "{p:#?}");
         assert!(p[0].contains("rank 1 MPI_Ssend at prog.c:7"), "{p:#?}");
     }
 
@@ -501,10 +476,7 @@ mod tests {
         assert!(compare("ok.c", ok, &e, &report(serde_json::json!([]))).is_empty());
         let f = report(serde_json::json!([finding("DL002", vec![])]));
         let p = compare("ok.c", ok, &e, &f);
-        assert_eq!(
-            p,
-            vec!["unexpected finding DL002 (error): ranks 0, 1 wait for each other"]
-        );
+        assert_eq!(p, vec!["unexpected finding DL002 (error): ranks 0, 1 wait for each other"]);
     }
 
     #[test]
@@ -523,20 +495,14 @@ mod tests {
         );
 
         assert!(parse_report("not json").is_err());
-        assert!(parse_report(r#"{"run":{}}"#)
-            .unwrap_err()
-            .contains("findings"));
-        assert!(parse_report(r#"{"findings":[{"locations":[]}]}"#)
-            .unwrap_err()
-            .contains("code"));
-        assert!(parse_report(r#"{"findings":[{"code":"DL001"}]}"#)
-            .unwrap_err()
-            .contains("locations"));
-        assert!(
-            parse_report(r#"{"findings":[{"code":"DL001","locations":[{"line":"seven"}]}]}"#)
-                .unwrap_err()
-                .contains("line")
-        );
+        assert!(parse_report(r#"{"run":{}}"#).unwrap_err().contains("findings"));
+        assert!(parse_report(r#"{"findings":[{"locations":[]}]}"#).unwrap_err().contains("code"));
+        assert!(parse_report(r#"{"findings":[{"code":"DL001"}]}"#).unwrap_err().contains("locations"));
+        assert!(parse_report(
+            r#"{"findings":[{"code":"DL001","locations":[{"line":"seven"}]}]}"#
+        )
+        .unwrap_err()
+        .contains("line"));
     }
 
     #[test]
