@@ -249,6 +249,8 @@ pub struct Event {
     /// What the call did to MPI objects and what was wrong with its arguments; `None` for
     /// the many calls with nothing to say (boxed: most events carry none).
     pub facts: Option<Box<CallFacts>>,
+    /// When the call was made, from the trace; `None` in hand-written traces without times.
+    pub time: Option<CallTime>,
 }
 
 /// The kinds of MPI objects whose lifecycle is tracked: made by one call, freed by another.
@@ -381,6 +383,87 @@ impl Event {
     }
 }
 
+/// When a call ran, on the process's monotonic clock (comparable across its threads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallTime {
+    /// Position in the process's record order: increases with every record of the process,
+    /// whatever thread wrote it (a record is reserved before the call enters MPI).
+    pub order: u64,
+    /// Nanoseconds since the trace start when the call entered the MPI library.
+    pub enter_ns: u64,
+    /// When it returned, `None` if it never did.
+    pub exit_ns: Option<u64>,
+}
+
+/// A synchronization between threads of one process, recorded by the interposition library
+/// (POSIX threads and OpenMP entry points), for happens-before between threads. Each is a
+/// release or an acquire of a synchronization object: everything a thread did before it
+/// released an object happens before everything another thread does after acquiring that
+/// object later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SyncEvent {
+    pub thread: u16,
+    /// Same order as [`CallTime::order`]: sync events and calls of a process interleave by it.
+    pub order: u64,
+    pub kind: SyncKind,
+    /// The object released or acquired (a mutex or lock address, a thread, a team).
+    pub object: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncKind {
+    Release,
+    Acquire,
+}
+
+/// What a rank's threads did besides calling MPI, for the thread-safety checks.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ThreadInfo {
+    /// Thread level provided as `MPI_Query_thread` reported it after `MPI_Init*`.
+    pub provided: Option<ThreadLevel>,
+    /// True when the trace recorded synchronization between threads: only then can two
+    /// calls of different threads that no recorded synchronization orders be reported as
+    /// possibly concurrent.
+    pub sync_recorded: bool,
+    /// In record order.
+    pub sync: Vec<SyncEvent>,
+    /// OpenMP parallel regions with more than one thread, for MPI_THREAD_SINGLE.
+    pub parallel_regions: Vec<ParallelRegion>,
+    /// Requests whose handle MPI also gave to another live request (a shared, already
+    /// complete request object): waits on that handle cannot be attributed to one of them.
+    pub shared_requests: Vec<ReqId>,
+}
+
+/// An OpenMP parallel region (or another team of threads) as the encountering thread saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParallelRegion {
+    pub thread: u16,
+    /// Record order of its start and end (`u64::MAX` if it never ended).
+    pub begin_order: u64,
+    pub end_order: u64,
+    pub threads: u32,
+}
+
+/// The MPI thread support levels, in increasing order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum ThreadLevel {
+    Single,
+    Funneled,
+    Serialized,
+    Multiple,
+}
+
+impl ThreadLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            ThreadLevel::Single => "MPI_THREAD_SINGLE",
+            ThreadLevel::Funneled => "MPI_THREAD_FUNNELED",
+            ThreadLevel::Serialized => "MPI_THREAD_SERIALIZED",
+            ThreadLevel::Multiple => "MPI_THREAD_MULTIPLE",
+        }
+    }
+}
+
 /// How a rank's trace ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RankEnd {
@@ -398,6 +481,8 @@ pub struct RankTrace {
     pub rank: Rank,
     pub events: Vec<Event>,
     pub end: RankEnd,
+    /// Thread level and synchronization between the rank's threads.
+    pub threads: ThreadInfo,
 }
 
 /// A whole run: every rank's events plus the tables they point into.

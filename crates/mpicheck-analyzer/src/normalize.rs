@@ -233,21 +233,27 @@ pub fn normalize(
                 end: RankEnd::Interrupted {
                     reason: "no trace was written by this rank".into(),
                 },
+                threads: ThreadInfo::default(),
             });
             continue;
         };
         let trace = &traces[index];
         let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
         let mut events = Vec::with_capacity(trace.calls.len());
+        let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
         for call in &trace.calls {
             let Some(function) = trace.schema.function(call.func) else {
                 continue;
             };
+            if threads.sync_record(function, call) {
+                continue;
+            }
             let site = {
                 let location = resolve(index, call.callsite);
                 rank_state.tables.site(location)
             };
-            if let Some(event) = rank_state.event(function, call, site, &mut events) {
+            if let Some(mut event) = rank_state.event(function, call, site, &mut events) {
+                event.time = Some(crate::threads::call_time(call));
                 events.push(event);
             }
         }
@@ -263,7 +269,20 @@ pub fn normalize(
                 },
             }
         };
-        ranks.push(RankTrace { rank, events, end });
+        ranks.push(RankTrace {
+            rank,
+            events,
+            end,
+            threads: ThreadInfo {
+                shared_requests: {
+                    let mut shared = std::mem::take(&mut rank_state.shared_requests);
+                    shared.sort_unstable();
+                    shared.dedup();
+                    shared
+                },
+                ..threads.finish()
+            },
+        });
     }
     Ok(Run {
         ranks,
@@ -293,6 +312,15 @@ struct RankNormalizer<'t> {
     /// out one handle for several live requests: Open MPI returns its static, already
     /// complete `ompi_request_empty` for every send it finished inline.
     requests: HashMap<i64, Vec<RequestInfo>>,
+    /// Handles completed by a call and when that call returned: another thread's call that
+    /// entered before then still used the same request (records are in entry order, so a
+    /// completion is seen before calls of other threads that overlapped it).
+    retired: HashMap<i64, (ReqId, u64)>,
+    /// Requests whose handle MPI gave to another live request too.
+    shared_requests: Vec<ReqId>,
+    /// Entry and exit time of the call being normalized.
+    call_enter_ns: u64,
+    call_exit_ns: u64,
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: HashMap<i64, TypeId>,
@@ -457,6 +485,10 @@ impl<'t> RankNormalizer<'t> {
             constants,
             comms,
             requests: HashMap::new(),
+            retired: HashMap::new(),
+            shared_requests: Vec::new(),
+            call_enter_ns: 0,
+            call_exit_ns: u64::MAX,
             next_request: 0,
             datatypes: HashMap::new(),
             creations: HashMap::new(),
@@ -506,7 +538,14 @@ impl<'t> RankNormalizer<'t> {
         let id = ReqId(self.next_request);
         self.next_request += 1;
         if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
-            self.requests.entry(raw).or_default().push(RequestInfo {
+            let live = self.requests.entry(raw).or_default();
+            // A handle still live handed out again: MPI returned one shared, already
+            // complete request object (MPICH, Open MPI do for operations that complete at
+            // once); which thread's call used which of them cannot be told apart.
+            if let Some(earlier) = live.iter().rev().find(|e| !e.persistent) {
+                self.shared_requests.extend([earlier.id, id]);
+            }
+            live.push(RequestInfo {
                 id,
                 persistent,
                 comm,
@@ -638,7 +677,8 @@ impl<'t> RankNormalizer<'t> {
 
     fn forget_request(&mut self, raw: i64, position: usize) {
         if let Some(live) = self.requests.get_mut(&raw) {
-            live.remove(position);
+            let info = live.remove(position);
+            self.retired.insert(raw, (info.id, self.call_exit_ns));
             if live.is_empty() {
                 self.requests.remove(&raw);
             }
@@ -663,6 +703,13 @@ impl<'t> RankNormalizer<'t> {
                 let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
                 Some(match live.get(*occurrence - 1).or(live.last()) {
                     Some(info) => info.id,
+                    None if self
+                        .retired
+                        .get(&raw)
+                        .is_some_and(|&(_, exit)| self.call_enter_ns < exit) =>
+                    {
+                        self.retired[&raw].0
+                    }
                     // A request the trace did not see being created: give it an identity so
                     // waits on it still show up.
                     None => self.new_request(Some(raw), false, None, None),
@@ -685,6 +732,8 @@ impl<'t> RankNormalizer<'t> {
         let full_name = function.name.as_str();
         let name = base_name(full_name);
         let returned = call.complete;
+        self.call_enter_ns = call.t_enter_ns;
+        self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
         let this_index = events.len();
         let op = match name {
             "MPICHECK_Comm_info" => {
@@ -742,6 +791,7 @@ impl<'t> RankNormalizer<'t> {
             thread: call.thread,
             returned,
             facts,
+            time: None,
         })
     }
 

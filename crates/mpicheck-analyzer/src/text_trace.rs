@@ -686,6 +686,7 @@ impl Parser {
                     rank,
                     events: Vec::new(),
                     end: RankEnd::Finalized,
+                    threads: Default::default(),
                 })
                 .collect();
             self.run.comms = vec![CommInfo {
@@ -817,6 +818,7 @@ impl Parser {
                 thread,
                 returned: !blocked,
                 facts,
+                time: None,
             });
         }
         Ok(())

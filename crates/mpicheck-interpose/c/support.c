@@ -604,4 +604,5 @@ __attribute__((constructor)) static void mpicheck_interpose_start(void)
     char *constants = mpicheck_constants_text();
     mpicheck_start(MPICHECK_FAMILY, mpicheck_schema_text, constants ? constants : "");
     free(constants);
+    mpicheck_threads_start();
 }

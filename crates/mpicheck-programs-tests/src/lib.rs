@@ -4,7 +4,9 @@
 //! comments:
 //!
 //! - a directive `mpicheck: ranks=N` (C: `/* mpicheck: ranks=N */`, Fortran:
-//!   `! mpicheck: ranks=N`): how many ranks to start;
+//!   `! mpicheck: ranks=N`): how many ranks to start; optionally `cflags=FLAG[,FLAG...]`
+//!   (in the same or another directive, repeatable): extra compiler flags, e.g.
+//!   `cflags=-fopenmp` for OpenMP programs;
 //! - either `expect: none` (the program is correct: no finding at all), or one or more
 //!   `expect: CODE[, CODE...]` comments on the exact line that must be reported.
 //!
@@ -26,6 +28,8 @@ pub const KNOWN_CODES: &[&str] = &[
     // request lifecycle, resources, arguments
     "RQ001", "RQ002", "RQ003", "RQ004", "RS001", "RS002", "RS003", "RS004", "AR001", "AR002",
     "AR003", "AR004", "AR005", "AR006", "AR007", "AR008", "AR009", "AR010", "BF001", "BF002",
+    // threads
+    "TH001", "TH002", "TH003", "TH004", "TH005",
 ];
 
 /// Largest rank count a program may ask for (the machines have 2 cores; tests oversubscribe).
@@ -63,6 +67,8 @@ pub struct Expectations {
     pub ranks: u32,
     /// `(code, 1-based line)`; empty for a correct program (`expect: none`).
     pub expected: BTreeSet<(String, u32)>,
+    /// Extra compiler flags (`cflags=`), after the harness's own.
+    pub cflags: Vec<String>,
 }
 
 impl Expectations {
@@ -105,6 +111,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
     let mut ranks: Option<u32> = None;
     let mut expected = BTreeSet::new();
     let mut none_line: Option<u32> = None;
+    let mut cflags: Vec<String> = Vec::new();
 
     for (idx, line) in text.lines().enumerate() {
         let lineno = idx as u32 + 1;
@@ -121,8 +128,18 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                             "line {lineno}: `ranks={n}` is not a number between 1 and {MAX_RANKS}"
                         )),
                     },
+                    Some(("cflags", flags)) => {
+                        let flags: Vec<&str> = flags.split(',').filter(|f| !f.is_empty()).collect();
+                        if flags.is_empty() || flags.iter().any(|f| !f.starts_with('-')) {
+                            errors.push(format!(
+                                "line {lineno}: `cflags={}`: give compiler options, comma-separated (`cflags=-fopenmp`)",
+                                flags.join(",")
+                            ));
+                        }
+                        cflags.extend(flags.into_iter().map(str::to_string));
+                    }
                     _ => errors.push(format!(
-                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N)"
+                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS)"
                     )),
                 }
             }
@@ -172,6 +189,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
         Ok(Expectations {
             ranks: ranks.expect("checked above"),
             expected,
+            cflags,
         })
     } else {
         Err(errors)
@@ -366,6 +384,24 @@ mod tests {
             e.allowed_codes(),
             ["CO001", "DL001", "DL002"].into_iter().collect()
         );
+    }
+
+    #[test]
+    fn parses_cflags_directive() {
+        let c = "/* mpicheck: ranks=2 cflags=-fopenmp */\n/* mpicheck: cflags=-DX=1,-pthread */\n/* expect: none */\n";
+        let exp = parse_program(c, Language::C).unwrap();
+        assert_eq!(exp.ranks, 2);
+        assert_eq!(exp.cflags, vec!["-fopenmp", "-DX=1", "-pthread"]);
+        let plain =
+            parse_program("/* mpicheck: ranks=2 */\n/* expect: none */\n", Language::C).unwrap();
+        assert!(plain.cflags.is_empty());
+        let errs = parse_program(
+            "/* mpicheck: ranks=2 cflags=fopenmp cflags= */\n/* expect: none */\n",
+            Language::C,
+        )
+        .unwrap_err();
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[0].contains("cflags=fopenmp"), "{errs:?}");
     }
 
     #[test]

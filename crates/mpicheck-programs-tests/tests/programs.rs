@@ -246,7 +246,9 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
     let exe = work.join(&stem);
 
     let mut cc = Command::new(test.lang.compiler(family));
-    cc.args(["-g", "-O0", "-o"])
+    cc.args(["-g", "-O0"])
+        .args(&exp.cflags)
+        .arg("-o")
         .arg(&exe)
         .arg(&src)
         .current_dir(&work);

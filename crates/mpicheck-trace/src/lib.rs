@@ -71,6 +71,32 @@
 //! written when the library returns and the state becomes `COMPLETE`. A call still `ENTERED`
 //! at the end of a trace is the call the process was blocked or crashed in.
 //!
+//! Entry and exit times come from `CLOCK_MONOTONIC` minus one origin per process, so the
+//! intervals of different threads of a process are comparable: two calls whose intervals
+//! intersect were inside MPI at the same moment. Thread indices are numbered per process in
+//! the order threads first record anything (0 = usually the main thread).
+//!
+//! **Pseudo-calls** are call records of functions that are not MPI's, named `MPICHECK_*` in
+//! the schema (so a reader that does not know them can skip them by name):
+//!
+//! | function | words | written |
+//! |----------|-------|---------|
+//! | `MPICHECK_Comm_info` | communicator, world ranks of its group (and remote group) | after a call creates a communicator |
+//! | `MPICHECK_Type_info` | datatype, size, extent | after `MPI_Type_commit` |
+//! | `MPICHECK_Sync` | `what`, `object` | synchronization between the process's threads |
+//!
+//! `MPICHECK_Sync` records (since the function appears in the schema; no layout change) come
+//! from the interposed OpenMP (libgomp) and POSIX threads entry points: `what` 0 = thread
+//! tracking is on (written once at start; absent with `MPICHECK_THREADS=0`), 1 = the thread
+//! releases `object`, 2 = it acquires `object`, 3 = it starts parallel region `object` (a
+//! release of the region's start object), 4 = the region it started ended (an acquire of
+//! the region's end object), 5 = the process uses synchronization that is not recorded
+//! (OpenMP explicit tasks). Releases are recorded before the real operation and acquires
+//! after it, so in record order an acquire follows every release it observed. Objects are
+//! mutex and lock addresses, or tagged values (top byte: 1 region start, 2 region end,
+//! 3 team barrier, 4 thread start, 5 thread end, 6 unnamed critical/atomic, 7 ordered).
+//! The analyzer turns them into happens-before (`mpicheck_analyzer::threads`).
+//!
 //! A **text record** (`kind::TEXT`) continues with `u32 subkind` ([`text`]), `u32 byte
 //! length` and UTF-8 text, zero-padded to 8 bytes. The schema (the function table) and the
 //! MPI constants are written as text records before the first call record; the process's

@@ -11,6 +11,11 @@
 //! | `RS001`-`RS004` | [`resource`] | objects never freed, buffer never detached, buffered send without or with a too small buffer |
 //! | `BF001` `BF002` | [`request`], [`argument`] | buffers of pending nonblocking operations that overlap; send and receive buffers of one call that overlap |
 //! | `AR001`-`AR010` | [`argument`] | invalid arguments: ranks, tags, counts, null/freed handles, uncommitted types, NULL buffers, MPI_IN_PLACE, calls before init/after finalize |
+//! | `TH001` | [`threads`] | MPI called beyond the thread level provided |
+//! | `TH002` | [`threads`] | `MPI_Finalize` on the wrong thread, during or before other threads' calls |
+//! | `TH003` | [`threads`] | two threads complete the same request at the same time |
+//! | `TH004` | [`threads`] | a probed message can be received by another thread |
+//! | `TH005` | [`threads`] | concurrent collectives on one communicator in one process |
 //!
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
 
@@ -27,6 +32,7 @@ pub mod deadlock;
 pub mod message_race;
 pub mod request;
 pub mod resource;
+pub mod threads;
 
 /// Everything the checks share: the compiled run and its replays, computed once.
 pub(crate) struct Context<'r> {
@@ -57,7 +63,8 @@ impl<'r> Context<'r> {
     }
 }
 
-/// Runs every check, in a fixed order: AR*, RQ*, RS*, then CO001, DL001, DL002, DL003, MR001.
+/// Runs every check, in a fixed order: AR*, RQ*, RS*, then CO001, DL001, DL002, DL003, MR001,
+/// TH001-TH005.
 pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
@@ -83,6 +90,7 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     };
     out.extend(alternatives);
     out.extend(message_race::check(&ctx, inconclusive));
+    out.extend(threads::check(&ctx));
     out
 }
 
@@ -96,7 +104,7 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 25] = [
+    static CATALOGUE: [CheckInfo; 30] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
@@ -122,6 +130,11 @@ pub fn catalogue() -> &'static [CheckInfo] {
         argument::AR010,
         request::BF001,
         argument::BF002,
+        threads::TH001,
+        threads::TH002,
+        threads::TH003,
+        threads::TH004,
+        threads::TH005,
     ];
     &CATALOGUE
 }
