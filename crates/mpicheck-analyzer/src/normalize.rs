@@ -16,6 +16,9 @@ use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Status, T
 use crate::model::*;
 use crate::typesig::Layout;
 
+mod facts;
+pub(crate) use facts::allowed_anytime;
+
 #[derive(Debug, thiserror::Error)]
 pub enum NormalizeError {
     #[error("no traces to analyze")]
@@ -241,16 +244,21 @@ pub fn normalize(
                 end: RankEnd::Interrupted {
                     reason: "no trace was written by this rank".into(),
                 },
+                threads: ThreadInfo::default(),
             });
             continue;
         };
         let trace = &traces[index];
         let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
         let mut events = Vec::with_capacity(trace.calls.len());
+        let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
         for call in &trace.calls {
             let Some(function) = trace.schema.function(call.func) else {
                 continue;
             };
+            if threads.sync_record(function, call) {
+                continue;
+            }
             let site = {
                 let location = resolve(index, call.callsite);
                 rank_state.tables.site(location)
@@ -265,7 +273,8 @@ pub fn normalize(
                     .map(|a| resolve(index, a as u64 + 1));
                 rank_state.pending_user_fn = user_fn;
             }
-            if let Some(event) = rank_state.event(function, call, site, &mut events) {
+            if let Some(mut event) = rank_state.event(function, call, site, &mut events) {
+                event.time = Some(crate::threads::call_time(call));
                 events.push(event);
             }
         }
@@ -281,7 +290,20 @@ pub fn normalize(
                 },
             }
         };
-        ranks.push(RankTrace { rank, events, end });
+        ranks.push(RankTrace {
+            rank,
+            events,
+            end,
+            threads: ThreadInfo {
+                shared_requests: {
+                    let mut shared = std::mem::take(&mut rank_state.shared_requests);
+                    shared.sort_unstable();
+                    shared.dedup();
+                    shared
+                },
+                ..threads.finish()
+            },
+        });
     }
     Ok(Run {
         ranks,
@@ -389,7 +411,19 @@ struct RankNormalizer<'t> {
     tables: &'t mut Tables,
     constants: Constants,
     comms: HashMap<i64, LocalComm>,
-    requests: HashMap<i64, RequestInfo>,
+    /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
+    /// out one handle for several live requests: Open MPI returns its static, already
+    /// complete `ompi_request_empty` for every send it finished inline.
+    requests: HashMap<i64, Vec<RequestInfo>>,
+    /// Handles completed by a call and when that call returned: another thread's call that
+    /// entered before then still used the same request (records are in entry order, so a
+    /// completion is seen before calls of other threads that overlapped it).
+    retired: HashMap<i64, (ReqId, u64)>,
+    /// Requests whose handle MPI gave to another live request too.
+    shared_requests: Vec<ReqId>,
+    /// Entry and exit time of the call being normalized.
+    call_enter_ns: u64,
+    call_exit_ns: u64,
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: HashMap<i64, TypeId>,
@@ -414,6 +448,8 @@ struct RankNormalizer<'t> {
     /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
     /// its `MPICHECK_Comm_info`.
     pending_creation: Option<(CommId, &'static str, u32)>,
+    /// Live MPI objects and the constants to judge arguments by.
+    objects: facts::ObjectTables,
 }
 
 /// Values of one call's parameters by name.
@@ -596,6 +632,10 @@ impl<'t> RankNormalizer<'t> {
             constants,
             comms,
             requests: HashMap::new(),
+            retired: HashMap::new(),
+            shared_requests: Vec::new(),
+            call_enter_ns: 0,
+            call_exit_ns: u64::MAX,
             next_request: 0,
             datatypes: HashMap::new(),
             layouts: HashMap::new(),
@@ -607,6 +647,7 @@ impl<'t> RankNormalizer<'t> {
             creations: HashMap::new(),
             intercomm_creations: HashMap::new(),
             pending_creation: None,
+            objects: facts::ObjectTables::new(trace),
         }
     }
 
@@ -932,15 +973,19 @@ impl<'t> RankNormalizer<'t> {
         let id = ReqId(self.next_request);
         self.next_request += 1;
         if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
-            self.requests.insert(
-                raw,
-                RequestInfo {
-                    id,
-                    persistent,
-                    comm,
-                    recv_event,
-                },
-            );
+            let live = self.requests.entry(raw).or_default();
+            // A handle still live handed out again: MPI returned one shared, already
+            // complete request object (MPICH, Open MPI do for operations that complete at
+            // once); which thread's call used which of them cannot be told apart.
+            if let Some(earlier) = live.iter().rev().find(|e| !e.persistent) {
+                self.shared_requests.extend([earlier.id, id]);
+            }
+            live.push(RequestInfo {
+                id,
+                persistent,
+                comm,
+                recv_event,
+            });
         }
         id
     }
@@ -1036,10 +1081,20 @@ impl<'t> RankNormalizer<'t> {
 
     /// Records a completion: fills the matched source of the receive it completes and retires
     /// the handle of a non-persistent request.
-    fn complete_request(&mut self, raw: i64, status: Option<Status>, events: &mut [Event]) {
-        let Some(info) = self.requests.get(&raw) else {
+    fn complete_request(
+        &mut self,
+        raw: i64,
+        id: Option<ReqId>,
+        status: Option<Status>,
+        events: &mut [Event],
+    ) {
+        let Some(live) = self.requests.get(&raw) else {
             return;
         };
+        let Some(position) = live.iter().position(|info| Some(info.id) == id) else {
+            return;
+        };
+        let info = &live[position];
         if let (Some(index), Some(comm)) = (info.recv_event, info.comm.clone()) {
             let matched = self.matched(&comm, status);
             if let Some(Event {
@@ -1050,21 +1105,52 @@ impl<'t> RankNormalizer<'t> {
                 recv.matched = matched.or(recv.matched);
             }
         }
-        if !self.requests[&raw].persistent {
-            self.requests.remove(&raw);
+        if !info.persistent {
+            self.forget_request(raw, position);
+        }
+    }
+
+    fn forget_request(&mut self, raw: i64, position: usize) {
+        if let Some(live) = self.requests.get_mut(&raw) {
+            let info = live.remove(position);
+            self.retired.insert(raw, (info.id, self.call_exit_ns));
+            if live.is_empty() {
+                self.requests.remove(&raw);
+            }
         }
     }
 
     fn request_id(&mut self, raw: i64) -> Option<ReqId> {
-        if Some(raw) == self.constants.request_null {
-            return None;
-        }
-        Some(match self.requests.get(&raw) {
-            Some(info) => info.id,
-            // A request the trace did not see being created: give it an identity so waits on
-            // it still show up.
-            None => self.new_request(Some(raw), false, None, None),
-        })
+        self.request_ids(&[raw]).pop().flatten()
+    }
+
+    /// The requests an array of handles names. The k-th occurrence of a handle in the array
+    /// is the k-th oldest live request with that handle (see [`Self::requests`]).
+    fn request_ids(&mut self, raws: &[i64]) -> Vec<Option<ReqId>> {
+        let mut seen: HashMap<i64, usize> = HashMap::new();
+        raws.iter()
+            .map(|&raw| {
+                if Some(raw) == self.constants.request_null {
+                    return None;
+                }
+                let occurrence = seen.entry(raw).or_insert(0);
+                *occurrence += 1;
+                let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
+                Some(match live.get(*occurrence - 1).or(live.last()) {
+                    Some(info) => info.id,
+                    None if self
+                        .retired
+                        .get(&raw)
+                        .is_some_and(|&(_, exit)| self.call_enter_ns < exit) =>
+                    {
+                        self.retired[&raw].0
+                    }
+                    // A request the trace did not see being created: give it an identity so
+                    // waits on it still show up.
+                    None => self.new_request(Some(raw), false, None, None),
+                })
+            })
+            .collect()
     }
 
     fn event(
@@ -1081,6 +1167,8 @@ impl<'t> RankNormalizer<'t> {
         let full_name = function.name.as_str();
         let name = base_name(full_name);
         let returned = call.complete;
+        self.call_enter_ns = call.t_enter_ns;
+        self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
         let this_index = events.len();
         let op = match name {
             "MPICHECK_Comm_info" => {
@@ -1125,6 +1213,8 @@ impl<'t> RankNormalizer<'t> {
                     };
                     let id = self.tables.datatype(&name, Some(size as u64), layout);
                     self.datatypes.insert(raw, id);
+                    self.objects
+                        .note_layout(raw, size, args.int("extent").unwrap_or(-1));
                 }
                 return None;
             }
@@ -1205,6 +1295,13 @@ impl<'t> RankNormalizer<'t> {
             _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
             _ => {}
         }
+        let facts = self.call_facts(
+            function,
+            &args,
+            call,
+            &op,
+            name.strip_prefix("MPI_").unwrap_or(name),
+        );
         if MANAGEMENT_COLLECTIVES.contains(&name) {
             let parent_raw = args
                 .int("comm")
@@ -1222,6 +1319,8 @@ impl<'t> RankNormalizer<'t> {
             site,
             thread: call.thread,
             returned,
+            facts,
+            time: None,
         })
     }
 
@@ -1392,12 +1491,31 @@ impl<'t> RankNormalizer<'t> {
                         .map(<[i64]>::to_vec)
                         .unwrap_or_default(),
                 };
-                Some(Op::Start {
-                    requests: raws
-                        .into_iter()
-                        .filter_map(|r| self.request_id(r))
-                        .collect(),
-                })
+                let requests = self.request_ids(&raws).into_iter().flatten().collect();
+                // Open MPI hands out a new handle when a still-active persistent request is
+                // started again; the request goes on under the new handle.
+                let outs: Vec<i64> = match args.output("request") {
+                    Some(ArgValue::Int(r)) => vec![*r],
+                    _ => args
+                        .output("array_of_requests")
+                        .and_then(ArgValue::as_array)
+                        .map(<[i64]>::to_vec)
+                        .unwrap_or_default(),
+                };
+                for (&before, &after) in raws.iter().zip(&outs) {
+                    if before != after && Some(after) != self.constants.request_null {
+                        if let Some(info) = self.requests.get_mut(&before).and_then(|live| {
+                            let position = live.iter().position(|info| info.persistent)?;
+                            Some(live.remove(position))
+                        }) {
+                            self.requests.entry(after).or_default().push(info);
+                        }
+                        if self.requests.get(&before).is_some_and(Vec::is_empty) {
+                            self.requests.remove(&before);
+                        }
+                    }
+                }
+                Some(Op::Start { requests })
             }
             "Cancel" => args
                 .int("request")
@@ -1406,7 +1524,13 @@ impl<'t> RankNormalizer<'t> {
             "Request_free" => {
                 let raw = args.int("request")?;
                 let request = self.request_id(raw)?;
-                self.requests.remove(&raw);
+                if let Some(position) = self
+                    .requests
+                    .get(&raw)
+                    .and_then(|live| live.iter().position(|info| info.id == request))
+                {
+                    self.forget_request(raw, position);
+                }
                 Some(Op::RequestFree { request })
             }
             "Comm_free" => {
@@ -1495,7 +1619,7 @@ impl<'t> RankNormalizer<'t> {
                 .map(<[i64]>::to_vec)
                 .unwrap_or_default()
         };
-        let requests: Vec<Option<ReqId>> = raws.iter().map(|&r| self.request_id(r)).collect();
+        let requests = self.request_ids(&raws);
         let completed: Option<Vec<u32>> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
@@ -1545,7 +1669,7 @@ impl<'t> RankNormalizer<'t> {
                     WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
                     WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
                 };
-                self.complete_request(raw, status, events);
+                self.complete_request(raw, requests[i as usize], status, events);
             }
         }
         Op::Wait {
@@ -1840,6 +1964,102 @@ mod tests {
             "{:?}",
             run.ranks[0].events[0].op
         );
+    }
+
+    #[test]
+    fn one_handle_for_several_live_requests_stays_several_requests() {
+        // Open MPI returns one static, complete request for every send it finished inline.
+        const INLINE_DONE: i64 = 0x7f00_0000_1000;
+        let isend = |tag| {
+            call(
+                2,
+                vec![0x1000, 0, INT, 1, tag, WORLD, INLINE_DONE],
+                true,
+                11,
+            )
+        };
+        let waitall = call(
+            4,
+            vec![
+                2,
+                2,
+                INLINE_DONE,
+                INLINE_DONE,
+                2,
+                INLINE_DONE,
+                INLINE_DONE,
+                2,
+                -2,
+                -1,
+                0,
+                0,
+                -2,
+                -1,
+                0,
+                0,
+            ],
+            true,
+            12,
+        );
+        let rank0 = trace(0, vec![isend(1), isend(2), waitall]);
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        let request_of = |event: usize| match &run.ranks[0].events[event].op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(request),
+                ..
+            } => *request,
+            op => panic!("{op:?}"),
+        };
+        let Op::Wait { requests, .. } = &run.ranks[0].events[2].op else {
+            panic!()
+        };
+        assert_ne!(request_of(0), request_of(1));
+        assert_eq!(requests, &vec![Some(request_of(0)), Some(request_of(1))]);
+    }
+
+    #[test]
+    fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
+        // MPICH and Open MPI return the same handle for every send that completed
+        // immediately; a waitall over four such handles completes four requests.
+        let shared = 0x6c000001;
+        let isend = |tag| {
+            call(
+                2,
+                vec![0x1000, 4, INT, 1, tag, WORLD, shared],
+                true,
+                40 + tag as u64,
+            )
+        };
+        let mut words = vec![4, 4, shared, shared, shared, shared, 4];
+        words.extend([REQUEST_NULL; 4]);
+        words.push(4);
+        words.extend([0; 16]);
+        let rank0 = trace(
+            0,
+            vec![
+                isend(0),
+                isend(1),
+                isend(2),
+                isend(3),
+                call(4, words, true, 50),
+            ],
+        );
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        let started: Vec<ReqId> = run.ranks[0].events[..4]
+            .iter()
+            .map(|e| match e.op {
+                Op::Send {
+                    blocking: Blocking::Nonblocking(r),
+                    ..
+                } => r,
+                ref op => panic!("{op:?}"),
+            })
+            .collect();
+        let Op::Wait { requests, .. } = &run.ranks[0].events[4].op else {
+            panic!()
+        };
+        let waited: Vec<ReqId> = requests.iter().flatten().copied().collect();
+        assert_eq!(waited, started);
     }
 
     #[test]

@@ -45,6 +45,11 @@
 //!
 //! A line `type NAME 2*int,1*double` declares a derived datatype (a struct of blocks of
 //! builtin or earlier declared types) usable as `type=NAME`.
+//! Any line may also carry `new=KIND:N,...` and `freed=KIND:N,...` (objects the call made or
+//! freed; KIND is `comm` `group` `type` `op` `win` `errhandler` `keyval` `info` `file`
+//! `session` `request`, N an object id of the rank), `bad=PARAM:PROBLEM,...` (argument
+//! problems: `rank` `tag` `count` `uncommitted` `nullbuf` `inplace` `before-init` `null-KIND`
+//! `freed-KIND`) and `bsend_bytes=N` (the attached-buffer space a buffered send needs).
 //!
 //! Waits and tests fill in the `matched` source of the nonblocking receives they complete
 //! when given `matched=SRC[:TAG]` (one receive) — as the normalizer does from statuses.
@@ -77,6 +82,24 @@ fn intern(name: &str) -> &'static str {
     let s: &'static str = Box::leak(name.to_string().into_boxed_str());
     names.insert(name.to_string(), s);
     s
+}
+
+/// Object kinds as text traces name them.
+fn object_kind(name: &str) -> Option<ObjectKind> {
+    Some(match name {
+        "comm" => ObjectKind::Communicator,
+        "group" => ObjectKind::Group,
+        "type" => ObjectKind::Datatype,
+        "op" => ObjectKind::Op,
+        "win" => ObjectKind::Window,
+        "errhandler" => ObjectKind::Errhandler,
+        "keyval" => ObjectKind::Keyval,
+        "info" => ObjectKind::Info,
+        "file" => ObjectKind::File,
+        "session" => ObjectKind::Session,
+        "request" => ObjectKind::Request,
+        _ => return None,
+    })
 }
 
 /// `MPI_` + the operation name with its first letter capitalized: `comm_dup` → `MPI_Comm_dup`.
@@ -681,6 +704,71 @@ impl Parser {
         Ok((op, call))
     }
 
+    /// The keys every line may carry: `new=comm:1,type:2` (objects made), `freed=comm:1`,
+    /// `bad=tag:tag,dest:rank` (argument problems), `bsend_bytes=N`.
+    fn facts(&self, keys: &Keys) -> Result<Option<Box<CallFacts>>, TextTraceError> {
+        let mut facts = CallFacts::default();
+        let objects = |key: &str| -> Result<Vec<ObjectRef>, TextTraceError> {
+            let Some(list) = keys.get(key) else {
+                return Ok(Vec::new());
+            };
+            list.split(',')
+                .map(|item| {
+                    let (kind, id) = item.split_once(':').unwrap_or((item, ""));
+                    let kind = object_kind(kind).ok_or_else(|| TextTraceError {
+                        line: self.line,
+                        message: format!("`{key}=`: unknown object kind `{kind}`"),
+                    })?;
+                    Ok(ObjectRef {
+                        kind,
+                        id: ObjectId(self.int(key, id)?),
+                    })
+                })
+                .collect()
+        };
+        facts.created = objects("new")?;
+        facts.freed = objects("freed")?;
+        if let Some(list) = keys.get("bad") {
+            for item in list.split(',') {
+                let (param, problem) = item.split_once(':').unwrap_or((item, ""));
+                let problem = match problem {
+                    "rank" => ArgProblem::RankOutOfRange { value: -5, size: 0 },
+                    "tag" => ArgProblem::InvalidTag {
+                        value: -5,
+                        tag_ub: None,
+                    },
+                    "count" => ArgProblem::NegativeCount { value: -1 },
+                    "uncommitted" => ArgProblem::UncommittedDatatype,
+                    "nullbuf" => ArgProblem::NullBuffer { count: 1 },
+                    "inplace" => ArgProblem::InPlaceNotAllowed,
+                    "before-init" => ArgProblem::BeforeInit,
+                    other => {
+                        let (state, kind) = other.split_once('-').unwrap_or(("", other));
+                        let kind = object_kind(kind);
+                        match (state, kind) {
+                            ("null", Some(kind)) => ArgProblem::NullHandle { kind },
+                            ("freed", Some(kind)) => ArgProblem::FreedHandle { kind },
+                            _ => {
+                                return self.err(format!(
+                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|null-KIND|freed-KIND"
+                                ))
+                            }
+                        }
+                    }
+                };
+                facts.arg_issues.push(ArgIssue {
+                    param: intern(param),
+                    problem,
+                });
+            }
+        }
+        facts.bsend_bytes = keys
+            .get("bsend_bytes")
+            .map(|v| self.int("bsend_bytes", v))
+            .transpose()?;
+        Ok((facts != CallFacts::default()).then(|| Box::new(facts)))
+    }
+
     fn line(&mut self, text: &str) -> Result<(), TextTraceError> {
         let text = text.split('#').next().unwrap_or("").trim();
         if text.is_empty() {
@@ -701,6 +789,7 @@ impl Parser {
                     rank,
                     events: Vec::new(),
                     end: RankEnd::Finalized,
+                    threads: Default::default(),
                 })
                 .collect();
             self.run.comms = vec![CommInfo {
@@ -836,12 +925,16 @@ impl Parser {
                     "rank {rank} already ended in a blocked call; nothing can follow it"
                 ));
             }
+            let facts = self.facts(&keys)?;
+            let trace = &mut self.run.ranks[rank as usize];
             trace.events.push(Event {
                 call,
                 op,
                 site,
                 thread,
                 returned: !blocked,
+                facts,
+                time: None,
             });
         }
         Ok(())

@@ -58,8 +58,13 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         .args(&launcher[1..])
         .arg("env")
         .arg(format!("LD_PRELOAD={preload}"))
-        .arg(format!("MPICHECK_OUT_DIR={}", out_dir.display()))
-        .args(&args.command);
+        .arg(format!("MPICHECK_OUT_DIR={}", out_dir.display()));
+    // MPICHECK_THREADS=0 turns thread tracking off; not every launcher forwards the
+    // environment, so it goes on the command line like the others.
+    if let Some(threads) = std::env::var_os("MPICHECK_THREADS") {
+        command.arg(format!("MPICHECK_THREADS={}", threads.to_string_lossy()));
+    }
+    command.args(&args.command);
     let mut child = command
         .spawn()
         .with_context(|| format!("cannot start the launcher {}", launcher[0]))?;
