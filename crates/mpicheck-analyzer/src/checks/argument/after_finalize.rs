@@ -13,7 +13,8 @@ pub const AR010: CheckInfo = CheckInfo {
     summary: "an MPI function was called after MPI_Finalize",
     docs: r#"## What it does
 
-Reports MPI calls a process makes after its `MPI_Finalize` returned, except the ones the
+Reports MPI calls a thread makes after its own `MPI_Finalize` returned (other threads' calls
+during or after it are `TH002`), except the ones the
 standard allows at any time (`MPI_Initialized`, `MPI_Finalized`, `MPI_Get_version`,
 `MPI_Get_library_version`, the info, session and tool-interface calls).
 
@@ -52,8 +53,10 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
         else {
             continue;
         };
+        // Other threads' late calls are TH002's (thread-safety), reported once there.
+        let finalizing_thread = trace.events[finalize].thread;
         for (i, event) in trace.events.iter().enumerate().skip(finalize + 1) {
-            if !allowed_anytime(event.call) {
+            if event.thread == finalizing_thread && !allowed_anytime(event.call) {
                 items.push((
                     trace.rank,
                     i,

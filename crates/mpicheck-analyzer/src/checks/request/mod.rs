@@ -73,6 +73,20 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
     for trace in &run.ranks {
         let rank = trace.rank;
         let mut live: HashMap<ReqId, Live> = HashMap::new();
+        // Requests completed, by the completing event: another thread's call that was
+        // already inside MPI when the completion returned still named a live request (the
+        // concurrent completion is TH003's).
+        let mut retired: HashMap<ReqId, usize> = HashMap::new();
+        let overlapped_completion = |r: &ReqId, event: &Event, retired: &HashMap<ReqId, usize>| {
+            retired.get(r).is_some_and(|&done| {
+                let done = &trace.events[done];
+                done.thread != event.thread
+                    && match (event.time, done.time.and_then(|t| t.exit_ns)) {
+                        (Some(time), Some(exit)) => time.enter_ns < exit,
+                        _ => false,
+                    }
+            })
+        };
         for (i, event) in trace.events.iter().enumerate() {
             for (r, persistent) in created(event) {
                 live.insert(
@@ -104,7 +118,9 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                     completed,
                     ..
                 } => {
-                    if requests.iter().flatten().any(|r| !live.contains_key(r)) {
+                    if requests.iter().flatten().any(|r| {
+                        !live.contains_key(r) && !overlapped_completion(r, event, &retired)
+                    }) {
                         found.unknown.push((rank, i));
                     }
                     for &index in completed.iter().flatten() {
@@ -118,6 +134,7 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                             }
                             Some(_) => {
                                 live.remove(r);
+                                retired.insert(*r, i);
                             }
                             None => {}
                         }
