@@ -431,7 +431,9 @@ struct RankNormalizer<'t> {
     /// (committed or not: constructors may use uncommitted types).
     layouts: HashMap<i64, Arc<Layout>>,
     /// User-defined reduction operations → description.
-    user_ops: HashMap<i64, String>,
+    /// User-defined ops by handle: how to name them across ranks, `None` when the function
+    /// is unknown (stripped binary): such ops are not compared.
+    user_ops: HashMap<i64, Option<String>>,
     /// Where the function of the `MPI_Op_create` being normalized is defined.
     pending_user_fn: Option<SourceLocation>,
     /// Process topologies by communicator handle, and the one whose creation awaits its
@@ -951,14 +953,14 @@ impl<'t> RankNormalizer<'t> {
             }
         }
         if let Some(raw) = args.int("op") {
-            out.op = Some(
-                self.constants
-                    .ops
-                    .get(&raw)
-                    .cloned()
-                    .or_else(|| self.user_ops.get(&raw).cloned())
-                    .unwrap_or_else(|| format!("operation handle {raw:#x}")),
-            );
+            // A handle of no known op is not compared: raw handles of user ops differ
+            // between processes.
+            out.op = self
+                .constants
+                .ops
+                .get(&raw)
+                .cloned()
+                .or_else(|| self.user_ops.get(&raw).cloned().flatten());
         }
         out
     }
@@ -1225,19 +1227,22 @@ impl<'t> RankNormalizer<'t> {
                     let what = match user_fn {
                         Some(SourceLocation {
                             function: Some(f), ..
-                        }) => format!("user-defined op `{f}`"),
+                        }) => Some(format!("user-defined op `{f}`")),
                         Some(SourceLocation {
                             file: Some(file),
                             line: Some(line),
                             ..
-                        }) => format!("user-defined op at {file}:{line}"),
-                        _ => format!("user-defined op #{}", self.user_ops.len() + 1),
+                        }) => Some(format!("user-defined op at {file}:{line}")),
+                        // Creation order is no identity: ranks may create other ops.
+                        _ => None,
                     };
-                    let what = if commute {
-                        what
-                    } else {
-                        format!("{what} (non-commutative)")
-                    };
+                    let what = what.map(|what| {
+                        if commute {
+                            what
+                        } else {
+                            format!("{what} (non-commutative)")
+                        }
+                    });
                     self.user_ops.insert(raw, what);
                 }
                 Op::Other
