@@ -226,7 +226,7 @@ impl RankNormalizer<'_> {
             });
         }
         self.argument_issues(function, args, call, op, short, &mut facts);
-        self.lifecycle(function, args, short, &mut facts);
+        self.lifecycle(function, args, short, call.ret, &mut facts);
         if matches!(op, Op::Other) {
             // Requests of calls the model has no operation for (MPI_Rput, MPI_File_iwrite,
             // MPI_Grequest_start, partitioned and persistent RMA/IO requests).
@@ -262,9 +262,13 @@ impl RankNormalizer<'_> {
         function: &FunctionSchema,
         args: &Args,
         short: &str,
+        ret: i32,
         facts: &mut CallFacts,
     ) {
         let freeing = frees(short);
+        // A call that returned an error (MPI_SUCCESS is 0 in every ABI) made nothing, whatever
+        // its output handle holds (ROMIO's MPI_File_open leaves it unset).
+        let failed = ret != 0;
         let borrowed = returns_borrowed(short);
         for (param, (input, output)) in function.params.iter().zip(&args.values) {
             let Some(kind) = object_kind(&param.kind) else {
@@ -290,7 +294,7 @@ impl RankNormalizer<'_> {
                 }
                 continue;
             }
-            if borrowed || param.direction != Direction::Out {
+            if failed || borrowed || param.direction != Direction::Out {
                 continue;
             }
             let Some(raw) = output.as_int() else { continue };
