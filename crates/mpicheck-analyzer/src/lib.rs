@@ -14,6 +14,7 @@ pub mod model;
 pub mod normalize;
 pub mod text_trace;
 pub mod threads;
+pub mod typesig;
 pub mod waitfor;
 
 pub use diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};

@@ -62,6 +62,8 @@ pub struct DatatypeInfo {
     pub name: String,
     /// Size in bytes of one element (`MPI_Type_size`), if known.
     pub size: Option<u64>,
+    /// The type's signature structure (hashed once, when the type is built), if known.
+    pub layout: Option<std::sync::Arc<crate::typesig::Layout>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -233,6 +235,43 @@ pub enum Op {
     BufferDetach,
     /// Anything else; checks that need it look at [`Event::call`].
     Other,
+}
+
+/// `count` elements of `datatype`, one side of a transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufSpec {
+    pub count: i64,
+    pub datatype: Option<TypeId>,
+}
+
+/// The arguments of one collective call that the consistency checks compare across ranks.
+/// Fields a function does not have stay empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CollectiveArgs {
+    /// `sendcount`/`sendtype` (or `count`/`datatype` of `MPI_Bcast` and the reductions).
+    /// `None` where the send buffer is `MPI_IN_PLACE` or not significant.
+    pub send: Option<BufSpec>,
+    /// `recvcount`/`recvtype`, where significant on this rank.
+    pub recv: Option<BufSpec>,
+    /// Per-peer counts of the `v`/`w` variants (`sendcounts`, `recvcounts`), where recorded.
+    pub send_counts: Option<Vec<i64>>,
+    pub recv_counts: Option<Vec<i64>>,
+    /// Per-peer datatypes of the `w` variants.
+    pub send_types: Option<Vec<Option<TypeId>>>,
+    pub recv_types: Option<Vec<Option<TypeId>>>,
+    /// `MPI_IN_PLACE` was passed (as `sendbuf`, or as `recvbuf` at the root of a scatter).
+    pub in_place: bool,
+    /// The reduction operation: `MPI_SUM`, or a description of a user-defined op.
+    pub op: Option<String>,
+    /// Other arguments that must be equal on every member (name, value as text): the
+    /// `local_leader` and `tag` of `MPI_Intercomm_create`, `high` of `MPI_Intercomm_merge`,
+    /// `dims`/`periods` of `MPI_Cart_create`, ...
+    pub agree: Vec<(&'static str, String)>,
+    /// Neighborhood collectives on a process topology the trace shows being created: this
+    /// rank's source and destination neighbors in the standard's order (world ranks, `None`
+    /// for `MPI_PROC_NULL` at a non-periodic cartesian border).
+    pub in_neighbors: Option<Vec<Option<Rank>>>,
+    pub out_neighbors: Option<Vec<Option<Rank>>>,
 }
 
 /// One recorded call of one rank.
@@ -496,6 +535,9 @@ pub struct Run {
     pub sites: Vec<SourceLocation>,
     /// Index = [`TypeId`].
     pub datatypes: Vec<DatatypeInfo>,
+    /// The arguments of collective calls that must agree across ranks (counts, datatypes,
+    /// op, `MPI_IN_PLACE`, ...), keyed by (world rank, index into that rank's events).
+    pub collective_args: std::collections::HashMap<(Rank, u32), CollectiveArgs>,
 }
 
 impl Run {

@@ -168,13 +168,18 @@ fn supervise(child: &mut Child, args: &RunArgs, out_dir: &Path, meta: &RunMeta) 
     }
 }
 
-/// Analyzes the traces of a stuck job; reports and returns `Some` when they show a deadlock.
+/// Analyzes the traces of a stuck job; reports and returns `Some` when they show a deadlock
+/// (or collective/datatype mismatches that explain the hang).
 fn live_deadlock(out_dir: &Path, meta: &RunMeta, print: bool) -> Option<()> {
     let traces = analyze::load_traces(out_dir).ok()?;
     let run = analyze::build_run(&traces).ok()?;
-    let deadlock = mpicheck_analyzer::checks::actual_deadlock(&run)?;
+    // A deadlock, or else collective/datatype mismatches the MPI hangs in.
+    let findings = match mpicheck_analyzer::checks::actual_deadlock(&run) {
+        Some(deadlock) => vec![deadlock],
+        None => mpicheck_analyzer::checks::mismatch_stall(&run)?,
+    };
     // Written now as well, so the report exists even if the job cannot be ended.
-    if let Err(e) = analyze::report(out_dir, meta, &traces, &run, &[deadlock], print) {
+    if let Err(e) = analyze::report(out_dir, meta, &traces, &run, &findings, print) {
         eprintln!("mpicheck: warning: {e:#}");
     }
     Some(())

@@ -24,8 +24,9 @@ use std::path::Path;
 
 /// The codes a program may expect (conventions: stable codes, never reused).
 pub const KNOWN_CODES: &[&str] = &[
-    "DL001", "DL002", "DL003", "MR001", "CO001",
-    // request lifecycle, resources, arguments
+    "DL001", "DL002", "DL003", "MR001", "CO001", "CO002", "CO003", "CO004", "CO005", "CO006",
+    // datatypes
+    "TY001", "TY002", "TY003", // request lifecycle, resources, arguments
     "RQ001", "RQ002", "RQ003", "RQ004", "RS001", "RS002", "RS003", "RS004", "AR001", "AR002",
     "AR003", "AR004", "AR005", "AR006", "AR007", "AR008", "AR009", "AR010", "BF001", "BF002",
     // threads

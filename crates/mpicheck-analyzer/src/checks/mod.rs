@@ -7,6 +7,14 @@
 //! | `DL003` | [`deadlock`] | potential deadlock under another matching of a wildcard receive |
 //! | `MR001` | [`message_race`] | message race on a wildcard receive |
 //! | `CO001` | [`collective_call`] | collective call mismatch |
+//! | `CO002` | [`collective::root`] | root mismatch |
+//! | `CO003` | [`collective::op`] | reduction operation mismatch |
+//! | `CO004` | [`collective::in_place`] | `MPI_IN_PLACE` on some ranks only |
+//! | `CO005` | [`collective::arguments`] | intercomm leader/tag, merge high, cart dims, graph, file amode mismatch |
+//! | `CO006` | [`collective::file_order`] | split collective file operations out of order |
+//! | `TY001` | [`datatype::collective`] | collective type signature mismatch |
+//! | `TY002` | [`datatype::point_to_point`] | message type signature mismatch |
+//! | `TY003` | [`datatype::point_to_point`] | receive too small for the message |
 //! | `RQ001`-`RQ004` | [`request`] | request lifecycle: never completed, freed while active, unknown request, persistent request started twice |
 //! | `RS001`-`RS004` | [`resource`] | objects never freed, buffer never detached, buffered send without or with a too small buffer |
 //! | `BF001` `BF002` | [`request`], [`argument`] | buffers of pending nonblocking operations that overlap; send and receive buffers of one call that overlap |
@@ -27,7 +35,9 @@ use crate::model::{Event, Op, Rank, Run, SendMode};
 use crate::waitfor::collective_call_name;
 
 pub mod argument;
+pub mod collective;
 pub mod collective_call;
+pub mod datatype;
 pub mod deadlock;
 pub mod message_race;
 pub mod request;
@@ -63,8 +73,8 @@ impl<'r> Context<'r> {
     }
 }
 
-/// Runs every check, in a fixed order: AR*, RQ*, RS*, then CO001, DL001, DL002, DL003, MR001,
-/// TH001-TH005.
+/// Runs every check, in a fixed order: AR*, RQ*, RS*, then CO001-CO006, TY001-TY003,
+/// DL001, DL002, DL003, MR001, TH001-TH005.
 pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
@@ -75,8 +85,17 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     out.extend(request::check(run));
     out.extend(resource::check(run));
     let ctx = Context::new(run);
-    let (collective, mismatched_comms) = collective_call::check(&ctx);
+    let (collective, mut mismatched_comms) = collective_call::check(&ctx);
     out.extend(collective);
+    let (roots, root_comms) = collective::root::check(&ctx);
+    out.extend(roots);
+    mismatched_comms.extend(root_comms);
+    out.extend(collective::op::check(&ctx));
+    out.extend(collective::in_place::check(&ctx));
+    out.extend(collective::arguments::check(&ctx));
+    out.extend(collective::file_order::check(&ctx));
+    out.extend(datatype::collective::check(&ctx));
+    out.extend(datatype::point_to_point::check(&ctx));
     let actual = deadlock::actual(&ctx);
     let had_actual = actual.is_some();
     out.extend(actual);
@@ -102,14 +121,49 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
     deadlock::actual(&Context::new(run))
 }
 
+/// For the launcher watching a job whose ranks are all blocked although the recorded calls
+/// do not deadlock: the collective or datatype mismatches that explain the stall (an MPI
+/// often hangs inside mismatched collectives), or `None`.
+pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
+    if run.ranks.is_empty() {
+        return None;
+    }
+    let some_blocked = run
+        .ranks
+        .iter()
+        .any(|t| t.events.last().is_some_and(|e| !e.returned));
+    if !some_blocked {
+        return None;
+    }
+    let found: Vec<Diagnostic> = run_all(run)
+        .into_iter()
+        .filter(|d| {
+            matches!(
+                d.category,
+                crate::diagnostic::Category::CollectiveMismatch
+                    | crate::diagnostic::Category::TypeMismatch
+            )
+        })
+        .collect();
+    (!found.is_empty()).then_some(found)
+}
+
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 30] = [
+    static CATALOGUE: [CheckInfo; 38] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
         message_race::MR001,
         collective_call::CO001,
+        collective::root::CO002,
+        collective::op::CO003,
+        collective::in_place::CO004,
+        collective::arguments::CO005,
+        collective::file_order::CO006,
+        datatype::collective::TY001,
+        datatype::point_to_point::TY002,
+        datatype::point_to_point::TY003,
         request::RQ001,
         request::RQ002,
         request::RQ003,

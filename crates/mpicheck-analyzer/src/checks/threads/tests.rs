@@ -105,6 +105,7 @@ impl RankBuilder {
                 })
                 .collect(),
             datatypes: Vec::new(),
+            collective_args: Default::default(),
         }
     }
 }
