@@ -7,6 +7,9 @@
 #   benches/hot_path.sh                  # defaults below
 #   N=2000000 REPS=3 FAMILIES=mpich RANKS=1 OPS=send benches/hot_path.sh
 #   TRACE_DIR=/dev/shm/mpicheck-bench benches/hot_path.sh   # traces on tmpfs instead of disk
+#   LIB_DIR=/some/dir NO_BUILD=1 benches/hot_path.sh        # libmpicheck_*.so built elsewhere
+#   LIBS="old=/dir/a new=/dir/b" NO_BUILD=1 benches/hot_path.sh
+#       # A/B: several builds of the library, their runs interleaved with the plain runs
 #
 # Each recorded call appends ~100 bytes to the trace (3 ops x 10M calls = ~3 GB per rank and
 # run): the traces are deleted after every run. Benchmarks only; the figures vary with the
@@ -29,7 +32,17 @@ fi
 
 declare -A MPICC=([mpich]=mpicc.mpich [openmpi]=mpicc.openmpi)
 declare -A MPIEXEC=([mpich]="mpiexec.mpich" [openmpi]="mpiexec.openmpi --allow-run-as-root --oversubscribe")
-declare -A LIB=([mpich]=$ROOT/target/release/libmpicheck_mpich.so [openmpi]=$ROOT/target/release/libmpicheck_openmpi.so)
+LIB_DIR=${LIB_DIR:-$ROOT/target/release}
+LIBS=${LIBS:-"=$LIB_DIR"}
+declare -A LIBDIR_OF=()
+VARIANTS=()
+for v in $LIBS; do
+    LIBDIR_OF[${v%%=*}]=${v#*=}
+    VARIANTS+=("${v%%=*}")
+done
+MODES="plain"
+for v in "${VARIANTS[@]}"; do MODES="$MODES wrappers$v recording$v"; done
+lib() { echo "${LIBDIR_OF[$2]}/libmpicheck_$1.so"; }
 
 # env_args FAMILY NAME=VALUE...: mpiexec arguments that set variables in the ranks only.
 env_args() {
@@ -40,28 +53,28 @@ env_args() {
     done
 }
 
-RAW=$WORK/raw.txt
+RAW=${RAW:-$WORK/raw.txt}
 : >"$RAW"
 for fam in $FAMILIES; do
     exe=$WORK/hot_path_$fam
     ${MPICC[$fam]} -O2 "$ROOT/benches/hot_path.c" -o "$exe"
     for np in $RANKS; do
         for rep in $(seq "$REPS"); do
-            for mode in plain wrappers recording; do
+            for mode in $MODES; do
                 case $mode in
                     plain) mapfile -t extra < <(env_args "$fam") ;;
-                    wrappers) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=${LIB[$fam]}") ;;
-                    recording) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=${LIB[$fam]}" "MPICHECK_OUT_DIR=$TRACE_DIR") ;;
+                    wrappers*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#wrappers}")") ;;
+                    recording*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#recording}")" "MPICHECK_OUT_DIR=$TRACE_DIR") ;;
                 esac
                 rm -f "$TRACE_DIR"/trace-*.mpitrace
                 # shellcheck disable=SC2086
                 env -u LD_PRELOAD -u MPICHECK_OUT_DIR ${MPIEXEC[$fam]} -n "$np" "${extra[@]}" "$exe" "$N" "$OPS" |
                     awk -v f="$fam" -v np="$np" -v m="$mode" '$1 == "op" { print f, np, $2, m, $3 }' >>"$RAW"
-                if [ "$mode" = recording ]; then
+                if [ "${mode#recording}" != "$mode" ]; then
                     ntraces=$(find "$TRACE_DIR" -name 'trace-*.mpitrace' | wc -l)
                     [ "$ntraces" = "$np" ] || { echo "expected $np traces, found $ntraces" >&2; exit 1; }
                     bytes=$(cat "$TRACE_DIR"/trace-*.mpitrace | wc -c)
-                    echo "$fam $np - tracebytes $bytes" >>"$RAW"
+                    echo "$fam $np - tracebytes$(echo "${mode#recording}" | tr -c -d '[:alnum:]_.-') $bytes" >>"$RAW"
                     rm -f "$TRACE_DIR"/trace-*.mpitrace
                 fi
             done
@@ -77,28 +90,32 @@ echo
 echo "mpicheck hot path: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 echo "N=$N calls per op and run, median of REPS=$REPS runs; traces in $TRACE_DIR ($(df -T "$TRACE_DIR" | awk 'NR == 2 { print $2 }'))"
 echo "ns/call: plain | library preloaded, not recording | recording; added = recording - plain (min..max over the runs)"
-printf '%-8s %5s %-15s %8s %9s %10s %8s %17s\n' family ranks call plain wrappers recording added "added min..max"
+printf '%-8s %-8s %5s %-15s %8s %9s %10s %8s %17s\n' family library ranks call plain wrappers recording added "added min..max"
 for fam in $FAMILIES; do
     for np in $RANKS; do
         for op in ${OPS//,/ }; do
-            p=$(col "$fam" "$np" "$op" plain | median)
-            w=$(col "$fam" "$np" "$op" wrappers | median)
-            r=$(col "$fam" "$np" "$op" recording | median)
-            # added per run (plain and recording of the same repetition), then min..max
-            range=$(paste <(col "$fam" "$np" "$op" plain) <(col "$fam" "$np" "$op" recording) |
-                awk '{ d = $2 - $1; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d } END { printf "%.1f..%.1f", lo, hi }')
-            case $op in send) name="MPI_Send";; recv) name="MPI_Recv";; rank) name="MPI_Comm_rank";; *) name=$op;; esac
-            printf '%-8s %5s %-15s %8.1f %9.1f %10.1f %8.1f %17s\n' "$fam" "$np" "$name" "$p" "$w" "$r" \
-                "$(awk -v r="$r" -v p="$p" 'BEGIN { print r - p }')" "$range"
+            for v in "${VARIANTS[@]}"; do
+                p=$(col "$fam" "$np" "$op" plain | median)
+                w=$(col "$fam" "$np" "$op" "wrappers$v" | median)
+                r=$(col "$fam" "$np" "$op" "recording$v" | median)
+                # added per run (plain and recording of the same repetition), then min..max
+                range=$(paste <(col "$fam" "$np" "$op" plain) <(col "$fam" "$np" "$op" "recording$v") |
+                    awk '{ d = $2 - $1; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d } END { printf "%.1f..%.1f", lo, hi }')
+                case $op in send) name="MPI_Send";; recv) name="MPI_Recv";; rank) name="MPI_Comm_rank";; *) name=$op;; esac
+                printf '%-8s %-8s %5s %-15s %8.1f %9.1f %10.1f %8.1f %17s\n' "$fam" "${v:--}" "$np" "$name" "$p" "$w" "$r" \
+                    "$(awk -v r="$r" -v p="$p" 'BEGIN { print r - p }')" "$range"
+            done
         done
     done
 done
 for fam in $FAMILIES; do
     for np in $RANKS; do
-        b=$(awk -v f="$fam" -v np="$np" '$1 == f && $2 == np && $4 == "tracebytes" { print $5 }' "$RAW" | median)
-        nops=$(echo "$OPS" | tr ',' '\n' | wc -l)
-        # per op: N timed calls + N/100+1 warm-up calls
-        awk -v f="$fam" -v b="$b" -v np="$np" -v n="$N" -v k="$nops" 'BEGIN {
-            printf "%s -n %s: trace bytes per rank and run %.0f (%.1f bytes per recorded call)\n", f, np, b / np, b / np / (k * (n + int(n / 100) + 1)) }'
+        for v in "${VARIANTS[@]}"; do
+            b=$(awk -v f="$fam" -v np="$np" -v k="tracebytes$v" '$1 == f && $2 == np && $4 == k { print $5 }' "$RAW" | median)
+            nops=$(echo "$OPS" | tr ',' '\n' | wc -l)
+            # per op: N timed calls + N/100+1 warm-up calls
+            awk -v f="$fam" -v v="${v:--}" -v b="$b" -v np="$np" -v n="$N" -v k="$nops" 'BEGIN {
+                printf "%s %s -n %s: trace bytes per rank and run %.0f (%.1f bytes per recorded call)\n", f, v, np, b / np, b / np / (k * (n + int(n / 100) + 1)) }'
+        done
     done
 done

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Counts the call records of mpicheck traces (format version 1, see crates/mpicheck-trace):
+"""Counts the call records of mpicheck traces (format versions 1 and 2: frames and function ids only, see crates/mpicheck-trace):
 per trace its size and number of recorded calls, then the most frequent functions over all.
 
     trace_stats.py DIR_OR_TRACE...

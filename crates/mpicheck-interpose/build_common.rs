@@ -194,6 +194,7 @@ fn build_family(family: Family) {
     let mut sources = vec![
         shared.join("c/generated/wrappers.c"),
         shared.join("c/support.c"),
+        shared.join("c/threads.c"),
     ];
     // An MPI without Fortran bindings (the standard ABI's libmpi_abi) needs no Fortran wrappers.
     if family.fc.is_some() {
@@ -312,12 +313,13 @@ fn build_family(family: Family) {
             println!("cargo:rustc-cdylib-link-arg={flag}");
         }
     }
-    // Export the MPI entry points only. PMPI_* must stay the MPI library's: exporting them
-    // would send the library's own calls into us.
+    // Export the MPI entry points, and the OpenMP and POSIX threads entry points that
+    // c/threads.c observes. PMPI_* must stay the MPI library's: exporting them would send the
+    // library's own calls into us.
     let script = out_dir.join("exports.map");
     fs::write(
         &script,
-        "{\n  global:\n    MPI_*;\n    mpi_*;\n  local:\n    *;\n};\n",
+        "{\n  global:\n    MPI_*;\n    mpi_*;\n    GOMP_*;\n    omp_set_lock;\n    omp_unset_lock;\n    omp_test_lock;\n    omp_set_nest_lock;\n    omp_unset_nest_lock;\n    omp_test_nest_lock;\n    pthread_create;\n    pthread_join;\n    pthread_exit;\n    pthread_mutex_lock;\n    pthread_mutex_trylock;\n    pthread_mutex_unlock;\n    pthread_cond_wait;\n    pthread_cond_timedwait;\n    pthread_barrier_wait;\n    pthread_spin_lock;\n    pthread_spin_unlock;\n    sem_post;\n    sem_wait;\n    sem_trywait;\n    sem_timedwait;\n  local:\n    *;\n};\n",
     )
     .unwrap();
     println!(

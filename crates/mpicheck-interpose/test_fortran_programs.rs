@@ -39,7 +39,12 @@ fn check_fortran_program(family: support::Family, binding: &str) {
         );
         let integer = constant(trace, "DATATYPE.MPI_INTEGER");
         let world = constant(trace, "MPI_COMM_WORLD");
-        let calls = calls(trace);
+        // Synchronization records (thread tracking, c/threads.c) are not calls of the
+        // program: one says tracking is on, a single-threaded program writes no other.
+        let (sync, calls): (Vec<_>, Vec<_>) = calls(trace)
+            .into_iter()
+            .partition(|c| c.name == "MPICHECK_Sync");
+        assert_eq!(sync.len(), 1, "{binding} rank {rank}: thread tracking records");
 
         // Every call of the program, and nothing else (no call the MPI library makes
         // internally, no call recorded twice through both the Fortran and the C wrapper).

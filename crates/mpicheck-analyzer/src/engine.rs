@@ -1500,26 +1500,31 @@ impl<'p> Engine<'p> {
             }
             OpKind::Wait => {
                 let any = op.flags & flags::WAIT_ANY != 0;
+                // Counts distinct requests: an array may name one request twice (erroneous,
+                // but it must not leave the wait pending forever).
                 let mut incomplete = 0;
                 let mut some_done = false;
                 for k in 0..op.b {
                     let req = self.p.aux[(op.a + k) as usize];
                     match self.req_slot(r, req) {
-                        Some(s) if self.slots[s as usize].state == S_ACTIVE => incomplete += 1,
+                        Some(s) if self.slots[s as usize].state == S_ACTIVE => {
+                            let slot = &mut self.slots[s as usize];
+                            if !slot.waited {
+                                slot.waited = true;
+                                incomplete += 1;
+                            }
+                        }
                         _ => some_done = true,
                     }
                 }
                 if incomplete == 0 || (any && some_done) {
-                    return Step::Next;
-                }
-                for k in 0..op.b {
-                    let req = self.p.aux[(op.a + k) as usize];
-                    if let Some(s) = self.req_slot(r, req) {
-                        let slot = &mut self.slots[s as usize];
-                        if slot.state == S_ACTIVE {
-                            slot.waited = true;
+                    for k in 0..op.b {
+                        let req = self.p.aux[(op.a + k) as usize];
+                        if let Some(s) = self.req_slot(r, req) {
+                            self.slots[s as usize].waited = false;
                         }
                     }
+                    return Step::Next;
                 }
                 self.ranks[r as usize].pending = if any { 1 } else { incomplete };
                 Step::Block

@@ -4,6 +4,7 @@
 //!   [`text_trace`] from a hand-writable text format (tests).
 //! - [`engine`]: replays a run with MPI's matching and completion rules.
 //! - [`waitfor`]: reduces the wait-for graph of stuck ranks to the deadlock's cycle or knot.
+//! - [`threads`]: synchronization records and happens-before between a rank's threads.
 //! - [`checks`]: the checks (`run_all`, `catalogue`, `actual_deadlock`).
 
 pub mod checks;
@@ -12,6 +13,8 @@ pub mod engine;
 pub mod model;
 pub mod normalize;
 pub mod text_trace;
+pub mod threads;
+pub mod typesig;
 pub mod waitfor;
 
 pub use diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};

@@ -62,6 +62,8 @@ pub struct DatatypeInfo {
     pub name: String,
     /// Size in bytes of one element (`MPI_Type_size`), if known.
     pub size: Option<u64>,
+    /// The type's signature structure (hashed once, when the type is built), if known.
+    pub layout: Option<std::sync::Arc<crate::typesig::Layout>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -235,6 +237,43 @@ pub enum Op {
     Other,
 }
 
+/// `count` elements of `datatype`, one side of a transfer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BufSpec {
+    pub count: i64,
+    pub datatype: Option<TypeId>,
+}
+
+/// The arguments of one collective call that the consistency checks compare across ranks.
+/// Fields a function does not have stay empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CollectiveArgs {
+    /// `sendcount`/`sendtype` (or `count`/`datatype` of `MPI_Bcast` and the reductions).
+    /// `None` where the send buffer is `MPI_IN_PLACE` or not significant.
+    pub send: Option<BufSpec>,
+    /// `recvcount`/`recvtype`, where significant on this rank.
+    pub recv: Option<BufSpec>,
+    /// Per-peer counts of the `v`/`w` variants (`sendcounts`, `recvcounts`), where recorded.
+    pub send_counts: Option<Vec<i64>>,
+    pub recv_counts: Option<Vec<i64>>,
+    /// Per-peer datatypes of the `w` variants.
+    pub send_types: Option<Vec<Option<TypeId>>>,
+    pub recv_types: Option<Vec<Option<TypeId>>>,
+    /// `MPI_IN_PLACE` was passed (as `sendbuf`, or as `recvbuf` at the root of a scatter).
+    pub in_place: bool,
+    /// The reduction operation: `MPI_SUM`, or a description of a user-defined op.
+    pub op: Option<String>,
+    /// Other arguments that must be equal on every member (name, value as text): the
+    /// `local_leader` and `tag` of `MPI_Intercomm_create`, `high` of `MPI_Intercomm_merge`,
+    /// `dims`/`periods` of `MPI_Cart_create`, ...
+    pub agree: Vec<(&'static str, String)>,
+    /// Neighborhood collectives on a process topology the trace shows being created: this
+    /// rank's source and destination neighbors in the standard's order (world ranks, `None`
+    /// for `MPI_PROC_NULL` at a non-periodic cartesian border).
+    pub in_neighbors: Option<Vec<Option<Rank>>>,
+    pub out_neighbors: Option<Vec<Option<Rank>>>,
+}
+
 /// One recorded call of one rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
@@ -246,6 +285,222 @@ pub struct Event {
     /// False when the rank was still inside this call when its trace ended (blocked, crashed,
     /// killed).
     pub returned: bool,
+    /// What the call did to MPI objects and what was wrong with its arguments; `None` for
+    /// the many calls with nothing to say (boxed: most events carry none).
+    pub facts: Option<Box<CallFacts>>,
+    /// When the call was made, from the trace; `None` in hand-written traces without times.
+    pub time: Option<CallTime>,
+}
+
+/// The kinds of MPI objects whose lifecycle is tracked: made by one call, freed by another.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ObjectKind {
+    Communicator,
+    Group,
+    Datatype,
+    Op,
+    Window,
+    Errhandler,
+    Keyval,
+    Info,
+    File,
+    Session,
+    /// A persistent request (`MPI_Send_init`, ...), freed by `MPI_Request_free`.
+    Request,
+}
+
+impl ObjectKind {
+    /// "communicator", for messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            ObjectKind::Communicator => "communicator",
+            ObjectKind::Group => "group",
+            ObjectKind::Datatype => "datatype",
+            ObjectKind::Op => "reduction operation",
+            ObjectKind::Window => "window",
+            ObjectKind::Errhandler => "error handler",
+            ObjectKind::Keyval => "attribute key",
+            ObjectKind::Info => "info object",
+            ObjectKind::File => "file",
+            ObjectKind::Session => "session",
+            ObjectKind::Request => "persistent request",
+        }
+    }
+    /// "communicators".
+    pub fn plural(self) -> String {
+        match self {
+            ObjectKind::File => "files".into(),
+            k => format!("{}s", k.noun()),
+        }
+    }
+}
+
+/// An MPI object of one rank, unique within that rank for the whole run (a raw handle that
+/// MPI reuses after a free names a new `ObjectId`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ObjectId(pub u32);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ObjectRef {
+    pub kind: ObjectKind,
+    pub id: ObjectId,
+}
+
+/// What is wrong with one argument taken on its own (with the calling rank's live handles
+/// and its MPI's constants), known before the MPI library acts on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgProblem {
+    /// A peer rank (`dest`, `source`, `root`) outside the communicator's group.
+    RankOutOfRange { value: i64, size: u32 },
+    /// A negative tag (other than `MPI_ANY_TAG` where allowed) or one above `MPI_TAG_UB`.
+    InvalidTag { value: i64, tag_ub: Option<i64> },
+    /// A negative value for a count or length that must be non-negative.
+    NegativeCount { value: i64 },
+    /// `MPI_COMM_NULL`, `MPI_DATATYPE_NULL`, ... where a valid object is needed.
+    NullHandle { kind: ObjectKind },
+    /// A handle of an object this rank had already freed.
+    FreedHandle { kind: ObjectKind },
+    /// A derived datatype used for communication before `MPI_Type_commit`.
+    UncommittedDatatype,
+    /// A `NULL` buffer with a positive count of a predefined datatype.
+    NullBuffer { count: i64 },
+    /// `MPI_IN_PLACE` passed where the call does not accept it.
+    InPlaceNotAllowed,
+    /// The call itself (not one argument) came before `MPI_Init`/`MPI_Init_thread`.
+    BeforeInit,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgIssue {
+    /// The parameter's name in the MPI standard (`dest`, `tag`, `comm`).
+    pub param: &'static str,
+    pub problem: ArgProblem,
+}
+
+/// Effects and argument problems of one call.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct CallFacts {
+    /// Objects this call made (`MPI_Comm_dup`'s new communicator, `MPI_Type_vector`'s type).
+    pub created: Vec<ObjectRef>,
+    /// Objects this call freed (`MPI_Comm_free`, `MPI_Type_free`, `MPI_Request_free` of a
+    /// persistent request).
+    pub freed: Vec<ObjectRef>,
+    pub arg_issues: Vec<ArgIssue>,
+    /// Requests started by calls the model has no operation for (`MPI_Rput`,
+    /// `MPI_File_iwrite`, ...), so completing them is not a wait on an unknown request.
+    pub other_requests: Vec<ReqId>,
+    /// The memory the call's buffers cover, where the layout is known to be contiguous
+    /// (predefined datatypes, derived ones without holes).
+    pub buffers: Vec<BufferSpan>,
+    /// For a buffered send: the bytes it needs in the attached buffer (message size plus
+    /// `MPI_BSEND_OVERHEAD`), when the datatype's size is known.
+    pub bsend_bytes: Option<i64>,
+}
+
+/// The bytes one buffer argument of a call covers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferSpan {
+    /// `buf`, `sendbuf`, `recvbuf`.
+    pub param: &'static str,
+    pub start: u64,
+    pub len: u64,
+    /// MPI writes it (a receive buffer), rather than only reading it.
+    pub write: bool,
+}
+
+impl BufferSpan {
+    pub fn overlaps(&self, other: &BufferSpan) -> bool {
+        self.start < other.start.saturating_add(other.len)
+            && other.start < self.start.saturating_add(self.len)
+    }
+}
+
+impl Event {
+    pub fn facts(&self) -> Option<&CallFacts> {
+        self.facts.as_deref()
+    }
+}
+
+/// When a call ran, on the process's monotonic clock (comparable across its threads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CallTime {
+    /// Position in the process's record order: increases with every record of the process,
+    /// whatever thread wrote it (a record is reserved before the call enters MPI).
+    pub order: u64,
+    /// Nanoseconds since the trace start when the call entered the MPI library.
+    pub enter_ns: u64,
+    /// When it returned, `None` if it never did.
+    pub exit_ns: Option<u64>,
+}
+
+/// A synchronization between threads of one process, recorded by the interposition library
+/// (POSIX threads and OpenMP entry points), for happens-before between threads. Each is a
+/// release or an acquire of a synchronization object: everything a thread did before it
+/// released an object happens before everything another thread does after acquiring that
+/// object later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SyncEvent {
+    pub thread: u16,
+    /// Same order as [`CallTime::order`]: sync events and calls of a process interleave by it.
+    pub order: u64,
+    pub kind: SyncKind,
+    /// The object released or acquired (a mutex or lock address, a thread, a team).
+    pub object: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SyncKind {
+    Release,
+    Acquire,
+}
+
+/// What a rank's threads did besides calling MPI, for the thread-safety checks.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ThreadInfo {
+    /// Thread level provided as `MPI_Query_thread` reported it after `MPI_Init*`.
+    pub provided: Option<ThreadLevel>,
+    /// True when the trace recorded synchronization between threads: only then can two
+    /// calls of different threads that no recorded synchronization orders be reported as
+    /// possibly concurrent.
+    pub sync_recorded: bool,
+    /// In record order.
+    pub sync: Vec<SyncEvent>,
+    /// OpenMP parallel regions with more than one thread, for MPI_THREAD_SINGLE.
+    pub parallel_regions: Vec<ParallelRegion>,
+    /// Requests whose handle MPI also gave to another live request (a shared, already
+    /// complete request object): waits on that handle cannot be attributed to one of them.
+    pub shared_requests: Vec<ReqId>,
+}
+
+/// An OpenMP parallel region (or another team of threads) as the encountering thread saw it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParallelRegion {
+    pub thread: u16,
+    /// Record order of its start and end (`u64::MAX` if it never ended).
+    pub begin_order: u64,
+    pub end_order: u64,
+    pub threads: u32,
+}
+
+/// The MPI thread support levels, in increasing order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum ThreadLevel {
+    Single,
+    Funneled,
+    Serialized,
+    Multiple,
+}
+
+impl ThreadLevel {
+    pub fn name(self) -> &'static str {
+        match self {
+            ThreadLevel::Single => "MPI_THREAD_SINGLE",
+            ThreadLevel::Funneled => "MPI_THREAD_FUNNELED",
+            ThreadLevel::Serialized => "MPI_THREAD_SERIALIZED",
+            ThreadLevel::Multiple => "MPI_THREAD_MULTIPLE",
+        }
+    }
 }
 
 /// How a rank's trace ended.
@@ -265,6 +520,8 @@ pub struct RankTrace {
     pub rank: Rank,
     pub events: Vec<Event>,
     pub end: RankEnd,
+    /// Thread level and synchronization between the rank's threads.
+    pub threads: ThreadInfo,
 }
 
 /// A whole run: every rank's events plus the tables they point into.
@@ -278,6 +535,9 @@ pub struct Run {
     pub sites: Vec<SourceLocation>,
     /// Index = [`TypeId`].
     pub datatypes: Vec<DatatypeInfo>,
+    /// The arguments of collective calls that must agree across ranks (counts, datatypes,
+    /// op, `MPI_IN_PLACE`, ...), keyed by (world rank, index into that rank's events).
+    pub collective_args: std::collections::HashMap<(Rank, u32), CollectiveArgs>,
 }
 
 impl Run {

@@ -9,11 +9,15 @@
 //! onto the receive that started it.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Status, Trace};
 
 use crate::model::*;
+use crate::typesig::Layout;
+
+mod facts;
+pub(crate) use facts::allowed_anytime;
 
 #[derive(Debug, thiserror::Error)]
 pub enum NormalizeError {
@@ -53,6 +57,10 @@ struct Constants {
     /// Raw handle → predefined datatype name.
     datatypes: HashMap<i64, String>,
     datatype_sizes: HashMap<String, u64>,
+    datatype_null: Option<i64>,
+    /// Raw handle → predefined reduction operation name.
+    ops: HashMap<i64, String>,
+    in_place: Option<i64>,
 }
 
 impl Constants {
@@ -67,6 +75,8 @@ impl Constants {
             any_tag: get("MPI_ANY_TAG"),
             proc_null: get("MPI_PROC_NULL"),
             undefined: get("MPI_UNDEFINED"),
+            datatype_null: get("MPI_DATATYPE_NULL"),
+            in_place: get("MPI_IN_PLACE"),
             ..Default::default()
         };
         for (name, value) in &trace.constants {
@@ -76,6 +86,8 @@ impl Constants {
                 (name.strip_prefix("DATATYPE_SIZE."), parse_int(value))
             {
                 c.datatype_sizes.insert(dt.to_string(), v as u64);
+            } else if let (Some(op), Some(v)) = (name.strip_prefix("OP."), parse_int(value)) {
+                c.ops.insert(v, op.to_string());
             }
         }
         c
@@ -145,6 +157,7 @@ struct Tables {
     site_ids: HashMap<SourceLocation, SiteId>,
     datatypes: Vec<DatatypeInfo>,
     datatype_ids: HashMap<String, TypeId>,
+    collective_args: HashMap<(Rank, u32), CollectiveArgs>,
 }
 
 impl Tables {
@@ -168,7 +181,7 @@ impl Tables {
         id
     }
 
-    fn datatype(&mut self, name: &str, size: Option<u64>) -> TypeId {
+    fn datatype(&mut self, name: &str, size: Option<u64>, layout: Option<Arc<Layout>>) -> TypeId {
         if let Some(&id) = self.datatype_ids.get(name) {
             return id;
         }
@@ -176,6 +189,7 @@ impl Tables {
         self.datatypes.push(DatatypeInfo {
             name: name.to_string(),
             size,
+            layout,
         });
         self.datatype_ids.insert(name.to_string(), id);
         id
@@ -230,21 +244,37 @@ pub fn normalize(
                 end: RankEnd::Interrupted {
                     reason: "no trace was written by this rank".into(),
                 },
+                threads: ThreadInfo::default(),
             });
             continue;
         };
         let trace = &traces[index];
         let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
         let mut events = Vec::with_capacity(trace.calls.len());
+        let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
         for call in &trace.calls {
             let Some(function) = trace.schema.function(call.func) else {
                 continue;
             };
+            if threads.sync_record(function, call) {
+                continue;
+            }
             let site = {
                 let location = resolve(index, call.callsite);
                 rank_state.tables.site(location)
             };
-            if let Some(event) = rank_state.event(function, call, site, &mut events) {
+            if function.name == "MPI_Op_create" {
+                // The user function, by where it is defined (addresses differ per process);
+                // +1: the resolver expects a return address and looks one byte before it.
+                let user_fn = call
+                    .args(function)
+                    .first()
+                    .and_then(|(v, _)| v.as_int())
+                    .map(|a| resolve(index, a as u64 + 1));
+                rank_state.pending_user_fn = user_fn;
+            }
+            if let Some(mut event) = rank_state.event(function, call, site, &mut events) {
+                event.time = Some(crate::threads::call_time(call));
                 events.push(event);
             }
         }
@@ -260,14 +290,109 @@ pub fn normalize(
                 },
             }
         };
-        ranks.push(RankTrace { rank, events, end });
+        ranks.push(RankTrace {
+            rank,
+            events,
+            end,
+            threads: ThreadInfo {
+                shared_requests: {
+                    let mut shared = std::mem::take(&mut rank_state.shared_requests);
+                    shared.sort_unstable();
+                    shared.dedup();
+                    shared
+                },
+                ..threads.finish()
+            },
+        });
     }
     Ok(Run {
         ranks,
         comms: tables.comms,
         sites: tables.sites,
         datatypes: tables.datatypes,
+        collective_args: tables.collective_args,
     })
+}
+
+/// A process topology as its creating call described it (ranks of the new communicator).
+#[derive(Clone)]
+enum Topology {
+    Cart {
+        dims: Vec<i64>,
+        periods: Vec<i64>,
+    },
+    Graph {
+        index: Vec<i64>,
+        edges: Vec<i64>,
+    },
+    Adjacent {
+        sources: Vec<i64>,
+        destinations: Vec<i64>,
+    },
+}
+
+impl Topology {
+    /// Source and destination neighbors (communicator ranks) of communicator rank `me`, in
+    /// the order neighborhood collectives use (MPI 4.1 §8.6).
+    fn neighbors(&self, me: i64) -> (Vec<Option<i64>>, Vec<Option<i64>>) {
+        match self {
+            Topology::Cart { dims, periods } => {
+                // Row-major coordinates; per dimension the -1 then the +1 neighbor.
+                let mut coords = vec![0i64; dims.len()];
+                let mut rest = me;
+                for d in (0..dims.len()).rev() {
+                    let n = dims[d].max(1);
+                    coords[d] = rest % n;
+                    rest /= n;
+                }
+                let mut out = Vec::new();
+                for d in 0..dims.len() {
+                    for step in [-1i64, 1] {
+                        let n = dims[d].max(1);
+                        let mut c = coords.clone();
+                        c[d] += step;
+                        let periodic = periods.get(d).is_some_and(|&p| p != 0);
+                        if c[d] < 0 || c[d] >= n {
+                            if !periodic {
+                                out.push(None);
+                                continue;
+                            }
+                            c[d] = c[d].rem_euclid(n);
+                        }
+                        out.push(Some(
+                            c.iter().zip(dims).fold(0, |r, (&x, &n)| r * n.max(1) + x),
+                        ));
+                    }
+                }
+                (out.clone(), out)
+            }
+            Topology::Graph { index, edges } => {
+                let Ok(i) = usize::try_from(me) else {
+                    return (Vec::new(), Vec::new());
+                };
+                let start = if i == 0 {
+                    0
+                } else {
+                    index.get(i - 1).copied().unwrap_or(0)
+                };
+                let end = index.get(i).copied().unwrap_or(start);
+                let list: Vec<Option<i64>> = edges
+                    .get(start.max(0) as usize..end.max(start).max(0) as usize)
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&e| Some(e))
+                    .collect();
+                (list.clone(), list)
+            }
+            Topology::Adjacent {
+                sources,
+                destinations,
+            } => (
+                sources.iter().map(|&r| Some(r)).collect(),
+                destinations.iter().map(|&r| Some(r)).collect(),
+            ),
+        }
+    }
 }
 
 /// A request as one rank knows it.
@@ -286,10 +411,37 @@ struct RankNormalizer<'t> {
     tables: &'t mut Tables,
     constants: Constants,
     comms: HashMap<i64, LocalComm>,
-    requests: HashMap<i64, RequestInfo>,
+    /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
+    /// out one handle for several live requests: Open MPI returns its static, already
+    /// complete `ompi_request_empty` for every send it finished inline.
+    requests: HashMap<i64, Vec<RequestInfo>>,
+    /// Handles completed by a call and when that call returned: another thread's call that
+    /// entered before then still used the same request (records are in entry order, so a
+    /// completion is seen before calls of other threads that overlapped it).
+    retired: HashMap<i64, (ReqId, u64)>,
+    /// Requests whose handle MPI gave to another live request too.
+    shared_requests: Vec<ReqId>,
+    /// Entry and exit time of the call being normalized.
+    call_enter_ns: u64,
+    call_exit_ns: u64,
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: HashMap<i64, TypeId>,
+    /// Derived datatype handles → their signature structure, from the constructor calls
+    /// (committed or not: constructors may use uncommitted types).
+    layouts: HashMap<i64, Arc<Layout>>,
+    /// User-defined reduction operations → description.
+    /// User-defined ops by handle: how to name them across ranks, `None` when the function
+    /// is unknown (stripped binary): such ops are not compared.
+    user_ops: HashMap<i64, Option<String>>,
+    /// Where the function of the `MPI_Op_create` being normalized is defined.
+    pending_user_fn: Option<SourceLocation>,
+    /// Process topologies by communicator handle, and the one whose creation awaits its
+    /// `MPICHECK_Comm_info`.
+    topologies: HashMap<i64, Topology>,
+    pending_topology: Option<Topology>,
+    /// Open files → the communicator they were opened on.
+    files: HashMap<i64, LocalComm>,
     /// Communicator-creating calls per parent so far on this rank, counting the ones that
     /// gave this rank MPI_COMM_NULL: every member of the parent makes each call, so the
     /// count agrees across ranks even when the new communicators' member sets differ.
@@ -298,6 +450,8 @@ struct RankNormalizer<'t> {
     /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
     /// its `MPICHECK_Comm_info`.
     pending_creation: Option<(CommId, &'static str, u32)>,
+    /// Live MPI objects and the constants to judge arguments by.
+    objects: facts::ObjectTables,
 }
 
 /// Values of one call's parameters by name.
@@ -414,6 +568,37 @@ const MANAGEMENT_COLLECTIVES: &[&str] = &[
     "MPI_File_close",
 ];
 
+/// Collective MPI-IO calls on an open file (the file's communicator is the one of its
+/// `MPI_File_open`).
+const FILE_COLLECTIVES: &[&str] = &[
+    "File_close",
+    "File_set_view",
+    "File_set_size",
+    "File_preallocate",
+    "File_set_atomicity",
+    "File_set_info",
+    "File_sync",
+    "File_seek_shared",
+    "File_read_all",
+    "File_read_all_begin",
+    "File_read_all_end",
+    "File_read_at_all",
+    "File_read_at_all_begin",
+    "File_read_at_all_end",
+    "File_read_ordered",
+    "File_read_ordered_begin",
+    "File_read_ordered_end",
+    "File_write_all",
+    "File_write_all_begin",
+    "File_write_all_end",
+    "File_write_at_all",
+    "File_write_at_all_begin",
+    "File_write_at_all_end",
+    "File_write_ordered",
+    "File_write_ordered_begin",
+    "File_write_ordered_end",
+];
+
 impl<'t> RankNormalizer<'t> {
     fn new(rank: Rank, world_size: u32, trace: &Trace, tables: &'t mut Tables) -> Self {
         let constants = Constants::of(trace);
@@ -449,11 +634,22 @@ impl<'t> RankNormalizer<'t> {
             constants,
             comms,
             requests: HashMap::new(),
+            retired: HashMap::new(),
+            shared_requests: Vec::new(),
+            call_enter_ns: 0,
+            call_exit_ns: u64::MAX,
             next_request: 0,
             datatypes: HashMap::new(),
+            layouts: HashMap::new(),
+            user_ops: HashMap::new(),
+            pending_user_fn: None,
+            topologies: HashMap::new(),
+            pending_topology: None,
+            files: HashMap::new(),
             creations: HashMap::new(),
             intercomm_creations: HashMap::new(),
             pending_creation: None,
+            objects: facts::ObjectTables::new(trace),
         }
     }
 
@@ -482,9 +678,291 @@ impl<'t> RankNormalizer<'t> {
         if let Some(&id) = self.datatypes.get(&raw) {
             return Some(id);
         }
+        if Some(raw) == self.constants.datatype_null {
+            return None;
+        }
         let name = self.constants.datatypes.get(&raw)?.clone();
         let size = self.constants.datatype_sizes.get(&name).copied();
-        Some(self.tables.datatype(&name, size))
+        let layout = Layout::predefined(&name);
+        Some(self.tables.datatype(&name, size, Some(layout)))
+    }
+
+    /// The signature structure of a datatype handle: derived (from its constructor) or
+    /// predefined.
+    fn layout(&self, raw: Option<i64>) -> Option<Arc<Layout>> {
+        let raw = raw?;
+        if let Some(l) = self.layouts.get(&raw) {
+            return Some(l.clone());
+        }
+        if Some(raw) == self.constants.datatype_null {
+            return None;
+        }
+        self.constants
+            .datatypes
+            .get(&raw)
+            .map(|name| Layout::predefined(name))
+    }
+
+    /// Records the signature structure of the type a constructor call creates.
+    fn type_constructor(&mut self, short: &str, args: &Args) {
+        let Some(new) = args.out_int("newtype") else {
+            return;
+        };
+        let int = |n: &str| args.int(n).unwrap_or(0).max(0) as u64;
+        let array = |n: &str| -> Vec<i64> {
+            args.input(n)
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        };
+        let old = self.layout(args.int("oldtype"));
+        let old_name = || {
+            old.as_ref()
+                .map_or("?".to_string(), |l| l.description.clone())
+        };
+        let layout = match short {
+            "Type_contiguous" => old.as_ref().map(|o| {
+                let n = int("count");
+                Layout::repeated(n, o, format!("contiguous({n} × {})", old_name()))
+            }),
+            "Type_vector" | "Type_create_hvector" | "Type_hvector" => old.as_ref().map(|o| {
+                let (n, b) = (int("count"), int("blocklength"));
+                let what = if short == "Type_vector" {
+                    "vector"
+                } else {
+                    "hvector"
+                };
+                Layout::repeated(
+                    n.saturating_mul(b),
+                    o,
+                    format!("{what}({n} blocks of {b} × {})", old_name()),
+                )
+            }),
+            "Type_indexed" | "Type_create_hindexed" | "Type_hindexed" => old.as_ref().map(|o| {
+                let blocks = array("array_of_blocklengths");
+                let total: u64 = blocks.iter().map(|&b| b.max(0) as u64).sum();
+                Layout::repeated(
+                    total,
+                    o,
+                    format!("indexed({} blocks, {total} × {})", blocks.len(), old_name()),
+                )
+            }),
+            "Type_create_indexed_block" | "Type_create_hindexed_block" => old.as_ref().map(|o| {
+                let (n, b) = (int("count"), int("blocklength"));
+                Layout::repeated(
+                    n.saturating_mul(b),
+                    o,
+                    format!("indexed_block({n} blocks of {b} × {})", old_name()),
+                )
+            }),
+            "Type_create_subarray" => old.as_ref().map(|o| {
+                let sub = array("array_of_subsizes");
+                let total = sub
+                    .iter()
+                    .fold(1u64, |p, &s| p.saturating_mul(s.max(0) as u64));
+                let dims: Vec<String> = sub.iter().map(|s| s.to_string()).collect();
+                Layout::repeated(
+                    total,
+                    o,
+                    format!("subarray({} of {})", dims.join("×"), old_name()),
+                )
+            }),
+            "Type_create_struct" | "Type_struct" => {
+                let blocks = array("array_of_blocklengths");
+                let types = array("array_of_types");
+                let pieces: Option<Vec<(u64, Arc<Layout>)>> = blocks
+                    .iter()
+                    .zip(&types)
+                    .map(|(&b, &t)| self.layout(Some(t)).map(|l| (b.max(0) as u64, l)))
+                    .collect();
+                pieces.filter(|p| p.len() == blocks.len()).map(|pieces| {
+                    let parts: Vec<String> = pieces
+                        .iter()
+                        .map(|(b, l)| format!("{b} × {}", l.description))
+                        .collect();
+                    Layout::derived(pieces, format!("struct({})", parts.join(", ")))
+                })
+            }
+            "Type_dup" | "Type_create_resized" => old,
+            // The local part of a distributed array: a number of oldtype elements known only
+            // from the committed type's size; see MPICHECK_Type_info.
+            "Type_create_darray" => old
+                .as_ref()
+                .map(|o| Layout::repeated(0, o, format!("darray of {}", old_name()))),
+            _ => None,
+        };
+        match layout {
+            Some(l) => {
+                self.layouts.insert(new, l);
+            }
+            None => {
+                // A handle MPI reused for a type this trace cannot describe.
+                self.layouts.remove(&new);
+            }
+        }
+    }
+
+    /// The arguments of a collective call that must agree across ranks.
+    fn collective_args(&mut self, short: &str, args: &Args) -> CollectiveArgs {
+        let base = short.strip_suffix("_init").unwrap_or(short);
+        let base = collective_kind(base)
+            .map(|_| base.to_string())
+            .or_else(|| nonblocking_base(base).filter(|b| collective_kind(b).is_some()))
+            .unwrap_or_else(|| base.to_string());
+        let in_place = |name: &str| {
+            self.constants.in_place.is_some() && args.int(name) == self.constants.in_place
+        };
+        let mut out = CollectiveArgs {
+            in_place: in_place("sendbuf")
+                || (matches!(base.as_str(), "Scatter" | "Scatterv") && in_place("recvbuf")),
+            ..Default::default()
+        };
+        // The v/w variants have no scalar count (per-peer counts are in the arrays).
+        let spec = |me: &mut Self, count: &str, datatype: &str| -> Option<BufSpec> {
+            let count = args.int(count).unwrap_or(1);
+            let raw = args.int(datatype)?;
+            Some(BufSpec {
+                count,
+                datatype: me.datatype(Some(raw)),
+            })
+        };
+        let counts = |name: &str| -> Option<Vec<i64>> {
+            args.input(name)
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+        };
+        match base.as_str() {
+            "Bcast" | "Reduce" | "Allreduce" | "Scan" | "Exscan" => {
+                out.send = spec(self, "count", "datatype");
+            }
+            "Reduce_scatter_block" => out.send = spec(self, "recvcount", "datatype"),
+            "Reduce_scatter" => {
+                out.recv_counts = counts("recvcounts");
+                out.send = args.int("datatype").map(|raw| BufSpec {
+                    count: 1,
+                    datatype: self.datatype(Some(raw)),
+                });
+            }
+            "Cart_create" | "Cart_map" => {
+                for name in ["ndims", "reorder"] {
+                    if let Some(v) = args.int(name) {
+                        out.agree.push((
+                            if name == "ndims" { "ndims" } else { "reorder" },
+                            v.to_string(),
+                        ));
+                    }
+                }
+                if let Some(d) = counts("dims") {
+                    out.agree.push(("dims", format!("{d:?}")));
+                }
+                if let Some(p) = counts("periods") {
+                    out.agree.push(("periods", format!("{p:?}")));
+                }
+            }
+            "Graph_create" | "Graph_map" => {
+                if let Some(v) = args.int("nnodes") {
+                    out.agree.push(("nnodes", v.to_string()));
+                }
+                if let Some(d) = counts("index") {
+                    out.agree.push(("index", format!("{d:?}")));
+                }
+                if let Some(d) = counts("edges") {
+                    out.agree.push(("edges", format!("{d:?}")));
+                }
+                if let Some(v) = args.int("reorder") {
+                    out.agree.push(("reorder", v.to_string()));
+                }
+            }
+            "Intercomm_create" => {
+                if let Some(v) = args.int("local_leader") {
+                    out.agree.push(("local_leader", v.to_string()));
+                }
+                if let Some(v) = args.int("tag") {
+                    out.agree.push(("tag", v.to_string()));
+                }
+            }
+            "Intercomm_merge" => {
+                if let Some(v) = args.int("high") {
+                    out.agree.push(("high", (v != 0).to_string()));
+                }
+            }
+            "File_open" => {
+                if let Some(v) = args.int("amode") {
+                    out.agree.push(("amode", format!("{v:#x}")));
+                }
+            }
+            "File_set_size" | "File_preallocate" => {
+                if let Some(v) = args.int("size") {
+                    out.agree.push(("size", v.to_string()));
+                }
+            }
+            "File_set_atomicity" => {
+                if let Some(v) = args.int("flag") {
+                    out.agree.push(("flag", (v != 0).to_string()));
+                }
+            }
+            "File_seek_shared" => {
+                if let Some(v) = args.int("offset") {
+                    out.agree.push(("offset", v.to_string()));
+                }
+                if let Some(v) = args.int("whence") {
+                    out.agree.push(("whence", v.to_string()));
+                }
+            }
+            "File_set_view" => {
+                // The etype must have the same signature everywhere; named by its
+                // description (handles differ per process).
+                if let Some(id) = self.datatype(args.int("etype")) {
+                    let name = self.tables.datatypes[id.0 as usize].name.clone();
+                    out.agree.push(("etype", name));
+                }
+            }
+            s if s.starts_with("File_") => {}
+            _ => {
+                if !out.in_place || matches!(base.as_str(), "Scatter" | "Scatterv") {
+                    out.send = spec(self, "sendcount", "sendtype");
+                }
+                out.recv = spec(self, "recvcount", "recvtype");
+                out.send_counts = counts("sendcounts");
+                out.recv_counts = counts("recvcounts");
+                let types = |me: &mut Self, name: &str| -> Option<Vec<Option<TypeId>>> {
+                    let raw = counts(name)?;
+                    Some(raw.into_iter().map(|t| me.datatype(Some(t))).collect())
+                };
+                out.send_types = types(self, "sendtypes");
+                out.recv_types = types(self, "recvtypes");
+            }
+        }
+        if base.starts_with("Neighbor_") {
+            let comm_raw = args.int("comm");
+            let local = comm_raw.and_then(|c| self.comms.get(&c));
+            let topology = comm_raw.and_then(|c| self.topologies.get(&c));
+            if let (Some(local), Some(topology)) = (local, topology) {
+                if let Some(me) = local.local.iter().position(|&r| r == self.rank) {
+                    let (sources, destinations) = topology.neighbors(me as i64);
+                    let world = |list: Vec<Option<i64>>| -> Vec<Option<Rank>> {
+                        list.into_iter()
+                            .map(|r| {
+                                r.and_then(|r| local.local.get(usize::try_from(r).ok()?).copied())
+                            })
+                            .collect()
+                    };
+                    out.in_neighbors = Some(world(sources));
+                    out.out_neighbors = Some(world(destinations));
+                }
+            }
+        }
+        if let Some(raw) = args.int("op") {
+            // A handle of no known op is not compared: raw handles of user ops differ
+            // between processes.
+            out.op = self
+                .constants
+                .ops
+                .get(&raw)
+                .cloned()
+                .or_else(|| self.user_ops.get(&raw).cloned().flatten());
+        }
+        out
     }
 
     fn new_request(
@@ -497,15 +975,19 @@ impl<'t> RankNormalizer<'t> {
         let id = ReqId(self.next_request);
         self.next_request += 1;
         if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
-            self.requests.insert(
-                raw,
-                RequestInfo {
-                    id,
-                    persistent,
-                    comm,
-                    recv_event,
-                },
-            );
+            let live = self.requests.entry(raw).or_default();
+            // A handle still live handed out again: MPI returned one shared, already
+            // complete request object (MPICH, Open MPI do for operations that complete at
+            // once); which thread's call used which of them cannot be told apart.
+            if let Some(earlier) = live.iter().rev().find(|e| !e.persistent) {
+                self.shared_requests.extend([earlier.id, id]);
+            }
+            live.push(RequestInfo {
+                id,
+                persistent,
+                comm,
+                recv_event,
+            });
         }
         id
     }
@@ -601,10 +1083,20 @@ impl<'t> RankNormalizer<'t> {
 
     /// Records a completion: fills the matched source of the receive it completes and retires
     /// the handle of a non-persistent request.
-    fn complete_request(&mut self, raw: i64, status: Option<Status>, events: &mut [Event]) {
-        let Some(info) = self.requests.get(&raw) else {
+    fn complete_request(
+        &mut self,
+        raw: i64,
+        id: Option<ReqId>,
+        status: Option<Status>,
+        events: &mut [Event],
+    ) {
+        let Some(live) = self.requests.get(&raw) else {
             return;
         };
+        let Some(position) = live.iter().position(|info| Some(info.id) == id) else {
+            return;
+        };
+        let info = &live[position];
         if let (Some(index), Some(comm)) = (info.recv_event, info.comm.clone()) {
             let matched = self.matched(&comm, status);
             if let Some(Event {
@@ -615,21 +1107,52 @@ impl<'t> RankNormalizer<'t> {
                 recv.matched = matched.or(recv.matched);
             }
         }
-        if !self.requests[&raw].persistent {
-            self.requests.remove(&raw);
+        if !info.persistent {
+            self.forget_request(raw, position);
+        }
+    }
+
+    fn forget_request(&mut self, raw: i64, position: usize) {
+        if let Some(live) = self.requests.get_mut(&raw) {
+            let info = live.remove(position);
+            self.retired.insert(raw, (info.id, self.call_exit_ns));
+            if live.is_empty() {
+                self.requests.remove(&raw);
+            }
         }
     }
 
     fn request_id(&mut self, raw: i64) -> Option<ReqId> {
-        if Some(raw) == self.constants.request_null {
-            return None;
-        }
-        Some(match self.requests.get(&raw) {
-            Some(info) => info.id,
-            // A request the trace did not see being created: give it an identity so waits on
-            // it still show up.
-            None => self.new_request(Some(raw), false, None, None),
-        })
+        self.request_ids(&[raw]).pop().flatten()
+    }
+
+    /// The requests an array of handles names. The k-th occurrence of a handle in the array
+    /// is the k-th oldest live request with that handle (see [`Self::requests`]).
+    fn request_ids(&mut self, raws: &[i64]) -> Vec<Option<ReqId>> {
+        let mut seen: HashMap<i64, usize> = HashMap::new();
+        raws.iter()
+            .map(|&raw| {
+                if Some(raw) == self.constants.request_null {
+                    return None;
+                }
+                let occurrence = seen.entry(raw).or_insert(0);
+                *occurrence += 1;
+                let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
+                Some(match live.get(*occurrence - 1).or(live.last()) {
+                    Some(info) => info.id,
+                    None if self
+                        .retired
+                        .get(&raw)
+                        .is_some_and(|&(_, exit)| self.call_enter_ns < exit) =>
+                    {
+                        self.retired[&raw].0
+                    }
+                    // A request the trace did not see being created: give it an identity so
+                    // waits on it still show up.
+                    None => self.new_request(Some(raw), false, None, None),
+                })
+            })
+            .collect()
     }
 
     fn event(
@@ -646,6 +1169,8 @@ impl<'t> RankNormalizer<'t> {
         let full_name = function.name.as_str();
         let name = base_name(full_name);
         let returned = call.complete;
+        self.call_enter_ns = call.t_enter_ns;
+        self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
         let this_index = events.len();
         let op = match name {
             "MPICHECK_Comm_info" => {
@@ -654,14 +1179,73 @@ impl<'t> RankNormalizer<'t> {
             }
             "MPICHECK_Type_info" => {
                 if let (Some(raw), Some(size)) = (args.int("datatype"), args.int("size")) {
-                    let name = format!("derived datatype of {size} bytes");
-                    let id = self.tables.datatype(
-                        &format!("{name} (rank {} handle {raw:#x})", self.rank),
-                        Some(size as u64),
-                    );
+                    let mut layout = self.layouts.get(&raw).cloned();
+                    if let Some(l) = &layout {
+                        if l.description.starts_with("darray of ") {
+                            // The darray's local part: size / size of one oldtype element.
+                            let old = l
+                                .description
+                                .strip_prefix("darray of ")
+                                .filter(|n| self.constants.datatype_sizes.contains_key(*n))
+                                .map(Layout::predefined);
+                            let old_size = old
+                                .as_ref()
+                                .and_then(|o| self.constants.datatype_sizes.get(&o.description))
+                                .copied()
+                                .filter(|&s| s > 0);
+                            layout = match (old, old_size) {
+                                (Some(o), Some(s)) => Some(Layout::repeated(
+                                    size as u64 / s,
+                                    &o,
+                                    format!("darray({} × {})", size as u64 / s, o.description),
+                                )),
+                                _ => None,
+                            };
+                            if let Some(l) = &layout {
+                                self.layouts.insert(raw, l.clone());
+                            }
+                        }
+                    }
+                    let name = match &layout {
+                        Some(l) => l.description.clone(),
+                        None => format!(
+                            "derived datatype of {size} bytes (rank {} handle {raw:#x})",
+                            self.rank
+                        ),
+                    };
+                    let id = self.tables.datatype(&name, Some(size as u64), layout);
                     self.datatypes.insert(raw, id);
+                    self.objects
+                        .note_layout(raw, size, args.int("extent").unwrap_or(-1));
                 }
                 return None;
+            }
+            "MPI_Op_create" => {
+                let user_fn = self.pending_user_fn.take();
+                if let Some(raw) = args.out_int("op") {
+                    let commute = args.int("commute").unwrap_or(1) != 0;
+                    let what = match user_fn {
+                        Some(SourceLocation {
+                            function: Some(f), ..
+                        }) => Some(format!("user-defined op `{f}`")),
+                        Some(SourceLocation {
+                            file: Some(file),
+                            line: Some(line),
+                            ..
+                        }) => Some(format!("user-defined op at {file}:{line}")),
+                        // Creation order is no identity: ranks may create other ops.
+                        _ => None,
+                    };
+                    let what = what.map(|what| {
+                        if commute {
+                            what
+                        } else {
+                            format!("{what} (non-commutative)")
+                        }
+                    });
+                    self.user_ops.insert(raw, what);
+                }
+                Op::Other
             }
             "MPI_Init" => Op::Init { thread_level: None },
             "MPI_Init_thread" => Op::Init {
@@ -676,6 +1260,53 @@ impl<'t> RankNormalizer<'t> {
                 .communication_op(name, &args, call, this_index, events)
                 .unwrap_or(Op::Other),
         };
+        if let Some(short) = name.strip_prefix("MPI_Type_") {
+            self.type_constructor(&format!("Type_{short}"), &args);
+        }
+        if matches!(op, Op::Collective { .. }) {
+            let short = name.strip_prefix("MPI_").unwrap_or(name);
+            let collective = self.collective_args(short, &args);
+            if collective != CollectiveArgs::default() {
+                self.tables
+                    .collective_args
+                    .insert((self.rank, this_index as u32), collective);
+            }
+        }
+        let array = |n: &str| -> Vec<i64> {
+            args.input(n)
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        };
+        match name {
+            "MPI_Cart_create" => {
+                self.pending_topology = Some(Topology::Cart {
+                    dims: array("dims"),
+                    periods: array("periods"),
+                })
+            }
+            "MPI_Graph_create" => {
+                self.pending_topology = Some(Topology::Graph {
+                    index: array("index"),
+                    edges: array("edges"),
+                })
+            }
+            "MPI_Dist_graph_create_adjacent" => {
+                self.pending_topology = Some(Topology::Adjacent {
+                    sources: array("sources"),
+                    destinations: array("destinations"),
+                })
+            }
+            _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
+            _ => {}
+        }
+        let facts = self.call_facts(
+            function,
+            &args,
+            call,
+            &op,
+            name.strip_prefix("MPI_").unwrap_or(name),
+        );
         if MANAGEMENT_COLLECTIVES.contains(&name) {
             let parent_raw = args
                 .int("comm")
@@ -693,6 +1324,8 @@ impl<'t> RankNormalizer<'t> {
             site,
             thread: call.thread,
             returned,
+            facts,
+            time: None,
         })
     }
 
@@ -747,6 +1380,11 @@ impl<'t> RankNormalizer<'t> {
             members: info_members.0,
             remote: remote.as_ref().map(|_| info_members.1),
         });
+        if let Some(topology) = self.pending_topology.take() {
+            self.topologies.insert(raw, topology);
+        } else {
+            self.topologies.remove(&raw);
+        }
         self.comms.insert(
             raw,
             LocalComm {
@@ -858,12 +1496,31 @@ impl<'t> RankNormalizer<'t> {
                         .map(<[i64]>::to_vec)
                         .unwrap_or_default(),
                 };
-                Some(Op::Start {
-                    requests: raws
-                        .into_iter()
-                        .filter_map(|r| self.request_id(r))
-                        .collect(),
-                })
+                let requests = self.request_ids(&raws).into_iter().flatten().collect();
+                // Open MPI hands out a new handle when a still-active persistent request is
+                // started again; the request goes on under the new handle.
+                let outs: Vec<i64> = match args.output("request") {
+                    Some(ArgValue::Int(r)) => vec![*r],
+                    _ => args
+                        .output("array_of_requests")
+                        .and_then(ArgValue::as_array)
+                        .map(<[i64]>::to_vec)
+                        .unwrap_or_default(),
+                };
+                for (&before, &after) in raws.iter().zip(&outs) {
+                    if before != after && Some(after) != self.constants.request_null {
+                        if let Some(info) = self.requests.get_mut(&before).and_then(|live| {
+                            let position = live.iter().position(|info| info.persistent)?;
+                            Some(live.remove(position))
+                        }) {
+                            self.requests.entry(after).or_default().push(info);
+                        }
+                        if self.requests.get(&before).is_some_and(Vec::is_empty) {
+                            self.requests.remove(&before);
+                        }
+                    }
+                }
+                Some(Op::Start { requests })
             }
             "Cancel" => args
                 .int("request")
@@ -872,7 +1529,13 @@ impl<'t> RankNormalizer<'t> {
             "Request_free" => {
                 let raw = args.int("request")?;
                 let request = self.request_id(raw)?;
-                self.requests.remove(&raw);
+                if let Some(position) = self
+                    .requests
+                    .get(&raw)
+                    .and_then(|live| live.iter().position(|info| info.id == request))
+                {
+                    self.forget_request(raw, position);
+                }
                 Some(Op::RequestFree { request })
             }
             "Comm_free" => {
@@ -892,7 +1555,9 @@ impl<'t> RankNormalizer<'t> {
             (kind, 0)
         } else if let Some(kind) = nonblocking_base(short).as_deref().and_then(collective_kind) {
             (kind, 1)
-        } else if MANAGEMENT_COLLECTIVES.contains(&format!("MPI_{short}").as_str()) {
+        } else if MANAGEMENT_COLLECTIVES.contains(&format!("MPI_{short}").as_str())
+            || FILE_COLLECTIVES.contains(&short)
+        {
             (
                 CollectiveKind::Management,
                 if short.starts_with("Comm_i") { 1 } else { 0 },
@@ -901,7 +1566,26 @@ impl<'t> RankNormalizer<'t> {
             return None;
         };
         let comm_raw = args.first_of_kind("COMMUNICATOR");
-        let comm = self.comm(comm_raw);
+        let comm = match args.int("fh").filter(|_| short.starts_with("File_")) {
+            Some(fh) if short != "File_open" => match self.files.get(&fh) {
+                Some(c) => c.clone(),
+                None => self.comm(None),
+            },
+            _ => self.comm(comm_raw),
+        };
+        match short {
+            "File_open" => {
+                if let Some(fh) = args.out_int("fh") {
+                    self.files.insert(fh, comm.clone());
+                }
+            }
+            "File_close" => {
+                if let Some(fh) = args.int("fh") {
+                    self.files.remove(&fh);
+                }
+            }
+            _ => {}
+        }
         let request_out = args.out_int("request");
         let blocking = match blocking_kind {
             0 => Blocking::Blocking,
@@ -940,7 +1624,7 @@ impl<'t> RankNormalizer<'t> {
                 .map(<[i64]>::to_vec)
                 .unwrap_or_default()
         };
-        let requests: Vec<Option<ReqId>> = raws.iter().map(|&r| self.request_id(r)).collect();
+        let requests = self.request_ids(&raws);
         let completed: Option<Vec<u32>> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
@@ -990,7 +1674,7 @@ impl<'t> RankNormalizer<'t> {
                     WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
                     WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
                 };
-                self.complete_request(raw, status, events);
+                self.complete_request(raw, requests[i as usize], status, events);
             }
         }
         Op::Wait {
@@ -1285,6 +1969,102 @@ mod tests {
             "{:?}",
             run.ranks[0].events[0].op
         );
+    }
+
+    #[test]
+    fn one_handle_for_several_live_requests_stays_several_requests() {
+        // Open MPI returns one static, complete request for every send it finished inline.
+        const INLINE_DONE: i64 = 0x7f00_0000_1000;
+        let isend = |tag| {
+            call(
+                2,
+                vec![0x1000, 0, INT, 1, tag, WORLD, INLINE_DONE],
+                true,
+                11,
+            )
+        };
+        let waitall = call(
+            4,
+            vec![
+                2,
+                2,
+                INLINE_DONE,
+                INLINE_DONE,
+                2,
+                INLINE_DONE,
+                INLINE_DONE,
+                2,
+                -2,
+                -1,
+                0,
+                0,
+                -2,
+                -1,
+                0,
+                0,
+            ],
+            true,
+            12,
+        );
+        let rank0 = trace(0, vec![isend(1), isend(2), waitall]);
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        let request_of = |event: usize| match &run.ranks[0].events[event].op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(request),
+                ..
+            } => *request,
+            op => panic!("{op:?}"),
+        };
+        let Op::Wait { requests, .. } = &run.ranks[0].events[2].op else {
+            panic!()
+        };
+        assert_ne!(request_of(0), request_of(1));
+        assert_eq!(requests, &vec![Some(request_of(0)), Some(request_of(1))]);
+    }
+
+    #[test]
+    fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
+        // MPICH and Open MPI return the same handle for every send that completed
+        // immediately; a waitall over four such handles completes four requests.
+        let shared = 0x6c000001;
+        let isend = |tag| {
+            call(
+                2,
+                vec![0x1000, 4, INT, 1, tag, WORLD, shared],
+                true,
+                40 + tag as u64,
+            )
+        };
+        let mut words = vec![4, 4, shared, shared, shared, shared, 4];
+        words.extend([REQUEST_NULL; 4]);
+        words.push(4);
+        words.extend([0; 16]);
+        let rank0 = trace(
+            0,
+            vec![
+                isend(0),
+                isend(1),
+                isend(2),
+                isend(3),
+                call(4, words, true, 50),
+            ],
+        );
+        let run = normalize(&[rank0], &mut resolve).unwrap();
+        let started: Vec<ReqId> = run.ranks[0].events[..4]
+            .iter()
+            .map(|e| match e.op {
+                Op::Send {
+                    blocking: Blocking::Nonblocking(r),
+                    ..
+                } => r,
+                ref op => panic!("{op:?}"),
+            })
+            .collect();
+        let Op::Wait { requests, .. } = &run.ranks[0].events[4].op else {
+            panic!()
+        };
+        let waited: Vec<ReqId> = requests.iter().flatten().copied().collect();
+        assert_eq!(waited, started);
     }
 
     #[test]

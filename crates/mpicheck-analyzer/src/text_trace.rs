@@ -38,9 +38,18 @@
 //! | `cancel` `request_free` | `req=N` |
 //! | collectives: `barrier` `bcast` `gather` `gatherv` `scatter` `scatterv` `allgather` `allgatherv` `alltoall` `alltoallv` `alltoallw` `reduce` `allreduce` `reduce_scatter` `reduce_scatter_block` `scan` `exscan` | `comm=N` `root=N` (communicator rank); an `i` prefix (`ibarrier`) makes it nonblocking and `_init` (`bcast_init`) persistent, both with `req=N` |
 //! | `comm_dup` `comm_split` `comm_create` `win_fence` `win_create` `win_free` ... | `comm=N` (a synchronizing management collective; the call is `MPI_` + the capitalized name) |
+//! | (collective arguments) | `count=N type=T` (bcast, reductions), `sendcount=` `sendtype=` `recvcount=` `recvtype=`, `sendcounts=1,2` `recvcounts=`, `sendtypes=int,byte` `recvtypes=`, `op=sum` (any name: `MPI_` + upper case), `inplace=1`, `agree=NAME:VALUE` (e.g. `agree=high:1`) |
 //! | `buffer_attach` `buffer_detach` | `bytes=N` |
 //! | `init` `finalize` | |
 //! | `other NAME` | any other MPI call, e.g. `other MPI_Comm_rank` |
+//!
+//! A line `type NAME 2*int,1*double` declares a derived datatype (a struct of blocks of
+//! builtin or earlier declared types) usable as `type=NAME`.
+//! Any line may also carry `new=KIND:N,...` and `freed=KIND:N,...` (objects the call made or
+//! freed; KIND is `comm` `group` `type` `op` `win` `errhandler` `keyval` `info` `file`
+//! `session` `request`, N an object id of the rank), `bad=PARAM:PROBLEM,...` (argument
+//! problems: `rank` `tag` `count` `uncommitted` `nullbuf` `inplace` `before-init` `null-KIND`
+//! `freed-KIND`) and `bsend_bytes=N` (the attached-buffer space a buffered send needs).
 //!
 //! Waits and tests fill in the `matched` source of the nonblocking receives they complete
 //! when given `matched=SRC[:TAG]` (one receive) — as the normalizer does from statuses.
@@ -73,6 +82,24 @@ fn intern(name: &str) -> &'static str {
     let s: &'static str = Box::leak(name.to_string().into_boxed_str());
     names.insert(name.to_string(), s);
     s
+}
+
+/// Object kinds as text traces name them.
+fn object_kind(name: &str) -> Option<ObjectKind> {
+    Some(match name {
+        "comm" => ObjectKind::Communicator,
+        "group" => ObjectKind::Group,
+        "type" => ObjectKind::Datatype,
+        "op" => ObjectKind::Op,
+        "win" => ObjectKind::Window,
+        "errhandler" => ObjectKind::Errhandler,
+        "keyval" => ObjectKind::Keyval,
+        "info" => ObjectKind::Info,
+        "file" => ObjectKind::File,
+        "session" => ObjectKind::Session,
+        "request" => ObjectKind::Request,
+        _ => return None,
+    })
 }
 
 /// `MPI_` + the operation name with its first letter capitalized: `comm_dup` → `MPI_Comm_dup`.
@@ -133,6 +160,15 @@ const MANAGEMENT: &[&str] = &[
     "win_free",
     "file_open",
     "file_close",
+    "file_set_view",
+    "file_set_size",
+    "file_set_atomicity",
+    "file_read_all",
+    "file_write_all",
+    "file_read_all_begin",
+    "file_read_all_end",
+    "file_write_all_begin",
+    "file_write_all_end",
 ];
 
 fn builtin_type(name: &str) -> Option<u64> {
@@ -277,16 +313,107 @@ impl Parser {
         if let Some(&id) = self.type_ids.get(*name) {
             return Ok(Some(id));
         }
+        self.type_named(name).map(Some)
+    }
+
+    fn type_named(&mut self, name: &str) -> Result<TypeId, TextTraceError> {
+        if let Some(&id) = self.type_ids.get(name) {
+            return Ok(id);
+        }
         let Some(size) = builtin_type(name) else {
             return self.err(format!("`type={name}`: unknown datatype"));
         };
         let id = TypeId(self.run.datatypes.len() as u32);
+        let mpi_name = format!("MPI_{}", name.to_ascii_uppercase());
         self.run.datatypes.push(DatatypeInfo {
-            name: format!("MPI_{}", name.to_ascii_uppercase()),
+            layout: Some(crate::typesig::Layout::predefined(&mpi_name)),
+            name: mpi_name,
             size: Some(size),
         });
         self.type_ids.insert(name.to_string(), id);
-        Ok(Some(id))
+        Ok(id)
+    }
+
+    /// `type NAME 2*int,1*double`: a derived type of blocks of known types.
+    fn declare_type(&mut self, name: &str, blocks: &str) -> Result<(), TextTraceError> {
+        let mut pieces = Vec::new();
+        let mut size = 0u64;
+        for block in blocks.split(',') {
+            let (n, t) = block.split_once('*').unwrap_or(("1", block));
+            let n: u64 = self.int("type", n)?;
+            let id = self.type_named(t)?;
+            let info = &self.run.datatypes[id.0 as usize];
+            size += n * info.size.unwrap_or(0);
+            let Some(layout) = info.layout.clone() else {
+                return self.err(format!("type {t} has no signature"));
+            };
+            pieces.push((n, layout));
+        }
+        let layout = crate::typesig::Layout::derived(pieces, format!("{name}({blocks})"));
+        let id = TypeId(self.run.datatypes.len() as u32);
+        self.run.datatypes.push(DatatypeInfo {
+            name: layout.description.clone(),
+            size: Some(size),
+            layout: Some(layout),
+        });
+        self.type_ids.insert(name.to_string(), id);
+        Ok(())
+    }
+
+    fn list<T>(
+        &mut self,
+        keys: &Keys,
+        key: &str,
+        mut item: impl FnMut(&mut Self, &str) -> Result<T, TextTraceError>,
+    ) -> Result<Option<Vec<T>>, TextTraceError> {
+        let Some(v) = keys.get(key) else {
+            return Ok(None);
+        };
+        v.split(',')
+            .map(|x| item(self, x))
+            .collect::<Result<Vec<T>, _>>()
+            .map(Some)
+    }
+
+    /// The collective arguments given as keys, if any.
+    fn collective_args(&mut self, keys: &Keys) -> Result<CollectiveArgs, TextTraceError> {
+        let buf =
+            |p: &mut Self, count: &str, ty: &str| -> Result<Option<BufSpec>, TextTraceError> {
+                let Some(t) = keys.get(ty) else {
+                    return Ok(None);
+                };
+                let count = keys.get(count).map_or(Ok(1), |v| p.int(count, v))?;
+                Ok(Some(BufSpec {
+                    count,
+                    datatype: Some(p.type_named(t)?),
+                }))
+            };
+        let mut args = CollectiveArgs {
+            in_place: keys.get("inplace").is_some_and(|v| *v == "1"),
+            op: keys
+                .get("op")
+                .map(|o| format!("MPI_{}", o.to_ascii_uppercase())),
+            ..Default::default()
+        };
+        args.send = match buf(self, "count", "type")? {
+            Some(b) => Some(b),
+            None => buf(self, "sendcount", "sendtype")?,
+        };
+        args.recv = buf(self, "recvcount", "recvtype")?;
+        args.send_counts = self.list(keys, "sendcounts", |p, x| p.int("sendcounts", x))?;
+        args.recv_counts = self.list(keys, "recvcounts", |p, x| p.int("recvcounts", x))?;
+        args.send_types = self.list(keys, "sendtypes", |p, x| p.type_named(x).map(Some))?;
+        args.recv_types = self.list(keys, "recvtypes", |p, x| p.type_named(x).map(Some))?;
+        if let Some(v) = keys.get("agree") {
+            for pair in v.split(',') {
+                let Some((k, v)) = pair.split_once(':') else {
+                    return self.err("`agree=` takes NAME:VALUE pairs");
+                };
+                let name: &'static str = intern(k);
+                args.agree.push((name, v.to_string()));
+            }
+        }
+        Ok(args)
     }
 
     fn count(&self, keys: &Keys) -> Result<i64, TextTraceError> {
@@ -577,6 +704,71 @@ impl Parser {
         Ok((op, call))
     }
 
+    /// The keys every line may carry: `new=comm:1,type:2` (objects made), `freed=comm:1`,
+    /// `bad=tag:tag,dest:rank` (argument problems), `bsend_bytes=N`.
+    fn facts(&self, keys: &Keys) -> Result<Option<Box<CallFacts>>, TextTraceError> {
+        let mut facts = CallFacts::default();
+        let objects = |key: &str| -> Result<Vec<ObjectRef>, TextTraceError> {
+            let Some(list) = keys.get(key) else {
+                return Ok(Vec::new());
+            };
+            list.split(',')
+                .map(|item| {
+                    let (kind, id) = item.split_once(':').unwrap_or((item, ""));
+                    let kind = object_kind(kind).ok_or_else(|| TextTraceError {
+                        line: self.line,
+                        message: format!("`{key}=`: unknown object kind `{kind}`"),
+                    })?;
+                    Ok(ObjectRef {
+                        kind,
+                        id: ObjectId(self.int(key, id)?),
+                    })
+                })
+                .collect()
+        };
+        facts.created = objects("new")?;
+        facts.freed = objects("freed")?;
+        if let Some(list) = keys.get("bad") {
+            for item in list.split(',') {
+                let (param, problem) = item.split_once(':').unwrap_or((item, ""));
+                let problem = match problem {
+                    "rank" => ArgProblem::RankOutOfRange { value: -5, size: 0 },
+                    "tag" => ArgProblem::InvalidTag {
+                        value: -5,
+                        tag_ub: None,
+                    },
+                    "count" => ArgProblem::NegativeCount { value: -1 },
+                    "uncommitted" => ArgProblem::UncommittedDatatype,
+                    "nullbuf" => ArgProblem::NullBuffer { count: 1 },
+                    "inplace" => ArgProblem::InPlaceNotAllowed,
+                    "before-init" => ArgProblem::BeforeInit,
+                    other => {
+                        let (state, kind) = other.split_once('-').unwrap_or(("", other));
+                        let kind = object_kind(kind);
+                        match (state, kind) {
+                            ("null", Some(kind)) => ArgProblem::NullHandle { kind },
+                            ("freed", Some(kind)) => ArgProblem::FreedHandle { kind },
+                            _ => {
+                                return self.err(format!(
+                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|null-KIND|freed-KIND"
+                                ))
+                            }
+                        }
+                    }
+                };
+                facts.arg_issues.push(ArgIssue {
+                    param: intern(param),
+                    problem,
+                });
+            }
+        }
+        facts.bsend_bytes = keys
+            .get("bsend_bytes")
+            .map(|v| self.int("bsend_bytes", v))
+            .transpose()?;
+        Ok((facts != CallFacts::default()).then(|| Box::new(facts)))
+    }
+
     fn line(&mut self, text: &str) -> Result<(), TextTraceError> {
         let text = text.split('#').next().unwrap_or("").trim();
         if text.is_empty() {
@@ -597,6 +789,7 @@ impl Parser {
                     rank,
                     events: Vec::new(),
                     end: RankEnd::Finalized,
+                    threads: Default::default(),
                 })
                 .collect();
             self.run.comms = vec![CommInfo {
@@ -610,6 +803,12 @@ impl Parser {
         }
         if self.run.ranks.is_empty() {
             return self.err("the first line must be `ranks N`");
+        }
+        if first == "type" {
+            let (Some(name), Some(blocks)) = (words.next(), words.next()) else {
+                return self.err("expected `type NAME 2*int,1*double`");
+            };
+            return self.declare_type(name, blocks);
         }
         if first == "comm" {
             let id: usize = self.int("comm", words.next().unwrap_or(""))?;
@@ -713,18 +912,29 @@ impl Parser {
                 .map(|v| self.int::<u16>("thread", v))
                 .transpose()?
                 .unwrap_or(0);
+            if matches!(op, Op::Collective { .. }) {
+                let args = self.collective_args(&keys)?;
+                if args != CollectiveArgs::default() {
+                    let index = self.run.ranks[rank as usize].events.len() as u32;
+                    self.run.collective_args.insert((rank, index), args);
+                }
+            }
             let trace = &mut self.run.ranks[rank as usize];
             if trace.events.last().is_some_and(|e| !e.returned) {
                 return self.err(format!(
                     "rank {rank} already ended in a blocked call; nothing can follow it"
                 ));
             }
+            let facts = self.facts(&keys)?;
+            let trace = &mut self.run.ranks[rank as usize];
             trace.events.push(Event {
                 call,
                 op,
                 site,
                 thread,
                 returned: !blocked,
+                facts,
+                time: None,
             });
         }
         Ok(())

@@ -480,3 +480,14 @@ fn large_fan_in_keeps_per_source_order() {
     let extra = format!("{text}0: recv src=7 tag=1\n");
     assert_eq!(stuck_ranks(&replay_mode(&extra, Mode::Recorded)), vec![0]);
 }
+
+#[test]
+fn a_request_named_twice_in_one_waitall_is_waited_for_once() {
+    // Erroneous in MPI, but the replay must not leave the wait pending forever.
+    let text = "ranks 2
+        0: isend dest=1 tag=0 req=0
+        0: waitall reqs=0,0
+        1: recv src=0 tag=0";
+    assert!(replay_mode(text, Mode::Recorded).completed());
+    assert!(replay_mode(text, Mode::Strict).completed());
+}

@@ -61,8 +61,13 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         .args(&launcher[1..])
         .arg("env")
         .arg(format!("LD_PRELOAD={preload}"))
-        .arg(format!("MPICHECK_OUT_DIR={}", out_dir.display()))
-        .args(&args.command);
+        .arg(format!("MPICHECK_OUT_DIR={}", out_dir.display()));
+    // MPICHECK_THREADS=0 turns thread tracking off; not every launcher forwards the
+    // environment, so it goes on the command line like the others.
+    if let Some(threads) = std::env::var_os("MPICHECK_THREADS") {
+        command.arg(format!("MPICHECK_THREADS={}", threads.to_string_lossy()));
+    }
+    command.args(&args.command);
     let mut child = command
         .spawn()
         .with_context(|| format!("cannot start the launcher {}", launcher[0]))?;
@@ -175,7 +180,8 @@ fn supervise(
     }
 }
 
-/// Analyzes the traces of a stuck job; reports and returns `Some` when they show a deadlock.
+/// Analyzes the traces of a stuck job; reports and returns `Some` when they show a deadlock
+/// (or collective/datatype mismatches that explain the hang).
 fn live_deadlock(
     out_dir: &Path,
     meta: &RunMeta,
@@ -184,11 +190,15 @@ fn live_deadlock(
 ) -> Option<()> {
     let traces = analyze::load_traces(out_dir).ok()?;
     let run = analyze::build_run(&traces).ok()?;
-    let deadlock = mpicheck_analyzer::checks::actual_deadlock(&run)?;
+    // A deadlock, or else collective/datatype mismatches the MPI hangs in.
+    let findings = match mpicheck_analyzer::checks::actual_deadlock(&run) {
+        Some(deadlock) => vec![deadlock],
+        None => mpicheck_analyzer::checks::mismatch_stall(&run)?,
+    };
     // Written now as well, so the report exists even if the job cannot be ended.
     let progress = Progress::disabled();
     let print = print.then_some(&progress);
-    if let Err(e) = analyze::report(out_dir, meta, &traces, &run, vec![deadlock], options, print) {
+    if let Err(e) = analyze::report(out_dir, meta, &traces, &run, findings, options, print) {
         eprintln!("mpicheck: warning: {e:#}");
     }
     Some(())

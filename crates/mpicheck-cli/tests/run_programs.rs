@@ -495,3 +495,56 @@ fn bad_input_gets_one_line_errors() {
         "trace-1.mpitrace",
     );
 }
+
+/// hpcc, Debian's HPC Challenge build (a real MPI application, linked against Open MPI),
+/// prints the same results under `mpicheck run -n 4` as plainly; benches/hpcc/compare.sh
+/// masks only timings, rates and the lines hpcc randomizes itself.
+#[test]
+fn hpcc_output_unchanged() {
+    let hpcc = Path::new("/usr/bin/hpcc");
+    assert!(
+        hpcc.exists(),
+        "hpcc is missing: install it with scripts/install-deps (Debian package hpcc)"
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let input = root.join("benches/hpcc/hpccinf.txt");
+    let dir = tempfile::tempdir().unwrap();
+    let run_in = |name: &str, mut cmd: Command| -> (PathBuf, Output) {
+        let work = dir.path().join(name);
+        std::fs::create_dir(&work).unwrap();
+        std::fs::copy(&input, work.join("hpccinf.txt")).unwrap();
+        cmd.current_dir(&work);
+        let (output, _) = run_bounded(cmd, b"");
+        std::fs::write(work.join("stdout.txt"), &output.stdout).unwrap();
+        std::fs::write(work.join("stderr.txt"), &output.stderr).unwrap();
+        (work, output)
+    };
+    let mut plain = Command::new("mpiexec.openmpi");
+    plain.args(["-n", "4", "hpcc"]);
+    let (plain_dir, plain_out) = run_in("plain", plain);
+    let mut checked = Command::new(MPICHECK);
+    checked.args(["run", "-n", "4", "--", "hpcc"]);
+    let (checked_dir, checked_out) = run_in("checked", checked);
+    assert!(
+        plain_out.status.success(),
+        "plain hpcc failed: {}",
+        text(&plain_out.stderr)
+    );
+    assert_eq!(
+        checked_out.status.code(),
+        Some(0),
+        "hpcc under mpicheck: {}",
+        text(&checked_out.stderr)
+    );
+    let compare = Command::new(root.join("benches/hpcc/compare.sh"))
+        .args([&plain_dir, &checked_dir])
+        .output()
+        .unwrap();
+    assert!(
+        compare.status.success(),
+        "hpcc's output differs under mpicheck:\n{}",
+        text(&compare.stdout)
+    );
+    let report = std::fs::read_to_string(checked_dir.join("mpicheck-out/report.json")).unwrap();
+    assert!(report.contains("\"findings\""), "{report}");
+}

@@ -42,6 +42,9 @@ void mpicheck_after_init(void);
 /* MPI_Finalize returned successfully. */
 void mpicheck_after_finalize(void);
 
+/* Starts recording synchronization between threads (threads.c), unless MPICHECK_THREADS=0. */
+void mpicheck_threads_start(void);
+
 /* The function table, generated. */
 extern const char mpicheck_schema_text[];
 

@@ -10,6 +10,8 @@
 
 /* Only the outermost MPI entry point of a thread records (see mpicheck_recorder.h). */
 __thread int mpicheck_depth __attribute__((tls_model("initial-exec"))) = 0;
+/* The recorder's thread index of this thread, + 1 (see mpicheck_begin_slot). */
+__thread uint16_t mpicheck_thread_slot __attribute__((tls_model("initial-exec"))) = 0;
 
 /* MPI is usable (between MPI_Init* and MPI_Finalize): helpers that query MPI must not run
  * otherwise, or an erroneous program would be aborted by mpicheck instead of recorded. */
@@ -517,6 +519,18 @@ static char *mpicheck_constants_text(void)
 #ifdef MPI_SESSION_NULL
     MPICHECK_CONST(out, MPI_SESSION_NULL);
 #endif
+    MPICHECK_CONST(out, MPI_KEYVAL_INVALID);
+    MPICHECK_CONST(out, MPI_BSEND_OVERHEAD);
+    /* Predefined objects a program never creates nor frees (besides datatypes and ops). */
+    fprintf(out, "HANDLE.MPI_GROUP_EMPTY=%lld\n", (long long)MPICHECK_W(MPI_GROUP_EMPTY));
+    fprintf(out, "HANDLE.MPI_ERRORS_ARE_FATAL=%lld\n", (long long)MPICHECK_W(MPI_ERRORS_ARE_FATAL));
+    fprintf(out, "HANDLE.MPI_ERRORS_RETURN=%lld\n", (long long)MPICHECK_W(MPI_ERRORS_RETURN));
+#ifdef MPI_ERRORS_ABORT
+    fprintf(out, "HANDLE.MPI_ERRORS_ABORT=%lld\n", (long long)MPICHECK_W(MPI_ERRORS_ABORT));
+#endif
+#ifdef MPI_INFO_ENV
+    fprintf(out, "HANDLE.MPI_INFO_ENV=%lld\n", (long long)MPICHECK_W(MPI_INFO_ENV));
+#endif
     mpicheck_each_datatype(mpicheck_put_datatype, out);
     mpicheck_each_op(mpicheck_put_op, out);
     fclose(out);
@@ -567,6 +581,10 @@ void mpicheck_after_init(void)
     if (out) {
         if (handles) fputs(handles, out);
         mpicheck_each_datatype(mpicheck_put_datatype_size, out);
+        /* The largest valid tag is an attribute of MPI_COMM_WORLD, known once MPI runs. */
+        int *tag_ub = NULL, flag = 0;
+        if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag) == MPI_SUCCESS && flag && tag_ub)
+            fprintf(out, "MPI_TAG_UB_VALUE=%d\n", *tag_ub);
         fclose(out);
         mpicheck_text(MPICHECK_TEXT_CONSTANTS, text);
         free(text);
@@ -586,4 +604,5 @@ __attribute__((constructor)) static void mpicheck_interpose_start(void)
     char *constants = mpicheck_constants_text();
     mpicheck_start(MPICHECK_FAMILY, mpicheck_schema_text, constants ? constants : "");
     free(constants);
+    mpicheck_threads_start();
 }

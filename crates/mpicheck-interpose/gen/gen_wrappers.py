@@ -219,7 +219,11 @@ def load_functions():
 PSEUDO = [
     "MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a",
     "MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s",
+    # Synchronization between threads (c/threads.c): what = release/acquire/region begin/end.
+    "MPICHECK_Sync what:INT:in:s object:INT:in:s",
 ]
+
+PSEUDO_NAMES = [p.split()[0] for p in PSEUDO]
 
 # ---------------------------------------------------------------------------------------------
 # Emitting the recording code
@@ -515,6 +519,7 @@ def gen_wrappers_c(funcs):
     for i, p in enumerate(PSEUDO):
         out.append(f'    "{len(funcs) + i} {p}\\n"')
     out.append("    ;")
+    out.append("const uint16_t mpicheck_sync_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Sync")))
     out.append("")
     for f in funcs:
         out.append(gen_c_wrapper(f))

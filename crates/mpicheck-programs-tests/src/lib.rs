@@ -4,7 +4,9 @@
 //! comments:
 //!
 //! - a directive `mpicheck: ranks=N` (C: `/* mpicheck: ranks=N */`, Fortran:
-//!   `! mpicheck: ranks=N`): how many ranks to start;
+//!   `! mpicheck: ranks=N`): how many ranks to start; optionally `cflags=FLAG[,FLAG...]`
+//!   (in the same or another directive, repeatable): extra compiler flags, e.g.
+//!   `cflags=-fopenmp` for OpenMP programs;
 //! - either `expect: none` (the program is correct: no finding at all), or one or more
 //!   `expect: CODE[, CODE...]` comments on the exact line that must be reported.
 //!
@@ -21,7 +23,15 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 /// The codes a program may expect (conventions: stable codes, never reused).
-pub const KNOWN_CODES: &[&str] = &["DL001", "DL002", "DL003", "MR001", "CO001"];
+pub const KNOWN_CODES: &[&str] = &[
+    "DL001", "DL002", "DL003", "MR001", "CO001", "CO002", "CO003", "CO004", "CO005", "CO006",
+    // datatypes
+    "TY001", "TY002", "TY003", // request lifecycle, resources, arguments
+    "RQ001", "RQ002", "RQ003", "RQ004", "RS001", "RS002", "RS003", "RS004", "AR001", "AR002",
+    "AR003", "AR004", "AR005", "AR006", "AR007", "AR008", "AR009", "AR010", "BF001", "BF002",
+    // threads
+    "TH001", "TH002", "TH003", "TH004", "TH005",
+];
 
 /// Largest rank count a program may ask for (the machines have 2 cores; tests oversubscribe).
 pub const MAX_RANKS: u32 = 8;
@@ -58,6 +68,8 @@ pub struct Expectations {
     pub ranks: u32,
     /// `(code, 1-based line)`; empty for a correct program (`expect: none`).
     pub expected: BTreeSet<(String, u32)>,
+    /// Extra compiler flags (`cflags=`), after the harness's own.
+    pub cflags: Vec<String>,
 }
 
 impl Expectations {
@@ -100,6 +112,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
     let mut ranks: Option<u32> = None;
     let mut expected = BTreeSet::new();
     let mut none_line: Option<u32> = None;
+    let mut cflags: Vec<String> = Vec::new();
 
     for (idx, line) in text.lines().enumerate() {
         let lineno = idx as u32 + 1;
@@ -116,8 +129,18 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                             "line {lineno}: `ranks={n}` is not a number between 1 and {MAX_RANKS}"
                         )),
                     },
+                    Some(("cflags", flags)) => {
+                        let flags: Vec<&str> = flags.split(',').filter(|f| !f.is_empty()).collect();
+                        if flags.is_empty() || flags.iter().any(|f| !f.starts_with('-')) {
+                            errors.push(format!(
+                                "line {lineno}: `cflags={}`: give compiler options, comma-separated (`cflags=-fopenmp`)",
+                                flags.join(",")
+                            ));
+                        }
+                        cflags.extend(flags.into_iter().map(str::to_string));
+                    }
                     _ => errors.push(format!(
-                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N)"
+                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS)"
                     )),
                 }
             }
@@ -167,6 +190,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
         Ok(Expectations {
             ranks: ranks.expect("checked above"),
             expected,
+            cflags,
         })
     } else {
         Err(errors)
@@ -237,17 +261,17 @@ pub fn parse_report(json: &str) -> Result<Vec<ReportFinding>, String> {
             };
             let line = match l.get("line") {
                 None | Some(serde_json::Value::Null) => None,
-                Some(n) => Some(
-                    n.as_u64()
-                        .and_then(|n| u32::try_from(n).ok())
-                        .ok_or_else(|| {
-                            format!("finding {i} ({code}) location {j}: `line` is not a line number")
-                        })?,
-                ),
+                Some(n) => Some(n.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(
+                    || format!("finding {i} ({code}) location {j}: `line` is not a line number"),
+                )?),
             };
             locations.push(ReportLocation {
                 ranks,
-                call: l.get("call").and_then(|c| c.as_str()).unwrap_or("?").to_string(),
+                call: l
+                    .get("call")
+                    .and_then(|c| c.as_str())
+                    .unwrap_or("?")
+                    .to_string(),
                 file: l.get("file").and_then(|c| c.as_str()).map(str::to_string),
                 line,
             });
@@ -271,7 +295,10 @@ fn same_file(reported: &str, program_file_name: &str) -> bool {
 }
 
 /// The `(code, line)` pairs that the findings report in the program's file.
-pub fn reported_pairs(findings: &[ReportFinding], program_file_name: &str) -> BTreeSet<(String, u32)> {
+pub fn reported_pairs(
+    findings: &[ReportFinding],
+    program_file_name: &str,
+) -> BTreeSet<(String, u32)> {
     let mut out = BTreeSet::new();
     for f in findings {
         for l in &f.locations {
@@ -298,9 +325,7 @@ pub fn compare(
     let src_lines: Vec<&str> = source.lines().collect();
     for (code, line) in &exp.expected {
         if !reported.contains(&(code.clone(), *line)) {
-            let text = src_lines
-                .get(*line as usize - 1)
-                .map_or("", |s| s.trim());
+            let text = src_lines.get(*line as usize - 1).map_or("", |s| s.trim());
             let elsewhere: Vec<String> = reported
                 .iter()
                 .filter(|(c, _)| c == code)
@@ -308,7 +333,11 @@ pub fn compare(
                 .collect();
             let mut msg = format!("missing {code} at line {line}: {text}");
             if !elsewhere.is_empty() {
-                let _ = write!(msg, "\n      ({code} was reported at line(s) {} instead)", elsewhere.join(", "));
+                let _ = write!(
+                    msg,
+                    "\n      ({code} was reported at line(s) {} instead)",
+                    elsewhere.join(", ")
+                );
             }
             problems.push(msg);
         }
@@ -352,7 +381,28 @@ mod tests {
             .map(|(c, l)| (c.to_string(), *l))
             .collect();
         assert_eq!(e.expected, want);
-        assert_eq!(e.allowed_codes(), ["CO001", "DL001", "DL002"].into_iter().collect());
+        assert_eq!(
+            e.allowed_codes(),
+            ["CO001", "DL001", "DL002"].into_iter().collect()
+        );
+    }
+
+    #[test]
+    fn parses_cflags_directive() {
+        let c = "/* mpicheck: ranks=2 cflags=-fopenmp */\n/* mpicheck: cflags=-DX=1,-pthread */\n/* expect: none */\n";
+        let exp = parse_program(c, Language::C).unwrap();
+        assert_eq!(exp.ranks, 2);
+        assert_eq!(exp.cflags, vec!["-fopenmp", "-DX=1", "-pthread"]);
+        let plain =
+            parse_program("/* mpicheck: ranks=2 */\n/* expect: none */\n", Language::C).unwrap();
+        assert!(plain.cflags.is_empty());
+        let errs = parse_program(
+            "/* mpicheck: ranks=2 cflags=fopenmp cflags= */\n/* expect: none */\n",
+            Language::C,
+        )
+        .unwrap_err();
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[0].contains("cflags=fopenmp"), "{errs:?}");
     }
 
     #[test]
@@ -384,7 +434,10 @@ mod tests {
         assert!(all.contains("`ranks=0`"), "{all}");
         assert!(all.contains("unknown mpicheck directive `np=2`"), "{all}");
         assert!(all.contains("unknown code `DL009`"), "{all}");
-        assert!(all.contains("`expect: none` in a file that also expects"), "{all}");
+        assert!(
+            all.contains("`expect: none` in a file that also expects"),
+            "{all}"
+        );
         assert!(all.contains("line 5: `expect:` without a code"), "{all}");
 
         // Fortran comments are `!`, not `/*`.
@@ -398,11 +451,17 @@ mod tests {
         let findings = report(serde_json::json!([
             // Primary and secondary locations both count, whatever the rank; paths may be
             // absolute; extra lines of an expected code are fine.
-            finding("DL001", vec![loc(0, "/abs/dir/prog.c", 7), loc(1, "prog.c", 30)]),
+            finding(
+                "DL001",
+                vec![loc(0, "/abs/dir/prog.c", 7), loc(1, "prog.c", 30)]
+            ),
             finding("DL002", vec![loc(1, "prog.c", 99), loc(0, "./prog.c", 8)]),
             finding("CO001", vec![loc(2, "prog.c", 8)]),
         ]));
-        assert_eq!(compare("prog.c", C_PROGRAM, &e, &findings), Vec::<String>::new());
+        assert_eq!(
+            compare("prog.c", C_PROGRAM, &e, &findings),
+            Vec::<String>::new()
+        );
     }
 
     #[test]
@@ -434,7 +493,10 @@ mod tests {
         ]));
         let p = compare("prog.c", C_PROGRAM, &e, &findings);
         assert_eq!(p.len(), 1, "{p:#?}");
-        assert!(p[0].starts_with("unexpected finding MR001 (error)"), "{p:#?}");
+        assert!(
+            p[0].starts_with("unexpected finding MR001 (error)"),
+            "{p:#?}"
+        );
         assert!(p[0].contains("rank 1 MPI_Ssend at prog.c:7"), "{p:#?}");
     }
 
@@ -445,7 +507,10 @@ mod tests {
         assert!(compare("ok.c", ok, &e, &report(serde_json::json!([]))).is_empty());
         let f = report(serde_json::json!([finding("DL002", vec![])]));
         let p = compare("ok.c", ok, &e, &f);
-        assert_eq!(p, vec!["unexpected finding DL002 (error): ranks 0, 1 wait for each other"]);
+        assert_eq!(
+            p,
+            vec!["unexpected finding DL002 (error): ranks 0, 1 wait for each other"]
+        );
     }
 
     #[test]
@@ -464,14 +529,20 @@ mod tests {
         );
 
         assert!(parse_report("not json").is_err());
-        assert!(parse_report(r#"{"run":{}}"#).unwrap_err().contains("findings"));
-        assert!(parse_report(r#"{"findings":[{"locations":[]}]}"#).unwrap_err().contains("code"));
-        assert!(parse_report(r#"{"findings":[{"code":"DL001"}]}"#).unwrap_err().contains("locations"));
-        assert!(parse_report(
-            r#"{"findings":[{"code":"DL001","locations":[{"line":"seven"}]}]}"#
-        )
-        .unwrap_err()
-        .contains("line"));
+        assert!(parse_report(r#"{"run":{}}"#)
+            .unwrap_err()
+            .contains("findings"));
+        assert!(parse_report(r#"{"findings":[{"locations":[]}]}"#)
+            .unwrap_err()
+            .contains("code"));
+        assert!(parse_report(r#"{"findings":[{"code":"DL001"}]}"#)
+            .unwrap_err()
+            .contains("locations"));
+        assert!(
+            parse_report(r#"{"findings":[{"code":"DL001","locations":[{"line":"seven"}]}]}"#)
+                .unwrap_err()
+                .contains("line")
+        );
     }
 
     #[test]

@@ -113,7 +113,8 @@ fn collect_tests() -> Result<Vec<Test>, String> {
 }
 
 fn read_program(path: &Path, lang: Language) -> Result<(String, Expectations), String> {
-    let text = fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text =
+        fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let exp = parse_program(&text, lang).map_err(|errs| {
         format!(
             "{} has malformed expectations:\n  {}",
@@ -164,7 +165,12 @@ fn mpicheck_binary() -> Result<PathBuf, String> {
 
 /// Runs `cmd` in its own process group with stdout/stderr to files; kills the whole group
 /// when it outlives `timeout` (and after it exits, so no rank is left behind).
-fn run_bounded(mut cmd: Command, timeout: Duration, out: &Path, err: &Path) -> Result<std::process::ExitStatus, String> {
+fn run_bounded(
+    mut cmd: Command,
+    timeout: Duration,
+    out: &Path,
+    err: &Path,
+) -> Result<std::process::ExitStatus, String> {
     let stdout = fs::File::create(out).map_err(|e| e.to_string())?;
     let stderr = fs::File::create(err).map_err(|e| e.to_string())?;
     cmd.stdin(Stdio::null())
@@ -218,8 +224,18 @@ fn tail(path: &Path, max_lines: usize) -> String {
 fn run_program(test: &Test, family: &str) -> Result<(), String> {
     let (source, exp) = read_program(&test.path, test.lang)?;
     let mpicheck = mpicheck_binary()?;
-    let file = test.path.file_name().unwrap().to_string_lossy().into_owned();
-    let stem = test.path.file_stem().unwrap().to_string_lossy().into_owned();
+    let file = test
+        .path
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let stem = test
+        .path
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let work = std::env::temp_dir().join(format!(
         "mpicheck-programs-{}-{stem}-{family}",
         std::process::id()
@@ -230,7 +246,12 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
     let exe = work.join(&stem);
 
     let mut cc = Command::new(test.lang.compiler(family));
-    cc.args(["-g", "-O0", "-o"]).arg(&exe).arg(&src).current_dir(&work);
+    cc.args(["-g", "-O0"])
+        .args(&exp.cflags)
+        .arg("-o")
+        .arg(&exe)
+        .arg(&src)
+        .current_dir(&work);
     let (cc_out, cc_err) = (work.join("compile.stdout"), work.join("compile.stderr"));
     let status = run_bounded(cc, COMPILE_TIMEOUT, &cc_out, &cc_err)?;
     if !status.success() {
@@ -354,8 +375,14 @@ fn parse_args() -> Result<Args, String> {
             "--color" | "--logfile" | "-Z" => {
                 value(&flag)?;
             }
-            "--nocapture" | "--no-capture" | "--show-output" | "-q" | "--quiet" | "--bench"
-            | "--test" | "--force-run-in-process" => {}
+            "--nocapture"
+            | "--no-capture"
+            | "--show-output"
+            | "-q"
+            | "--quiet"
+            | "--bench"
+            | "--test"
+            | "--force-run-in-process" => {}
             f if f.starts_with('-') => return Err(format!("unknown option {f}")),
             _ => a.filters.push(arg),
         }
@@ -364,7 +391,13 @@ fn parse_args() -> Result<Args, String> {
 }
 
 fn selected(a: &Args, name: &str) -> bool {
-    let matches = |f: &String| if a.exact { name == f } else { name.contains(f.as_str()) };
+    let matches = |f: &String| {
+        if a.exact {
+            name == f
+        } else {
+            name.contains(f.as_str())
+        }
+    };
     (a.filters.is_empty() || a.filters.iter().any(matches)) && !a.skip.iter().any(matches)
 }
 
@@ -384,7 +417,10 @@ fn main() -> ExitCode {
         }
     };
     let total = all.len();
-    let tests: Vec<Test> = all.into_iter().filter(|t| selected(&args, &t.name)).collect();
+    let tests: Vec<Test> = all
+        .into_iter()
+        .filter(|t| selected(&args, &t.name))
+        .collect();
     let filtered_out = total - tests.len();
 
     if args.list {
@@ -432,7 +468,9 @@ fn main() -> ExitCode {
         .map(|_| {
             let (queue, failures, passed) = (queue.clone(), failures.clone(), passed.clone());
             std::thread::spawn(move || loop {
-                let Some(t) = queue.lock().unwrap().pop_front() else { break };
+                let Some(t) = queue.lock().unwrap().pop_front() else {
+                    break;
+                };
                 let result = std::panic::catch_unwind(|| run_test(&t))
                     .unwrap_or_else(|_| Err("the harness panicked".to_string()));
                 let mut stdout = std::io::stdout().lock();

@@ -41,6 +41,11 @@ void mpicheck_start(const char *family, const char *schema, const char *constant
  * words, or NULL when not recording. */
 int64_t *mpicheck_begin(uint16_t func_id, uint32_t nwords, const void *callsite, uint8_t flags);
 
+/* mpicheck_begin with the calling thread's index kept in `*thread_slot` (index + 1, 0 until
+ * assigned by the recorder). */
+int64_t *mpicheck_begin_slot(uint16_t func_id, uint32_t nwords, const void *callsite, uint8_t flags,
+                             uint16_t *thread_slot);
+
 /* The input words are written: publish the record as entered. */
 void mpicheck_entered(int64_t *words);
 
@@ -59,6 +64,21 @@ void mpicheck_text(uint32_t subkind, const char *text);
 /* Per-thread nesting depth of MPI entry points; the wrappers record only at depth 0.
  * Defined in the generated C code (initial-exec TLS: a plain load on the hot path). */
 extern __thread int mpicheck_depth __attribute__((tls_model("initial-exec")));
+
+/* Per-thread slot of mpicheck_begin_slot, defined beside mpicheck_depth. In the interposition
+ * library, mpicheck_begin goes through it: a Rust thread_local in a shared library costs a
+ * call to __tls_get_addr on every record, initial-exec TLS a plain load. */
+extern __thread uint16_t mpicheck_thread_slot __attribute__((tls_model("initial-exec")));
+#define mpicheck_begin(func_id, nwords, callsite, flags) \
+    mpicheck_begin_slot((func_id), (nwords), (callsite), (flags), &mpicheck_thread_slot)
+
+/* mpicheck_entered inline: the release store of the record state ENTERED (1) into byte 6 of
+ * the record, whose argument words start 40 bytes in (trace format version 2; the
+ * interposition tests read every record back, so a layout change that forgets this fails
+ * them). Saves a call per record. */
+#define MPICHECK_CALL_FIXED_SIZE 40
+#define mpicheck_entered(words) \
+    __atomic_store_n((uint8_t *)(words) - MPICHECK_CALL_FIXED_SIZE + 6, (uint8_t)1, __ATOMIC_RELEASE)
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,14 @@
 //! publishes them with a release store of the record state. Nothing here blocks on MPI or on
 //! I/O: the kernel owns the mapped pages, so a record survives the process being killed the
 //! moment it is written. The layout is documented in `mpicheck_trace`.
+//!
+//! Page faults are kept off the hot path: a helper thread grows the file and populates its
+//! pages (`MADV_POPULATE_WRITE`) ahead of the writers, so a writer normally stores into
+//! memory that is already mapped writable. Writers never wait for the helper: if it falls
+//! behind (or does not exist, e.g. in a forked child), they populate the next pages in bulk
+//! themselves. The helper stays 1 MiB ahead, doubling up to 32 MiB while writers keep
+//! catching up; a trace cut short by a crash keeps that much zero tail, which the reader
+//! treats as the end. Exit cuts the file at the last record.
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
@@ -14,11 +22,14 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{
+    AtomicBool, AtomicPtr, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering,
+};
 use std::sync::{Mutex, OnceLock};
 
 use mpicheck_trace::{
-    kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC,
+    clock, kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE,
+    MAGIC,
 };
 
 /// Address space reserved for one trace. The file grows inside it; nothing is committed
@@ -26,14 +37,44 @@ use mpicheck_trace::{
 const MAP_RESERVE: usize = 1 << 36; // 64 GiB
 /// The file grows by at least this much at a time, so growth (a syscall) is rare.
 const GROW_STEP: u64 = 8 << 20;
+/// The helper populates at least this far ahead of the last reservation...
+const POPULATE_AHEAD_MIN: u64 = 1 << 20;
+/// ...doubling the distance whenever the writers catch up with it, up to this far.
+const POPULATE_AHEAD_MAX: u64 = 32 << 20;
+/// One `madvise` call populates at most this much, so exit can stop the helper quickly.
+const POPULATE_CHUNK: u64 = 1 << 20;
+/// Distance in bytes of the cache line a writer prefetches for a later record.
+const PREFETCH_AHEAD: usize = 1024;
+/// A writer that finds the helper behind populates this much beyond its record itself.
+const WRITER_CHUNK: u64 = 256 << 10;
+/// The helper wakes at least this often even when nobody asks (nanoseconds).
+const HELPER_PERIOD_NS: i64 = 200_000_000;
+const PAGE_SIZE: u64 = 4096;
+/// `madvise` advice (Linux 5.14): fault the range in writable, as a write would.
+const MADV_POPULATE_WRITE: libc::c_int = 23;
 
 struct Recorder {
     base: *mut u8,
     /// Current file length: every byte below it may be written.
     file_len: AtomicU64,
+    /// Writers take the cold path (growth, waking the helper) when a reservation ends beyond
+    /// this. Never above `file_len`, so the hot path compares against this alone.
+    soft_limit: AtomicU64,
+    /// Bytes from the file start whose pages the helper has populated.
+    populated: AtomicU64,
+    /// Futex word: bumped by a writer to wake the helper.
+    helper_wake: AtomicU32,
+    /// The helper exists (false in a forked child, or if it could not be started).
+    helper_running: AtomicBool,
+    /// Exit handlers ran: the helper must neither grow the file nor populate it any more.
+    exiting: AtomicBool,
+    /// `MADV_POPULATE_WRITE` works (Linux 5.14 and later).
+    populate_supported: AtomicBool,
     file: File,
     grow_lock: Mutex<()>,
-    start: Clock,
+    /// Serializes writers of the header's calibration pairs.
+    calibration_lock: Mutex<()>,
+    clock: Clock,
 }
 
 // The raw pointer is to a process-wide shared mapping that lives until exit.
@@ -48,9 +89,11 @@ thread_local! {
     static THREAD_INDEX: Cell<u16> = const { Cell::new(u16::MAX) };
 }
 
+/// The clock of the call times: the time-stamp counter when the kernel trusts it as its own
+/// clock source (invariant and synchronized across CPUs), else `CLOCK_MONOTONIC`.
 #[derive(Clone, Copy)]
 struct Clock {
-    origin_ns: u64,
+    tsc: bool,
 }
 
 fn monotonic_ns() -> u64 {
@@ -64,8 +107,33 @@ fn monotonic_ns() -> u64 {
 }
 
 impl Clock {
+    fn detect() -> Clock {
+        let kernel_uses_tsc = std::fs::read_to_string(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource",
+        )
+        .is_ok_and(|s| s.trim() == "tsc");
+        Clock {
+            tsc: cfg!(target_arch = "x86_64") && kernel_uses_tsc,
+        }
+    }
+
+    /// The header's `clock` field.
+    fn kind(&self) -> u32 {
+        if self.tsc {
+            clock::TSC
+        } else {
+            clock::MONOTONIC_NS
+        }
+    }
+
+    #[inline(always)]
     fn now(&self) -> u64 {
-        monotonic_ns().wrapping_sub(self.origin_ns)
+        #[cfg(target_arch = "x86_64")]
+        if self.tsc {
+            // SAFETY: rdtsc is available on every x86_64 CPU.
+            return unsafe { core::arch::x86_64::_rdtsc() };
+        }
+        monotonic_ns()
     }
 }
 
@@ -87,7 +155,7 @@ impl Recorder {
             .fetch_add(len as u64, Ordering::Relaxed);
         let end = at + len as u64;
         // Keep room for the 8-byte end marker after the last record.
-        if end + 8 > self.file_len.load(Ordering::Acquire) && !self.grow(end + 8) {
+        if end + 8 > self.soft_limit.load(Ordering::Acquire) && !self.beyond_soft_limit(end + 8) {
             self.header_u64(offset::DROPPED)
                 .fetch_add(1, Ordering::Relaxed);
             return None;
@@ -96,9 +164,146 @@ impl Recorder {
         Some(unsafe { self.base.add(at as usize) })
     }
 
+    /// Cold path of `reserve`: grows the file if `needed` is beyond it, wakes the helper to
+    /// populate further ahead, and populates the next pages itself if the helper is behind
+    /// (or absent): one `madvise` for many pages costs much less than a fault per page.
+    /// False if the file cannot grow.
+    #[cold]
+    fn beyond_soft_limit(&self, needed: u64) -> bool {
+        if needed > self.file_len.load(Ordering::Acquire) && !self.grow(needed) {
+            return false;
+        }
+        let file_len = self.file_len.load(Ordering::Acquire);
+        if !self.populate_supported.load(Ordering::Relaxed) {
+            self.soft_limit.fetch_max(file_len, Ordering::AcqRel);
+            return true;
+        }
+        if self.helper_running.load(Ordering::Relaxed) {
+            self.helper_wake.fetch_add(1, Ordering::Release);
+            // SAFETY: futex wake on our own word; wakes at most the one helper.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_futex,
+                    self.helper_wake.as_ptr(),
+                    libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                    1,
+                );
+            }
+        }
+        let populated = self.populated.load(Ordering::Acquire);
+        let limit = if needed + WRITER_CHUNK / 2 > populated {
+            // Pages below `needed - WRITER_CHUNK` were written already, faulted in or not.
+            let from = populated.max(needed.saturating_sub(WRITER_CHUNK) / PAGE_SIZE * PAGE_SIZE);
+            let to = (needed + WRITER_CHUNK)
+                .next_multiple_of(PAGE_SIZE)
+                .min(file_len);
+            let done = self.populate_range(from, to);
+            if done < to {
+                file_len // failed: fault page by page until the helper moves the limit
+            } else {
+                done - WRITER_CHUNK / 2
+            }
+        } else {
+            // Come back if the writers get close to the populated end before the helper.
+            populated - WRITER_CHUNK / 2
+        };
+        self.soft_limit
+            .store(limit.max(needed).min(file_len), Ordering::Release);
+        true
+    }
+
+    /// Populates the pages of `[from, to)` (page-aligned, inside the file) in chunks; returns
+    /// how far it got.
+    fn populate_range(&self, from: u64, to: u64) -> u64 {
+        let mut done = from;
+        while done < to {
+            if self.exiting.load(Ordering::Acquire) {
+                break;
+            }
+            let chunk = (to - done).min(POPULATE_CHUNK);
+            // SAFETY: [done, done + chunk) is inside the file (only cut at exit, after
+            // `exiting` is set) and inside the mapping. Populating only faults the pages in
+            // writable; it does not change their contents.
+            let failed = unsafe {
+                libc::madvise(
+                    self.base.add(done as usize) as *mut c_void,
+                    chunk as usize,
+                    MADV_POPULATE_WRITE,
+                )
+            } != 0;
+            if failed {
+                if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
+                    // Kernel before 5.14: the writers fault pages in themselves.
+                    self.populate_supported.store(false, Ordering::Relaxed);
+                }
+                break;
+            }
+            done += chunk;
+            self.populated.fetch_max(done, Ordering::Release);
+        }
+        done
+    }
+
+    /// The helper thread: keeps the file grown and its pages populated ahead of the writers,
+    /// sleeping on `helper_wake` in between.
+    fn helper_loop(&self) {
+        let mut ahead = POPULATE_AHEAD_MIN;
+        loop {
+            let seen = self.helper_wake.load(Ordering::Acquire);
+            if self.exiting.load(Ordering::Acquire) {
+                return;
+            }
+            let reserved = self.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
+            // Writers came within half the distance of the populated end: look further ahead.
+            if reserved + ahead / 2 > self.populated.load(Ordering::Relaxed) {
+                ahead = (ahead * 2).min(POPULATE_AHEAD_MAX);
+            }
+            self.populate_to(reserved + ahead, ahead);
+            self.calibrate();
+            let timeout = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: HELPER_PERIOD_NS,
+            };
+            // SAFETY: futex wait on our own word with a relative timeout; returns at once if
+            // a writer bumped the word since `seen` was read.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_futex,
+                    self.helper_wake.as_ptr(),
+                    libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                    seen,
+                    &timeout as *const libc::timespec,
+                );
+            }
+        }
+    }
+
+    /// Grows the file to at least `target` and populates its pages up to there; then lets
+    /// the writers run until they come within `ahead / 2` of the populated end.
+    fn populate_to(&self, target: u64, ahead: u64) {
+        let target = target.next_multiple_of(PAGE_SIZE);
+        if !self.populate_supported.load(Ordering::Relaxed)
+            || (target > self.file_len.load(Ordering::Acquire) && !self.grow(target))
+        {
+            return;
+        }
+        let from = self.populated.load(Ordering::Acquire);
+        let done = self.populate_range(from, target).max(from);
+        let file_len = self.file_len.load(Ordering::Acquire);
+        let limit = if self.populate_supported.load(Ordering::Relaxed) {
+            done.saturating_sub(ahead / 2).min(file_len)
+        } else {
+            file_len
+        };
+        self.soft_limit.store(limit, Ordering::Release);
+    }
+
     #[cold]
     fn grow(&self, needed: u64) -> bool {
         let _guard = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+        if self.exiting.load(Ordering::Acquire) {
+            return false;
+        }
         let current = self.file_len.load(Ordering::Acquire);
         if needed <= current {
             return true;
@@ -130,6 +335,34 @@ impl Recorder {
             ptr::copy_nonoverlapping(content.as_ptr(), rec.add(16), content.len());
             (*(rec.add(6) as *const AtomicU8)).store(record_state::COMPLETE, Ordering::Release);
         }
+    }
+
+    /// A clock reading and `CLOCK_MONOTONIC` ns taken together (the ns read between two
+    /// clock readings, whose mean is the reading).
+    fn clock_pair(&self) -> (u64, u64) {
+        let before = self.clock.now();
+        let ns = monotonic_ns();
+        let after = self.clock.now();
+        (before + (after.wrapping_sub(before)) / 2, ns)
+    }
+
+    /// Writes a fresh calibration pair into the slot not in use, then switches to it, so a
+    /// reader of a trace cut at any moment finds a whole pair.
+    fn calibrate(&self) {
+        let Ok(_guard) = self.calibration_lock.try_lock() else {
+            return; // another thread is at it
+        };
+        let slot = self
+            .header_u32(offset::CALIBRATION_SLOT)
+            .load(Ordering::Relaxed)
+            & 1;
+        let next = slot ^ 1;
+        let (ticks, ns) = self.clock_pair();
+        let at = offset::CALIBRATION + 16 * next as usize;
+        self.header_u64(at).store(ticks, Ordering::Relaxed);
+        self.header_u64(at + 8).store(ns, Ordering::Relaxed);
+        self.header_u32(offset::CALIBRATION_SLOT)
+            .store(next, Ordering::Release);
     }
 
     fn set_state_flag(&self, flag: u32) {
@@ -197,11 +430,16 @@ fn open_trace(family: &str) -> Option<Recorder> {
     let recorder = Recorder {
         base: base as *mut u8,
         file_len: AtomicU64::new(0),
+        soft_limit: AtomicU64::new(0),
+        populated: AtomicU64::new(0),
+        helper_wake: AtomicU32::new(0),
+        helper_running: AtomicBool::new(false),
+        exiting: AtomicBool::new(false),
+        populate_supported: AtomicBool::new(true),
         file,
         grow_lock: Mutex::new(()),
-        start: Clock {
-            origin_ns: monotonic_ns(),
-        },
+        calibration_lock: Mutex::new(()),
+        clock: Clock::detect(),
     };
     if !recorder.grow(GROW_STEP) {
         eprintln!(
@@ -225,6 +463,13 @@ fn open_trace(family: &str) -> Option<Recorder> {
         ptr::write(b.add(offset::WORLD_SIZE) as *mut i32, -1);
         ptr::write(b.add(offset::THREAD_LEVEL) as *mut i32, -1);
         ptr::write(b.add(offset::START_UNIX_NS) as *mut u64, start_unix_ns);
+        ptr::write(b.add(offset::CLOCK) as *mut u32, recorder.clock.kind());
+        let (ticks, ns) = recorder.clock_pair();
+        ptr::write(b.add(offset::CLOCK_START) as *mut u64, ticks);
+        ptr::write(b.add(offset::CLOCK_START_NS) as *mut u64, ns);
+        // Slot 0 holds the start pair until the first calibration.
+        ptr::write(b.add(offset::CALIBRATION) as *mut u64, ticks);
+        ptr::write(b.add(offset::CALIBRATION + 8) as *mut u64, ns);
         let family = family.as_bytes();
         let n = family.len().min(offset::FAMILY_LEN - 1);
         ptr::copy_nonoverlapping(family.as_ptr(), b.add(offset::FAMILY), n);
@@ -264,12 +509,15 @@ extern "C" fn at_exit() {
         if let Ok(maps) = std::fs::read("/proc/self/maps") {
             r.write_text(text::PROC_MAPS, &maps);
         }
+        r.calibrate();
         r.set_state_flag(state::EXITED);
         // Cut the zero tail so the file is no larger than what was recorded. Other threads
         // may still record after this; their records land beyond the end and are lost, which
         // is acceptable at exit.
         let end = r.header_u64(offset::RECORDS_END).load(Ordering::Acquire) + 8;
         let _guard = r.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+        // The helper must not grow or populate the file past the cut.
+        r.exiting.store(true, Ordering::Release);
         if end <= r.file_len.load(Ordering::Acquire) {
             // SAFETY: plain syscall on our own descriptor.
             unsafe { libc::ftruncate(r.file.as_raw_fd(), end as libc::off_t) };
@@ -301,11 +549,39 @@ pub unsafe extern "C" fn mpicheck_start(
     if let Ok(maps) = std::fs::read("/proc/self/maps") {
         recorder.write_text(text::PROC_MAPS, &maps);
     }
+    recorder.calibrate();
+    // The first pages synchronously, the rest by the helper.
+    let reserved = recorder
+        .header_u64(offset::RECORDS_END)
+        .load(Ordering::Relaxed);
+    recorder.populate_to(reserved + POPULATE_AHEAD_MIN, POPULATE_AHEAD_MIN);
     RECORDER.store(
         recorder as *const Recorder as *mut Recorder,
         Ordering::Release,
     );
     libc::atexit(at_exit);
+    start_helper(recorder);
+}
+
+/// Starts the helper thread with every signal blocked, so that no signal meant for the
+/// program is ever delivered to it.
+fn start_helper(recorder: &'static Recorder) {
+    // SAFETY: plain signal mask manipulation of the calling thread, restored below; the new
+    // thread inherits the full mask.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let spawned = std::thread::Builder::new()
+            .name("mpicheck-trace".into())
+            .stack_size(64 << 10)
+            .spawn(move || recorder.helper_loop());
+        if spawned.is_ok() {
+            recorder.helper_running.store(true, Ordering::Relaxed);
+        }
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, ptr::null_mut());
+    }
 }
 
 fn thread_index() -> u16 {
@@ -314,18 +590,23 @@ fn thread_index() -> u16 {
         if index != u16::MAX {
             return index;
         }
-        let index = NEXT_THREAD
-            .fetch_add(1, Ordering::Relaxed)
-            .min(u16::MAX - 1);
+        let index = new_thread_index();
         cell.set(index);
         index
     })
 }
 
+#[cold]
+fn new_thread_index() -> u16 {
+    NEXT_THREAD
+        .fetch_add(1, Ordering::Relaxed)
+        .min(u16::MAX - 2)
+}
+
 /// Reserves a call record; returns its argument words, or null when not recording.
 ///
 /// # Safety
-/// Called by the generated wrappers only; `callsite` is any address (only recorded).
+/// `callsite` is any address (only recorded).
 #[no_mangle]
 pub unsafe extern "C" fn mpicheck_begin(
     func_id: u16,
@@ -336,21 +617,65 @@ pub unsafe extern "C" fn mpicheck_begin(
     let Some(r) = recorder() else {
         return ptr::null_mut();
     };
+    begin(r, func_id, nwords, callsite, flags, thread_index())
+}
+
+/// [`mpicheck_begin`] with the thread index kept by the caller in `thread_slot` (index + 1,
+/// 0 until assigned): the C wrappers keep it in initial-exec TLS, a plain load, where a
+/// Rust `thread_local!` in a shared library goes through `__tls_get_addr`.
+///
+/// # Safety
+/// `thread_slot` points at the calling thread's own slot.
+#[no_mangle]
+pub unsafe extern "C" fn mpicheck_begin_slot(
+    func_id: u16,
+    nwords: u32,
+    callsite: *const c_void,
+    flags: u8,
+    thread_slot: *mut u16,
+) -> *mut i64 {
+    let Some(r) = recorder() else {
+        return ptr::null_mut();
+    };
+    let mut slot = *thread_slot;
+    if slot == 0 {
+        slot = new_thread_index() + 1;
+        *thread_slot = slot;
+    }
+    begin(r, func_id, nwords, callsite, flags, slot - 1)
+}
+
+#[inline(always)]
+unsafe fn begin(
+    r: &Recorder,
+    func_id: u16,
+    nwords: u32,
+    callsite: *const c_void,
+    flags: u8,
+    thread: u16,
+) -> *mut i64 {
     let len = CALL_FIXED_SIZE + 8 * nwords as usize;
     let Some(rec) = r.reserve(len) else {
         return ptr::null_mut();
     };
-    let order_key = rec.offset_from(r.base) as u64;
-    ptr::write(rec as *mut u32, len as u32);
-    ptr::write(rec.add(4) as *mut u16, kind::CALL);
-    // rec[6] (state) stays RESERVED (the growth zero-filled it).
-    ptr::write(rec.add(7), flags);
+    // Ask for the cache line a few records ahead in exclusive state now, so that the stores
+    // of a later record do not wait for it (the pages were zeroed long ago by the helper and
+    // are out of the cache). A prefetch never faults, even beyond the file.
+    // `prefetchw` (0F 0D /1) executes as a no-op on x86_64 CPUs without it.
+    #[cfg(target_arch = "x86_64")]
+    std::arch::asm!(
+        "prefetchw [{}]",
+        in(reg) rec.wrapping_add(PREFETCH_AHEAD),
+        options(nostack, preserves_flags, readonly)
+    );
+    // Frame and ids as one word: len, kind, state RESERVED (0), flags, func, thread; the
+    // return code (12..16) is written at the end.
+    let frame = len as u64 | (kind::CALL as u64) << 32 | (flags as u64) << 56;
+    ptr::write(rec as *mut u64, frame);
     ptr::write(rec.add(8) as *mut u16, func_id);
-    ptr::write(rec.add(10) as *mut u16, thread_index());
-    ptr::write(rec.add(12) as *mut u32, nwords);
-    ptr::write(rec.add(16) as *mut u64, order_key);
-    ptr::write(rec.add(24) as *mut u64, r.start.now());
-    ptr::write(rec.add(40) as *mut u64, callsite as u64);
+    ptr::write(rec.add(10) as *mut u16, thread);
+    ptr::write(rec.add(16) as *mut u64, r.clock.now());
+    ptr::write(rec.add(32) as *mut u64, callsite as u64);
     rec.add(CALL_FIXED_SIZE) as *mut i64
 }
 
@@ -376,8 +701,8 @@ pub unsafe extern "C" fn mpicheck_entered(words: *mut i64) {
 pub unsafe extern "C" fn mpicheck_end(words: *mut i64, ret: i32) {
     let Some(r) = recorder() else { return };
     let rec = record_of(words);
-    ptr::write(rec.add(32) as *mut u64, r.start.now());
-    ptr::write(rec.add(48) as *mut i32, ret);
+    ptr::write(rec.add(24) as *mut u64, r.clock.now());
+    ptr::write(rec.add(12) as *mut i32, ret);
     (*(rec.add(6) as *const AtomicU8)).store(record_state::COMPLETE, Ordering::Release);
 }
 
@@ -391,6 +716,7 @@ pub extern "C" fn mpicheck_initialized(rank: i32, size: i32, thread_level: i32) 
         ptr::write_volatile(r.base.add(offset::WORLD_SIZE) as *mut i32, size);
         ptr::write_volatile(r.base.add(offset::THREAD_LEVEL) as *mut i32, thread_level);
     }
+    r.calibrate();
     r.set_state_flag(state::INITIALIZED);
 }
 
@@ -398,6 +724,7 @@ pub extern "C" fn mpicheck_initialized(rank: i32, size: i32, thread_level: i32) 
 #[no_mangle]
 pub extern "C" fn mpicheck_finalized() {
     if let Some(r) = recorder() {
+        r.calibrate();
         r.set_state_flag(state::FINALIZED);
     }
 }
@@ -410,5 +737,24 @@ pub extern "C" fn mpicheck_finalized() {
 pub unsafe extern "C" fn mpicheck_text(subkind: u32, content: *const c_char) {
     if let Some(r) = recorder() {
         r.write_text(subkind, c_text(content));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The C header inlines `mpicheck_entered` with the record layout spelled out.
+    #[test]
+    fn c_header_agrees_with_the_record_layout() {
+        let header = include_str!("../include/mpicheck_recorder.h");
+        let fixed = format!(
+            "#define MPICHECK_CALL_FIXED_SIZE {}\n",
+            mpicheck_trace::CALL_FIXED_SIZE
+        );
+        assert!(header.contains(&fixed), "header lacks {fixed:?}");
+        let store = format!(
+            "- MPICHECK_CALL_FIXED_SIZE + 6, (uint8_t){}, __ATOMIC_RELEASE)",
+            mpicheck_trace::record_state::ENTERED
+        );
+        assert!(header.contains(&store), "header lacks {store:?}");
     }
 }

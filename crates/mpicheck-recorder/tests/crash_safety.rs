@@ -13,6 +13,7 @@ use mpicheck_trace::{read_trace, EndOfTrace};
 const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n\
                       1 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st\n";
 const CALLS: i64 = 10_000;
+const PAUSE_MS: u64 = 50;
 
 fn child(how: &str) {
     let family = CString::new("mpich").unwrap();
@@ -30,6 +31,8 @@ fn child(how: &str) {
             mpicheck_entered(w);
             mpicheck_end(w, 0);
         }
+        // A pause the call times must show (checks the clock conversion's scale).
+        std::thread::sleep(std::time::Duration::from_millis(PAUSE_MS));
         // The call the process dies in: entered, never returned.
         let w = mpicheck_begin(1, 7, 0x5678 as *const _, 0);
         for (k, v) in [0x2000, 4, 7, -2, 5, 1140850688].into_iter().enumerate() {
@@ -101,6 +104,25 @@ fn run_case(how: &str) -> Result<(), String> {
     check(
         tags == (0..CALLS).collect::<Vec<_>>(),
         "every send recorded once, in order",
+    )?;
+    let calls = &trace.calls;
+    check(
+        calls.windows(2).all(|w| w[0].seq < w[1].seq),
+        "order keys increase",
+    )?;
+    check(
+        calls.windows(2).all(|w| w[0].t_enter_ns <= w[1].t_enter_ns)
+            && calls[..CALLS as usize]
+                .iter()
+                .all(|c| c.t_enter_ns <= c.t_exit_ns),
+        "times increase, exit after entry",
+    )?;
+    let before_pause = calls[CALLS as usize - 1].t_exit_ns;
+    let after_pause = calls[CALLS as usize].t_enter_ns;
+    let pause_ns = after_pause.saturating_sub(before_pause);
+    check(
+        (PAUSE_MS * 1_000_000..PAUSE_MS * 1_000_000 * 20).contains(&pause_ns),
+        &format!("the {PAUSE_MS} ms pause reads as {pause_ns} ns"),
     )?;
     let last = trace.calls.last().unwrap();
     match how {

@@ -1,6 +1,6 @@
 //! The per-rank trace format written by the interposition library and read by the analyzer.
 //!
-//! # Layout (format version 1)
+//! # Layout (format version 2)
 //!
 //! One file per process, `trace-<pid>.mpitrace`, in the output directory. All integers are
 //! little-endian. The file is written through a shared memory mapping, so everything a process
@@ -25,6 +25,20 @@
 //! | 48     | `u64`     | records dropped because the file could not grow                       |
 //! | 56     | `u64`     | start time, nanoseconds since the Unix epoch                          |
 //! | 64     | `[u8;32]` | MPI family, NUL-padded (`mpich`, `openmpi`, `abi`)                   |
+//! | 96     | `u32`     | clock of the call times ([`clock`])                                   |
+//! | 100    | `u32`     | which calibration slot (0 or 1) holds the latest pair                 |
+//! | 104    | `u64`     | clock reading at the trace start                                      |
+//! | 112    | `u64`     | `CLOCK_MONOTONIC` nanoseconds at the trace start                      |
+//! | 120    | `u64;2`   | calibration slot 0: a clock reading and `CLOCK_MONOTONIC` ns, taken together |
+//! | 136    | `u64;2`   | calibration slot 1, likewise                                          |
+//!
+//! Call times are raw readings of the clock named at offset 96: `CLOCK_MONOTONIC` nanoseconds
+//! ([`clock::MONOTONIC_NS`]), or the CPU's time-stamp counter ([`clock::TSC`], used when the
+//! kernel itself uses it as its clock source; reading it costs half a `clock_gettime`). The
+//! reader converts them to nanoseconds since the trace start with the start pair (104, 112)
+//! and the latest calibration pair: the writer refreshes the pair at least every 200 ms
+//! and at exit by writing the slot not in use and then switching the index, so a trace cut
+//! short always holds a whole pair.
 //!
 //! ## Records (from offset [`HEADER_SIZE`], 8-byte aligned)
 //!
@@ -38,19 +52,50 @@
 //! |-------:|-------|----------------------------------------------------------------------|
 //! | 8      | `u16` | function id, an index into the schema                                |
 //! | 10     | `u16` | thread index (0 = first thread that called MPI)                      |
-//! | 12     | `u32` | number of argument words that follow the fixed part                  |
-//! | 16     | `u64` | order key: increases with every record of the process (its offset)   |
-//! | 24     | `u64` | entry time, ns since the trace start                                 |
-//! | 32     | `u64` | exit time, ns since the trace start (valid when complete)            |
-//! | 40     | `u64` | call site: return address of the outermost MPI entry point           |
-//! | 48     | `i32` | return code (valid when complete)                                    |
-//! | 52     | `u32` | reserved                                                             |
-//! | 56     | `i64` | argument words, laid out as the schema says (see [`schema`])         |
+//! | 12     | `i32` | return code (valid when complete)                                    |
+//! | 16     | `u64` | entry time, a raw clock reading (see the header)                     |
+//! | 24     | `u64` | exit time, likewise (valid when complete)                            |
+//! | 32     | `u64` | call site: return address of the outermost MPI entry point           |
+//! | 40     | `i64` | argument words, laid out as the schema says (see [`schema`]); their number is `(len - 40) / 8` |
+//!
+//! The record's offset in the file is its order key: records are reserved with one atomic
+//! add on the header's end of the record area, so offsets increase in the order the calls
+//! were entered, across all threads of the process.
+//!
+//! Version 1 had a 56-byte fixed part (an explicit word count and order key, times in ns
+//! since the start, a reserved word); version 2 saves 16 bytes per call and one
+//! `clock_gettime` worth of time per timestamp.
 //!
 //! The record is reserved with state `RESERVED`, its input words are written and the state
 //! becomes `ENTERED` before the MPI library is called; output words and the exit time are
 //! written when the library returns and the state becomes `COMPLETE`. A call still `ENTERED`
 //! at the end of a trace is the call the process was blocked or crashed in.
+//!
+//! Entry and exit times come from `CLOCK_MONOTONIC` minus one origin per process, so the
+//! intervals of different threads of a process are comparable: two calls whose intervals
+//! intersect were inside MPI at the same moment. Thread indices are numbered per process in
+//! the order threads first record anything (0 = usually the main thread).
+//!
+//! **Pseudo-calls** are call records of functions that are not MPI's, named `MPICHECK_*` in
+//! the schema (so a reader that does not know them can skip them by name):
+//!
+//! | function | words | written |
+//! |----------|-------|---------|
+//! | `MPICHECK_Comm_info` | communicator, world ranks of its group (and remote group) | after a call creates a communicator |
+//! | `MPICHECK_Type_info` | datatype, size, extent | after `MPI_Type_commit` |
+//! | `MPICHECK_Sync` | `what`, `object` | synchronization between the process's threads |
+//!
+//! `MPICHECK_Sync` records (since the function appears in the schema; no layout change) come
+//! from the interposed OpenMP (libgomp) and POSIX threads entry points: `what` 0 = thread
+//! tracking is on (written once at start; absent with `MPICHECK_THREADS=0`), 1 = the thread
+//! releases `object`, 2 = it acquires `object`, 3 = it starts parallel region `object` (a
+//! release of the region's start object), 4 = the region it started ended (an acquire of
+//! the region's end object), 5 = the process uses synchronization that is not recorded
+//! (OpenMP explicit tasks). Releases are recorded before the real operation and acquires
+//! after it, so in record order an acquire follows every release it observed. Objects are
+//! mutex and lock addresses, or tagged values (top byte: 1 region start, 2 region end,
+//! 3 team barrier, 4 thread start, 5 thread end, 6 unnamed critical/atomic, 7 ordered).
+//! The analyzer turns them into happens-before (`mpicheck_analyzer::threads`).
 //!
 //! A **text record** (`kind::TEXT`) continues with `u32 subkind` ([`text`]), `u32 byte
 //! length` and UTF-8 text, zero-padded to 8 bytes. The schema (the function table) and the
@@ -62,20 +107,21 @@ pub mod reader;
 pub mod schema;
 
 pub use reader::{
-    read_trace, read_trace_bytes, CallRecord, EndOfTrace, Trace, TraceError, TraceHeader,
+    read_trace, read_trace_bytes, CallRecord, ClockConversion, EndOfTrace, Trace, TraceError,
+    TraceHeader,
 };
 pub use schema::{ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Status};
 
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"MPICHKTR";
 /// Bumped whenever the layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Size of the fixed header; records start here.
 pub const HEADER_SIZE: usize = 4096;
 /// File name suffix of per-process traces.
 pub const TRACE_SUFFIX: &str = ".mpitrace";
 /// Size of the fixed part of a call record, before the argument words.
-pub const CALL_FIXED_SIZE: usize = 56;
+pub const CALL_FIXED_SIZE: usize = 40;
 
 /// Header byte offsets (shared by the writer in `mpicheck-recorder`).
 pub mod offset {
@@ -93,6 +139,20 @@ pub mod offset {
     pub const START_UNIX_NS: usize = 56;
     pub const FAMILY: usize = 64;
     pub const FAMILY_LEN: usize = 32;
+    pub const CLOCK: usize = 96;
+    pub const CALIBRATION_SLOT: usize = 100;
+    pub const CLOCK_START: usize = 104;
+    pub const CLOCK_START_NS: usize = 112;
+    /// Slot `i` (0 or 1): clock reading at `CALIBRATION + 16 * i`, ns 8 bytes after.
+    pub const CALIBRATION: usize = 120;
+}
+
+/// The clock of the call times (header offset [`offset::CLOCK`]).
+pub mod clock {
+    /// `CLOCK_MONOTONIC`, in nanoseconds.
+    pub const MONOTONIC_NS: u32 = 0;
+    /// The x86 time-stamp counter (`rdtsc`), converted with the header's calibration pairs.
+    pub const TSC: u32 = 1;
 }
 
 /// Header state flags.

@@ -42,6 +42,52 @@ pub struct TraceHeader {
     pub family: String,
 }
 
+/// Raw call times (header offsets 96–152) to nanoseconds since the trace start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockConversion {
+    /// Clock reading at the trace start.
+    pub start: u64,
+    /// Nanoseconds per reading as a ratio `ns / ticks`; 1/1 for a nanosecond clock, 0/1 if
+    /// the trace holds no usable calibration (then every time reads as 0).
+    pub ns: u64,
+    pub ticks: u64,
+}
+
+impl ClockConversion {
+    pub fn to_ns(&self, raw: u64) -> u64 {
+        let since = raw.saturating_sub(self.start) as u128;
+        (since * self.ns as u128 / self.ticks.max(1) as u128) as u64
+    }
+}
+
+/// The conversion of a trace's call times, from its header (the first [`HEADER_SIZE`] bytes).
+pub fn clock_conversion(b: &[u8]) -> ClockConversion {
+    let start = u64_at(b, offset::CLOCK_START);
+    if u32_at(b, offset::CLOCK) == crate::clock::MONOTONIC_NS {
+        return ClockConversion {
+            start,
+            ns: 1,
+            ticks: 1,
+        };
+    }
+    let slot = (u32_at(b, offset::CALIBRATION_SLOT) & 1) as usize;
+    let at = offset::CALIBRATION + 16 * slot;
+    let (ticks, ns) = (u64_at(b, at), u64_at(b, at + 8));
+    let start_ns = u64_at(b, offset::CLOCK_START_NS);
+    match (ticks.checked_sub(start), ns.checked_sub(start_ns)) {
+        (Some(dt), Some(dns)) if dt > 0 => ClockConversion {
+            start,
+            ns: dns,
+            ticks: dt,
+        },
+        _ => ClockConversion {
+            start,
+            ns: 0,
+            ticks: 1,
+        },
+    }
+}
+
 impl TraceHeader {
     pub fn initialized(&self) -> bool {
         self.state & state::INITIALIZED != 0
@@ -63,8 +109,12 @@ impl TraceHeader {
 pub struct CallRecord {
     pub func: u16,
     pub thread: u16,
+    /// Order key: the record's offset in the trace, increasing in the order calls were
+    /// entered, across the threads of the process.
     pub seq: u64,
+    /// Nanoseconds since the trace start.
     pub t_enter_ns: u64,
+    /// Nanoseconds since the trace start; 0 if the call did not return.
     pub t_exit_ns: u64,
     pub callsite: u64,
     pub ret: i32,
@@ -238,6 +288,7 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         partial_records: 0,
         end: EndOfTrace::Clean,
     };
+    let clock = clock_conversion(b);
     let mut at = HEADER_SIZE;
     let truncated = |at: usize, reason: &str| EndOfTrace::Truncated {
         offset: at as u64,
@@ -273,7 +324,7 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
                 if rstate == record_state::RESERVED {
                     trace.partial_records += 1;
                 } else {
-                    let nwords = (u32_at(rec, 12) as usize).min((len - CALL_FIXED_SIZE) / 8);
+                    let nwords = (len - CALL_FIXED_SIZE) / 8;
                     let words = (0..nwords)
                         .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
                         .collect();
@@ -281,11 +332,15 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
                     trace.calls.push(CallRecord {
                         func: u16_at(rec, 8),
                         thread: u16_at(rec, 10),
-                        seq: u64_at(rec, 16),
-                        t_enter_ns: u64_at(rec, 24),
-                        t_exit_ns: if complete { u64_at(rec, 32) } else { 0 },
-                        callsite: u64_at(rec, 40),
-                        ret: if complete { i32_at(rec, 48) } else { 0 },
+                        seq: at as u64,
+                        t_enter_ns: clock.to_ns(u64_at(rec, 16)),
+                        t_exit_ns: if complete {
+                            clock.to_ns(u64_at(rec, 24))
+                        } else {
+                            0
+                        },
+                        callsite: u64_at(rec, 32),
+                        ret: if complete { i32_at(rec, 12) } else { 0 },
                         fortran: rflags & crate::flags::FORTRAN != 0,
                         complete,
                         words,

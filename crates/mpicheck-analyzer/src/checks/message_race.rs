@@ -54,17 +54,23 @@ non-deterministic broadcast example).
 
 /// One MR001 per receive call site.
 pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic::Diagnostic> {
-    // (site, call) → (ranks, competing sources, send events by (site, call) → ranks)
-    type SendGroups = BTreeMap<(u32, &'static str), (Vec<Rank>, usize)>;
-    type SiteRaces = (Vec<Rank>, Vec<Rank>, SendGroups, usize);
+    // (site, call) → (ranks, competing sources, send events by (site, call) → ranks, and
+    // the first (rank, event) seen, whose call the location shows)
+    type SendGroups = BTreeMap<(u32, &'static str), (Vec<Rank>, (Rank, usize))>;
+    type SiteRaces = (Vec<Rank>, Vec<Rank>, SendGroups, (Rank, usize));
     let mut by_site: BTreeMap<(u32, &'static str), SiteRaces> = BTreeMap::new();
     for race in &ctx.recorded.races {
         let Some(recv) = ctx.event(race.rank, race.event) else {
             continue;
         };
-        let entry = by_site
-            .entry((recv.site.0, recv.call))
-            .or_insert_with(|| (Vec::new(), Vec::new(), BTreeMap::new(), race.event));
+        let entry = by_site.entry((recv.site.0, recv.call)).or_insert_with(|| {
+            (
+                Vec::new(),
+                Vec::new(),
+                BTreeMap::new(),
+                (race.rank, race.event),
+            )
+        });
         entry.0.push(race.rank);
         for &(source, send_event) in &race.candidates {
             entry.1.push(source);
@@ -72,18 +78,18 @@ pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic:
                 let g = entry
                     .2
                     .entry((send.site.0, send.call))
-                    .or_insert_with(|| (Vec::new(), send_event));
+                    .or_insert_with(|| (Vec::new(), (source, send_event)));
                 g.0.push(source);
             }
         }
     }
     let mut out = Vec::new();
-    for ((_, _), (mut ranks, mut sources, sends, first_event)) in by_site {
+    for ((_, _), (mut ranks, mut sources, sends, (first_rank, first_event))) in by_site {
         ranks.sort_unstable();
         ranks.dedup();
         sources.sort_unstable();
         sources.dedup();
-        let Some(recv) = ctx.event(ranks[0], first_event) else {
+        let Some(recv) = ctx.event(first_rank, first_event) else {
             continue;
         };
         let mut locations = vec![event_location(
@@ -95,10 +101,10 @@ pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic:
                 ranks_text(&sources)
             ),
         )];
-        for ((_, _), (mut senders, event)) in sends {
+        for ((_, _), (mut senders, (sender, event))) in sends {
             senders.sort_unstable();
             senders.dedup();
-            if let Some(send) = ctx.event(senders[0], event) {
+            if let Some(send) = ctx.event(sender, event) {
                 locations.push(event_location(
                     ctx,
                     senders,

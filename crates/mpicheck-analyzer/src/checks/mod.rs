@@ -7,6 +7,23 @@
 //! | `DL003` | [`deadlock`] | potential deadlock under another matching of a wildcard receive |
 //! | `MR001` | [`message_race`] | message race on a wildcard receive |
 //! | `CO001` | [`collective_call`] | collective call mismatch |
+//! | `CO002` | [`collective::root`] | root mismatch |
+//! | `CO003` | [`collective::op`] | reduction operation mismatch |
+//! | `CO004` | [`collective::in_place`] | `MPI_IN_PLACE` on some ranks only |
+//! | `CO005` | [`collective::arguments`] | intercomm leader/tag, merge high, cart dims, graph, file amode mismatch |
+//! | `CO006` | [`collective::file_order`] | split collective file operations out of order |
+//! | `TY001` | [`datatype::collective`] | collective type signature mismatch |
+//! | `TY002` | [`datatype::point_to_point`] | message type signature mismatch |
+//! | `TY003` | [`datatype::point_to_point`] | receive too small for the message |
+//! | `RQ001`-`RQ004` | [`request`] | request lifecycle: never completed, freed while active, unknown request, persistent request started twice |
+//! | `RS001`-`RS004` | [`resource`] | objects never freed, buffer never detached, buffered send without or with a too small buffer |
+//! | `BF001` `BF002` | [`request`], [`argument`] | buffers of pending nonblocking operations that overlap; send and receive buffers of one call that overlap |
+//! | `AR001`-`AR010` | [`argument`] | invalid arguments: ranks, tags, counts, null/freed handles, uncommitted types, NULL buffers, MPI_IN_PLACE, calls before init/after finalize |
+//! | `TH001` | [`threads`] | MPI called beyond the thread level provided |
+//! | `TH002` | [`threads`] | `MPI_Finalize` on the wrong thread, during or before other threads' calls |
+//! | `TH003` | [`threads`] | two threads complete the same request at the same time |
+//! | `TH004` | [`threads`] | a probed message can be received by another thread |
+//! | `TH005` | [`threads`] | concurrent collectives on one communicator in one process |
 //!
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
 
@@ -17,9 +34,15 @@ use crate::engine::{self, Mode, Program, Replay, ReplayOptions, WaitCond, WaitOn
 use crate::model::{Event, Op, Rank, Run, SendMode};
 use crate::waitfor::collective_call_name;
 
+pub mod argument;
+pub mod collective;
 pub mod collective_call;
+pub mod datatype;
 pub mod deadlock;
 pub mod message_race;
+pub mod request;
+pub mod resource;
+pub mod threads;
 
 /// Everything the checks share: the compiled run and its replays, computed once.
 pub(crate) struct Context<'r> {
@@ -50,15 +73,29 @@ impl<'r> Context<'r> {
     }
 }
 
-/// Runs every check, in a fixed order: CO001, DL001, DL002, DL003, MR001.
+/// Runs every check, in a fixed order: AR*, RQ*, RS*, then CO001-CO006, TY001-TY003,
+/// DL001, DL002, DL003, MR001, TH001-TH005.
 pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
     }
+    // Checks of single calls and object lifecycles need no replay: first, so their
+    // findings are there even when the run was cut short by the bad call itself.
+    let mut out = argument::check(run);
+    out.extend(request::check(run));
+    out.extend(resource::check(run));
     let ctx = Context::new(run);
-    let mut out = Vec::new();
-    let (collective, mismatched_comms) = collective_call::check(&ctx);
+    let (collective, mut mismatched_comms) = collective_call::check(&ctx);
     out.extend(collective);
+    let (roots, root_comms) = collective::root::check(&ctx);
+    out.extend(roots);
+    mismatched_comms.extend(root_comms);
+    out.extend(collective::op::check(&ctx));
+    out.extend(collective::in_place::check(&ctx));
+    out.extend(collective::arguments::check(&ctx));
+    out.extend(collective::file_order::check(&ctx));
+    out.extend(datatype::collective::check(&ctx));
+    out.extend(datatype::point_to_point::check(&ctx));
     let actual = deadlock::actual(&ctx);
     let had_actual = actual.is_some();
     out.extend(actual);
@@ -72,6 +109,7 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     };
     out.extend(alternatives);
     out.extend(message_race::check(&ctx, inconclusive));
+    out.extend(threads::check(&ctx));
     out
 }
 
@@ -83,14 +121,74 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
     deadlock::actual(&Context::new(run))
 }
 
+/// For the launcher watching a job whose ranks are all blocked although the recorded calls
+/// do not deadlock: the collective or datatype mismatches that explain the stall (an MPI
+/// often hangs inside mismatched collectives), or `None`.
+pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
+    if run.ranks.is_empty() {
+        return None;
+    }
+    let some_blocked = run
+        .ranks
+        .iter()
+        .any(|t| t.events.last().is_some_and(|e| !e.returned));
+    if !some_blocked {
+        return None;
+    }
+    let found: Vec<Diagnostic> = run_all(run)
+        .into_iter()
+        .filter(|d| {
+            matches!(
+                d.category,
+                crate::diagnostic::Category::CollectiveMismatch
+                    | crate::diagnostic::Category::TypeMismatch
+            )
+        })
+        .collect();
+    (!found.is_empty()).then_some(found)
+}
+
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 5] = [
+    static CATALOGUE: [CheckInfo; 38] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
         message_race::MR001,
         collective_call::CO001,
+        collective::root::CO002,
+        collective::op::CO003,
+        collective::in_place::CO004,
+        collective::arguments::CO005,
+        collective::file_order::CO006,
+        datatype::collective::TY001,
+        datatype::point_to_point::TY002,
+        datatype::point_to_point::TY003,
+        request::RQ001,
+        request::RQ002,
+        request::RQ003,
+        request::RQ004,
+        resource::RS001,
+        resource::RS002,
+        resource::RS003,
+        resource::RS004,
+        argument::AR001,
+        argument::AR002,
+        argument::AR003,
+        argument::AR004,
+        argument::AR005,
+        argument::AR006,
+        argument::AR007,
+        argument::AR008,
+        argument::AR009,
+        argument::AR010,
+        request::BF001,
+        argument::BF002,
+        threads::TH001,
+        threads::TH002,
+        threads::TH003,
+        threads::TH004,
+        threads::TH005,
     ];
     &CATALOGUE
 }

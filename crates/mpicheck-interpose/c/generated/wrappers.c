@@ -6226,7 +6226,9 @@ const char mpicheck_schema_text[] =
     "689 MPI_Wtime\n"
     "690 MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a\n"
     "691 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s\n"
+    "692 MPICHECK_Sync what:INT:in:s object:INT:in:s\n"
     ;
+const uint16_t mpicheck_sync_id = 692;
 
 #ifdef MPICHECK_HAVE_MPI_Abi_get_fortran_booleans
 int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set);

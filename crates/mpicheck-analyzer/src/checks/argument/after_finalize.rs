@@ -1,0 +1,76 @@
+//! MPI calls made after `MPI_Finalize` (AR010).
+
+use super::super::request::fold_by_site;
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
+use crate::model::{Op, Run};
+use crate::normalize::allowed_anytime;
+
+pub const AR010: CheckInfo = CheckInfo {
+    code: "AR010",
+    name: "call-after-finalize",
+    category: Category::InvalidArgument,
+    severity: Severity::Error,
+    summary: "an MPI function was called after MPI_Finalize",
+    docs: r#"## What it does
+
+Reports MPI calls a thread makes after its own `MPI_Finalize` returned (other threads' calls
+during or after it are `TH002`), except the ones the
+standard allows at any time (`MPI_Initialized`, `MPI_Finalized`, `MPI_Get_version`,
+`MPI_Get_library_version`, the info, session and tool-interface calls).
+
+## Why is this bad
+
+After `MPI_Finalize` the world model of MPI is gone: the call fails or aborts, and
+calling `MPI_Init` again is not allowed either. Typical causes are cleanup code
+(destructors, `atexit` handlers) that frees MPI objects or communicates too late.
+
+## Example
+
+```c
+MPI_Finalize();
+MPI_Comm_free(&comm);      /* too late */
+```
+
+## How to fix
+
+Move the call before `MPI_Finalize`; free MPI objects before finalizing and make sure
+destructors of objects holding MPI handles run before it.
+
+## MPI standard reference
+
+MPI 4.1 §11.2.2 (after `MPI_Finalize` only `MPI_Initialized`, `MPI_Finalized`,
+`MPI_Get_version`, `MPI_Get_library_version` and a few others may be called).
+"#,
+};
+
+pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+    let mut items = Vec::new();
+    for trace in &run.ranks {
+        let Some(finalize) = trace
+            .events
+            .iter()
+            .position(|e| matches!(e.op, Op::Finalize) && e.returned)
+        else {
+            continue;
+        };
+        // Other threads' late calls are TH002's (thread-safety), reported once there.
+        let finalizing_thread = trace.events[finalize].thread;
+        for (i, event) in trace.events.iter().enumerate().skip(finalize + 1) {
+            if event.thread == finalizing_thread && !allowed_anytime(event.call) {
+                items.push((
+                    trace.rank,
+                    i,
+                    format!("{} is called after MPI_Finalize", event.call),
+                    "called after MPI is finalized".to_string(),
+                ));
+            }
+        }
+    }
+    fold_by_site(
+        run,
+        items,
+        &AR010,
+        &["after MPI_Finalize only MPI_Initialized, MPI_Finalized, MPI_Get_version and a few others may be called (MPI 4.1 §11.2.2)"],
+        "make the call before MPI_Finalize",
+    )
+}

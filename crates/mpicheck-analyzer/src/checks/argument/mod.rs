@@ -1,0 +1,75 @@
+//! Argument checks: each call valid on its own, judged from the arguments the recorder
+//! wrote before the MPI library was called (so a call that makes the library abort is still
+//! judged).
+//!
+//! The normalizer attaches what is wrong with a call's arguments to the event
+//! ([`crate::model::CallFacts::arg_issues`]), using the rank's live handles and its MPI's
+//! constants; each check here reports one kind of problem, one finding per call site,
+//! parameter and message.
+
+use super::request::fold_by_site;
+use crate::diagnostic::{CheckInfo, Diagnostic};
+use crate::model::{ArgIssue, Run};
+
+pub mod after_finalize;
+pub mod before_init;
+pub mod freed_handle;
+pub mod in_place;
+pub mod invalid_tag;
+pub mod negative_count;
+pub mod null_buffer;
+pub mod null_handle;
+pub mod overlapping_buffers;
+pub mod rank_out_of_range;
+pub mod uncommitted_datatype;
+
+pub use after_finalize::AR010;
+pub use before_init::AR009;
+pub use freed_handle::AR005;
+pub use in_place::AR008;
+pub use invalid_tag::AR002;
+pub use negative_count::AR003;
+pub use null_buffer::AR007;
+pub use null_handle::AR004;
+pub use overlapping_buffers::BF002;
+pub use rank_out_of_range::AR001;
+pub use uncommitted_datatype::AR006;
+
+/// One finding per call site and message for the argument issues `describe` recognizes;
+/// it returns the message and the location's label.
+pub(crate) fn report_issues(
+    run: &Run,
+    info: &CheckInfo,
+    notes: &[&str],
+    help: &str,
+    describe: impl Fn(&ArgIssue, &'static str) -> Option<(String, String)>,
+) -> Vec<Diagnostic> {
+    let mut items = Vec::new();
+    for trace in &run.ranks {
+        for (i, event) in trace.events.iter().enumerate() {
+            let Some(facts) = event.facts() else { continue };
+            for issue in &facts.arg_issues {
+                if let Some((message, label)) = describe(issue, event.call) {
+                    items.push((trace.rank, i, message, label));
+                }
+            }
+        }
+    }
+    fold_by_site(run, items, info, notes, help)
+}
+
+/// Every argument diagnostic, in code order.
+pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
+    let mut out = rank_out_of_range::check(run);
+    out.extend(invalid_tag::check(run));
+    out.extend(negative_count::check(run));
+    out.extend(null_handle::check(run));
+    out.extend(freed_handle::check(run));
+    out.extend(uncommitted_datatype::check(run));
+    out.extend(null_buffer::check(run));
+    out.extend(in_place::check(run));
+    out.extend(before_init::check(run));
+    out.extend(after_finalize::check(run));
+    out.extend(overlapping_buffers::check(run));
+    out
+}

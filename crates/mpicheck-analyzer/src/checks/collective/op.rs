@@ -1,0 +1,70 @@
+//! CO003: the ranks of a reduction pass different operations.
+
+use super::{aligned, by_value, disagreement, Context};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
+
+pub const CO003: CheckInfo = CheckInfo {
+    code: "CO003",
+    name: "collective-op-mismatch",
+    category: Category::CollectiveMismatch,
+    severity: Severity::Error,
+    summary: "the ranks of a reduction (reduce, allreduce, reduce_scatter, scan, exscan) pass different operations",
+    docs: r#"## What it does
+
+For every reduction (`MPI_Reduce`, `MPI_Allreduce`, `MPI_Reduce_scatter(_block)`,
+`MPI_Scan`, `MPI_Exscan`, their nonblocking and persistent forms), compares the `op`
+argument of all members at the same collective call. Predefined operations are compared by
+name (`MPI_SUM`, `MPI_MAX`); user-defined operations by the function they were created
+from (`MPI_Op_create`), resolved to its name in the program, and their commutativity.
+
+## Why is this bad
+
+"The same op must be passed on all processes". Mixed operations make the result depend on
+which process combines which partial results: silently wrong numbers, different on each
+run or each MPI.
+
+## Example
+
+```c
+MPI_Allreduce(&x, &sum, 1, MPI_DOUBLE, rank == 0 ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+```
+
+## How to fix
+
+Pass the same operation on every rank. For user-defined operations, create them the same
+way on every rank.
+
+## MPI standard reference
+
+MPI 4.1 §6.9.1 (MPI_REDUCE: "op ... must be the same on all processes"; the same for all
+reductions, §6.9.6–§6.11).
+"#,
+};
+
+pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for position in aligned(ctx.run) {
+        let Some(calls) = position
+            .calls
+            .iter()
+            .map(|c| c.args.and_then(|a| a.op.clone()).map(|op| (op, *c)))
+            .collect::<Option<Vec<_>>>()
+        else {
+            continue;
+        };
+        let groups = by_value(calls);
+        if groups.len() < 2 {
+            continue;
+        }
+        out.push(disagreement(
+            ctx,
+            &CO003,
+            &position,
+            "reduction operation",
+            &groups,
+            "the op argument of a reduction must be the same on all members of the communicator (MPI 4.1 §6.9.1)",
+            "pass the same reduction operation on every rank",
+        ));
+    }
+    out
+}

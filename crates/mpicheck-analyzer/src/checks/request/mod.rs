@@ -1,0 +1,232 @@
+//! Request lifecycle checks: every nonblocking operation is completed, requests are used
+//! only while they exist and persistent requests are started only when inactive.
+//!
+//! One walk over each rank's events follows every request from the call that made it to
+//! the completion, free or `MPI_Finalize`; the checks in this family turn what it finds
+//! into diagnostics. Completion is what the wait or test reported: a test loop that
+//! returns `flag = 0` many times and then `1` completes the request once, at the end.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::diagnostic::{CheckInfo, Diagnostic, Location};
+use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
+
+pub mod free_active;
+pub mod pending_buffer_overlap;
+pub mod start_active;
+pub mod unknown_request;
+pub mod unwaited;
+
+pub use free_active::RQ002;
+pub use pending_buffer_overlap::BF001;
+pub use start_active::RQ004;
+pub use unknown_request::RQ003;
+pub use unwaited::RQ001;
+
+/// What the walk found, by rank and event index.
+#[derive(Default, Debug)]
+pub(crate) struct RequestFindings {
+    /// Requests still active at `MPI_Finalize`: (rank, event that started the request,
+    /// persistent, cancelled).
+    pub unwaited: Vec<(Rank, usize, bool, bool)>,
+    /// `MPI_Request_free` of an active request: (rank, free event, start event).
+    pub freed_active: Vec<(Rank, usize, usize)>,
+    /// A wait, test, start, cancel or free naming no live request: (rank, event).
+    pub unknown: Vec<(Rank, usize)>,
+    /// `MPI_Start` of a persistent request that is still active: (rank, start event, the
+    /// earlier start).
+    pub started_active: Vec<(Rank, usize, usize)>,
+}
+
+struct Live {
+    persistent: bool,
+    /// The event that made the request active (the nonblocking call, or `MPI_Start`).
+    active_since: Option<usize>,
+    cancelled: bool,
+}
+
+/// Requests an event creates: the nonblocking call's own, or ones the model only knows from
+/// the call's facts.
+fn created(event: &Event) -> Vec<(ReqId, bool)> {
+    let mut out = Vec::new();
+    let blocking = match &event.op {
+        Op::Send { blocking, .. }
+        | Op::Recv { blocking, .. }
+        | Op::Sendrecv { blocking, .. }
+        | Op::Collective { blocking, .. } => Some(blocking),
+        _ => None,
+    };
+    match blocking {
+        Some(Blocking::Nonblocking(r)) => out.push((*r, false)),
+        Some(Blocking::Persistent(r)) => out.push((*r, true)),
+        _ => {}
+    }
+    if let Some(facts) = event.facts() {
+        let persistent = event.call.contains("_init");
+        out.extend(facts.other_requests.iter().map(|&r| (r, persistent)));
+    }
+    out
+}
+
+pub(crate) fn walk(run: &Run) -> RequestFindings {
+    let mut found = RequestFindings::default();
+    for trace in &run.ranks {
+        let rank = trace.rank;
+        let mut live: HashMap<ReqId, Live> = HashMap::new();
+        // Requests completed, by the completing event: another thread's call that was
+        // already inside MPI when the completion returned still named a live request (the
+        // concurrent completion is TH003's).
+        let mut retired: HashMap<ReqId, usize> = HashMap::new();
+        let overlapped_completion = |r: &ReqId, event: &Event, retired: &HashMap<ReqId, usize>| {
+            retired.get(r).is_some_and(|&done| {
+                let done = &trace.events[done];
+                done.thread != event.thread
+                    && match (event.time, done.time.and_then(|t| t.exit_ns)) {
+                        (Some(time), Some(exit)) => time.enter_ns < exit,
+                        _ => false,
+                    }
+            })
+        };
+        for (i, event) in trace.events.iter().enumerate() {
+            for (r, persistent) in created(event) {
+                live.insert(
+                    r,
+                    Live {
+                        persistent,
+                        active_since: (!persistent).then_some(i),
+                        cancelled: false,
+                    },
+                );
+            }
+            match &event.op {
+                Op::Start { requests } => {
+                    for r in requests {
+                        match live.get_mut(r) {
+                            None => found.unknown.push((rank, i)),
+                            Some(l) => match l.active_since {
+                                Some(earlier) => found.started_active.push((rank, i, earlier)),
+                                None => {
+                                    l.active_since = Some(i);
+                                    l.cancelled = false;
+                                }
+                            },
+                        }
+                    }
+                }
+                Op::Wait {
+                    requests,
+                    completed,
+                    ..
+                } => {
+                    if requests.iter().flatten().any(|r| {
+                        !live.contains_key(r) && !overlapped_completion(r, event, &retired)
+                    }) {
+                        found.unknown.push((rank, i));
+                    }
+                    for &index in completed.iter().flatten() {
+                        let Some(Some(r)) = requests.get(index as usize) else {
+                            continue;
+                        };
+                        match live.get_mut(r) {
+                            Some(l) if l.persistent => {
+                                l.active_since = None;
+                                l.cancelled = false;
+                            }
+                            Some(_) => {
+                                live.remove(r);
+                                retired.insert(*r, i);
+                            }
+                            None => {}
+                        }
+                    }
+                }
+                Op::Cancel { request } => match live.get_mut(request) {
+                    Some(l) => l.cancelled = true,
+                    None => found.unknown.push((rank, i)),
+                },
+                Op::RequestFree { request } => match live.remove(request) {
+                    Some(Live {
+                        active_since: Some(start),
+                        ..
+                    }) => found.freed_active.push((rank, i, start)),
+                    Some(_) => {}
+                    None => found.unknown.push((rank, i)),
+                },
+                Op::Finalize => {
+                    let mut pending: Vec<(usize, bool, bool)> = live
+                        .values()
+                        .filter_map(|l| l.active_since.map(|s| (s, l.persistent, l.cancelled)))
+                        .collect();
+                    pending.sort_unstable();
+                    found
+                        .unwaited
+                        .extend(pending.into_iter().map(|(s, p, c)| (rank, s, p, c)));
+                    live.clear();
+                }
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+/// Folds per-event findings into one diagnostic per (call site, message): `make` gives the
+/// message and label for one rank's event, the same for every rank in the same role.
+pub(crate) fn fold_by_site(
+    run: &Run,
+    items: impl IntoIterator<Item = (Rank, usize, String, String)>,
+    info: &CheckInfo,
+    notes: &[&str],
+    help: &str,
+) -> Vec<Diagnostic> {
+    // (site, call, message, label) → ranks
+    let mut groups: BTreeMap<(u32, &'static str, String, String), Vec<Rank>> = BTreeMap::new();
+    for (rank, index, message, label) in items {
+        let Some(event) = run
+            .ranks
+            .get(rank as usize)
+            .and_then(|t| t.events.get(index))
+        else {
+            continue;
+        };
+        groups
+            .entry((event.site.0, event.call, message, label))
+            .or_default()
+            .push(rank);
+    }
+    groups
+        .into_iter()
+        .map(|((site, call, message, label), mut ranks)| {
+            ranks.sort_unstable();
+            ranks.dedup();
+            let loc = run.site(crate::model::SiteId(site));
+            Diagnostic {
+                code: info.code,
+                category: info.category,
+                severity: info.severity,
+                message,
+                locations: vec![Location {
+                    ranks,
+                    call: call.to_string(),
+                    file: loc.file.clone(),
+                    line: loc.line,
+                    label,
+                }],
+                notes: notes.iter().map(|n| n.to_string()).collect(),
+                help: Some(help.to_string()),
+                wait_for: None,
+            }
+        })
+        .collect()
+}
+
+/// Every request-lifecycle diagnostic, in code order.
+pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
+    let found = walk(run);
+    let mut out = unwaited::diagnostics(run, &found);
+    out.extend(free_active::diagnostics(run, &found));
+    out.extend(unknown_request::diagnostics(run, &found));
+    out.extend(start_active::diagnostics(run, &found));
+    out.extend(pending_buffer_overlap::diagnostics(run));
+    out
+}

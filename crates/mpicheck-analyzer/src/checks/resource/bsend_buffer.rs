@@ -1,0 +1,135 @@
+//! Buffered sends without an attached buffer (RS003) or with one too small (RS004).
+
+use super::super::request::fold_by_site;
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
+use crate::model::{Blocking, Op, Run, SendMode};
+
+pub const RS003: CheckInfo = CheckInfo {
+    code: "RS003",
+    name: "bsend-without-buffer",
+    category: Category::ResourceLeak,
+    severity: Severity::Error,
+    summary: "a buffered send was made while no buffer was attached",
+    docs: r#"## What it does
+
+Follows `MPI_Buffer_attach`/`MPI_Buffer_detach` on each rank and reports `MPI_Bsend` and
+`MPI_Ibsend` calls made while no buffer is attached.
+
+## Why is this bad
+
+A buffered send copies the message into the buffer the program attached. With none
+attached, MPI behaves as if a zero-sized buffer were attached: the send fails, and with
+the default error handler the program aborts.
+
+## Example
+
+```c
+MPI_Bsend(buf, 4, MPI_INT, 1, 0, MPI_COMM_WORLD);   /* no MPI_Buffer_attach before */
+```
+
+## How to fix
+
+Attach a buffer large enough for all buffered messages that can be in flight at once:
+each needs `MPI_Pack_size` of the message plus `MPI_BSEND_OVERHEAD`.
+
+## MPI standard reference
+
+MPI 4.1 §3.6.1 (buffer allocation and usage: with no buffer attached, MPI behaves as if
+a zero-sized buffer were attached), §3.4 (buffered mode).
+"#,
+};
+
+pub const RS004: CheckInfo = CheckInfo {
+    code: "RS004",
+    name: "bsend-buffer-too-small",
+    category: Category::ResourceLeak,
+    severity: Severity::Error,
+    summary: "a buffered send needs more space than the attached buffer has",
+    docs: r#"## What it does
+
+Compares what each `MPI_Bsend`/`MPI_Ibsend` needs in the attached buffer (the message size
+plus `MPI_BSEND_OVERHEAD`) with the size given to `MPI_Buffer_attach`, and reports sends
+that cannot fit even into an empty buffer.
+
+## Why is this bad
+
+A buffered send whose message does not fit into the attached buffer fails; with the
+default error handler the program aborts.
+
+## Example
+
+```c
+char space[256];
+MPI_Buffer_attach(space, sizeof space);
+MPI_Bsend(buf, 100, MPI_INT, 1, 0, MPI_COMM_WORLD);   /* 400 bytes + overhead */
+```
+
+## How to fix
+
+Size the buffer with `MPI_Pack_size` for each message that can be buffered at once, plus
+`MPI_BSEND_OVERHEAD` per message.
+
+## MPI standard reference
+
+MPI 4.1 §3.6.1 (buffer allocation and usage), §3.6.2 (model implementation of buffered
+mode: each message takes its packed size plus `MPI_BSEND_OVERHEAD`).
+"#,
+};
+
+pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+    let mut missing = Vec::new();
+    let mut small = Vec::new();
+    for trace in &run.ranks {
+        // Attached size; `None`: nothing attached. Attaching through the MPI 4.1 per
+        // communicator/session calls is not followed: such ranks are not judged.
+        let mut attached: Option<i64> = None;
+        let mut judged = true;
+        for (i, event) in trace.events.iter().enumerate() {
+            match &event.op {
+                Op::BufferAttach { bytes } => attached = Some(*bytes),
+                Op::BufferDetach => attached = None,
+                Op::Other if event.call.ends_with("_attach_buffer") => judged = false,
+                Op::Send {
+                    send,
+                    blocking: Blocking::Blocking | Blocking::Nonblocking(_),
+                } if send.mode == SendMode::Buffered && send.dest.is_some() && judged => {
+                    let needed = event.facts().and_then(|f| f.bsend_bytes);
+                    match (attached, needed) {
+                        (None, _) => missing.push((
+                            trace.rank,
+                            i,
+                            format!("{} is called while no buffer is attached", event.call),
+                            "buffered send with no attached buffer".to_string(),
+                        )),
+                        (Some(have), Some(need)) if need > have => small.push((
+                            trace.rank,
+                            i,
+                            format!(
+                                "{} needs {need} bytes of buffer space but only {have} bytes are attached",
+                                event.call
+                            ),
+                            format!("needs {need} bytes, {have} attached"),
+                        )),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = fold_by_site(
+        run,
+        missing,
+        &RS003,
+        &["with no buffer attached, MPI behaves as if a zero-sized buffer were attached and a buffered send fails (MPI 4.1 §3.6.1)"],
+        "attach a buffer with MPI_Buffer_attach (MPI_Pack_size of each message plus MPI_BSEND_OVERHEAD) before the buffered send",
+    );
+    out.extend(fold_by_site(
+        run,
+        small,
+        &RS004,
+        &["each buffered message takes its packed size plus MPI_BSEND_OVERHEAD in the attached buffer (MPI 4.1 §3.6.2)"],
+        "attach a larger buffer: at least MPI_Pack_size of the message plus MPI_BSEND_OVERHEAD for every message buffered at once",
+    ));
+    out
+}

@@ -1,0 +1,173 @@
+//! MPI objects created and never freed before `MPI_Finalize` (RS001).
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
+use crate::model::{Blocking, ObjectKind, ObjectRef, Op, Rank, Run, SiteId};
+
+pub const RS001: CheckInfo = CheckInfo {
+    code: "RS001",
+    name: "object-never-freed",
+    category: Category::ResourceLeak,
+    severity: Severity::Warning,
+    summary: "communicators, groups, datatypes, ops, windows, error handlers, keyvals, info objects or persistent requests were created and never freed before MPI_Finalize",
+    docs: r#"## What it does
+
+Follows every MPI object a rank creates (`MPI_Comm_dup`/`split`/`create`..., `MPI_Comm_group`
+and the group constructors, derived datatypes, `MPI_Op_create`, windows, error handlers,
+attribute keys, info objects, files, persistent requests) to the call that frees it
+(`MPI_Comm_free`, `MPI_Group_free`, `MPI_Type_free`, ...). Objects still alive when the
+rank calls `MPI_Finalize` are reported: one finding per kind of object and creation call
+site, with how many were leaked ("3 communicators created here were never freed").
+
+Only live objects are tracked, so a long-running program that creates and frees objects
+in a loop costs the checker a bounded amount of memory and produces no finding.
+
+## Why is this bad
+
+MPI objects hold memory and often scarce resources (context ids for communicators, of
+which an MPI has a few thousand; registered memory for windows). A leak inside a loop
+exhausts them and the program fails far from the cause; libraries that leak make every
+program that uses them leak.
+
+## Example
+
+```c
+for (int i = 0; i < 3; i++) {
+    MPI_Comm dup;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);   /* 3 communicators, never freed */
+    MPI_Barrier(dup);
+}
+MPI_Finalize();
+```
+
+## How to fix
+
+Free every object when it is no longer needed: `MPI_Comm_free`, `MPI_Group_free`,
+`MPI_Type_free`, `MPI_Op_free`, `MPI_Win_free`, `MPI_Errhandler_free`,
+`MPI_Comm_free_keyval`, `MPI_Info_free`, `MPI_File_close`, `MPI_Request_free` (persistent
+requests).
+
+## MPI standard reference
+
+MPI 4.1 §11.2.2 (`MPI_Finalize` does not free objects; the user should free them), §6.4.3
+(`MPI_Comm_free`), §6.3.3 (`MPI_Group_free`), §5.1.10 (`MPI_Type_free`), §6.9.5
+(`MPI_Op_free`).
+"#,
+};
+
+/// The objects each rank still held at `MPI_Finalize`, counted by (kind, creation site).
+/// Ranks that never reached `MPI_Finalize` are not judged.
+pub(crate) fn leaked(run: &Run) -> Vec<(Rank, ObjectKind, SiteId, &'static str, usize)> {
+    let mut out = Vec::new();
+    for trace in &run.ranks {
+        // Live objects only: (kind, id) → (creation site, call).
+        let mut live: HashMap<ObjectRef, (SiteId, &'static str)> = HashMap::new();
+        for event in &trace.events {
+            if let Some(facts) = event.facts() {
+                for object in &facts.freed {
+                    live.remove(object);
+                }
+                for &object in &facts.created {
+                    live.insert(object, (event.site, event.call));
+                }
+            }
+            let persistent = match &event.op {
+                Op::Send { blocking, .. }
+                | Op::Recv { blocking, .. }
+                | Op::Sendrecv { blocking, .. }
+                | Op::Collective { blocking, .. } => match blocking {
+                    Blocking::Persistent(r) => Some(*r),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let request = |r: crate::model::ReqId| ObjectRef {
+                kind: ObjectKind::Request,
+                id: crate::model::ObjectId(r.0),
+            };
+            if let Some(r) = persistent {
+                live.insert(request(r), (event.site, event.call));
+            }
+            match &event.op {
+                Op::RequestFree { request: r } => {
+                    live.remove(&request(*r));
+                }
+                Op::Finalize => {
+                    let mut counts: BTreeMap<(ObjectKind, u32, &'static str), usize> =
+                        BTreeMap::new();
+                    for (object, (site, call)) in live.drain() {
+                        *counts.entry((object.kind, site.0, call)).or_default() += 1;
+                    }
+                    out.extend(
+                        counts.into_iter().map(|((kind, site, call), n)| {
+                            (trace.rank, kind, SiteId(site), call, n)
+                        }),
+                    );
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+    // (kind, site, call, count) → ranks: one finding per kind and creation site.
+    let mut groups: BTreeMap<(ObjectKind, u32, &'static str, usize), Vec<Rank>> = BTreeMap::new();
+    for (rank, kind, site, call, n) in leaked(run) {
+        groups
+            .entry((kind, site.0, call, n))
+            .or_default()
+            .push(rank);
+    }
+    groups
+        .into_iter()
+        .map(|((kind, site, call, n), ranks)| {
+            let loc = run.site(SiteId(site));
+            let what = if n == 1 {
+                format!("1 {} created by {call}", kind.noun())
+            } else {
+                format!("{n} {} created by {call}", kind.plural())
+            };
+            let place = match (&loc.file, loc.line) {
+                (Some(f), Some(l)) => format!(" at {f}:{l}"),
+                _ => String::new(),
+            };
+            let verb = if n == 1 { "was" } else { "were" };
+            let per_rank = if ranks.len() > 1 { " on each rank" } else { "" };
+            Diagnostic {
+                code: RS001.code,
+                category: RS001.category,
+                severity: RS001.severity,
+                message: format!("{what}{place} {verb} never freed{per_rank}"),
+                locations: vec![Location {
+                    ranks,
+                    call: call.to_string(),
+                    file: loc.file.clone(),
+                    line: loc.line,
+                    label: format!("creates the {} that {verb} never freed", if n == 1 { kind.noun().to_string() } else { kind.plural() }),
+                }],
+                notes: vec!["MPI_Finalize does not free MPI objects; each must be freed by its free call (MPI 4.1 §11.2.2)".into()],
+                help: Some(format!("free it when it is no longer needed ({})", free_call(kind))),
+                wait_for: None,
+            }
+        })
+        .collect()
+}
+
+fn free_call(kind: ObjectKind) -> &'static str {
+    match kind {
+        ObjectKind::Communicator => "MPI_Comm_free",
+        ObjectKind::Group => "MPI_Group_free",
+        ObjectKind::Datatype => "MPI_Type_free",
+        ObjectKind::Op => "MPI_Op_free",
+        ObjectKind::Window => "MPI_Win_free",
+        ObjectKind::Errhandler => "MPI_Errhandler_free",
+        ObjectKind::Keyval => "MPI_Comm_free_keyval, MPI_Type_free_keyval or MPI_Win_free_keyval",
+        ObjectKind::Info => "MPI_Info_free",
+        ObjectKind::File => "MPI_File_close",
+        ObjectKind::Session => "MPI_Session_finalize",
+        ObjectKind::Request => "MPI_Request_free",
+    }
+}

@@ -1,0 +1,223 @@
+//! TH001: MPI called from threads beyond what the provided thread level allows.
+
+use super::{always_allowed, on_thread, severity, when_text, Findings, RankThreads, Role};
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::{Op, ThreadLevel};
+
+pub const TH001: CheckInfo = CheckInfo {
+    code: "TH001",
+    name: "thread-level-violated",
+    category: Category::ThreadSafety,
+    severity: Severity::Error,
+    summary: "MPI is called from more threads, or more threads at once, than the thread level provided allows",
+    docs: r#"## What it does
+
+Compares the threads that call MPI with the thread level `MPI_Init_thread` provided (as
+`MPI_Query_thread` reports it; plain `MPI_Init` usually provides `MPI_THREAD_SINGLE`):
+
+- `MPI_THREAD_SINGLE`: an MPI call from a second thread, or from the main thread while an
+  OpenMP parallel region with more than one thread runs;
+- `MPI_THREAD_FUNNELED`: an MPI call from a thread other than the one that initialized MPI;
+- `MPI_THREAD_SERIALIZED`: two threads inside MPI at the same time, or two calls of
+  different threads that no synchronization orders (barrier, critical section, lock, mutex,
+  thread join), so another run can make them overlap.
+
+Both call sites are reported. Calls any thread may make at any time (`MPI_Initialized`,
+`MPI_Query_thread`, `MPI_Is_thread_main`, `MPI_Wtime`, ...) are ignored.
+
+## Why is this bad
+
+An MPI library initialized for a lower level does not protect its state against
+concurrent calls: messages are lost or corrupted, the library crashes or hangs, rarely and
+depending on timing.
+
+## Example
+
+```c
+int provided;
+MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+#pragma omp parallel num_threads(2)
+{
+    if (omp_get_thread_num() == 1)
+        MPI_Send(buf, 1, MPI_INT, 1, 0, MPI_COMM_WORLD); /* not the main thread */
+}
+```
+
+## How to fix
+
+Call MPI only from the main thread (`#pragma omp master`), serialize the calls
+(`#pragma omp critical` around them), or request `MPI_THREAD_MULTIPLE` with
+`MPI_Init_thread` and check `provided`.
+
+## MPI standard reference
+
+MPI 4.1 §11.6.1 (Thread levels: `MPI_THREAD_SINGLE`, `FUNNELED`, `SERIALIZED`,
+`MPI_Init_thread`, "the main thread").
+"#,
+};
+
+pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
+    let Some(level) = t.provided.or_else(|| {
+        // Without the queried level, MPI_Init_thread's recorded output.
+        t.init.and_then(|i| match t.event(i).op {
+            Op::Init {
+                thread_level: Some(l),
+            } => Some(match l {
+                0 => ThreadLevel::Single,
+                1 => ThreadLevel::Funneled,
+                2 => ThreadLevel::Serialized,
+                _ => ThreadLevel::Multiple,
+            }),
+            _ => None,
+        })
+    }) else {
+        return;
+    };
+    let plain_init = t.init.is_some_and(|i| t.event(i).call == "MPI_Init");
+    let init_hint = if plain_init {
+        " (MPI_Init requests no thread support: call MPI_Init_thread)"
+    } else {
+        ""
+    };
+    let help = match level {
+        ThreadLevel::Single | ThreadLevel::Funneled => {
+            "call MPI only from the main thread (e.g. `#pragma omp master`), or initialize with MPI_Init_thread requesting the level the program needs and check `provided`"
+        }
+        _ => {
+            "serialize the threads' MPI calls (a critical section or lock around them), or request MPI_THREAD_MULTIPLE with MPI_Init_thread and check `provided`"
+        }
+    };
+    let note = format!(
+        "the thread level provided is {}; MPI 4.1 §11.6.1: {}",
+        level.name(),
+        match level {
+            ThreadLevel::Single => "only one thread will execute",
+            ThreadLevel::Funneled => "only the main thread will make MPI calls",
+            ThreadLevel::Serialized =>
+                "multiple threads may make MPI calls, but only one at a time",
+            ThreadLevel::Multiple => "",
+        }
+    );
+    let init_role = |label: String| {
+        t.init.map(|i| Role {
+            event: t.event(i),
+            label,
+        })
+    };
+    let events = &t.rank.events;
+    match level {
+        ThreadLevel::Single | ThreadLevel::Funneled => {
+            for e in events {
+                if e.thread == t.main || always_allowed(e.call) {
+                    continue;
+                }
+                let mut roles = vec![Role {
+                    event: e,
+                    label: on_thread(e, &format!("calls {}", e.call)),
+                }];
+                roles.extend(init_role(format!(
+                    "thread {}: initializes MPI with {}",
+                    t.main,
+                    level.name()
+                )));
+                out.add(
+                    "TH001",
+                    Severity::Error,
+                    t.rank.rank,
+                    format!(
+                        "{} called from thread {} other than the main thread under {}{init_hint}",
+                        e.call,
+                        e.thread,
+                        level.name()
+                    ),
+                    roles,
+                    &note,
+                    help,
+                );
+            }
+            if level == ThreadLevel::Single {
+                single_in_parallel(t, out, &note, init_hint);
+            }
+        }
+        ThreadLevel::Serialized => {
+            let calls: Vec<usize> = (0..events.len())
+                .filter(|&i| !always_allowed(events[i].call))
+                .collect();
+            for (a, b, when) in t.conflicts(&calls) {
+                let (ea, eb) = (t.event(a), t.event(b));
+                out.add(
+                    "TH001",
+                    severity(when),
+                    t.rank.rank,
+                    format!(
+                        "{} and {} of two threads {} under MPI_THREAD_SERIALIZED",
+                        eb.call,
+                        ea.call,
+                        when_text(when)
+                    ),
+                    vec![
+                        Role {
+                            event: eb,
+                            label: on_thread(eb, &format!("calls {}", eb.call)),
+                        },
+                        Role {
+                            event: ea,
+                            label: on_thread(ea, &format!("calls {}", ea.call)),
+                        },
+                    ],
+                    &note,
+                    help,
+                );
+            }
+        }
+        ThreadLevel::Multiple => {}
+    }
+}
+
+/// `MPI_THREAD_SINGLE`: the main thread calls MPI inside a parallel region of several
+/// threads (the other threads exist, even if they do not call MPI).
+fn single_in_parallel(t: &RankThreads, out: &mut Findings, note: &str, init_hint: &str) {
+    for region in &t.rank.threads.parallel_regions {
+        if region.threads < 2 {
+            continue;
+        }
+        for e in &t.rank.events {
+            let Some(time) = e.time else { continue };
+            if e.thread != region.thread
+                || always_allowed(e.call)
+                || time.order < region.begin_order
+                || time.order > region.end_order
+            {
+                continue;
+            }
+            let mut roles = vec![Role {
+                event: e,
+                label: on_thread(
+                    e,
+                    &format!(
+                        "calls {} inside a parallel region of {} threads",
+                        e.call, region.threads
+                    ),
+                ),
+            }];
+            if let Some(i) = t.init {
+                roles.push(Role {
+                    event: t.event(i),
+                    label: format!("thread {}: initializes MPI with MPI_THREAD_SINGLE", t.main),
+                });
+            }
+            out.add(
+                "TH001",
+                Severity::Error,
+                t.rank.rank,
+                format!(
+                    "{} called while {} threads run under MPI_THREAD_SINGLE{init_hint}",
+                    e.call, region.threads
+                ),
+                roles,
+                note,
+                "call MPI outside parallel regions, or initialize with MPI_Init_thread requesting MPI_THREAD_FUNNELED or higher and check `provided`",
+            );
+        }
+    }
+}

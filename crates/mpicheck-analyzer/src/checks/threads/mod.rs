@@ -1,0 +1,314 @@
+//! Rules for programs that call MPI from several threads (MARMOT's checks for hybrid
+//! MPI + OpenMP programs, seed 004): the thread level provided (TH001), `MPI_Finalize`
+//! (TH002), requests completed by two threads (TH003), probes whose message another thread
+//! receives (TH004), concurrent collectives on one communicator (TH005).
+//!
+//! A violation that *occurred* is seen in the recorded intervals: two threads were inside
+//! MPI at the same moment (one process, one monotonic clock). A violation that *could*
+//! occur in another run is two calls of different threads that no recorded synchronization
+//! orders ([`crate::threads::HappensBefore`]): OpenMP barriers, critical sections, locks,
+//! region start and end, thread create and join, mutexes.
+//!
+//! What is recorded and what is not (`c/threads.c` of the interposition library): GCC's
+//! libgomp has no OMPT tool interface (GCC 12-14), so OpenMP is observed at libgomp's entry
+//! points (parallel regions, barriers including the implicit ones of worksharing constructs,
+//! critical, atomic, ordered, locks); POSIX threads through create/join/exit, mutexes,
+//! condition waits, barriers, spin locks and semaphores called from the program itself.
+//! Explicit OpenMP tasks are not tracked: a process that creates tasks gets no "possible"
+//! reports. Threads whose start was not recorded (started by a library or another OpenMP
+//! runtime) get none either. Synchronization through atomics or flags on plain variables is
+//! invisible: calls ordered only that way are reported as possibly concurrent.
+//! `MPICHECK_THREADS=0` turns the recording off (then only violations that occurred are
+//! reported). Happens-before orders calls by the synchronization order observed in this
+//! run: two critical sections are ordered the way they ran, so a violation that needs the
+//! other order is not claimed.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::Context;
+use crate::diagnostic::{Category, Diagnostic, Location, Severity};
+use crate::model::{Event, Op, Rank, RankTrace, Run, ThreadLevel};
+use crate::threads::{overlap, HappensBefore};
+
+pub mod collective;
+pub mod finalize;
+pub mod level;
+pub mod probe;
+pub mod request;
+
+pub use collective::TH005;
+pub use finalize::TH002;
+pub use level::TH001;
+pub use probe::TH004;
+pub use request::TH003;
+
+/// Runs TH001-TH005.
+pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+    let mut findings = Findings::default();
+    for rank in &ctx.run.ranks {
+        if !rank
+            .events
+            .iter()
+            .any(|e| e.thread != rank.events[0].thread)
+            && rank.threads.parallel_regions.iter().all(|r| r.threads < 2)
+        {
+            continue; // one thread: nothing to check
+        }
+        let threads = RankThreads::new(ctx.run, rank);
+        level::check(&threads, &mut findings);
+        finalize::check(&threads, &mut findings);
+        request::check(&threads, &mut findings);
+        probe::check(&threads, &mut findings);
+        collective::check(&threads, &mut findings);
+    }
+    findings.into_diagnostics(ctx)
+}
+
+/// Calls that the standard lets any thread make at any time (MPI 4.1 §11.6.1, §11.2.1).
+pub(crate) fn always_allowed(call: &str) -> bool {
+    matches!(
+        call,
+        "MPI_Initialized"
+            | "MPI_Finalized"
+            | "MPI_Query_thread"
+            | "MPI_Is_thread_main"
+            | "MPI_Get_version"
+            | "MPI_Get_library_version"
+            | "MPI_Wtime"
+            | "MPI_Wtick"
+    )
+}
+
+/// One rank's calls as the thread checks see them.
+pub(crate) struct RankThreads<'r> {
+    pub run: &'r Run,
+    pub rank: &'r RankTrace,
+    pub hb: Option<HappensBefore>,
+    /// The event of `MPI_Init*`, if recorded.
+    pub init: Option<usize>,
+    /// The thread that initialized MPI (the main thread).
+    pub main: u16,
+    pub provided: Option<ThreadLevel>,
+}
+
+/// How two calls of different threads conflict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum When {
+    /// They ran at the same time in this run.
+    Occurred,
+    /// Nothing orders them: another run can make them overlap.
+    Possible,
+}
+
+impl<'r> RankThreads<'r> {
+    pub fn new(run: &'r Run, rank: &'r RankTrace) -> RankThreads<'r> {
+        let init = rank
+            .events
+            .iter()
+            .position(|e| matches!(e.op, Op::Init { .. }));
+        let main = init.map_or(rank.events.first().map_or(0, |e| e.thread), |i| {
+            rank.events[i].thread
+        });
+        RankThreads {
+            run,
+            rank,
+            hb: HappensBefore::of(rank),
+            init,
+            main,
+            provided: rank.threads.provided,
+        }
+    }
+
+    pub fn event(&self, i: usize) -> &'r Event {
+        &self.rank.events[i]
+    }
+
+    /// Whether two calls of different threads ran, or could run, at the same time.
+    pub fn conflict(&self, a: usize, b: usize) -> Option<When> {
+        let (ea, eb) = (self.event(a), self.event(b));
+        if ea.thread == eb.thread {
+            return None;
+        }
+        if overlap(ea, eb) {
+            return Some(When::Occurred);
+        }
+        self.hb
+            .as_ref()
+            .is_some_and(|hb| hb.unordered(self.rank, a, b))
+            .then_some(When::Possible)
+    }
+
+    /// Conflicting pairs among `calls` (event indices in program order): each call with the
+    /// calls of other threads it overlapped, and with the first call of each other thread
+    /// that nothing orders with it. Each pair once, earlier call first.
+    pub fn conflicts(&self, calls: &[usize]) -> Vec<(usize, usize, When)> {
+        let mut out = Vec::new();
+        let mut seen: HashSet<(usize, usize)> = HashSet::new();
+        // Occurred: sweep by entry time.
+        let mut by_enter: Vec<usize> = calls
+            .iter()
+            .copied()
+            .filter(|&i| self.event(i).time.is_some())
+            .collect();
+        by_enter.sort_by_key(|&i| self.event(i).time.map(|t| t.enter_ns));
+        let mut active: Vec<usize> = Vec::new();
+        for &b in &by_enter {
+            let enter = self.event(b).time.map_or(0, |t| t.enter_ns);
+            active.retain(|&a| {
+                self.event(a)
+                    .time
+                    .and_then(|t| t.exit_ns)
+                    .is_none_or(|exit| exit > enter)
+            });
+            for &a in active.iter().take(8) {
+                if self.event(a).thread != self.event(b).thread && seen.insert(pair(a, b)) {
+                    out.push((a.min(b), a.max(b), When::Occurred));
+                }
+            }
+            active.push(b);
+        }
+        // Possible: for each call, the first unordered call of every other thread.
+        if let Some(hb) = &self.hb {
+            let mut per_thread: BTreeMap<u16, Vec<usize>> = BTreeMap::new();
+            for &i in calls {
+                per_thread.entry(self.event(i).thread).or_default().push(i);
+            }
+            for &b in calls {
+                let tb = self.event(b).thread;
+                for (&ta, list) in &per_thread {
+                    if ta == tb {
+                        continue;
+                    }
+                    let Some(slot) = hb.slot_of_thread(ta) else {
+                        continue;
+                    };
+                    let first = hb.first_not_before(b, list, slot);
+                    if let Some(&a) = list.get(first) {
+                        if hb.unordered(self.rank, a, b) && seen.insert(pair(a, b)) {
+                            out.push((a.min(b), a.max(b), When::Possible));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+fn pair(a: usize, b: usize) -> (usize, usize) {
+    (a.min(b), a.max(b))
+}
+
+/// Findings folded across ranks: one diagnostic per code, message and call sites.
+#[derive(Default)]
+pub(crate) struct Findings {
+    groups: BTreeMap<FindingKey, Finding>,
+}
+
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct FindingKey {
+    code: &'static str,
+    message: String,
+    sites: Vec<(u32, &'static str, String)>,
+}
+
+struct Finding {
+    severity: Severity,
+    ranks: Vec<Rank>,
+    notes: Vec<String>,
+    help: String,
+}
+
+/// One call of a finding: the event and what it does in it.
+pub(crate) struct Role<'e> {
+    pub event: &'e Event,
+    pub label: String,
+}
+
+impl Findings {
+    #[allow(clippy::too_many_arguments)]
+    pub fn add(
+        &mut self,
+        code: &'static str,
+        severity: Severity,
+        rank: Rank,
+        message: String,
+        roles: Vec<Role>,
+        note: &str,
+        help: &str,
+    ) {
+        let key = FindingKey {
+            code,
+            message,
+            sites: roles
+                .iter()
+                .map(|r| (r.event.site.0, r.event.call, r.label.clone()))
+                .collect(),
+        };
+        let finding = self.groups.entry(key).or_insert_with(|| Finding {
+            severity,
+            ranks: Vec::new(),
+            notes: vec![note.to_string()],
+            help: help.to_string(),
+        });
+        if !finding.ranks.contains(&rank) {
+            finding.ranks.push(rank);
+        }
+    }
+
+    fn into_diagnostics(self, ctx: &Context) -> Vec<Diagnostic> {
+        self.groups
+            .into_iter()
+            .map(|(key, mut f)| {
+                f.ranks.sort_unstable();
+                let locations = key
+                    .sites
+                    .iter()
+                    .map(|(site, call, label)| {
+                        let loc = ctx.run.site(crate::model::SiteId(*site));
+                        Location {
+                            ranks: f.ranks.clone(),
+                            call: call.to_string(),
+                            file: loc.file.clone(),
+                            line: loc.line,
+                            label: label.clone(),
+                        }
+                    })
+                    .collect();
+                Diagnostic {
+                    code: key.code,
+                    category: Category::ThreadSafety,
+                    severity: f.severity,
+                    message: key.message,
+                    locations,
+                    notes: f.notes,
+                    help: Some(f.help),
+                    wait_for: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// "thread 1" with the call: a location label.
+pub(crate) fn on_thread(event: &Event, what: &str) -> String {
+    format!("thread {}: {what}", event.thread)
+}
+
+/// "at the same time" or "can run at the same time" for messages.
+pub(crate) fn when_text(when: When) -> &'static str {
+    match when {
+        When::Occurred => "ran at the same time",
+        When::Possible => "can run at the same time (no synchronization orders them)",
+    }
+}
+
+pub(crate) fn severity(when: When) -> Severity {
+    match when {
+        When::Occurred => Severity::Error,
+        When::Possible => Severity::Warning,
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,398 @@
+//! Tier-1 tests of TH001-TH005 on hand-built runs with call times and synchronization.
+
+use crate::checks::{run_all, Context};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::*;
+
+/// Builds one rank's calls and synchronization in record order.
+struct RankBuilder {
+    events: Vec<Event>,
+    sync: Vec<SyncEvent>,
+    order: u64,
+    sites: u32,
+}
+
+const REGION: u64 = 1 << 56; // start object of region token 0 (c/threads.c namespaces)
+const BARRIER: u64 = 3 << 56;
+
+impl RankBuilder {
+    fn new() -> RankBuilder {
+        RankBuilder {
+            events: Vec::new(),
+            sync: Vec::new(),
+            order: 0,
+            sites: 0,
+        }
+    }
+
+    /// A call of `thread` inside MPI from `enter` to `exit` (ns; None: never returned).
+    fn call(
+        &mut self,
+        thread: u16,
+        call: &'static str,
+        op: Op,
+        enter: u64,
+        exit: Option<u64>,
+    ) -> &mut Self {
+        self.order += 1;
+        self.sites += 1;
+        self.events.push(Event {
+            call,
+            op,
+            site: SiteId(self.sites),
+            thread,
+            returned: exit.is_some(),
+            facts: None,
+            time: Some(CallTime {
+                order: self.order,
+                enter_ns: enter,
+                exit_ns: exit,
+            }),
+        });
+        self
+    }
+
+    fn sync(&mut self, thread: u16, kind: SyncKind, object: u64) -> &mut Self {
+        self.order += 1;
+        self.sync.push(SyncEvent {
+            thread,
+            order: self.order,
+            kind,
+            object,
+        });
+        self
+    }
+
+    /// Thread 1 starts in a parallel region opened by thread 0.
+    fn fork(&mut self) -> &mut Self {
+        self.sync(0, SyncKind::Release, REGION)
+            .sync(0, SyncKind::Acquire, REGION)
+            .sync(1, SyncKind::Acquire, REGION)
+    }
+
+    fn barrier(&mut self) -> &mut Self {
+        self.sync(0, SyncKind::Release, BARRIER)
+            .sync(1, SyncKind::Release, BARRIER)
+            .sync(0, SyncKind::Acquire, BARRIER)
+            .sync(1, SyncKind::Acquire, BARRIER)
+    }
+
+    fn run(&self, level: ThreadLevel, sync_recorded: bool) -> Run {
+        let rank = RankTrace {
+            rank: 0,
+            events: self.events.clone(),
+            end: RankEnd::Finalized,
+            threads: ThreadInfo {
+                provided: Some(level),
+                sync_recorded,
+                sync: self.sync.clone(),
+                parallel_regions: Vec::new(),
+                shared_requests: Vec::new(),
+            },
+        };
+        Run {
+            ranks: vec![rank],
+            comms: vec![CommInfo {
+                name: "MPI_COMM_WORLD".into(),
+                members: vec![0],
+                remote: None,
+            }],
+            sites: (0..=self.sites)
+                .map(|i| SourceLocation {
+                    file: Some("t.c".into()),
+                    line: Some(i),
+                    function: None,
+                })
+                .collect(),
+            datatypes: Vec::new(),
+            collective_args: Default::default(),
+        }
+    }
+}
+
+fn init(level: i32) -> Op {
+    Op::Init {
+        thread_level: Some(level),
+    }
+}
+
+fn barrier_op() -> Op {
+    Op::Collective {
+        kind: CollectiveKind::Barrier,
+        comm: CommId(0),
+        root: None,
+        blocking: Blocking::Blocking,
+    }
+}
+
+fn recv(source: u32, tag: i32) -> Op {
+    Op::Recv {
+        recv: RecvSpec {
+            source: Some(Source::Rank(source)),
+            tag: TagMatch::Tag(tag),
+            comm: CommId(0),
+            count: 1,
+            datatype: None,
+            matched: Some((source, tag)),
+        },
+        blocking: Blocking::Blocking,
+    }
+}
+
+fn probe(source: u32, tag: i32) -> Op {
+    Op::Probe {
+        source: Some(Source::Rank(source)),
+        tag: TagMatch::Tag(tag),
+        comm: CommId(0),
+        blocking: true,
+        matched_probe: false,
+        found: Some(true),
+        matched: Some((source, tag)),
+    }
+}
+
+fn wait(request: u32, test: bool) -> Op {
+    Op::Wait {
+        requests: vec![Some(ReqId(request))],
+        kind: WaitKind::One,
+        test,
+        completed: None,
+    }
+}
+
+fn thread_findings(run: &Run) -> Vec<Diagnostic> {
+    super::check(&Context::new(run))
+}
+
+fn lines(d: &Diagnostic) -> Vec<u32> {
+    d.locations.iter().filter_map(|l| l.line).collect()
+}
+
+#[test]
+fn serialized_overlap_occurred_and_unordered_possible() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(2), 0, Some(10))
+        .fork()
+        .call(0, "MPI_Comm_rank", Op::Other, 100, Some(200))
+        .call(1, "MPI_Comm_size", Op::Other, 150, Some(250))
+        .call(1, "MPI_Comm_size", Op::Other, 900, Some(950));
+    let d = thread_findings(&b.run(ThreadLevel::Serialized, true));
+    let occurred: Vec<_> = d.iter().filter(|d| d.severity == Severity::Error).collect();
+    let possible: Vec<_> = d
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .collect();
+    assert_eq!(occurred.len(), 1, "{d:#?}");
+    assert_eq!(lines(occurred[0]), vec![3, 2]);
+    assert!(occurred[0].message.contains("ran at the same time"));
+    assert_eq!(possible.len(), 1, "{d:#?}");
+    assert_eq!(lines(possible[0]), vec![4, 2]);
+    assert!(d.iter().all(|d| d.code == "TH001"));
+}
+
+#[test]
+fn barrier_orders_calls_and_without_sync_records_nothing_is_possible() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(2), 0, Some(10))
+        .fork()
+        .call(0, "MPI_Comm_rank", Op::Other, 100, Some(200))
+        .barrier()
+        .call(1, "MPI_Comm_size", Op::Other, 900, Some(950));
+    assert!(thread_findings(&b.run(ThreadLevel::Serialized, true)).is_empty());
+    // Without the barrier: possible, unless synchronization was not recorded at all.
+    let mut c = RankBuilder::new();
+    c.call(0, "MPI_Init_thread", init(2), 0, Some(10))
+        .fork()
+        .call(0, "MPI_Comm_rank", Op::Other, 100, Some(200))
+        .call(1, "MPI_Comm_size", Op::Other, 900, Some(950));
+    assert_eq!(
+        thread_findings(&c.run(ThreadLevel::Serialized, true)).len(),
+        1
+    );
+    assert!(thread_findings(&c.run(ThreadLevel::Serialized, false)).is_empty());
+}
+
+#[test]
+fn thread_of_unknown_origin_gives_no_possible_report() {
+    // Thread 1's start was not recorded (no acquire of a start object).
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(2), 0, Some(10))
+        .call(0, "MPI_Comm_rank", Op::Other, 100, Some(200))
+        .call(1, "MPI_Comm_size", Op::Other, 900, Some(950));
+    assert!(thread_findings(&b.run(ThreadLevel::Serialized, true)).is_empty());
+}
+
+#[test]
+fn funneled_reports_worker_calls_with_the_init_site() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(1), 0, Some(10))
+        .fork()
+        .call(1, "MPI_Barrier", barrier_op(), 100, Some(200))
+        .call(1, "MPI_Wtime", Op::Other, 300, Some(301));
+    let d = thread_findings(&b.run(ThreadLevel::Funneled, true));
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "TH001");
+    assert_eq!(lines(&d[0]), vec![2, 1]);
+    // Under MPI_THREAD_MULTIPLE the same calls are fine.
+    assert!(thread_findings(&b.run(ThreadLevel::Multiple, true)).is_empty());
+}
+
+#[test]
+fn finalize_wrong_thread_concurrent_and_later_calls() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+        .fork()
+        .call(1, "MPI_Finalize", Op::Finalize, 100, Some(200))
+        .call(0, "MPI_Comm_rank", Op::Other, 150, Some(160))
+        .call(0, "MPI_Comm_size", Op::Other, 300, Some(310))
+        .call(0, "MPI_Finalized", Op::Other, 400, Some(410));
+    let d = thread_findings(&b.run(ThreadLevel::Multiple, true));
+    let msgs: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+    assert!(d.iter().all(|d| d.code == "TH002"), "{msgs:?}");
+    assert_eq!(d.len(), 3, "{msgs:?}");
+    assert!(msgs.iter().any(|m| m.contains("not the main thread")));
+    assert!(msgs
+        .iter()
+        .any(|m| m.contains("MPI_Comm_rank of thread 0 ran while")));
+    assert!(msgs
+        .iter()
+        .any(|m| m.contains("MPI_Comm_size called after MPI_Finalize")));
+}
+
+#[test]
+fn requests_and_collectives_shared_by_threads() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+        .fork()
+        .call(0, "MPI_Wait", wait(7, false), 100, Some(500))
+        .call(1, "MPI_Test", wait(7, true), 200, Some(210))
+        .call(1, "MPI_Test", wait(8, true), 220, Some(230))
+        .barrier()
+        .call(0, "MPI_Barrier", barrier_op(), 1000, Some(1100))
+        .call(1, "MPI_Barrier", barrier_op(), 2000, Some(2100));
+    let d = thread_findings(&b.run(ThreadLevel::Multiple, true));
+    let codes: Vec<(&str, Severity, Vec<u32>)> =
+        d.iter().map(|d| (d.code, d.severity, lines(d))).collect();
+    assert_eq!(
+        codes,
+        vec![
+            ("TH003", Severity::Error, vec![3, 2]),
+            ("TH005", Severity::Warning, vec![6, 5]),
+        ]
+    );
+    // A handle MPI gave to two live requests at once cannot be attributed: no TH003.
+    let mut run = b.run(ThreadLevel::Multiple, true);
+    run.ranks[0].threads.shared_requests = vec![ReqId(7)];
+    assert!(thread_findings(&run).iter().all(|d| d.code != "TH003"));
+}
+
+#[test]
+fn probe_stolen_in_the_seeds_forms() {
+    // Case 3 (A): the other thread's receive runs with the probe.
+    let mut a = RankBuilder::new();
+    a.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+        .fork()
+        .call(0, "MPI_Probe", probe(1, 0), 100, Some(300))
+        .call(1, "MPI_Recv", recv(1, 0), 150, Some(350))
+        .barrier()
+        .call(0, "MPI_Recv", recv(1, 0), 500, Some(600));
+    let d = thread_findings(&a.run(ThreadLevel::Multiple, true));
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "TH004");
+    assert!(
+        d[0].message.contains("same time as the probe"),
+        "{}",
+        d[0].message
+    );
+    // Case 4 (B): ordered by barriers between the probe and the probing thread's receive.
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+        .fork()
+        .call(0, "MPI_Probe", probe(1, 0), 100, Some(200))
+        .barrier()
+        .call(1, "MPI_Recv", recv(1, 0), 300, Some(400))
+        .barrier()
+        .call(0, "MPI_Recv", recv(1, 0), 500, Some(600));
+    let d = thread_findings(&b.run(ThreadLevel::Multiple, true));
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert!(
+        d[0].message.contains("between the probe"),
+        "{}",
+        d[0].message
+    );
+    // Ordered before the probe, or after the probing thread's receive: fine.
+    let mut c = RankBuilder::new();
+    c.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+        .fork()
+        .call(1, "MPI_Recv", recv(1, 0), 50, Some(60))
+        .barrier()
+        .call(0, "MPI_Probe", probe(1, 0), 100, Some(200))
+        .call(0, "MPI_Recv", recv(1, 0), 300, Some(400))
+        .barrier()
+        .call(1, "MPI_Recv", recv(1, 0), 500, Some(600));
+    assert!(thread_findings(&c.run(ThreadLevel::Multiple, true)).is_empty());
+    // Another tag: not a conflict.
+    let mut e = RankBuilder::new();
+    e.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+        .fork()
+        .call(0, "MPI_Probe", probe(1, 0), 100, Some(300))
+        .call(1, "MPI_Recv", recv(1, 5), 150, Some(350))
+        .call(0, "MPI_Recv", recv(1, 0), 500, Some(600));
+    assert!(thread_findings(&e.run(ThreadLevel::Multiple, true)).is_empty());
+}
+
+#[test]
+fn single_threaded_runs_cost_nothing_and_report_nothing() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init", Op::Init { thread_level: None }, 0, Some(10))
+        .call(0, "MPI_Barrier", barrier_op(), 100, Some(200))
+        .call(0, "MPI_Finalize", Op::Finalize, 300, Some(400));
+    let run = b.run(ThreadLevel::Single, true);
+    assert!(run_all(&run).is_empty());
+}
+
+#[test]
+fn large_threaded_runs_stay_linear() {
+    // 200k calls of 2 threads under MPI_THREAD_SERIALIZED, a barrier every 10 calls and one
+    // unordered pair at the end: one finding per site pair, found without quadratic work.
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(2), 0, Some(10)).fork();
+    let mut t = 100;
+    for i in 0..20_000u64 {
+        for k in 0..10u64 {
+            let thread = ((i + k) % 2) as u16;
+            b.order += 1;
+            b.events.push(Event {
+                call: "MPI_Comm_rank",
+                op: Op::Other,
+                site: SiteId(1),
+                thread,
+                returned: true,
+                facts: None,
+                time: Some(CallTime {
+                    order: b.order,
+                    enter_ns: t,
+                    exit_ns: Some(t + 5),
+                }),
+            });
+            t += 10;
+            b.barrier();
+        }
+    }
+    b.call(0, "MPI_Comm_size", Op::Other, t, Some(t + 5)).call(
+        1,
+        "MPI_Comm_size",
+        Op::Other,
+        t + 100,
+        Some(t + 105),
+    );
+    let start = std::time::Instant::now();
+    let d = thread_findings(&b.run(ThreadLevel::Serialized, true));
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].severity, Severity::Warning);
+}

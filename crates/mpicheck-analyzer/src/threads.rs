@@ -1,0 +1,316 @@
+//! Threads of a rank: the synchronization records of a trace ([`ThreadInfoBuilder`], used by
+//! [`crate::normalize`]) and the happens-before order between the calls of different threads
+//! ([`HappensBefore`], vector clocks), read by the thread-safety checks.
+//!
+//! The interposition library (`c/threads.c`) writes `MPICHECK_Sync what object` pseudo-calls:
+//! `what` 0 = recording is on, 1 = release of `object`, 2 = acquire of `object`, 3 = an OpenMP
+//! parallel region `object` begins (a release of its start object), 4 = it ended (an acquire
+//! of its end object), 5 = the process synchronizes in ways that are not recorded (OpenMP
+//! tasks: then no call is reported as possibly concurrent). Releases are recorded before the real operation and acquires after it,
+//! so in the process's record order every acquire follows the releases it observed.
+
+use std::collections::{HashMap, HashSet};
+
+use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
+
+use crate::model::{
+    CallTime, Event, ParallelRegion, RankTrace, SyncEvent, SyncKind, ThreadInfo, ThreadLevel,
+};
+
+const SYNC_TRACKING: i64 = 0;
+const SYNC_RELEASE: i64 = 1;
+const SYNC_ACQUIRE: i64 = 2;
+const SYNC_REGION_BEGIN: i64 = 3;
+const SYNC_REGION_END: i64 = 4;
+const SYNC_UNTRACKED: i64 = 5;
+
+/// Object namespaces of `c/threads.c` (the top byte).
+const NS_SHIFT: u32 = 56;
+const NS_REGION_START: u64 = 1;
+const NS_REGION_END: u64 = 2;
+const NS_THREAD_START: u64 = 4;
+
+fn object(ns: u64, value: u64) -> u64 {
+    (ns << NS_SHIFT) | (value & ((1 << NS_SHIFT) - 1))
+}
+
+/// The object a thread acquires first when it is started by a recorded parallel region or
+/// `pthread_create`: such a thread's origin is known.
+fn is_start_object(object: u64) -> bool {
+    matches!(object >> NS_SHIFT, NS_REGION_START | NS_THREAD_START)
+}
+
+/// The time of a call record.
+pub fn call_time(call: &CallRecord) -> CallTime {
+    CallTime {
+        order: call.seq,
+        enter_ns: call.t_enter_ns,
+        exit_ns: call.complete.then_some(call.t_exit_ns),
+    }
+}
+
+/// Collects the synchronization records of one trace.
+pub struct ThreadInfoBuilder {
+    info: ThreadInfo,
+    /// Region token → index into `info.parallel_regions`.
+    open_regions: HashMap<u64, usize>,
+    /// The process synchronized in ways not recorded (OpenMP tasks).
+    untracked: bool,
+}
+
+impl ThreadInfoBuilder {
+    pub fn new(trace: &Trace) -> ThreadInfoBuilder {
+        let level = |name: &str| {
+            trace
+                .constant(name)
+                .and_then(|v| v.trim().parse::<i32>().ok())
+        };
+        let provided = trace.header.thread_level.and_then(|p| {
+            [
+                ("MPI_THREAD_SINGLE", ThreadLevel::Single),
+                ("MPI_THREAD_FUNNELED", ThreadLevel::Funneled),
+                ("MPI_THREAD_SERIALIZED", ThreadLevel::Serialized),
+                ("MPI_THREAD_MULTIPLE", ThreadLevel::Multiple),
+            ]
+            .into_iter()
+            .find(|(name, _)| level(name) == Some(p))
+            .map(|(_, l)| l)
+        });
+        ThreadInfoBuilder {
+            info: ThreadInfo {
+                provided,
+                ..ThreadInfo::default()
+            },
+            open_regions: HashMap::new(),
+            untracked: false,
+        }
+    }
+
+    /// Takes the record if it is a synchronization pseudo-call; false for anything else.
+    pub fn sync_record(&mut self, function: &FunctionSchema, call: &CallRecord) -> bool {
+        if function.name != "MPICHECK_Sync" {
+            return false;
+        }
+        let (Some(&what), Some(&value)) = (call.words.first(), call.words.get(1)) else {
+            return true;
+        };
+        let value = value as u64;
+        let mut push = |kind, object| {
+            self.info.sync.push(SyncEvent {
+                thread: call.thread,
+                order: call.seq,
+                kind,
+                object,
+            })
+        };
+        match what {
+            SYNC_TRACKING => self.info.sync_recorded = true,
+            SYNC_UNTRACKED => self.untracked = true,
+            SYNC_RELEASE => push(SyncKind::Release, value),
+            SYNC_ACQUIRE => push(SyncKind::Acquire, value),
+            SYNC_REGION_BEGIN => {
+                push(SyncKind::Release, object(NS_REGION_START, value));
+                self.open_regions
+                    .insert(value, self.info.parallel_regions.len());
+                self.info.parallel_regions.push(ParallelRegion {
+                    thread: call.thread,
+                    begin_order: call.seq,
+                    end_order: u64::MAX,
+                    threads: 0,
+                });
+            }
+            SYNC_REGION_END => {
+                push(SyncKind::Acquire, object(NS_REGION_END, value));
+                if let Some(i) = self.open_regions.remove(&value) {
+                    self.info.parallel_regions[i].end_order = call.seq;
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    pub fn finish(mut self) -> ThreadInfo {
+        if self.untracked {
+            // Unordered calls may be ordered by what was not recorded: claim nothing.
+            self.info.sync_recorded = false;
+        }
+        // Team sizes: the threads that entered each region.
+        let mut token_of: HashMap<u64, usize> = HashMap::new();
+        let mut tokens: Vec<(u64, usize)> = Vec::new();
+        for s in &self.info.sync {
+            if s.kind == SyncKind::Release && s.object >> NS_SHIFT == NS_REGION_START {
+                tokens.push((s.object, tokens.len()));
+            }
+        }
+        token_of.extend(tokens);
+        let mut members: Vec<HashSet<u16>> = vec![HashSet::new(); token_of.len()];
+        for s in &self.info.sync {
+            if s.kind == SyncKind::Acquire {
+                if let Some(&i) = token_of.get(&s.object) {
+                    members[i].insert(s.thread);
+                }
+            }
+        }
+        for (region, m) in self.info.parallel_regions.iter_mut().zip(&members) {
+            region.threads = m.len() as u32;
+        }
+        self.info
+    }
+}
+
+/// Happens-before between the calls of one rank's threads, from the recorded
+/// synchronization (vector clocks). Meaningful only when the trace recorded synchronization
+/// ([`ThreadInfo::sync_recorded`]); threads whose start was not recorded (started by a
+/// library rather than the program, or before recording) are left out: nothing is known
+/// about what orders them.
+pub struct HappensBefore {
+    /// Thread id → dense slot.
+    slot_of: HashMap<u16, usize>,
+    /// Per event: the clock of its thread when it entered (empty when unknown).
+    enter: Vec<Vec<u32>>,
+    /// Per event: its thread's own epoch while it ran, `u32::MAX` if it never returned.
+    epoch: Vec<u32>,
+    known: Vec<bool>,
+}
+
+impl HappensBefore {
+    /// None when nothing can be said (synchronization not recorded, or a single thread).
+    pub fn of(rank: &RankTrace) -> Option<HappensBefore> {
+        if !rank.threads.sync_recorded {
+            return None;
+        }
+        let mut slot_of: HashMap<u16, usize> = HashMap::new();
+        // Record order of calls and synchronization together.
+        enum Item<'a> {
+            Call(usize, &'a Event),
+            Sync(&'a SyncEvent),
+        }
+        let mut items: Vec<(u64, Item)> = Vec::new();
+        for (i, e) in rank.events.iter().enumerate() {
+            let t = e.time?;
+            items.push((t.order, Item::Call(i, e)));
+        }
+        for s in &rank.threads.sync {
+            items.push((s.order, Item::Sync(s)));
+        }
+        items.sort_by_key(|(order, _)| *order);
+        let mut known: Vec<bool> = Vec::new();
+        for (_, item) in &items {
+            let (thread, first_is_start) = match item {
+                Item::Call(_, e) => (e.thread, false),
+                Item::Sync(s) => (
+                    s.thread,
+                    s.kind == SyncKind::Acquire && is_start_object(s.object),
+                ),
+            };
+            if !slot_of.contains_key(&thread) {
+                // The first thread of the process is the main thread; any other is known
+                // only when its first record is the acquire of its recorded start.
+                known.push(slot_of.is_empty() || first_is_start);
+                slot_of.insert(thread, slot_of.len());
+            }
+        }
+        if slot_of.len() < 2 {
+            return None;
+        }
+        let n = slot_of.len();
+        let mut clocks: Vec<Vec<u32>> = (0..n)
+            .map(|t| {
+                let mut c = vec![0; n];
+                c[t] = 1;
+                c
+            })
+            .collect();
+        let mut objects: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut enter = vec![Vec::new(); rank.events.len()];
+        let mut epoch = vec![u32::MAX; rank.events.len()];
+        for (_, item) in &items {
+            match item {
+                Item::Call(i, e) => {
+                    let t = slot_of[&e.thread];
+                    enter[*i] = clocks[t].clone();
+                    if e.returned {
+                        epoch[*i] = clocks[t][t];
+                    }
+                }
+                Item::Sync(s) => {
+                    let t = slot_of[&s.thread];
+                    match s.kind {
+                        SyncKind::Release => {
+                            let obj = objects.entry(s.object).or_insert_with(|| vec![0; n]);
+                            for (o, c) in obj.iter_mut().zip(&clocks[t]) {
+                                *o = (*o).max(*c);
+                            }
+                            clocks[t][t] += 1;
+                        }
+                        SyncKind::Acquire => {
+                            if let Some(obj) = objects.get(&s.object) {
+                                for (c, o) in clocks[t].iter_mut().zip(obj) {
+                                    *c = (*c).max(*o);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Some(HappensBefore {
+            slot_of,
+            enter,
+            epoch,
+            known,
+        })
+    }
+
+    fn slot(&self, rank: &RankTrace, event: usize) -> Option<usize> {
+        self.slot_of.get(&rank.events.get(event)?.thread).copied()
+    }
+
+    /// Whether `a` returned before `b` entered through recorded synchronization (or program
+    /// order on one thread).
+    pub fn ordered(&self, rank: &RankTrace, a: usize, b: usize) -> bool {
+        let (Some(ta), Some(tb)) = (self.slot(rank, a), self.slot(rank, b)) else {
+            return false;
+        };
+        if ta == tb {
+            return a < b;
+        }
+        self.enter[b].get(ta).is_some_and(|&c| c >= self.epoch[a])
+    }
+
+    /// Whether two calls of different threads could run at the same time in some run:
+    /// nothing recorded orders them either way, and both threads' starts are known.
+    pub fn unordered(&self, rank: &RankTrace, a: usize, b: usize) -> bool {
+        let (Some(ta), Some(tb)) = (self.slot(rank, a), self.slot(rank, b)) else {
+            return false;
+        };
+        ta != tb
+            && self.known[ta]
+            && self.known[tb]
+            && !self.ordered(rank, a, b)
+            && !self.ordered(rank, b, a)
+    }
+
+    /// The first call among `candidates` (calls of one other thread, in program order) that
+    /// `b` does not follow: every earlier one happens before `b`. Binary search: a thread's
+    /// epochs only grow.
+    pub fn first_not_before(&self, b: usize, candidates: &[usize], thread_slot: usize) -> usize {
+        let seen = self.enter[b].get(thread_slot).copied().unwrap_or(0);
+        candidates.partition_point(|&a| self.epoch[a] <= seen)
+    }
+
+    pub fn slot_of_thread(&self, thread: u16) -> Option<usize> {
+        self.slot_of.get(&thread).copied()
+    }
+}
+
+/// Two calls' intervals intersect: both were inside MPI at the same moment.
+pub fn overlap(a: &Event, b: &Event) -> bool {
+    let (Some(ta), Some(tb)) = (a.time, b.time) else {
+        return false;
+    };
+    let a_end = ta.exit_ns.unwrap_or(u64::MAX);
+    let b_end = tb.exit_ns.unwrap_or(u64::MAX);
+    ta.enter_ns < b_end && tb.enter_ns < a_end
+}

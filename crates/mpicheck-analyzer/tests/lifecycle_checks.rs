@@ -1,0 +1,231 @@
+//! Request lifecycle, resource and argument checks on hand-written traces: each positive
+//! case next to the correct twin that must produce nothing.
+
+use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::diagnostic::Diagnostic;
+use mpicheck_analyzer::text_trace::parse;
+
+fn findings(text: &str) -> Vec<Diagnostic> {
+    run_all(&parse(text).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// (code, line of the first location) of every finding.
+fn codes_at(text: &str) -> Vec<(&'static str, Option<u32>)> {
+    findings(text)
+        .iter()
+        .map(|d| (d.code, d.locations.first().and_then(|l| l.line)))
+        .collect()
+}
+
+#[test]
+fn a_request_never_completed_is_reported_at_the_call_that_started_it() {
+    let text = "ranks 2
+        *: init
+        0: isend dest=1 tag=0 req=0      @ a.c:10
+        1: recv src=0 tag=0              @ a.c:12
+        *: finalize                      @ a.c:20";
+    assert_eq!(codes_at(text), vec![("RQ001", Some(10))]);
+    let d = &findings(text)[0];
+    assert_eq!(d.locations[0].ranks, vec![0]);
+}
+
+#[test]
+fn test_loops_complete_requests_without_false_alarms() {
+    let text = "ranks 2
+        *: init
+        0: isend dest=1 tag=0 req=0
+        0: test req=0 flag=0
+        0: test req=0 flag=0
+        0: test req=0 flag=1
+        1: irecv src=0 tag=0 req=0
+        1: irecv src=0 tag=1 req=1
+        1: testall reqs=0,1 flag=0
+        1: waitany reqs=0,1 index=0 matched=0
+        0: send dest=1 tag=1
+        1: testsome reqs=null,1 indices=1
+        *: finalize";
+    assert_eq!(codes_at(text), vec![]);
+}
+
+#[test]
+fn a_request_pending_when_the_trace_stops_before_finalize_is_not_judged() {
+    let text = "ranks 1
+        0: init
+        0: irecv src=0 tag=0 req=0
+        0: end interrupted killed";
+    assert_eq!(codes_at(text), vec![]);
+}
+
+#[test]
+fn a_cancelled_request_must_still_be_completed() {
+    let text = "ranks 1
+        0: init
+        0: irecv src=0 tag=0 req=0  @ c.c:5
+        0: cancel req=0
+        0: finalize";
+    let f = findings(text);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].code, "RQ001");
+    assert!(f[0].message.contains("cancelled"), "{}", f[0].message);
+    let twin = "ranks 1
+        0: init
+        0: irecv src=0 tag=0 req=0
+        0: cancel req=0
+        0: wait req=0
+        0: finalize";
+    assert_eq!(codes_at(twin), vec![]);
+}
+
+#[test]
+fn freeing_an_active_request_and_using_a_dead_one_are_reported() {
+    let text = "ranks 2
+        *: init
+        0: irecv src=1 tag=0 req=0       @ f.c:3
+        0: request_free req=0            @ f.c:4
+        1: send dest=0 tag=0
+        1: isend dest=0 tag=1 req=0
+        1: wait req=0
+        1: wait req=7                    @ f.c:9
+        0: recv src=1 tag=1
+        *: finalize";
+    assert_eq!(codes_at(text), vec![("RQ002", Some(4)), ("RQ003", Some(9))]);
+}
+
+#[test]
+fn persistent_requests_started_twice_and_never_freed() {
+    let text = "ranks 1
+        0: init
+        0: send_init dest=null tag=0 req=0   @ p.c:2
+        0: start req=0                       @ p.c:3
+        0: start req=0                       @ p.c:4
+        0: wait req=0
+        0: finalize";
+    assert_eq!(codes_at(text), vec![("RQ004", Some(4)), ("RS001", Some(2))]);
+    let twin = "ranks 1
+        0: init
+        0: send_init dest=null tag=0 req=0
+        0: start req=0
+        0: wait req=0
+        0: startall reqs=0
+        0: waitall reqs=0
+        0: request_free req=0
+        0: finalize";
+    assert_eq!(codes_at(twin), vec![]);
+}
+
+#[test]
+fn leaks_are_one_finding_per_kind_and_site_with_the_count() {
+    let text = "ranks 2
+        *: init
+        *: comm_dup new=comm:1          @ leak.c:12
+        *: comm_dup new=comm:2          @ leak.c:12
+        *: comm_dup new=comm:3          @ leak.c:12
+        *: other MPI_Comm_free freed=comm:2
+        *: other MPI_Type_vector new=type:4  @ leak.c:15
+        *: finalize";
+    let f = findings(text);
+    let summary: Vec<(&str, Option<u32>, &str)> = f
+        .iter()
+        .map(|d| (d.code, d.locations[0].line, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                "RS001",
+                Some(12),
+                "2 communicators created by MPI_Comm_dup at leak.c:12 were never freed on each rank"
+            ),
+            (
+                "RS001",
+                Some(15),
+                "1 datatype created by MPI_Type_vector at leak.c:15 was never freed on each rank"
+            ),
+        ]
+    );
+    assert_eq!(f[0].locations[0].ranks, vec![0, 1]);
+}
+
+#[test]
+fn objects_freed_in_a_loop_are_no_leak() {
+    let mut text = String::from("ranks 1\n0: init\n");
+    for i in 0..1000 {
+        text += &format!("0: comm_dup new=comm:{i}\n0: other MPI_Comm_free freed=comm:{i}\n");
+    }
+    text += "0: finalize\n";
+    assert_eq!(codes_at(&text), vec![]);
+}
+
+#[test]
+fn buffered_sends_need_an_attached_buffer_big_enough() {
+    let text = "ranks 2
+        *: init
+        0: bsend dest=1 tag=0 bsend_bytes=112        @ b.c:3
+        0: buffer_attach bytes=256                   @ b.c:4
+        0: bsend dest=1 tag=1 bsend_bytes=496        @ b.c:5
+        0: bsend dest=1 tag=2 bsend_bytes=112
+        1: recv src=0 tag=0
+        1: recv src=0 tag=1
+        1: recv src=0 tag=2
+        *: finalize";
+    assert_eq!(
+        codes_at(text),
+        vec![("RS002", Some(4)), ("RS003", Some(3)), ("RS004", Some(5))]
+    );
+    let twin = "ranks 2
+        *: init
+        0: buffer_attach bytes=256
+        0: bsend dest=1 tag=2 bsend_bytes=112
+        0: buffer_detach
+        1: recv src=0 tag=2
+        *: finalize";
+    assert_eq!(codes_at(twin), vec![]);
+}
+
+#[test]
+fn argument_issues_are_reported_by_their_own_codes() {
+    let text = "ranks 2
+        *: init
+        0: send dest=1 tag=0 bad=dest:rank          @ x.c:1
+        0: send dest=1 tag=0 bad=tag:tag            @ x.c:2
+        0: send dest=1 tag=0 bad=count:count        @ x.c:3
+        0: barrier bad=comm:null-comm               @ x.c:4
+        0: send dest=1 tag=0 bad=datatype:freed-type @ x.c:5
+        0: send dest=1 tag=0 bad=datatype:uncommitted @ x.c:6
+        0: send dest=1 tag=0 bad=buf:nullbuf        @ x.c:7
+        0: send dest=1 tag=0 bad=buf:inplace        @ x.c:8
+        0: other MPI_Comm_rank bad=:before-init     @ x.c:9
+        1: recv src=0 tag=0
+        1: recv src=0 tag=0
+        1: recv src=0 tag=0
+        1: recv src=0 tag=0
+        1: recv src=0 tag=0
+        1: recv src=0 tag=0
+        1: recv src=0 tag=0
+        *: finalize
+        1: other MPI_Barrier                        @ x.c:10
+        1: other MPI_Finalized";
+    let got = codes_at(text);
+    for (code, line) in [
+        ("AR001", 1),
+        ("AR002", 2),
+        ("AR003", 3),
+        ("AR004", 4),
+        ("AR005", 5),
+        ("AR006", 6),
+        ("AR007", 7),
+        ("AR008", 8),
+        ("AR009", 9),
+        ("AR010", 10),
+    ] {
+        assert!(
+            got.contains(&(code, Some(line))),
+            "{code} at {line}: {got:?}"
+        );
+    }
+    assert_eq!(
+        got.iter().filter(|(c, _)| c.starts_with("AR")).count(),
+        10,
+        "{got:?}"
+    );
+}

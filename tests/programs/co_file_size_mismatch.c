@@ -1,0 +1,32 @@
+/*
+ * MPI_File_set_size with another size on rank 3. Open MPI hangs in the call (the watch ends
+ * the job), ROMIO returns an error. Expected verdict: CO005 at set_size.
+ */
+/* mpicheck: ranks=4 */
+#include <mpi.h>
+#include <stdio.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    int rank, pid, buf[4] = {0}, in[4];
+    MPI_File fh;
+    MPI_Status st;
+    char path[64];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    pid = (int)getpid();
+    MPI_Bcast(&pid, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "/tmp/mpicheck-co_file_size_mismatch-%d.tmp", pid);
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                  MPI_INFO_NULL, &fh);
+    MPI_File_set_size(fh, rank == 3 ? 256 : 128); /* expect: CO005 */
+    MPI_File_set_atomicity(fh, 0);
+    MPI_File_set_view(fh, 16 * rank, MPI_INT, MPI_INT, "native", MPI_INFO_NULL);
+    MPI_File_write_all_begin(fh, buf, 4, MPI_INT);
+    MPI_File_write_all_end(fh, buf, &st);
+    MPI_File_read_all(fh, in, 4, MPI_INT, &st);
+    MPI_File_close(&fh);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * A buffered send through a buffer that is attached but never detached before
+ * MPI_Finalize (RS002 at MPI_Buffer_attach).
+ */
+/* mpicheck: ranks=2 */
+#include <mpi.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    int rank, data[4] = {1, 2, 3, 4}, size;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Pack_size(4, MPI_INT, MPI_COMM_WORLD, &size);
+    size += MPI_BSEND_OVERHEAD;
+    if (rank == 0) {
+        MPI_Buffer_attach(malloc(size), size); /* expect: RS002 */
+        MPI_Bsend(data, 4, MPI_INT, 1, 0, MPI_COMM_WORLD);
+    } else {
+        MPI_Recv(data, 4, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}
