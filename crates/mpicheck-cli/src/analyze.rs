@@ -32,7 +32,8 @@ pub struct RunMeta {
     pub args: Vec<String>,
     pub mpi_family: Option<String>,
     pub ranks: u32,
-    /// Exit status of the launcher; `None` when it was killed by a signal.
+    /// Exit status of the launcher; `None` when it was killed by a signal or mpicheck ended
+    /// the job.
     pub exit_status: Option<i32>,
     /// The directory the program ran in: relative source paths are resolved against it.
     pub working_dir: PathBuf,

@@ -86,7 +86,13 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     }
 
     let outcome = supervise(&mut child, args, &out_dir, &meta, &options)?;
-    meta.exit_status = outcome.status.code();
+    // The launcher's status after mpicheck ended a deadlocked job says nothing about the
+    // program (MPICH's mpiexec even reports 0).
+    meta.exit_status = if outcome.ended_deadlock {
+        None
+    } else {
+        outcome.status.code()
+    };
     save_meta(&out_dir, &meta)?;
 
     let findings = match analyze::analyze_and_report(&out_dir, &meta, &options) {

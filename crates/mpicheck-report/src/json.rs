@@ -37,7 +37,7 @@
 //!   and `rank` is the first of them; `file` and `line` are `null` when unknown. The first
 //!   location is the reporting rank's call.
 //! - `help` and `wait_for` are `null` when absent; `exit_status` is `null` when the launcher
-//!   was killed or its status is unknown; `reason` appears only on interrupted traces.
+//!   was killed, mpicheck ended the job (a deadlock), or its status is unknown; `reason` appears only on interrupted traces.
 //! - `wait_for.edges[].from`/`to` index `wait_for.nodes`; `semantics` is `"and"` (the node
 //!   needs all its out-edges) or `"or"` (any one suffices); `in_cycle` marks the nodes of
 //!   the cycle or knot itself.
