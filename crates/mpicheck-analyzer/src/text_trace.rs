@@ -49,7 +49,9 @@
 //! freed; KIND is `comm` `group` `type` `op` `win` `errhandler` `keyval` `info` `file`
 //! `session` `request`, N an object id of the rank), `bad=PARAM:PROBLEM,...` (argument
 //! problems: `rank` `tag` `count` `uncommitted` `nullbuf` `inplace` `before-init` `null-KIND`
-//! `freed-KIND`) and `bsend_bytes=N` (the attached-buffer space a buffered send needs).
+//! `freed-KIND`), `bsend_bytes=N` (the attached-buffer space a buffered send needs) and
+//! `mem=PARAM:START+LEN:r|w,...` (the bytes a buffer argument covers, `w` when MPI writes
+//! them).
 //!
 //! Waits and tests fill in the `matched` source of the nonblocking receives they complete
 //! when given `matched=SRC[:TAG]` (one receive) — as the normalizer does from statuses.
@@ -705,7 +707,8 @@ impl Parser {
     }
 
     /// The keys every line may carry: `new=comm:1,type:2` (objects made), `freed=comm:1`,
-    /// `bad=tag:tag,dest:rank` (argument problems), `bsend_bytes=N`.
+    /// `bad=tag:tag,dest:rank` (argument problems), `bsend_bytes=N`,
+    /// `mem=buf:4096+32:r,recvbuf:4100+8:w` (bytes a buffer argument covers; w: MPI writes it).
     fn facts(&self, keys: &Keys) -> Result<Option<Box<CallFacts>>, TextTraceError> {
         let mut facts = CallFacts::default();
         let objects = |key: &str| -> Result<Vec<ObjectRef>, TextTraceError> {
@@ -759,6 +762,24 @@ impl Parser {
                 facts.arg_issues.push(ArgIssue {
                     param: intern(param),
                     problem,
+                });
+            }
+        }
+        if let Some(list) = keys.get("mem") {
+            for item in list.split(',') {
+                let parsed = item.split(':').collect::<Vec<_>>();
+                let (param, range, access) = match parsed[..] {
+                    [param, range, access @ ("r" | "w")] => (param, range, access),
+                    _ => return self.err(format!("`mem={item}`: expected PARAM:START+LEN:r|w")),
+                };
+                let Some((start, len)) = range.split_once('+') else {
+                    return self.err(format!("`mem={item}`: expected PARAM:START+LEN:r|w"));
+                };
+                facts.buffers.push(BufferSpan {
+                    param: intern(param),
+                    start: self.int("mem", start)?,
+                    len: self.int("mem", len)?,
+                    write: access == "w",
                 });
             }
         }

@@ -229,3 +229,44 @@ fn argument_issues_are_reported_by_their_own_codes() {
         "{got:?}"
     );
 }
+
+#[test]
+fn a_receive_into_the_memory_of_a_pending_send_is_bf001() {
+    // Rank 0's MPI_Recv writes bytes 8..24 while its MPI_Isend still reads 0..16.
+    let bug = "ranks 2
+        *: init
+        0: isend dest=1 tag=0 req=0 mem=buf:4096+16:r       @ a.c:10
+        1: isend dest=0 tag=0 req=0 mem=buf:8192+16:r       @ a.c:10
+        0: recv src=1 tag=0 mem=buf:4104+16:w               @ a.c:11
+        1: recv src=0 tag=0 mem=buf:8224+16:w               @ a.c:11
+        *: wait req=0                                       @ a.c:12
+        *: finalize";
+    assert_eq!(codes_at(bug), vec![("BF001", Some(11))]);
+    assert_eq!(findings(bug)[0].locations[0].ranks, vec![0]);
+    // After the wait the send's memory is free again; two pending sends may share memory
+    // (neither writes it).
+    let twin = "ranks 2
+        *: init
+        0: isend dest=1 tag=0 req=0 mem=buf:4096+16:r
+        0: isend dest=1 tag=1 req=1 mem=buf:4096+16:r
+        0: waitall reqs=0,1
+        0: recv src=1 tag=0 mem=buf:4104+16:w
+        1: recv src=0 tag=0 mem=buf:8192+16:w
+        1: recv src=0 tag=1 mem=buf:8192+16:w
+        1: send dest=0 tag=0 mem=buf:8192+16:r
+        *: finalize";
+    assert_eq!(codes_at(twin), vec![]);
+}
+
+#[test]
+fn send_and_receive_buffers_of_one_call_that_overlap_are_bf002() {
+    let bug = "ranks 2
+        *: init
+        0: sendrecv dest=1 sendtag=0 src=1 recvtag=0 mem=sendbuf:4096+16:r,recvbuf:4100+16:w  @ a.c:7
+        1: sendrecv dest=0 sendtag=0 src=0 recvtag=0 mem=sendbuf:8192+16:r,recvbuf:8208+16:w  @ a.c:7
+        *: finalize";
+    assert_eq!(codes_at(bug), vec![("BF002", Some(7))]);
+    assert_eq!(findings(bug)[0].locations[0].ranks, vec![0]);
+    let twin = bug.replace("recvbuf:4100+16:w", "recvbuf:4112+16:w");
+    assert_eq!(codes_at(&twin), vec![]);
+}

@@ -624,3 +624,31 @@ fn std_wildcard_bcast_race() {
         &[("MR001", 47)],
     );
 }
+
+#[test]
+fn std_wildcard_then_specific_recv() {
+    check(
+        "std_wildcard_then_specific_recv",
+        "ranks 3
+         0: recv src=any tag=0 matched=1 @ f.c:35
+         0: recv src=2 tag=0 @ f.c:36
+         1: send dest=0 tag=0 @ f.c:40
+         2: send dest=0 tag=0 @ f.c:45
+         *: finalize @ f.c:49",
+        &[("DL003", 35), ("MR001", 35)],
+    );
+}
+
+#[test]
+fn std_specific_recvs_ok() {
+    check(
+        "std_specific_recvs_ok",
+        "ranks 3
+         0: recv src=1 tag=0 @ f.c:26
+         0: recv src=2 tag=0 @ f.c:27
+         1: send dest=0 tag=0 @ f.c:31
+         2: send dest=0 tag=0 @ f.c:36
+         *: finalize @ f.c:40",
+        &[],
+    );
+}

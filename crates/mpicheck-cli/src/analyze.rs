@@ -1,7 +1,8 @@
 //! From the trace files of an output directory to findings and reports: read the traces,
-//! resolve call sites from DWARF, normalize, run every check, write `report.json`,
-//! `report.sarif` and `report.html`, and print the findings on stderr (stdout belongs to
-//! the program).
+//! resolve call sites from DWARF, normalize, run every check, select the findings (severity
+//! threshold, suppression file), write `report.json`, `report.sarif` and `report.html`, and
+//! print the findings (`--format`: on stderr for the terminal, since stdout belongs to the
+//! program; machine formats on stdout).
 
 use std::collections::HashMap;
 use std::fs;
@@ -9,9 +10,17 @@ use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use mpicheck_analyzer::diagnostic::{Diagnostic, Severity};
+use mpicheck_analyzer::diagnostic::{Diagnostic, Location, Severity};
 use mpicheck_analyzer::model::{Run, SourceLocation};
-use mpicheck_report::{RankTimeline, ReportInput, RunInfo, TimelineCall, TraceEnd};
+use mpicheck_report::filter::DEFAULT_SUPPRESSIONS_FILE;
+use mpicheck_report::{
+    Hidden, RankTimeline, ReportInput, RunInfo, Selection, Summary, Suppressions, TimelineCall,
+    TraceEnd,
+};
+use termcolor::ColorChoice;
+
+use crate::progress::Progress;
+use crate::{ColorArg, Format, ReportArgs, SeverityArg};
 use mpicheck_symbols::Symbolizer;
 use mpicheck_trace::reader::{read_trace, Trace};
 use serde::{Deserialize, Serialize};
@@ -23,7 +32,8 @@ pub struct RunMeta {
     pub args: Vec<String>,
     pub mpi_family: Option<String>,
     pub ranks: u32,
-    /// Exit status of the launcher; `None` when it was killed by a signal.
+    /// Exit status of the launcher; `None` when it was killed by a signal or mpicheck ended
+    /// the job.
     pub exit_status: Option<i32>,
     /// The directory the program ran in: relative source paths are resolved against it.
     pub working_dir: PathBuf,
@@ -34,8 +44,76 @@ const REPORT_FILES: [&str; 3] = ["report.json", "report.sarif", "report.html"];
 /// Calls per rank shown in the HTML timeline.
 const TIMELINE_CALLS: usize = 12;
 
+/// What `--format`, `--severity`, `--suppressions`, `--max-findings` and `--color` ask for,
+/// with the suppression file read.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    pub format: Format,
+    pub min_severity: Severity,
+    pub suppressions: Suppressions,
+    pub max_findings: Option<usize>,
+    pub color: ColorArg,
+}
+
+impl ReportOptions {
+    /// Reads the suppression file: the one given, else `./mpicheck-suppressions.toml` when it
+    /// exists.
+    pub fn from_args(args: &ReportArgs) -> Result<ReportOptions> {
+        let known: Vec<&str> = mpicheck_analyzer::checks::catalogue()
+            .iter()
+            .map(|c| c.code)
+            .collect();
+        let path = match &args.suppressions {
+            Some(path) => Some(path.clone()),
+            None => {
+                let default = PathBuf::from(DEFAULT_SUPPRESSIONS_FILE);
+                // Said once, so that findings never disappear without a word.
+                default.is_file().then(|| {
+                    eprintln!(
+                        "mpicheck: note: using suppressions from ./{DEFAULT_SUPPRESSIONS_FILE} (--suppressions FILE to use another)"
+                    );
+                    default
+                })
+            }
+        };
+        let suppressions = match &path {
+            Some(path) => {
+                let text = fs::read_to_string(path).with_context(|| {
+                    format!("cannot read the suppression file {}", path.display())
+                })?;
+                Suppressions::parse(&text, &known)
+                    .with_context(|| format!("suppression file {} is not valid", path.display()))?
+            }
+            None => Suppressions::default(),
+        };
+        Ok(ReportOptions {
+            format: args.format,
+            min_severity: match args.severity {
+                SeverityArg::Warning => Severity::Warning,
+                SeverityArg::Error => Severity::Error,
+            },
+            suppressions,
+            max_findings: args.max_findings,
+            color: args.color,
+        })
+    }
+}
+
+impl Default for ReportOptions {
+    fn default() -> ReportOptions {
+        ReportOptions {
+            format: Format::Terminal,
+            min_severity: Severity::Warning,
+            suppressions: Suppressions::default(),
+            max_findings: None,
+            color: ColorArg::Auto,
+        }
+    }
+}
+
 /// `mpicheck analyze DIR`.
-pub fn analyze_saved(dir: &Path) -> Result<u8> {
+pub fn analyze_saved(dir: &Path, args: &ReportArgs) -> Result<u8> {
+    let options = ReportOptions::from_args(args)?;
     if !dir.is_dir() {
         bail!("{} is not a directory; give the output directory of an `mpicheck run` (default ./mpicheck-out)", dir.display());
     }
@@ -51,7 +129,7 @@ pub fn analyze_saved(dir: &Path) -> Result<u8> {
             ..RunMeta::default()
         },
     };
-    let findings = analyze_and_report(dir, &meta)?;
+    let findings = analyze_and_report(dir, &meta, &options)?;
     Ok(if has_errors(&findings) { 1 } else { 0 })
 }
 
@@ -93,17 +171,35 @@ pub fn has_errors(findings: &[Diagnostic]) -> bool {
 }
 
 /// Reads every trace of `dir` and runs all checks; writes the reports and prints them.
-pub fn analyze_and_report(dir: &Path, meta: &RunMeta) -> Result<Vec<Diagnostic>> {
-    let traces = load_traces(dir)?;
+/// Returns the reported findings (not suppressed, at or above the threshold).
+pub fn analyze_and_report(
+    dir: &Path,
+    meta: &RunMeta,
+    options: &ReportOptions,
+) -> Result<Vec<Diagnostic>> {
+    // Shown only if the analysis takes long enough to need it, and only on a terminal.
+    let progress = Progress::start();
+    let traces = load_traces_with(dir, &progress)?;
+    progress.stage("resolving call sites and normalizing");
     let run = build_run(&traces)?;
+    progress.stage(&format!(
+        "replaying {} calls of {} ranks and running the checks",
+        run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),
+        run.ranks.len()
+    ));
     let findings = mpicheck_report::fold(mpicheck_analyzer::checks::run_all(&run));
-    report(dir, meta, &traces, &run, &findings, true)?;
-    Ok(findings)
+    progress.stage("writing the reports");
+    let reported = report(dir, meta, &traces, &run, findings, options, Some(&progress))?;
+    Ok(reported)
 }
 
 /// The traces of `dir` that belong to MPI processes, ordered by rank. Unreadable traces are
 /// skipped with a warning, so one damaged file does not hide the others' findings.
 pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
+    load_traces_with(dir, &Progress::disabled())
+}
+
+fn load_traces_with(dir: &Path, progress: &Progress) -> Result<Vec<Trace>> {
     let mut paths: Vec<PathBuf> = fs::read_dir(dir)
         .with_context(|| format!("cannot list {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -111,13 +207,15 @@ pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
         .collect();
     paths.sort();
     let mut traces = Vec::new();
-    for path in &paths {
+    for (i, path) in paths.iter().enumerate() {
+        progress.stage(&format!("reading trace {} of {}", i + 1, paths.len()));
         match read_trace(path) {
             // Processes the preloaded library started in but that never used MPI (a shell
             // or helper the program ran) leave empty traces; they are not ranks.
             Ok(trace) if !trace.header.initialized() && trace.calls.is_empty() => {}
             Ok(trace) => traces.push(trace),
-            Err(e) => eprintln!("mpicheck: warning: skipping {}: {e}", path.display()),
+            Err(e) => progress
+                .suspend(|| eprintln!("mpicheck: warning: skipping {}: {e}", path.display())),
         }
     }
     if traces.is_empty() {
@@ -157,15 +255,29 @@ pub fn build_run(traces: &[Trace]) -> Result<Run> {
         .context("cannot analyze the traces")
 }
 
-/// Writes the three report files, and prints the findings on stderr when `print`.
+/// Selects the findings (severity threshold, suppression file), writes the three report
+/// files, and prints the findings as `--format` asks when `print`. Returns the reported
+/// findings. `progress` is cleared before anything is printed.
 pub fn report(
     dir: &Path,
     meta: &RunMeta,
     traces: &[Trace],
     run: &Run,
-    findings: &[Diagnostic],
-    print: bool,
-) -> Result<()> {
+    findings: Vec<Diagnostic>,
+    options: &ReportOptions,
+    print: Option<&Progress>,
+) -> Result<Vec<Diagnostic>> {
+    let functions = site_functions(run);
+    let function_of = |l: &Location| -> Option<String> {
+        functions
+            .get(&(l.file.clone()?, l.line?))
+            .map(|f| f.to_string())
+    };
+    let selected = Selection {
+        min_severity: options.min_severity,
+        suppressions: &options.suppressions,
+    }
+    .apply(findings, &function_of);
     let run_info = RunInfo {
         program: meta.program.clone(),
         args: meta.args.clone(),
@@ -182,9 +294,14 @@ pub fn report(
     let timelines = timelines(run);
     let input = ReportInput {
         run: &run_info,
-        findings,
+        findings: &selected.findings,
         timelines: &timelines,
         source_base: &meta.working_dir,
+        hidden: Hidden {
+            suppressed: selected.suppressed,
+            below_threshold: selected.below_threshold,
+            beyond_cap: Summary::default(),
+        },
     };
     let [json, sarif, html] = REPORT_FILES.map(|name| dir.join(name));
     write_file(&json, |w| mpicheck_report::write_json(w, &input))?;
@@ -192,20 +309,78 @@ pub fn report(
         mpicheck_report::write_sarif(w, &input, mpicheck_analyzer::checks::catalogue())
     })?;
     write_file(&html, |w| mpicheck_report::write_html(w, &input))?;
-    if print {
-        print_findings(&input);
-        eprintln!("mpicheck: report written to {}", json.display());
+    if let Some(progress) = print {
+        progress.finish();
+        print_report(&input, options, &json)?;
     }
+    Ok(selected.findings)
+}
+
+/// The function of each call site, by `(file, line)`, for suppressions by function.
+fn site_functions(run: &Run) -> HashMap<(String, u32), &str> {
+    let mut out = HashMap::new();
+    for site in &run.sites {
+        if let (Some(file), Some(line), Some(function)) = (&site.file, site.line, &site.function) {
+            out.entry((file.clone(), line)).or_insert(function.as_str());
+        }
+    }
+    out
+}
+
+/// Prints the report in the format asked for: the terminal rendering on stderr, machine
+/// formats on stdout; the summary line always goes to stderr.
+fn print_report(input: &ReportInput<'_>, options: &ReportOptions, json: &Path) -> Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    match options.format {
+        Format::Terminal => {
+            let (shown, beyond_cap) = mpicheck_report::cap(input.findings, options.max_findings);
+            let capped = ReportInput {
+                findings: &shown,
+                hidden: Hidden {
+                    beyond_cap,
+                    ..input.hidden
+                },
+                ..*input
+            };
+            print_findings(&capped, options.color);
+            eprintln!("mpicheck: report written to {}", json.display());
+            return Ok(());
+        }
+        Format::Json => mpicheck_report::write_json(&mut stdout, input)?,
+        Format::Sarif => mpicheck_report::write_sarif(
+            &mut stdout,
+            input,
+            mpicheck_analyzer::checks::catalogue(),
+        )?,
+        Format::Html => mpicheck_report::write_html(&mut stdout, input)?,
+        Format::Dot => {
+            for graph in input.findings.iter().filter_map(|d| d.wait_for.as_ref()) {
+                stdout.write_all(mpicheck_report::to_dot(graph).as_bytes())?;
+            }
+        }
+        Format::None => {}
+    }
+    stdout.flush().context("cannot print the report")?;
+    eprintln!(
+        "mpicheck: {}; report written to {}",
+        Summary::of_input(input).text(),
+        json.display()
+    );
     Ok(())
 }
 
-/// Prints findings on stderr, in color when stderr is a terminal.
-pub fn print_findings(input: &ReportInput<'_>) {
-    use termcolor::{ColorChoice, StandardStream};
-    let choice = if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() {
-        ColorChoice::Auto
-    } else {
-        ColorChoice::Never
+/// Prints findings on stderr, in color when `--color` and the terminal say so.
+pub fn print_findings(input: &ReportInput<'_>, color: ColorArg) {
+    use termcolor::StandardStream;
+    let choice = match color {
+        ColorArg::Always => ColorChoice::Always,
+        ColorArg::Never => ColorChoice::Never,
+        ColorArg::Auto
+            if std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none() =>
+        {
+            ColorChoice::Auto
+        }
+        ColorArg::Auto => ColorChoice::Never,
     };
     let mut stderr = StandardStream::stderr(choice);
     if let Err(e) = mpicheck_report::render_terminal(&mut stderr, input) {

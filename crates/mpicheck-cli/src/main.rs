@@ -2,13 +2,19 @@
 //! the checks.
 //!
 //! Exit status (also in the README):
-//! - `run`: the program's own non-zero exit status when it failed; otherwise 1 when a finding
-//!   has severity error (including a deadlock that mpicheck ended), else 0;
-//! - `analyze`: 1 when a finding has severity error, else 0;
+//! - `run`: the program's own non-zero exit status when it failed; otherwise 1 when a
+//!   reported finding has severity error, or when mpicheck ended the job on a deadlock (even
+//!   a suppressed one: the program did not finish), else 0;
+//! - `analyze`: 1 when a reported finding has severity error, else 0;
 //! - 2 for a usage error or when mpicheck itself cannot do its job (the message says why).
+//!
+//! A reported finding is one the suppression file does not match and that is at or above
+//! the severity threshold (`--severity`); `--max-findings` limits what is printed, never
+//! what counts.
 
 mod analyze;
 mod launch;
+mod progress;
 mod run;
 mod watch;
 
@@ -41,6 +47,8 @@ enum Command {
     Analyze {
         /// The output directory of an earlier `mpicheck run`.
         dir: PathBuf,
+        #[command(flatten)]
+        report: ReportArgs,
     },
     /// Print every rank's recorded MPI calls as the analyzer reads them: call, call site,
     /// whether it returned, and its normalized operation (world ranks, communicator ids).
@@ -80,6 +88,8 @@ pub struct RunArgs {
     /// "mpiexec -f hosts"; mpicheck appends `-n N`.
     #[arg(long, value_name = "CMD")]
     pub launcher: Option<String>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// The program and its arguments.
     #[arg(
         required = true,
@@ -87,6 +97,57 @@ pub struct RunArgs {
         value_name = "PROGRAM [ARGS]"
     )]
     pub command: Vec<String>,
+}
+
+/// How findings are reported; shared by `run` and `analyze`.
+#[derive(clap::Args, Clone, Debug)]
+#[command(next_help_heading = "Reporting")]
+pub struct ReportArgs {
+    /// What mpicheck prints: `terminal`, the findings in rustc style on stderr; `json`,
+    /// `sarif` or `html`, that report on stdout (after the program's own output); `dot`, the
+    /// wait-for graph of each deadlock on stdout; `none`, only the summary line. The report
+    /// files in the output directory are written in every case.
+    #[arg(long, value_enum, default_value_t = Format::Terminal)]
+    pub format: Format,
+    /// Report only findings of at least this severity (printed and in the report files).
+    #[arg(long, value_enum, value_name = "LEVEL", default_value_t = SeverityArg::Warning)]
+    pub severity: SeverityArg,
+    /// Suppression file (TOML, `[[suppress]]` entries by code, file, function, ranks).
+    /// Default: ./mpicheck-suppressions.toml when it exists; `--suppressions /dev/null`
+    /// ignores it.
+    #[arg(long, value_name = "FILE")]
+    pub suppressions: Option<PathBuf>,
+    /// Print at most N findings on the terminal, the most severe first. The summary line
+    /// still counts them all and the report files keep them all.
+    #[arg(long, value_name = "N")]
+    pub max_findings: Option<usize>,
+    /// Colors in the terminal output: `auto` (when stderr is a terminal and NO_COLOR is not
+    /// set), `always` or `never`.
+    #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
+    pub color: ColorArg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Terminal,
+    Json,
+    Sarif,
+    Html,
+    Dot,
+    None,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SeverityArg {
+    Warning,
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorArg {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -106,7 +167,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(&args),
-        Command::Analyze { dir } => analyze::analyze_saved(&dir),
+        Command::Analyze { dir, report } => analyze::analyze_saved(&dir, &report),
         Command::Events { dir } => analyze::print_events(&dir),
         Command::Checks => {
             print!(

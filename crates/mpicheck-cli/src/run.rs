@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::analyze::{self, is_trace_file, RunMeta, RUN_META_FILE};
+use crate::analyze::{self, is_trace_file, ReportOptions, RunMeta, RUN_META_FILE};
 use crate::launch::{detect_family, find_program, interposition_library, launcher_command};
+use crate::progress::Progress;
 use crate::watch::Watcher;
 use crate::{OnDeadlock, RunArgs};
 
@@ -26,6 +27,8 @@ extern "C" fn on_interrupt(_signal: libc::c_int) {
 }
 
 pub fn run(args: &RunArgs) -> Result<u8> {
+    // Read before the job starts: a broken suppression file must not cost a whole run.
+    let options = ReportOptions::from_args(&args.report)?;
     let program_name = &args.command[0];
     let program = find_program(program_name).with_context(|| {
         format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
@@ -82,11 +85,17 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         );
     }
 
-    let outcome = supervise(&mut child, args, &out_dir, &meta)?;
-    meta.exit_status = outcome.status.code();
+    let outcome = supervise(&mut child, args, &out_dir, &meta, &options)?;
+    // The launcher's status after mpicheck ended a deadlocked job says nothing about the
+    // program (MPICH's mpiexec even reports 0).
+    meta.exit_status = if outcome.ended_deadlock {
+        None
+    } else {
+        outcome.status.code()
+    };
     save_meta(&out_dir, &meta)?;
 
-    let findings = match analyze::analyze_and_report(&out_dir, &meta) {
+    let findings = match analyze::analyze_and_report(&out_dir, &meta, &options) {
         Ok(findings) => findings,
         Err(e) if !outcome.status.success() && !outcome.ended_deadlock => {
             // The program failed before it recorded anything we can analyze: its own exit
@@ -113,7 +122,13 @@ struct Outcome {
 
 /// Waits for the job while watching its traces; ends it on a deadlock (abort mode) or when
 /// the user interrupts mpicheck.
-fn supervise(child: &mut Child, args: &RunArgs, out_dir: &Path, meta: &RunMeta) -> Result<Outcome> {
+fn supervise(
+    child: &mut Child,
+    args: &RunArgs,
+    out_dir: &Path,
+    meta: &RunMeta,
+    options: &ReportOptions,
+) -> Result<Outcome> {
     let timeout = Duration::from_secs_f64(args.deadlock_timeout);
     let mut watcher = Watcher::new(out_dir, args.ranks, timeout);
     let mut ended_deadlock = false;
@@ -137,9 +152,12 @@ fn supervise(child: &mut Child, args: &RunArgs, out_dir: &Path, meta: &RunMeta) 
             eprintln!("mpicheck: interrupted; ending the job and analyzing what it recorded");
             terminate_started = Some(terminate(child));
         } else if !reported_deadlock && watcher.poll() {
-            // In abort mode the final analysis of the ended job prints the deadlock.
-            let print = args.on_deadlock == OnDeadlock::Report;
-            match live_deadlock(out_dir, meta, print) {
+            // In abort mode the final analysis of the ended job prints the deadlock; so does
+            // the final analysis in report mode for the machine formats (one document on
+            // stdout, not two).
+            let print =
+                args.on_deadlock == OnDeadlock::Report && options.format == crate::Format::Terminal;
+            match live_deadlock(out_dir, meta, options, print) {
                 Some(()) if args.on_deadlock == OnDeadlock::Abort => {
                     eprintln!(
                         "mpicheck: deadlock: every rank has been blocked for {:.0} s; ending the job (use --on-deadlock report to let it wait)",
@@ -170,7 +188,12 @@ fn supervise(child: &mut Child, args: &RunArgs, out_dir: &Path, meta: &RunMeta) 
 
 /// Analyzes the traces of a stuck job; reports and returns `Some` when they show a deadlock
 /// (or collective/datatype mismatches that explain the hang).
-fn live_deadlock(out_dir: &Path, meta: &RunMeta, print: bool) -> Option<()> {
+fn live_deadlock(
+    out_dir: &Path,
+    meta: &RunMeta,
+    options: &ReportOptions,
+    print: bool,
+) -> Option<()> {
     let traces = analyze::load_traces(out_dir).ok()?;
     let run = analyze::build_run(&traces).ok()?;
     // A deadlock, or else collective/datatype mismatches the MPI hangs in.
@@ -179,7 +202,9 @@ fn live_deadlock(out_dir: &Path, meta: &RunMeta, print: bool) -> Option<()> {
         None => mpicheck_analyzer::checks::mismatch_stall(&run)?,
     };
     // Written now as well, so the report exists even if the job cannot be ended.
-    if let Err(e) = analyze::report(out_dir, meta, &traces, &run, &findings, print) {
+    let progress = Progress::disabled();
+    let print = print.then_some(&progress);
+    if let Err(e) = analyze::report(out_dir, meta, &traces, &run, findings, options, print) {
         eprintln!("mpicheck: warning: {e:#}");
     }
     Some(())

@@ -1,7 +1,8 @@
 //! `mpicheck run` on real MPI programs under MPICH and Open MPI: calls recorded once at the
 //! right file:line for C, C++ and the three Fortran bindings, the program's output, stdin
 //! and exit status unchanged, a SIGKILLed rank's trace readable, a hung job ended, and
-//! one-line errors for bad input.
+//! one-line errors for bad input, hpcc's output unchanged, and the report files of a real
+//! deadlock: the HTML drawn in headless Chromium shows the cycle, the SARIF matches its schema.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -547,4 +548,114 @@ fn hpcc_output_unchanged() {
     );
     let report = std::fs::read_to_string(checked_dir.join("mpicheck-out/report.json")).unwrap();
     assert!(report.contains("\"findings\""), "{report}");
+}
+
+/// `report.html` as headless Chromium draws it (Debian's `chromium`), as RGB(A) pixels.
+fn screenshot(html: &Path, dir: &Path) -> (png::OutputInfo, Vec<u8>) {
+    let shot = dir.join("shot.png");
+    let mut cmd = Command::new("chromium");
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--hide-scrollbars",
+        "--window-size=1200,1400",
+    ])
+    .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+    .arg(format!("--screenshot={}", shot.display()))
+    .arg(format!("file://{}", html.display()));
+    if Command::new("chromium").arg("--version").output().is_err() {
+        panic!(
+            "chromium is missing: install it with scripts/install-deps (Debian package chromium)"
+        );
+    }
+    let (output, _) = run_bounded(cmd, b"");
+    assert!(
+        shot.exists(),
+        "no screenshot from chromium (scripts/install-deps installs it): {}",
+        text(&output.stderr)
+    );
+    let file = std::io::BufReader::new(std::fs::File::open(&shot).unwrap());
+    let mut reader = png::Decoder::new(file).read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    pixels.truncate(info.buffer_size());
+    (info, pixels)
+}
+
+/// Pixels of exactly the fill of the cycle's nodes in the wait-for graph.
+fn cycle_pixels(info: &png::OutputInfo, pixels: &[u8]) -> usize {
+    let hex = mpicheck_report::svg::CYCLE_NODE_FILL.trim_start_matches('#');
+    let fill: Vec<u8> = (0..3)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+        .collect();
+    let channels = info.color_type.samples();
+    assert!(channels >= 3, "{:?}", info.color_type);
+    pixels
+        .chunks_exact(channels)
+        .filter(|px| px[..3] == fill[..])
+        .count()
+}
+
+/// The SARIF file of a real run matches the SARIF 2.1.0 schema (vendored with the report
+/// crate's tests, see its SARIF-SCHEMA.md).
+fn assert_valid_sarif(out: &Path) -> serde_json::Value {
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../mpicheck-report/tests/sarif-schema-2.1.0.json"
+    ))
+    .unwrap();
+    let log: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.sarif")).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}\n{log:#}");
+    log
+}
+
+/// The HTML report of a real deadlock shows the cycle as a picture in a browser, and its
+/// SARIF file is valid; a run without a deadlock draws no cycle.
+#[test]
+fn deadlock_report_draws_the_cycle_in_chromium_and_sarif_is_valid() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(MPICH, "../../../../examples/halo_deadlock.c", dir.path());
+    let out = dir.path().join("deadlock");
+    let (checked, _) = mpicheck_run(
+        MPICH,
+        2,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "2"],
+        b"",
+    );
+    assert_eq!(checked.status.code(), Some(1), "{}", text(&checked.stderr));
+    let (info, pixels) = screenshot(&out.join("report.html"), dir.path());
+    // Two boxes of about 300 × 40 pixels, one per rank of the cycle.
+    let drawn = cycle_pixels(&info, &pixels);
+    assert!(
+        drawn > 2 * 5000,
+        "{drawn} pixels of the cycle's fill in a {}x{} screenshot",
+        info.width,
+        info.height
+    );
+    let log = assert_valid_sarif(&out);
+    let location = &log["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    assert!(
+        location["artifactLocation"]["uri"]
+            .as_str()
+            .is_some_and(|u| u.ends_with("halo_deadlock.c")),
+        "{location:#}"
+    );
+    assert_eq!(location["region"]["startLine"], 29, "{location:#}");
+
+    // The twin: a correct program's report has nothing in the cycle's color.
+    let exe = compile(MPICH, "sites.c", dir.path());
+    let out = dir.path().join("clean");
+    let (checked, _) = mpicheck_run(MPICH, 2, &out, &[exe.to_str().unwrap()], &[], b"");
+    assert_eq!(checked.status.code(), Some(0), "{}", text(&checked.stderr));
+    let (info, pixels) = screenshot(&out.join("report.html"), dir.path());
+    assert_eq!(cycle_pixels(&info, &pixels), 0);
+    assert_valid_sarif(&out);
 }

@@ -16,7 +16,8 @@ use crate::source::{call_span, SourceCache};
 use crate::svg::{to_svg, xml_escape as esc, SVG_CSS};
 use crate::{site_text, RankTimeline, ReportInput, RunInfo, Summary, TOOL_NAME, TOOL_VERSION};
 
-const CSS: &str = r#"
+/// The page's own style (the graph has [`SVG_CSS`]).
+pub const PAGE_CSS: &str = r#"
 :root { --err: #c0392b; --warn: #b9770e; --muted: #666; --line: #ddd; }
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 75em; padding: 0 1em; color: #222; }
 h1 { font-size: 1.5em; margin-bottom: 0.2em; }
@@ -80,7 +81,9 @@ fn run_section(out: &mut String, run: &RunInfo) {
     row(
         "exit status",
         run.exit_status
-            .map_or("none (killed or unknown)".to_string(), |c| c.to_string()),
+            .map_or("none (killed, or ended by mpicheck)".to_string(), |c| {
+                c.to_string()
+            }),
     );
     // One line per distinct way of ending, with its rank set.
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
@@ -196,10 +199,10 @@ fn timeline_section(out: &mut String, timelines: &[RankTimeline]) {
 /// The page as a string (what [`write_html`] writes).
 pub fn render_html(input: &ReportInput<'_>) -> String {
     let mut sources = SourceCache::new(input.source_base);
-    let summary = Summary::of(input.findings);
+    let summary = Summary::of_input(input);
     let mut out = String::new();
     out.push_str(&format!(
-        "<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>{TOOL_NAME} report: {}</title>\n<style>{CSS}{SVG_CSS}</style>\n</head>\n<body>\n<h1>{TOOL_NAME} report</h1>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\" xmlns=\"http://www.w3.org/1999/xhtml\">\n<head>\n<meta charset=\"utf-8\"/>\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n<title>{TOOL_NAME} report: {}</title>\n<style>{PAGE_CSS}{SVG_CSS}</style>\n</head>\n<body>\n<h1>{TOOL_NAME} report</h1>\n",
         esc(&input.run.program)
     ));
     out.push_str("<table class=\"run\">\n");

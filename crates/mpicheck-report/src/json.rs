@@ -25,7 +25,7 @@
 //!                                "semantics": "and", "in_cycle": true } ],
 //!                   "edges": [ { "from": 0, "to": 0, "label": "message tag 0" } ] }
 //!   } ],
-//!   "summary": { "errors": 1, "warnings": 0 }
+//!   "summary": { "errors": 1, "warnings": 0, "suppressed": 0, "below_threshold": 0 }
 //! }
 //! ```
 //!
@@ -37,11 +37,13 @@
 //!   and `rank` is the first of them; `file` and `line` are `null` when unknown. The first
 //!   location is the reporting rank's call.
 //! - `help` and `wait_for` are `null` when absent; `exit_status` is `null` when the launcher
-//!   was killed or its status is unknown; `reason` appears only on interrupted traces.
+//!   was killed, mpicheck ended the job (a deadlock), or its status is unknown; `reason` appears only on interrupted traces.
 //! - `wait_for.edges[].from`/`to` index `wait_for.nodes`; `semantics` is `"and"` (the node
 //!   needs all its out-edges) or `"or"` (any one suffices); `in_cycle` marks the nodes of
 //!   the cycle or knot itself.
-//! - `summary` counts the findings by severity.
+//! - `summary` counts the findings by severity, and the findings left out by the
+//!   suppression file (`suppressed`) and by the severity threshold (`below_threshold`).
+//!   `--max-findings` never shortens `report.json`.
 
 use std::io::{self, Write};
 
@@ -133,7 +135,7 @@ fn report<'a>(input: &ReportInput<'a>) -> Report<'a> {
         },
         run: input.run,
         findings: input.findings.iter().map(Finding::from).collect(),
-        summary: Summary::of(input.findings),
+        summary: Summary::of_input(input),
     }
 }
 

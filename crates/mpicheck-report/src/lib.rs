@@ -17,6 +17,7 @@ use serde::Serialize;
 
 pub mod checks;
 pub mod dot;
+pub mod filter;
 pub mod fold;
 pub mod html;
 pub mod json;
@@ -28,6 +29,7 @@ pub mod terminal;
 
 pub use checks::{render_check_list, render_explain};
 pub use dot::to_dot;
+pub use filter::{cap, Selected, Selection, Suppressions};
 pub use fold::fold;
 pub use html::write_html;
 pub use json::write_json;
@@ -50,6 +52,19 @@ pub struct ReportInput<'a> {
     /// Relative source paths in locations are resolved against this directory (usually the
     /// directory the program was built in).
     pub source_base: &'a Path,
+    /// Findings left out of `findings` and how: counted in the summary.
+    pub hidden: Hidden,
+}
+
+/// Findings a report does not show, for its summary.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hidden {
+    /// Matched an entry of the suppression file.
+    pub suppressed: usize,
+    /// Below the severity threshold (`--severity`).
+    pub below_threshold: usize,
+    /// Beyond `--max-findings`: still counted as errors and warnings, only not rendered.
+    pub beyond_cap: Summary,
 }
 
 /// What was run and how it ended: the `run` object of `report.json`.
@@ -136,11 +151,16 @@ pub struct TimelineCall {
     pub returned: bool,
 }
 
-/// Error and warning counts, as in the summary line and `report.json`'s `summary`.
+/// Error and warning counts, as in the summary line and `report.json`'s `summary`, with the
+/// findings left out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Summary {
     pub errors: usize,
     pub warnings: usize,
+    /// Left out by the suppression file.
+    pub suppressed: usize,
+    /// Left out by the severity threshold.
+    pub below_threshold: usize,
 }
 
 impl Summary {
@@ -155,8 +175,38 @@ impl Summary {
         s
     }
 
-    /// `2 errors, 1 warning`, `1 error`, `3 warnings` or `no findings`.
+    /// The summary of a report: its findings, those beyond the cap, and those left out.
+    pub fn of_input(input: &ReportInput<'_>) -> Summary {
+        let shown = Summary::of(input.findings);
+        Summary {
+            errors: shown.errors + input.hidden.beyond_cap.errors,
+            warnings: shown.warnings + input.hidden.beyond_cap.warnings,
+            suppressed: input.hidden.suppressed,
+            below_threshold: input.hidden.below_threshold,
+        }
+    }
+
+    /// `2 errors, 1 warning`, `1 error`, `3 warnings` or `no findings`, followed by what was
+    /// left out: `1 error (2 suppressed, 1 below the severity threshold)`.
     pub fn text(&self) -> String {
+        let mut text = self.counts_text();
+        let mut left_out = Vec::new();
+        if self.suppressed > 0 {
+            left_out.push(format!("{} suppressed", self.suppressed));
+        }
+        if self.below_threshold > 0 {
+            left_out.push(format!(
+                "{} below the severity threshold",
+                self.below_threshold
+            ));
+        }
+        if !left_out.is_empty() {
+            text.push_str(&format!(" ({})", left_out.join(", ")));
+        }
+        text
+    }
+
+    fn counts_text(&self) -> String {
         fn count(n: usize, one: &str) -> String {
             if n == 1 {
                 format!("1 {one}")
@@ -188,12 +238,41 @@ mod tests {
 
     #[test]
     fn summary_text() {
-        let s = |errors, warnings| Summary { errors, warnings }.text();
+        let s = |errors, warnings| {
+            Summary {
+                errors,
+                warnings,
+                ..Summary::default()
+            }
+            .text()
+        };
         assert_eq!(s(0, 0), "no findings");
         assert_eq!(s(1, 0), "1 error");
         assert_eq!(s(2, 1), "2 errors, 1 warning");
         assert_eq!(s(0, 3), "3 warnings");
         assert_eq!(s(1, 1), "1 error, 1 warning");
+        let left_out = |suppressed, below_threshold| {
+            Summary {
+                errors: 1,
+                suppressed,
+                below_threshold,
+                ..Summary::default()
+            }
+            .text()
+        };
+        assert_eq!(left_out(2, 0), "1 error (2 suppressed)");
+        assert_eq!(
+            left_out(2, 1),
+            "1 error (2 suppressed, 1 below the severity threshold)"
+        );
+        assert_eq!(
+            Summary {
+                below_threshold: 3,
+                ..Summary::default()
+            }
+            .text(),
+            "no findings (3 below the severity threshold)"
+        );
     }
 
     #[test]

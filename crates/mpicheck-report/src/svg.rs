@@ -306,6 +306,16 @@ impl Bounds {
     }
 }
 
+/// Where an edge label sits relative to its point on the edge.
+#[derive(Clone, Copy)]
+enum Anchor {
+    Middle,
+    /// Right of the point (the label starts there).
+    Start,
+    /// Left of the point (the label ends there).
+    End,
+}
+
 /// The graph as an `<svg>` element (no XML declaration, ready to inline in HTML). `id`
 /// prefixes the marker ids so several drawings can share one page.
 pub fn to_svg(g: &WaitForGraph, id: &str) -> String {
@@ -342,6 +352,7 @@ pub fn to_svg(g: &WaitForGraph, id: &str) -> String {
         } else {
             e.label.clone()
         };
+        let mut anchor = Anchor::Middle;
         let (path, lx, ly) = if e.from == e.to {
             // A loop over the top of the box.
             let (x, top) = (a.x, a.y - a.h / 2.0);
@@ -381,23 +392,40 @@ pub fn to_svg(g: &WaitForGraph, id: &str) -> String {
                 b.add(px, py, 2.0, 2.0);
             }
             let d = format!("M{sx:.1},{sy:.1} Q{qx:.1},{qy:.1} {tx:.1},{ty:.1}");
-            (
-                d,
+            let (lx, ly) = (
                 0.25 * sx + 0.5 * qx + 0.25 * tx,
                 0.25 * sy + 0.5 * qy + 0.25 * ty,
-            )
+            );
+            if parallel {
+                // The two bent curves are close together: labels centred on them would
+                // overprint each other, so each goes on the outer side of its curve.
+                let (dx, dy) = (lx - (sx + tx) / 2.0, ly - (sy + ty) / 2.0);
+                if dx.abs() >= dy.abs() {
+                    anchor = if dx < 0.0 { Anchor::End } else { Anchor::Start };
+                    (d, lx, ly)
+                } else {
+                    (d, lx, ly + dy.signum() * EDGE_FONT)
+                }
+            } else {
+                (d, lx, ly)
+            }
         };
         let _ = writeln!(
             edges_svg,
             r#"<path class="{class}" d="{path}" marker-end="url(#{id}-{marker})"/>"#
         );
         let lw = label.chars().count() as f64 * EDGE_CHAR_W + 6.0;
-        b.add(lx, ly, lw / 2.0, EDGE_FONT);
+        let (rect_x, text_x, style) = match anchor {
+            Anchor::Middle => (lx - lw / 2.0, lx, ""),
+            Anchor::Start => (lx + 4.0, lx + 7.0, r#" style="text-anchor: start""#),
+            Anchor::End => (lx - 4.0 - lw, lx - 7.0, r#" style="text-anchor: end""#),
+        };
+        b.add(rect_x + lw / 2.0, ly, lw / 2.0, EDGE_FONT);
         let _ = writeln!(
             labels_svg,
-            r#"<g class="edge-label{}"><rect x="{:.1}" y="{:.1}" width="{lw:.1}" height="{:.1}" rx="3"/><text x="{lx:.1}" y="{:.1}">{}</text></g>"#,
+            r#"<g class="edge-label{}"><rect x="{:.1}" y="{:.1}" width="{lw:.1}" height="{:.1}" rx="3"/><text x="{text_x:.1}" y="{:.1}"{style}>{}</text></g>"#,
             if hot { " cycle" } else { "" },
-            lx - lw / 2.0,
+            rect_x,
             ly - EDGE_FONT * 0.8,
             EDGE_FONT * 1.6,
             ly + EDGE_FONT * 0.35,
@@ -456,10 +484,14 @@ pub fn to_svg(g: &WaitForGraph, id: &str) -> String {
 }
 
 /// Styles for [`to_svg`]'s classes, for the page that embeds it.
+/// Fill of the nodes of the cycle; used nowhere else on the page, so a screenshot test can
+/// find the drawn cycle by its color.
+pub const CYCLE_NODE_FILL: &str = "#fadbd8";
+
 pub const SVG_CSS: &str = r#"
 svg.wait-for { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; max-width: 100%; height: auto; }
 svg.wait-for .node rect { fill: #f4f4f4; stroke: #777; stroke-width: 1.5; }
-svg.wait-for .node.cycle rect { fill: #fde2e1; stroke: #c0392b; stroke-width: 2.5; }
+svg.wait-for .node.cycle rect { fill: #fadbd8; stroke: #c0392b; stroke-width: 2.5; }
 svg.wait-for .node.or rect { stroke-dasharray: 6 3; }
 svg.wait-for .node text { font-size: 12px; text-anchor: middle; fill: #222; }
 svg.wait-for .node text.ranks { font-weight: bold; }
@@ -472,12 +504,23 @@ svg.wait-for .edge-label text { font-size: 11px; text-anchor: middle; fill: #444
 svg.wait-for .edge-label.cycle text { fill: #c0392b; }
 svg.wait-for .legend text { font-size: 11px; fill: #444; }
 svg.wait-for .legend .swatch { fill: #f4f4f4; stroke: #777; }
-svg.wait-for .legend .swatch.cycle { fill: #fde2e1; stroke: #c0392b; }
+svg.wait-for .legend .swatch.cycle { fill: #fadbd8; stroke: #c0392b; }
 "#;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cycle_fill_is_only_the_cycle_nodes() {
+        let rules: Vec<&str> = SVG_CSS
+            .lines()
+            .filter(|l| l.contains(CYCLE_NODE_FILL))
+            .collect();
+        assert_eq!(rules.len(), 2, "{rules:?}");
+        assert!(rules.iter().all(|r| r.contains(".cycle")));
+        assert!(!crate::html::PAGE_CSS.contains(CYCLE_NODE_FILL));
+    }
     use mpicheck_analyzer::diagnostic::{WaitEdge, WaitNode};
     use proptest::prelude::*;
 

@@ -51,7 +51,21 @@ pub fn render_terminal(w: &mut dyn WriteColor, input: &ReportInput<'_>) -> io::R
             other => io::Error::other(other.to_string()),
         })?;
     }
-    write_summary(w, &Summary::of(input.findings))
+    let beyond = input.hidden.beyond_cap;
+    let not_shown = beyond.errors + beyond.warnings;
+    if not_shown > 0 {
+        writeln!(
+            w,
+            "{TOOL_NAME}: {} more {} not shown (--max-findings); the report files have them all",
+            not_shown,
+            if not_shown == 1 {
+                "finding"
+            } else {
+                "findings"
+            }
+        )?;
+    }
+    write_summary(w, &Summary::of_input(input))
 }
 
 fn write_summary(w: &mut dyn WriteColor, summary: &Summary) -> io::Result<()> {

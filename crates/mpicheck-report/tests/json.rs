@@ -81,7 +81,10 @@ fn findings_carry_every_field() {
     assert_eq!(report["run"]["ranks"], 6);
     assert_eq!(report["run"]["exit_status"], Value::Null);
     assert_eq!(report["run"]["trace_ends"][5]["state"], "interrupted");
-    assert_eq!(report["summary"], json!({"errors": 2, "warnings": 1}));
+    assert_eq!(
+        report["summary"],
+        json!({"errors": 2, "warnings": 1, "suppressed": 0, "below_threshold": 0})
+    );
 
     let dl = &report["findings"][0];
     assert_eq!(dl["code"], "DL001");

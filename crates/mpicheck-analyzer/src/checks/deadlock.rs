@@ -460,7 +460,7 @@ pub(crate) fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                 category: DL003.category,
                 severity: DL003.severity,
                 message: format!(
-                    "potential deadlock: if the wildcard receive of rank {} matches rank {source} instead of rank {}, {} block forever",
+                    "potential deadlock: if the wildcard receive of rank {} matches rank {source} instead of rank {}, {} would be blocked forever",
                     race.rank,
                     race.matched,
                     ranks_text(&cycle_ranks(&alt, &set.core))

@@ -218,6 +218,7 @@ pub fn input<'a>(
         findings,
         timelines,
         source_base: base,
+        hidden: Default::default(),
     }
 }
 

@@ -9,7 +9,8 @@ pub const TH001: CheckInfo = CheckInfo {
     name: "thread-level-violated",
     category: Category::ThreadSafety,
     severity: Severity::Error,
-    summary: "MPI is called from more threads, or more threads at once, than the thread level provided allows",
+    summary:
+        "more threads call MPI, or more of them at once, than the thread level provided allows",
     docs: r#"## What it does
 
 Compares the threads that call MPI with the thread level `MPI_Init_thread` provided (as
