@@ -10,7 +10,7 @@ pub const TH002: CheckInfo = CheckInfo {
     name: "finalize-with-threads",
     category: Category::ThreadSafety,
     severity: Severity::Error,
-    summary: "MPI_Finalize is called from a thread other than the main one, while another thread is in MPI, or is followed by MPI calls",
+    summary: "MPI_Finalize is called from a thread other than the main one, while another thread is in MPI, or before another thread's MPI calls",
     docs: r#"## What it does
 
 Reports, with both call sites:
