@@ -61,6 +61,9 @@ struct Constants {
     /// Raw handle → predefined reduction operation name.
     ops: HashMap<i64, String>,
     in_place: Option<i64>,
+    /// The `MPI_Win_fence` assertions every member must give if any gives them.
+    mode_noprecede: Option<i64>,
+    mode_nosucceed: Option<i64>,
 }
 
 impl Constants {
@@ -77,6 +80,8 @@ impl Constants {
             undefined: get("MPI_UNDEFINED"),
             datatype_null: get("MPI_DATATYPE_NULL"),
             in_place: get("MPI_IN_PLACE"),
+            mode_noprecede: get("MPI_MODE_NOPRECEDE_VALUE"),
+            mode_nosucceed: get("MPI_MODE_NOSUCCEED_VALUE"),
             ..Default::default()
         };
         for (name, value) in &trace.constants {
@@ -442,6 +447,8 @@ struct RankNormalizer<'t> {
     pending_topology: Option<Topology>,
     /// Open files → the communicator they were opened on.
     files: HashMap<i64, LocalComm>,
+    /// The communicator of each window, from its creation (window calls name no communicator).
+    windows: HashMap<i64, LocalComm>,
     /// Communicator-creating calls per parent so far on this rank, counting the ones that
     /// gave this rank MPI_COMM_NULL: every member of the parent makes each call, so the
     /// count agrees across ranks even when the new communicators' member sets differ.
@@ -646,6 +653,7 @@ impl<'t> RankNormalizer<'t> {
             topologies: HashMap::new(),
             pending_topology: None,
             files: HashMap::new(),
+            windows: HashMap::new(),
             creations: HashMap::new(),
             intercomm_creations: HashMap::new(),
             pending_creation: None,
@@ -915,6 +923,30 @@ impl<'t> RankNormalizer<'t> {
                 if let Some(id) = self.datatype(args.int("etype")) {
                     let name = self.tables.datatypes[id.0 as usize].name.clone();
                     out.agree.push(("etype", name));
+                }
+            }
+            "Win_fence" => {
+                // MPI 4.1 §12.5.5: NOPRECEDE and NOSUCCEED, if given by any member, must be
+                // given by all (the others are local hints).
+                if let Some(assert) = args.int("assert") {
+                    let mut given = Vec::new();
+                    for (name, bit) in [
+                        ("MPI_MODE_NOPRECEDE", self.constants.mode_noprecede),
+                        ("MPI_MODE_NOSUCCEED", self.constants.mode_nosucceed),
+                    ] {
+                        match bit {
+                            Some(bit) if assert & bit != 0 => given.push(name),
+                            Some(_) => {}
+                            // Not known for this MPI: nothing to compare.
+                            None => return out,
+                        }
+                    }
+                    let given = if given.is_empty() {
+                        "neither MPI_MODE_NOPRECEDE nor MPI_MODE_NOSUCCEED".to_string()
+                    } else {
+                        given.join(" | ")
+                    };
+                    out.agree.push(("assert", given));
                 }
             }
             s if s.starts_with("File_") => {}
@@ -1571,7 +1603,13 @@ impl<'t> RankNormalizer<'t> {
                 Some(c) => c.clone(),
                 None => self.comm(None),
             },
-            _ => self.comm(comm_raw),
+            _ => match args.int("win").filter(|_| comm_raw.is_none()) {
+                Some(win) => match self.windows.get(&win) {
+                    Some(c) => c.clone(),
+                    None => self.comm(None),
+                },
+                None => self.comm(comm_raw),
+            },
         };
         match short {
             "File_open" => {
@@ -1582,6 +1620,16 @@ impl<'t> RankNormalizer<'t> {
             "File_close" => {
                 if let Some(fh) = args.int("fh") {
                     self.files.remove(&fh);
+                }
+            }
+            "Win_create" | "Win_allocate" | "Win_allocate_shared" | "Win_create_dynamic" => {
+                if let Some(win) = args.out_int("win") {
+                    self.windows.insert(win, comm.clone());
+                }
+            }
+            "Win_free" => {
+                if let Some(win) = args.int("win") {
+                    self.windows.remove(&win);
                 }
             }
             _ => {}

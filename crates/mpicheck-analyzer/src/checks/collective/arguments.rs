@@ -11,7 +11,7 @@ pub const CO005: CheckInfo = CheckInfo {
     name: "collective-argument-mismatch",
     category: Category::CollectiveMismatch,
     severity: Severity::Error,
-    summary: "an argument that must be the same on all members (intercomm leader/tag, merge high, cartesian dims, graph, file amode) differs",
+    summary: "an argument that must be the same on all members (intercomm leader/tag, merge high, cartesian dims, graph, file amode/size/atomicity/etype, fence assertions) differs",
     docs: r#"## What it does
 
 Compares, across the members making the same collective call, the arguments the standard
@@ -21,7 +21,11 @@ requires to be equal everywhere:
 - `MPI_Intercomm_merge`: `high` (within each group);
 - `MPI_Cart_create`: `ndims`, `dims`, `periods`, `reorder`;
 - `MPI_Graph_create`: `nnodes`, `index`, `edges`, `reorder`;
-- `MPI_File_open`: `amode`.
+- `MPI_File_open`: `amode`; `MPI_File_set_size`, `MPI_File_preallocate`: `size`;
+  `MPI_File_set_atomicity`: `flag`; `MPI_File_seek_shared`: `offset`, `whence`;
+  `MPI_File_set_view`: the `etype` (by type signature);
+- `MPI_Win_fence`: whether `MPI_MODE_NOPRECEDE` and `MPI_MODE_NOSUCCEED` are given (the
+  other assertions are local hints and may differ).
 
 ## Why is this bad
 
@@ -46,7 +50,8 @@ same input everywhere).
 MPI 4.1 §7.6.2 (MPI_INTERCOMM_CREATE: local_leader and tag), §7.6.2 (MPI_INTERCOMM_MERGE:
 "all processes in each group should provide the same high value"), §8.5.1 (MPI_CART_CREATE),
 §8.5.3 (MPI_GRAPH_CREATE: "same values ... on all processes"), §14.2.1 (MPI_FILE_OPEN:
-"amode must be identical on all processes").
+"amode must be identical on all processes"), §14.2.4–§14.2.6 and §14.3 (file size,
+atomicity, view), §12.5.5 (MPI_WIN_FENCE: NOPRECEDE and NOSUCCEED given by all or none).
 "#,
 };
 
@@ -98,7 +103,7 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
                     name,
                     &groups,
                     &format!(
-                        "the {name} argument of {} must be the same on all members (MPI 4.1 §7.6.2, §8.5, §14.2.1)",
+                        "the {name} argument of {} must be the same on all members (MPI 4.1 §7.6.2, §8.5, §12.5.5, §14.2)",
                         position.call()
                     ),
                     &format!("pass the same {name} on every rank"),
