@@ -256,6 +256,7 @@ pub fn normalize(
         let trace = &traces[index];
         let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
         let mut events = Vec::with_capacity(trace.calls.len());
+        let mut finalized_at: Option<u64> = None;
         let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
         for call in &trace.calls {
             let Some(function) = trace.schema.function(call.func) else {
@@ -279,7 +280,17 @@ pub fn normalize(
                 rank_state.pending_user_fn = user_fn;
             }
             if let Some(mut event) = rank_state.event(function, call, site, &mut events) {
-                event.time = Some(crate::threads::call_time(call));
+                let time = crate::threads::call_time(call);
+                event.time = Some(time);
+                // A call made after MPI_Finalize returned is no MPI operation (MPI may have
+                // aborted in it, or not recorded it on every rank): AR010/TH002 report it,
+                // matching and replay leave it out.
+                if finalized_at.is_some_and(|exit| time.enter_ns >= exit) {
+                    event.op = Op::Other;
+                }
+                if matches!(event.op, Op::Finalize) && event.returned {
+                    finalized_at = time.exit_ns;
+                }
                 events.push(event);
             }
         }
