@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{on_thread, severity, when_text, Findings, RankThreads, Role};
+use super::{Findings, RankThreads};
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::{CommId, Op, ThreadLevel};
 
@@ -65,31 +65,19 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
             continue;
         }
         let comm_name = t.run.comm(*comm).name.clone();
-        for (a, b, when) in t.conflicts(calls) {
-            let (ea, eb) = (t.event(a), t.event(b));
-            out.add(
-                "TH005",
-                severity(when),
-                t.rank.rank,
+        t.report_conflicts(
+            calls,
+            out,
+            "TH005",
+            |later, earlier, when| {
                 format!(
-                    "collectives {} and {} of two threads on {comm_name} {}",
-                    eb.call,
-                    ea.call,
-                    when_text(when)
-                ),
-                vec![
-                    Role {
-                        event: eb,
-                        label: on_thread(eb, &format!("calls {} on {comm_name}", eb.call)),
-                    },
-                    Role {
-                        event: ea,
-                        label: on_thread(ea, &format!("calls {} on {comm_name}", ea.call)),
-                    },
-                ],
-                "MPI 4.1 §11.6.2: it is the user's responsibility to ensure that the same communicator is not used concurrently by two different collective communication calls at the same process",
-                "give each thread its own communicator (MPI_Comm_dup before the threads start), or order the collectives the same way on every process",
-            );
-        }
+                    "collectives {} and {} of two threads on {comm_name} {when}",
+                    later.call, earlier.call
+                )
+            },
+            |call| format!("calls {} on {comm_name}", call.call),
+            "MPI 4.1 §11.6.2: it is the user's responsibility to ensure that the same communicator is not used concurrently by two different collective communication calls at the same process",
+            "give each thread its own communicator (MPI_Comm_dup before the threads start), or order the collectives the same way on every process",
+        );
     }
 }

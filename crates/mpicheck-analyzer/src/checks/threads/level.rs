@@ -1,6 +1,6 @@
 //! TH001: MPI called from threads beyond what the provided thread level allows.
 
-use super::{always_allowed, on_thread, severity, when_text, Findings, RankThreads, Role};
+use super::{always_allowed, on_thread, Findings, RankThreads, Role};
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::{Op, ThreadLevel};
 
@@ -144,32 +144,20 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
             let calls: Vec<usize> = (0..events.len())
                 .filter(|&i| !always_allowed(events[i].call))
                 .collect();
-            for (a, b, when) in t.conflicts(&calls) {
-                let (ea, eb) = (t.event(a), t.event(b));
-                out.add(
-                    "TH001",
-                    severity(when),
-                    t.rank.rank,
+            t.report_conflicts(
+                &calls,
+                out,
+                "TH001",
+                |later, earlier, when| {
                     format!(
-                        "{} and {} of two threads {} under MPI_THREAD_SERIALIZED",
-                        eb.call,
-                        ea.call,
-                        when_text(when)
-                    ),
-                    vec![
-                        Role {
-                            event: eb,
-                            label: on_thread(eb, &format!("calls {}", eb.call)),
-                        },
-                        Role {
-                            event: ea,
-                            label: on_thread(ea, &format!("calls {}", ea.call)),
-                        },
-                    ],
-                    &note,
-                    help,
-                );
-            }
+                        "{} and {} of two threads {when} under MPI_THREAD_SERIALIZED",
+                        later.call, earlier.call
+                    )
+                },
+                |call| format!("calls {}", call.call),
+                &note,
+                help,
+            );
         }
         ThreadLevel::Multiple => {}
     }

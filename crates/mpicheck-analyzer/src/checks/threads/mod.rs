@@ -138,6 +138,41 @@ impl<'r> RankThreads<'r> {
             .then_some(When::Possible)
     }
 
+    /// One finding per conflicting pair among `calls` (see [`RankThreads::conflicts`]), the
+    /// later call first: `message(later, earlier, how they overlap)`, and each call labelled
+    /// with what it does, `label(call)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn report_conflicts(
+        &self,
+        calls: &[usize],
+        out: &mut Findings,
+        code: &'static str,
+        message: impl Fn(&Event, &Event, &str) -> String,
+        label: impl Fn(&Event) -> String,
+        note: &str,
+        help: &str,
+    ) {
+        for (a, b, when) in self.conflicts(calls) {
+            let (earlier, later) = (self.event(a), self.event(b));
+            let roles = [later, earlier]
+                .into_iter()
+                .map(|event| Role {
+                    event,
+                    label: on_thread(event, &label(event)),
+                })
+                .collect();
+            out.add(
+                code,
+                severity(when),
+                self.rank.rank,
+                message(later, earlier, when_text(when)),
+                roles,
+                note,
+                help,
+            );
+        }
+    }
+
     /// Conflicting pairs among `calls` (event indices in program order): each call with the
     /// calls of other threads it overlapped, and with the first call of each other thread
     /// that nothing orders with it. Each pair once, earlier call first.

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::{on_thread, severity, when_text, Findings, RankThreads, Role};
+use super::{Findings, RankThreads};
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::{Op, ReqId, ThreadLevel};
 
@@ -72,31 +72,19 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
         if calls.len() < 2 {
             continue;
         }
-        for (a, b, when) in t.conflicts(calls) {
-            let (ea, eb) = (t.event(a), t.event(b));
-            out.add(
-                "TH003",
-                severity(when),
-                t.rank.rank,
+        t.report_conflicts(
+            calls,
+            out,
+            "TH003",
+            |later, earlier, when| {
                 format!(
-                    "{} and {} of two threads on the same request {}",
-                    eb.call,
-                    ea.call,
-                    when_text(when)
-                ),
-                vec![
-                    Role {
-                        event: eb,
-                        label: on_thread(eb, &format!("completes the request with {}", eb.call)),
-                    },
-                    Role {
-                        event: ea,
-                        label: on_thread(ea, &format!("completes the request with {}", ea.call)),
-                    },
-                ],
-                "MPI 4.1 §11.6.2: a program where two threads block, waiting on the same request, is erroneous; a request can only be completed once",
-                "complete each request on one thread only, or put the completion calls in a critical section",
-            );
-        }
+                    "{} and {} of two threads on the same request {when}",
+                    later.call, earlier.call
+                )
+            },
+            |call| format!("completes the request with {}", call.call),
+            "MPI 4.1 §11.6.2: a program where two threads block, waiting on the same request, is erroneous; a request can only be completed once",
+            "complete each request on one thread only, or put the completion calls in a critical section",
+        );
     }
 }
