@@ -31,6 +31,30 @@
 //! | 112    | `u64`     | `CLOCK_MONOTONIC` nanoseconds at the trace start                      |
 //! | 120    | `u64;2`   | calibration slot 0: a clock reading and `CLOCK_MONOTONIC` ns, taken together |
 //! | 136    | `u64;2`   | calibration slot 1, likewise                                          |
+//! | 152    | `u64`     | process start time, clock ticks since boot (`/proc/self/stat` field 22); 0 if unknown |
+//! | 160    | `u64`     | end of the record area when the exit handlers ran; 0 before           |
+//! | 168    | `u32`     | parent process id                                                     |
+//!
+//! The fields from offset 152 on were added without a version change: a writer that predates
+//! them left zeros there, which readers take as unknown.
+//!
+//! A trace is created by a process's first MPI call, not when the interposition library is
+//! loaded: helper processes a rank starts (`system()`, `popen()`, a fork) that never call MPI
+//! leave no trace. A forked child never writes into its parent's trace. Several traces may
+//! still claim one rank (a child program that calls an MPI function without initializing
+//! MPI inherits the rank's environment); a reader prefers the one that initialized MPI, then
+//! the process that started first (offset 152).
+//!
+//! The file only grows while the process runs: space is reserved (`posix_fallocate`) before
+//! records are written into it, so a full disk or quota never faults the program. When space
+//! runs out the writer stops recording, sets [`state::NO_SPACE`] and counts the calls it
+//! dropped (offset 48). At exit the file keeps its length (late calls from library
+//! destructors or other threads still land in a small margin after offset 160), and the
+//! disk space of the unused tail is released by punching a hole, so a reader sees zeros
+//! there. A trace of an exited process whose file is shorter than offset 160 says was cut
+//! after the process finished (a truncated copy). Records may still stop before offset 160
+//! in a whole trace: `exit` ends the other threads wherever they are, possibly between
+//! reserving a record and writing its frame.
 //!
 //! Call times are raw readings of the clock named at offset 96: `CLOCK_MONOTONIC` nanoseconds
 //! ([`clock::MONOTONIC_NS`]), or the CPU's time-stamp counter ([`clock::TSC`], used when the
@@ -145,6 +169,9 @@ pub mod offset {
     pub const CLOCK_START_NS: usize = 112;
     /// Slot `i` (0 or 1): clock reading at `CALIBRATION + 16 * i`, ns 8 bytes after.
     pub const CALIBRATION: usize = 120;
+    pub const PROCESS_START: usize = 152;
+    pub const EXIT_RECORDS_END: usize = 160;
+    pub const PARENT_PID: usize = 168;
 }
 
 /// The clock of the call times (header offset [`offset::CLOCK`]).
@@ -163,6 +190,9 @@ pub mod state {
     pub const FINALIZED: u32 = 2;
     /// The process ran its exit handlers (a normal `exit`, not a kill or crash).
     pub const EXITED: u32 = 4;
+    /// The trace could not grow (disk full, quota, file size limit): recording stopped and the
+    /// header's dropped count says how many calls are missing.
+    pub const NO_SPACE: u32 = 8;
 }
 
 /// Record kinds.

@@ -40,6 +40,12 @@ pub struct TraceHeader {
     pub dropped: u64,
     pub start_unix_ns: u64,
     pub family: String,
+    /// Process start time in clock ticks since boot; 0 if unknown.
+    pub process_start: u64,
+    /// End of the record area when the exit handlers ran; 0 if they did not run.
+    pub exit_records_end: u64,
+    /// Parent process id; 0 if unknown.
+    pub parent_pid: u32,
 }
 
 /// Raw call times (header offsets 96–152) to nanoseconds since the trace start.
@@ -97,6 +103,10 @@ impl TraceHeader {
     }
     pub fn exited(&self) -> bool {
         self.state & state::EXITED != 0
+    }
+    /// Recording stopped because the trace could not grow; `dropped` calls are missing.
+    pub fn no_space(&self) -> bool {
+        self.state & state::NO_SPACE != 0
     }
     /// The best known rank: the world rank, else the launcher's.
     pub fn best_rank(&self) -> Option<i32> {
@@ -224,6 +234,9 @@ fn parse_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
         dropped: u64_at(b, offset::DROPPED),
         start_unix_ns: u64_at(b, offset::START_UNIX_NS),
         family: String::from_utf8_lossy(&family_bytes[..family_len]).into_owned(),
+        process_start: u64_at(b, offset::PROCESS_START),
+        exit_records_end: u64_at(b, offset::EXIT_RECORDS_END),
+        parent_pid: u32_at(b, offset::PARENT_PID),
     })
 }
 
