@@ -1778,6 +1778,7 @@ mod tests {
             fortran: false,
             complete,
             words,
+            repeats: 0,
         }
     }
 

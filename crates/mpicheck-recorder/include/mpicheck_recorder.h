@@ -60,6 +60,13 @@ void mpicheck_entered(int64_t *words);
 /* The call returned `ret` and the output words are written: publish the record as complete. */
 void mpicheck_end(int64_t *words, int ret);
 
+/* mpicheck_end for a poll (MPI_Test*, MPI_Iprobe, ...), reserved with 2 more words than its
+ * arguments and the flag MPICHECK_FLAG_POLL: an unsuccessful poll identical to the thread's
+ * previous record is folded into it (trace format: "Folded polls"). */
+void mpicheck_end_poll(int64_t *words, int ret, int unsuccessful);
+#define MPICHECK_FLAG_POLL 2
+#define MPICHECK_POLL_FOLD_WORDS 2
+
 /* MPI_Init* returned: the world rank and size, and the thread level provided (-1 if n/a). */
 void mpicheck_initialized(int rank, int size, int thread_level);
 

@@ -266,6 +266,26 @@ impl Recorder {
         true
     }
 
+    /// Returns the space of a record that was folded into the one before it: when it is the
+    /// last reservation, the end of the record area moves back over it (its frame zeroed
+    /// first, so a reader never takes stale bytes for a record); else it stays as a record
+    /// readers skip.
+    fn give_back(&self, rec: *mut u8, len: usize) {
+        let at = rec as u64 - self.base as u64;
+        // SAFETY: the record is ours; its first word is the frame.
+        let frame = unsafe { &*(rec as *const AtomicU64) };
+        frame.store(0, Ordering::Release);
+        let given_back = self
+            .header_u64(offset::RECORDS_END)
+            .compare_exchange(at + len as u64, at, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok();
+        if !given_back {
+            let skip =
+                len as u64 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
+            frame.store(skip, Ordering::Release);
+        }
+    }
+
     /// Moves the writers' fast-path limit, unless exit has begun: from then on every
     /// reservation takes the cold path, which checks it against `exit_limit`.
     fn set_soft_limit(&self, limit: u64) {
@@ -797,23 +817,32 @@ fn start_helper(recorder: &'static Recorder) {
     }
 }
 
-fn thread_index() -> u16 {
+fn thread_index(r: &Recorder) -> u16 {
     THREAD_INDEX.with(|cell| {
         let index = cell.get();
         if index != u16::MAX {
             return index;
         }
-        let index = new_thread_index();
+        let index = new_thread_index(r);
         cell.set(index);
         index
     })
 }
 
+/// Numbers a thread at its first record, and publishes its kernel thread id in the header
+/// so that the launcher can see what it does between MPI calls.
 #[cold]
-fn new_thread_index() -> u16 {
-    NEXT_THREAD
+fn new_thread_index(r: &Recorder) -> u16 {
+    let index = NEXT_THREAD
         .fetch_add(1, Ordering::Relaxed)
-        .min(u16::MAX - 2)
+        .min(u16::MAX - 2);
+    if (index as usize) < mpicheck_trace::MAX_THREAD_TIDS {
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() } as u32;
+        r.header_u32(offset::THREAD_TIDS + 4 * index as usize)
+            .store(tid, Ordering::Release);
+    }
+    index
 }
 
 /// Reserves a call record; returns its argument words, or null when not recording.
@@ -830,7 +859,7 @@ pub unsafe extern "C" fn mpicheck_begin(
     let Some(r) = recorder().or_else(start_recording) else {
         return ptr::null_mut();
     };
-    begin(r, func_id, nwords, callsite, flags, thread_index())
+    begin(r, func_id, nwords, callsite, flags, thread_index(r))
 }
 
 /// [`mpicheck_begin`] with the thread index kept by the caller in `thread_slot` (index + 1,
@@ -883,7 +912,7 @@ unsafe fn begin_in_slot(
 ) -> *mut i64 {
     let mut slot = *thread_slot;
     if slot == 0 {
-        slot = new_thread_index() + 1;
+        slot = new_thread_index(r) + 1;
         *thread_slot = slot;
     }
     begin(r, func_id, nwords, callsite, flags, slot - 1)
@@ -948,6 +977,55 @@ pub unsafe extern "C" fn mpicheck_end(words: *mut i64, ret: i32) {
     ptr::write(rec.add(24) as *mut u64, r.clock.now());
     ptr::write(rec.add(12) as *mut i32, ret);
     (*(rec.add(6) as *const AtomicU8)).store(record_state::COMPLETE, Ordering::Release);
+}
+
+thread_local! {
+    /// The calling thread's last poll record, which an identical unsuccessful poll right
+    /// after it is folded into.
+    static LAST_POLL: Cell<*mut u8> = const { Cell::new(ptr::null_mut()) };
+}
+
+/// Publishes a poll's return, folding it into the thread's previous record when that is the
+/// same unsuccessful poll right before this one (see "Folded polls" in `mpicheck_trace`).
+/// The record was reserved with [`mpicheck_trace::POLL_FOLD_WORDS`] extra words and the
+/// `POLL` flag.
+///
+/// # Safety
+/// `words` was returned by [`mpicheck_begin`] for a record with the `POLL` flag.
+#[no_mangle]
+pub unsafe extern "C" fn mpicheck_end_poll(words: *mut i64, ret: i32, unsuccessful: i32) {
+    let Some(r) = recorder() else { return };
+    let rec = record_of(words);
+    let len = ptr::read(rec as *const u32) as usize;
+    let fold_at = len - 8 * mpicheck_trace::POLL_FOLD_WORDS;
+    let previous = LAST_POLL.with(Cell::get);
+    if unsuccessful != 0 && ret == 0 && !previous.is_null() && previous.add(len) == rec {
+        // Adjacent and as long: compare the frame's ids and every argument word.
+        let same_call = ptr::read(previous as *const u32) as usize == len
+            && ptr::read(previous.add(8) as *const u32) == ptr::read(rec.add(8) as *const u32)
+            && ptr::read(previous as *const u64) >> 56 == ptr::read(rec as *const u64) >> 56
+            && std::slice::from_raw_parts(previous.add(CALL_FIXED_SIZE), fold_at - CALL_FIXED_SIZE)
+                == std::slice::from_raw_parts(rec.add(CALL_FIXED_SIZE), fold_at - CALL_FIXED_SIZE)
+            && ptr::read(previous.add(12) as *const i32) == 0;
+        if same_call {
+            let entered = ptr::read(rec.add(16) as *const u64);
+            let repeats = &*(previous.add(fold_at) as *const AtomicU64);
+            ptr::write(previous.add(fold_at + 8) as *mut u64, entered);
+            repeats.fetch_add(1, Ordering::Release);
+            r.give_back(rec, len);
+            return;
+        }
+    }
+    ptr::write(rec.add(fold_at) as *mut u64, 0);
+    ptr::write(rec.add(fold_at + 8) as *mut u64, 0);
+    LAST_POLL.with(|last| {
+        last.set(if unsuccessful != 0 {
+            rec
+        } else {
+            ptr::null_mut()
+        })
+    });
+    mpicheck_end(words, ret);
 }
 
 /// `MPI_Init*` returned.

@@ -636,6 +636,7 @@ mod tests {
             fortran: false,
             complete: true,
             words,
+            repeats: 0,
         }
     }
 
