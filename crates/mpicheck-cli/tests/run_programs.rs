@@ -5,14 +5,12 @@
 //! deadlock: the HTML drawn in headless Chromium shows the cycle, the SARIF matches its schema.
 
 use std::collections::HashMap;
-use std::io::Write;
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use mpicheck_analyzer::model::{Run, SourceLocation};
-use mpicheck_trace::reader::{read_trace, EndOfTrace, Trace};
+use mpicheck_trace::reader::{EndOfTrace, Trace};
 
 mod support;
 use support::*;
