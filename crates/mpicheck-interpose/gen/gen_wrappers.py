@@ -351,10 +351,19 @@ def gen_output(func, acc, prm, out):
         out.append("}")
 
 
-# Polls: a thread may call them in a tight loop. Their records get two more words and the
-# POLL flag, and an unsuccessful one (this condition, after the call) identical to the
-# thread's previous record is folded into it (trace format: "Folded polls").
+# Calls a thread may repeat in a tight loop: polls, and queries such as MPI_Wtime. Their
+# records get two more words and the POLL flag, and one identical to the thread's previous
+# record is folded into it when this condition holds after the call (an unsuccessful poll;
+# any query) (trace format: "Folded polls").
 POLL_UNSUCCESSFUL = {
+    "MPI_Wtime": "1",
+    "MPI_Wtick": "1",
+    "MPI_Comm_rank": "1",
+    "MPI_Comm_size": "1",
+    "MPI_Initialized": "1",
+    "MPI_Finalized": "1",
+    "MPI_Query_thread": "1",
+    "MPI_Is_thread_main": "1",
     "MPI_Test": "flag && !*flag",
     "MPI_Testall": "flag && !*flag",
     "MPI_Testany": "flag && !*flag",

@@ -122,10 +122,11 @@
 //! 3 team barrier, 4 thread start, 5 thread end, 6 unnamed critical/atomic, 7 ordered).
 //! The analyzer turns them into happens-before (`mpicheck_analyzer::threads`).
 //!
-//! **Folded polls.** A thread that polls in a loop (`MPI_Test`, `MPI_Iprobe`, ...) would write
-//! a record per call, over 100 MB/s. A poll's record has the [`flags::POLL`] flag and two
-//! more words after its arguments: `repeats` and `last_enter`. When a thread makes the same
-//! unsuccessful poll again (same function, same argument words, nothing found) right after
+//! **Folded polls.** A thread that polls in a loop (`MPI_Test`, `MPI_Iprobe`, ...), or repeats
+//! a query (`MPI_Wtime`, `MPI_Comm_rank`, ...), would write a record per call, over 100 MB/s.
+//! Such a call's record has the [`flags::POLL`] flag and two more words after its arguments:
+//! `repeats` and `last_enter`. When a thread makes the same unsuccessful poll, or the same
+//! query, again (same function, same argument words, nothing found) right after
 //! its previous record, the writer adds one to `repeats` of that record, stores the call's
 //! entry time in `last_enter`, and gives back the space it had reserved (its frame is zeroed
 //! first; if another record was reserved after it meanwhile, it becomes a [`kind::SKIP`]
@@ -234,9 +235,10 @@ pub mod record_state {
 pub mod flags {
     /// Called through a Fortran binding (`mpi_send_`, `mpi_send_f08_`, ...).
     pub const FORTRAN: u8 = 1;
-    /// A poll (`MPI_Test*`, `MPI_Iprobe`, ...): the record ends with two more words, the
-    /// number of identical unsuccessful calls folded into it after the first, and the last
-    /// one's entry time. See "Folded polls" in the crate docs.
+    /// A poll (`MPI_Test*`, `MPI_Iprobe`, ...) or a query a program may repeat in a loop
+    /// (`MPI_Wtime`, `MPI_Comm_rank`, ...): the record ends with two more words, the number of
+    /// identical calls folded into it after the first, and the last one's entry time. See
+    /// "Folded polls" in the crate docs.
     pub const POLL: u8 = 2;
 }
 

@@ -9132,7 +9132,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_rank(comm, rank);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9145,7 +9145,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
     int mpicheck_ret = PMPI_Comm_rank(comm, rank);
     if (mpicheck_w) {
         mpicheck_o_rank[0] = (rank ? MPICHECK_W(*rank) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -9303,7 +9303,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_size(comm, size);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9316,7 +9316,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
     int mpicheck_ret = PMPI_Comm_size(comm, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -12647,7 +12647,7 @@ int MPI_Finalized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Finalized(flag);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12659,7 +12659,7 @@ int MPI_Finalized(int* flag)
     int mpicheck_ret = PMPI_Finalized(flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15784,7 +15784,7 @@ int MPI_Initialized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Initialized(flag);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15796,7 +15796,7 @@ int MPI_Initialized(int* flag)
     int mpicheck_ret = PMPI_Initialized(flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16251,7 +16251,7 @@ int MPI_Is_thread_main(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Is_thread_main(flag);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16263,7 +16263,7 @@ int MPI_Is_thread_main(int* flag)
     int mpicheck_ret = PMPI_Is_thread_main(flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -18497,7 +18497,7 @@ int MPI_Query_thread(int* provided)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Query_thread(provided);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_provided = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18509,7 +18509,7 @@ int MPI_Query_thread(int* provided)
     int mpicheck_ret = PMPI_Query_thread(provided);
     if (mpicheck_w) {
         mpicheck_o_provided[0] = (provided ? MPICHECK_W(*provided) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26403,7 +26403,7 @@ double MPI_Wtick(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtick();
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
         (void)mpicheck_p;
@@ -26411,7 +26411,7 @@ double MPI_Wtick(void)
     }
     double mpicheck_ret = PMPI_Wtick();
     if (mpicheck_w) {
-        mpicheck_end(mpicheck_w, 0);
+        mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26424,7 +26424,7 @@ double MPI_Wtime(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtime();
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
         (void)mpicheck_p;
@@ -26432,7 +26432,7 @@ double MPI_Wtime(void)
     }
     double mpicheck_ret = PMPI_Wtime();
     if (mpicheck_w) {
-        mpicheck_end(mpicheck_w, 0);
+        mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
