@@ -28,6 +28,18 @@ pub fn is_unsuccessful_poll(op: &Op) -> bool {
     }
 }
 
+/// A test or a nonblocking probe, whatever it found.
+fn is_poll(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Wait { test: true, .. }
+            | Op::Probe {
+                blocking: false,
+                ..
+            }
+    )
+}
+
 /// Models the trailing unsuccessful polls of `thread` as the one blocking call they stand for,
 /// replacing the last of them: tests of one request set become the wait of that kind (tests
 /// of several sets: a wait for any of their requests, enough to prove that none completes),
@@ -35,14 +47,24 @@ pub fn is_unsuccessful_poll(op: &Op) -> bool {
 /// when the thread's last call is not an unsuccessful poll, or its polls mix probes with
 /// tests or differ in what they probe for (no single blocking call stands for them).
 pub fn block_trailing_polls(rank: &mut RankTrace, thread: u16) -> bool {
-    let polls: Vec<usize> = rank
+    let mut thread_events = rank
         .events
         .iter()
         .enumerate()
         .rev()
         .filter(|(_, e)| e.thread == thread)
-        .take_while(|(_, e)| e.returned && is_unsuccessful_poll(&e.op))
-        .map(|(i, _)| i)
+        .peekable();
+    // The trace may have been read while the thread was inside its next poll.
+    let in_flight = thread_events
+        .next_if(|(_, e)| !e.returned && is_poll(&e.op))
+        .map(|(i, _)| i);
+    let polls: Vec<usize> = in_flight
+        .into_iter()
+        .chain(
+            thread_events
+                .take_while(|(_, e)| e.returned && is_unsuccessful_poll(&e.op))
+                .map(|(i, _)| i),
+        )
         .collect();
     let Some(&last) = polls.first() else {
         return false;
@@ -244,6 +266,19 @@ mod tests {
             assert!(!block_trailing_polls(&mut run.ranks[0], 0), "{case}");
             assert_eq!(run, before, "{case}");
         }
+    }
+
+    #[test]
+    fn a_poll_in_flight_when_the_trace_was_read_counts_as_one_more() {
+        let mut run = parse(TEST_LOOP).unwrap();
+        let mut in_flight = run.ranks[0].events.last().unwrap().clone();
+        in_flight.returned = false;
+        if let Op::Wait { completed, .. } = &mut in_flight.op {
+            *completed = None;
+        }
+        run.ranks[0].events.push(in_flight);
+        assert!(block_trailing_polls(&mut run.ranks[0], 0));
+        assert!(actual_deadlock(&run).is_some());
     }
 
     #[test]

@@ -348,9 +348,6 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
             kind::CALL if len >= CALL_FIXED_SIZE => {
                 if rstate == record_state::RESERVED {
                     trace.partial_records += 1;
-                } else if rflags & crate::flags::POLL != 0 && rstate != record_state::COMPLETE {
-                    // A poll still in progress: its writer may fold it into the record before
-                    // and give the space back, and until it returns it changed nothing.
                 } else {
                     let mut nwords = (len - CALL_FIXED_SIZE) / 8;
                     let complete = rstate == record_state::COMPLETE;
