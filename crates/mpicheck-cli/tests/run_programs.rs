@@ -5,7 +5,7 @@
 //! deadlock: the HTML drawn in headless Chromium shows the cycle, the SARIF matches its schema.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
