@@ -129,7 +129,7 @@ pub fn choose_family(
         (_, Some(linked)) => Ok(linked),
         (Some(requested), None) => {
             eprintln!(
-                "mpicheck: warning: {} is not linked against an MPI library (statically linked MPI, a script, or not an MPI program); mpicheck records calls through a shared {} library only, so nothing may be recorded",
+                "mpicheck: warning: {} is not linked against an MPI library (statically linked MPI, a script, or not an MPI program); mpicheck records only calls made through a shared MPI library (here {}), so nothing may be recorded",
                 program.display(),
                 requested.display_name()
             );

@@ -30,7 +30,8 @@ use launch::MpiFamily;
 #[command(
     name = "mpicheck",
     version,
-    about = "A correctness checker for MPI programs: deadlocks, collective and datatype mismatches, request and resource misuse, MPI + threads rules"
+    about = "A correctness checker for MPI programs: deadlocks, collective and datatype mismatches, request and resource misuse, MPI + threads rules",
+    after_help = "Exit status of run and analyze: 0 clean; 1 a finding of severity error; 2 mpicheck could not do its job; 3 no error finding, but the program failed or the analysis is incomplete (see the README)"
 )]
 struct Cli {
     #[command(subcommand)]
