@@ -166,7 +166,7 @@ pub fn analyze_saved(dir: &Path, args: &ReportArgs) -> Result<u8> {
         eprintln!("mpicheck: {failure} (as saved in {RUN_META_FILE})");
     }
     let analysis = analyze_and_report(dir, &meta, &options)?;
-    Ok(analysis.exit_code(meta.end.as_ref()))
+    Ok(status::conclude(&analysis, meta.end.as_ref()))
 }
 
 /// `mpicheck events DIR`: what the checks see, for debugging a verdict or a bug report.
@@ -206,25 +206,14 @@ pub fn has_errors(findings: &[Diagnostic]) -> bool {
     findings.iter().any(|d| d.severity == Severity::Error)
 }
 
-/// What an analysis found, and what it could not see.
-#[derive(Debug, Default)]
+/// What an analysis reported, and whether the traces showed the whole run.
+#[derive(Clone, Debug, Default)]
 pub struct Analysis {
     /// The reported findings (not suppressed, at or above the threshold).
     pub findings: Vec<Diagnostic>,
-    /// One line per reason the analysis is incomplete (a trace cut short by a full disk...),
-    /// already printed; non-empty means "no findings" cannot be claimed.
+    /// Why the traces do not show the whole run, one line each (already printed on stderr).
+    /// Empty when they do.
     pub incomplete: Vec<String>,
-}
-
-impl Analysis {
-    /// The exit status (see `status.rs`), after printing why when it is 3.
-    pub fn exit_code(&self, end: Option<&ProgramEnd>) -> u8 {
-        let code = status::exit_code(has_errors(&self.findings), end, !self.incomplete.is_empty());
-        if code == status::EXIT_NOT_CLEAN {
-            eprintln!("{}", status::not_clean_reason(end, &self.incomplete));
-        }
-        code
-    }
 }
 
 /// Reads every trace of `dir` and runs all checks; writes the reports and prints them.

@@ -140,7 +140,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         bail!("{}", nothing_recorded(&program, family, linked, &end));
     }
     let analysis = analyze::analyze_and_report(out.path(), &meta, &options)?;
-    Ok(analysis.exit_code(Some(&end)))
+    Ok(crate::status::conclude(&analysis, Some(&end)))
 }
 
 /// Why no trace was written, as far as mpicheck can tell.

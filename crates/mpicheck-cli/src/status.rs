@@ -12,6 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analyze::{has_errors, Analysis};
+
 pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_ERRORS: u8 = 1;
 /// mpicheck could not do its job; clap uses the same for usage errors.
@@ -83,6 +85,20 @@ pub fn exit_code(errors: bool, end: Option<&ProgramEnd>, incomplete: bool) -> u8
     } else {
         EXIT_CLEAN
     }
+}
+
+/// The exit status of a finished analysis of a run that ended as `end` (`None`: unknown, a
+/// saved run without run.json); prints why when it is 3.
+pub fn conclude(analysis: &Analysis, end: Option<&ProgramEnd>) -> u8 {
+    let code = exit_code(
+        has_errors(&analysis.findings),
+        end,
+        !analysis.incomplete.is_empty(),
+    );
+    if code == EXIT_NOT_CLEAN {
+        eprintln!("{}", not_clean_reason(end, &analysis.incomplete));
+    }
+    code
 }
 
 /// The last line on stderr when the exit status is 3: why "no findings" cannot be claimed.
