@@ -181,7 +181,10 @@ impl RunDir {
     /// Lists the traces the run's processes created since the last call in the marker, so
     /// that they are analyzed and the next run may remove them. A trace file is the run's
     /// when it appeared after the run started (the directory is locked against other
-    /// runs), is a regular file, and belongs to this user.
+    /// runs), is a regular file of this user, and is a trace the recorder wrote: its header
+    /// names the process of its file name (the program may create files named like traces
+    /// too; those are its own, never analyzed or removed). A trace whose header is not
+    /// written yet is looked at again next time.
     pub fn adopt_new_traces(&mut self) -> Result<()> {
         // SAFETY: geteuid has no preconditions.
         let euid = unsafe { libc::geteuid() };
@@ -190,13 +193,24 @@ impl RunDir {
             if self.foreign.contains(&name) || self.adopted.contains(&name) {
                 continue;
             }
-            let Ok(meta) = fs::symlink_metadata(self.path().join(&name)) else {
+            let path = self.path().join(&name);
+            let Ok(meta) = fs::symlink_metadata(&path) else {
                 continue;
             };
-            if meta.file_type().is_file() && meta.uid() == euid {
-                new.push((name, WrittenFile::of(&meta, None)));
-            } else {
+            if !meta.file_type().is_file() || meta.uid() != euid {
                 self.foreign.insert(name);
+                continue;
+            }
+            let named_pid = name
+                .strip_prefix("trace-")
+                .and_then(|rest| rest.strip_suffix(mpicheck_trace::TRACE_SUFFIX))
+                .and_then(|pid| pid.parse::<u32>().ok());
+            let Some(named_pid) = named_pid else {
+                self.foreign.insert(name);
+                continue;
+            };
+            if trace_header(&path).is_some_and(|h| h.pid == named_pid) {
+                new.push((name, WrittenFile::of(&meta, None)));
             }
         }
         if new.is_empty() {
@@ -419,6 +433,18 @@ fn write_marker(dir: &Path, marker: &Marker) -> Result<()> {
     Ok(())
 }
 
+/// The header of a trace file, read without following a link or blocking on a FIFO; `None`
+/// when it is not (yet) a trace.
+pub fn trace_header(path: &Path) -> Option<mpicheck_trace::TraceHeader> {
+    let mut file = open_nofollow(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = vec![0u8; mpicheck_trace::HEADER_SIZE];
+    file.read_exact(&mut bytes).ok()?;
+    mpicheck_trace::reader::read_header(&bytes).ok()
+}
+
 /// Names of the entries of `dir` named like traces (`trace-*.mpitrace`), sorted.
 fn trace_names(dir: &Path) -> Result<Vec<String>> {
     let mut names: Vec<String> = fs::read_dir(dir)
@@ -472,6 +498,19 @@ mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
 
+    /// A trace header of process `pid`, as the recorder writes it first.
+    fn trace_bytes(pid: u32) -> Vec<u8> {
+        let mut bytes = vec![0u8; mpicheck_trace::HEADER_SIZE];
+        bytes[..8].copy_from_slice(mpicheck_trace::MAGIC);
+        let at = |o: usize| o..o + 4;
+        bytes[at(mpicheck_trace::offset::VERSION)]
+            .copy_from_slice(&mpicheck_trace::FORMAT_VERSION.to_le_bytes());
+        bytes[at(mpicheck_trace::offset::HEADER_SIZE)]
+            .copy_from_slice(&(mpicheck_trace::HEADER_SIZE as u32).to_le_bytes());
+        bytes[at(mpicheck_trace::offset::PID)].copy_from_slice(&pid.to_le_bytes());
+        bytes
+    }
+
     fn names(dir: &Path) -> BTreeSet<String> {
         fs::read_dir(dir)
             .unwrap()
@@ -487,7 +526,9 @@ mod tests {
         fs::write(out.join("trace-1.mpitrace"), b"someone else's").unwrap();
         {
             let mut run = prepare_for_run(out).unwrap();
-            fs::write(out.join("trace-2.mpitrace"), b"a rank's").unwrap();
+            // Named like a trace by the program, not written by the recorder: not the run's.
+            fs::write(out.join("trace-3.mpitrace"), b"the program's own").unwrap();
+            fs::write(out.join("trace-2.mpitrace"), trace_bytes(2)).unwrap();
             run.adopt_new_traces().unwrap();
             // It grows after it was listed.
             fs::OpenOptions::new()
@@ -505,7 +546,8 @@ mod tests {
             BTreeSet::from([
                 MARKER_FILE.to_string(),
                 "report.tex".to_string(),
-                "trace-1.mpitrace".to_string()
+                "trace-1.mpitrace".to_string(),
+                "trace-3.mpitrace".to_string()
             ])
         );
         assert!(run_traces(run.path()).unwrap().is_empty());

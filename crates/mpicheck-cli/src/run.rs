@@ -1,9 +1,7 @@
 //! `mpicheck run`: prepare the output directory, start the program under its launcher with
 //! the interposition library, watch it for an actual deadlock, then analyze and report.
 
-use std::fs::{self, File};
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -196,7 +194,7 @@ fn program_end(outcome: &Outcome, notes: &LauncherNotes, dir: &Path) -> ProgramE
 fn recorded_mpi_calls(dir: &Path) -> bool {
     let traces = out_dir::run_traces(dir).unwrap_or_default();
     traces.iter().any(|path| {
-        if trace_header(path).is_some_and(|h| h.initialized()) {
+        if out_dir::trace_header(path).is_some_and(|h| h.initialized()) {
             return true;
         }
         mpicheck_trace::read_trace(path).is_ok_and(|trace| {
@@ -213,24 +211,9 @@ fn rank_of_pid(dir: &Path, pid: u32) -> Option<i32> {
     let traces = out_dir::run_traces(dir).ok()?;
     traces
         .iter()
-        .filter_map(|path| trace_header(path))
+        .filter_map(|path| out_dir::trace_header(path))
         .find(|header| header.pid == pid)?
         .best_rank()
-}
-
-/// The header of a trace, read without following a link or blocking on a FIFO.
-fn trace_header(path: &Path) -> Option<mpicheck_trace::TraceHeader> {
-    let mut file = File::options()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut bytes = vec![0u8; mpicheck_trace::HEADER_SIZE];
-    file.read_exact(&mut bytes).ok()?;
-    mpicheck_trace::reader::read_header(&bytes).ok()
 }
 
 struct Outcome {
