@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{BufWriter, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -19,7 +19,9 @@ use mpicheck_report::{
 };
 use termcolor::ColorChoice;
 
+use crate::out_dir;
 use crate::progress::Progress;
+use crate::status::{self, ProgramEnd};
 use crate::{ColorArg, Format, ReportArgs, SeverityArg};
 use mpicheck_symbols::Symbolizer;
 use mpicheck_trace::reader::{read_trace, Trace};
@@ -41,6 +43,9 @@ pub struct RunMeta {
     /// deadlocked: the analysis models their loops as the blocking calls they stand for.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub polling: Vec<PollingThread>,
+    /// How the job ended (absent in the run.json of older versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<ProgramEnd>,
 }
 
 /// A thread of a rank that was polling without success when the job was ended.
@@ -63,6 +68,10 @@ pub fn model_polling(run: &mut Run, polling: &[PollingThread]) -> bool {
 
 pub const RUN_META_FILE: &str = "run.json";
 const REPORT_FILES: [&str; 3] = ["report.json", "report.sarif", "report.html"];
+/// Every file mpicheck writes into the output directory besides traces and its marker.
+pub const OUTPUT_FILES: [&str; 4] = ["report.json", "report.sarif", "report.html", RUN_META_FILE];
+/// Largest run.json read.
+const RUN_META_MAX_BYTES: u64 = 16 << 20;
 /// Calls per rank shown in the HTML timeline.
 const TIMELINE_CALLS: usize = 12;
 
@@ -139,7 +148,9 @@ pub fn analyze_saved(dir: &Path, args: &ReportArgs) -> Result<u8> {
     if !dir.is_dir() {
         bail!("{} is not a directory; give the output directory of an `mpicheck run` (default ./mpicheck-out)", dir.display());
     }
-    let meta = match fs::read(dir.join(RUN_META_FILE)) {
+    // Held until the reports are written: no run writes into the directory meanwhile.
+    let _lock = out_dir::open_for_analysis(dir)?;
+    let meta: RunMeta = match out_dir::read_small(dir, RUN_META_FILE, RUN_META_MAX_BYTES) {
         Ok(bytes) => serde_json::from_slice(&bytes).with_context(|| {
             format!(
                 "{} is damaged; delete it to analyze the traces alone",
@@ -151,8 +162,11 @@ pub fn analyze_saved(dir: &Path, args: &ReportArgs) -> Result<u8> {
             ..RunMeta::default()
         },
     };
-    let findings = analyze_and_report(dir, &meta, &options)?;
-    Ok(if has_errors(&findings) { 1 } else { 0 })
+    if let Some(failure) = meta.end.as_ref().and_then(ProgramEnd::failure) {
+        eprintln!("mpicheck: {failure} (as saved in {RUN_META_FILE})");
+    }
+    let analysis = analyze_and_report(dir, &meta, &options)?;
+    Ok(status::conclude(&analysis, meta.end.as_ref()))
 }
 
 /// `mpicheck events DIR`: what the checks see, for debugging a verdict or a bug report.
@@ -192,13 +206,18 @@ pub fn has_errors(findings: &[Diagnostic]) -> bool {
     findings.iter().any(|d| d.severity == Severity::Error)
 }
 
+/// What an analysis reported, and whether the traces showed the whole run.
+#[derive(Clone, Debug, Default)]
+pub struct Analysis {
+    /// The reported findings (not suppressed, at or above the threshold).
+    pub findings: Vec<Diagnostic>,
+    /// Why the traces do not show the whole run, one line each (already printed on stderr).
+    /// Empty when they do.
+    pub incomplete: Vec<String>,
+}
+
 /// Reads every trace of `dir` and runs all checks; writes the reports and prints them.
-/// Returns the reported findings (not suppressed, at or above the threshold).
-pub fn analyze_and_report(
-    dir: &Path,
-    meta: &RunMeta,
-    options: &ReportOptions,
-) -> Result<Vec<Diagnostic>> {
+pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -> Result<Analysis> {
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
     let traces = load_traces_with(dir, &progress)?;
@@ -213,7 +232,32 @@ pub fn analyze_and_report(
     let findings = mpicheck_report::fold(mpicheck_analyzer::checks::run_all(&run));
     progress.stage("writing the reports");
     let reported = report(dir, meta, &traces, &run, findings, options, Some(&progress))?;
-    Ok(reported)
+    let incomplete = incomplete_traces(&traces);
+    for note in &incomplete {
+        eprintln!("mpicheck: warning: {note}");
+    }
+    Ok(Analysis {
+        findings: reported,
+        incomplete,
+    })
+}
+
+/// Traces whose recording stopped early because the file could not grow (disk full).
+fn incomplete_traces(traces: &[Trace]) -> Vec<String> {
+    traces
+        .iter()
+        .filter(|t| t.header.no_space() || t.header.dropped > 0)
+        .map(|t| {
+            let who = match t.header.best_rank() {
+                Some(rank) => format!("rank {rank}"),
+                None => format!("process {}", t.header.pid),
+            };
+            format!(
+                "the trace of {who} is incomplete: {} calls were not recorded (its file could not grow: disk full or quota)",
+                t.header.dropped
+            )
+        })
+        .collect()
 }
 
 /// The traces of `dir` that belong to MPI processes, ordered by rank. Unreadable traces are
@@ -223,11 +267,8 @@ pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
 }
 
 fn load_traces_with(dir: &Path, progress: &Progress) -> Result<Vec<Trace>> {
-    let mut paths: Vec<PathBuf> = fs::read_dir(dir)
-        .with_context(|| format!("cannot list {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| is_trace_file(p))
-        .collect();
+    // Only this run's traces: never stray or older trace files in the directory.
+    let mut paths: Vec<PathBuf> = out_dir::run_traces(dir)?;
     paths.sort();
     let mut traces = Vec::new();
     for (i, path) in paths.iter().enumerate() {
@@ -411,16 +452,16 @@ pub fn print_findings(input: &ReportInput<'_>, color: ColorArg) {
     }
 }
 
+/// Writes a report file as the output directory's rules say (`out_dir::write_owned`: only
+/// over mpicheck's own earlier file, never through a link).
 fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let file =
-        fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
-    let mut w = BufWriter::new(file);
-    write(&mut w)
-        .and_then(|()| w.flush())
-        .with_context(|| format!("cannot write {}", path.display()))
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name().and_then(|n| n.to_str())) else {
+        bail!("cannot write {}", path.display());
+    };
+    out_dir::write_owned(dir, name, write)
 }
 
 /// The last calls of every rank, for the HTML report's timeline.

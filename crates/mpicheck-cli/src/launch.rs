@@ -1,7 +1,14 @@
 //! Starting the user's program under its MPI's launcher with the interposition library
-//! preloaded into every rank (and only into the ranks: `mpiexec` itself is not an MPI
-//! program, so the library is handed to the ranks through `env`, not our own environment).
+//! preloaded into every rank, and only into the ranks: `mpiexec` itself is not an MPI
+//! program. The launcher starts `mpicheck exec-rank ... -- PROGRAM ARGS` as each rank
+//! ([`exec_rank`]), which sets the rank's environment and `exec`s the program in place, so
+//! the rank keeps its process id and the program's path is never parsed by anyone (`env
+//! NAME=VALUE prog` took a program path containing `=` for another assignment). On the
+//! way it asks the kernel to kill the rank when its parent (the MPI's proxy or daemon)
+//! dies, so a job never outlives mpicheck (see `run.rs`).
 
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -47,6 +54,24 @@ impl MpiFamily {
         }
     }
 
+    /// The name people know it by.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            MpiFamily::Mpich => "MPICH",
+            MpiFamily::Openmpi => "Open MPI",
+            MpiFamily::MpiAbi => "the MPI-5 ABI (libmpi_abi)",
+        }
+    }
+
+    /// The value of `--mpi` that selects it.
+    pub fn flag(self) -> &'static str {
+        match self {
+            MpiFamily::Mpich => "mpich",
+            MpiFamily::Openmpi => "openmpi",
+            MpiFamily::MpiAbi => "mpi-abi",
+        }
+    }
+
     fn install_hint(self) -> &'static str {
         match self {
             MpiFamily::Mpich => "apt-get install mpich libmpich-dev",
@@ -75,20 +100,47 @@ fn is_executable(path: &Path) -> bool {
         .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// Which MPI a program is linked against, from the libraries the dynamic loader resolves
-/// for it (`ldd`), so programs linked through Fortran or C++ MPI libraries count too.
-pub fn detect_family(program: &Path) -> Result<MpiFamily> {
+/// The MPI the dynamic loader resolves for a program (`ldd`), so that programs linked
+/// through Fortran or C++ MPI libraries count too: `None` when it links none (statically
+/// linked MPI, a script, not an MPI program, MPI loaded with `dlopen`).
+pub fn linked_family(program: &Path) -> Result<Option<MpiFamily>> {
     let output = Command::new("ldd").arg(program).output().with_context(|| {
-        "cannot run `ldd` to see which MPI the program uses; pass --mpi mpich|openmpi"
+        "cannot run `ldd` to see which MPI the program uses; pass --mpi mpich|openmpi|mpi-abi"
     })?;
-    let libraries = String::from_utf8_lossy(&output.stdout);
-    family_from_ldd(&libraries).with_context(|| {
-        format!(
+    Ok(family_from_ldd(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// The MPI to record: the one the program is linked against, which `--mpi` may only
+/// confirm (the other MPI's library would record nothing, or crash the program); `--mpi`
+/// alone, with a warning, for a program linked against none.
+pub fn choose_family(
+    requested: Option<MpiFamily>,
+    linked: Option<MpiFamily>,
+    program: &Path,
+) -> Result<MpiFamily> {
+    match (requested, linked) {
+        (Some(requested), Some(linked)) if requested != linked => bail!(
+            "{} is linked against {}, not {}; drop --mpi or pass --mpi {}",
+            program.display(),
+            linked.display_name(),
+            requested.display_name(),
+            linked.flag()
+        ),
+        (_, Some(linked)) => Ok(linked),
+        (Some(requested), None) => {
+            eprintln!(
+                "mpicheck: warning: {} is not linked against an MPI library (statically linked MPI, a script, or not an MPI program); mpicheck records only calls made through a shared MPI library (here {}), so nothing may be recorded",
+                program.display(),
+                requested.display_name()
+            );
+            Ok(requested)
+        }
+        (None, None) => bail!(
             "{} is not linked against MPICH or Open MPI (no libmpich or libmpi.so.40 in `ldd` output); \
              build it with mpicc, or pass --mpi mpich|openmpi if it loads MPI another way",
             program.display()
-        )
-    })
+        ),
+    }
 }
 
 fn family_from_ldd(ldd: &str) -> Option<MpiFamily> {
@@ -193,6 +245,77 @@ pub fn launcher_command(
     }
     Ok(words)
 }
+
+/// The hidden subcommand that starts each rank.
+pub const EXEC_RANK: &str = "exec-rank";
+
+/// What the launcher starts as each rank, before the program's arguments: mpicheck itself
+/// as a trampoline ([`exec_rank`]). `MPICHECK_THREADS` (0 turns thread tracking off) goes on
+/// the command line, since not every launcher forwards the environment.
+pub fn rank_command(library: &Path, out_dir: &Path, program: &str) -> Result<Vec<OsString>> {
+    let mpicheck = std::env::current_exe()
+        .context("cannot find the mpicheck executable to start the ranks with")?;
+    let mut words: Vec<OsString> = vec![
+        mpicheck.into(),
+        EXEC_RANK.into(),
+        "--library".into(),
+        library.into(),
+        "--out".into(),
+        out_dir.into(),
+    ];
+    if let Some(threads) = std::env::var_os("MPICHECK_THREADS") {
+        words.extend(["--threads".into(), threads]);
+    }
+    words.extend(["--".into(), program.into()]);
+    Ok(words)
+}
+
+/// `mpicheck exec-rank`: becomes the rank. Sets the preload library and the output
+/// directory in this process's environment only, arranges to be killed when the parent
+/// that started it (the MPI's proxy or daemon) dies, and `exec`s the program, keeping the
+/// process id the launcher knows. Returns only when the program cannot be started.
+pub fn exec_rank(
+    library: &Path,
+    out_dir: &Path,
+    threads: Option<&OsString>,
+    command: &[OsString],
+) -> Result<u8> {
+    let parent = std::os::unix::process::parent_id();
+    // SAFETY: prctl with integer arguments. PR_SET_PDEATHSIG survives exec (not for
+    // set-user-id programs), and is cleared in the program's own children.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    if std::os::unix::process::parent_id() != parent {
+        // The parent died before the request took effect: the job is gone.
+        return Ok(EXIT_RANK_ORPHANED);
+    }
+    let mut preload = OsString::from(library);
+    if let Some(existing) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
+        preload.push(":");
+        preload.push(existing);
+    }
+    let program = &command[0];
+    let mut exec = Command::new(program);
+    exec.args(&command[1..])
+        .env("LD_PRELOAD", preload)
+        .env("MPICHECK_OUT_DIR", out_dir);
+    if let Some(threads) = threads {
+        exec.env("MPICHECK_THREADS", threads);
+    }
+    let error = exec.exec();
+    eprintln!(
+        "mpicheck: error: cannot start {}: {error}",
+        Path::new(program).display()
+    );
+    // As a shell or `env` would: 127 not found, 126 found but not runnable.
+    Ok(if error.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        126
+    })
+}
+
+/// Exit status of a rank whose launcher died before it could start.
+const EXIT_RANK_ORPHANED: u8 = 137;
 
 #[cfg(test)]
 mod tests {

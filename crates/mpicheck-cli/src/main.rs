@@ -1,12 +1,9 @@
 //! `mpicheck`: run an MPI program under the checker, re-analyze a saved run, list and explain
 //! the checks.
 //!
-//! Exit status (also in the README):
-//! - `run`: the program's own non-zero exit status when it failed; otherwise 1 when a
-//!   reported finding has severity error, or when mpicheck ended the job on a deadlock (even
-//!   a suppressed one: the program did not finish), else 0;
-//! - `analyze`: 1 when a reported finding has severity error, else 0;
-//! - 2 for a usage error or when mpicheck itself cannot do its job (the message says why).
+//! Exit status: see `status.rs` (and the README): 0 clean, 1 error findings, 2 mpicheck
+//! could not do its job, 3 no error finding but the program failed or the analysis is
+//! incomplete; never the program's own status.
 //!
 //! A reported finding is one the suppression file does not match and that is at or above
 //! the severity threshold (`--severity`); `--max-findings` limits what is printed, never
@@ -14,10 +11,14 @@
 
 mod analyze;
 mod launch;
+mod out_dir;
 mod progress;
+mod relay;
 mod run;
+mod status;
 mod watch;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -25,14 +26,12 @@ use clap::{Parser, Subcommand};
 
 use launch::MpiFamily;
 
-/// Exit status when mpicheck cannot do its job; clap uses the same for usage errors.
-const EXIT_MPICHECK_ERROR: u8 = 2;
-
 #[derive(Parser)]
 #[command(
     name = "mpicheck",
     version,
-    about = "A correctness checker for MPI programs: deadlocks, collective and datatype mismatches, request and resource misuse, MPI + threads rules"
+    about = "A correctness checker for MPI programs: deadlocks, collective and datatype mismatches, request and resource misuse, MPI + threads rules",
+    after_help = "Exit status of run and analyze: 0 clean; 1 a finding of severity error; 2 mpicheck could not do its job; 3 no error finding, but the program failed or the analysis is incomplete (see the README)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -63,6 +62,19 @@ enum Command {
         /// A check code such as DL001.
         code: String,
     },
+    /// Internal: what the launcher starts as each rank of `mpicheck run`; sets the rank's
+    /// environment and becomes the program.
+    #[command(name = launch::EXEC_RANK, hide = true)]
+    ExecRank {
+        #[arg(long)]
+        library: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        threads: Option<OsString>,
+        #[arg(required = true, last = true)]
+        command: Vec<OsString>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -74,11 +86,14 @@ pub struct RunArgs {
     /// The MPI the program is linked against (detected from the program when not given).
     #[arg(long, value_enum)]
     pub mpi: Option<MpiFamily>,
-    /// Directory for traces and reports (report.json, report.sarif, report.html).
+    /// Directory for traces and reports (report.json, report.sarif, report.html, run.json).
+    /// mpicheck replaces only the files its earlier run there wrote (listed in
+    /// .mpicheck-run.json) and refuses to touch anyone else's.
     #[arg(long, value_name = "DIR", default_value = "mpicheck-out")]
     pub out: PathBuf,
-    /// Seconds without progress, with every rank blocked in MPI, before a deadlock is reported.
-    #[arg(long, value_name = "SECS", default_value_t = 5.0,
+    /// Seconds without progress, with every rank blocked in MPI, before a deadlock is reported
+    /// (at most 86400, one day).
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, allow_negative_numbers = true,
           value_parser = parse_timeout)]
     pub deadlock_timeout: f64,
     /// On an actual deadlock: end the job (abort) or report it and let the job wait (report).
@@ -156,10 +171,15 @@ pub enum OnDeadlock {
     Report,
 }
 
+/// Longest `--deadlock-timeout`: a job stuck for a day is stuck.
+const MAX_DEADLOCK_TIMEOUT_SECS: f64 = 86_400.0;
+
 fn parse_timeout(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
-        Ok(secs) if secs > 0.0 && secs.is_finite() => Ok(secs),
-        _ => Err(format!("`{text}` is not a positive number of seconds")),
+        Ok(secs) if secs > 0.0 && secs <= MAX_DEADLOCK_TIMEOUT_SECS => Ok(secs),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds above 0 and at most {MAX_DEADLOCK_TIMEOUT_SECS} (one day)"
+        )),
     }
 }
 
@@ -177,13 +197,19 @@ fn main() -> ExitCode {
             Ok(0)
         }
         Command::Explain { code } => explain(&code),
+        Command::ExecRank {
+            library,
+            out,
+            threads,
+            command,
+        } => launch::exec_rank(&library, &out, threads.as_ref(), &command),
     };
     match result {
         Ok(status) => ExitCode::from(status),
         Err(error) => {
             // One line: what went wrong and what to do; causes joined by ": ".
             eprintln!("mpicheck: error: {error:#}");
-            ExitCode::from(EXIT_MPICHECK_ERROR)
+            ExitCode::from(status::EXIT_MPICHECK_FAILED)
         }
     }
 }

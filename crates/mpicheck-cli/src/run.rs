@@ -2,28 +2,40 @@
 //! the interposition library, watch it for an actual deadlock, then analyze and report.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
-use crate::analyze::{self, is_trace_file, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
-use crate::launch::{detect_family, find_program, interposition_library, launcher_command};
+use crate::analyze::{self, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
+use crate::launch::{
+    choose_family, find_program, interposition_library, launcher_command, linked_family,
+    rank_command, MpiFamily,
+};
+use crate::out_dir::{self, RunDir};
 use crate::progress::Progress;
+use crate::relay::{self, LauncherNotes, Relay, Target};
+use crate::status::{EndReason, ProgramEnd};
 use crate::watch::Watcher;
 use crate::{OnDeadlock, RunArgs};
 
 const POLL_INTERVAL: Duration = Duration::from_millis(200);
 /// How long the launcher gets to end the job itself before its ranks are killed.
 const TERMINATE_GRACE: Duration = Duration::from_secs(3);
+/// How long the launcher's output may still arrive after it exited (from a process it
+/// started that still holds its stdout), before mpicheck goes on to the analysis.
+const OUTPUT_DRAIN: Duration = Duration::from_secs(2);
 
 /// Set by SIGINT/SIGTERM: the user wants the job ended; mpicheck still reports what ran.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_interrupt(_signal: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
+    // A terminal's Ctrl-C reaches the launcher too, which starts its teardown now.
+    relay::hide_teardown();
 }
 
 pub fn run(args: &RunArgs) -> Result<u8> {
@@ -33,13 +45,11 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     let program = find_program(program_name).with_context(|| {
         format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
     })?;
-    let family = match args.mpi {
-        Some(family) => family,
-        None => detect_family(&program)?,
-    };
+    let linked = linked_family(&program)?;
+    let family = choose_family(args.mpi, linked, &program)?;
     let library = interposition_library(family)?;
     let launcher = launcher_command(family, args.launcher.as_deref(), args.ranks)?;
-    let out_dir = prepare_out_dir(&args.out)?;
+    let mut out = out_dir::prepare_for_run(&args.out)?;
     let working_dir = std::env::current_dir().context("cannot read the current directory")?;
 
     let mut meta = RunMeta {
@@ -50,28 +60,42 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         exit_status: None,
         working_dir,
         polling: Vec::new(),
+        end: None,
     };
 
-    // `env` puts the library into the ranks only: the launcher itself is not an MPI program.
-    let mut preload = library.display().to_string();
-    if let Some(existing) = std::env::var_os("LD_PRELOAD").filter(|v| !v.is_empty()) {
-        preload = format!("{preload}:{}", existing.to_string_lossy());
-    }
     let mut command = Command::new(&launcher[0]);
     command
         .args(&launcher[1..])
-        .arg("env")
-        .arg(format!("LD_PRELOAD={preload}"))
-        .arg(format!("MPICHECK_OUT_DIR={}", out_dir.display()));
-    // MPICHECK_THREADS=0 turns thread tracking off; not every launcher forwards the
-    // environment, so it goes on the command line like the others.
-    if let Some(threads) = std::env::var_os("MPICHECK_THREADS") {
-        command.arg(format!("MPICHECK_THREADS={}", threads.to_string_lossy()));
+        .args(rank_command(&library, out.path(), program_name)?)
+        .args(&args.command[1..])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // When mpicheck dies (even by SIGKILL), the kernel kills the launcher, whose ranks then
+    // die with it (each rank asked for the same about its own parent, see launch.rs).
+    let supervisor = std::process::id();
+    // SAFETY: between fork and exec only async-signal-safe calls (prctl, getppid, _exit).
+    unsafe {
+        command.pre_exec(move || {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+            if libc::getppid() as u32 != supervisor {
+                libc::_exit(1);
+            }
+            Ok(())
+        });
     }
-    command.args(&args.command);
     let mut child = command
         .spawn()
         .with_context(|| format!("cannot start the launcher {}", launcher[0]))?;
+    let relay = Relay::start(vec![
+        (
+            Box::new(child.stdout.take().expect("piped")),
+            Target::Stdout,
+        ),
+        (
+            Box::new(child.stderr.take().expect("piped")),
+            Target::Stderr,
+        ),
+    ]);
     // Installed after the spawn: the job must keep the default disposition (a terminal's
     // Ctrl-C reaches it directly), while mpicheck stays to report what was recorded.
     // SAFETY: the handler only stores to an atomic.
@@ -86,40 +110,116 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         );
     }
 
-    let outcome = supervise(&mut child, args, &out_dir, &meta, &options)?;
+    let outcome = supervise(&mut child, args, &mut out, &meta, &options)?;
     meta.polling = outcome.polling.clone();
-    // The launcher's status after mpicheck ended a deadlocked job says nothing about the
-    // program (MPICH's mpiexec even reports 0).
-    meta.exit_status = if outcome.ended_deadlock {
+    let notes = relay.finish(OUTPUT_DRAIN);
+    if let Err(e) = out.adopt_new_traces() {
+        eprintln!("mpicheck: warning: {e:#}");
+    }
+    let end = program_end(&outcome, &notes, out.path());
+    if let Some(failure) = end.failure() {
+        if outcome.ended.is_none() {
+            eprintln!("mpicheck: {failure}");
+        }
+    }
+    // The launcher's status after mpicheck ended the job says nothing about the program
+    // (MPICH's mpiexec even reports 0).
+    meta.exit_status = if outcome.ended.is_some() {
         None
     } else {
         outcome.status.code()
     };
-    save_meta(&out_dir, &meta)?;
+    meta.end = Some(end.clone());
+    out_dir::write_owned(out.path(), RUN_META_FILE, |w| {
+        serde_json::to_writer_pretty(&mut *w, &meta).map_err(std::io::Error::from)
+    })?;
 
-    let findings = match analyze::analyze_and_report(&out_dir, &meta, &options) {
-        Ok(findings) => findings,
-        Err(e) if !outcome.status.success() && !outcome.ended_deadlock => {
-            // The program failed before it recorded anything we can analyze: its own exit
-            // status says more than our error.
-            eprintln!("mpicheck: no analysis: {e:#}");
-            return Ok(exit_code_of(outcome.status));
+    if !recorded_mpi_calls(out.path()) {
+        bail!("{}", nothing_recorded(&program, family, linked, &end));
+    }
+    let analysis = analyze::analyze_and_report(out.path(), &meta, &options)?;
+    Ok(crate::status::conclude(&analysis, Some(&end)))
+}
+
+/// Why no trace was written, as far as mpicheck can tell.
+fn nothing_recorded(
+    program: &Path,
+    family: MpiFamily,
+    linked: Option<MpiFamily>,
+    end: &ProgramEnd,
+) -> String {
+    let why = match (linked, end.failure()) {
+        (None, _) => format!(
+            "{} is not linked against a shared MPI library (statically linked MPI, a script, or not an MPI program)",
+            program.display()
+        ),
+        (Some(_), Some(failure)) => format!("{failure} before its first MPI call"),
+        (Some(_), None) => {
+            "the program made no MPI call, or loads another MPI than the one it is linked against"
+                .to_string()
         }
-        Err(e) => return Err(e),
     };
-    if outcome.ended_deadlock {
-        return Ok(1);
+    format!(
+        "nothing was recorded: no process made an MPI call through mpicheck's {} library: {why}",
+        family.display_name()
+    )
+}
+
+/// How the job ended, from the launcher's status and what it said.
+fn program_end(outcome: &Outcome, notes: &LauncherNotes, dir: &Path) -> ProgramEnd {
+    if let Some(reason) = outcome.ended {
+        return ProgramEnd::EndedByMpicheck { reason };
     }
-    if !outcome.status.success() {
-        return Ok(exit_code_of(outcome.status));
+    match (outcome.status.code(), outcome.status.signal()) {
+        (Some(0), _) => ProgramEnd::Succeeded,
+        // A rank killed by a signal: MPICH's launcher exits with the bare signal number,
+        // Open MPI's with 128 + it; both say which rank (or pid) it was.
+        (Some(status), _) => match notes.signal {
+            Some(signal) => ProgramEnd::RankKilled {
+                rank: notes
+                    .killed_rank
+                    .or_else(|| notes.killed_pid.and_then(|pid| rank_of_pid(dir, pid))),
+                signal,
+            },
+            None => ProgramEnd::Exited { status },
+        },
+        (None, Some(signal)) => ProgramEnd::LauncherKilled { signal },
+        (None, None) => ProgramEnd::Exited { status: -1 },
     }
-    Ok(if analyze::has_errors(&findings) { 1 } else { 0 })
+}
+
+/// Whether a process of the run recorded an MPI call: a trace that initialized MPI, or one
+/// holding a call of MPI's own (not an `MPICHECK_*` pseudo-call: a process that loaded the
+/// library but never called MPI may still record those).
+fn recorded_mpi_calls(dir: &Path) -> bool {
+    let traces = out_dir::run_traces(dir).unwrap_or_default();
+    traces.iter().any(|path| {
+        if out_dir::trace_header(path).is_some_and(|h| h.initialized()) {
+            return true;
+        }
+        mpicheck_trace::read_trace(path).is_ok_and(|trace| {
+            trace
+                .calls
+                .iter()
+                .any(|call| !trace.function_name(call.func).starts_with("MPICHECK_"))
+        })
+    })
+}
+
+/// The rank whose trace was written by process `pid`.
+fn rank_of_pid(dir: &Path, pid: u32) -> Option<i32> {
+    let traces = out_dir::run_traces(dir).ok()?;
+    traces
+        .iter()
+        .filter_map(|path| out_dir::trace_header(path))
+        .find(|header| header.pid == pid)?
+        .best_rank()
 }
 
 struct Outcome {
     status: ExitStatus,
-    /// mpicheck ended the job because of an actual deadlock.
-    ended_deadlock: bool,
+    /// Why mpicheck ended the job, when it did.
+    ended: Option<EndReason>,
     /// The threads modelled as blocked in their polling loops in that deadlock.
     polling: Vec<PollingThread>,
 }
@@ -129,33 +229,45 @@ struct Outcome {
 fn supervise(
     child: &mut Child,
     args: &RunArgs,
-    out_dir: &Path,
+    out: &mut RunDir,
     meta: &RunMeta,
     options: &ReportOptions,
 ) -> Result<Outcome> {
+    // parse_timeout bounds it, so this cannot overflow.
     let timeout = Duration::from_secs_f64(args.deadlock_timeout);
-    let mut watcher = Watcher::new(out_dir, args.ranks, timeout);
-    let mut ended_deadlock = false;
+    let out_dir = out.path().to_path_buf();
+    let mut watcher = Watcher::new(&out_dir, args.ranks, timeout);
+    let mut ended = None;
     let mut polling = Vec::new();
     let mut reported_deadlock = false;
     let mut noted_unexplained_stall = false;
     let mut terminate_started: Option<Instant> = None;
     loop {
         if let Some(status) = child.try_wait().context("cannot wait for the launcher")? {
+            if ended.is_none() && INTERRUPTED.load(Ordering::SeqCst) {
+                // Ctrl-C reached the launcher too, which ended the job first.
+                eprintln!("mpicheck: interrupted; analyzing what the job recorded");
+                ended = Some(EndReason::Interrupted);
+            }
             return Ok(Outcome {
                 status,
-                ended_deadlock,
+                ended,
                 polling,
             });
+        }
+        // The ranks' new traces are listed in the marker before anything analyzes them.
+        if let Err(e) = out.adopt_new_traces() {
+            eprintln!("mpicheck: warning: {e:#}");
         }
         if let Some(started) = terminate_started {
             if started.elapsed() >= TERMINATE_GRACE {
                 // The launcher did not end its ranks: end them, then the launcher.
-                kill_ranks(&watcher.pids(), out_dir);
+                kill_ranks(&watcher.pids(), &out_dir);
                 let _ = child.kill();
             }
         } else if INTERRUPTED.load(Ordering::SeqCst) {
             eprintln!("mpicheck: interrupted; ending the job and analyzing what it recorded");
+            ended = Some(EndReason::Interrupted);
             terminate_started = Some(terminate(child));
         } else if let Some(stuck) = (!reported_deadlock).then(|| watcher.poll()).flatten() {
             // In abort mode the final analysis of the ended job prints the deadlock; so does
@@ -168,14 +280,14 @@ fn supervise(
                 .iter()
                 .map(|&(rank, thread)| PollingThread { rank, thread })
                 .collect();
-            match live_deadlock(out_dir, meta, options, &stuck_polling, print) {
+            match live_deadlock(&out_dir, meta, options, &stuck_polling, print) {
                 Some(()) if args.on_deadlock == OnDeadlock::Abort => {
                     polling = stuck_polling;
                     eprintln!(
-                        "mpicheck: deadlock: no rank has made progress for {:.0} s; ending the job (use --on-deadlock report to let it wait)",
+                        "mpicheck: deadlock: no rank has made progress for {:.0} s; mpicheck ended the job (--on-deadlock report lets it wait)",
                         watcher.stuck_for().as_secs_f64()
                     );
-                    ended_deadlock = true;
+                    ended = Some(EndReason::Deadlock);
                     terminate_started = Some(terminate(child));
                 }
                 Some(()) => {
@@ -228,8 +340,10 @@ fn live_deadlock(
     Some(())
 }
 
-/// Asks the launcher to end the job (it forwards the signal to the ranks).
+/// Asks the launcher to end the job (it forwards the signal to the ranks); its teardown
+/// messages are kept from the user from now on (mpicheck has said in one line why).
 fn terminate(child: &Child) -> Instant {
+    relay::hide_teardown();
     // SAFETY: plain kill(2) on our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     Instant::now()
@@ -250,54 +364,5 @@ fn kill_ranks(pids: &[u32], out_dir: &Path) {
             // SAFETY: plain kill(2).
             unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
         }
-    }
-}
-
-/// Creates the output directory, checks it is writable, and removes the traces and reports
-/// of an earlier run (mixing two runs' traces would make nonsense).
-fn prepare_out_dir(dir: &Path) -> Result<PathBuf> {
-    let hint = "choose another with --out DIR";
-    fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create output directory {} ({hint})", dir.display()))?;
-    let dir = dir
-        .canonicalize()
-        .with_context(|| format!("cannot use output directory {} ({hint})", dir.display()))?;
-    let probe = dir.join(".mpicheck-write-test");
-    fs::write(&probe, b"").with_context(|| {
-        format!(
-            "output directory {} is not writable ({hint})",
-            dir.display()
-        )
-    })?;
-    let _ = fs::remove_file(&probe);
-    for entry in fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry?.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let stale = is_trace_file(&path) || name == RUN_META_FILE || name.starts_with("report.");
-        if stale {
-            fs::remove_file(&path).with_context(|| {
-                format!(
-                    "cannot remove {} from an earlier run ({hint})",
-                    path.display()
-                )
-            })?;
-        }
-    }
-    Ok(dir)
-}
-
-fn save_meta(dir: &Path, meta: &RunMeta) -> Result<()> {
-    let path = dir.join(RUN_META_FILE);
-    let text = serde_json::to_string_pretty(meta).expect("RunMeta serializes");
-    fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))
-}
-
-/// The program's exit status as ours; a signal becomes 128 + its number, as in a shell.
-fn exit_code_of(status: ExitStatus) -> u8 {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => code.clamp(0, 255) as u8,
-        (None, Some(signal)) => (128 + signal).clamp(0, 255) as u8,
-        (None, None) => 1,
     }
 }

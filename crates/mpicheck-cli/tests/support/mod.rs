@@ -1,12 +1,15 @@
 //! Helpers shared by the end-to-end tests: compile a test program with an MPI family's
 //! wrapper, run commands bounded in time in their own process group (nothing left behind),
 //! and run `mpicheck run` or plain `mpiexec`.
+//!
+//! `MPICHECK_TEST_BIN` runs `mpicheck run` of these tests with another mpicheck build (for
+//! example an older one, to see a test fail before its fix).
 #![allow(dead_code)] // each test file uses a part
 
 use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use mpicheck_trace::reader::{read_trace, Trace};
@@ -14,7 +17,7 @@ use mpicheck_trace::reader::{read_trace, Trace};
 pub const MPICHECK: &str = env!("CARGO_BIN_EXE_mpicheck");
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(120);
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Family {
     pub name: &'static str,
 }
@@ -31,6 +34,22 @@ impl Family {
         };
         format!("{wrapper}.{}", self.name)
     }
+
+    /// The other family: the MPI a program of this family is not linked against.
+    pub fn other(self) -> Family {
+        if self.name == MPICH.name {
+            OPENMPI
+        } else {
+            MPICH
+        }
+    }
+}
+
+/// The mpicheck binary under test: this crate's, or `MPICHECK_TEST_BIN`.
+pub fn mpicheck_bin() -> PathBuf {
+    std::env::var_os("MPICHECK_TEST_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(MPICHECK))
 }
 
 pub fn program_source(name: &str) -> PathBuf {
@@ -41,13 +60,19 @@ pub fn program_source(name: &str) -> PathBuf {
 
 /// Compiles a test program with the family's wrapper (`-g -O0`), into `dir`.
 pub fn compile(family: Family, name: &str, dir: &Path) -> PathBuf {
-    let source = program_source(name);
     let exe = dir.join(Path::new(name).file_stem().unwrap());
-    let compiler = family.compiler(&source);
+    compile_to(family, &program_source(name), &exe);
+    exe
+}
+
+/// Compiles `source` with the family's wrapper (`-g -O0`) into `exe`.
+pub fn compile_to(family: Family, source: &Path, exe: &Path) {
+    let name = source.display();
+    let compiler = family.compiler(source);
     let output = Command::new(&compiler)
         .args(["-g", "-O0", "-o"])
-        .arg(&exe)
-        .arg(&source)
+        .arg(exe)
+        .arg(source)
         .output()
         .unwrap_or_else(|e| {
             panic!("cannot run {compiler} (scripts/install-deps installs it): {e}")
@@ -57,7 +82,6 @@ pub fn compile(family: Family, name: &str, dir: &Path) -> PathBuf {
         "{compiler} {name} failed:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    exe
 }
 
 /// Runs a command in its own process group, feeding `stdin`, and kills the group when it
@@ -112,20 +136,35 @@ pub fn mpicheck_run(
     extra: &[&str],
     stdin: &[u8],
 ) -> (Output, Duration) {
-    let mut cmd = Command::new(MPICHECK);
-    cmd.args([
-        "run",
-        "--mpi",
-        family.name,
-        "-n",
-        &ranks.to_string(),
-        "--out",
-    ])
-    .arg(out)
-    .args(extra)
-    .arg("--")
-    .args(program);
-    run_bounded(cmd, stdin)
+    run_bounded(
+        mpicheck_run_command(family, ranks, out, program, extra),
+        stdin,
+    )
+}
+
+/// `mpicheck run --mpi FAMILY -n RANKS --out OUT EXTRA -- PROGRAM`, not started.
+pub fn mpicheck_run_command(
+    family: Family,
+    ranks: u32,
+    out: &Path,
+    program: &[&str],
+    extra: &[&str],
+) -> Command {
+    let mut cmd = Command::new(mpicheck_bin());
+    cmd.args(["run", "--mpi", family.name, "-n", &ranks.to_string()])
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .arg("--")
+        .args(program);
+    cmd
+}
+
+/// `mpicheck ARGS`, bounded in time.
+pub fn mpicheck(args: &[&str]) -> Output {
+    let mut cmd = Command::new(mpicheck_bin());
+    cmd.args(args);
+    run_bounded(cmd, b"").0
 }
 
 pub fn plain_run(family: Family, ranks: u32, program: &[&str], stdin: &[u8]) -> Output {
@@ -155,4 +194,97 @@ pub fn traces(out: &Path) -> Vec<Trace> {
         .collect();
     traces.sort_by_key(|t| t.header.best_rank());
     traces
+}
+
+/// A started command whose output is collected on threads (it never blocks on a full pipe),
+/// for tests that act on the job while it runs.
+pub struct Collected {
+    pub child: Child,
+    out: std::thread::JoinHandle<Vec<u8>>,
+    err: std::thread::JoinHandle<Vec<u8>>,
+}
+
+/// Starts `cmd` like `run_bounded` does, without waiting.
+pub fn spawn_collected(mut cmd: Command) -> Collected {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    cmd.env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
+    let mut child = cmd.spawn().expect("spawn");
+    let read = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = read(Box::new(child.stdout.take().unwrap()));
+    let err = read(Box::new(child.stderr.take().unwrap()));
+    Collected { child, out, err }
+}
+
+impl Collected {
+    /// Waits at most `RUN_TIMEOUT`, then kills the process group (and after it exits).
+    pub fn wait(mut self) -> Output {
+        let start = Instant::now();
+        let pgid = self.child.id() as i32;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            if start.elapsed() > RUN_TIMEOUT {
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                panic!("did not finish within {RUN_TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        Output {
+            status,
+            stdout: self.out.join().unwrap(),
+            stderr: self.err.join().unwrap(),
+        }
+    }
+}
+
+/// The one-line error contract: exit status 2, a line with the expected words that is the
+/// error itself (`mpicheck: error: ...`, or clap's `error: ...`), no panic.
+pub fn assert_error(output: &Output, expected: &str) {
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(expected))
+        .unwrap_or_else(|| panic!("no line says `{expected}`:\n{stderr}"));
+    assert!(
+        line.starts_with("mpicheck: error: ") || line.starts_with("error: "),
+        "{stderr}"
+    );
+}
+
+/// The codes of the findings in `out/report.json`.
+pub fn report_codes(out: &Path) -> Vec<String> {
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Whether process `pid` still exists and is not a zombie.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // The state follows the command name in parentheses.
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z') && !rest.starts_with('X')),
+        Err(_) => false,
+    }
 }

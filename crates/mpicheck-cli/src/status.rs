@@ -1,0 +1,209 @@
+//! The exit status of `mpicheck run` and `mpicheck analyze`, never the program's own (the
+//! README documents it):
+//!
+//! - 0: the analysis is complete, no reported finding has severity error, and the program
+//!   succeeded;
+//! - 1: a reported finding has severity error (a deadlock mpicheck ended counts, even a
+//!   suppressed one: the program did not finish);
+//! - 2: mpicheck could not do its job (usage error, missing MPI, program not found, nothing
+//!   recorded, unusable output directory); the one-line message says why;
+//! - 3: no error finding, but "no findings" cannot be claimed: the program failed (its exit
+//!   status or signal is printed and saved in run.json) or the analysis is incomplete.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analyze::{has_errors, Analysis};
+
+pub const EXIT_CLEAN: u8 = 0;
+pub const EXIT_ERRORS: u8 = 1;
+/// mpicheck could not do its job; clap uses the same for usage errors.
+pub const EXIT_MPICHECK_FAILED: u8 = 2;
+pub const EXIT_NOT_CLEAN: u8 = 3;
+
+/// How the program's job ended, as saved in `run.json`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "how", rename_all = "snake_case")]
+pub enum ProgramEnd {
+    /// The launcher exited with status 0.
+    Succeeded,
+    /// The launcher exited with this non-zero status (MPI launchers pass on a failed
+    /// rank's exit status).
+    Exited { status: i32 },
+    /// The launcher said that a rank was killed by this signal.
+    RankKilled { rank: Option<i32>, signal: i32 },
+    /// The launcher itself was killed by a signal.
+    LauncherKilled { signal: i32 },
+    /// mpicheck ended the job: on an actual deadlock, or because mpicheck was interrupted.
+    EndedByMpicheck { reason: EndReason },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    Deadlock,
+    Interrupted,
+}
+
+impl ProgramEnd {
+    /// What went wrong, as printed after `mpicheck: `; `None` when the program succeeded.
+    pub fn failure(&self) -> Option<String> {
+        Some(match self {
+            ProgramEnd::Succeeded => return None,
+            ProgramEnd::Exited { status } => format!("the program exited with status {status}"),
+            ProgramEnd::RankKilled {
+                rank: Some(rank),
+                signal,
+            } => format!("rank {rank} was killed by {}", signal_text(*signal)),
+            ProgramEnd::RankKilled { rank: None, signal } => {
+                format!("a rank was killed by {}", signal_text(*signal))
+            }
+            ProgramEnd::LauncherKilled { signal } => {
+                format!("the launcher was killed by {}", signal_text(*signal))
+            }
+            ProgramEnd::EndedByMpicheck {
+                reason: EndReason::Deadlock,
+            } => "mpicheck ended the deadlocked job".to_string(),
+            ProgramEnd::EndedByMpicheck {
+                reason: EndReason::Interrupted,
+            } => "the job was interrupted before it finished".to_string(),
+        })
+    }
+}
+
+/// The exit status for a finished analysis.
+pub fn exit_code(errors: bool, end: Option<&ProgramEnd>, incomplete: bool) -> u8 {
+    let ended_deadlock = matches!(
+        end,
+        Some(ProgramEnd::EndedByMpicheck {
+            reason: EndReason::Deadlock
+        })
+    );
+    if errors || ended_deadlock {
+        EXIT_ERRORS
+    } else if incomplete || end.is_some_and(|e| e.failure().is_some()) {
+        EXIT_NOT_CLEAN
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+/// The exit status of a finished analysis of a run that ended as `end` (`None`: unknown, a
+/// saved run without run.json); prints why when it is 3.
+pub fn conclude(analysis: &Analysis, end: Option<&ProgramEnd>) -> u8 {
+    let code = exit_code(
+        has_errors(&analysis.findings),
+        end,
+        !analysis.incomplete.is_empty(),
+    );
+    if code == EXIT_NOT_CLEAN {
+        eprintln!("{}", not_clean_reason(end, &analysis.incomplete));
+    }
+    code
+}
+
+/// The last line on stderr when the exit status is 3: why "no findings" cannot be claimed.
+pub fn not_clean_reason(end: Option<&ProgramEnd>, incomplete: &[String]) -> String {
+    let mut reasons: Vec<String> = end.and_then(ProgramEnd::failure).into_iter().collect();
+    if !incomplete.is_empty() {
+        reasons.push("the analysis is incomplete (see above)".to_string());
+    }
+    format!(
+        "mpicheck: not clean (exit status {EXIT_NOT_CLEAN}): no error found, but {}",
+        reasons.join(", and ")
+    )
+}
+
+/// `signal 11 (SIGSEGV)`.
+pub fn signal_text(signal: i32) -> String {
+    match signal_name(signal) {
+        Some(name) => format!("signal {signal} ({name})"),
+        None => format!("signal {signal}"),
+    }
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    const NAMES: [&str; 31] = [
+        "SIGHUP",
+        "SIGINT",
+        "SIGQUIT",
+        "SIGILL",
+        "SIGTRAP",
+        "SIGABRT",
+        "SIGBUS",
+        "SIGFPE",
+        "SIGKILL",
+        "SIGUSR1",
+        "SIGSEGV",
+        "SIGUSR2",
+        "SIGPIPE",
+        "SIGALRM",
+        "SIGTERM",
+        "SIGSTKFLT",
+        "SIGCHLD",
+        "SIGCONT",
+        "SIGSTOP",
+        "SIGTSTP",
+        "SIGTTIN",
+        "SIGTTOU",
+        "SIGURG",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGVTALRM",
+        "SIGPROF",
+        "SIGWINCH",
+        "SIGIO",
+        "SIGPWR",
+        "SIGSYS",
+    ];
+    usize::try_from(signal)
+        .ok()
+        .and_then(|s| s.checked_sub(1))
+        .and_then(|i| NAMES.get(i).copied())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_four_exit_statuses() {
+        let exited = ProgramEnd::Exited { status: 2 };
+        let deadlock = ProgramEnd::EndedByMpicheck {
+            reason: EndReason::Deadlock,
+        };
+        let interrupted = ProgramEnd::EndedByMpicheck {
+            reason: EndReason::Interrupted,
+        };
+        assert_eq!(exit_code(false, Some(&ProgramEnd::Succeeded), false), 0);
+        assert_eq!(exit_code(false, None, false), 0);
+        assert_eq!(exit_code(true, Some(&exited), false), 1);
+        assert_eq!(exit_code(false, Some(&deadlock), false), 1);
+        assert_eq!(exit_code(false, Some(&exited), false), 3);
+        assert_eq!(exit_code(false, Some(&interrupted), false), 3);
+        assert_eq!(exit_code(false, Some(&ProgramEnd::Succeeded), true), 3);
+        assert_eq!(exit_code(true, Some(&ProgramEnd::Succeeded), true), 1);
+    }
+
+    #[test]
+    fn failures_name_the_status_or_signal() {
+        let killed = ProgramEnd::RankKilled {
+            rank: Some(1),
+            signal: 11,
+        };
+        assert_eq!(
+            killed.failure().unwrap(),
+            "rank 1 was killed by signal 11 (SIGSEGV)"
+        );
+        assert_eq!(
+            ProgramEnd::Exited { status: 2 }.failure().unwrap(),
+            "the program exited with status 2"
+        );
+        assert_eq!(ProgramEnd::Succeeded.failure(), None);
+        assert_eq!(signal_text(9), "signal 9 (SIGKILL)");
+        assert_eq!(signal_text(64), "signal 64");
+        assert_eq!(signal_text(0), "signal 0");
+        let json = serde_json::to_string(&killed).unwrap();
+        assert_eq!(json, r#"{"how":"rank_killed","rank":1,"signal":11}"#);
+        assert_eq!(serde_json::from_str::<ProgramEnd>(&json).unwrap(), killed);
+    }
+}

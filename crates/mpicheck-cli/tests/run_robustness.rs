@@ -1,0 +1,382 @@
+//! `mpicheck run` on bad input and failing programs, under MPICH and Open MPI: one-line
+//! errors instead of panics, programs whose path holds `=`, an MPI that does not match the
+//! program, programs that record nothing, the exit status scheme (0 clean, 1 errors, 2
+//! mpicheck could not do its job, 3 the program failed or the analysis is incomplete), the
+//! job dying with a SIGKILLed mpicheck, and the launcher's teardown messages kept out of
+//! the program's output.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use support::*;
+
+/// Timeouts that are not a sane number of seconds are refused (1e300 made mpicheck panic
+/// once the job had started).
+#[test]
+fn bad_deadlock_timeouts_get_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(MPICH, "fail.c", dir.path());
+    let out = dir.path().join("out");
+    for value in ["1e300", "-1", "NaN", "inf", "0", "86401"] {
+        let output = mpicheck_run(
+            MPICH,
+            2,
+            &out,
+            &[exe.to_str().unwrap()],
+            &["--deadlock-timeout", value],
+            b"",
+        )
+        .0;
+        assert_error(&output, "at most 86400");
+    }
+}
+
+/// A program whose path holds `=` runs like any other (`env` took it for an assignment).
+fn check_path_with_equals_sign(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = dir.path().join("a=b");
+    fs::create_dir(&odd).unwrap();
+    let exe = odd.join("x=1");
+    compile_to(family, &program_source("fail.c"), &exe);
+    let out = dir.path().join("out");
+    let output = mpicheck_run(family, 2, &out, &[exe.to_str().unwrap(), "ok"], &[], b"").0;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let report: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["run"]["ranks"], 2, "{report}");
+}
+
+#[test]
+fn program_path_with_equals_sign_mpich() {
+    check_path_with_equals_sign(MPICH);
+}
+#[test]
+fn program_path_with_equals_sign_openmpi() {
+    check_path_with_equals_sign(OPENMPI);
+}
+
+/// `--mpi` naming the other MPI than the program's is refused before anything runs.
+fn check_other_mpi_refused(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "fail.c", dir.path());
+    let out = dir.path().join("out");
+    let output = mpicheck_run(family.other(), 2, &out, &[exe.to_str().unwrap()], &[], b"").0;
+    assert_error(&output, "is linked against");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(&format!("--mpi {}", family.name)),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn other_mpi_refused_mpich_program() {
+    check_other_mpi_refused(MPICH);
+}
+#[test]
+fn other_mpi_refused_openmpi_program() {
+    check_other_mpi_refused(OPENMPI);
+}
+
+/// A program that is not linked against MPI: without `--mpi` refused; with it, a warning,
+/// and after the run "nothing was recorded" (exit 2), never "no findings".
+fn check_nothing_recorded(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = mpicheck_run(family, 2, &out, &["/bin/true"], &[], b"").0;
+    assert_error(&output, "nothing was recorded");
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains("mpicheck: warning: /bin/true is not linked against an MPI library"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no findings"), "{stderr}");
+    let output = mpicheck(&[
+        "run",
+        "-n",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+        "/bin/true",
+    ]);
+    assert_error(&output, "not linked against MPICH or Open MPI");
+}
+
+#[test]
+fn nothing_recorded_is_an_error_mpich() {
+    check_nothing_recorded(MPICH);
+}
+#[test]
+fn nothing_recorded_is_an_error_openmpi() {
+    check_nothing_recorded(OPENMPI);
+}
+
+fn run_json_end(out: &Path) -> serde_json::Value {
+    let meta: serde_json::Value =
+        serde_json::from_slice(&fs::read(out.join("run.json")).unwrap()).unwrap();
+    meta["end"].clone()
+}
+
+/// The exit status is mpicheck's, never the program's: 3 when the program failed without
+/// error findings, with its status or signal on stderr and in run.json; `mpicheck
+/// analyze` of the saved run says the same.
+fn check_exit_statuses(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "fail.c", dir.path());
+    let exe = exe.to_str().unwrap();
+    let out = dir.path().join("out");
+    let out_arg = out.to_str().unwrap();
+
+    let output = mpicheck_run(family, 2, &out, &[exe, "exit", "2"], &[], b"").0;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("mpicheck: the program exited with status 2\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .trim_end()
+            .ends_with("the program exited with status 2"),
+        "{stderr}"
+    );
+    assert_eq!(
+        run_json_end(&out),
+        serde_json::json!({"how": "exited", "status": 2})
+    );
+    let again = mpicheck(&["analyze", out_arg]);
+    assert_eq!(again.status.code(), Some(3), "{}", text(&again.stderr));
+
+    let output = mpicheck_run(family, 2, &out, &[exe, "segv"], &[], b"").0;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("mpicheck: rank 1 was killed by signal 11 (SIGSEGV)\n"),
+        "{stderr}"
+    );
+    assert_eq!(
+        run_json_end(&out),
+        serde_json::json!({"how": "rank_killed", "rank": 1, "signal": 11})
+    );
+
+    let output = mpicheck_run(family, 2, &out, &[exe, "ok"], &[], b"").0;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert_eq!(run_json_end(&out), serde_json::json!({"how": "succeeded"}));
+    let again = mpicheck(&["analyze", out_arg]);
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again.stderr));
+}
+
+#[test]
+fn exit_status_is_mpichecks_mpich() {
+    check_exit_statuses(MPICH);
+}
+#[test]
+fn exit_status_is_mpichecks_openmpi() {
+    check_exit_statuses(OPENMPI);
+}
+
+/// The processes below `root` (children, grandchildren...), by walking /proc.
+fn descendants(root: u32) -> BTreeSet<u32> {
+    let mut parent_of = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some((_, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        if let Some(ppid) = rest.split(' ').nth(1).and_then(|p| p.parse::<u32>().ok()) {
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut found = BTreeSet::from([root]);
+    loop {
+        let before = found.len();
+        for &(pid, ppid) in &parent_of {
+            if found.contains(&ppid) {
+                found.insert(pid);
+            }
+        }
+        if found.len() == before {
+            break;
+        }
+    }
+    found.remove(&root);
+    found
+}
+
+/// The pids of the ranks that initialized MPI, from their traces.
+fn initialized_ranks(out: &Path) -> Vec<u32> {
+    let Ok(entries) = fs::read_dir(out) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".mpitrace"))
+        .filter_map(|e| {
+            let bytes = fs::read(e.path()).ok()?;
+            let header =
+                mpicheck_trace::reader::read_header(bytes.get(..mpicheck_trace::HEADER_SIZE)?)
+                    .ok()?;
+            header.initialized().then_some(header.pid)
+        })
+        .collect()
+}
+
+/// SIGKILL mpicheck while its job hangs: the launcher and every rank die with it.
+fn check_job_dies_with_mpicheck(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "hang.c", dir.path());
+    let out = dir.path().join("out");
+    let cmd = mpicheck_run_command(
+        family,
+        2,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "600"],
+    );
+    let job = spawn_collected(cmd);
+    let mpicheck_pid = job.child.id();
+    let started = Instant::now();
+    while initialized_ranks(&out).len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the ranks did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut processes = descendants(mpicheck_pid);
+    processes.extend(initialized_ranks(&out));
+    // SAFETY: kill(2) of the child we started.
+    unsafe { libc::kill(mpicheck_pid as i32, libc::SIGKILL) };
+    let killed = Instant::now();
+    let mut alive: Vec<u32> = processes.iter().copied().collect();
+    while !alive.is_empty() && killed.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(100));
+        alive.retain(|&pid| process_alive(pid));
+    }
+    // Leave nothing behind, whatever the verdict (these pids were checked to be ours).
+    for &pid in &alive {
+        // SAFETY: kill(2) of processes the test started.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+    let _ = job.wait();
+    assert!(
+        alive.is_empty(),
+        "still running 5 s after mpicheck was killed: {alive:?} (of {processes:?})"
+    );
+}
+
+#[test]
+fn job_dies_with_a_killed_mpicheck_mpich() {
+    check_job_dies_with_mpicheck(MPICH);
+}
+#[test]
+fn job_dies_with_a_killed_mpicheck_openmpi() {
+    check_job_dies_with_mpicheck(OPENMPI);
+}
+
+/// When mpicheck ends a deadlocked job, the user sees the program's output byte for byte,
+/// one line saying that mpicheck ended the job, the diagnosis, and nothing of the
+/// launcher's teardown (MPICH prints a "BAD TERMINATION" block on stdout).
+fn check_teardown_is_quiet(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "teardown.c", dir.path());
+    let out = dir.path().join("out");
+    // Three ranks: MPICH's launcher then prints its block every time (two: most times).
+    let output = mpicheck_run(
+        family,
+        3,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "2"],
+        b"",
+    )
+    .0;
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        text(&output.stdout),
+        "line one\nline two\npartial",
+        "stderr:\n{stderr}"
+    );
+    assert_eq!(
+        stderr.matches("mpicheck ended the job").count(),
+        1,
+        "{stderr}"
+    );
+    for noise in [
+        "BAD TERMINATION",
+        "YOUR APPLICATION TERMINATED",
+        "[mpiexec@",
+        "[proxy:",
+        "noticed that process",
+        "-----",
+        "=====",
+    ] {
+        assert!(!stderr.contains(noise), "`{noise}` on stderr:\n{stderr}");
+    }
+    assert!(
+        report_codes(&out).contains(&"DL001".to_string()),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn launcher_teardown_is_kept_from_the_user_mpich() {
+    check_teardown_is_quiet(MPICH);
+}
+#[test]
+fn launcher_teardown_is_kept_from_the_user_openmpi() {
+    check_teardown_is_quiet(OPENMPI);
+}
+
+/// Ctrl-C (SIGINT to the foreground process group: mpicheck and the launcher): the job
+/// ends, and since the program did not finish "no findings" cannot be claimed: exit
+/// status 3. The launcher's teardown block is kept from the user (its first words, printed
+/// the instant it gets the signal, may race mpicheck's own handler and pass).
+fn check_interrupt(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "computes.c", dir.path());
+    let out = dir.path().join("out");
+    let cmd = mpicheck_run_command(family, 2, &out, &[exe.to_str().unwrap()], &[]);
+    let job = spawn_collected(cmd);
+    let started = Instant::now();
+    while initialized_ranks(&out).len() < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the ranks did not start"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // SAFETY: kill(2) of the process group the test started.
+    unsafe { libc::kill(-(job.child.id() as i32), libc::SIGINT) };
+    let output = job.wait();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("the job was interrupted before it finished"),
+        "{stderr}"
+    );
+    let stdout = text(&output.stdout);
+    for noise in ["BAD TERMINATION", "YOUR APPLICATION", "-----"] {
+        assert!(!stdout.contains(noise), "`{noise}` on stdout:\n{stdout}");
+        assert!(!stderr.contains(noise), "`{noise}` on stderr:\n{stderr}");
+    }
+}
+
+#[test]
+fn interrupted_job_is_not_clean_mpich() {
+    check_interrupt(MPICH);
+}
+#[test]
+fn interrupted_job_is_not_clean_openmpi() {
+    check_interrupt(OPENMPI);
+}
