@@ -129,7 +129,7 @@ fn child(iterations: u64, planted: bool) {
     let run = normalize::normalize(&traces, &mut |_, addr| SourceLocation {
         file: Some("loop.c".into()),
         line: Some(addr as u32),
-        function: None,
+        ..Default::default()
     })
     .expect("normalize");
     drop(traces);

@@ -56,6 +56,12 @@ pub struct Location {
     pub call: String,
     pub file: Option<String>,
     pub line: Option<u32>,
+    /// The calling function, from debug info or the symbol table.
+    pub function: Option<String>,
+    /// The executable or shared object holding the call and the call's link-time address in
+    /// it, so that a call site in a binary without debug info can still be found.
+    pub object: Option<String>,
+    pub offset: Option<u64>,
     /// What this call does in the finding ("waits for a message from rank 1").
     pub label: String,
 }

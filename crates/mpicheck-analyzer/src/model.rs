@@ -34,6 +34,12 @@ pub struct SourceLocation {
     pub file: Option<String>,
     pub line: Option<u32>,
     pub function: Option<String>,
+    /// The mapped file (executable or shared object) holding the call, as the process named
+    /// it; known even without debug info.
+    pub object: Option<String>,
+    /// The link-time address of the call instruction in `object` (what `addr2line -e
+    /// object` and GDB take), when the file's headers could be read.
+    pub offset: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

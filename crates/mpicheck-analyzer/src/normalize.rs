@@ -1828,7 +1828,7 @@ mod tests {
         SourceLocation {
             file: Some("split.c".into()),
             line: Some(addr as u32),
-            function: None,
+            ..Default::default()
         }
     }
 

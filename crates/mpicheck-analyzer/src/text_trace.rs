@@ -436,7 +436,7 @@ impl Parser {
         self.run.sites.push(SourceLocation {
             file: Some(key.0.clone()),
             line: Some(line),
-            function: None,
+            ..Default::default()
         });
         self.site_ids.insert(key, id);
         Ok(id)

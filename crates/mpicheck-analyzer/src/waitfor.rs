@@ -238,11 +238,26 @@ pub fn call_label(run: &Run, rank: Rank, event: usize) -> String {
     else {
         return "?".into();
     };
-    let site = run.site(e.site);
-    match (&site.file, site.line) {
-        (Some(f), Some(l)) => format!("{} at {f}:{l}", e.call),
-        (Some(f), None) => format!("{} in {f}", e.call),
-        _ => e.call.to_string(),
+    site_label(e.call, run.site(e.site))
+}
+
+/// `call` and where it is: `file:line`, else (no debug info) what the binary tells:
+/// "MPI_Recv in `foo` (libfoo.so+0x1234)", "MPI_Recv at hpcc+0x1c711".
+fn site_label(call: &str, site: &crate::model::SourceLocation) -> String {
+    let object = site.object.as_deref().map(|o| {
+        let name = o.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(o);
+        match site.offset {
+            Some(offset) => format!("{name}+{offset:#x}"),
+            None => name.to_string(),
+        }
+    });
+    match (&site.file, site.line, &site.function, object) {
+        (Some(f), Some(l), _, _) => format!("{call} at {f}:{l}"),
+        (Some(f), None, _, _) => format!("{call} in {f}"),
+        (None, _, Some(func), Some(o)) => format!("{call} in `{func}` ({o})"),
+        (None, _, Some(func), None) => format!("{call} in `{func}`"),
+        (None, _, None, Some(o)) => format!("{call} at {o}"),
+        (None, _, None, None) => call.to_string(),
     }
 }
 
@@ -389,6 +404,33 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn site_labels_without_debug_info_name_function_and_object() {
+        use crate::model::SourceLocation;
+        let mut site = SourceLocation {
+            function: Some("HPL_bcast".into()),
+            object: Some("/usr/lib/libhpl.so.2".into()),
+            offset: Some(0x1a2b),
+            ..Default::default()
+        };
+        assert_eq!(
+            site_label("MPI_Recv", &site),
+            "MPI_Recv in `HPL_bcast` (libhpl.so.2+0x1a2b)"
+        );
+        site.function = None;
+        assert_eq!(
+            site_label("MPI_Recv", &site),
+            "MPI_Recv at libhpl.so.2+0x1a2b"
+        );
+        site.file = Some("ring.c".into());
+        site.line = Some(14);
+        assert_eq!(site_label("MPI_Recv", &site), "MPI_Recv at ring.c:14");
+        assert_eq!(
+            site_label("MPI_Recv", &SourceLocation::default()),
+            "MPI_Recv"
+        );
+    }
 
     #[test]
     fn tarjan_finds_cycles() {

@@ -9,20 +9,25 @@
 //! code = "MR001"                 # a check code
 //! file = "src/io.c"              # the file of the finding's first location
 //! function = "gather_results"    # the function containing that call
+//! object = "libfoo.so"           # the executable or shared object containing that call
 //! ranks = "0-3"                  # every rank of that location is in this set
 //! reason = "results are summed, so their order does not matter"
 //! ```
 //!
 //! An entry suppresses a finding when every field it gives matches; it must give at least
-//! one of `code`, `file`, `function`, `ranks` (`reason` is for the reader). The fields
+//! one of `code`, `file`, `function`, `object`, `ranks` (`reason` is for the reader). The fields
 //! match the finding's first location, the reporting rank's call, which is also where SARIF
 //! and the terminal put the finding:
 //! - `code`: the check code (`DL001`), exactly; `mpicheck checks` lists them;
 //! - `file`: a path matches the finding's file when one ends with the other in whole
 //!   components (`solver.c` matches `src/solver.c` and `/home/me/app/src/solver.c`); a path
 //!   ending with `/` names a directory and matches every file under it (`third_party/`);
-//! - `function`: the name of the function the call is in, as the debug info names it
-//!   (compare ignoring ASCII case, for Fortran);
+//! - `function`: the name of the function the call is in, as the debug info or, in a
+//!   binary without it, the symbol table names it (demangled; compared ignoring ASCII case,
+//!   for Fortran);
+//! - `object`: the executable or shared object the call is in, matched by file name like
+//!   `file` (`libfoo.so` matches `/usr/lib/libfoo.so`); a name ending in `.so` also matches
+//!   its versioned files (`libfoo.so` matches `libfoo.so.40.1.0`);
 //! - `ranks`: a rank set as the reports write it (`"0-3, 7"`, `"ranks 0-63 stride 2"`) or
 //!   an array of ranks; matches when every rank of the location is in the set.
 //!
@@ -47,6 +52,7 @@ pub struct Suppression {
     pub code: Option<String>,
     pub file: Option<String>,
     pub function: Option<String>,
+    pub object: Option<String>,
     /// Sorted, distinct.
     pub ranks: Option<Vec<Rank>>,
     pub reason: Option<String>,
@@ -85,6 +91,7 @@ struct EntryText {
     code: Option<String>,
     file: Option<String>,
     function: Option<String>,
+    object: Option<String>,
     ranks: Option<RanksText>,
     reason: Option<String>,
 }
@@ -108,9 +115,14 @@ impl Suppressions {
             let fail = |what: String| SuppressionError {
                 message: format!("[[suppress]] entry {n}: {what}"),
             };
-            if e.code.is_none() && e.file.is_none() && e.function.is_none() && e.ranks.is_none() {
+            if e.code.is_none()
+                && e.file.is_none()
+                && e.function.is_none()
+                && e.object.is_none()
+                && e.ranks.is_none()
+            {
                 return Err(fail(
-                    "give at least one of code, file, function, ranks (an empty entry would suppress everything)".into(),
+                    "give at least one of code, file, function, object, ranks (an empty entry would suppress everything)".into(),
                 ));
             }
             if let Some(code) = &e.code {
@@ -120,7 +132,11 @@ impl Suppressions {
                     )));
                 }
             }
-            for (name, value) in [("file", &e.file), ("function", &e.function)] {
+            for (name, value) in [
+                ("file", &e.file),
+                ("function", &e.function),
+                ("object", &e.object),
+            ] {
                 if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
                     return Err(fail(format!("{name} is empty")));
                 }
@@ -146,6 +162,7 @@ impl Suppressions {
                 code: e.code,
                 file: e.file,
                 function: e.function,
+                object: e.object,
                 ranks,
                 reason: e.reason,
             });
@@ -175,7 +192,10 @@ impl Suppression {
         }
         let Some(primary) = d.locations.first() else {
             // Without a location only the code can match.
-            return self.file.is_none() && self.function.is_none() && self.ranks.is_none();
+            return self.file.is_none()
+                && self.function.is_none()
+                && self.object.is_none()
+                && self.ranks.is_none();
         };
         if let Some(file) = &self.file {
             match &primary.file {
@@ -184,8 +204,14 @@ impl Suppression {
             }
         }
         if let Some(function) = &self.function {
-            match function_of(primary) {
+            match primary.function.clone().or_else(|| function_of(primary)) {
                 Some(actual) if actual.eq_ignore_ascii_case(function) => {}
+                _ => return false,
+            }
+        }
+        if let Some(object) = &self.object {
+            match &primary.object {
+                Some(actual) if object_matches(object, actual) => {}
                 _ => return false,
             }
         }
@@ -206,6 +232,20 @@ fn components(path: &str) -> Vec<&str> {
 
 /// `pattern` matches `actual` when one path ends with the other in whole components, or,
 /// for a pattern ending with `/`, when `actual` lies under that directory.
+/// Whether suppression `object = pattern` names the mapped file `actual`: as for `file`, or
+/// by an unversioned shared-object name (`libmpi.so` for `libmpi.so.40.30.0`).
+fn object_matches(pattern: &str, actual: &str) -> bool {
+    if path_matches(pattern, actual) {
+        return true;
+    }
+    let name = actual.rsplit('/').next().unwrap_or(actual);
+    !pattern.contains('/')
+        && pattern.ends_with(".so")
+        && name
+            .strip_prefix(pattern)
+            .is_some_and(|rest| rest.starts_with('.'))
+}
+
 fn path_matches(pattern: &str, actual: &str) -> bool {
     let p = components(pattern);
     let a = components(actual);
@@ -299,6 +339,9 @@ mod tests {
                 call: "MPI_Recv".into(),
                 file: Some(file.into()),
                 line: Some(12),
+                function: None,
+                object: None,
+                offset: None,
                 label: "waits".into(),
             }],
             notes: vec![],
@@ -364,6 +407,44 @@ mod tests {
         assert!(parse("[[suppress]\n").is_err());
         let err = parse("[suppress]\ncode = \"DL001\"\n").unwrap_err();
         assert!(!err.is_empty());
+    }
+
+    /// A finding in a binary without debug info: no file or line, only what the ELF tells.
+    fn stripped_finding() -> Diagnostic {
+        let mut d = finding("DL001", Severity::Error, &[0], "x.c");
+        let l = &mut d.locations[0];
+        l.file = None;
+        l.line = None;
+        l.function = Some("MPI_Comm_split_helper".into());
+        l.object = Some("/usr/lib/x86_64-linux-gnu/libfoo.so.40.1.0".into());
+        l.offset = Some(0x1234);
+        d
+    }
+
+    #[test]
+    fn stripped_findings_are_suppressed_by_function_and_object() {
+        let d = stripped_finding();
+        let suppressed = |text: &str| parse(text).unwrap().matching(&d, &no_function).is_some();
+        assert!(suppressed(
+            "[[suppress]]\nfunction = \"mpi_comm_split_helper\"\n"
+        ));
+        assert!(!suppressed("[[suppress]]\nfunction = \"other\"\n"));
+        assert!(suppressed("[[suppress]]\nobject = \"libfoo.so.40.1.0\"\n"));
+        assert!(suppressed("[[suppress]]\nobject = \"libfoo.so\"\n"));
+        assert!(suppressed(
+            "[[suppress]]\nobject = \"/usr/lib/x86_64-linux-gnu/libfoo.so.40.1.0\"\ncode = \"DL001\"\n"
+        ));
+        assert!(!suppressed("[[suppress]]\nobject = \"libfo.so\"\n"));
+        assert!(!suppressed("[[suppress]]\nobject = \"libfoo.so.4\"\n"));
+        assert!(!suppressed(
+            "[[suppress]]\nobject = \"libfoo.so\"\ncode = \"MR001\"\n"
+        ));
+        // A finding with a source file but no object is not suppressed by an object entry.
+        let with_file = finding("DL001", Severity::Error, &[0], "src/a.c");
+        let s = parse("[[suppress]]\nobject = \"libfoo.so\"\n").unwrap();
+        assert!(s.matching(&with_file, &no_function).is_none());
+        let err = parse("[[suppress]]\nobject = \" \"\n").unwrap_err();
+        assert!(err.contains("object is empty"), "{err}");
     }
 
     #[test]

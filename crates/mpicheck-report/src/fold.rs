@@ -118,8 +118,16 @@ impl Template {
     }
 }
 
-/// A location as folding compares it: call, file, line and the label with ranks blanked.
-type Site = (String, Option<String>, Option<u32>, Vec<String>);
+/// A location as folding compares it: call, file, line, object and offset (which tell
+/// sites apart when there is no file) and the label with ranks blanked.
+type Site = (
+    String,
+    Option<String>,
+    Option<u32>,
+    Option<String>,
+    Option<u64>,
+    Vec<String>,
+);
 
 /// Everything that must be equal for two diagnostics to fold.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -163,7 +171,16 @@ impl Texts {
                 .locations
                 .iter()
                 .zip(&self.labels)
-                .map(|(l, t)| (l.call.clone(), l.file.clone(), l.line, t.parts.clone()))
+                .map(|(l, t)| {
+                    (
+                        l.call.clone(),
+                        l.file.clone(),
+                        l.line,
+                        l.object.clone(),
+                        l.offset,
+                        t.parts.clone(),
+                    )
+                })
                 .collect(),
             notes: self.notes.iter().map(|t| t.parts.clone()).collect(),
             help: self.help.as_ref().map(|t| t.parts.clone()),
@@ -240,6 +257,9 @@ mod tests {
             call: call.to_string(),
             file: Some("ring.c".to_string()),
             line: Some(line),
+            function: None,
+            object: None,
+            offset: None,
             label: label.to_string(),
         }
     }

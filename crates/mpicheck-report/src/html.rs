@@ -14,7 +14,10 @@ use crate::dot::to_dot;
 use crate::ranks::format_ranks;
 use crate::source::{call_span, SourceCache};
 use crate::svg::{to_svg, xml_escape as esc, SVG_CSS};
-use crate::{site_text, RankTimeline, ReportInput, RunInfo, Summary, TOOL_NAME, TOOL_VERSION};
+use crate::{
+    binary_site_text, site_text, RankTimeline, ReportInput, RunInfo, Summary, TOOL_NAME,
+    TOOL_VERSION,
+};
 
 /// The page's own style (the graph has [`SVG_CSS`]).
 pub const PAGE_CSS: &str = r#"
@@ -108,14 +111,24 @@ fn run_section(out: &mut String, run: &RunInfo) {
 
 fn location_html(out: &mut String, l: &Location, primary: bool, sources: &mut SourceCache<'_>) {
     let site = site_text(l.file.as_deref(), l.line);
+    // Without a file, what the binary tells (function, object+offset), with the object's
+    // full path on hover.
+    let binary_site = binary_site_text(l).filter(|_| site.is_none());
+    let site_html = match (&site, &binary_site) {
+        (Some(s), _) => format!(" <span class=\"site mono\">at {}</span>", esc(s)),
+        (None, Some(b)) => format!(
+            " <span class=\"site mono\" title=\"{}\">{}</span>",
+            esc(l.object.as_deref().unwrap_or_default()),
+            esc(b)
+        ),
+        (None, None) => String::new(),
+    };
     out.push_str(&format!(
         "<div class=\"loc {}\"><div class=\"head\"><span class=\"ranks\">{}</span> · <code>{}</code>{} — {}</div>\n",
         if primary { "primary" } else { "secondary" },
         esc(&format_ranks(&l.ranks)),
         esc(&l.call),
-        site.as_ref()
-            .map(|s| format!(" <span class=\"site mono\">at {}</span>", esc(s)))
-            .unwrap_or_default(),
+        site_html,
         esc(&l.label),
     ));
     let line = match (l.file.as_deref(), l.line) {
@@ -131,6 +144,18 @@ fn location_html(out: &mut String, l: &Location, primary: bool, sources: &mut So
                 esc(&text[span.clone()]),
                 esc(&text[span.end..]),
             ));
+        }
+        None if site.is_none() && binary_site.is_some() => {
+            let hint = match (&l.object, l.offset) {
+                (Some(object), Some(offset)) => {
+                    format!(
+                        "no debug info; try <code>addr2line -Cfe {} {offset:#x}</code>",
+                        esc(object)
+                    )
+                }
+                _ => "no debug info".to_string(),
+            };
+            out.push_str(&format!("<div class=\"nosrc\">{hint}</div>\n"));
         }
         None if site.is_some() => {
             out.push_str("<div class=\"nosrc\">source not available</div>\n");

@@ -90,6 +90,9 @@ struct JsonLocation<'a> {
     call: &'a str,
     file: Option<&'a str>,
     line: Option<u32>,
+    function: Option<&'a str>,
+    object: Option<&'a str>,
+    offset: Option<u64>,
     label: &'a str,
 }
 
@@ -101,6 +104,9 @@ impl<'a> From<&'a Location> for JsonLocation<'a> {
             call: &l.call,
             file: l.file.as_deref(),
             line: l.line,
+            function: l.function.as_deref(),
+            object: l.object.as_deref(),
+            offset: l.offset,
             label: &l.label,
         }
     }

@@ -104,15 +104,31 @@ fn location(l: &Location, id: Option<usize>) -> Value {
             physical.insert("region".into(), json!({ "startLine": line }));
         }
         loc.insert("physicalLocation".into(), Value::Object(physical));
+    } else if let Some(object) = &l.object {
+        // No source file (a binary without debug info): the binary is the artifact.
+        loc.insert(
+            "physicalLocation".into(),
+            json!({ "artifactLocation": artifact_location(object) }),
+        );
+    }
+    if let Some(function) = &l.function {
+        loc.insert(
+            "logicalLocations".into(),
+            json!([{ "name": function, "kind": "function" }]),
+        );
     }
     loc.insert(
         "message".into(),
         json!({ "text": format!("{}: {} {}", format_ranks(&l.ranks), l.call, l.label) }),
     );
-    loc.insert(
-        "properties".into(),
-        json!({ "ranks": l.ranks, "call": l.call }),
-    );
+    let mut properties = json!({ "ranks": l.ranks, "call": l.call });
+    if let Some(object) = &l.object {
+        properties["object"] = json!(object);
+    }
+    if let Some(offset) = l.offset {
+        properties["offset"] = json!(offset);
+    }
+    loc.insert("properties".into(), properties);
     Value::Object(loc)
 }
 

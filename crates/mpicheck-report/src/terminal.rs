@@ -21,7 +21,9 @@
 //! The primary label sits at the reporting rank's call (the first location), secondary
 //! labels at the other ranks' calls; each label starts with its rank set. A location whose
 //! source cannot be read (or has no file or line) is printed as a `= rank N: MPI_X at
-//! file:line: label` line instead, so the place is never lost. Colors come from the writer:
+//! file:line: label` line instead, so the place is never lost; without a file (a binary
+//! without debug info) the line says what the binary tells: ``MPI_X in function `foo`
+//! (libfoo.so+0x1234)``. Colors come from the writer:
 //! pass a `termcolor` stream built with the caller's `ColorChoice` (`Auto` gives colors on
 //! a terminal and none when piped), or `NoColor` for plain text.
 
@@ -35,7 +37,7 @@ use termcolor::{ColorSpec, WriteColor};
 
 use crate::ranks::format_ranks;
 use crate::source::{call_span, SourceCache};
-use crate::{site_text, ReportInput, Summary, TOOL_NAME};
+use crate::{binary_site_text, site_text, ReportInput, Summary, TOOL_NAME};
 
 /// Renders every finding and the final summary line (`mpicheck: 2 errors, 1 warning` or
 /// `mpicheck: no findings`).
@@ -90,9 +92,10 @@ pub(crate) fn location_line(l: &Location) -> String {
             l.label
         ),
         None => format!(
-            "{}: {} (call site unknown): {}",
+            "{}: {} {}: {}",
             format_ranks(&l.ranks),
             l.call,
+            binary_site_text(l).unwrap_or_else(|| "(call site unknown)".into()),
             l.label
         ),
     }

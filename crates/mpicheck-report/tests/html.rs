@@ -137,3 +137,28 @@ fn wait_for_graph_drawing() {
     // The layout and drawing of the fixture graph: 4-rank ring, ranks 4-5 waiting outside.
     insta::assert_snapshot!(to_svg(&ring_graph(), "wf1"));
 }
+
+#[test]
+fn locations_without_source_name_function_object_and_addr2line() {
+    let (run, findings) = (run_info(), vec![stripped_binary_finding()]);
+    let mut out = Vec::new();
+    write_html(&mut out, &input(&run, &findings, &[], &fixtures())).unwrap();
+    let html = String::from_utf8(out).unwrap();
+    let doc = roxmltree::Document::parse_with_options(
+        &html,
+        roxmltree::ParsingOptions {
+            allow_dtd: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let text = text_of(&doc);
+    for expected in [
+        "in function `HPL_bcast` (libhpl.so.2+0x1a2b)",
+        "addr2line -Cfe /usr/lib/x86_64-linux-gnu/libhpl.so.2 0x1a2b",
+        "at hpcc+0x4010",
+        "call site unknown",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?}");
+    }
+}

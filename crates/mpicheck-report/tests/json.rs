@@ -31,10 +31,27 @@ fn errors(schema: &Value, instance: &Value) -> Vec<String> {
 #[test]
 fn report_validates_against_the_schema() {
     let schema = schema();
-    for findings in [findings(), vec![]] {
+    for findings in [findings(), vec![], vec![stripped_binary_finding()]] {
         let report = report(&findings);
         assert_eq!(errors(&schema, &report), Vec::<String>::new());
     }
+}
+
+#[test]
+fn locations_carry_function_object_and_offset() {
+    let report = report(&[stripped_binary_finding()]);
+    let locs = &report["findings"][0]["locations"];
+    assert_eq!(locs[0]["function"], json!("HPL_bcast"));
+    assert_eq!(
+        locs[0]["object"],
+        json!("/usr/lib/x86_64-linux-gnu/libhpl.so.2")
+    );
+    assert_eq!(locs[0]["offset"], json!(0x1a2b));
+    // file and line keep their types: null, not absent.
+    assert_eq!(locs[0]["file"], Value::Null);
+    assert_eq!(locs[0]["line"], Value::Null);
+    assert_eq!(locs[1]["function"], Value::Null);
+    assert_eq!(locs[2]["object"], Value::Null);
 }
 
 #[test]
@@ -94,6 +111,7 @@ fn findings_carry_every_field() {
         dl["locations"][1],
         json!({
             "rank": 1, "ranks": [1, 2, 3], "call": "MPI_Recv", "file": "ring.c", "line": 12,
+            "function": null, "object": null, "offset": null,
             "label": "wait for a message from their left neighbour"
         })
     );

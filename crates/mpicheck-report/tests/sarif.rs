@@ -34,7 +34,7 @@ fn sarif(base: &Path, findings: &[mpicheck_analyzer::Diagnostic]) -> Value {
 #[test]
 fn log_validates_against_the_sarif_schema() {
     for base in [fixtures(), Path::new("relative/base").to_path_buf()] {
-        for findings in [findings(), vec![]] {
+        for findings in [findings(), vec![], vec![stripped_binary_finding()]] {
             let log = sarif(&base, &findings);
             assert_eq!(errors(&log), Vec::<String>::new(), "{log:#}");
         }
@@ -159,4 +159,18 @@ fn value_and_writer_agree() {
         serde_json::from_slice::<Value>(&out).unwrap(),
         to_sarif_value(&input, &checks())
     );
+}
+
+#[test]
+fn binaries_without_debug_info_are_the_artifact_and_functions_logical_locations() {
+    let log = sarif(&fixtures(), &[stripped_binary_finding()]);
+    let result = &log["runs"][0]["results"][0];
+    let loc = &result["locations"][0];
+    assert_eq!(
+        loc["physicalLocation"]["artifactLocation"]["uri"],
+        json!("file:///usr/lib/x86_64-linux-gnu/libhpl.so.2")
+    );
+    assert_eq!(loc["logicalLocations"][0]["name"], json!("HPL_bcast"));
+    assert_eq!(loc["logicalLocations"][0]["kind"], json!("function"));
+    assert_eq!(loc["properties"]["offset"], json!(0x1a2b));
 }

@@ -11,13 +11,16 @@
 //!    offset and the ELF `PT_LOAD` headers (PIE executables, shared objects and non-PIE
 //!    executables alike);
 //! 3. look the address up with `addr2line`, following inlined frames, demangling C++, Rust
-//!    and gfortran module names, and falling back to the symbol table for stripped files.
+//!    and gfortran module names, and falling back to the symbol table (`.symtab`, else
+//!    `.dynsym`) for stripped files. The mapped file's path and the call's link-time address
+//!    in it are always given with the location (`libfoo.so+0x1234`), so a call in a
+//!    stripped binary can still be found with `addr2line -e` or GDB later.
 //!
 //! Separate debug files are found by build ID or `.gnu_debuglink` (and their dwz
 //! supplementary files by `.gnu_debugaltlink`) under `/usr/lib/debug` or the directories given
 //! to [`Symbolizer::with_debug_dirs`]. A file that is gone, was deleted while the process ran
 //! (` (deleted)` in the maps) or was replaced by another file since (different inode) yields
-//! an unknown location, never a wrong one and never a panic.
+//! only its path (not for deleted ones), never a wrong line and never a panic.
 //!
 //! ```no_run
 //! # let maps_text = std::fs::read_to_string("/proc/self/maps").unwrap();
@@ -108,9 +111,10 @@ impl Symbolizer {
     /// frame, i.e. the call statement itself (if it was inlined, the line inside the inlined
     /// function and that function's name; [`Symbolizer::resolve_frames`] gives the callers).
     ///
-    /// Every field is `None` when nothing is known (address outside any file mapping, file
-    /// missing, deleted or replaced); with a stripped file only `function` may be known, from
-    /// the symbol table.
+    /// Every field is `None` when the address lies outside any file mapping. Otherwise
+    /// `object` names the mapped file; `offset` (the call's link-time address in it) is
+    /// known unless the file is missing, deleted or replaced; with a stripped file `function`
+    /// comes from the symbol table and `file`/`line` stay `None`.
     pub fn resolve(&mut self, return_addr: u64) -> SourceLocation {
         self.resolve_frames(return_addr)
             .first()
@@ -141,6 +145,11 @@ impl Symbolizer {
         let Some(path) = mapping.file_path() else {
             return Vec::new();
         };
+        // The mapped file is known even when nothing else is: the user can look there.
+        let object_only = vec![SourceLocation {
+            object: Some(path.to_string()),
+            ..Default::default()
+        }];
         let key = ModuleKey {
             path: path.to_string(),
             dev: mapping.dev,
@@ -152,16 +161,25 @@ impl Symbolizer {
             .entry(key)
             .or_insert_with_key(|key| Module::load(key, debug_dirs));
         let Some(module) = module else {
-            return Vec::new();
+            return object_only;
         };
         let Some(vaddr) =
             module
                 .info
                 .link_address(mapping.start, mapping.offset, mapping.perms.exec, pc)
         else {
-            return Vec::new();
+            return object_only;
         };
-        module.frames(vaddr)
+        let mut frames = module.frames(vaddr);
+        if frames.is_empty() {
+            frames.push(SourceLocation::default());
+        }
+        // Inlined frames share the one call instruction.
+        for frame in &mut frames {
+            frame.object = Some(path.to_string());
+            frame.offset = Some(vaddr);
+        }
+        frames
     }
 }
 
@@ -210,6 +228,7 @@ impl Module {
                     file,
                     line,
                     function,
+                    ..Default::default()
                 });
             }
         }
@@ -220,7 +239,7 @@ impl Module {
                 out.push(SourceLocation {
                     file: loc.file.map(clean_path),
                     line: loc.line,
-                    function: None,
+                    ..Default::default()
                 });
             }
         }
@@ -359,8 +378,17 @@ mod tests {
 7f1000000000-7f1000001000 r-xp 00000000 fe:00 42   /nonexistent/mpicheck/lib.so
 ";
         let mut s = Symbolizer::new(maps);
-        for addr in [0, 1, 0x7f0000000010, 0x7ffd4a1c2010, 0x7f1000000010, 0x10] {
+        for addr in [0, 1, 0x7f0000000010, 0x7ffd4a1c2010, 0x10] {
             assert_eq!(s.resolve(addr), SourceLocation::default(), "{addr:#x}");
         }
+        // A file that is gone still names where the call was, but no offset can be computed
+        // without its headers.
+        assert_eq!(
+            s.resolve(0x7f1000000010),
+            SourceLocation {
+                object: Some("/nonexistent/mpicheck/lib.so".into()),
+                ..Default::default()
+            }
+        );
     }
 }

@@ -349,6 +349,9 @@ pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -
                 call: call.to_string(),
                 file: loc.file.clone(),
                 line: loc.line,
+                function: loc.function.clone(),
+                object: loc.object.clone(),
+                offset: loc.offset,
             }
         })
         .collect()
@@ -367,6 +370,9 @@ pub(crate) fn event_location(
         call: event.call.to_string(),
         file: loc.file.clone(),
         line: loc.line,
+        function: loc.function.clone(),
+        object: loc.object.clone(),
+        offset: loc.offset,
         label,
     }
 }

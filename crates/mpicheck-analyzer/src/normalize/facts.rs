@@ -703,7 +703,7 @@ mod tests {
         SourceLocation {
             file: Some("t.c".into()),
             line: Some(addr as u32),
-            function: None,
+            ..Default::default()
         }
     }
 

@@ -27,6 +27,9 @@ pub fn loc(
         call: call.into(),
         file: file.map(Into::into),
         line,
+        function: None,
+        object: None,
+        offset: None,
         label: label.into(),
     }
 }
@@ -242,4 +245,27 @@ pub fn checks() -> Vec<mpicheck_analyzer::CheckInfo> {
             docs: "## What it does\n\nFinds requests that are neither completed nor freed.\n",
         },
     ]
+}
+
+/// A finding in binaries without debug info: one location known by function and object,
+/// one by object only, one by nothing.
+pub fn stripped_binary_finding() -> Diagnostic {
+    let mut known = loc(&[0], "MPI_Send", None, None, "sends to rank 1");
+    known.function = Some("HPL_bcast".into());
+    known.object = Some("/usr/lib/x86_64-linux-gnu/libhpl.so.2".into());
+    known.offset = Some(0x1a2b);
+    let mut object_only = loc(&[1], "MPI_Send", None, None, "sends to rank 0");
+    object_only.object = Some("/usr/bin/hpcc".into());
+    object_only.offset = Some(0x4010);
+    let unknown = loc(&[2], "MPI_Recv", None, None, "never reached");
+    Diagnostic {
+        code: "DL002",
+        category: Category::Deadlock,
+        severity: Severity::Error,
+        message: "ranks 0-1 each block in a send to the other".into(),
+        locations: vec![known, object_only, unknown],
+        notes: vec![],
+        help: None,
+        wait_for: None,
+    }
 }

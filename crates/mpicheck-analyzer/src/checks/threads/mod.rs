@@ -306,6 +306,9 @@ impl Findings {
                             call: call.to_string(),
                             file: loc.file.clone(),
                             line: loc.line,
+                            function: loc.function.clone(),
+                            object: loc.object.clone(),
+                            offset: loc.offset,
                             label: label.clone(),
                         }
                     })

@@ -101,7 +101,7 @@ impl RankBuilder {
                 .map(|i| SourceLocation {
                     file: Some("t.c".into()),
                     line: Some(i),
-                    function: None,
+                    ..Default::default()
                 })
                 .collect(),
             datatypes: Vec::new(),
