@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use mpicheck_trace::reader::{frame_at, read_header, thread_tid, TraceHeader};
 use mpicheck_trace::{flags, kind, record_state, text, Schema, CALL_FIXED_SIZE, HEADER_SIZE};
 
-use crate::analyze::is_trace_file;
+use crate::out_dir;
 
 /// Offset of the thread index in a call record (after the 8-byte frame and the function id).
 const CALL_THREAD_OFFSET: usize = 10;
@@ -383,12 +383,11 @@ impl Watcher {
     /// or finished, at least one blocked, and no progress for the timeout.
     pub fn poll(&mut self) -> Option<Stuck> {
         let now = Instant::now();
-        if let Ok(entries) = std::fs::read_dir(&self.dir) {
-            for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-                if !is_trace_file(&path)
-                    || self.traces.contains_key(&path)
-                    || self.rejected.contains(&path)
-                {
+        // Only this run's traces (listed in the run marker): a stray trace of a finished
+        // process must not count as a rank.
+        if let Ok(paths) = out_dir::run_traces(&self.dir) {
+            for path in paths {
+                if self.traces.contains_key(&path) || self.rejected.contains(&path) {
                     continue;
                 }
                 match TailedTrace::open(&path) {
