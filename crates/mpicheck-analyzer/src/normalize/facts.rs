@@ -666,9 +666,9 @@ mod tests {
                 dropped: 0,
                 start_unix_ns: 0,
                 family: "mpich".into(),
-            process_start: 0,
-            exit_records_end: 0,
-            parent_pid: 0,
+                process_start: 0,
+                exit_records_end: 0,
+                parent_pid: 0,
             },
             schema: Schema::parse(SCHEMA).unwrap(),
             constants: constants
