@@ -161,7 +161,7 @@ struct Constants {
 
 impl Constants {
     fn of(trace: &Trace) -> Constants {
-        let get = |name: &str| trace.constant(name).and_then(|v| parse_int(v));
+        let get = |name: &str| trace.constant(name).and_then(parse_int);
         let mut c = Constants {
             comm_world: get("MPI_COMM_WORLD"),
             comm_self: get("MPI_COMM_SELF"),
