@@ -27,7 +27,17 @@ pub enum NormalizeError {
     DuplicateRank(i32, u32, u32),
     #[error("the traces claim a world of {0} ranks, more than the {max} mpicheck supports", max = mpicheck_trace::MAX_WORLD_SIZE)]
     WorldTooLarge(u64),
+    #[error("the traces claim a world of {world} ranks, but only {traced} {} left a trace: a trace header is damaged, or the directory lacks most traces of the run", if *.traced == 1 { "rank" } else { "ranks" })]
+    WorldBeyondTraces { world: u64, traced: usize },
+    #[error("the traces disagree on the world size (pid {0} says {1} ranks, pid {2} says {3}): a trace is damaged, or the directory holds traces of two runs")]
+    WorldSizesDisagree(u32, i32, u32, i32),
 }
+
+/// How far the world size may exceed the ranks that left a trace: twice their number plus
+/// this. Ranks may leave no trace (they died before their first MPI call, their trace is
+/// unreadable), but a claim far beyond the traces present is a damaged header, and believing
+/// it would cost memory and time for every claimed rank.
+const UNTRACED_RANKS_SLACK: u64 = 1024;
 
 /// Which trace is which world rank (see [`assign_ranks`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -105,16 +115,33 @@ pub fn assign_ranks(traces: &[Trace]) -> Result<RankAssignment, NormalizeError> 
         assignment.by_rank.insert(rank, winner);
     }
     assignment.ignored.sort_by_key(|t| t.trace);
-    let world_size = assignment
-        .by_rank
-        .values()
-        .filter_map(|&i| traces[i].header.world_size)
-        .max()
-        .unwrap_or(0)
+    // Every rank of a run saw the same world.
+    let mut ranks: Vec<(i32, usize)> = assignment.by_rank.iter().map(|(&r, &i)| (r, i)).collect();
+    ranks.sort_unstable();
+    let mut sizes = ranks
+        .iter()
+        .filter_map(|&(_, i)| Some((traces[i].header.world_size?, traces[i].header.pid)));
+    let claimed = sizes.next();
+    if let Some((size, pid)) = claimed {
+        if let Some((other, other_pid)) = sizes.find(|&(s, _)| s != size) {
+            return Err(NormalizeError::WorldSizesDisagree(
+                pid, size, other_pid, other,
+            ));
+        }
+    }
+    let world_size = claimed
+        .map_or(0, |(size, _)| size)
         .max(assignment.by_rank.keys().max().map_or(0, |m| m + 1))
         .max(0) as u64;
     if world_size > mpicheck_trace::MAX_WORLD_SIZE as u64 {
         return Err(NormalizeError::WorldTooLarge(world_size));
+    }
+    let traced = assignment.by_rank.len();
+    if world_size > 2 * traced as u64 + UNTRACED_RANKS_SLACK {
+        return Err(NormalizeError::WorldBeyondTraces {
+            world: world_size,
+            traced,
+        });
     }
     assignment.world_size = world_size as u32;
     Ok(assignment)

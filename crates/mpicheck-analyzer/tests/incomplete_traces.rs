@@ -280,3 +280,31 @@ fn two_initialized_traces_of_one_rank_are_two_runs_mixed() {
     let err = normalize(&[traces[0].clone(), again], &mut resolve).unwrap_err();
     assert!(err.to_string().starts_with("two traces claim world rank 0"));
 }
+
+/// A world size damaged in one header (a bit flip): normalizing it would model half a
+/// million ranks that left no trace. The ranks disagree, or a lone trace claims a world
+/// far beyond the traces present: an error either way, at once.
+#[test]
+fn damaged_world_sizes_are_refused() {
+    let traces = fixture("features-mpich");
+    let mut flipped = traces.clone();
+    flipped[1].header.world_size = Some(2 | 1 << 19);
+    let err = normalize(&flipped, &mut resolve).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("the traces disagree on the world size (pid "),
+        "{err}"
+    );
+    let err = normalize(&flipped[1..], &mut resolve).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the traces claim a world of 524290 ranks, but only 1 rank left a trace: a trace header is damaged, or the directory lacks most traces of the run"
+    );
+    // Ranks may be missing (died before their first MPI call), within reason.
+    let mut wider = traces.clone();
+    for t in &mut wider {
+        t.header.world_size = Some(1026);
+    }
+    let (run, _) = analyze(&wider);
+    assert_eq!(run.ranks.len(), 1026);
+}

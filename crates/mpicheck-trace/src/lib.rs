@@ -149,10 +149,11 @@ pub const HEADER_SIZE: usize = 4096;
 pub const TRACE_SUFFIX: &str = ".mpitrace";
 /// Size of the fixed part of a call record, before the argument words.
 pub const CALL_FIXED_SIZE: usize = 40;
-/// The largest world size a trace may claim (2^22 = 4,194,304 ranks, four times the million
-/// ranks mpicheck is built for). A header claiming a larger world, or a rank beyond it, is
-/// damaged: the reader refuses it rather than let the analysis allocate for every rank.
-pub const MAX_WORLD_SIZE: u32 = 1 << 22;
+/// The largest world size a trace may claim: 2^20 = 1,048,576 ranks, the million ranks
+/// mpicheck is built for. A header claiming a larger world, or a rank beyond it, is damaged:
+/// the reader refuses it rather than let the analysis allocate for every claimed rank.
+/// (The analyzer also refuses a world far larger than the ranks that left a trace.)
+pub const MAX_WORLD_SIZE: u32 = 1 << 20;
 
 /// Header byte offsets (shared by the writer in `mpicheck-recorder`).
 pub mod offset {

@@ -619,6 +619,9 @@ mod tests {
             assert!(err
                 .to_string()
                 .starts_with("trace header is damaged: it claims"));
+            if size != 2 {
+                assert!(err.to_string().contains("1048576"), "{err}");
+            }
         }
         let mut b = barriers(1);
         b.set_i32(offset::WORLD_SIZE, MAX_WORLD_SIZE as i32);
