@@ -95,8 +95,8 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     };
     save_meta(&out_dir, &meta)?;
 
-    let findings = match analyze::analyze_and_report(&out_dir, &meta, &options) {
-        Ok(findings) => findings,
+    let analysis = match analyze::analyze_and_report(&out_dir, &meta, &options) {
+        Ok(analysis) => analysis,
         Err(e) if !outcome.status.success() && !outcome.ended_deadlock => {
             // The program failed before it recorded anything we can analyze: its own exit
             // status says more than our error.
@@ -111,7 +111,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     if !outcome.status.success() {
         return Ok(exit_code_of(outcome.status));
     }
-    Ok(if analyze::has_errors(&findings) { 1 } else { 0 })
+    Ok(analysis.exit_status())
 }
 
 struct Outcome {

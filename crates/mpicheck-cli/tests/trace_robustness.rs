@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use mpicheck_analyzer::normalize::is_rank_trace;
 use mpicheck_trace::reader::{read_trace, Trace};
 use mpicheck_trace::{offset, state};
-use mpicheck_analyzer::normalize::is_rank_trace;
 use serde_json::Value;
 
 const MPICHECK: &str = env!("CARGO_BIN_EXE_mpicheck");
