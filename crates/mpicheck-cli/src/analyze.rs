@@ -3,6 +3,10 @@
 //! threshold, suppression file), write `report.json`, `report.sarif` and `report.html`, and
 //! print the findings (`--format`: on stderr for the terminal, since stdout belongs to the
 //! program; machine formats on stdout).
+//!
+//! When the traces do not show the whole run (a trace cut after its process wrote it, one
+//! that ran out of space, an unreadable trace file, a rank without a trace), stderr says so,
+//! one line each, and [`Analysis::is_complete`] is false: "no findings" cannot be claimed.
 
 use std::collections::HashMap;
 use std::fs;
@@ -23,8 +27,10 @@ use crate::out_dir;
 use crate::progress::Progress;
 use crate::status::{self, ProgramEnd};
 use crate::{ColorArg, Format, ReportArgs, SeverityArg};
+use mpicheck_analyzer::normalize::{assign_ranks, is_rank_trace, RankAssignment};
 use mpicheck_symbols::Symbolizer;
-use mpicheck_trace::reader::{read_trace, Trace};
+use mpicheck_trace::reader::{read_trace, Trace, TraceError};
+use mpicheck_trace::Incomplete;
 use serde::{Deserialize, Serialize};
 
 /// What `mpicheck run` saves as `run.json` so that `mpicheck analyze` reports the same run.
@@ -211,19 +217,25 @@ pub fn has_errors(findings: &[Diagnostic]) -> bool {
 pub struct Analysis {
     /// The reported findings (not suppressed, at or above the threshold).
     pub findings: Vec<Diagnostic>,
-    /// Why the traces do not show the whole run, one line each (already printed on stderr).
-    /// Empty when they do.
+    /// Why the traces do not show the whole run, one line each (already printed on stderr):
+    /// a trace cut after its process wrote it, a trace that ran out of space, an unreadable
+    /// trace file, a rank without a trace. Empty when they do: only then may "no findings"
+    /// be claimed.
     pub incomplete: Vec<String>,
 }
 
-/// Reads every trace of `dir` and runs all checks; writes the reports and prints them.
+/// Reads every trace of `dir` and runs all checks; writes the reports and prints them,
+/// followed on stderr by what the traces lack, if anything.
 pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -> Result<Analysis> {
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
-    let traces = load_traces_with(dir, &progress)?;
+    let loaded = load_traces_with(dir, &progress)?;
+    let traces = loaded.traces;
     progress.stage("resolving call sites and normalizing");
     let mut run = build_run(&traces)?;
     model_polling(&mut run, &meta.polling);
+    // Cannot fail: build_run assigned the same ranks.
+    let assignment = assign_ranks(&traces).unwrap_or_default();
     progress.stage(&format!(
         "replaying {} calls of {} ranks and running the checks",
         run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),
@@ -232,9 +244,20 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     let findings = mpicheck_report::fold(mpicheck_analyzer::checks::run_all(&run));
     progress.stage("writing the reports");
     let reported = report(dir, meta, &traces, &run, findings, options, Some(&progress))?;
-    let incomplete = incomplete_traces(&traces);
-    for note in &incomplete {
-        eprintln!("mpicheck: warning: {note}");
+    if let Some(note) = child_process_note(&traces, &assignment) {
+        eprintln!("mpicheck: note: {note}");
+    }
+    let notes = incomplete_notes(&traces, &run, &assignment);
+    for line in &notes {
+        eprintln!("mpicheck: warning: {line}");
+    }
+    let mut incomplete = loaded.unreadable.clone();
+    incomplete.extend(notes);
+    if !incomplete.is_empty() {
+        eprintln!(
+            "mpicheck: the analysis is incomplete ({}): problems in what was not recorded cannot be found",
+            incomplete_summary(&traces, &assignment, &run, &loaded.unreadable)
+        );
     }
     Ok(Analysis {
         findings: reported,
@@ -242,44 +265,43 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     })
 }
 
-/// Traces whose recording stopped early because the file could not grow (disk full).
-fn incomplete_traces(traces: &[Trace]) -> Vec<String> {
-    traces
-        .iter()
-        .filter(|t| t.header.no_space() || t.header.dropped > 0)
-        .map(|t| {
-            let who = match t.header.best_rank() {
-                Some(rank) => format!("rank {rank}"),
-                None => format!("process {}", t.header.pid),
-            };
-            format!(
-                "the trace of {who} is incomplete: {} calls were not recorded (its file could not grow: disk full or quota)",
-                t.header.dropped
-            )
-        })
-        .collect()
+/// The traces of an output directory, and the trace files that could not be read.
+struct LoadedTraces {
+    traces: Vec<Trace>,
+    /// The warnings printed for trace files skipped as unreadable.
+    unreadable: Vec<String>,
 }
 
 /// The traces of `dir` that belong to MPI processes, ordered by rank. Unreadable traces are
 /// skipped with a warning, so one damaged file does not hide the others' findings.
 pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
-    load_traces_with(dir, &Progress::disabled())
+    Ok(load_traces_with(dir, &Progress::disabled())?.traces)
 }
 
-fn load_traces_with(dir: &Path, progress: &Progress) -> Result<Vec<Trace>> {
+fn load_traces_with(dir: &Path, progress: &Progress) -> Result<LoadedTraces> {
     // Only this run's traces: never stray or older trace files in the directory.
     let mut paths: Vec<PathBuf> = out_dir::run_traces(dir)?;
     paths.sort();
     let mut traces = Vec::new();
+    let mut unreadable = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         progress.stage(&format!("reading trace {} of {}", i + 1, paths.len()));
         match read_trace(path) {
-            // Processes the preloaded library started in but that never used MPI (a shell
-            // or helper the program ran) leave empty traces; they are not ranks.
-            Ok(trace) if !trace.header.initialized() && trace.calls.is_empty() => {}
+            // Processes the preloaded library started in that made no MPI call (a shell or
+            // helper the program ran) are not ranks.
+            Ok(trace) if !is_rank_trace(&trace) => {}
             Ok(trace) => traces.push(trace),
-            Err(e) => progress
-                .suspend(|| eprintln!("mpicheck: warning: skipping {}: {e}", path.display())),
+            Err(e) => {
+                // Named pipes, links and devices are refused by the reader without
+                // blocking; their message names the path already.
+                let why = match &e {
+                    TraceError::NotAFile { what, .. } => format!("it is {what}, not a trace file"),
+                    e => e.to_string(),
+                };
+                let warning = format!("skipping {}: {why}", path.display());
+                progress.suspend(|| eprintln!("mpicheck: warning: {warning}"));
+                unreadable.push(warning);
+            }
         }
     }
     if traces.is_empty() {
@@ -289,7 +311,134 @@ fn load_traces_with(dir: &Path, progress: &Progress) -> Result<Vec<Trace>> {
         );
     }
     traces.sort_by_key(|t| (t.header.best_rank().unwrap_or(i32::MAX), t.header.pid));
-    Ok(traces)
+    Ok(LoadedTraces { traces, unreadable })
+}
+
+/// At most this many processes are named in one note.
+const NAMED_PROCESSES: usize = 8;
+
+/// "ignored the traces of 2 child processes ...", when traces of child processes claimed a
+/// rank (see [`assign_ranks`]).
+fn child_process_note(traces: &[Trace], assignment: &RankAssignment) -> Option<String> {
+    if assignment.ignored.is_empty() {
+        return None;
+    }
+    let mut named: Vec<String> = assignment
+        .ignored
+        .iter()
+        .take(NAMED_PROCESSES)
+        .map(|t| {
+            format!(
+                "pid {} claims rank {}, which is pid {}",
+                traces[t.trace].header.pid, t.rank, traces[t.rank_trace].header.pid
+            )
+        })
+        .collect();
+    if assignment.ignored.len() > NAMED_PROCESSES {
+        named.push(format!(
+            "and {} more",
+            assignment.ignored.len() - NAMED_PROCESSES
+        ));
+    }
+    let n = assignment.ignored.len();
+    Some(format!(
+        "ignored the trace{} of {n} child process{} started by ranks, which inherited their rank's environment ({})",
+        if n == 1 { "" } else { "s" },
+        if n == 1 { "" } else { "es" },
+        named.join("; ")
+    ))
+}
+
+/// Each rank's incomplete trace (and what cannot be trusted because of it), one line each,
+/// and one line for the ranks without a trace.
+fn incomplete_notes(traces: &[Trace], run: &Run, assignment: &RankAssignment) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut missing = Vec::new();
+    for rank in &run.ranks {
+        let Some(&index) = assignment.by_rank.get(&(rank.rank as i32)) else {
+            missing.push(rank.rank);
+            continue;
+        };
+        let Some(incomplete) = traces[index].incomplete() else {
+            continue;
+        };
+        let r = rank.rank;
+        let what = match incomplete {
+            Incomplete::Cut { .. } => {
+                format!("trace of rank {r} was cut after the process wrote it: {incomplete}")
+            }
+            Incomplete::NoSpace { .. } => format!("trace of rank {r} is incomplete: {incomplete}"),
+        };
+        let checked = match rank.events.last() {
+            Some(last) => {
+                let site = run.site(last.site);
+                let at = match (&site.file, site.line) {
+                    (Some(f), Some(l)) => format!(" at {f}:{l}"),
+                    (Some(f), None) => format!(" in {f}"),
+                    _ => String::new(),
+                };
+                format!(
+                    "rank {r} is checked only up to its last recorded call ({}{at})",
+                    last.call
+                )
+            }
+            None => format!("no call of rank {r} was recorded"),
+        };
+        out.push(format!(
+            "{what}; {checked}: nothing after it, nor its leaks, unwaited requests or deadlocks at the end of the run"
+        ));
+    }
+    if !missing.is_empty() {
+        out.push(format!(
+            "{} left no trace: nothing {} did is checked, and findings of other ranks that involve {} cannot be trusted",
+            mpicheck_report::ranks::format_ranks(&missing),
+            if missing.len() == 1 { "it" } else { "they" },
+            if missing.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    out
+}
+
+/// "the trace of rank 0 was cut, 1 trace file could not be read", for the summary line.
+fn incomplete_summary(
+    traces: &[Trace],
+    assignment: &RankAssignment,
+    run: &Run,
+    unreadable: &[String],
+) -> String {
+    let (mut cut, mut no_space, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+    for rank in &run.ranks {
+        match assignment.by_rank.get(&(rank.rank as i32)) {
+            None => missing.push(rank.rank),
+            Some(&i) => match traces[i].incomplete() {
+                Some(Incomplete::Cut { .. }) => cut.push(rank.rank),
+                Some(Incomplete::NoSpace { .. }) => no_space.push(rank.rank),
+                None => {}
+            },
+        }
+    }
+    let ranks = mpicheck_report::ranks::format_ranks;
+    let mut parts = Vec::new();
+    if !cut.is_empty() {
+        parts.push(format!("the trace of {} was cut", ranks(&cut)));
+    }
+    if !no_space.is_empty() {
+        parts.push(format!(
+            "{} ran out of space while recording",
+            ranks(&no_space)
+        ));
+    }
+    if !missing.is_empty() {
+        parts.push(format!("{} left no trace", ranks(&missing)));
+    }
+    if !unreadable.is_empty() {
+        let n = unreadable.len();
+        parts.push(format!(
+            "{n} trace file{} could not be read",
+            if n == 1 { "" } else { "s" }
+        ));
+    }
+    parts.join(", ")
 }
 
 pub fn is_trace_file(path: &Path) -> bool {

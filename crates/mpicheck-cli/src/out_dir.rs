@@ -508,6 +508,15 @@ mod tests {
         bytes[at(mpicheck_trace::offset::HEADER_SIZE)]
             .copy_from_slice(&(mpicheck_trace::HEADER_SIZE as u32).to_le_bytes());
         bytes[at(mpicheck_trace::offset::PID)].copy_from_slice(&pid.to_le_bytes());
+        // Unknown until MPI_Init returns, as the recorder writes them.
+        for field in [
+            mpicheck_trace::offset::ENV_RANK,
+            mpicheck_trace::offset::RANK,
+            mpicheck_trace::offset::WORLD_SIZE,
+            mpicheck_trace::offset::THREAD_LEVEL,
+        ] {
+            bytes[at(field)].copy_from_slice(&(-1i32).to_le_bytes());
+        }
         bytes
     }
 

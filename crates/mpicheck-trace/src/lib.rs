@@ -140,12 +140,15 @@
 //! memory map (`/proc/self/maps`) is written at start and again when it changes
 //! (after `MPI_Init` and at exit), for resolving call sites offline.
 
+pub mod builder;
+pub mod open;
 pub mod reader;
 pub mod schema;
 
+pub use open::open_trace_file;
 pub use reader::{
-    read_trace, read_trace_bytes, CallRecord, ClockConversion, EndOfTrace, Trace, TraceError,
-    TraceHeader,
+    read_trace, read_trace_bytes, CallRecord, ClockConversion, EndOfTrace, Incomplete, Trace,
+    TraceError, TraceHeader,
 };
 pub use schema::{ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Status};
 
@@ -159,6 +162,11 @@ pub const HEADER_SIZE: usize = 4096;
 pub const TRACE_SUFFIX: &str = ".mpitrace";
 /// Size of the fixed part of a call record, before the argument words.
 pub const CALL_FIXED_SIZE: usize = 40;
+/// The largest world size a trace may claim: 2^20 = 1,048,576 ranks, the million ranks
+/// mpicheck is built for. A header claiming a larger world, or a rank beyond it, is damaged:
+/// the reader refuses it rather than let the analysis allocate for every claimed rank.
+/// (The analyzer also refuses a world far larger than the ranks that left a trace.)
+pub const MAX_WORLD_SIZE: u32 = 1 << 20;
 
 /// Header byte offsets (shared by the writer in `mpicheck-recorder`).
 pub mod offset {

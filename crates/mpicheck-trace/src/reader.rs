@@ -1,11 +1,18 @@
 //! Reads a per-process trace. A trace cut short (the process was killed, crashed or is still
 //! running) is read up to its last whole record, and [`EndOfTrace`] says how far it got.
+//! A trace whose process ran to its end but which lacks calls all the same (a copy cut
+//! short, a full disk) says so through [`Trace::incomplete`].
+//!
+//! Nothing in a trace is trusted: every length and count is checked against the bytes
+//! there are, and a header claiming more ranks than [`MAX_WORLD_SIZE`] is refused, so a
+//! damaged or hostile file costs memory and time bounded by its size.
 
 use std::path::Path;
 
 use crate::schema::{decode_args, ArgValue, FunctionSchema, Schema, SchemaError};
 use crate::{
     kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC,
+    MAX_WORLD_SIZE,
 };
 
 #[derive(Debug, thiserror::Error)]
@@ -23,6 +30,10 @@ pub enum TraceError {
     TooShort { len: usize },
     #[error("trace has a bad function table: {0}")]
     Schema(#[from] SchemaError),
+    #[error("{path} is {what}, not a trace file")]
+    NotAFile { path: String, what: &'static str },
+    #[error("trace header is damaged: {0}")]
+    BadHeader(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,6 +164,56 @@ pub enum EndOfTrace {
     /// The records stop early (killed, crashed, or still running); `offset` is where reading
     /// stopped and `reason` why.
     Truncated { offset: u64, reason: String },
+    /// The process exited normally, but the file lacks records it wrote: it was cut after
+    /// the process finished (a truncated copy) or damaged. `offset` is where reading
+    /// stopped, `file_len` the file's length and `written` the end of the records the
+    /// process left (0 if its recorder did not say).
+    Cut {
+        offset: u64,
+        file_len: u64,
+        written: u64,
+    },
+}
+
+/// Why a trace of a process that ran to its end lacks some of its calls.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Incomplete {
+    /// The file was cut after the process wrote it (see [`EndOfTrace::Cut`]).
+    Cut {
+        offset: u64,
+        file_len: u64,
+        written: u64,
+    },
+    /// The recorder stopped because the trace could not grow (disk full, quota, file size
+    /// limit); `dropped` calls were not recorded.
+    NoSpace { dropped: u64 },
+}
+
+impl std::fmt::Display for Incomplete {
+    /// Why, as a clause: "the file is 1000 bytes, the process wrote 2000".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Incomplete::Cut {
+                file_len, written, ..
+            } if written > file_len => write!(
+                f,
+                "the file is {file_len} bytes, but the process wrote {written}"
+            ),
+            Incomplete::Cut { offset, .. } => write!(
+                f,
+                "the record at byte {offset} is damaged or runs past the end of the file"
+            ),
+            Incomplete::NoSpace { dropped: 0 } => write!(
+                f,
+                "recording stopped because the trace could not grow (file system full or over quota)"
+            ),
+            Incomplete::NoSpace { dropped } => write!(
+                f,
+                "{dropped} call{} not recorded because the trace could not grow (file system full or over quota)",
+                if dropped == 1 { " was" } else { "s were" }
+            ),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -183,14 +244,33 @@ impl Trace {
             .function(id)
             .map_or("<unknown MPI function>", |f| f.name.as_str())
     }
+
+    /// Whether calls the process made are missing although it ran to its end: the file was
+    /// cut after it was written, or the recorder ran out of space. The analysis must not
+    /// take such a trace for the whole story of its process.
+    pub fn incomplete(&self) -> Option<Incomplete> {
+        if let EndOfTrace::Cut {
+            offset,
+            file_len,
+            written,
+        } = self.end
+        {
+            return Some(Incomplete::Cut {
+                offset,
+                file_len,
+                written,
+            });
+        }
+        (self.header.no_space() || self.header.dropped > 0).then_some(Incomplete::NoSpace {
+            dropped: self.header.dropped,
+        })
+    }
 }
 
+/// Reads the trace file at `path`, opened with [`crate::open::open_trace_file`]: a named
+/// pipe, a link or a device in a trace directory is an error, never a hang.
 pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
-    let bytes = std::fs::read(path).map_err(|source| TraceError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    read_trace_bytes(&bytes)
+    read_trace_bytes(&crate::open::read_trace_file(path)?)
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -220,6 +300,29 @@ fn parse_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
     if version != FORMAT_VERSION {
         return Err(TraceError::Version { found: version });
     }
+    let env_rank = known(i32_at(b, offset::ENV_RANK));
+    let rank = known(i32_at(b, offset::RANK));
+    let world_size = known(i32_at(b, offset::WORLD_SIZE));
+    for (what, value) in [("rank", env_rank), ("rank", rank)] {
+        if value.is_some_and(|r| r as u32 >= MAX_WORLD_SIZE) {
+            return Err(TraceError::BadHeader(format!(
+                "it claims {what} {}, beyond the {MAX_WORLD_SIZE} ranks mpicheck supports",
+                value.unwrap_or_default()
+            )));
+        }
+    }
+    if let Some(size) = world_size.filter(|&s| s as u32 > MAX_WORLD_SIZE) {
+        return Err(TraceError::BadHeader(format!(
+            "it claims a world of {size} ranks, more than the {MAX_WORLD_SIZE} mpicheck supports"
+        )));
+    }
+    if let (Some(r), Some(size)) = (rank, world_size) {
+        if r >= size {
+            return Err(TraceError::BadHeader(format!(
+                "it claims rank {r} in a world of {size} ranks"
+            )));
+        }
+    }
     let family_bytes = &b[offset::FAMILY..offset::FAMILY + offset::FAMILY_LEN];
     let family_len = family_bytes
         .iter()
@@ -228,9 +331,9 @@ fn parse_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
     Ok(TraceHeader {
         version,
         pid: u32_at(b, offset::PID),
-        env_rank: known(i32_at(b, offset::ENV_RANK)),
-        rank: known(i32_at(b, offset::RANK)),
-        world_size: known(i32_at(b, offset::WORLD_SIZE)),
+        env_rank,
+        rank,
+        world_size,
         state: u32_at(b, offset::STATE),
         thread_level: known(i32_at(b, offset::THREAD_LEVEL)),
         records_end: u64_at(b, offset::RECORDS_END),
@@ -268,7 +371,7 @@ pub fn frame_at(b: &[u8], at: usize) -> Option<Frame> {
         return None;
     }
     let len = u32_at(b, at) as usize;
-    if len < 8 || len % 8 != 0 || at + len > b.len() {
+    if len < 8 || len & 7 != 0 || at + len > b.len() {
         return None;
     }
     let kind = u16_at(b, at + 4);
@@ -319,6 +422,7 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         offset: at as u64,
         reason: reason.to_string(),
     };
+    let mut bad_record = false;
     loop {
         if at + 8 > b.len() {
             if !trace.header.exited() {
@@ -336,8 +440,9 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
             }
             break;
         }
-        if len < 8 || len % 8 != 0 || at + len > b.len() {
+        if len < 8 || len & 7 != 0 || at + len > b.len() {
             trace.end = truncated(at, &format!("record of {len} bytes does not fit the file"));
+            bad_record = true;
             break;
         }
         let rec = &b[at..at + len];
@@ -413,5 +518,145 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         }
         at += len;
     }
+    if trace.header.exited() {
+        // The recorder never shrinks the file of a process that ran its exit handlers, so a
+        // file shorter than the records it had then was cut afterwards. Records may still
+        // stop early in a whole file (`exit` ends threads between reserving a record and
+        // writing it): only the file length, or a record that does not fit before that
+        // end, proves a cut. Records after that end come from calls made during `exit`.
+        let file_len = b.len() as u64;
+        let written = trace.header.exit_records_end;
+        let cut_record = bad_record && (written == 0 || (at as u64) < written);
+        trace.end = if written > file_len || cut_record {
+            EndOfTrace::Cut {
+                offset: at as u64,
+                file_len,
+                written,
+            }
+        } else {
+            EndOfTrace::Clean
+        };
+    }
     Ok(trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::builder::{CallToWrite, TraceBuilder};
+
+    const SCHEMA: &str = "0 MPI_Barrier comm:COMMUNICATOR:in:s\n";
+
+    fn barriers(n: usize) -> TraceBuilder {
+        let mut b = TraceBuilder::new();
+        b.rank(0, 2).text(text::SCHEMA, SCHEMA);
+        for i in 0..n {
+            b.call(&CallToWrite {
+                func: 0,
+                words: vec![0x44000000],
+                complete: true,
+                t_enter: 10 * i as u64,
+                t_exit: 10 * i as u64 + 5,
+                ..Default::default()
+            });
+        }
+        b
+    }
+
+    #[test]
+    fn an_exited_trace_cut_after_the_fact_is_incomplete() {
+        let whole = barriers(10).add_state(state::FINALIZED).exited();
+        let trace = read_trace_bytes(&whole).unwrap();
+        assert_eq!(trace.end, EndOfTrace::Clean);
+        assert_eq!(trace.incomplete(), None);
+        assert_eq!(trace.calls.len(), 10);
+
+        // Cut between records, and inside one: both are cuts, since the process wrote more.
+        let written = trace.header.exit_records_end;
+        for cut in [whole.len() - 8 - 2 * 48, whole.len() - 8 - 48 - 20] {
+            let trace = read_trace_bytes(&whole[..cut]).unwrap();
+            assert_eq!(trace.calls.len(), 8, "cut at {cut}");
+            let Some(Incomplete::Cut { file_len, .. }) = trace.incomplete() else {
+                panic!("cut at {cut}: {:?}", trace.end)
+            };
+            assert_eq!(file_len, cut as u64);
+            assert!(matches!(trace.end, EndOfTrace::Cut { written: w, .. } if w == written));
+            let why = trace.incomplete().unwrap().to_string();
+            assert_eq!(
+                why,
+                format!("the file is {cut} bytes, but the process wrote {written}")
+            );
+        }
+    }
+
+    #[test]
+    fn records_that_stop_early_in_a_whole_exited_file_are_no_cut() {
+        // A thread ended by `exit` between reserving its record and writing it leaves zeros;
+        // the file still has its full length.
+        let mut whole = barriers(3).exited();
+        let last = whole.len() - 8 - 48;
+        whole[last..last + 48].fill(0);
+        let trace = read_trace_bytes(&whole).unwrap();
+        assert_eq!(trace.calls.len(), 2);
+        assert_eq!(trace.end, EndOfTrace::Clean);
+        assert_eq!(trace.incomplete(), None);
+    }
+
+    #[test]
+    fn a_damaged_record_before_the_end_at_exit_is_a_cut() {
+        let mut whole = barriers(3).exited();
+        let second = HEADER_SIZE + (16 + SCHEMA.len()).div_ceil(8) * 8 + 48;
+        whole[second..second + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
+        let trace = read_trace_bytes(&whole).unwrap();
+        assert_eq!(trace.calls.len(), 1);
+        assert!(
+            matches!(trace.incomplete(), Some(Incomplete::Cut { offset, .. }) if offset == second as u64)
+        );
+    }
+
+    #[test]
+    fn a_trace_that_ran_out_of_space_is_incomplete() {
+        let bytes = barriers(2)
+            .add_state(state::NO_SPACE)
+            .set_u64(offset::DROPPED, 1234)
+            .exited();
+        let trace = read_trace_bytes(&bytes).unwrap();
+        assert_eq!(
+            trace.incomplete(),
+            Some(Incomplete::NoSpace { dropped: 1234 })
+        );
+        assert_eq!(
+            trace.incomplete().unwrap().to_string(),
+            "1234 calls were not recorded because the trace could not grow (file system full or over quota)"
+        );
+    }
+
+    #[test]
+    fn headers_claiming_impossible_worlds_are_refused() {
+        for (rank, size) in [
+            (0, i32::MAX),
+            (i32::MAX, -1),
+            (5, 2),
+            (MAX_WORLD_SIZE as i32, -1),
+        ] {
+            let mut b = barriers(1);
+            b.set_i32(offset::RANK, rank)
+                .set_i32(offset::ENV_RANK, rank)
+                .set_i32(offset::WORLD_SIZE, size);
+            let err = read_trace_bytes(&b.exited()).unwrap_err();
+            assert!(
+                matches!(err, TraceError::BadHeader(_)),
+                "rank {rank} of {size}: {err}"
+            );
+            assert!(err
+                .to_string()
+                .starts_with("trace header is damaged: it claims"));
+            if size != 2 {
+                assert!(err.to_string().contains("1048576"), "{err}");
+            }
+        }
+        let mut b = barriers(1);
+        b.set_i32(offset::WORLD_SIZE, MAX_WORLD_SIZE as i32);
+        assert!(read_trace_bytes(&b.exited()).is_ok());
+    }
 }

@@ -55,6 +55,28 @@ pub struct FunctionSchema {
     pub params: Vec<ParamSchema>,
 }
 
+impl FunctionSchema {
+    /// The function's line in the text form, as [`Schema::parse`] reads it.
+    pub fn to_line(&self) -> String {
+        let mut line = format!("{} {}", self.id, self.name);
+        for p in &self.params {
+            let dir = match p.direction {
+                Direction::In => "in",
+                Direction::Out => "out",
+                Direction::InOut => "inout",
+            };
+            let shape = match p.shape {
+                ParamShape::Scalar => "s",
+                ParamShape::Array => "a",
+                ParamShape::Status => "st",
+                ParamShape::StatusArray => "sa",
+            };
+            line += &format!(" {}:{}:{dir}:{shape}", p.name, p.kind);
+        }
+        line
+    }
+}
+
 /// A status as recorded: the public fields plus the received size in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Status {
@@ -294,6 +316,16 @@ mod tests {
         let schema = Schema::parse(SCHEMA).unwrap();
         let args = decode_args(schema.function(7).unwrap(), &[5, 1000], true);
         assert_eq!(args[1].0, ArgValue::Missing);
+    }
+
+    #[test]
+    fn lines_read_back_as_written() {
+        let schema = Schema::parse(SCHEMA).unwrap();
+        for id in [0, 7] {
+            let f = schema.function(id).unwrap();
+            let again = Schema::parse(&f.to_line()).unwrap();
+            assert_eq!(again.function(id), Some(f));
+        }
     }
 
     #[test]

@@ -1,0 +1,207 @@
+//! Writes traces in memory, in the format the recorder writes: for tests, fixtures and tools
+//! that need real-format traces without running MPI (the recorder itself writes through a
+//! shared mapping and does not use this).
+
+use crate::reader::Trace;
+use crate::{kind, offset, record_state, state, text, FORMAT_VERSION, HEADER_SIZE, MAGIC};
+
+/// One call record to write.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallToWrite {
+    pub func: u16,
+    pub thread: u16,
+    pub ret: i32,
+    /// Raw clock readings (the builder's traces use `CLOCK_MONOTONIC` nanoseconds).
+    pub t_enter: u64,
+    pub t_exit: u64,
+    pub callsite: u64,
+    pub words: Vec<i64>,
+    /// `false`: the record stays `ENTERED`, as for a call the process never returned from.
+    pub complete: bool,
+    pub fortran: bool,
+}
+
+/// A trace under construction: header fields, then records in the order they are added.
+#[derive(Clone, Debug)]
+pub struct TraceBuilder {
+    header: Vec<u8>,
+    records: Vec<u8>,
+}
+
+impl Default for TraceBuilder {
+    fn default() -> TraceBuilder {
+        TraceBuilder::new()
+    }
+}
+
+impl TraceBuilder {
+    /// An empty trace of pid 1: no rank, not initialized, `CLOCK_MONOTONIC` times.
+    pub fn new() -> TraceBuilder {
+        let mut b = TraceBuilder {
+            header: vec![0; HEADER_SIZE],
+            records: Vec::new(),
+        };
+        b.header[..8].copy_from_slice(MAGIC);
+        b.set_u32(offset::VERSION, FORMAT_VERSION);
+        b.set_u32(offset::HEADER_SIZE, HEADER_SIZE as u32);
+        b.set_u32(offset::PID, 1);
+        b.set_i32(offset::ENV_RANK, -1);
+        b.set_i32(offset::RANK, -1);
+        b.set_i32(offset::WORLD_SIZE, -1);
+        b.set_i32(offset::THREAD_LEVEL, -1);
+        b.set_u32(offset::CLOCK, crate::clock::MONOTONIC_NS);
+        b
+    }
+
+    /// A builder holding `trace`'s header and records, with its function table reduced to
+    /// the functions its calls use (a compact copy of a real trace, for fixtures). The
+    /// memory map is left out; the end state (exited or not) is kept.
+    pub fn from_trace(trace: &Trace) -> TraceBuilder {
+        let h = &trace.header;
+        let mut b = TraceBuilder::new();
+        b.set_u32(offset::PID, h.pid);
+        b.set_i32(offset::ENV_RANK, h.env_rank.unwrap_or(-1));
+        b.set_i32(offset::RANK, h.rank.unwrap_or(-1));
+        b.set_i32(offset::WORLD_SIZE, h.world_size.unwrap_or(-1));
+        b.set_u32(offset::STATE, h.state);
+        b.set_i32(offset::THREAD_LEVEL, h.thread_level.unwrap_or(-1));
+        b.set_u64(offset::DROPPED, h.dropped);
+        b.set_u64(offset::START_UNIX_NS, h.start_unix_ns);
+        let family = h.family.as_bytes();
+        let family = &family[..family.len().min(offset::FAMILY_LEN - 1)];
+        b.header[offset::FAMILY..offset::FAMILY + family.len()].copy_from_slice(family);
+        b.set_u64(offset::PROCESS_START, h.process_start);
+        b.set_u32(offset::PARENT_PID, h.parent_pid);
+        if !trace.process.is_empty() {
+            let lines: Vec<String> = trace
+                .process
+                .iter()
+                .map(|(k, v)| format!("{k}={v}\n"))
+                .collect();
+            b.text(text::PROCESS, &lines.concat());
+        }
+        let mut used: Vec<u16> = trace.calls.iter().map(|c| c.func).collect();
+        used.sort_unstable();
+        used.dedup();
+        let schema: Vec<String> = used
+            .iter()
+            .filter_map(|&id| trace.schema.function(id))
+            .map(|f| f.to_line() + "\n")
+            .collect();
+        b.text(text::SCHEMA, &schema.concat());
+        let constants: Vec<String> = trace
+            .constants
+            .iter()
+            .map(|(k, v)| format!("{k}={v}\n"))
+            .collect();
+        b.text(text::CONSTANTS, &constants.concat());
+        for call in &trace.calls {
+            // Times were converted to ns since the start; written back as a ns clock
+            // starting at 0, they read the same.
+            b.call(&CallToWrite {
+                func: call.func,
+                thread: call.thread,
+                ret: call.ret,
+                t_enter: call.t_enter_ns,
+                t_exit: call.t_exit_ns,
+                callsite: call.callsite,
+                words: call.words.clone(),
+                complete: call.complete,
+                fortran: call.fortran,
+            });
+        }
+        b
+    }
+
+    pub fn set_u32(&mut self, at: usize, value: u32) -> &mut Self {
+        self.header[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        self
+    }
+    pub fn set_i32(&mut self, at: usize, value: i32) -> &mut Self {
+        self.set_u32(at, value as u32)
+    }
+    pub fn set_u64(&mut self, at: usize, value: u64) -> &mut Self {
+        self.header[at..at + 8].copy_from_slice(&value.to_le_bytes());
+        self
+    }
+
+    /// The world rank and size, set as `MPI_Init*` sets them (and the launcher's rank).
+    pub fn rank(&mut self, rank: i32, world_size: i32) -> &mut Self {
+        self.set_i32(offset::ENV_RANK, rank)
+            .set_i32(offset::RANK, rank)
+            .set_i32(offset::WORLD_SIZE, world_size);
+        self.add_state(state::INITIALIZED)
+    }
+
+    pub fn add_state(&mut self, flags: u32) -> &mut Self {
+        let current = u32::from_le_bytes(
+            self.header[offset::STATE..offset::STATE + 4]
+                .try_into()
+                .unwrap(),
+        );
+        self.set_u32(offset::STATE, current | flags)
+    }
+
+    /// Appends a text record.
+    pub fn text(&mut self, subkind: u32, content: &str) -> &mut Self {
+        let len = (16 + content.len()).div_ceil(8) * 8;
+        let start = self.records.len();
+        self.records.extend_from_slice(&(len as u32).to_le_bytes());
+        self.records.extend_from_slice(&kind::TEXT.to_le_bytes());
+        self.records.push(record_state::COMPLETE);
+        self.records.push(0);
+        self.records.extend_from_slice(&subkind.to_le_bytes());
+        self.records
+            .extend_from_slice(&(content.len() as u32).to_le_bytes());
+        self.records.extend_from_slice(content.as_bytes());
+        self.records.resize(start + len, 0);
+        self
+    }
+
+    /// Appends a call record.
+    pub fn call(&mut self, call: &CallToWrite) -> &mut Self {
+        let len = crate::CALL_FIXED_SIZE + 8 * call.words.len();
+        self.records.extend_from_slice(&(len as u32).to_le_bytes());
+        self.records.extend_from_slice(&kind::CALL.to_le_bytes());
+        self.records.push(if call.complete {
+            record_state::COMPLETE
+        } else {
+            record_state::ENTERED
+        });
+        self.records.push(if call.fortran {
+            crate::flags::FORTRAN
+        } else {
+            0
+        });
+        self.records.extend_from_slice(&call.func.to_le_bytes());
+        self.records.extend_from_slice(&call.thread.to_le_bytes());
+        self.records.extend_from_slice(&call.ret.to_le_bytes());
+        self.records.extend_from_slice(&call.t_enter.to_le_bytes());
+        self.records.extend_from_slice(&call.t_exit.to_le_bytes());
+        self.records.extend_from_slice(&call.callsite.to_le_bytes());
+        for word in &call.words {
+            self.records.extend_from_slice(&word.to_le_bytes());
+        }
+        self
+    }
+
+    /// The file as a process that ran its exit handlers leaves it: the end of the record
+    /// area, in the header and as the end at exit, then a zero end marker.
+    pub fn exited(&mut self) -> Vec<u8> {
+        self.add_state(state::EXITED);
+        let end = (HEADER_SIZE + self.records.len()) as u64;
+        self.set_u64(offset::EXIT_RECORDS_END, end);
+        self.bytes()
+    }
+
+    /// The file as it is now (a process still running or killed: no exit flag is added).
+    pub fn bytes(&mut self) -> Vec<u8> {
+        let end = (HEADER_SIZE + self.records.len()) as u64;
+        self.set_u64(offset::RECORDS_END, end);
+        let mut out = Vec::with_capacity(HEADER_SIZE + self.records.len() + 8);
+        out.extend_from_slice(&self.header);
+        out.extend_from_slice(&self.records);
+        out.extend_from_slice(&[0; 8]);
+        out
+    }
+}
