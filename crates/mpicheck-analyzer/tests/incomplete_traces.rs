@@ -36,7 +36,7 @@ fn resolve(_: usize, addr: u64) -> SourceLocation {
     SourceLocation {
         file: Some("features.c".into()),
         line: Some(addr as u32 & 0xffff),
-        function: None,
+        ..Default::default()
     }
 }
 

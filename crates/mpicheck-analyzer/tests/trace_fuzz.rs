@@ -601,7 +601,7 @@ fn resolve(_: usize, addr: u64) -> SourceLocation {
     SourceLocation {
         file: Some("fuzz.c".into()),
         line: Some((addr % 1000) as u32),
-        function: None,
+        ..Default::default()
     }
 }
 
