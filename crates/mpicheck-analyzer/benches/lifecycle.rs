@@ -94,9 +94,9 @@ fn trace(iterations: u64, leak_every: Option<u64>) -> Trace {
             dropped: 0,
             start_unix_ns: 0,
             family: "mpich".into(),
-        process_start: 0,
-        exit_records_end: 0,
-        parent_pid: 0,
+            process_start: 0,
+            exit_records_end: 0,
+            parent_pid: 0,
         },
         schema: Schema::parse(SCHEMA).expect("schema"),
         constants: constants

@@ -68,7 +68,7 @@ struct Constants {
 
 impl Constants {
     fn of(trace: &Trace) -> Constants {
-        let get = |name: &str| trace.constant(name).and_then(|v| parse_int(v));
+        let get = |name: &str| trace.constant(name).and_then(parse_int);
         let mut c = Constants {
             comm_world: get("MPI_COMM_WORLD"),
             comm_self: get("MPI_COMM_SELF"),
@@ -727,6 +727,18 @@ impl<'t> RankNormalizer<'t> {
         let Some(new) = args.out_int("newtype") else {
             return;
         };
+        // A handle MPI reuses names a new type: its id comes with its MPICHECK_Type_info
+        // once committed, except for a copy of a committed type, which is committed and
+        // has the same signature and size from the start (MPI 4.1 §5.1.10).
+        self.datatypes.remove(&new);
+        if short == "Type_dup" {
+            let old = args.int("oldtype");
+            if old.is_some_and(|old| self.objects.is_committed(old)) {
+                if let Some(id) = self.datatype(old) {
+                    self.datatypes.insert(new, id);
+                }
+            }
+        }
         let int = |n: &str| args.int(n).unwrap_or(0).max(0) as u64;
         let array = |n: &str| -> Vec<i64> {
             args.input(n)
@@ -1806,9 +1818,9 @@ mod tests {
                 dropped: 0,
                 start_unix_ns: 0,
                 family: "mpich".into(),
-            process_start: 0,
-            exit_records_end: 0,
-            parent_pid: 0,
+                process_start: 0,
+                exit_records_end: 0,
+                parent_pid: 0,
             },
             schema: Schema::parse(SCHEMA).unwrap(),
             constants: constants
