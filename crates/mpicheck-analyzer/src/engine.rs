@@ -11,11 +11,12 @@
 //! - Send modes: synchronous sends complete when matched; buffered sends complete at once
 //!   while the buffer attached with `MPI_Buffer_attach` has room (MPI-CHECK 2.0 fig. 5);
 //!   standard and ready sends depend on the [`Mode`].
-//! - Probes (blocking; `MPI_Iprobe` that found a message behaves as the probe loop it ends),
-//!   matched probes (`MPI_Mprobe`/`MPI_Improbe` consume the message like a receive; the
-//!   `MPI_Mrecv` that follows is then local).
-//! - Nonblocking and persistent requests, completed by `MPI_Wait*` and by `MPI_Test*` that
-//!   reported completion. A test that reported no completion is polling and never blocks.
+//! - Probes, matched probes (`MPI_Mprobe`/`MPI_Improbe` consume the message like a receive;
+//!   the `MPI_Mrecv` that follows is then local).
+//! - Nonblocking and persistent requests, completed by `MPI_Wait*`. Tests,
+//!   `MPI_Request_get_status*` and nonblocking probes poll: one that found nothing never
+//!   blocks, and one that succeeded blocks only where it ended a polling loop (`polling`
+//!   module: a single successful poll waited for nothing).
 //! - The progress rule (MPI 4.1 §3.7.4): a posted operation is matched and completes
 //!   whatever its rank is doing, because matching here is driven by the other side, never
 //!   by the waiting rank.
@@ -58,6 +59,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::model::*;
+
+mod polling;
+use polling::Poll;
 
 // ---------------------------------------------------------------------------------------
 // Hashing: keys are small integers; SipHash would dominate the replay's cost.
@@ -359,8 +363,18 @@ impl Program {
             // Request id → index of the operation that created it, to mark the sends and
             // collectives whose wait never returned.
             let mut origin: FxMap<u32, usize> = FxMap::default();
-            for event in &trace.events {
-                let op = compile_event(event, run, &mut b);
+            let polls = polling::polls(&trace.events);
+            // Requests for the messages single `MPI_Improbe` polls took: after every request
+            // the rank's events name.
+            let mut spare_request = trace
+                .events
+                .iter()
+                .flat_map(|e| event_requests(&e.op))
+                .map(|r| r.0 + 1)
+                .max()
+                .unwrap_or(0);
+            for (event, poll) in trace.events.iter().zip(polls) {
+                let op = compile_event(event, poll, &mut spare_request, run, &mut b);
                 if matches!(
                     op.kind,
                     OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective
@@ -425,7 +439,34 @@ fn tag_word(tag: TagMatch) -> i32 {
     }
 }
 
-fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
+/// Every request an operation names.
+fn event_requests(op: &Op) -> Vec<ReqId> {
+    match op {
+        Op::Send { blocking, .. }
+        | Op::Recv { blocking, .. }
+        | Op::Sendrecv { blocking, .. }
+        | Op::Collective { blocking, .. } => match blocking {
+            Blocking::Nonblocking(r) | Blocking::Persistent(r) => vec![*r],
+            Blocking::Blocking => Vec::new(),
+        },
+        Op::Wait { requests, .. } | Op::RequestStatus { requests, .. } => {
+            requests.iter().flatten().copied().collect()
+        }
+        Op::Start { requests } => requests.clone(),
+        Op::Cancel { request } | Op::RequestFree { request } => vec![*request],
+        _ => Vec::new(),
+    }
+}
+
+/// Compiles one event; `poll` says whether a test or nonblocking probe that succeeded ended
+/// a polling loop, and `spare_request` is the next request id no event of the rank uses.
+fn compile_event(
+    event: &Event,
+    poll: Poll,
+    spare_request: &mut u32,
+    run: &Run,
+    b: &mut ProgramBuilder,
+) -> ReplayOp {
     let mut op = ReplayOp::new(OpKind::Nop);
     op.flags = if event.returned { flags::RETURNED } else { 0 };
     match &event.op {
@@ -442,6 +483,12 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
         }
         Op::Recv { recv, blocking } => {
             (op.class, op.a) = blocking_parts(blocking);
+            if poll == Poll::ReceivesProbed {
+                // Received only because a single probe found the message: nobody waits.
+                op.class = class::NONBLOCKING;
+                op.a = *spare_request;
+                *spare_request += 1;
+            }
             op.kind = OpKind::Recv;
             op.peer = source_word(recv.source);
             op.tag = tag_word(recv.tag);
@@ -475,9 +522,12 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
             found,
             matched,
         } => {
-            // An Iprobe that found nothing is polling; one that found a message ends a
-            // polling loop, which behaves like the blocking probe.
-            if *blocking || *found == Some(true) {
+            // A nonblocking probe that found nothing is polling; one that found a message
+            // at the end of a polling loop behaves like the blocking probe; a single one
+            // that found a message waited for nothing, but a matched one still took the
+            // message, as a receive nobody waits for.
+            let took = *found == Some(true) && *matched_probe && poll == Poll::Once;
+            if *blocking || poll == Poll::LoopEnd || took {
                 op.kind = if *matched_probe {
                     OpKind::Recv
                 } else {
@@ -487,30 +537,42 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
                 op.tag = tag_word(*tag);
                 op.comm = comm.0;
                 op.b = matched.map_or(NO_RANK, |m| m.0);
+                if took {
+                    op.class = class::NONBLOCKING;
+                    op.a = *spare_request;
+                    *spare_request += 1;
+                }
             }
         }
         Op::Wait {
             requests,
             kind,
-            test,
-            completed,
+            test: false,
+            ..
         } => {
-            let chosen: Vec<u32> = if *test {
-                // A test that completed requests ends a polling loop: it waited for them.
-                match completed {
-                    Some(done) => done
-                        .iter()
-                        .filter_map(|&i| requests.get(i as usize).copied().flatten())
-                        .map(|r| r.0)
-                        .collect(),
-                    None => Vec::new(),
-                }
-            } else {
-                requests.iter().flatten().map(|r| r.0).collect()
-            };
+            let chosen: Vec<u32> = requests.iter().flatten().map(|r| r.0).collect();
             if !chosen.is_empty() {
                 op.kind = OpKind::Wait;
-                if !*test && matches!(kind, WaitKind::Any | WaitKind::Some) {
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
+                    op.flags |= flags::WAIT_ANY;
+                }
+                op.b = chosen.len() as u32;
+                op.a = b.push_aux(&chosen);
+            }
+        }
+        Op::Wait {
+            requests,
+            kind,
+            test: true,
+            ..
+        }
+        | Op::RequestStatus { requests, kind, .. } => {
+            // Only a test that ended a polling loop waited: for all its requests
+            // (`Test`, `Testall`), or for any of them (`Testany`, `Testsome`).
+            if poll == Poll::LoopEnd {
+                let chosen: Vec<u32> = requests.iter().flatten().map(|r| r.0).collect();
+                op.kind = OpKind::Wait;
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
                     op.flags |= flags::WAIT_ANY;
                 }
                 op.b = chosen.len() as u32;

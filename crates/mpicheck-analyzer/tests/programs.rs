@@ -652,3 +652,57 @@ fn std_specific_recvs_ok() {
         &[],
     );
 }
+
+#[test]
+fn dl_testall_poll_ok() {
+    // As both MPIs record it: the small first send is complete at the poll.
+    check(
+        "dl_testall_poll_ok",
+        "ranks 2
+         0: isend dest=1 tag=0 req=0 @ f.c:19
+         1: isend dest=0 tag=0 req=0 @ f.c:19
+         *: testall reqs=0 flag=1 @ f.c:20
+         0: isend dest=1 tag=1 req=1 @ f.c:21
+         1: isend dest=0 tag=1 req=1 @ f.c:21
+         0: recv src=1 tag=0 @ f.c:22
+         1: recv src=0 tag=0 @ f.c:22
+         0: recv src=1 tag=1 @ f.c:23
+         1: recv src=0 tag=1 @ f.c:23
+         *: waitall reqs=null,1 @ f.c:24
+         *: finalize @ f.c:25",
+        &[],
+    );
+}
+
+#[test]
+fn dl_testall_loop() {
+    check(
+        "dl_testall_loop",
+        "ranks 2
+         0: isend dest=1 tag=0 req=0 @ f.c:23
+         0: testall reqs=0 flag=0 @ f.c:25
+         0: testall reqs=0 flag=0 @ f.c:25
+         0: testall reqs=0 flag=1 @ f.c:25
+         0: recv src=1 tag=1 @ f.c:26
+         1: send dest=0 tag=1 @ f.c:28
+         1: recv src=0 tag=0 @ f.c:30
+         *: finalize @ f.c:32",
+        &[("DL002", 25), ("DL002", 28)],
+    );
+}
+
+#[test]
+fn dl_iprobe_poll_ok() {
+    check(
+        "dl_iprobe_poll_ok",
+        "ranks 2
+         1: send dest=0 tag=1 @ f.c:20
+         1: send dest=0 tag=7 @ f.c:21
+         0: iprobe src=1 tag=1 found=1 matched=1:1 @ f.c:24
+         0: iprobe src=1 tag=7 found=1 matched=1:7 @ f.c:25
+         0: recv src=1 tag=7 @ f.c:27
+         0: recv src=1 tag=1 @ f.c:28
+         *: finalize @ f.c:32",
+        &[],
+    );
+}

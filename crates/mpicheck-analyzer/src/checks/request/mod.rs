@@ -43,6 +43,9 @@ struct Live {
     /// The event that made the request active (the nonblocking call, or `MPI_Start`).
     active_since: Option<usize>,
     cancelled: bool,
+    /// `MPI_Request_get_status` reported the operation complete: the request is still
+    /// allocated (and a persistent one still active), but its buffers are the program's.
+    done: bool,
 }
 
 /// Requests an event creates: the nonblocking call's own, or ones the model only knows from
@@ -95,6 +98,7 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                         persistent,
                         active_since: (!persistent).then_some(i),
                         cancelled: false,
+                        done: false,
                     },
                 );
             }
@@ -108,6 +112,7 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                                 None => {
                                     l.active_since = Some(i);
                                     l.cancelled = false;
+                                    l.done = false;
                                 }
                             },
                         }
@@ -140,6 +145,27 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                         }
                     }
                 }
+                Op::RequestStatus {
+                    requests,
+                    completed,
+                    ..
+                } => {
+                    if requests.iter().flatten().any(|r| {
+                        !live.contains_key(r) && !overlapped_completion(r, event, &retired)
+                    }) {
+                        found.unknown.push((rank, i));
+                    }
+                    for &index in completed.iter().flatten() {
+                        if let Some(l) = requests
+                            .get(index as usize)
+                            .copied()
+                            .flatten()
+                            .and_then(|r| live.get_mut(&r))
+                        {
+                            l.done = true;
+                        }
+                    }
+                }
                 Op::Cancel { request } => match live.get_mut(request) {
                     Some(l) => l.cancelled = true,
                     None => found.unknown.push((rank, i)),
@@ -147,6 +173,7 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                 Op::RequestFree { request } => match live.remove(request) {
                     Some(Live {
                         active_since: Some(start),
+                        done: false,
                         ..
                     }) => found.freed_active.push((rank, i, start)),
                     Some(_) => {}
@@ -155,6 +182,7 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                 Op::Finalize => {
                     let mut pending: Vec<(usize, bool, bool)> = live
                         .values()
+                        .filter(|l| !l.done)
                         .filter_map(|l| l.active_since.map(|s| (s, l.persistent, l.cancelled)))
                         .collect();
                     pending.sort_unstable();

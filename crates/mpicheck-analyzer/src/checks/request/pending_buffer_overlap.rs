@@ -137,6 +137,11 @@ pub(super) fn diagnostics(run: &Run) -> Vec<Diagnostic> {
                         requests,
                         completed,
                         ..
+                    }
+                    | Op::RequestStatus {
+                        requests,
+                        completed,
+                        ..
                     },
                     _,
                 ) => {
