@@ -706,3 +706,47 @@ fn dl_iprobe_poll_ok() {
         &[],
     );
 }
+
+#[test]
+fn bf_freed_send_barrier_ok() {
+    let trace = "ranks 2
+         0: isend dest=1 tag=0 req=0 mem=buf:4096+16:r @ f.c:19
+         1: isend dest=0 tag=0 req=0 mem=buf:8192+16:r @ f.c:19
+         *: request_free req=0 @ f.c:20
+         0: recv src=1 tag=0 mem=buf:4112+16:w @ f.c:21
+         1: recv src=0 tag=0 mem=buf:8208+16:w @ f.c:21
+         *: barrier @ f.c:22
+         0: sendrecv dest=1 sendtag=1 src=1 recvtag=1 mem=sendbuf:4112+16:r,recvbuf:4096+16:w @ f.c:23
+         1: sendrecv dest=0 sendtag=1 src=0 recvtag=1 mem=sendbuf:8208+16:r,recvbuf:8192+16:w @ f.c:23
+         *: finalize @ f.c:25";
+    check("bf_freed_send_barrier_ok", trace, &[]);
+    // Without the barrier the reuse comes before anything shows the send received.
+    let reused = trace.replace("*: barrier @ f.c:22\n", "");
+    check("bf_freed_send_reused", &reused, &[("BF001", 23)]);
+}
+
+#[test]
+fn rq_free_send_reply_ok() {
+    // MPI 4.1 Example 3.13 with n = 2.
+    check(
+        "rq_free_send_reply_ok",
+        "ranks 2
+         1: recv src=0 tag=0 @ f.c:19
+         0: isend dest=1 tag=0 req=0 @ f.c:24
+         0: request_free req=0 @ f.c:25
+         0: irecv src=1 tag=0 req=1 @ f.c:26
+         0: wait req=1 @ f.c:27
+         0: isend dest=1 tag=0 req=2 @ f.c:24
+         0: request_free req=2 @ f.c:25
+         0: irecv src=1 tag=0 req=3 @ f.c:26
+         0: wait req=3 @ f.c:27
+         1: isend dest=0 tag=0 req=0 @ f.c:24
+         1: request_free req=0 @ f.c:25
+         1: irecv src=0 tag=0 req=1 @ f.c:26
+         1: wait req=1 @ f.c:27
+         1: isend dest=0 tag=0 req=2 @ f.c:30
+         1: wait req=2 @ f.c:31
+         *: finalize @ f.c:33",
+        &[],
+    );
+}

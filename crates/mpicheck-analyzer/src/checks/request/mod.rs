@@ -12,6 +12,7 @@ use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
 
 pub mod free_active;
+mod freed;
 pub mod pending_buffer_overlap;
 pub mod start_active;
 pub mod unknown_request;
@@ -71,7 +72,8 @@ fn created(event: &Event) -> Vec<(ReqId, bool)> {
     out
 }
 
-pub(crate) fn walk(run: &Run) -> RequestFindings {
+/// `proofs`: the freed sends the program later knew complete (see [`freed`]).
+pub(crate) fn walk(run: &Run, proofs: &freed::Proofs) -> RequestFindings {
     let mut found = RequestFindings::default();
     for trace in &run.ranks {
         let rank = trace.rank;
@@ -175,7 +177,13 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                         active_since: Some(start),
                         done: false,
                         ..
-                    }) => found.freed_active.push((rank, i, start)),
+                    }) => {
+                        // A freed send is fine when a later synchronization shows the
+                        // program that it completed (MPI 4.1 Example 3.13).
+                        if !proofs.contains_key(&(rank, *request)) {
+                            found.freed_active.push((rank, i, start));
+                        }
+                    }
                     Some(_) => {}
                     None => found.unknown.push((rank, i)),
                 },
@@ -250,11 +258,12 @@ pub(crate) fn fold_by_site(
 
 /// Every request-lifecycle diagnostic, in code order.
 pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
-    let found = walk(run);
+    let proofs = freed::freed_send_proofs(run);
+    let found = walk(run, &proofs);
     let mut out = unwaited::diagnostics(run, &found);
     out.extend(free_active::diagnostics(run, &found));
     out.extend(unknown_request::diagnostics(run, &found));
     out.extend(start_active::diagnostics(run, &found));
-    out.extend(pending_buffer_overlap::diagnostics(run));
+    out.extend(pending_buffer_overlap::diagnostics(run, &proofs));
     out
 }
