@@ -49,6 +49,7 @@ fn trace(iterations: u64, leak_every: Option<u64>) -> Trace {
             fortran: false,
             complete: true,
             words,
+            repeats: 0,
         }
     };
     calls.push(call(0, vec![0, 0], 1));

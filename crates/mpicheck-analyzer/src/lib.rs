@@ -12,6 +12,7 @@ pub mod diagnostic;
 pub mod engine;
 pub mod model;
 pub mod normalize;
+pub mod polling;
 pub mod text_trace;
 pub mod threads;
 pub mod typesig;

@@ -1815,6 +1815,7 @@ mod tests {
             fortran: false,
             complete,
             words,
+            repeats: 0,
         }
     }
 

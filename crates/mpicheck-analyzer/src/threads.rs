@@ -30,6 +30,16 @@ const NS_REGION_START: u64 = 1;
 const NS_REGION_END: u64 = 2;
 const NS_THREAD_START: u64 = 4;
 
+const NS_BARRIER: u64 = 3;
+
+/// Whether a synchronization record (`MPICHECK_Sync` words `what`, `object`) leaves its
+/// thread waiting for the rest of its OpenMP team: it entered a team barrier, or it finished
+/// its share of a parallel region (it then waits in the region's closing barrier, or idles
+/// until the next region). Such a thread makes no MPI call before a team mate moves on.
+pub fn waits_for_team(what: i64, object: i64) -> bool {
+    what == SYNC_RELEASE && matches!((object as u64) >> NS_SHIFT, NS_BARRIER | NS_REGION_END)
+}
+
 fn object(ns: u64, value: u64) -> u64 {
     (ns << NS_SHIFT) | (value & ((1 << NS_SHIFT) - 1))
 }

@@ -37,6 +37,28 @@ pub struct RunMeta {
     pub exit_status: Option<i32>,
     /// The directory the program ran in: relative source paths are resolved against it.
     pub working_dir: PathBuf,
+    /// Threads that only polled (`MPI_Test*`, `MPI_Iprobe`) when mpicheck ended the job as
+    /// deadlocked: the analysis models their loops as the blocking calls they stand for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub polling: Vec<PollingThread>,
+}
+
+/// A thread of a rank that was polling without success when the job was ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PollingThread {
+    pub rank: i32,
+    pub thread: u16,
+}
+
+/// Models each polling thread's loop as the blocking call it stands for
+/// (`mpicheck_analyzer::polling`); false if one cannot be.
+pub fn model_polling(run: &mut Run, polling: &[PollingThread]) -> bool {
+    polling.iter().all(|p| {
+        usize::try_from(p.rank)
+            .ok()
+            .and_then(|rank| run.ranks.get_mut(rank))
+            .is_some_and(|trace| mpicheck_analyzer::polling::block_trailing_polls(trace, p.thread))
+    })
 }
 
 pub const RUN_META_FILE: &str = "run.json";
@@ -181,7 +203,8 @@ pub fn analyze_and_report(
     let progress = Progress::start();
     let traces = load_traces_with(dir, &progress)?;
     progress.stage("resolving call sites and normalizing");
-    let run = build_run(&traces)?;
+    let mut run = build_run(&traces)?;
+    model_polling(&mut run, &meta.polling);
     progress.stage(&format!(
         "replaying {} calls of {} ranks and running the checks",
         run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),

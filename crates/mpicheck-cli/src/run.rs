@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::analyze::{self, is_trace_file, ReportOptions, RunMeta, RUN_META_FILE};
+use crate::analyze::{self, is_trace_file, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
 use crate::launch::{detect_family, find_program, interposition_library, launcher_command};
 use crate::progress::Progress;
 use crate::watch::Watcher;
@@ -49,6 +49,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         ranks: args.ranks,
         exit_status: None,
         working_dir,
+        polling: Vec::new(),
     };
 
     // `env` puts the library into the ranks only: the launcher itself is not an MPI program.
@@ -86,6 +87,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     }
 
     let outcome = supervise(&mut child, args, &out_dir, &meta, &options)?;
+    meta.polling = outcome.polling.clone();
     // The launcher's status after mpicheck ended a deadlocked job says nothing about the
     // program (MPICH's mpiexec even reports 0).
     meta.exit_status = if outcome.ended_deadlock {
@@ -118,6 +120,8 @@ struct Outcome {
     status: ExitStatus,
     /// mpicheck ended the job because of an actual deadlock.
     ended_deadlock: bool,
+    /// The threads modelled as blocked in their polling loops in that deadlock.
+    polling: Vec<PollingThread>,
 }
 
 /// Waits for the job while watching its traces; ends it on a deadlock (abort mode) or when
@@ -132,6 +136,7 @@ fn supervise(
     let timeout = Duration::from_secs_f64(args.deadlock_timeout);
     let mut watcher = Watcher::new(out_dir, args.ranks, timeout);
     let mut ended_deadlock = false;
+    let mut polling = Vec::new();
     let mut reported_deadlock = false;
     let mut noted_unexplained_stall = false;
     let mut terminate_started: Option<Instant> = None;
@@ -140,6 +145,7 @@ fn supervise(
             return Ok(Outcome {
                 status,
                 ended_deadlock,
+                polling,
             });
         }
         if let Some(started) = terminate_started {
@@ -151,29 +157,36 @@ fn supervise(
         } else if INTERRUPTED.load(Ordering::SeqCst) {
             eprintln!("mpicheck: interrupted; ending the job and analyzing what it recorded");
             terminate_started = Some(terminate(child));
-        } else if !reported_deadlock && watcher.poll() {
+        } else if let Some(stuck) = (!reported_deadlock).then(|| watcher.poll()).flatten() {
             // In abort mode the final analysis of the ended job prints the deadlock; so does
             // the final analysis in report mode for the machine formats (one document on
             // stdout, not two).
             let print =
                 args.on_deadlock == OnDeadlock::Report && options.format == crate::Format::Terminal;
-            match live_deadlock(out_dir, meta, options, print) {
+            let stuck_polling: Vec<PollingThread> = stuck
+                .polling
+                .iter()
+                .map(|&(rank, thread)| PollingThread { rank, thread })
+                .collect();
+            match live_deadlock(out_dir, meta, options, &stuck_polling, print) {
                 Some(()) if args.on_deadlock == OnDeadlock::Abort => {
+                    polling = stuck_polling;
                     eprintln!(
-                        "mpicheck: deadlock: every rank has been blocked for {:.0} s; ending the job (use --on-deadlock report to let it wait)",
+                        "mpicheck: deadlock: no rank has made progress for {:.0} s; ending the job (use --on-deadlock report to let it wait)",
                         watcher.stuck_for().as_secs_f64()
                     );
                     ended_deadlock = true;
                     terminate_started = Some(terminate(child));
                 }
                 Some(()) => {
+                    polling = stuck_polling;
                     eprintln!("mpicheck: deadlock reported; the job keeps waiting (--on-deadlock report); press Ctrl-C to end it");
                     reported_deadlock = true;
                 }
                 None => {
                     if !noted_unexplained_stall {
                         eprintln!(
-                            "mpicheck: note: every rank has been blocked in MPI for {:.0} s, but the recorded calls do not deadlock (a long transfer, or calls mpicheck does not model); the job keeps running",
+                            "mpicheck: note: no rank has made progress for {:.0} s, but the recorded calls do not prove a deadlock (a long transfer, or calls mpicheck does not model); the job keeps running",
                             watcher.stuck_for().as_secs_f64()
                         );
                         noted_unexplained_stall = true;
@@ -187,15 +200,20 @@ fn supervise(
 }
 
 /// Analyzes the traces of a stuck job; reports and returns `Some` when they show a deadlock
-/// (or collective/datatype mismatches that explain the hang).
+/// (or collective/datatype mismatches that explain the hang). The loop of each polling thread
+/// is modelled as the blocking call it stands for; when one cannot be, nothing is concluded.
 fn live_deadlock(
     out_dir: &Path,
     meta: &RunMeta,
     options: &ReportOptions,
+    polling: &[PollingThread],
     print: bool,
 ) -> Option<()> {
     let traces = analyze::load_traces(out_dir).ok()?;
-    let run = analyze::build_run(&traces).ok()?;
+    let mut run = analyze::build_run(&traces).ok()?;
+    if !analyze::model_polling(&mut run, polling) {
+        return None;
+    }
     // A deadlock, or else collective/datatype mismatches the MPI hangs in.
     let findings = match mpicheck_analyzer::checks::actual_deadlock(&run) {
         Some(deadlock) => vec![deadlock],

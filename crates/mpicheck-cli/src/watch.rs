@@ -1,123 +1,357 @@
-//! Watching the traces of a running job for an actual deadlock.
+//! Watching the traces of a running job for a hang.
 //!
 //! Every rank appends to its trace file as it calls MPI (the recorder's records are visible
-//! in the file at once), so the launcher sees each rank's state without talking to it: a
-//! rank whose threads all sit in an MPI call that has not returned is *blocked*; a rank that
-//! exited is *finished*; anything else (returned from its last call, computing, polling
-//! with MPI_Test) is *running*. When every rank is blocked or finished, at least one is
-//! blocked, and no trace has changed for the deadlock timeout, the job is stuck; the
-//! analyzer then decides whether the recorded calls form a deadlock.
+//! in the file at once), so the launcher sees what each thread of each rank does without
+//! talking to it. A job is *stuck* when, for the deadlock timeout, no thread of any rank made
+//! progress and none could without another one moving first:
+//!
+//! - a thread inside a blocking MPI call (its last record entered, not returned) waits;
+//! - a thread that only polls (`MPI_Test*`, `MPI_Iprobe`, ...) waits as surely, although its
+//!   calls return: polls are not progress;
+//! - a thread outside MPI waits when its last record left it waiting for its OpenMP team
+//!   (in a barrier, or done with its share of a parallel region), or when the kernel shows it
+//!   asleep on a futex (a lock, condition variable or barrier: only another thread of the
+//!   process can wake it) without having used the CPU for the timeout;
+//! - any other thread outside MPI (computing, sleeping, reading) may make a new call: its
+//!   rank is running, and nothing is decided.
+//!
+//! A rank all of whose threads wait, at least one of them in or polling MPI, is *blocked*; a
+//! rank that exited is *finished*. When every rank is blocked or finished and no progress was
+//! seen for the timeout, the analyzer decides whether the recorded calls (with each polling
+//! thread's loop modelled as the blocking call it stands for) form a deadlock.
+//!
+//! Traces of processes that never initialized MPI (children of a rank that called an MPI
+//! function) do not count once every rank has initialized; files that are not traces are
+//! ignored.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mpicheck_trace::reader::{frame_at, read_header, TraceHeader};
-use mpicheck_trace::{kind, record_state, HEADER_SIZE};
+use mpicheck_trace::reader::{frame_at, read_header, thread_tid, TraceHeader};
+use mpicheck_trace::{flags, kind, record_state, text, Schema, CALL_FIXED_SIZE, HEADER_SIZE};
 
 use crate::analyze::is_trace_file;
 
-/// Offset of the thread id in a call record (after the 8-byte frame and the function id).
+/// Offset of the thread index in a call record (after the 8-byte frame and the function id).
 const CALL_THREAD_OFFSET: usize = 10;
+/// At most this much of a trace is read per poll, so a flood of records never holds much
+/// memory; the rest is read at the next poll.
+const READ_CHUNK: u64 = 64 << 20;
+/// The calls that only ask whether something happened: a thread repeating them waits.
+const POLLS: &[&str] = &[
+    "MPI_Test",
+    "MPI_Testany",
+    "MPI_Testall",
+    "MPI_Testsome",
+    "MPI_Iprobe",
+    "MPI_Improbe",
+    "MPI_Request_get_status",
+    "MPI_Request_get_status_any",
+    "MPI_Request_get_status_all",
+    "MPI_Request_get_status_some",
+    "MPI_Win_test",
+];
 
+/// What a thread's last record says it is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RankState {
-    Running,
-    Blocked,
-    Finished,
+enum Activity {
+    /// Inside an MPI call that has not returned.
+    InCall,
+    /// Its last call was a poll that returned.
+    Polling,
+    /// Waiting for its OpenMP team (see [`mpicheck_analyzer::threads::waits_for_team`]).
+    WaitingForTeam,
+    /// Outside MPI, doing something mpicheck does not see.
+    Outside,
+}
+
+/// One thread of a traced process.
+struct ThreadWatch {
+    /// Offset of its last call record, whose state byte tells whether the call returned.
+    last_record: u64,
+    last_is_poll: bool,
+    /// For a synchronization record: what it leaves the thread doing (else None).
+    last_sync: Option<Activity>,
+    activity: Activity,
+    /// When this thread last did something other than poll.
+    progress_at: Instant,
+    /// CPU time (clock ticks) last seen, and since when it has not changed.
+    cpu: Option<(u64, Instant)>,
 }
 
 /// One trace file being tailed.
 struct TailedTrace {
     file: File,
     header: Option<TraceHeader>,
+    header_bytes: Vec<u8>,
+    /// For each function id of the trace's schema: whether it is a poll, or the sync record.
+    polls: Vec<bool>,
+    sync_id: Option<u16>,
     /// Offset of the first record not yet walked.
     cursor: u64,
-    /// Per thread: offset of its last call record.
-    last_call_of_thread: BTreeMap<u16, u64>,
-    /// What changed last time we looked: records written and the states of the last calls.
-    signature: (u64, Vec<u8>),
+    threads: BTreeMap<u16, ThreadWatch>,
+    /// When the process's trace last showed progress (a new process counts).
+    progress_at: Instant,
+}
+
+/// Opens a trace without following links and without blocking (a FIFO planted in the
+/// directory would block a plain open forever); None unless it is a regular file.
+fn open_regular(path: &Path) -> Option<File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .ok()?;
+    file.metadata().ok()?.is_file().then_some(file)
 }
 
 impl TailedTrace {
     fn open(path: &Path) -> Option<TailedTrace> {
         Some(TailedTrace {
-            file: File::open(path).ok()?,
+            file: open_regular(path)?,
             header: None,
+            header_bytes: vec![0u8; HEADER_SIZE],
+            polls: Vec::new(),
+            sync_id: None,
             cursor: HEADER_SIZE as u64,
-            last_call_of_thread: BTreeMap::new(),
-            signature: (0, Vec::new()),
+            threads: BTreeMap::new(),
+            progress_at: Instant::now(),
         })
     }
 
-    /// Reads what was appended since the last poll; returns whether anything changed.
-    fn poll(&mut self) -> bool {
-        let mut header_bytes = vec![0u8; HEADER_SIZE];
-        if self.file.read_exact_at(&mut header_bytes, 0).is_err() {
-            return false;
+    /// Reads what was appended since the last poll and updates the threads' activities.
+    fn poll(&mut self, now: Instant) {
+        if self.file.read_exact_at(&mut self.header_bytes, 0).is_err() {
+            return;
         }
-        let Ok(header) = read_header(&header_bytes) else {
-            return false;
+        let Ok(header) = read_header(&self.header_bytes) else {
+            return;
         };
-        let end = header.records_end;
+        if self.header.as_ref().map(|h| h.state) != Some(header.state) {
+            self.progress_at = now; // initialized, finalized or exited
+        }
+        let file_len = self.file.metadata().map_or(0, |m| m.len());
+        let end = header
+            .records_end
+            .min(file_len)
+            .min(self.cursor + READ_CHUNK);
+        self.header = Some(header);
         if end > self.cursor {
             let mut bytes = vec![0u8; (end - self.cursor) as usize];
             if self.file.read_exact_at(&mut bytes, self.cursor).is_ok() {
-                let mut at = 0usize;
-                while let Some(frame) = frame_at(&bytes, at) {
-                    if frame.kind == kind::CALL && frame.len > CALL_THREAD_OFFSET + 2 {
-                        let thread = u16::from_le_bytes([
-                            bytes[at + CALL_THREAD_OFFSET],
-                            bytes[at + CALL_THREAD_OFFSET + 1],
-                        ]);
-                        self.last_call_of_thread
-                            .insert(thread, self.cursor + at as u64);
-                    }
-                    at += frame.len;
-                }
+                let walked = self.walk(&bytes, now);
                 // Stop at a record still being written (zero length); re-read it next time.
-                self.cursor += at as u64;
+                self.cursor += walked as u64;
             }
         }
-        let mut states = Vec::with_capacity(self.last_call_of_thread.len());
-        for &offset in self.last_call_of_thread.values() {
-            let mut state = [0u8; 1];
-            let _ = self.file.read_exact_at(&mut state, offset + 6);
-            states.push(state[0]);
-        }
-        let signature = (end, states);
-        let changed = signature != self.signature
-            || self.header.as_ref().map(|h| h.state) != Some(header.state);
-        self.signature = signature;
-        self.header = Some(header);
-        changed
+        self.refresh_states(now);
     }
 
-    fn state(&self) -> RankState {
-        let Some(header) = &self.header else {
-            return RankState::Running;
+    /// Walks whole records of `bytes` (read at `self.cursor`); returns how far it got.
+    fn walk(&mut self, bytes: &[u8], now: Instant) -> usize {
+        let mut at = 0usize;
+        while let Some(frame) = frame_at(bytes, at) {
+            let poll_in_progress = frame.kind == kind::CALL
+                && bytes[at + 7] & flags::POLL != 0
+                && frame.state != record_state::COMPLETE;
+            if poll_in_progress {
+                break; // it may be folded into the record before and vanish: look again later
+            }
+            let offset = self.cursor + at as u64;
+            if frame.kind == kind::TEXT && frame.len >= 16 {
+                let subkind = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap());
+                if subkind == text::SCHEMA {
+                    let len = u32::from_le_bytes(bytes[at + 12..at + 16].try_into().unwrap());
+                    let content = &bytes[at + 16..at + 16 + (len as usize).min(frame.len - 16)];
+                    self.learn_schema(&String::from_utf8_lossy(content));
+                }
+            } else if frame.kind == kind::CALL && frame.len >= CALL_FIXED_SIZE {
+                let thread = u16::from_le_bytes([
+                    bytes[at + CALL_THREAD_OFFSET],
+                    bytes[at + CALL_THREAD_OFFSET + 1],
+                ]);
+                let word = |i: usize| -> Option<i64> {
+                    let from = at + CALL_FIXED_SIZE + 8 * i;
+                    (from + 8 <= at + frame.len)
+                        .then(|| i64::from_le_bytes(bytes[from..from + 8].try_into().unwrap()))
+                };
+                let is_poll = self.polls.get(frame.func as usize) == Some(&true);
+                let sync = (Some(frame.func) == self.sync_id).then(|| match (word(0), word(1)) {
+                    (Some(what), Some(object))
+                        if mpicheck_analyzer::threads::waits_for_team(what, object) =>
+                    {
+                        Activity::WaitingForTeam
+                    }
+                    _ => Activity::Outside,
+                });
+                let watch = self.threads.entry(thread).or_insert(ThreadWatch {
+                    last_record: offset,
+                    last_is_poll: is_poll,
+                    last_sync: sync,
+                    activity: Activity::Outside,
+                    progress_at: now,
+                    cpu: None,
+                });
+                if !is_poll {
+                    watch.progress_at = now;
+                }
+                watch.last_record = offset;
+                watch.last_is_poll = is_poll;
+                watch.last_sync = sync;
+                // The state byte decides whether the call returned (refresh_states).
+                watch.activity = sync.unwrap_or(Activity::InCall);
+            }
+            at += frame.len;
+        }
+        at
+    }
+
+    fn learn_schema(&mut self, text: &str) {
+        let Ok(schema) = Schema::parse(text) else {
+            return;
         };
-        if header.exited() || !process_alive(header.pid) {
-            return RankState::Finished;
-        }
-        let states = &self.signature.1;
-        if !states.is_empty() && states.iter().all(|&s| s == record_state::ENTERED) {
-            RankState::Blocked
-        } else {
-            RankState::Running
+        let ids = |names: &[&str]| -> BTreeSet<u16> {
+            names.iter().filter_map(|n| schema.id_of(n)).collect()
+        };
+        let polls = ids(POLLS);
+        let max = polls.iter().max().map_or(0, |&m| m as usize + 1);
+        self.polls = (0..max).map(|id| polls.contains(&(id as u16))).collect();
+        self.sync_id = schema.id_of("MPICHECK_Sync");
+    }
+
+    /// A blocking call that returned is progress; so is a thread's CPU time moving while it
+    /// is outside MPI.
+    fn refresh_states(&mut self, now: Instant) {
+        let pid = self.header.as_ref().map_or(0, |h| h.pid);
+        for (&thread, watch) in self.threads.iter_mut() {
+            let mut state = [0u8; 1];
+            let returned = self
+                .file
+                .read_exact_at(&mut state, watch.last_record + 6)
+                .is_ok()
+                && state[0] == record_state::COMPLETE;
+            if watch.last_sync.is_none() && returned && watch.activity == Activity::InCall {
+                watch.activity = if watch.last_is_poll {
+                    Activity::Polling
+                } else {
+                    watch.progress_at = now; // a call returned
+                    Activity::Outside
+                };
+            }
+            if watch.activity == Activity::Outside {
+                let cpu = thread_tid(&self.header_bytes, thread).and_then(|t| cpu_ticks(pid, t));
+                watch.cpu = match (cpu, watch.cpu) {
+                    (Some(ticks), Some((seen, since))) if ticks == seen => Some((seen, since)),
+                    (Some(ticks), _) => Some((ticks, now)),
+                    (None, _) => None,
+                };
+            } else {
+                watch.cpu = None;
+            }
         }
     }
 
-    fn is_rank(&self) -> bool {
-        self.header.as_ref().is_some_and(|h| h.initialized())
+    /// Whether the process's trace says it is done, or the process is gone (dead or a
+    /// zombie).
+    fn finished(&self) -> bool {
+        self.header
+            .as_ref()
+            .is_some_and(|h| h.exited() || !process_alive(h.pid))
+    }
+
+    /// Whether every live thread waits (see the module docs) and has for `timeout`, with at
+    /// least one of them in or polling MPI; the polling threads, if so.
+    fn blocked(&self, now: Instant, timeout: Duration) -> Option<Vec<u16>> {
+        let pid = self.header.as_ref()?.pid;
+        let mut in_mpi = false;
+        let mut polling = Vec::new();
+        for (&thread, watch) in &self.threads {
+            let tid = thread_tid(&self.header_bytes, thread);
+            if tid.is_some_and(|t| !thread_alive(pid, t)) {
+                continue; // the thread ended
+            }
+            if now.duration_since(watch.progress_at) < timeout {
+                return None;
+            }
+            match watch.activity {
+                Activity::InCall => in_mpi = true,
+                Activity::Polling => {
+                    in_mpi = true;
+                    polling.push(thread);
+                }
+                Activity::WaitingForTeam => {}
+                Activity::Outside => {
+                    let idle = watch
+                        .cpu
+                        .is_some_and(|(_, since)| now.duration_since(since) >= timeout);
+                    if !(idle && tid.is_some_and(|t| asleep_on_futex(pid, t))) {
+                        return None;
+                    }
+                }
+            }
+        }
+        in_mpi.then_some(polling)
     }
 }
 
+/// The process exists and is not a zombie.
 fn process_alive(pid: u32) -> bool {
-    // SAFETY: signal 0 only checks that the process exists.
-    unsafe { libc::kill(pid as libc::pid_t, 0) == 0 || *libc::__errno_location() == libc::EPERM }
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !matches!(proc_state(&stat), Some('Z' | 'X')),
+        // SAFETY: signal 0 only checks that the process exists (no /proc: another machine's
+        // procfs layout, or none).
+        Err(_) => unsafe {
+            libc::kill(pid as libc::pid_t, 0) == 0 || *libc::__errno_location() == libc::EPERM
+        },
+    }
+}
+
+fn thread_alive(pid: u32, tid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat"))
+        .is_ok_and(|stat| !matches!(proc_state(&stat), Some('Z' | 'X')))
+}
+
+/// The fields of a `/proc/.../stat` line after the command name (which may hold spaces).
+fn stat_fields(stat: &str) -> Vec<&str> {
+    stat.rsplit_once(')')
+        .map_or_else(Vec::new, |(_, rest)| rest.split_whitespace().collect())
+}
+
+fn proc_state(stat: &str) -> Option<char> {
+    stat_fields(stat).first()?.chars().next()
+}
+
+/// User plus system time of a thread, in clock ticks.
+fn cpu_ticks(pid: u32, tid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+    let fields = stat_fields(&stat);
+    // utime and stime are fields 14 and 15 of the line, 11 and 12 after the name.
+    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+}
+
+/// The thread sleeps in `futex` (a lock, condition variable or barrier of its process).
+fn asleep_on_futex(pid: u32, tid: u32) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    const SYS_FUTEX: &str = "202";
+    #[cfg(target_arch = "aarch64")]
+    const SYS_FUTEX: &str = "98";
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    const SYS_FUTEX: &str = "";
+    let asleep = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat"))
+        .is_ok_and(|stat| matches!(proc_state(&stat), Some('S')));
+    asleep
+        && std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall"))
+            .is_ok_and(|s| !SYS_FUTEX.is_empty() && s.split_whitespace().next() == Some(SYS_FUTEX))
+}
+
+/// A job whose ranks all wait (or finished) without progress for the timeout.
+pub struct Stuck {
+    /// The threads that poll, by the rank the trace claims: the analysis models their loop
+    /// as the blocking call it stands for.
+    pub polling: Vec<(i32, u16)>,
 }
 
 /// Tails every trace of an output directory.
@@ -126,7 +360,11 @@ pub struct Watcher {
     ranks: u32,
     timeout: Duration,
     traces: BTreeMap<PathBuf, TailedTrace>,
-    last_progress: Instant,
+    /// Paths that are not regular files: never looked at again.
+    rejected: BTreeSet<PathBuf>,
+    /// Since when the watcher has been looking (a job that never records anything is no
+    /// deadlock), or was told to start over.
+    since: Instant,
 }
 
 impl Watcher {
@@ -136,51 +374,84 @@ impl Watcher {
             ranks,
             timeout,
             traces: BTreeMap::new(),
-            last_progress: Instant::now(),
+            rejected: BTreeSet::new(),
+            since: Instant::now(),
         }
     }
 
-    /// Looks at every trace once. Returns true when the job is stuck: every rank blocked
-    /// or finished, at least one blocked, and nothing changed for the timeout.
-    pub fn poll(&mut self) -> bool {
+    /// Looks at every trace once. Returns `Some` when the job is stuck: every rank blocked
+    /// or finished, at least one blocked, and no progress for the timeout.
+    pub fn poll(&mut self) -> Option<Stuck> {
+        let now = Instant::now();
         if let Ok(entries) = std::fs::read_dir(&self.dir) {
             for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
-                if is_trace_file(&path) && !self.traces.contains_key(&path) {
-                    if let Some(trace) = TailedTrace::open(&path) {
+                if !is_trace_file(&path)
+                    || self.traces.contains_key(&path)
+                    || self.rejected.contains(&path)
+                {
+                    continue;
+                }
+                match TailedTrace::open(&path) {
+                    Some(trace) => {
                         self.traces.insert(path, trace);
-                        self.last_progress = Instant::now();
+                    }
+                    None => {
+                        self.rejected.insert(path);
                     }
                 }
             }
         }
-        let mut changed = false;
         for trace in self.traces.values_mut() {
-            changed |= trace.poll();
+            trace.poll(now);
         }
-        if changed {
-            self.last_progress = Instant::now();
-            return false;
+        if now.duration_since(self.since) < self.timeout {
+            return None;
         }
+        let initialized = self
+            .traces
+            .values()
+            .filter(|t| t.header.as_ref().is_some_and(|h| h.initialized()))
+            .count() as u32;
         let mut blocked = 0;
         let mut finished = 0;
+        let mut polling = Vec::new();
         for trace in self.traces.values() {
-            match (trace.is_rank(), trace.state()) {
-                (true, RankState::Blocked) => blocked += 1,
-                (true, RankState::Finished) => finished += 1,
-                // A process that has not reached MPI_Init yet, or a non-MPI helper still
-                // alive, may yet do something.
-                (_, RankState::Running) => return false,
-                (false, _) => {}
+            let Some(header) = &trace.header else {
+                continue; // not a trace (yet): nothing that can make progress
+            };
+            // A process that has not initialized MPI may be a rank on its way, until every
+            // rank has initialized: then it is a child of one.
+            if !header.initialized() && initialized >= self.ranks {
+                continue;
             }
+            if now.duration_since(trace.progress_at) < self.timeout {
+                return None;
+            }
+            if trace.finished() {
+                finished += 1;
+                continue;
+            }
+            if !header.initialized() {
+                return None;
+            }
+            let threads = trace.blocked(now, self.timeout)?;
+            blocked += 1;
+            let rank = header.best_rank().unwrap_or(-1);
+            polling.extend(threads.into_iter().map(|t| (rank, t)));
         }
-        blocked > 0
-            && blocked + finished >= self.ranks
-            && self.last_progress.elapsed() >= self.timeout
+        (blocked > 0 && blocked + finished >= self.ranks).then_some(Stuck { polling })
     }
 
     /// Starts the timeout again (after a stuck state the analyzer did not call a deadlock).
     pub fn reset(&mut self) {
-        self.last_progress = Instant::now();
+        let now = Instant::now();
+        self.since = now;
+        for trace in self.traces.values_mut() {
+            trace.progress_at = now;
+            for thread in trace.threads.values_mut() {
+                thread.progress_at = now;
+            }
+        }
     }
 
     /// The pids of the ranks' processes, to end them.
@@ -191,7 +462,17 @@ impl Watcher {
             .collect()
     }
 
+    /// How long nothing has moved: since the last progress of any thread.
     pub fn stuck_for(&self) -> Duration {
-        self.last_progress.elapsed()
+        let last = self
+            .traces
+            .values()
+            .flat_map(|t| {
+                std::iter::once(t.progress_at).chain(t.threads.values().map(|w| w.progress_at))
+            })
+            .max()
+            .unwrap_or(self.since)
+            .max(self.since);
+        last.elapsed()
     }
 }

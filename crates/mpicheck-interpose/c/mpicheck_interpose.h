@@ -42,8 +42,11 @@ void mpicheck_after_init(void);
 /* MPI_Finalize returned successfully. */
 void mpicheck_after_finalize(void);
 
-/* Starts recording synchronization between threads (threads.c), unless MPICHECK_THREADS=0. */
-void mpicheck_threads_start(void);
+/* Prepares recording synchronization between threads (threads.c), unless MPICHECK_THREADS=0;
+ * called by the constructor. */
+void mpicheck_threads_prepare(void);
+/* The trace was just opened (the process's first MPI call): says that threads are tracked. */
+void mpicheck_threads_on_start(void);
 
 /* The function table, generated. */
 extern const char mpicheck_schema_text[];

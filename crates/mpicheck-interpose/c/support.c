@@ -605,7 +605,8 @@ void mpicheck_after_finalize(void)
 __attribute__((constructor)) static void mpicheck_interpose_start(void)
 {
     char *constants = mpicheck_constants_text();
-    mpicheck_start(MPICHECK_FAMILY, mpicheck_schema_text, constants ? constants : "");
+    mpicheck_prepare(MPICHECK_FAMILY, mpicheck_schema_text, constants ? constants : "",
+                     mpicheck_threads_on_start);
     free(constants);
-    mpicheck_threads_start();
+    mpicheck_threads_prepare();
 }

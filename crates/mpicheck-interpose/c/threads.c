@@ -67,14 +67,18 @@ static __thread uint64_t mpicheck_team;
 /* The main executable's code, for telling application calls from library calls. */
 static uintptr_t mpicheck_exe_lo, mpicheck_exe_hi;
 
-static void mpicheck_sync(int what, uint64_t object, const void *site)
+/* Records a synchronization; 0 when nothing is recorded (before the process's first MPI
+ * call there is no trace: orderings before it involve no recorded call, so losing them
+ * loses nothing). */
+static int mpicheck_sync(int what, uint64_t object, const void *site)
 {
-    int64_t *w = mpicheck_begin(mpicheck_sync_id, 2, site, 0);
-    if (!w) return;
+    int64_t *w = mpicheck_begin_recording(mpicheck_sync_id, 2, site, 0);
+    if (!w) return 0;
     w[0] = what;
     w[1] = (int64_t)object;
     mpicheck_entered(w);
     mpicheck_end(w, 0);
+    return 1;
 }
 
 static int mpicheck_exe_range(struct dl_phdr_info *info, size_t size, void *data)
@@ -92,14 +96,18 @@ static int mpicheck_exe_range(struct dl_phdr_info *info, size_t size, void *data
     return 1;
 }
 
-/* Called by support.c's constructor once the recorder is started. */
-void mpicheck_threads_start(void)
+/* Called by support.c's constructor. */
+void mpicheck_threads_prepare(void)
 {
     const char *env = getenv("MPICHECK_THREADS");
     if (env && strcmp(env, "0") == 0) return;
     dl_iterate_phdr(mpicheck_exe_range, NULL);
     mpicheck_threads_on = 1;
-    mpicheck_sync(MPICHECK_SYNC_TRACKING, 0, __builtin_return_address(0));
+}
+
+void mpicheck_threads_on_start(void)
+{
+    if (mpicheck_threads_on) mpicheck_sync(MPICHECK_SYNC_TRACKING, 0, __builtin_return_address(0));
 }
 
 /* Record only application code, outside MPI (MPI's own locking is not the application's). */
@@ -208,9 +216,11 @@ void GOMP_task(void (*fn)(void *), void *data, void (*cpyfn)(void *, void *), lo
                void *detach)
 {
     REAL(GOMP_task);
+    /* Said once it is in the trace (a task before the first MPI call is not). */
     static atomic_int said;
-    if (mpicheck_omp_call() && !atomic_exchange(&said, 1))
-        mpicheck_sync(MPICHECK_SYNC_UNTRACKED, 0, __builtin_return_address(0));
+    if (mpicheck_omp_call() && !atomic_load(&said) &&
+        mpicheck_sync(MPICHECK_SYNC_UNTRACKED, 0, __builtin_return_address(0)))
+        atomic_store(&said, 1);
     real_GOMP_task(fn, data, cpyfn, arg_size, arg_align, if_clause, flags, depend, priority, detach);
 }
 

@@ -351,6 +351,30 @@ def gen_output(func, acc, prm, out):
         out.append("}")
 
 
+# Calls a thread may repeat in a tight loop: polls, and queries such as MPI_Wtime. Their
+# records get two more words and the POLL flag, and one identical to the thread's previous
+# record is folded into it when this condition holds after the call (an unsuccessful poll;
+# any query) (trace format: "Folded polls").
+POLL_UNSUCCESSFUL = {
+    "MPI_Wtime": "1",
+    "MPI_Wtick": "1",
+    "MPI_Comm_rank": "1",
+    "MPI_Comm_size": "1",
+    "MPI_Initialized": "1",
+    "MPI_Finalized": "1",
+    "MPI_Query_thread": "1",
+    "MPI_Is_thread_main": "1",
+    "MPI_Test": "flag && !*flag",
+    "MPI_Testall": "flag && !*flag",
+    "MPI_Testany": "flag && !*flag",
+    "MPI_Testsome": "outcount && *outcount == 0",
+    "MPI_Iprobe": "flag && !*flag",
+    "MPI_Improbe": "flag && !*flag",
+    "MPI_Request_get_status": "flag && !*flag",
+    "MPI_Win_test": "flag && !*flag",
+}
+
+
 def gen_c_wrapper(func):
     acc = CAccess()
     name = func.name
@@ -402,7 +426,11 @@ def gen_c_wrapper(func):
                 f"if ({v} != {prm.name} && {v} != mpicheck_stack_{prm.name}) free({v});"
             )
     site = "__builtin_return_address(0)"
-    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), {site}, 0);")
+    poll = POLL_UNSUCCESSFUL.get(name)
+    if poll:
+        nwords = f"{nwords} + MPICHECK_POLL_FOLD_WORDS"
+    flags = "MPICHECK_FLAG_POLL" if poll else "0"
+    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), {site}, {flags});")
     outs = [p for p in params if p.mode not in ("varargs", "addr") and p.dir in ("out", "inout")]
     for prm in outs:
         lines.append(f"    int64_t *mpicheck_o_{prm.name} = NULL;")
@@ -437,7 +465,10 @@ def gen_c_wrapper(func):
     for prm in outs:
         gen_output(func, acc, prm, outl)
     lines += ["        " + l for l in outl]
-    lines.append(f"        mpicheck_end(mpicheck_w, {ret});")
+    if poll:
+        lines.append(f"        mpicheck_end_poll(mpicheck_w, {ret}, {ret} == MPI_SUCCESS && ({poll}));")
+    else:
+        lines.append(f"        mpicheck_end(mpicheck_w, {ret});")
     lines.append("    }")
     lines += ["    " + l for l in post_hooks(func, "site_of_call")]
     lines += ["    " + l for l in post_free]

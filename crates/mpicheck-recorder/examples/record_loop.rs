@@ -9,7 +9,7 @@ use std::ffi::CString;
 use std::hint::black_box;
 use std::time::Instant;
 
-use mpicheck_recorder::{mpicheck_begin_slot, mpicheck_end, mpicheck_entered, mpicheck_start};
+use mpicheck_recorder::{mpicheck_begin_slot, mpicheck_end, mpicheck_entered, mpicheck_prepare};
 
 const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n";
 
@@ -50,7 +50,7 @@ fn main() {
         }
         t0.elapsed().as_nanos() as f64 / calls as f64
     };
-    unsafe { mpicheck_start(family.as_ptr(), schema.as_ptr(), constants.as_ptr()) };
+    unsafe { mpicheck_prepare(family.as_ptr(), schema.as_ptr(), constants.as_ptr(), None) };
     run(n / 100 + 1, true); // warm up
     let plain = run(n, false);
     let recording = run(n, true);

@@ -32,13 +32,16 @@ extern "C" {
 #define MPICHECK_TEXT_PROC_MAPS 3
 #define MPICHECK_TEXT_PROCESS 4
 
-/* Opens the trace (in $MPICHECK_OUT_DIR, if set) and writes the function table and the
- * constants. Called once, from the interposition library's constructor. `family` is
- * "mpich", "openmpi" or "abi". Safe to call more than once (later calls do nothing). */
-void mpicheck_start(const char *family, const char *schema, const char *constants);
+/* Keeps the function table and the constants for the trace, which the process's first MPI
+ * call (the first mpicheck_begin) opens in $MPICHECK_OUT_DIR, if set; `on_start` (may be NULL)
+ * is called right after, from that call. Called once, from the interposition library's
+ * constructor. `family` is "mpich", "openmpi" or "abi". Later calls do nothing. Processes
+ * that never call MPI (a shell the program starts) leave no trace. */
+void mpicheck_prepare(const char *family, const char *schema, const char *constants,
+                      void (*on_start)(void));
 
 /* Reserves a call record with room for `nwords` argument words and returns a pointer to the
- * words, or NULL when not recording. */
+ * words, or NULL when not recording. Opens the trace at the process's first call. */
 int64_t *mpicheck_begin(uint16_t func_id, uint32_t nwords, const void *callsite, uint8_t flags);
 
 /* mpicheck_begin with the calling thread's index kept in `*thread_slot` (index + 1, 0 until
@@ -46,11 +49,23 @@ int64_t *mpicheck_begin(uint16_t func_id, uint32_t nwords, const void *callsite,
 int64_t *mpicheck_begin_slot(uint16_t func_id, uint32_t nwords, const void *callsite, uint8_t flags,
                              uint16_t *thread_slot);
 
+/* mpicheck_begin_slot for records that are not MPI calls (synchronization between threads):
+ * NULL until an MPI call opened the trace. */
+int64_t *mpicheck_begin_recording_slot(uint16_t func_id, uint32_t nwords, const void *callsite,
+                                       uint8_t flags, uint16_t *thread_slot);
+
 /* The input words are written: publish the record as entered. */
 void mpicheck_entered(int64_t *words);
 
 /* The call returned `ret` and the output words are written: publish the record as complete. */
 void mpicheck_end(int64_t *words, int ret);
+
+/* mpicheck_end for a poll (MPI_Test*, MPI_Iprobe, ...), reserved with 2 more words than its
+ * arguments and the flag MPICHECK_FLAG_POLL: an unsuccessful poll identical to the thread's
+ * previous record is folded into it (trace format: "Folded polls"). */
+void mpicheck_end_poll(int64_t *words, int ret, int unsuccessful);
+#define MPICHECK_FLAG_POLL 2
+#define MPICHECK_POLL_FOLD_WORDS 2
 
 /* MPI_Init* returned: the world rank and size, and the thread level provided (-1 if n/a). */
 void mpicheck_initialized(int rank, int size, int thread_level);
@@ -71,6 +86,8 @@ extern __thread int mpicheck_depth __attribute__((tls_model("initial-exec")));
 extern __thread uint16_t mpicheck_thread_slot __attribute__((tls_model("initial-exec")));
 #define mpicheck_begin(func_id, nwords, callsite, flags) \
     mpicheck_begin_slot((func_id), (nwords), (callsite), (flags), &mpicheck_thread_slot)
+#define mpicheck_begin_recording(func_id, nwords, callsite, flags) \
+    mpicheck_begin_recording_slot((func_id), (nwords), (callsite), (flags), &mpicheck_thread_slot)
 
 /* mpicheck_entered inline: the release store of the record state ENTERED (1) into byte 6 of
  * the record, whose argument words start 40 bytes in (trace format version 2; the

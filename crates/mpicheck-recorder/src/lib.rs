@@ -10,22 +10,34 @@
 //! Page faults are kept off the hot path: a helper thread grows the file and populates its
 //! pages (`MADV_POPULATE_WRITE`) ahead of the writers, so a writer normally stores into
 //! memory that is already mapped writable. Writers never wait for the helper: if it falls
-//! behind (or does not exist, e.g. in a forked child), they populate the next pages in bulk
-//! themselves. The helper stays 1 MiB ahead, doubling up to 32 MiB while writers keep
-//! catching up; a trace cut short by a crash keeps that much zero tail, which the reader
-//! treats as the end. Exit cuts the file at the last record.
+//! behind (or does not exist), they populate the next pages in bulk themselves. The helper
+//! stays 1 MiB ahead, doubling up to 32 MiB while writers keep catching up; a trace cut short
+//! by a crash keeps that much zero tail, which the reader treats as the end.
+//!
+//! The recorder must never harm the program:
+//! - The trace is opened at the process's first MPI call (not when the library is loaded),
+//!   so helper processes that never call MPI (`system()`, `popen()`) leave no trace.
+//! - Disk space is reserved (`posix_fallocate`) before records are written into it: a store
+//!   into a mapped page whose block cannot be allocated would be a SIGBUS. When the file
+//!   cannot grow (disk full, quota, file size limit), recording stops for good, the header
+//!   says so and counts the calls dropped, and the program runs on.
+//! - A child forked after recording started never writes into the parent's trace (the
+//!   mapping is shared): `pthread_atfork` turns recording off in the child.
+//! - Exit never shrinks the file: library destructors and other threads may still record
+//!   (into a margin left after the last record); the disk space beyond the margin is
+//!   released by punching a hole, which reads as zeros.
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
 use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::PathBuf;
 use std::ptr;
 use std::sync::atomic::{
     AtomicBool, AtomicPtr, AtomicU16, AtomicU32, AtomicU64, AtomicU8, Ordering,
 };
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use mpicheck_trace::{
     clock, kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE,
@@ -43,6 +55,12 @@ const POPULATE_AHEAD_MIN: u64 = 1 << 20;
 const POPULATE_AHEAD_MAX: u64 = 32 << 20;
 /// One `madvise` call populates at most this much, so exit can stop the helper quickly.
 const POPULATE_CHUNK: u64 = 1 << 20;
+/// Growth beyond `GROW_STEP` is a quarter of the file, at most this much: reserved space is
+/// allocated on disk, so a crash leaves at most this much unused.
+const GROW_STEP_MAX: u64 = 64 << 20;
+/// Room kept after the last record at exit for calls made later (library destructors calling
+/// `MPI_Finalized`, other threads): about 20,000 small records.
+const EXIT_MARGIN: u64 = 1 << 20;
 /// Distance in bytes of the cache line a writer prefetches for a later record.
 const PREFETCH_AHEAD: usize = 1024;
 /// A writer that finds the helper behind populates this much beyond its record itself.
@@ -66,8 +84,16 @@ struct Recorder {
     helper_wake: AtomicU32,
     /// The helper exists (false in a forked child, or if it could not be started).
     helper_running: AtomicBool,
-    /// Exit handlers ran: the helper must neither grow the file nor populate it any more.
+    /// Exit handlers ran: the helper must neither grow the file nor populate it any more,
+    /// and writers may only use the space below `exit_limit`.
     exiting: AtomicBool,
+    /// Set by the exit handler (0 until then): records must end below this.
+    exit_limit: AtomicU64,
+    /// The file could not grow (no space): recording has stopped for good.
+    no_space: AtomicBool,
+    /// Held while pages are populated, so that exit can release the unused tail without the
+    /// helper faulting it back in.
+    populate_lock: Mutex<()>,
     /// `MADV_POPULATE_WRITE` works (Linux 5.14 and later).
     populate_supported: AtomicBool,
     file: File,
@@ -82,8 +108,28 @@ unsafe impl Send for Recorder {}
 unsafe impl Sync for Recorder {}
 
 static RECORDER: AtomicPtr<Recorder> = AtomicPtr::new(ptr::null_mut());
-static STARTED: OnceLock<()> = OnceLock::new();
 static NEXT_THREAD: AtomicU16 = AtomicU16::new(0);
+
+/// Whether this process records: [`UNSTARTED`] until its first MPI call opens the trace.
+static RECORDING: AtomicU8 = AtomicU8::new(UNSTARTED);
+const UNSTARTED: u8 = 0;
+const ON: u8 = 1;
+/// Not recording: no output directory, the trace could not be created, or a forked child.
+const OFF: u8 = 2;
+
+/// What the trace starts with, given by the interposition library's constructor; taken by
+/// the first MPI call, which opens the trace.
+struct Prepared {
+    family: String,
+    schema: String,
+    constants: String,
+    /// Called once the trace is open (the thread tracking's first record).
+    on_start: Option<unsafe extern "C" fn()>,
+}
+
+static PREPARED: Mutex<Option<Prepared>> = Mutex::new(None);
+/// The process that opened the trace: only it finalizes the trace at exit.
+static OWNER_PID: AtomicU32 = AtomicU32::new(0);
 
 thread_local! {
     static THREAD_INDEX: Cell<u16> = const { Cell::new(u16::MAX) };
@@ -150,14 +196,15 @@ impl Recorder {
     /// Reserves `len` bytes (a multiple of 8) in the record area and returns their address,
     /// or None when the file cannot grow.
     fn reserve(&self, len: usize) -> Option<*mut u8> {
+        // SeqCst on both (free on x86_64: a locked add and a plain load) pairs with the exit
+        // handler's store of `soft_limit` and load of the end: either this writer sees the
+        // lowered limit, or the exit handler sees this reservation.
         let at = self
             .header_u64(offset::RECORDS_END)
-            .fetch_add(len as u64, Ordering::Relaxed);
+            .fetch_add(len as u64, Ordering::SeqCst);
         let end = at + len as u64;
         // Keep room for the 8-byte end marker after the last record.
-        if end + 8 > self.soft_limit.load(Ordering::Acquire) && !self.beyond_soft_limit(end + 8) {
-            self.header_u64(offset::DROPPED)
-                .fetch_add(1, Ordering::Relaxed);
+        if end + 8 > self.soft_limit.load(Ordering::SeqCst) && !self.beyond_soft_limit(end + 8) {
             return None;
         }
         // SAFETY: [at, end) lies inside the file and the reserved mapping, owned by us alone.
@@ -170,12 +217,20 @@ impl Recorder {
     /// False if the file cannot grow.
     #[cold]
     fn beyond_soft_limit(&self, needed: u64) -> bool {
+        if self.exiting.load(Ordering::SeqCst) {
+            // Late calls at exit: the space below the limit is allocated and stays so.
+            return needed <= self.exit_limit.load(Ordering::SeqCst);
+        }
         if needed > self.file_len.load(Ordering::Acquire) && !self.grow(needed) {
+            if self.no_space.load(Ordering::Relaxed) {
+                self.header_u64(offset::DROPPED)
+                    .fetch_add(1, Ordering::Relaxed);
+            }
             return false;
         }
         let file_len = self.file_len.load(Ordering::Acquire);
         if !self.populate_supported.load(Ordering::Relaxed) {
-            self.soft_limit.fetch_max(file_len, Ordering::AcqRel);
+            self.set_soft_limit(file_len);
             return true;
         }
         if self.helper_running.load(Ordering::Relaxed) {
@@ -207,9 +262,39 @@ impl Recorder {
             // Come back if the writers get close to the populated end before the helper.
             populated - WRITER_CHUNK / 2
         };
-        self.soft_limit
-            .store(limit.max(needed).min(file_len), Ordering::Release);
+        self.set_soft_limit(limit.max(needed).min(file_len));
         true
+    }
+
+    /// Returns the space of a record that was folded into the one before it: when it is the
+    /// last reservation, the end of the record area moves back over it (its frame zeroed
+    /// first, so a reader never takes stale bytes for a record); else it stays as a record
+    /// readers skip.
+    fn give_back(&self, rec: *mut u8, len: usize) {
+        let at = rec as u64 - self.base as u64;
+        // SAFETY: the record is ours; its first word is the frame.
+        let frame = unsafe { &*(rec as *const AtomicU64) };
+        frame.store(0, Ordering::Release);
+        let given_back = self
+            .header_u64(offset::RECORDS_END)
+            .compare_exchange(at + len as u64, at, Ordering::SeqCst, Ordering::Relaxed)
+            .is_ok();
+        if !given_back {
+            let skip =
+                len as u64 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
+            frame.store(skip, Ordering::Release);
+        }
+    }
+
+    /// Moves the writers' fast-path limit, unless exit has begun: from then on every
+    /// reservation takes the cold path, which checks it against `exit_limit`.
+    fn set_soft_limit(&self, limit: u64) {
+        self.soft_limit.store(limit, Ordering::SeqCst);
+        // The exit handler sets `exiting` before zeroing the limit: if this store came after
+        // that zeroing, `exiting` is seen here and the limit is zeroed again.
+        if self.exiting.load(Ordering::SeqCst) {
+            self.soft_limit.store(0, Ordering::SeqCst);
+        }
     }
 
     /// Populates the pages of `[from, to)` (page-aligned, inside the file) in chunks; returns
@@ -217,6 +302,7 @@ impl Recorder {
     fn populate_range(&self, from: u64, to: u64) -> u64 {
         let mut done = from;
         while done < to {
+            let _guard = self.populate_lock.lock().unwrap_or_else(|e| e.into_inner());
             if self.exiting.load(Ordering::Acquire) {
                 break;
             }
@@ -295,29 +381,56 @@ impl Recorder {
         } else {
             file_len
         };
-        self.soft_limit.store(limit, Ordering::Release);
+        self.set_soft_limit(limit);
     }
 
+    /// Grows the file to at least `needed`, with its disk space allocated, so that no store
+    /// into the mapping below the new length can fault for want of space. False when it
+    /// cannot: at exit, or when space ran out (then for good, with the header saying so).
     #[cold]
     fn grow(&self, needed: u64) -> bool {
+        if self.no_space.load(Ordering::Relaxed) {
+            return false;
+        }
         let _guard = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
-        if self.exiting.load(Ordering::Acquire) {
+        if self.exiting.load(Ordering::Acquire) || self.no_space.load(Ordering::Relaxed) {
             return false;
         }
         let current = self.file_len.load(Ordering::Acquire);
         if needed <= current {
             return true;
         }
-        let new_len = needed.max(current * 2).max(current + GROW_STEP);
-        if new_len > MAP_RESERVE as u64 {
-            return false;
-        }
-        // SAFETY: plain syscall on our own descriptor.
-        if unsafe { libc::ftruncate(self.file.as_raw_fd(), new_len as libc::off_t) } != 0 {
+        let step = (current / 4).clamp(GROW_STEP, GROW_STEP_MAX);
+        let new_len = needed.max(current + step).min(MAP_RESERVE as u64);
+        if needed > new_len || !self.allocate(current, new_len) {
+            self.stop_for_no_space();
             return false;
         }
         self.file_len.store(new_len, Ordering::Release);
         true
+    }
+
+    /// Allocates the file's blocks in `[from, to)`, extending it to `to`.
+    fn allocate(&self, from: u64, to: u64) -> bool {
+        // SAFETY: plain syscall on our own descriptor. glibc emulates it by writing where the
+        // file system cannot allocate (then it is slower, but still reserves the blocks).
+        let err = unsafe {
+            libc::posix_fallocate(
+                self.file.as_raw_fd(),
+                from as libc::off_t,
+                (to - from) as libc::off_t,
+            )
+        };
+        err == 0
+    }
+
+    /// The trace cannot grow any more: say so in the header; every later call is dropped
+    /// (and counted) instead of recorded.
+    #[cold]
+    fn stop_for_no_space(&self) {
+        if !self.no_space.swap(true, Ordering::AcqRel) {
+            self.set_state_flag(state::NO_SPACE);
+        }
     }
 
     fn write_text(&self, subkind: u32, content: &[u8]) {
@@ -390,21 +503,55 @@ fn env_rank() -> i32 {
     .unwrap_or(-1)
 }
 
+/// The process's start time in clock ticks since boot (`/proc/self/stat` field 22), which
+/// orders a rank before the children it started; 0 if unknown.
+fn process_start_ticks() -> u64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0;
+    };
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.split_whitespace().nth(19)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Creates this process's trace file in `dir`: a new file, never one that exists (the name
+/// of an earlier process with the same pid, or anything planted there), never through a
+/// symbolic link.
+fn create_trace_file(dir: &std::path::Path, pid: u32) -> std::io::Result<(File, PathBuf)> {
+    let suffix = mpicheck_trace::TRACE_SUFFIX;
+    let mut last_error = None;
+    for attempt in 0..16 {
+        let name = if attempt == 0 {
+            format!("trace-{pid}{suffix}")
+        } else {
+            format!("trace-{pid}-{attempt}{suffix}")
+        };
+        let path = dir.join(name);
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .mode(0o644)
+            .open(&path)
+        {
+            Ok(file) => return Ok((file, path)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| std::io::Error::other("no free trace name")))
+}
+
 fn open_trace(family: &str) -> Option<Recorder> {
     let dir = PathBuf::from(std::env::var_os("MPICHECK_OUT_DIR")?);
     let pid = std::process::id();
-    let path = dir.join(format!("trace-{pid}{}", mpicheck_trace::TRACE_SUFFIX));
-    let file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .custom_flags(libc::O_CLOEXEC)
-        .open(&path)
+    let (file, path) = create_trace_file(&dir, pid)
         .map_err(|e| {
             eprintln!(
-                "mpicheck: cannot create trace {}: {e}; this process is not recorded",
-                path.display()
+                "mpicheck: cannot create a trace in {}: {e}; this process is not recorded",
+                dir.display()
             )
         })
         .ok()?;
@@ -435,6 +582,9 @@ fn open_trace(family: &str) -> Option<Recorder> {
         helper_wake: AtomicU32::new(0),
         helper_running: AtomicBool::new(false),
         exiting: AtomicBool::new(false),
+        exit_limit: AtomicU64::new(0),
+        no_space: AtomicBool::new(false),
+        populate_lock: Mutex::new(()),
         populate_supported: AtomicBool::new(true),
         file,
         grow_lock: Mutex::new(()),
@@ -443,9 +593,11 @@ fn open_trace(family: &str) -> Option<Recorder> {
     };
     if !recorder.grow(GROW_STEP) {
         eprintln!(
-            "mpicheck: cannot grow trace {}; this process is not recorded",
+            "mpicheck: cannot reserve space for trace {} (disk full?); this process is not recorded",
             path.display()
         );
+        // An empty file would read as a damaged trace.
+        let _ = std::fs::remove_file(&path);
         return None;
     }
     let start_unix_ns = std::time::SystemTime::now()
@@ -458,6 +610,14 @@ fn open_trace(family: &str) -> Option<Recorder> {
         ptr::write(b.add(offset::VERSION) as *mut u32, FORMAT_VERSION);
         ptr::write(b.add(offset::HEADER_SIZE) as *mut u32, HEADER_SIZE as u32);
         ptr::write(b.add(offset::PID) as *mut u32, pid);
+        ptr::write(
+            b.add(offset::PARENT_PID) as *mut u32,
+            libc::getppid() as u32,
+        );
+        ptr::write(
+            b.add(offset::PROCESS_START) as *mut u64,
+            process_start_ticks(),
+        );
         ptr::write(b.add(offset::ENV_RANK) as *mut i32, env_rank());
         ptr::write(b.add(offset::RANK) as *mut i32, -1);
         ptr::write(b.add(offset::WORLD_SIZE) as *mut i32, -1);
@@ -504,48 +664,113 @@ unsafe fn c_text<'a>(p: *const c_char) -> &'a [u8] {
     }
 }
 
+/// Runs once, at the owner process's normal exit. Other threads, and library destructors
+/// that run after this, may still record: the file keeps its length and the writers keep a
+/// margin of allocated space after the last record; only the space beyond the margin is
+/// released.
 extern "C" fn at_exit() {
-    if let Some(r) = recorder() {
-        if let Ok(maps) = std::fs::read("/proc/self/maps") {
-            r.write_text(text::PROC_MAPS, &maps);
-        }
-        r.calibrate();
-        r.set_state_flag(state::EXITED);
-        // Cut the zero tail so the file is no larger than what was recorded. Other threads
-        // may still record after this; their records land beyond the end and are lost, which
-        // is acceptable at exit.
-        let end = r.header_u64(offset::RECORDS_END).load(Ordering::Acquire) + 8;
-        let _guard = r.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
-        // The helper must not grow or populate the file past the cut.
-        r.exiting.store(true, Ordering::Release);
-        if end <= r.file_len.load(Ordering::Acquire) {
-            // SAFETY: plain syscall on our own descriptor.
-            unsafe { libc::ftruncate(r.file.as_raw_fd(), end as libc::off_t) };
-        }
+    let Some(r) = recorder() else { return };
+    if OWNER_PID.load(Ordering::Relaxed) != std::process::id() {
+        return;
+    }
+    if let Ok(maps) = std::fs::read("/proc/self/maps") {
+        r.write_text(text::PROC_MAPS, &maps);
+    }
+    r.calibrate();
+    // Margin for late calls, allocated now while the file may still grow.
+    let end = r.header_u64(offset::RECORDS_END).load(Ordering::SeqCst);
+    r.grow(end + EXIT_MARGIN);
+    {
+        // Stop the helper from growing or populating from here on.
+        let _grow = r.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _populate = r.populate_lock.lock().unwrap_or_else(|e| e.into_inner());
+        r.exiting.store(true, Ordering::SeqCst);
+    }
+    // From now every reservation takes the cold path; this load sees every reservation that
+    // did not see the lowered limit (see `reserve`).
+    r.soft_limit.store(0, Ordering::SeqCst);
+    let end = r.header_u64(offset::RECORDS_END).load(Ordering::SeqCst);
+    let file_len = r.file_len.load(Ordering::Acquire);
+    let limit = (end + EXIT_MARGIN)
+        .next_multiple_of(PAGE_SIZE)
+        .min(file_len);
+    r.exit_limit.store(limit, Ordering::SeqCst);
+    r.header_u64(offset::EXIT_RECORDS_END)
+        .store(end.min(limit), Ordering::Release);
+    if limit < file_len {
+        let _populate = r.populate_lock.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: plain syscall on our own descriptor; nobody writes beyond `limit` any more.
+        // Where holes are not supported the space simply stays allocated.
+        unsafe {
+            libc::fallocate(
+                r.file.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                limit as libc::off_t,
+                (file_len - limit) as libc::off_t,
+            )
+        };
+    }
+    r.set_state_flag(state::EXITED);
+}
+
+/// In a child forked after recording started: the trace mapping is shared with the parent,
+/// so the child must never write into it (nor finalize it at exit). A child that execs a
+/// program starts afresh with the library's constructor.
+extern "C" fn in_forked_child() {
+    if RECORDING.load(Ordering::Relaxed) == ON {
+        RECORDING.store(OFF, Ordering::Relaxed);
+        RECORDER.store(ptr::null_mut(), Ordering::Relaxed);
     }
 }
 
-/// Opens the trace and writes the function table and constants. See the C header.
+/// Keeps what the trace starts with; the process's first MPI call opens the trace. See the
+/// C header.
 ///
 /// # Safety
-/// The arguments are NUL-terminated strings or null.
+/// The string arguments are NUL-terminated strings or null.
 #[no_mangle]
-pub unsafe extern "C" fn mpicheck_start(
+pub unsafe extern "C" fn mpicheck_prepare(
     family: *const c_char,
     schema: *const c_char,
     constants: *const c_char,
+    on_start: Option<unsafe extern "C" fn()>,
 ) {
-    if STARTED.set(()).is_err() {
+    let mut prepared = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
+    if prepared.is_some() || RECORDING.load(Ordering::Acquire) != UNSTARTED {
         return;
     }
-    let family = String::from_utf8_lossy(c_text(family)).into_owned();
-    let Some(recorder) = open_trace(&family) else {
-        return;
+    *prepared = Some(Prepared {
+        family: String::from_utf8_lossy(c_text(family)).into_owned(),
+        schema: String::from_utf8_lossy(c_text(schema)).into_owned(),
+        constants: String::from_utf8_lossy(c_text(constants)).into_owned(),
+        on_start,
+    });
+    libc::pthread_atfork(None, None, Some(in_forked_child));
+}
+
+/// The recorder, opening the trace if this is the process's first MPI call; None when the
+/// process does not record.
+#[cold]
+fn start_recording() -> Option<&'static Recorder> {
+    if RECORDING.load(Ordering::Acquire) != UNSTARTED {
+        return recorder();
+    }
+    let mut prepared = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
+    // Another thread may have started it while this one waited for the lock.
+    if RECORDING.load(Ordering::Acquire) != UNSTARTED {
+        return recorder();
+    }
+    let Some(prepared) = prepared.take() else {
+        return None; // not prepared: the interposition library's constructor did not run
+    };
+    let Some(recorder) = open_trace(&prepared.family) else {
+        RECORDING.store(OFF, Ordering::Release);
+        return None;
     };
     let recorder: &'static Recorder = Box::leak(Box::new(recorder));
     recorder.write_text(text::PROCESS, process_text().as_bytes());
-    recorder.write_text(text::SCHEMA, c_text(schema));
-    recorder.write_text(text::CONSTANTS, c_text(constants));
+    recorder.write_text(text::SCHEMA, prepared.schema.as_bytes());
+    recorder.write_text(text::CONSTANTS, prepared.constants.as_bytes());
     if let Ok(maps) = std::fs::read("/proc/self/maps") {
         recorder.write_text(text::PROC_MAPS, &maps);
     }
@@ -555,12 +780,20 @@ pub unsafe extern "C" fn mpicheck_start(
         .header_u64(offset::RECORDS_END)
         .load(Ordering::Relaxed);
     recorder.populate_to(reserved + POPULATE_AHEAD_MIN, POPULATE_AHEAD_MIN);
+    OWNER_PID.store(std::process::id(), Ordering::Relaxed);
     RECORDER.store(
         recorder as *const Recorder as *mut Recorder,
         Ordering::Release,
     );
-    libc::atexit(at_exit);
+    RECORDING.store(ON, Ordering::Release);
+    // SAFETY: registering a plain extern "C" function.
+    unsafe { libc::atexit(at_exit) };
     start_helper(recorder);
+    if let Some(on_start) = prepared.on_start {
+        // SAFETY: the C library's start hook, which records through this recorder.
+        unsafe { on_start() };
+    }
+    Some(recorder)
 }
 
 /// Starts the helper thread with every signal blocked, so that no signal meant for the
@@ -584,23 +817,32 @@ fn start_helper(recorder: &'static Recorder) {
     }
 }
 
-fn thread_index() -> u16 {
+fn thread_index(r: &Recorder) -> u16 {
     THREAD_INDEX.with(|cell| {
         let index = cell.get();
         if index != u16::MAX {
             return index;
         }
-        let index = new_thread_index();
+        let index = new_thread_index(r);
         cell.set(index);
         index
     })
 }
 
+/// Numbers a thread at its first record, and publishes its kernel thread id in the header
+/// so that the launcher can see what it does between MPI calls.
 #[cold]
-fn new_thread_index() -> u16 {
-    NEXT_THREAD
+fn new_thread_index(r: &Recorder) -> u16 {
+    let index = NEXT_THREAD
         .fetch_add(1, Ordering::Relaxed)
-        .min(u16::MAX - 2)
+        .min(u16::MAX - 2);
+    if (index as usize) < mpicheck_trace::MAX_THREAD_TIDS {
+        // SAFETY: gettid has no preconditions.
+        let tid = unsafe { libc::gettid() } as u32;
+        r.header_u32(offset::THREAD_TIDS + 4 * index as usize)
+            .store(tid, Ordering::Release);
+    }
+    index
 }
 
 /// Reserves a call record; returns its argument words, or null when not recording.
@@ -614,10 +856,10 @@ pub unsafe extern "C" fn mpicheck_begin(
     callsite: *const c_void,
     flags: u8,
 ) -> *mut i64 {
-    let Some(r) = recorder() else {
+    let Some(r) = recorder().or_else(start_recording) else {
         return ptr::null_mut();
     };
-    begin(r, func_id, nwords, callsite, flags, thread_index())
+    begin(r, func_id, nwords, callsite, flags, thread_index(r))
 }
 
 /// [`mpicheck_begin`] with the thread index kept by the caller in `thread_slot` (index + 1,
@@ -634,12 +876,43 @@ pub unsafe extern "C" fn mpicheck_begin_slot(
     flags: u8,
     thread_slot: *mut u16,
 ) -> *mut i64 {
+    let Some(r) = recorder().or_else(start_recording) else {
+        return ptr::null_mut();
+    };
+    begin_in_slot(r, func_id, nwords, callsite, flags, thread_slot)
+}
+
+/// [`mpicheck_begin_slot`] for records that are not MPI calls (synchronization between
+/// threads): they never open the trace, so a process that does not call MPI leaves none.
+///
+/// # Safety
+/// As [`mpicheck_begin_slot`].
+#[no_mangle]
+pub unsafe extern "C" fn mpicheck_begin_recording_slot(
+    func_id: u16,
+    nwords: u32,
+    callsite: *const c_void,
+    flags: u8,
+    thread_slot: *mut u16,
+) -> *mut i64 {
     let Some(r) = recorder() else {
         return ptr::null_mut();
     };
+    begin_in_slot(r, func_id, nwords, callsite, flags, thread_slot)
+}
+
+#[inline(always)]
+unsafe fn begin_in_slot(
+    r: &Recorder,
+    func_id: u16,
+    nwords: u32,
+    callsite: *const c_void,
+    flags: u8,
+    thread_slot: *mut u16,
+) -> *mut i64 {
     let mut slot = *thread_slot;
     if slot == 0 {
-        slot = new_thread_index() + 1;
+        slot = new_thread_index(r) + 1;
         *thread_slot = slot;
     }
     begin(r, func_id, nwords, callsite, flags, slot - 1)
@@ -704,6 +977,55 @@ pub unsafe extern "C" fn mpicheck_end(words: *mut i64, ret: i32) {
     ptr::write(rec.add(24) as *mut u64, r.clock.now());
     ptr::write(rec.add(12) as *mut i32, ret);
     (*(rec.add(6) as *const AtomicU8)).store(record_state::COMPLETE, Ordering::Release);
+}
+
+thread_local! {
+    /// The calling thread's last poll record, which an identical unsuccessful poll right
+    /// after it is folded into.
+    static LAST_POLL: Cell<*mut u8> = const { Cell::new(ptr::null_mut()) };
+}
+
+/// Publishes a poll's return, folding it into the thread's previous record when that is the
+/// same unsuccessful poll right before this one (see "Folded polls" in `mpicheck_trace`).
+/// The record was reserved with [`mpicheck_trace::POLL_FOLD_WORDS`] extra words and the
+/// `POLL` flag.
+///
+/// # Safety
+/// `words` was returned by [`mpicheck_begin`] for a record with the `POLL` flag.
+#[no_mangle]
+pub unsafe extern "C" fn mpicheck_end_poll(words: *mut i64, ret: i32, unsuccessful: i32) {
+    let Some(r) = recorder() else { return };
+    let rec = record_of(words);
+    let len = ptr::read(rec as *const u32) as usize;
+    let fold_at = len - 8 * mpicheck_trace::POLL_FOLD_WORDS;
+    let previous = LAST_POLL.with(Cell::get);
+    if unsuccessful != 0 && ret == 0 && !previous.is_null() && previous.add(len) == rec {
+        // Adjacent and as long: compare the frame's ids and every argument word.
+        let same_call = ptr::read(previous as *const u32) as usize == len
+            && ptr::read(previous.add(8) as *const u32) == ptr::read(rec.add(8) as *const u32)
+            && ptr::read(previous as *const u64) >> 56 == ptr::read(rec as *const u64) >> 56
+            && std::slice::from_raw_parts(previous.add(CALL_FIXED_SIZE), fold_at - CALL_FIXED_SIZE)
+                == std::slice::from_raw_parts(rec.add(CALL_FIXED_SIZE), fold_at - CALL_FIXED_SIZE)
+            && ptr::read(previous.add(12) as *const i32) == 0;
+        if same_call {
+            let entered = ptr::read(rec.add(16) as *const u64);
+            let repeats = &*(previous.add(fold_at) as *const AtomicU64);
+            ptr::write(previous.add(fold_at + 8) as *mut u64, entered);
+            repeats.fetch_add(1, Ordering::Release);
+            r.give_back(rec, len);
+            return;
+        }
+    }
+    ptr::write(rec.add(fold_at) as *mut u64, 0);
+    ptr::write(rec.add(fold_at + 8) as *mut u64, 0);
+    LAST_POLL.with(|last| {
+        last.set(if unsuccessful != 0 {
+            rec
+        } else {
+            ptr::null_mut()
+        })
+    });
+    mpicheck_end(words, ret);
 }
 
 /// `MPI_Init*` returned.

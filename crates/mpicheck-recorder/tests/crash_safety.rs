@@ -6,7 +6,7 @@ use std::ffi::CString;
 use std::process::Command;
 
 use mpicheck_recorder::{
-    mpicheck_begin, mpicheck_end, mpicheck_entered, mpicheck_initialized, mpicheck_start,
+    mpicheck_begin, mpicheck_end, mpicheck_entered, mpicheck_initialized, mpicheck_prepare,
 };
 use mpicheck_trace::{read_trace, EndOfTrace};
 
@@ -20,8 +20,7 @@ fn child(how: &str) {
     let schema = CString::new(SCHEMA).unwrap();
     let constants = CString::new("MPI_COMM_WORLD=1140850688\n").unwrap();
     unsafe {
-        mpicheck_start(family.as_ptr(), schema.as_ptr(), constants.as_ptr());
-        mpicheck_initialized(3, 4, -1);
+        mpicheck_prepare(family.as_ptr(), schema.as_ptr(), constants.as_ptr(), None);
         for i in 0..CALLS {
             let w = mpicheck_begin(0, 6, 0x1234 as *const _, 0);
             assert!(!w.is_null(), "recording is on");
@@ -30,6 +29,10 @@ fn child(how: &str) {
             }
             mpicheck_entered(w);
             mpicheck_end(w, 0);
+            if i == 0 {
+                // As after MPI_Init: the first call opened the trace.
+                mpicheck_initialized(3, 4, -1);
+            }
         }
         // A pause the call times must show (checks the clock conversion's scale).
         std::thread::sleep(std::time::Duration::from_millis(PAUSE_MS));

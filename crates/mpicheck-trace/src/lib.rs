@@ -34,6 +34,7 @@
 //! | 152    | `u64`     | process start time, clock ticks since boot (`/proc/self/stat` field 22); 0 if unknown |
 //! | 160    | `u64`     | end of the record area when the exit handlers ran; 0 before           |
 //! | 168    | `u32`     | parent process id                                                     |
+//! | 512    | `u32;896` | kernel thread id of each thread index (0 = not yet), [`MAX_THREAD_TIDS`] |
 //!
 //! The fields from offset 152 on were added without a version change: a writer that predates
 //! them left zeros there, which readers take as unknown.
@@ -121,6 +122,18 @@
 //! 3 team barrier, 4 thread start, 5 thread end, 6 unnamed critical/atomic, 7 ordered).
 //! The analyzer turns them into happens-before (`mpicheck_analyzer::threads`).
 //!
+//! **Folded polls.** A thread that polls in a loop (`MPI_Test`, `MPI_Iprobe`, ...), or repeats
+//! a query (`MPI_Wtime`, `MPI_Comm_rank`, ...), would write a record per call, over 100 MB/s.
+//! Such a call's record has the [`flags::POLL`] flag and two more words after its arguments:
+//! `repeats` and `last_enter`. When a thread makes the same unsuccessful poll, or the same
+//! query, again (same function, same argument words, nothing found) right after
+//! its previous record, the writer adds one to `repeats` of that record, stores the call's
+//! entry time in `last_enter`, and gives back the space it had reserved (its frame is zeroed
+//! first; if another record was reserved after it meanwhile, it becomes a [`kind::SKIP`]
+//! record instead). The reader returns such a record as two calls: the first, as recorded,
+//! and the last (entry and exit at `last_enter`), so checks see when the loop began and
+//! ended; the identical calls in between are only counted.
+//!
 //! A **text record** (`kind::TEXT`) continues with `u32 subkind` ([`text`]), `u32 byte
 //! length` and UTF-8 text, zero-padded to 8 bytes. The schema (the function table) and the
 //! MPI constants are written as text records before the first call record; the process's
@@ -172,7 +185,12 @@ pub mod offset {
     pub const PROCESS_START: usize = 152;
     pub const EXIT_RECORDS_END: usize = 160;
     pub const PARENT_PID: usize = 168;
+    /// Thread index `i`'s kernel thread id is the `u32` at `THREAD_TIDS + 4 * i`.
+    pub const THREAD_TIDS: usize = 512;
 }
+
+/// Thread indices whose kernel thread id the header has room for.
+pub const MAX_THREAD_TIDS: usize = (HEADER_SIZE - offset::THREAD_TIDS) / 4;
 
 /// The clock of the call times (header offset [`offset::CLOCK`]).
 pub mod clock {
@@ -199,7 +217,12 @@ pub mod state {
 pub mod kind {
     pub const CALL: u16 = 1;
     pub const TEXT: u16 = 2;
+    /// Space a folded poll could not give back: skipped by readers.
+    pub const SKIP: u16 = 3;
 }
+
+/// Words a poll record ([`flags::POLL`]) has after its arguments.
+pub const POLL_FOLD_WORDS: usize = 2;
 
 /// Record states, written last so a reader never trusts half-written words.
 pub mod record_state {
@@ -212,6 +235,11 @@ pub mod record_state {
 pub mod flags {
     /// Called through a Fortran binding (`mpi_send_`, `mpi_send_f08_`, ...).
     pub const FORTRAN: u8 = 1;
+    /// A poll (`MPI_Test*`, `MPI_Iprobe`, ...) or a query a program may repeat in a loop
+    /// (`MPI_Wtime`, `MPI_Comm_rank`, ...): the record ends with two more words, the number of
+    /// identical calls folded into it after the first, and the last one's entry time. See
+    /// "Folded polls" in the crate docs.
+    pub const POLL: u8 = 2;
 }
 
 /// Text record subkinds.

@@ -133,6 +133,9 @@ pub struct CallRecord {
     pub complete: bool,
     /// Raw argument words; decode with [`CallRecord::args`].
     pub words: Vec<i64>,
+    /// For the last call of a folded poll loop: how many identical unsuccessful calls the
+    /// record stands for between the first one (the previous record) and this one.
+    pub repeats: u64,
 }
 
 impl CallRecord {
@@ -283,6 +286,15 @@ pub fn frame_at(b: &[u8], at: usize) -> Option<Frame> {
     })
 }
 
+/// The kernel thread id of thread index `thread`, from a trace's header bytes (the first
+/// [`HEADER_SIZE`] bytes), once that thread recorded something.
+pub fn thread_tid(header: &[u8], thread: u16) -> Option<u32> {
+    let at = offset::THREAD_TIDS + 4 * thread as usize;
+    (at + 4 <= header.len().min(HEADER_SIZE))
+        .then(|| u32_at(header, at))
+        .filter(|&tid| tid != 0)
+}
+
 /// Parses the header of a trace (the first [`HEADER_SIZE`] bytes).
 pub fn read_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
     parse_header(b)
@@ -337,11 +349,21 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
                 if rstate == record_state::RESERVED {
                     trace.partial_records += 1;
                 } else {
-                    let nwords = (len - CALL_FIXED_SIZE) / 8;
-                    let words = (0..nwords)
+                    let mut nwords = (len - CALL_FIXED_SIZE) / 8;
+                    let complete = rstate == record_state::COMPLETE;
+                    // A folded poll: its last call follows as a record of its own.
+                    let mut last_of_loop = None;
+                    if rflags & crate::flags::POLL != 0 && nwords >= crate::POLL_FOLD_WORDS {
+                        nwords -= crate::POLL_FOLD_WORDS;
+                        let repeats = u64_at(rec, CALL_FIXED_SIZE + 8 * nwords);
+                        let last_enter = u64_at(rec, CALL_FIXED_SIZE + 8 * nwords + 8);
+                        if complete && repeats > 0 {
+                            last_of_loop = Some((repeats - 1, clock.to_ns(last_enter)));
+                        }
+                    }
+                    let words: Vec<i64> = (0..nwords)
                         .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
                         .collect();
-                    let complete = rstate == record_state::COMPLETE;
                     trace.calls.push(CallRecord {
                         func: u16_at(rec, 8),
                         thread: u16_at(rec, 10),
@@ -357,7 +379,17 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
                         fortran: rflags & crate::flags::FORTRAN != 0,
                         complete,
                         words,
+                        repeats: 0,
                     });
+                    if let Some((repeats, at_ns)) = last_of_loop {
+                        let mut last = trace.calls.last().expect("just pushed").clone();
+                        // Ordered right after the first call, before any later record.
+                        last.seq += 1;
+                        last.t_enter_ns = at_ns;
+                        last.t_exit_ns = at_ns;
+                        last.repeats = repeats;
+                        trace.calls.push(last);
+                    }
                 }
             }
             kind::TEXT if len >= 16 => {

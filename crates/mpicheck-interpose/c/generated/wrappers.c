@@ -9132,7 +9132,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_rank(comm, rank);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9145,7 +9145,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
     int mpicheck_ret = PMPI_Comm_rank(comm, rank);
     if (mpicheck_w) {
         mpicheck_o_rank[0] = (rank ? MPICHECK_W(*rank) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -9303,7 +9303,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_size(comm, size);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9316,7 +9316,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
     int mpicheck_ret = PMPI_Comm_size(comm, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -12647,7 +12647,7 @@ int MPI_Finalized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Finalized(flag);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12659,7 +12659,7 @@ int MPI_Finalized(int* flag)
     int mpicheck_ret = PMPI_Finalized(flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14854,7 +14854,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
     mpicheck_depth++;
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin(298, (uint32_t)(9), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(298, (uint32_t)(9 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -14877,7 +14877,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_o_message[0] = (message ? MPICHECK_W(*message) : 0);
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15784,7 +15784,7 @@ int MPI_Initialized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Initialized(flag);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15796,7 +15796,7 @@ int MPI_Initialized(int* flag)
     int mpicheck_ret = PMPI_Initialized(flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15903,7 +15903,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     mpicheck_depth++;
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin(332, (uint32_t)(8), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(332, (uint32_t)(8 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -15922,7 +15922,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16251,7 +16251,7 @@ int MPI_Is_thread_main(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Is_thread_main(flag);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16263,7 +16263,7 @@ int MPI_Is_thread_main(int* flag)
     int mpicheck_ret = PMPI_Is_thread_main(flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -18497,7 +18497,7 @@ int MPI_Query_thread(int* provided)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Query_thread(provided);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_provided = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18509,7 +18509,7 @@ int MPI_Query_thread(int* provided)
     int mpicheck_ret = PMPI_Query_thread(provided);
     if (mpicheck_w) {
         mpicheck_o_provided[0] = (provided ? MPICHECK_W(*provided) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19350,7 +19350,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     mpicheck_depth++;
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin(446, (uint32_t)(6), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(446, (uint32_t)(6 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -19367,7 +19367,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23093,7 +23093,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     mpicheck_depth++;
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin(574, (uint32_t)(7), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(574, (uint32_t)(7 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_request = NULL;
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -23114,7 +23114,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23161,7 +23161,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin(576, (uint32_t)(5 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(576, (uint32_t)(5 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses) + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -23189,7 +23189,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
             else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
         }
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
     mpicheck_depth--;
@@ -23206,7 +23206,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin(577, (uint32_t)(9 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(577, (uint32_t)(9 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_flag = NULL;
@@ -23234,7 +23234,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
         mpicheck_o_index[0] = (index ? MPICHECK_W(*index) : 0);
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23255,7 +23255,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin(578, (uint32_t)(6 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 1 * MPICHECK_POS(mpicheck_n_array_of_indices) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(578, (uint32_t)(6 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 1 * MPICHECK_POS(mpicheck_n_array_of_indices) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses) + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
@@ -23288,7 +23288,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
             else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
         }
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (outcount && *outcount == 0));
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
     mpicheck_depth--;
@@ -26288,7 +26288,7 @@ int MPI_Win_test(MPI_Win win, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_test(win, flag);
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(683, (uint32_t)(2), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(683, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26301,7 +26301,7 @@ int MPI_Win_test(MPI_Win win, int* flag)
     int mpicheck_ret = PMPI_Win_test(win, flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26403,7 +26403,7 @@ double MPI_Wtick(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtick();
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
         (void)mpicheck_p;
@@ -26411,7 +26411,7 @@ double MPI_Wtick(void)
     }
     double mpicheck_ret = PMPI_Wtick();
     if (mpicheck_w) {
-        mpicheck_end(mpicheck_w, 0);
+        mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26424,7 +26424,7 @@ double MPI_Wtime(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtime();
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
         (void)mpicheck_p;
@@ -26432,7 +26432,7 @@ double MPI_Wtime(void)
     }
     double mpicheck_ret = PMPI_Wtime();
     if (mpicheck_w) {
-        mpicheck_end(mpicheck_w, 0);
+        mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_ret;

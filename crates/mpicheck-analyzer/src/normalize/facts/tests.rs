@@ -48,6 +48,7 @@ fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
         fortran: false,
         complete: true,
         words,
+        repeats: 0,
     }
 }
 

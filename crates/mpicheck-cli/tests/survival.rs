@@ -1,0 +1,159 @@
+//! The recorder never harms the program it runs, under MPICH and Open MPI: children a rank
+//! forks or starts neither corrupt nor claim its trace, MPI calls made after the recorder's
+//! exit handler never fault, and a full disk stops recording, not the program.
+
+use std::path::Path;
+use std::process::Command;
+
+use mpicheck_trace::reader::{read_trace, Trace};
+
+mod support;
+use support::*;
+
+/// Every trace file of `out`, whatever it claims.
+fn all_traces(out: &Path) -> Vec<Trace> {
+    std::fs::read_dir(out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
+        .map(|p| read_trace(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect()
+}
+
+fn assert_ranks_exited_normally(traces: &[Trace], ranks: usize, stderr: &str) {
+    assert_eq!(
+        traces.len(),
+        ranks,
+        "one trace per rank, none for children\n{stderr}"
+    );
+    for trace in traces {
+        assert!(
+            trace.header.initialized() && trace.header.exited(),
+            "rank {:?} (pid {}) did not exit normally\n{stderr}",
+            trace.header.best_rank(),
+            trace.header.pid
+        );
+    }
+}
+
+fn check_children(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "fork_children.c", dir.path());
+    let out = dir.path().join("out");
+    let (run, _) = mpicheck_run(family, 2, &out, &[exe.to_str().unwrap()], &[], b"");
+    let stderr = text(&run.stderr);
+    assert_eq!(text(&run.stdout), "sum 1 from-popen\n", "{stderr}");
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("no findings"), "{stderr}");
+    assert_ranks_exited_normally(&all_traces(&out), 2, &stderr);
+}
+
+#[test]
+fn children_of_a_rank_leave_its_trace_alone_mpich() {
+    check_children(MPICH);
+}
+#[test]
+fn children_of_a_rank_leave_its_trace_alone_openmpi() {
+    check_children(OPENMPI);
+}
+
+/// A destructor and a thread calling MPI after the exit handler ran: the job used to die of
+/// SIGBUS at exit now and then, so several runs.
+fn check_late_calls(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "late_calls.c", dir.path());
+    for attempt in 0..3 {
+        let out = dir.path().join(format!("out{attempt}"));
+        let (run, _) = mpicheck_run(family, 2, &out, &[exe.to_str().unwrap()], &[], b"");
+        let stderr = text(&run.stderr);
+        assert_eq!(text(&run.stdout), "done\n", "{stderr}");
+        assert_eq!(run.status.code(), Some(0), "{stderr}");
+        let traces = all_traces(&out);
+        assert_ranks_exited_normally(&traces, 2, &stderr);
+        for trace in &traces {
+            // Late calls are recorded into the margin kept at exit.
+            let late = trace
+                .calls
+                .iter()
+                .filter(|c| c.seq >= trace.header.exit_records_end);
+            assert!(late.count() > 0, "no late call recorded\n{stderr}");
+        }
+    }
+}
+
+#[test]
+fn calls_after_the_exit_handler_never_fault_mpich() {
+    check_late_calls(MPICH);
+}
+#[test]
+fn calls_after_the_exit_handler_never_fault_openmpi() {
+    check_late_calls(OPENMPI);
+}
+
+/// A small file system mounted for one test, unmounted however the test ends.
+struct SmallFileSystem {
+    dir: tempfile::TempDir,
+}
+
+impl SmallFileSystem {
+    /// None when this process may not mount (not root): fine on a developer's machine, a
+    /// failure in CI, which runs as root.
+    fn mount(size: &str) -> Option<SmallFileSystem> {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !mounted {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "cannot mount a tmpfs: CI runs as root and must"
+            );
+            eprintln!("SKIPPED: cannot mount a tmpfs (not root)");
+            return None;
+        }
+        Some(SmallFileSystem { dir })
+    }
+}
+
+impl Drop for SmallFileSystem {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+/// 20 MiB hold the first 8 MiB of each rank's trace, not the 400,000 calls: recording stops,
+/// the header says so, and the program runs to its normal end.
+fn check_full_disk(family: Family) {
+    let Some(fs) = SmallFileSystem::mount("20m") else {
+        return;
+    };
+    let build = tempfile::tempdir().unwrap();
+    let exe = compile(family, "many_calls.c", build.path());
+    let out = fs.dir.path().join("out");
+    let (run, _) = mpicheck_run(family, 2, &out, &[exe.to_str().unwrap()], &[], b"");
+    let stderr = text(&run.stderr);
+    assert_eq!(text(&run.stdout), "sum 1\n", "{stderr}");
+    let traces = all_traces(&out);
+    assert_ranks_exited_normally(&traces, 2, &stderr);
+    for trace in &traces {
+        assert!(trace.header.no_space(), "{stderr}");
+        assert!(trace.header.dropped > 0, "{stderr}");
+        let recorded = trace.calls.len() as u64;
+        assert!(
+            recorded + trace.header.dropped >= 400_000,
+            "{recorded} recorded + {} dropped",
+            trace.header.dropped
+        );
+    }
+}
+
+#[test]
+fn full_disk_stops_recording_not_the_program_mpich() {
+    check_full_disk(MPICH);
+}
+#[test]
+fn full_disk_stops_recording_not_the_program_openmpi() {
+    check_full_disk(OPENMPI);
+}
