@@ -563,3 +563,34 @@ fn a_request_named_twice_in_one_waitall_is_waited_for_once() {
     assert!(replay_mode(text, Mode::Recorded).completed());
     assert!(replay_mode(text, Mode::Strict).completed());
 }
+
+#[test]
+fn a_persistent_request_a_single_test_found_complete_restarts() {
+    // tests/traces/features.c: each round starts a persistent send and receive and waits
+    // only if MPI_Testall says they are not done yet. The rank whose test succeeded starts
+    // the same requests again: a new receive, while the replay may not have matched the
+    // old one yet.
+    let text = "ranks 2
+        0: send_init dest=1 tag=5 req=0
+        0: recv_init src=1 tag=5 req=1
+        1: send_init dest=0 tag=5 req=0
+        1: recv_init src=0 tag=5 req=1
+        *: startall reqs=0,1
+        0: testall reqs=0,1 flag=1
+        1: testall reqs=0,1 flag=0
+        1: waitall reqs=0,1
+        *: startall reqs=0,1
+        0: testall reqs=0,1 flag=1
+        1: testall reqs=0,1 flag=0
+        1: waitall reqs=0,1
+        *: startall reqs=0,1
+        0: testall reqs=0,1 flag=1
+        1: testall reqs=0,1 flag=0
+        1: waitall reqs=0,1
+        *: request_free req=0
+        *: request_free req=1
+        *: bcast root=0
+        *: finalize";
+    assert!(replay_mode(text, Mode::Strict).completed());
+    assert_eq!(codes(text), Vec::<&str>::new());
+}
