@@ -2211,6 +2211,6 @@ mod tests {
 
     #[test]
     fn replay_op_is_compact() {
-        assert_eq!(std::mem::size_of::<ReplayOp>(), 24);
+        assert_eq!(size_of::<ReplayOp>(), 24);
     }
 }
