@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::{event_location, ranks_text, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
-use crate::engine::FxMap;
+use rustc_hash::FxHashMap;
 use crate::model::{Blocking, CollectiveKind, CommId, Op, Rank, RankEnd, RankTrace};
 
 pub const CO001: CheckInfo = CheckInfo {
@@ -112,8 +112,8 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
     let run = ctx.run;
     // Pass 1: the signatures at each position of each communicator, and how many
     // collectives each member called on it.
-    let mut sequences: FxMap<u32, CommSequence> = FxMap::default();
-    let mut counts: FxMap<(u32, Rank), u32> = FxMap::default();
+    let mut sequences: FxHashMap<u32, CommSequence> = FxHashMap::default();
+    let mut counts: FxHashMap<(u32, Rank), u32> = FxHashMap::default();
     for trace in &run.ranks {
         for event in &trace.events {
             let Op::Collective {
@@ -183,7 +183,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
     // comm → signature → (site, call) → (ranks, event index of the first)
     type Groups = BTreeMap<Signature, BTreeMap<(u32, &'static str), (Vec<Rank>, Rank, usize)>>;
     let mut calls: BTreeMap<u32, Groups> = BTreeMap::new();
-    let mut seen: FxMap<(u32, Rank), u32> = FxMap::default();
+    let mut seen: FxHashMap<(u32, Rank), u32> = FxHashMap::default();
     for trace in &run.ranks {
         for (index, event) in trace.events.iter().enumerate() {
             let Op::Collective {
