@@ -3,10 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{event_location, ranks_text, Context};
+use super::{event_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
-use rustc_hash::FxHashMap;
 use crate::model::{Blocking, CollectiveKind, CommId, Op, Rank, RankEnd, RankTrace};
+use crate::ranks::format_ranks;
+use rustc_hash::FxHashMap;
 
 pub const CO001: CheckInfo = CheckInfo {
     code: "CO001",
@@ -250,7 +251,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                     let others: Vec<String> = by_signature
                         .iter()
                         .filter(|(_, n)| n != call)
-                        .map(|(r, n)| format!("{n} on {}", ranks_text(r)))
+                        .map(|(r, n)| format!("{n} on {}", format_ranks(r)))
                         .collect();
                     let event = &run.ranks[*first as usize].events[*index];
                     locations.push(event_location(
@@ -269,7 +270,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                     .map(|(r, n)| {
                         format!(
                             "{} {} {n}",
-                            ranks_text(r),
+                            format_ranks(r),
                             if r.len() == 1 { "calls" } else { "call" }
                         )
                     })
@@ -306,7 +307,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                         format!(
                             "collective #{} on {comm_name}, which {} never {}",
                             k + 1,
-                            ranks_text(&missing),
+                            format_ranks(&missing),
                             if missing.len() == 1 { "calls" } else { "call" }
                         ),
                     ));
@@ -336,9 +337,9 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                 }
                 message = format!(
                     "collective mismatch on {comm_name}: {} never {} the {call} that {} {}",
-                    ranks_text(&missing),
+                    format_ranks(&missing),
                     if missing.len() == 1 { "calls" } else { "call" },
-                    ranks_text(&callers.iter().copied().collect::<Vec<_>>()),
+                    format_ranks(&callers.iter().copied().collect::<Vec<_>>()),
                     if callers.len() == 1 { "calls" } else { "call" },
                 );
             }
