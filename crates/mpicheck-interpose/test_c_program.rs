@@ -6,10 +6,12 @@ fn check_c_program(family: support::Family) {
     use support::{calls, constant, exactly, next_after, one};
 
     if env!("MPICHECK_INTERPOSE_BUILT") != "1" || !support::have(&family.mpicc) {
-        eprintln!(
-            "SKIPPED: {} is not installed, the {} library was built empty",
-            family.mpicc, family.name
-        );
+        mpicheck_test_support::skip(&format!(
+            "{} is not installed ({} library built: {}; scripts/install-deps installs it)",
+            family.mpicc,
+            family.name,
+            env!("MPICHECK_INTERPOSE_BUILT")
+        ));
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -8,12 +8,12 @@ fn check_fortran_program(family: support::Family, binding: &str) {
     use support::{calls, constant, exactly};
 
     if env!("MPICHECK_INTERPOSE_BUILT") != "1" || !support::have(&family.mpifort) {
-        eprintln!(
-            "SKIPPED: {} is not installed ({} library built: {})",
+        mpicheck_test_support::skip(&format!(
+            "{} is not installed ({} library built: {}; scripts/install-deps installs it)",
             family.mpifort,
             family.name,
             env!("MPICHECK_INTERPOSE_BUILT")
-        );
+        ));
         return;
     }
     let dir = tempfile::tempdir().unwrap();

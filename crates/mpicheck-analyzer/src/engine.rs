@@ -54,8 +54,7 @@
 //! to hold as [`Run`] can be built directly with [`ProgramBuilder`].
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use crate::model::*;
@@ -64,51 +63,10 @@ mod polling;
 use polling::Poll;
 
 // ---------------------------------------------------------------------------------------
-// Hashing: keys are small integers; SipHash would dominate the replay's cost.
+// Hashing: keys are small integers; SipHash would dominate the replay's cost, so maps use
+// the Fx hash (rustc's, one multiply per word) of the `rustc-hash` crate.
 
-/// The Fx hash (rustc's): one multiply per word.
-#[derive(Default, Clone, Copy)]
-pub struct FxHasher(u64);
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.add(b as u64);
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64)
-    }
-    fn write_u16(&mut self, i: u16) {
-        self.add(i as u64)
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64)
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i)
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64)
-    }
-    fn write_i32(&mut self, i: i32) {
-        self.add(i as u32 as u64)
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+use rustc_hash::FxHashMap;
 
 // ---------------------------------------------------------------------------------------
 // The compiled program.
@@ -273,7 +231,7 @@ pub(crate) fn mode_index(mode: SendMode) -> u8 {
 pub(crate) struct CommMembers {
     /// `None`: the identity over `size` ranks (`MPI_COMM_WORLD`).
     list: Option<Vec<Rank>>,
-    index: FxMap<Rank, u32>,
+    index: FxHashMap<Rank, u32>,
     size: u32,
 }
 
@@ -281,7 +239,7 @@ impl CommMembers {
     fn identity(size: u32) -> CommMembers {
         CommMembers {
             list: None,
-            index: FxMap::default(),
+            index: FxHashMap::default(),
             size,
         }
     }
@@ -368,7 +326,7 @@ impl Program {
             let first = b.program.ops.len();
             // Request id → index of the operation that created it, to mark the sends and
             // collectives whose wait never returned.
-            let mut origin: FxMap<u32, usize> = FxMap::default();
+            let mut origin: FxHashMap<u32, usize> = FxHashMap::default();
             let polls = polling::polls(&trace.events);
             let mut ids = RequestIds::new(&trace.events);
             for (event, poll) in trace.events.iter().zip(polls) {
@@ -416,7 +374,7 @@ fn blocking_parts(blocking: &Blocking, ids: &RequestIds) -> (u8, u32) {
 /// successful test gave back ([`OpKind::Release`]), which name a fresh request from then on.
 /// Fresh ids come after every id the rank's events use.
 struct RequestIds {
-    renamed: FxMap<u32, u32>,
+    renamed: FxHashMap<u32, u32>,
     next_fresh: u32,
 }
 
@@ -429,7 +387,7 @@ impl RequestIds {
             .max()
             .unwrap_or(0);
         RequestIds {
-            renamed: FxMap::default(),
+            renamed: FxHashMap::default(),
             next_fresh,
         }
     }
@@ -1134,7 +1092,7 @@ enum Queues {
     },
     BySource {
         queues: Vec<(Rank, MatchQueue)>,
-        index: FxMap<Rank, u32>,
+        index: FxHashMap<Rank, u32>,
     },
 }
 
@@ -1181,7 +1139,7 @@ impl DestState {
         let recvs = std::mem::take(recvs);
         self.queues = Queues::BySource {
             queues: Vec::new(),
-            index: FxMap::default(),
+            index: FxHashMap::default(),
         };
         for (s, m) in sends {
             self.source_queue(s).sends.push_back(m);
@@ -1347,10 +1305,10 @@ struct Engine<'p> {
     slots: Vec<Slot>,
     runq: VecDeque<u32>,
     dests: Vec<DestState>,
-    dest_ids: FxMap<(u32, Rank), u32>,
+    dest_ids: FxHashMap<(u32, Rank), u32>,
     wild_heads: Vec<u32>,
     series: Vec<Series>,
-    series_ids: FxMap<SeriesKey, u32>,
+    series_ids: FxHashMap<SeriesKey, u32>,
     races: Vec<WildcardRace>,
     stats: ReplayStats,
 }
@@ -1397,10 +1355,10 @@ impl<'p> Engine<'p> {
             slots,
             runq: VecDeque::new(),
             dests,
-            dest_ids: FxMap::default(),
+            dest_ids: FxHashMap::default(),
             wild_heads: Vec::new(),
             series: Vec::new(),
-            series_ids: FxMap::default(),
+            series_ids: FxHashMap::default(),
             races: Vec::new(),
             stats: ReplayStats::default(),
         }
@@ -2033,7 +1991,7 @@ impl<'p> Engine<'p> {
         let n = self.p.world_size();
         let mut ranks = Vec::with_capacity(n as usize);
         let mut stuck = Vec::new();
-        let mut missing_cache: FxMap<(u32, u32), Arc<[Rank]>> = FxMap::default();
+        let mut missing_cache: FxHashMap<(u32, u32), Arc<[Rank]>> = FxHashMap::default();
         for r in 0..n {
             let st = self.ranks[r as usize];
             ranks.push(match st.status {
@@ -2063,7 +2021,7 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn rank_cond(&self, r: u32, cache: &mut FxMap<(u32, u32), Arc<[Rank]>>) -> WaitCond {
+    fn rank_cond(&self, r: u32, cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>) -> WaitCond {
         let base = self.p.rank_start[r as usize];
         let pc = self.ranks[r as usize].pc as usize;
         let op = self.p.ops[base + pc];
@@ -2122,7 +2080,12 @@ impl<'p> Engine<'p> {
         }
     }
 
-    fn slot_cond(&self, r: u32, slot: u32, cache: &mut FxMap<(u32, u32), Arc<[Rank]>>) -> WaitCond {
+    fn slot_cond(
+        &self,
+        r: u32,
+        slot: u32,
+        cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
+    ) -> WaitCond {
         let s = self.slots[slot as usize];
         let op = self.p.ops[s.op as usize];
         let mut parts = Vec::new();
@@ -2168,7 +2131,7 @@ impl<'p> Engine<'p> {
         op: &ReplayOp,
         sid: u32,
         ordinal: u32,
-        cache: &mut FxMap<(u32, u32), Arc<[Rank]>>,
+        cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
     ) -> WaitCond {
         let series = &self.series[sid as usize];
         let members = self
@@ -2211,6 +2174,6 @@ mod tests {
 
     #[test]
     fn replay_op_is_compact() {
-        assert_eq!(std::mem::size_of::<ReplayOp>(), 24);
+        assert_eq!(size_of::<ReplayOp>(), 24);
     }
 }

@@ -6,6 +6,7 @@
 //! - [`waitfor`]: reduces the wait-for graph of stuck ranks to the deadlock's cycle or knot.
 //! - [`threads`]: synchronization records and happens-before between a rank's threads.
 //! - [`checks`]: the checks (`run_all`, `catalogue`, `actual_deadlock`).
+//! - [`ranks`]: the text of rank sets in messages and reports, and its parser.
 
 pub mod checks;
 pub mod diagnostic;
@@ -13,6 +14,7 @@ pub mod engine;
 pub mod model;
 pub mod normalize;
 pub mod polling;
+pub mod ranks;
 pub mod text_trace;
 pub mod threads;
 pub mod typesig;

@@ -540,7 +540,7 @@ mod tests {
             fs::write(out.join("trace-2.mpitrace"), trace_bytes(2)).unwrap();
             run.adopt_new_traces().unwrap();
             // It grows after it was listed.
-            fs::OpenOptions::new()
+            OpenOptions::new()
                 .append(true)
                 .open(out.join("trace-2.mpitrace"))
                 .unwrap()

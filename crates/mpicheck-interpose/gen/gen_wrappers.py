@@ -10,22 +10,54 @@ wrappers for the Fortran entry points of every procedure with a Fortran binding:
 Open MPI's `_cptr_` overloads; see FLAVOURS and FORTRAN_EXCLUDED). Both are committed; a test
 regenerates them and diffs, so edit this script, never the output.
 
-The API description is `apis.json` from the MPI Forum's `pympistandard` package (MIT), kept in
-this directory together with a copy of the package itself, so generating needs only python3.
+The API description is `apis.json` as bundled in the MPI Forum's `pympistandard` package (MIT),
+pinned in requirements.txt next to this script and installed by scripts/install-deps into
+$MPICHECK_PYTHON_DIR (default /opt/mpicheck-python), which is searched first. Without that
+version of the package the script exits with status 3 (EXIT_MISSING_PACKAGE) and says so.
 
 The word layout of every recorded call is the one documented in crate mpicheck-trace
 (src/schema.rs): one word per scalar, `[n, v...]` per array, 4 words per status.
 """
 
 import os
+import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# The vendored copy wins over an installed one: the output must not depend on the machine.
-sys.path.insert(0, HERE)
-import pympistandard as std  # noqa: E402
+EXIT_MISSING_PACKAGE = 3
 
-std.use_api_version(1, given_path=os.path.join(HERE, "apis.json"))
+
+def _pinned_version():
+    with open(os.path.join(HERE, "requirements.txt")) as fh:
+        found = re.search(r"^pympistandard==(\S+)", fh.read(), re.MULTILINE)
+    assert found, "requirements.txt pins no pympistandard version"
+    return found.group(1)
+
+
+def _import_pympistandard():
+    """The pinned pympistandard, or exit: the output must not depend on the machine."""
+    want = _pinned_version()
+    # install-deps's directory wins over any other installed copy.
+    sys.path.insert(0, os.environ.get("MPICHECK_PYTHON_DIR", "/opt/mpicheck-python"))
+    try:
+        import pympistandard
+    except ImportError:
+        found = ""
+    else:
+        if pympistandard.__version__ == want:
+            return pympistandard
+        found = f" (found {pympistandard.__version__})"
+    print(
+        f"gen_wrappers.py: error: pympistandard {want} is not installed{found}; "
+        "install it with scripts/install-deps",
+        file=sys.stderr,
+    )
+    sys.exit(EXIT_MISSING_PACKAGE)
+
+
+std = _import_pympistandard()
+# The description the pinned package ships, never one named by $MPISTANDARD.
+std.use_api_version(1, force_bundled=True)
 
 # ---------------------------------------------------------------------------------------------
 # How each parameter is recorded

@@ -5,7 +5,8 @@
 //! compile with the family's wrapper (`-g -O0`) into a temporary directory, run
 //! `mpicheck run --mpi <family> -n N --out <dir> --deadlock-timeout 3 -- <program>` under a
 //! hard timeout, read `<dir>/report.json` and compare it with the program's expectations
-//! (see the library docs). A family whose compiler or `mpiexec` is missing gives ignored tests.
+//! (see the library docs). A family whose compiler or `mpiexec` is missing gives ignored tests,
+//! failed ones in CI (`CI` set), where every test must run.
 //!
 //! A small libtest-compatible runner (`harness = false`): filters, `--exact`, `--skip`,
 //! `--ignored`, `--include-ignored`, `--list [--format terse]`, `--test-threads`, so `cargo
@@ -56,6 +57,8 @@ struct Test {
     kind: Kind,
     /// Why it cannot run here, for ignored tests.
     ignored: Option<String>,
+    /// Why it cannot run here, in CI: the test fails with this.
+    unavailable: Option<String>,
 }
 
 fn on_path(program: &str) -> bool {
@@ -91,6 +94,7 @@ fn collect_tests() -> Result<Vec<Test>, String> {
             lang,
             kind: Kind::Expectations,
             ignored: None,
+            unavailable: None,
         });
         for &family in FAMILIES {
             let cc = lang.compiler(family);
@@ -99,13 +103,20 @@ fn collect_tests() -> Result<Vec<Test>, String> {
                 .into_iter()
                 .filter(|p| !on_path(p))
                 .collect();
+            let missing = (!missing.is_empty())
+                .then(|| format!("{} not found on PATH", missing.join(" and ")));
+            let (ignored, unavailable) = if mpicheck_test_support::in_ci() {
+                (None, missing)
+            } else {
+                (missing, None)
+            };
             tests.push(Test {
                 name: format!("{file}::{family}"),
                 path: path.clone(),
                 lang,
                 kind: Kind::Run { family },
-                ignored: (!missing.is_empty())
-                    .then(|| format!("{} not found on PATH", missing.join(" and "))),
+                ignored,
+                unavailable,
             });
         }
     }
@@ -326,6 +337,12 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
 }
 
 fn run_test(test: &Test) -> Result<(), String> {
+    if let Some(why) = &test.unavailable {
+        return Err(format!(
+            "{why} (scripts/install-deps installs it); in CI every test must run (CI is set), \
+             so this is a failure, not a skip"
+        ));
+    }
     match test.kind {
         Kind::Expectations => read_program(&test.path, test.lang).map(|_| ()),
         Kind::Run { family } => run_program(test, family),

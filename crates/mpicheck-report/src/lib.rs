@@ -21,7 +21,6 @@ pub mod filter;
 pub mod fold;
 pub mod html;
 pub mod json;
-pub mod ranks;
 pub mod sarif;
 mod source;
 pub mod svg;
@@ -33,7 +32,7 @@ pub use filter::{cap, Selected, Selection, Suppressions};
 pub use fold::fold;
 pub use html::write_html;
 pub use json::write_json;
-pub use ranks::{format_ranks, parse_ranks};
+pub use mpicheck_analyzer::ranks::{self, format_ranks, parse_ranks};
 pub use sarif::write_sarif;
 pub use terminal::render_terminal;
 

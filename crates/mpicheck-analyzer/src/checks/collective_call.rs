@@ -3,10 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{event_location, ranks_text, Context};
+use super::{event_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
-use crate::engine::FxMap;
 use crate::model::{Blocking, CollectiveKind, CommId, Op, Rank, RankEnd, RankTrace};
+use crate::ranks::format_ranks;
+use rustc_hash::FxHashMap;
 
 pub const CO001: CheckInfo = CheckInfo {
     code: "CO001",
@@ -112,8 +113,8 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
     let run = ctx.run;
     // Pass 1: the signatures at each position of each communicator, and how many
     // collectives each member called on it.
-    let mut sequences: FxMap<u32, CommSequence> = FxMap::default();
-    let mut counts: FxMap<(u32, Rank), u32> = FxMap::default();
+    let mut sequences: FxHashMap<u32, CommSequence> = FxHashMap::default();
+    let mut counts: FxHashMap<(u32, Rank), u32> = FxHashMap::default();
     for trace in &run.ranks {
         for event in &trace.events {
             let Op::Collective {
@@ -183,7 +184,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
     // comm → signature → (site, call) → (ranks, event index of the first)
     type Groups = BTreeMap<Signature, BTreeMap<(u32, &'static str), (Vec<Rank>, Rank, usize)>>;
     let mut calls: BTreeMap<u32, Groups> = BTreeMap::new();
-    let mut seen: FxMap<(u32, Rank), u32> = FxMap::default();
+    let mut seen: FxHashMap<(u32, Rank), u32> = FxHashMap::default();
     for trace in &run.ranks {
         for (index, event) in trace.events.iter().enumerate() {
             let Op::Collective {
@@ -250,7 +251,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                     let others: Vec<String> = by_signature
                         .iter()
                         .filter(|(_, n)| n != call)
-                        .map(|(r, n)| format!("{n} on {}", ranks_text(r)))
+                        .map(|(r, n)| format!("{n} on {}", format_ranks(r)))
                         .collect();
                     let event = &run.ranks[*first as usize].events[*index];
                     locations.push(event_location(
@@ -269,7 +270,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                     .map(|(r, n)| {
                         format!(
                             "{} {} {n}",
-                            ranks_text(r),
+                            format_ranks(r),
                             if r.len() == 1 { "calls" } else { "call" }
                         )
                     })
@@ -306,7 +307,7 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                         format!(
                             "collective #{} on {comm_name}, which {} never {}",
                             k + 1,
-                            ranks_text(&missing),
+                            format_ranks(&missing),
                             if missing.len() == 1 { "calls" } else { "call" }
                         ),
                     ));
@@ -336,9 +337,9 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                 }
                 message = format!(
                     "collective mismatch on {comm_name}: {} never {} the {call} that {} {}",
-                    ranks_text(&missing),
+                    format_ranks(&missing),
                     if missing.len() == 1 { "calls" } else { "call" },
-                    ranks_text(&callers.iter().copied().collect::<Vec<_>>()),
+                    format_ranks(&callers.iter().copied().collect::<Vec<_>>()),
                     if callers.len() == 1 { "calls" } else { "call" },
                 );
             }

@@ -3,10 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use super::{ranks_text, stuck_locations, Context, Involved};
+use super::{stuck_locations, Context, Involved};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::engine::{self, ForcedMatch, Mode, Replay, ReplayOptions, WaitOn};
 use crate::model::{CommId, Op, Rank};
+use crate::ranks::format_ranks;
 use crate::waitfor::{self, DeadlockSet};
 
 pub const DL001: CheckInfo = CheckInfo {
@@ -268,14 +269,14 @@ pub(crate) fn actual(ctx: &Context) -> Option<Diagnostic> {
         let gone: Vec<Rank> = gone.into_iter().collect();
         format!(
             "deadlock: {} {} blocked forever waiting for {}, which already finished",
-            ranks_text(&core_ranks),
+            format_ranks(&core_ranks),
             if core_ranks.len() == 1 { "is" } else { "are" },
-            ranks_text(&gone)
+            format_ranks(&gone)
         )
     } else {
         format!(
             "deadlock: {} are blocked forever waiting for each other",
-            ranks_text(&core_ranks)
+            format_ranks(&core_ranks)
         )
     };
     if others > 0 {
@@ -371,7 +372,7 @@ pub(crate) fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> O
         severity: DL002.severity,
         message: format!(
             "potential deadlock: {} wait for each other unless {because}",
-            ranks_text(&core_ranks)
+            format_ranks(&core_ranks)
         ),
         locations: stuck_locations(ctx, strict, &ordered),
         notes: notes_for(&inv, true),
@@ -463,7 +464,7 @@ pub(crate) fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                     "potential deadlock: if the wildcard receive of rank {} matches rank {source} instead of rank {}, {} would be blocked forever",
                     race.rank,
                     race.matched,
-                    ranks_text(&cycle_ranks(&alt, &set.core))
+                    format_ranks(&cycle_ranks(&alt, &set.core))
                 ),
                 locations,
                 notes,

@@ -2,9 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{event_location, ranks_text, Context};
+use super::{event_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::Rank;
+use crate::ranks::format_ranks;
 
 pub const MR001: CheckInfo = CheckInfo {
     code: "MR001",
@@ -98,7 +99,7 @@ pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic:
             recv,
             format!(
                 "wildcard receive can match messages from {}",
-                ranks_text(&sources)
+                format_ranks(&sources)
             ),
         )];
         for ((_, _), (mut senders, (sender, event))) in sends {
@@ -129,8 +130,8 @@ pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic:
             severity: MR001.severity,
             message: format!(
                 "message race: the wildcard receive of {} can match messages from {}, depending on timing",
-                ranks_text(&ranks),
-                ranks_text(&sources)
+                format_ranks(&ranks),
+                format_ranks(&sources)
             ),
             locations,
             notes,

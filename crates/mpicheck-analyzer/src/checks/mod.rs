@@ -32,6 +32,7 @@ use std::cell::OnceCell;
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::engine::{self, Mode, Program, Replay, ReplayOptions, WaitCond, WaitOn};
 use crate::model::{Event, Op, Rank, Run, SendMode};
+use crate::ranks::format_ranks;
 use crate::waitfor::collective_call_name;
 
 pub mod argument;
@@ -196,40 +197,6 @@ pub fn catalogue() -> &'static [CheckInfo] {
 // ---------------------------------------------------------------------------------------
 // Shared helpers for messages and locations.
 
-/// "rank 3", "ranks 0-3", "ranks 0, 2, 5", capped.
-pub(crate) fn ranks_text(ranks: &[Rank]) -> String {
-    let mut sorted = ranks.to_vec();
-    sorted.sort_unstable();
-    sorted.dedup();
-    if sorted.len() == 1 {
-        return format!("rank {}", sorted[0]);
-    }
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < sorted.len() {
-        let mut j = i;
-        while j + 1 < sorted.len() && sorted[j + 1] == sorted[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", sorted[i], sorted[j])
-        } else {
-            sorted[i].to_string()
-        });
-        i = j + 1;
-    }
-    const MAX: usize = 8;
-    if parts.len() > MAX {
-        format!(
-            "ranks {}, ... ({} ranks)",
-            parts[..MAX].join(", "),
-            sorted.len()
-        )
-    } else {
-        format!("ranks {}", parts.join(", "))
-    }
-}
-
 fn tag_text(tag: Option<i32>) -> String {
     match tag {
         Some(t) => format!("tag {t}"),
@@ -283,7 +250,7 @@ pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> 
                     .all(|&r| replay.ranks.get(r as usize).is_some_and(|o| o.terminated()));
                 format!(
                     "waits for {} to call {what}{}",
-                    ranks_text(ranks),
+                    format_ranks(ranks),
                     if gone_all {
                         ", which have already finished"
                     } else {
@@ -432,15 +399,6 @@ impl Involved {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rank_lists_are_compressed() {
-        assert_eq!(ranks_text(&[3]), "rank 3");
-        assert_eq!(ranks_text(&[2, 0, 1, 3]), "ranks 0-3");
-        assert_eq!(ranks_text(&[0, 2, 5, 6]), "ranks 0, 2, 5-6");
-        let many: Vec<Rank> = (0..40).map(|i| i * 2).collect();
-        assert!(ranks_text(&many).ends_with("(40 ranks)"));
-    }
 
     #[test]
     fn catalogue_docs_have_the_fixed_headings() {

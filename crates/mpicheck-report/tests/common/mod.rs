@@ -262,7 +262,7 @@ pub fn stripped_binary_finding() -> Diagnostic {
         code: "DL002",
         category: Category::Deadlock,
         severity: Severity::Error,
-        message: "ranks 0-1 each block in a send to the other".into(),
+        message: "ranks 0, 1 each block in a send to the other".into(),
         locations: vec![known, object_only, unknown],
         notes: vec![],
         help: None,

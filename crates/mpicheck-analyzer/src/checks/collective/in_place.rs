@@ -2,9 +2,9 @@
 //! or on a non-root rank of a rooted collective.
 
 use super::{aligned, by_value, disagreement, group_locations, Context};
-use crate::checks::ranks_text;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{CollectiveKind, Op};
+use crate::ranks::format_ranks;
 
 pub const CO004: CheckInfo = CheckInfo {
     code: "CO004",
@@ -131,7 +131,7 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
                     "MPI_IN_PLACE on a non-root rank in {call} (collective #{} on {}): {} {} it, but only the root (rank {root} of the communicator) may",
                     position.k + 1,
                     info.name,
-                    ranks_text(&ranks),
+                    format_ranks(&ranks),
                     if ranks.len() == 1 { "passes" } else { "pass" },
                 ),
                 locations: group_locations(

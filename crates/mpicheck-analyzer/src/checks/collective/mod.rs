@@ -9,9 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{event_location, ranks_text, Context};
+use super::{event_location, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{CollectiveArgs, CommId, Event, Op, Rank, Run};
+use crate::ranks::format_ranks;
 
 pub mod arguments;
 pub mod file_order;
@@ -174,7 +175,7 @@ pub(crate) fn disagreement(
     for (value, calls) in &groups[1..] {
         parts.push(format!(
             "{} {} {value}",
-            ranks_text(&ranks_of(calls)),
+            format_ranks(&ranks_of(calls)),
             verb(calls, "passes", "pass")
         ));
         locations.extend(group_locations(
@@ -183,7 +184,7 @@ pub(crate) fn disagreement(
             &format!(
                 "{} {value} here; {} {} {reference}",
                 verb(calls, "passes", "pass"),
-                ranks_text(&ranks_of(reference_calls)),
+                format_ranks(&ranks_of(reference_calls)),
                 verb(reference_calls, "passes", "pass")
             ),
         ));
@@ -201,7 +202,7 @@ pub(crate) fn disagreement(
             "{what} mismatch in {call} (collective #{} on {comm_name}): {} while {} {} {reference}",
             position.k + 1,
             parts.join(" and "),
-            ranks_text(&ranks_of(reference_calls)),
+            format_ranks(&ranks_of(reference_calls)),
             verb(reference_calls, "passes", "pass"),
         ),
         locations,

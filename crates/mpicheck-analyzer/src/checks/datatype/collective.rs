@@ -5,9 +5,10 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::{compare, fold, typed, typed_of, BadPair};
 use crate::checks::collective::{aligned, by_value, group_locations, Call, Position};
-use crate::checks::{ranks_text, Context};
+use crate::checks::Context;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::{CollectiveKind, CommInfo, Op, Rank};
+use crate::ranks::format_ranks;
 use crate::typesig::Typed;
 
 pub const TY001: CheckInfo = CheckInfo {
@@ -400,18 +401,18 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
             };
             lines.push(format!(
                 "{} {s_verb} {sent}, {} {r_verb} {expected}",
-                ranks_text(senders),
-                ranks_text(receivers)
+                format_ranks(senders),
+                format_ranks(receivers)
             ));
             let s_locs = group_locations(
                 ctx,
                 &calls_of(senders),
-                &format!("{s_verb} {sent} to {}; {why}", ranks_text(receivers)),
+                &format!("{s_verb} {sent} to {}; {why}", format_ranks(receivers)),
             );
             let r_locs = group_locations(
                 ctx,
                 &calls_of(receivers),
-                &format!("{r_verb} {expected} from {}", ranks_text(senders)),
+                &format!("{r_verb} {expected} from {}", format_ranks(senders)),
             );
             // The side with fewer ranks is the one that disagrees with the others.
             let count = |spec: &String| spec_counts.get(spec).copied().unwrap_or(0);

@@ -1,5 +1,7 @@
 //! Compact text for sets of ranks: `rank 3`, `ranks 0-3`, `ranks 0-63 stride 2`,
-//! `ranks 0, 5, 9-12`, and the parser that reads that text back.
+//! `ranks 0, 5, 9-12`, and the parser that reads that text back. The one rank-set formatter:
+//! the checks' messages and every report format write rank sets with [`format_ranks`], so
+//! the report can fold findings across ranks by reading them back.
 //!
 //! Grammar of what [`format_ranks`] writes and [`parse_ranks`] reads:
 //!
@@ -14,7 +16,7 @@
 
 use std::fmt;
 
-use mpicheck_analyzer::model::Rank;
+use crate::model::Rank;
 
 /// One item of a rank list: `first..=last` stepping by `stride` (1 for a plain range or a
 /// single rank).
