@@ -193,8 +193,10 @@ pub fn print_events(dir: &Path) -> Result<u8> {
             };
             writeln!(
                 out,
-                "  {index:>5} {} at {file}:{line}{state}: {:?}",
-                event.call, event.op
+                "  {index:>5} {} at {file}:{line}{state}: {:?}{}",
+                event.call,
+                event.op,
+                object_changes(event)
             )?;
         }
     }
@@ -206,6 +208,23 @@ pub fn print_events(dir: &Path) -> Result<u8> {
         )?;
     }
     Ok(0)
+}
+
+/// The objects a call made and freed, as `; made communicator #3; freed datatype #2` (the
+/// rank's own object numbers), so that a leak (RS001) can be followed from the call that
+/// made the object to the frees that did not come.
+fn object_changes(event: &mpicheck_analyzer::model::Event) -> String {
+    let Some(facts) = &event.facts else {
+        return String::new();
+    };
+    let mut text = String::new();
+    for (verb, objects) in [("made", &facts.created), ("freed", &facts.freed)] {
+        for object in objects {
+            let kind = format!("{:?}", object.kind).to_lowercase();
+            text.push_str(&format!("; {verb} {kind} #{}", object.id.0));
+        }
+    }
+    text
 }
 
 pub fn has_errors(findings: &[Diagnostic]) -> bool {
