@@ -11,11 +11,12 @@
 //! - Send modes: synchronous sends complete when matched; buffered sends complete at once
 //!   while the buffer attached with `MPI_Buffer_attach` has room (MPI-CHECK 2.0 fig. 5);
 //!   standard and ready sends depend on the [`Mode`].
-//! - Probes (blocking; `MPI_Iprobe` that found a message behaves as the probe loop it ends),
-//!   matched probes (`MPI_Mprobe`/`MPI_Improbe` consume the message like a receive; the
-//!   `MPI_Mrecv` that follows is then local).
-//! - Nonblocking and persistent requests, completed by `MPI_Wait*` and by `MPI_Test*` that
-//!   reported completion. A test that reported no completion is polling and never blocks.
+//! - Probes, matched probes (`MPI_Mprobe`/`MPI_Improbe` consume the message like a receive;
+//!   the `MPI_Mrecv` that follows is then local).
+//! - Nonblocking and persistent requests, completed by `MPI_Wait*`. Tests,
+//!   `MPI_Request_get_status*` and nonblocking probes poll: one that found nothing never
+//!   blocks, and one that succeeded blocks only where it ended a polling loop (`polling`
+//!   module: a single successful poll waited for nothing).
 //! - The progress rule (MPI 4.1 §3.7.4): a posted operation is matched and completes
 //!   whatever its rank is doing, because matching here is driven by the other side, never
 //!   by the waiting rank.
@@ -58,6 +59,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use crate::model::*;
+
+mod polling;
+use polling::Poll;
 
 // ---------------------------------------------------------------------------------------
 // Hashing: keys are small integers; SipHash would dominate the replay's cost.
@@ -140,6 +144,12 @@ pub enum OpKind {
     Wait,
     /// `a` = offset in the aux table of the request ids, `b` = their number.
     Start,
+    /// A single test that found requests complete (see the `polling` module): the program
+    /// has them back, and their operations go on without anybody waiting. `a` = offset in
+    /// the aux table of `b` pairs `[request, fresh request]`: the handle is the fresh
+    /// request from here on, so a persistent request can start again while the replay has
+    /// not yet matched its last instance.
+    Release,
     /// `sub` = collective kind index, `peer` = root (communicator rank) or [`NO_RANK`],
     /// `a` = request, `b` = name id for [`CollectiveKind::Management`] calls.
     Collective,
@@ -359,8 +369,10 @@ impl Program {
             // Request id → index of the operation that created it, to mark the sends and
             // collectives whose wait never returned.
             let mut origin: FxMap<u32, usize> = FxMap::default();
-            for event in &trace.events {
-                let op = compile_event(event, run, &mut b);
+            let polls = polling::polls(&trace.events);
+            let mut ids = RequestIds::new(&trace.events);
+            for (event, poll) in trace.events.iter().zip(polls) {
+                let op = compile_event(event, poll, &mut ids, run, &mut b);
                 if matches!(
                     op.kind,
                     OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective
@@ -392,11 +404,49 @@ impl Program {
     }
 }
 
-fn blocking_parts(blocking: &Blocking) -> (u8, u32) {
+fn blocking_parts(blocking: &Blocking, ids: &RequestIds) -> (u8, u32) {
     match blocking {
         Blocking::Blocking => (class::BLOCKING, NO_REQ),
-        Blocking::Nonblocking(r) => (class::NONBLOCKING, r.0),
-        Blocking::Persistent(r) => (class::PERSISTENT, r.0),
+        Blocking::Nonblocking(r) => (class::NONBLOCKING, ids.id(*r)),
+        Blocking::Persistent(r) => (class::PERSISTENT, ids.id(*r)),
+    }
+}
+
+/// The replay's request ids of one rank: the trace's, except for handles a single
+/// successful test gave back ([`OpKind::Release`]), which name a fresh request from then on.
+/// Fresh ids come after every id the rank's events use.
+struct RequestIds {
+    renamed: FxMap<u32, u32>,
+    next_fresh: u32,
+}
+
+impl RequestIds {
+    fn new(events: &[Event]) -> RequestIds {
+        let next_fresh = events
+            .iter()
+            .flat_map(|e| event_requests(&e.op))
+            .map(|r| r.0 + 1)
+            .max()
+            .unwrap_or(0);
+        RequestIds {
+            renamed: FxMap::default(),
+            next_fresh,
+        }
+    }
+    fn id(&self, r: ReqId) -> u32 {
+        self.renamed.get(&r.0).copied().unwrap_or(r.0)
+    }
+    /// A request no event names (for a message a single probe let the program take).
+    fn fresh(&mut self) -> u32 {
+        self.next_fresh += 1;
+        self.next_fresh - 1
+    }
+    /// Gives the handle a fresh request; returns `[old, new]`.
+    fn rename(&mut self, r: ReqId) -> [u32; 2] {
+        let old = self.id(r);
+        let new = self.fresh();
+        self.renamed.insert(r.0, new);
+        [old, new]
     }
 }
 
@@ -425,14 +475,41 @@ fn tag_word(tag: TagMatch) -> i32 {
     }
 }
 
-fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
+/// Every request an operation names.
+fn event_requests(op: &Op) -> Vec<ReqId> {
+    match op {
+        Op::Send { blocking, .. }
+        | Op::Recv { blocking, .. }
+        | Op::Sendrecv { blocking, .. }
+        | Op::Collective { blocking, .. } => match blocking {
+            Blocking::Nonblocking(r) | Blocking::Persistent(r) => vec![*r],
+            Blocking::Blocking => Vec::new(),
+        },
+        Op::Wait { requests, .. } | Op::RequestStatus { requests, .. } => {
+            requests.iter().flatten().copied().collect()
+        }
+        Op::Start { requests } => requests.clone(),
+        Op::Cancel { request } | Op::RequestFree { request } => vec![*request],
+        _ => Vec::new(),
+    }
+}
+
+/// Compiles one event; `poll` says whether a test or nonblocking probe that succeeded ended
+/// a polling loop, and `ids` maps the rank's requests to the replay's.
+fn compile_event(
+    event: &Event,
+    poll: Poll,
+    ids: &mut RequestIds,
+    run: &Run,
+    b: &mut ProgramBuilder,
+) -> ReplayOp {
     let mut op = ReplayOp::new(OpKind::Nop);
     op.flags = if event.returned { flags::RETURNED } else { 0 };
     match &event.op {
         Op::Init { .. } | Op::Other => {}
         Op::Finalize => op.kind = OpKind::Finalize,
         Op::Send { send, blocking } => {
-            (op.class, op.a) = blocking_parts(blocking);
+            (op.class, op.a) = blocking_parts(blocking, ids);
             op.kind = OpKind::Send;
             op.peer = send.dest.unwrap_or(NO_RANK);
             op.tag = send.tag;
@@ -441,7 +518,12 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
             op.b = message_bytes(run, send.count, send.datatype);
         }
         Op::Recv { recv, blocking } => {
-            (op.class, op.a) = blocking_parts(blocking);
+            (op.class, op.a) = blocking_parts(blocking, ids);
+            if poll == Poll::ReceivesProbed {
+                // Received only because a single probe found the message: nobody waits.
+                op.class = class::NONBLOCKING;
+                op.a = ids.fresh();
+            }
             op.kind = OpKind::Recv;
             op.peer = source_word(recv.source);
             op.tag = tag_word(recv.tag);
@@ -453,7 +535,7 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
             recv,
             blocking,
         } => {
-            (op.class, op.a) = blocking_parts(blocking);
+            (op.class, op.a) = blocking_parts(blocking, ids);
             op.kind = OpKind::Sendrecv;
             op.peer = send.dest.unwrap_or(NO_RANK);
             op.tag = send.tag;
@@ -475,9 +557,12 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
             found,
             matched,
         } => {
-            // An Iprobe that found nothing is polling; one that found a message ends a
-            // polling loop, which behaves like the blocking probe.
-            if *blocking || *found == Some(true) {
+            // A nonblocking probe that found nothing is polling; one that found a message
+            // at the end of a polling loop behaves like the blocking probe; a single one
+            // that found a message waited for nothing, but a matched one still took the
+            // message, as a receive nobody waits for.
+            let took = *found == Some(true) && *matched_probe && poll == Poll::Once;
+            if *blocking || poll == Poll::LoopEnd || took {
                 op.kind = if *matched_probe {
                     OpKind::Recv
                 } else {
@@ -487,30 +572,56 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
                 op.tag = tag_word(*tag);
                 op.comm = comm.0;
                 op.b = matched.map_or(NO_RANK, |m| m.0);
+                if took {
+                    op.class = class::NONBLOCKING;
+                    op.a = ids.fresh();
+                }
             }
         }
         Op::Wait {
             requests,
             kind,
-            test,
-            completed,
+            test: false,
+            ..
         } => {
-            let chosen: Vec<u32> = if *test {
-                // A test that completed requests ends a polling loop: it waited for them.
-                match completed {
-                    Some(done) => done
-                        .iter()
-                        .filter_map(|&i| requests.get(i as usize).copied().flatten())
-                        .map(|r| r.0)
-                        .collect(),
-                    None => Vec::new(),
-                }
-            } else {
-                requests.iter().flatten().map(|r| r.0).collect()
-            };
+            let chosen: Vec<u32> = requests.iter().flatten().map(|&r| ids.id(r)).collect();
             if !chosen.is_empty() {
                 op.kind = OpKind::Wait;
-                if !*test && matches!(kind, WaitKind::Any | WaitKind::Some) {
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
+                    op.flags |= flags::WAIT_ANY;
+                }
+                op.b = chosen.len() as u32;
+                op.a = b.push_aux(&chosen);
+            }
+        }
+        Op::Wait {
+            requests,
+            kind,
+            test: true,
+            completed,
+        }
+        | Op::RequestStatus {
+            requests,
+            kind,
+            completed,
+        } => {
+            // Only a test that ended a polling loop waited: for all its requests
+            // (`Test`, `Testall`), or for any of them (`Testany`, `Testsome`). A single
+            // one that succeeded gave the program back the requests it found complete.
+            if poll == Poll::Once {
+                let pairs: Vec<u32> = completed
+                    .iter()
+                    .flatten()
+                    .filter_map(|&i| requests.get(i as usize).copied().flatten())
+                    .flat_map(|r| ids.rename(r))
+                    .collect();
+                op.kind = OpKind::Release;
+                op.b = pairs.len() as u32 / 2;
+                op.a = b.push_aux(&pairs);
+            } else if poll == Poll::LoopEnd {
+                let chosen: Vec<u32> = requests.iter().flatten().map(|&r| ids.id(r)).collect();
+                op.kind = OpKind::Wait;
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
                     op.flags |= flags::WAIT_ANY;
                 }
                 op.b = chosen.len() as u32;
@@ -518,18 +629,18 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
             }
         }
         Op::Start { requests } => {
-            let ids: Vec<u32> = requests.iter().map(|r| r.0).collect();
+            let started: Vec<u32> = requests.iter().map(|&r| ids.id(r)).collect();
             op.kind = OpKind::Start;
-            op.b = ids.len() as u32;
-            op.a = b.push_aux(&ids);
+            op.b = started.len() as u32;
+            op.a = b.push_aux(&started);
         }
         Op::Cancel { request } => {
             op.kind = OpKind::Cancel;
-            op.a = request.0;
+            op.a = ids.id(*request);
         }
         Op::RequestFree { request } => {
             op.kind = OpKind::RequestFree;
-            op.a = request.0;
+            op.a = ids.id(*request);
         }
         Op::Collective {
             kind,
@@ -537,7 +648,7 @@ fn compile_event(event: &Event, run: &Run, b: &mut ProgramBuilder) -> ReplayOp {
             root,
             blocking,
         } => {
-            (op.class, op.a) = blocking_parts(blocking);
+            (op.class, op.a) = blocking_parts(blocking, ids);
             op.kind = OpKind::Collective;
             op.comm = comm.0;
             op.sub = kind_index(*kind);
@@ -628,6 +739,11 @@ impl ProgramBuilder {
                 | OpKind::Cancel => note(op.a),
                 OpKind::Wait | OpKind::Start => {
                     for k in 0..op.b {
+                        note(self.program.aux[(op.a + k) as usize]);
+                    }
+                }
+                OpKind::Release => {
+                    for k in 0..2 * op.b {
                         note(self.program.aux[(op.a + k) as usize]);
                     }
                 }
@@ -1475,6 +1591,29 @@ impl<'p> Engine<'p> {
                     Step::Next
                 }
             },
+            OpKind::Release => {
+                for k in 0..op.b {
+                    let at = (op.a + 2 * k) as usize;
+                    let [old, new] = [self.p.aux[at], self.p.aux[at + 1]];
+                    let (Some(old), Some(new)) = (self.req_slot(r, old), self.req_slot(r, new))
+                    else {
+                        continue;
+                    };
+                    // The old slot's operation goes on matching; the handle's new slot
+                    // is complete, or inactive for a persistent request not started.
+                    let handle = self.slots[old as usize];
+                    let slot = &mut self.slots[new as usize];
+                    slot.op = handle.op;
+                    slot.state = if handle.state == S_INACTIVE {
+                        S_INACTIVE
+                    } else {
+                        S_DONE
+                    };
+                    slot.pend = 0;
+                    slot.waited = false;
+                }
+                Step::Next
+            }
             OpKind::Start => {
                 for k in 0..op.b {
                     let req = self.p.aux[(op.a + k) as usize];

@@ -218,6 +218,14 @@ pub enum Op {
         test: bool,
         completed: Option<Vec<u32>>,
     },
+    /// `MPI_Request_get_status` and its `_all`, `_any` and `_some` forms: tests that leave
+    /// the requests allocated (and persistent ones active), MPI 4.1 §3.7.6. `completed` as
+    /// for a test.
+    RequestStatus {
+        requests: Vec<Option<ReqId>>,
+        kind: WaitKind,
+        completed: Option<Vec<u32>>,
+    },
     /// `MPI_Start`/`MPI_Startall`.
     Start {
         requests: Vec<ReqId>,

@@ -846,6 +846,18 @@ impl<'t> RankNormalizer<'t> {
         let Some(new) = args.out_int("newtype") else {
             return;
         };
+        // A handle MPI reuses names a new type: its id comes with its MPICHECK_Type_info
+        // once committed, except for a copy of a committed type, which is committed and
+        // has the same signature and size from the start (MPI 4.1 §5.1.10).
+        self.datatypes.remove(&new);
+        if short == "Type_dup" {
+            let old = args.int("oldtype");
+            if old.is_some_and(|old| self.objects.is_committed(old)) {
+                if let Some(id) = self.datatype(old) {
+                    self.datatypes.insert(new, id);
+                }
+            }
+        }
         let int = |n: &str| args.int(n).unwrap_or(0).max(0) as u64;
         let array = |n: &str| -> Vec<i64> {
             args.input(n)
@@ -1243,13 +1255,15 @@ impl<'t> RankNormalizer<'t> {
         }
     }
 
-    /// Records a completion: fills the matched source of the receive it completes and retires
-    /// the handle of a non-persistent request.
+    /// Records a completion: fills the matched source of the receive it completes and, when
+    /// `retire` (a wait or test, not `MPI_Request_get_status`), retires the handle of a
+    /// non-persistent request.
     fn complete_request(
         &mut self,
         raw: i64,
         id: Option<ReqId>,
         status: Option<Status>,
+        retire: bool,
         events: &mut [Event],
     ) {
         let Some(live) = self.requests.get(&raw) else {
@@ -1269,7 +1283,7 @@ impl<'t> RankNormalizer<'t> {
                 recv.matched = matched.or(recv.matched);
             }
         }
-        if !info.persistent {
+        if retire && !info.persistent {
             self.forget_request(raw, position);
         }
     }
@@ -1647,8 +1661,18 @@ impl<'t> RankNormalizer<'t> {
                     matched,
                 })
             }
-            "Wait" | "Test" | "Waitall" | "Testall" | "Waitany" | "Testany" | "Waitsome"
-            | "Testsome" => Some(self.wait_op(short, args, call, events)),
+            "Wait"
+            | "Test"
+            | "Waitall"
+            | "Testall"
+            | "Waitany"
+            | "Testany"
+            | "Waitsome"
+            | "Testsome"
+            | "Request_get_status"
+            | "Request_get_status_all"
+            | "Request_get_status_any"
+            | "Request_get_status_some" => Some(self.wait_op(short, args, call, events)),
             "Start" | "Startall" => {
                 let raws: Vec<i64> = match args.input("request") {
                     Some(ArgValue::Int(r)) => vec![*r],
@@ -1787,8 +1811,14 @@ impl<'t> RankNormalizer<'t> {
     }
 
     fn wait_op(&mut self, short: &str, args: &Args, call: &CallRecord, events: &mut [Event]) -> Op {
-        let test = short.starts_with("Test");
-        let kind = match &short[4..] {
+        // MPI_Request_get_status*: a test that leaves the request allocated.
+        let status_only = short.starts_with("Request_get_status");
+        let test = status_only || short.starts_with("Test");
+        let suffix = match short.strip_prefix("Request_get_status") {
+            Some(rest) => rest.trim_start_matches('_'),
+            None => &short[4..],
+        };
+        let kind = match suffix {
             "all" => WaitKind::All,
             "any" => WaitKind::Any,
             "some" => WaitKind::Some,
@@ -1852,8 +1882,15 @@ impl<'t> RankNormalizer<'t> {
                     WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
                     WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
                 };
-                self.complete_request(raw, requests[i as usize], status, events);
+                self.complete_request(raw, requests[i as usize], status, !status_only, events);
             }
+        }
+        if status_only {
+            return Op::RequestStatus {
+                requests,
+                kind,
+                completed,
+            };
         }
         Op::Wait {
             requests,

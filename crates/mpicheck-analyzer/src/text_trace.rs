@@ -34,6 +34,7 @@
 //! | `waitall` `testall` | `reqs=1,2,null`; `testall` adds `flag=` |
 //! | `waitany` `testany` | `reqs=`, `index=N` (default: first non-null for waits, none for tests) |
 //! | `waitsome` `testsome` | `reqs=`, `indices=0,1` (default: all non-null for waits, none for tests) |
+//! | `request_get_status`, `request_get_status_all` / `_any` / `_some` | as `test`, `testall`, `testany`, `testsome` (the requests stay allocated) |
 //! | `start` `startall` | `req=N` / `reqs=1,2` |
 //! | `cancel` `request_free` | `req=N` |
 //! | collectives: `barrier` `bcast` `gather` `gatherv` `scatter` `scatterv` `allgather` `allgatherv` `alltoall` `alltoallv` `alltoallw` `reduce` `allreduce` `reduce_scatter` `reduce_scatter_block` `scan` `exscan` | `comm=N` `root=N` (communicator rank); an `i` prefix (`ibarrier`) makes it nonblocking and `_init` (`bcast_init`) persistent, both with `req=N` |
@@ -604,10 +605,25 @@ impl Parser {
                 }
             }
             "mrecv" => Op::Other,
-            "wait" | "test" | "waitall" | "testall" | "waitany" | "testany" | "waitsome"
-            | "testsome" => {
-                let test = name.starts_with("test");
-                let kind = match &name[4..] {
+            "wait"
+            | "test"
+            | "waitall"
+            | "testall"
+            | "waitany"
+            | "testany"
+            | "waitsome"
+            | "testsome"
+            | "request_get_status"
+            | "request_get_status_all"
+            | "request_get_status_any"
+            | "request_get_status_some" => {
+                let status_only = name.starts_with("request_get_status");
+                let test = status_only || name.starts_with("test");
+                let suffix = match name.strip_prefix("request_get_status") {
+                    Some(rest) => rest.trim_start_matches('_'),
+                    None => &name[4..],
+                };
+                let kind = match suffix {
                     "all" => WaitKind::All,
                     "any" => WaitKind::Any,
                     "some" => WaitKind::Some,
@@ -663,11 +679,19 @@ impl Parser {
                         }
                     }
                 }
-                Op::Wait {
-                    requests,
-                    kind,
-                    test,
-                    completed,
+                if status_only {
+                    Op::RequestStatus {
+                        requests,
+                        kind,
+                        completed,
+                    }
+                } else {
+                    Op::Wait {
+                        requests,
+                        kind,
+                        test,
+                        completed,
+                    }
                 }
             }
             "start" | "startall" => Op::Start {

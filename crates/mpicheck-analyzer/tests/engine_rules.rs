@@ -121,13 +121,85 @@ fn polling_probes_and_tests_never_block() {
 }
 
 #[test]
-fn a_successful_test_waits_like_a_wait() {
+fn a_test_that_ends_a_polling_loop_waits_like_a_wait() {
     let text = "ranks 2
         1: irecv src=0 tag=0 req=0
+        1: test req=0 flag=0
         1: test req=0 flag=1";
     let r = replay_mode(text, Mode::Recorded);
     assert_eq!(stuck_ranks(&r), vec![1]);
-    assert_eq!(r.stuck[0].event, 1);
+    assert_eq!(r.stuck[0].event, 2);
+}
+
+#[test]
+fn a_single_test_that_succeeds_waits_for_nothing() {
+    // BLACS: MPI_Testall tells whether a send buffer is free; if not, BLACS takes another.
+    // Had the sends not completed, the program would have gone on all the same: no rank
+    // waits for the other before its receive.
+    for test in [
+        "testall reqs=0 flag=1",
+        "test req=0 flag=1",
+        "testany reqs=0 index=0",
+        "testsome reqs=0 indices=0",
+        "request_get_status req=0 flag=1",
+        "request_get_status_all reqs=0 flag=1",
+    ] {
+        let text = format!(
+            "ranks 2
+             0: isend dest=1 tag=0 req=0
+             1: isend dest=0 tag=0 req=0
+             *: {test}
+             0: recv src=1 tag=0
+             1: recv src=0 tag=0
+             *: wait req=null
+             *: finalize"
+        );
+        assert!(replay_mode(&text, Mode::Strict).completed(), "{test}");
+        assert_eq!(codes(&text), Vec::<&str>::new(), "{test}");
+    }
+    // The same test at the end of a polling loop waits: both ranks poll their sends until
+    // the other receives, which it does only after its own loop.
+    let looped = "ranks 2
+        0: isend dest=1 tag=0 req=0
+        1: isend dest=0 tag=0 req=0
+        *: testall reqs=0 flag=0
+        *: testall reqs=0 flag=1
+        0: recv src=1 tag=0
+        1: recv src=0 tag=0
+        *: finalize";
+    assert_eq!(stuck_ranks(&replay_mode(looped, Mode::Strict)), vec![0, 1]);
+    assert_eq!(codes(looped), vec!["DL002"]);
+}
+
+#[test]
+fn a_single_probe_that_finds_a_message_waits_for_nothing() {
+    // The probing rank receives the message only because it was there, then joins the
+    // broadcast whose root sends it: with a synchronizing broadcast the probe would have
+    // found nothing and the receive would have come later.
+    let single = "ranks 2
+        1: bcast root=1
+        1: send dest=0 tag=1
+        0: iprobe src=1 tag=1 found=1 matched=1:1
+        0: recv src=1 tag=1
+        0: bcast root=1
+        *: finalize";
+    assert!(replay_mode(single, Mode::Strict).completed());
+    assert_eq!(codes(single), Vec::<&str>::new());
+    let matched = "ranks 2
+        1: bcast root=1
+        1: send dest=0 tag=1
+        0: improbe src=1 tag=1 found=1 matched=1:1
+        0: mrecv
+        0: bcast root=1
+        *: finalize";
+    assert!(replay_mode(matched, Mode::Strict).completed());
+    assert_eq!(codes(matched), Vec::<&str>::new());
+    // A probe loop that ends with the message waits for it: a potential deadlock.
+    let looped = single.replace(
+        "0: iprobe src=1 tag=1 found=1",
+        "0: iprobe src=1 tag=1\n 0: iprobe src=1 tag=1 found=1",
+    );
+    assert_eq!(codes(&looped), vec!["DL002"]);
 }
 
 #[test]
@@ -490,4 +562,35 @@ fn a_request_named_twice_in_one_waitall_is_waited_for_once() {
         1: recv src=0 tag=0";
     assert!(replay_mode(text, Mode::Recorded).completed());
     assert!(replay_mode(text, Mode::Strict).completed());
+}
+
+#[test]
+fn a_persistent_request_a_single_test_found_complete_restarts() {
+    // tests/traces/features.c: each round starts a persistent send and receive and waits
+    // only if MPI_Testall says they are not done yet. The rank whose test succeeded starts
+    // the same requests again: a new receive, while the replay may not have matched the
+    // old one yet.
+    let text = "ranks 2
+        0: send_init dest=1 tag=5 req=0
+        0: recv_init src=1 tag=5 req=1
+        1: send_init dest=0 tag=5 req=0
+        1: recv_init src=0 tag=5 req=1
+        *: startall reqs=0,1
+        0: testall reqs=0,1 flag=1
+        1: testall reqs=0,1 flag=0
+        1: waitall reqs=0,1
+        *: startall reqs=0,1
+        0: testall reqs=0,1 flag=1
+        1: testall reqs=0,1 flag=0
+        1: waitall reqs=0,1
+        *: startall reqs=0,1
+        0: testall reqs=0,1 flag=1
+        1: testall reqs=0,1 flag=0
+        1: waitall reqs=0,1
+        *: request_free req=0
+        *: request_free req=1
+        *: bcast root=0
+        *: finalize";
+    assert!(replay_mode(text, Mode::Strict).completed());
+    assert_eq!(codes(text), Vec::<&str>::new());
 }

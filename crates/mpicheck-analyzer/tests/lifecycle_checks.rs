@@ -270,3 +270,34 @@ fn send_and_receive_buffers_of_one_call_that_overlap_are_bf002() {
     let twin = bug.replace("recvbuf:4100+16:w", "recvbuf:4112+16:w");
     assert_eq!(codes_at(&twin), vec![]);
 }
+
+#[test]
+fn request_get_status_completes_the_operation_and_keeps_the_request() {
+    // MPI_Request_get_status reported the send complete: its buffer is free again and
+    // freeing the request loses nothing; the request itself stays allocated until then.
+    let polled = "ranks 2
+        *: init
+        0: isend dest=1 tag=0 req=0 mem=buf:4096+16:r     @ a.c:10
+        0: request_get_status req=0 flag=1               @ a.c:11
+        0: recv src=1 tag=1 mem=buf:4096+16:w            @ a.c:12
+        0: request_free req=0                            @ a.c:13
+        1: send dest=0 tag=1                             @ a.c:20
+        1: recv src=0 tag=0                              @ a.c:21
+        *: finalize                                      @ a.c:30";
+    assert_eq!(codes_at(polled), vec![]);
+    let waited = polled.replace("request_free req=0", "wait req=0");
+    assert_eq!(
+        codes_at(&waited),
+        vec![],
+        "a wait after it names a live request"
+    );
+    // Without the status, the buffer is reused while the send may be pending.
+    let unpolled = polled.replace(
+        "request_get_status req=0 flag=1",
+        "request_get_status req=0 flag=0",
+    );
+    assert_eq!(
+        codes_at(&unpolled),
+        vec![("RQ002", Some(13)), ("BF001", Some(12))]
+    );
+}

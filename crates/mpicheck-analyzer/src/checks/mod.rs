@@ -407,7 +407,7 @@ impl Involved {
                 }
                 Op::Recv { .. } | Op::Probe { .. } => inv.receive = true,
                 Op::Collective { .. } => inv.collective = true,
-                Op::Wait { .. } => inv.wait = true,
+                Op::Wait { .. } | Op::RequestStatus { .. } => inv.wait = true,
                 _ => {}
             }
             s.cond.for_each_rank(&ctx.program, s.rank, &mut |t, on| {
@@ -416,7 +416,9 @@ impl Involved {
                 }
                 match on {
                     WaitOn::Collective { .. } => inv.collective = true,
-                    WaitOn::Receive { .. } if matches!(event.op, Op::Wait { .. }) => {
+                    WaitOn::Receive { .. }
+                        if matches!(event.op, Op::Wait { .. } | Op::RequestStatus { .. }) =>
+                    {
                         inv.standard_send = true
                     }
                     _ => {}

@@ -72,12 +72,26 @@ impl FactConstants {
     }
 }
 
+/// An object the program holds, under one raw handle.
+struct LiveObject {
+    /// The references the program holds, oldest first, each freed by its own `*_free`: MPI
+    /// hands out the handle of an existing object again as a new reference from accessors
+    /// (MPICH's and Open MPI's `MPI_Comm_group` and `MPI_Comm_get_errhandler`, MPICH's
+    /// `MPI_Type_get_contents`).
+    refs: Vec<ObjectId>,
+    /// A datatype that is committed.
+    committed: bool,
+}
+
 /// One rank's live objects.
 #[derive(Default)]
 pub(super) struct ObjectTables {
     pub(super) constants: FactConstants,
-    /// Live objects by kind and raw handle; `bool`: a datatype that was committed.
-    live: HashMap<(ObjectKind, i64), (ObjectId, bool)>,
+    /// Live objects by kind and raw handle.
+    live: HashMap<(ObjectKind, i64), LiveObject>,
+    /// How many datatypes `MPI_Type_get_contents` returns for a derived datatype (from its
+    /// constructor or `MPI_Type_get_envelope`), by raw handle (live ones).
+    type_parts: HashMap<i64, usize>,
     /// Size and extent of committed derived datatypes, by raw handle (live ones).
     layouts: HashMap<i64, (i64, i64)>,
     /// `MPI_Init*` (or `MPI_Session_init`) was called.
@@ -98,6 +112,14 @@ impl ObjectTables {
     /// Size and extent of a committed datatype (from `MPICHECK_Type_info`).
     pub(super) fn note_layout(&mut self, raw: i64, size: i64, extent: i64) {
         self.layouts.insert(raw, (size, extent));
+    }
+
+    /// Whether a datatype handle names a committed type: predefined types are, and so are
+    /// types whose creation the trace does not show (nothing to judge them by).
+    pub(super) fn is_committed(&self, raw: i64) -> bool {
+        self.live
+            .get(&(ObjectKind::Datatype, raw))
+            .is_none_or(|entry| entry.committed)
     }
 
     /// Live objects right now (for tests and benchmarks of bounded state).
@@ -150,6 +172,29 @@ fn object_kind(forum_kind: &str) -> Option<ObjectKind> {
     })
 }
 
+/// How many datatypes `MPI_Type_get_contents` returns for a type made by this call
+/// (MPI 4.1 §5.1.13, table of combiners): one old type for every constructor except the
+/// struct ones, `count` for those; `None` where the call is no constructor.
+fn type_parts(short: &str, args: &Args) -> Option<usize> {
+    match short {
+        "Type_create_struct" | "Type_struct" => Some(args.int("count")?.max(0) as usize),
+        "Type_dup"
+        | "Type_contiguous"
+        | "Type_vector"
+        | "Type_hvector"
+        | "Type_create_hvector"
+        | "Type_indexed"
+        | "Type_hindexed"
+        | "Type_create_hindexed"
+        | "Type_create_indexed_block"
+        | "Type_create_hindexed_block"
+        | "Type_create_subarray"
+        | "Type_create_darray"
+        | "Type_create_resized" => Some(1),
+        _ => None,
+    }
+}
+
 /// Calls whose handle-kind inout parameter is the object they free.
 fn frees(short: &str) -> bool {
     short.ends_with("_free")
@@ -157,15 +202,32 @@ fn frees(short: &str) -> bool {
         || matches!(short, "Comm_disconnect" | "File_close" | "Session_finalize")
 }
 
-/// Calls whose output handles are not new objects the program must free.
+/// Calls whose output handles are not new objects the program must free: predefined
+/// datatypes (`MPI_Type_create_f90_*`, `MPI_Type_match_size`, `MPI_Type_get_value_index`),
+/// the parent intercommunicator, handle conversions.
+/// (`MPI_Type_get_contents` is not one: it returns new datatypes the caller must free,
+/// MPI 4.1 §5.1.13; only its predefined ones are borrowed.)
 fn returns_borrowed(short: &str) -> bool {
     short.starts_with("Type_create_f90_")
         || matches!(
             short,
-            "Type_match_size" | "Comm_get_parent" | "Type_get_contents" | "Type_get_envelope"
+            "Type_match_size" | "Type_get_value_index" | "Comm_get_parent"
         )
         || short.ends_with("_f2c")
         || short.ends_with("_fromint")
+}
+
+/// The committed state of a datatype a call returns, per the standard: `MPI_Type_dup`
+/// copies it from `oldtype` (MPI 4.1 §5.1.10), `MPI_File_get_view` returns committed types
+/// (§14.3), and every other constructor, `MPI_Type_create_resized` included, makes an
+/// uncommitted type (§5.1.9); `MPI_Type_get_contents` leaves it undefined (§5.1.13), so the
+/// program must commit such a type before it communicates with it.
+fn returned_type_committed(short: &str, old_committed: bool) -> bool {
+    match short {
+        "Type_dup" => old_committed,
+        "File_get_view" => true,
+        _ => false,
+    }
 }
 
 /// Kinds whose `*_NULL` is an error wherever an input of that kind is expected (in the calls
@@ -270,6 +332,11 @@ impl RankNormalizer<'_> {
         // its output handle holds (ROMIO's MPI_File_open leaves it unset).
         let failed = ret != 0;
         let borrowed = returns_borrowed(short);
+        if short == "Type_get_envelope" && !failed {
+            if let (Some(raw), Some(n)) = (args.int("datatype"), args.out_int("num_datatypes")) {
+                self.objects.type_parts.insert(raw, n.max(0) as usize);
+            }
+        }
         for (param, (input, output)) in function.params.iter().zip(&args.values) {
             let Some(kind) = object_kind(&param.kind) else {
                 continue;
@@ -277,40 +344,115 @@ impl RankNormalizer<'_> {
             if short == "Type_commit" {
                 if let Some(raw) = input.as_int() {
                     if let Some(entry) = self.objects.live.get_mut(&(kind, raw)) {
-                        entry.1 = true;
+                        entry.committed = true;
                     }
                 }
                 continue;
             }
             if freeing && param.direction == Direction::InOut {
                 if let Some(raw) = input.as_int() {
-                    if kind == ObjectKind::Datatype {
-                        self.objects.layouts.remove(&raw);
-                    }
-                    if let Some((id, _)) = self.objects.live.remove(&(kind, raw)) {
-                        facts.freed.push(ObjectRef { kind, id });
-                        self.objects.freed.insert((kind, raw));
-                    }
+                    self.release(kind, raw, facts);
                 }
                 continue;
             }
             if failed || borrowed || param.direction != Direction::Out {
                 continue;
             }
-            let Some(raw) = output.as_int() else { continue };
-            if self.objects.constants.nulls.get(&kind) == Some(&raw)
-                || self.objects.constants.predefined.contains(&raw)
-            {
-                continue;
+            let raws: Vec<i64> = match output {
+                ArgValue::Int(raw) => vec![*raw],
+                // MPI_Type_get_contents: only the first `num_datatypes` entries are written.
+                ArgValue::Array(raws) => {
+                    let parts = args
+                        .int("datatype")
+                        .and_then(|t| self.objects.type_parts.get(&t).copied())
+                        .unwrap_or(raws.len());
+                    raws.iter().take(parts).copied().collect()
+                }
+                _ => continue,
+            };
+            for raw in raws {
+                self.acquire(kind, raw, short, args, facts);
             }
-            let id = ObjectId(self.objects.next);
-            self.objects.next += 1;
-            self.objects.freed.remove(&(kind, raw));
-            // A handle still live under this raw value was lost track of (its free was not
-            // recorded): the new object replaces it.
-            self.objects.live.insert((kind, raw), (id, false));
-            facts.created.push(ObjectRef { kind, id });
         }
+    }
+
+    /// A handle a call returned: a new object, or a new reference to a live one.
+    fn acquire(
+        &mut self,
+        kind: ObjectKind,
+        raw: i64,
+        short: &str,
+        args: &Args,
+        facts: &mut CallFacts,
+    ) {
+        if self.objects.constants.nulls.get(&kind) == Some(&raw)
+            || self.objects.constants.predefined.contains(&raw)
+        {
+            return;
+        }
+        let id = ObjectId(self.objects.next);
+        self.objects.next += 1;
+        facts.created.push(ObjectRef { kind, id });
+        if let Some(entry) = self.objects.live.get_mut(&(kind, raw)) {
+            // MPI never hands out the handle of a live object for another object: this is
+            // one more reference to it, freed by its own *_free.
+            entry.refs.push(id);
+            return;
+        }
+        self.objects.freed.remove(&(kind, raw));
+        let mut committed = false;
+        if kind == ObjectKind::Datatype {
+            self.objects.layouts.remove(&raw);
+            self.objects.type_parts.remove(&raw);
+            if let Some(parts) = type_parts(short, args) {
+                self.objects.type_parts.insert(raw, parts);
+            }
+            let old = args.int("oldtype");
+            let old_committed = old.is_none_or(|old| self.objects.is_committed(old));
+            committed = returned_type_committed(short, old_committed);
+            if short == "Type_dup" && committed {
+                // Same size and extent, for the buffer spans of calls that use the copy.
+                if let Some(layout) = old.and_then(|old| self.layout_of(old)) {
+                    self.objects.layouts.insert(raw, layout);
+                }
+            }
+        }
+        self.objects.live.insert(
+            (kind, raw),
+            LiveObject {
+                refs: vec![id],
+                committed,
+            },
+        );
+    }
+
+    /// A handle a `*_free` call released: its newest reference; the object is gone with its
+    /// last one.
+    fn release(&mut self, kind: ObjectKind, raw: i64, facts: &mut CallFacts) {
+        let Some(entry) = self.objects.live.get_mut(&(kind, raw)) else {
+            return;
+        };
+        if let Some(id) = entry.refs.pop() {
+            facts.freed.push(ObjectRef { kind, id });
+        }
+        if entry.refs.is_empty() {
+            self.objects.live.remove(&(kind, raw));
+            self.objects.freed.insert((kind, raw));
+            if kind == ObjectKind::Datatype {
+                self.objects.layouts.remove(&raw);
+                self.objects.type_parts.remove(&raw);
+            }
+        }
+    }
+
+    /// Size and extent of a committed derived datatype or of a predefined one.
+    fn layout_of(&self, raw: i64) -> Option<(i64, i64)> {
+        if let Some(&layout) = self.objects.layouts.get(&raw) {
+            return Some(layout);
+        }
+        let name = self.constants.datatypes.get(&raw)?;
+        let size = *self.constants.datatype_sizes.get(name)? as i64;
+        Some((size, size))
     }
 
     fn argument_issues(
@@ -386,7 +528,13 @@ impl RankNormalizer<'_> {
                 issue(facts, &param.name, ArgProblem::FreedHandle { kind });
                 continue;
             }
-            if datatype_used && self.objects.live.get(&(kind, raw)).is_some_and(|e| !e.1) {
+            if datatype_used
+                && self
+                    .objects
+                    .live
+                    .get(&(kind, raw))
+                    .is_some_and(|e| !e.committed)
+            {
                 issue(facts, &param.name, ArgProblem::UncommittedDatatype);
             }
         }
@@ -599,222 +747,4 @@ impl RankNormalizer<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::{normalize, RankNormalizer, Tables};
-    use crate::model::*;
-    use mpicheck_trace::{CallRecord, EndOfTrace, Schema, Trace, TraceHeader};
-
-    const SCHEMA: &str = "\
-0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
-1 MPI_Comm_dup comm:COMMUNICATOR:in:s newcomm:COMMUNICATOR:out:s
-2 MPI_Comm_free comm:COMMUNICATOR:inout:s
-3 MPI_Type_contiguous count:POLYXFER_NUM_ELEM_NNI:in:s oldtype:DATATYPE:in:s newtype:DATATYPE:out:s
-4 MPI_Type_commit datatype:DATATYPE:inout:s
-5 MPI_Type_free datatype:DATATYPE:inout:s
-6 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s
-7 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
-8 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s
-9 MPI_Finalize
-";
-    const WORLD: i64 = 0x44000000;
-    const COMM_NULL: i64 = 0x04000000;
-    const INT: i64 = 0x4c000405;
-    const TYPE_NULL: i64 = 0x0c000000;
-    const ANY_TAG: i64 = -1;
-    const ANY_SOURCE: i64 = -2;
-    const IN_PLACE: i64 = -1;
-
-    fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
-        CallRecord {
-            func,
-            thread: 0,
-            seq: 0,
-            t_enter_ns: 0,
-            t_exit_ns: 0,
-            callsite: line,
-            ret: 0,
-            fortran: false,
-            complete: true,
-            words,
-            repeats: 0,
-        }
-    }
-
-    fn trace(calls: Vec<CallRecord>) -> Trace {
-        let constants = [
-            ("MPI_COMM_WORLD", WORLD),
-            ("MPI_COMM_NULL", COMM_NULL),
-            ("MPI_DATATYPE_NULL", TYPE_NULL),
-            ("MPI_REQUEST_NULL", 0x2c000000),
-            ("MPI_ANY_SOURCE", ANY_SOURCE),
-            ("MPI_ANY_TAG", ANY_TAG),
-            ("MPI_PROC_NULL", -1),
-            ("MPI_IN_PLACE", IN_PLACE),
-            ("MPI_TAG_UB_VALUE", 32767),
-            ("DATATYPE.MPI_INT", INT),
-            ("DATATYPE_SIZE.MPI_INT", 4),
-        ];
-        Trace {
-            header: TraceHeader {
-                version: 1,
-                pid: 7,
-                env_rank: Some(0),
-                rank: Some(0),
-                world_size: Some(2),
-                state: mpicheck_trace::state::INITIALIZED,
-                thread_level: None,
-                records_end: 0,
-                dropped: 0,
-                start_unix_ns: 0,
-                family: "mpich".into(),
-                process_start: 0,
-                exit_records_end: 0,
-                parent_pid: 0,
-            },
-            schema: Schema::parse(SCHEMA).unwrap(),
-            constants: constants
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
-            proc_maps: String::new(),
-            process: Vec::new(),
-            calls,
-            partial_records: 0,
-            end: EndOfTrace::Truncated {
-                offset: 0,
-                reason: "aborted".into(),
-            },
-        }
-    }
-
-    fn issues(run: &Run, event: usize) -> Vec<(&'static str, ArgProblem)> {
-        run.ranks[0].events[event]
-            .facts()
-            .map(|f| {
-                f.arg_issues
-                    .iter()
-                    .map(|i| (i.param, i.problem.clone()))
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    fn line(_: usize, addr: u64) -> SourceLocation {
-        SourceLocation {
-            file: Some("t.c".into()),
-            line: Some(addr as u32),
-            ..Default::default()
-        }
-    }
-
-    #[test]
-    fn arguments_are_judged_from_raw_words_and_live_handles() {
-        let pair = 0x8c000001;
-        let calls = vec![
-            call(8, vec![WORLD, 0], 1), // before MPI_Init
-            call(0, vec![0, 0], 2),
-            call(3, vec![2, INT, pair], 3),
-            call(6, vec![0x1000, 1, pair, 1, 0, WORLD], 4), // uncommitted
-            call(4, vec![pair, pair], 5),
-            call(6, vec![0x1000, 1, pair, 2, 40000, WORLD], 6), // dest 2 of 2, tag > UB
-            call(
-                7,
-                vec![0, 4, INT, ANY_SOURCE, ANY_TAG, WORLD, 0, 0, 0, 0],
-                7,
-            ), // NULL buffer
-            call(6, vec![IN_PLACE, -4, INT, 1, ANY_TAG, COMM_NULL], 8),
-            call(5, vec![pair, TYPE_NULL], 9),
-            call(6, vec![0x1000, 1, pair, 1, 0, WORLD], 10), // freed type
-            call(
-                7,
-                vec![0x1000, 0, INT, ANY_SOURCE, ANY_TAG, WORLD, 0, 0, 0, 0],
-                11,
-            ), // fine
-        ];
-        let run = normalize(&[trace(calls)], &mut line).unwrap();
-        assert_eq!(issues(&run, 0), vec![("", ArgProblem::BeforeInit)]);
-        assert_eq!(issues(&run, 1), vec![]);
-        assert_eq!(
-            issues(&run, 3),
-            vec![("datatype", ArgProblem::UncommittedDatatype)]
-        );
-        assert_eq!(
-            issues(&run, 5),
-            vec![
-                (
-                    "tag",
-                    ArgProblem::InvalidTag {
-                        value: 40000,
-                        tag_ub: Some(32767)
-                    }
-                ),
-                ("dest", ArgProblem::RankOutOfRange { value: 2, size: 2 }),
-            ]
-        );
-        assert_eq!(
-            issues(&run, 6),
-            vec![("buf", ArgProblem::NullBuffer { count: 4 })]
-        );
-        let bad = issues(&run, 7);
-        for expected in [
-            (
-                "comm",
-                ArgProblem::NullHandle {
-                    kind: ObjectKind::Communicator,
-                },
-            ),
-            ("count", ArgProblem::NegativeCount { value: -4 }),
-            (
-                "tag",
-                ArgProblem::InvalidTag {
-                    value: ANY_TAG,
-                    tag_ub: Some(32767),
-                },
-            ),
-            ("buf", ArgProblem::InPlaceNotAllowed),
-        ] {
-            assert!(bad.contains(&expected), "{expected:?} in {bad:?}");
-        }
-        assert_eq!(
-            issues(&run, 9),
-            vec![(
-                "datatype",
-                ArgProblem::FreedHandle {
-                    kind: ObjectKind::Datatype
-                }
-            )]
-        );
-        assert_eq!(issues(&run, 10), vec![]);
-    }
-
-    #[test]
-    fn a_create_free_loop_keeps_one_live_object() {
-        let mut calls = vec![call(0, vec![0, 0], 1)];
-        for _ in 0..10_000 {
-            // MPI hands the same handle value out again after each free.
-            calls.push(call(1, vec![WORLD, 0x84000001], 2));
-            calls.push(call(2, vec![0x84000001, COMM_NULL], 3));
-        }
-        let trace = trace(calls);
-        let mut tables = Tables::default();
-        tables.sites.push(SourceLocation::default());
-        let mut rank = RankNormalizer::new(0, 2, &trace, &mut tables);
-        let mut events = Vec::new();
-        let mut peak = 0;
-        for c in &trace.calls {
-            let function = trace.schema.function(c.func).unwrap();
-            if let Some(e) = rank.event(function, c, SiteId(0), &mut events) {
-                events.push(e);
-            }
-            peak = peak.max(rank.objects.live_count());
-        }
-        assert_eq!(peak, 1);
-        assert_eq!(rank.objects.live_count(), 0);
-        let created: usize = events
-            .iter()
-            .filter_map(|e| e.facts())
-            .map(|f| f.created.len())
-            .sum();
-        assert_eq!(created, 10_000, "every dup is a new object");
-    }
-}
+mod tests;

@@ -53,7 +53,12 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
         |issue, call| match &issue.problem {
             ArgProblem::FreedHandle { kind } => Some((
                 format!(
-                    "{call} is given a {} that was already freed ({})",
+                    "{call} is given {} {} that was already freed ({})",
+                    if kind.noun().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    },
                     kind.noun(),
                     issue.param
                 ),

@@ -13,7 +13,10 @@ pub const RQ002: CheckInfo = CheckInfo {
     docs: r#"## What it does
 
 Reports `MPI_Request_free` on a request that no wait or test has reported complete yet
-(a nonblocking operation in flight, or a persistent request after `MPI_Start`).
+(a nonblocking operation in flight, or a persistent request after `MPI_Start`), unless
+it is a send that the program later learns has completed: its matching receive completed
+before a message or a synchronizing collective that reaches the sender (a reply, a
+barrier both pass afterwards), as in the standard's own example.
 
 ## Why is this bad
 
@@ -39,7 +42,9 @@ after their last start has been completed.
 ## MPI standard reference
 
 MPI 4.1 §3.7.3 (`MPI_Request_free`: "an active receive request should never be freed"
-in practice, and the advice to users there), §3.9 (persistent requests).
+in practice, and the advice to users there; Example 3.13 frees active sends whose
+completion the replies show), §3.9 (persistent requests), §6.12 (freeing the request of a
+nonblocking collective is erroneous).
 "#,
 };
 

@@ -12,6 +12,7 @@ use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
 
 pub mod free_active;
+mod freed;
 pub mod pending_buffer_overlap;
 pub mod start_active;
 pub mod unknown_request;
@@ -43,6 +44,9 @@ struct Live {
     /// The event that made the request active (the nonblocking call, or `MPI_Start`).
     active_since: Option<usize>,
     cancelled: bool,
+    /// `MPI_Request_get_status` reported the operation complete: the request is still
+    /// allocated (and a persistent one still active), but its buffers are the program's.
+    done: bool,
 }
 
 /// Requests an event creates: the nonblocking call's own, or ones the model only knows from
@@ -68,7 +72,8 @@ fn created(event: &Event) -> Vec<(ReqId, bool)> {
     out
 }
 
-pub(crate) fn walk(run: &Run) -> RequestFindings {
+/// `proofs`: the freed sends the program later knew complete (see [`freed`]).
+pub(crate) fn walk(run: &Run, proofs: &freed::Proofs) -> RequestFindings {
     let mut found = RequestFindings::default();
     for trace in &run.ranks {
         let rank = trace.rank;
@@ -95,6 +100,7 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                         persistent,
                         active_since: (!persistent).then_some(i),
                         cancelled: false,
+                        done: false,
                     },
                 );
             }
@@ -108,6 +114,7 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                                 None => {
                                     l.active_since = Some(i);
                                     l.cancelled = false;
+                                    l.done = false;
                                 }
                             },
                         }
@@ -140,6 +147,27 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                         }
                     }
                 }
+                Op::RequestStatus {
+                    requests,
+                    completed,
+                    ..
+                } => {
+                    if requests.iter().flatten().any(|r| {
+                        !live.contains_key(r) && !overlapped_completion(r, event, &retired)
+                    }) {
+                        found.unknown.push((rank, i));
+                    }
+                    for &index in completed.iter().flatten() {
+                        if let Some(l) = requests
+                            .get(index as usize)
+                            .copied()
+                            .flatten()
+                            .and_then(|r| live.get_mut(&r))
+                        {
+                            l.done = true;
+                        }
+                    }
+                }
                 Op::Cancel { request } => match live.get_mut(request) {
                     Some(l) => l.cancelled = true,
                     None => found.unknown.push((rank, i)),
@@ -147,14 +175,22 @@ pub(crate) fn walk(run: &Run) -> RequestFindings {
                 Op::RequestFree { request } => match live.remove(request) {
                     Some(Live {
                         active_since: Some(start),
+                        done: false,
                         ..
-                    }) => found.freed_active.push((rank, i, start)),
+                    }) => {
+                        // A freed send is fine when a later synchronization shows the
+                        // program that it completed (MPI 4.1 Example 3.13).
+                        if !proofs.contains_key(&(rank, *request)) {
+                            found.freed_active.push((rank, i, start));
+                        }
+                    }
                     Some(_) => {}
                     None => found.unknown.push((rank, i)),
                 },
                 Op::Finalize => {
                     let mut pending: Vec<(usize, bool, bool)> = live
                         .values()
+                        .filter(|l| !l.done)
                         .filter_map(|l| l.active_since.map(|s| (s, l.persistent, l.cancelled)))
                         .collect();
                     pending.sort_unstable();
@@ -225,11 +261,12 @@ pub(crate) fn fold_by_site(
 
 /// Every request-lifecycle diagnostic, in code order.
 pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
-    let found = walk(run);
+    let proofs = freed::freed_send_proofs(run);
+    let found = walk(run, &proofs);
     let mut out = unwaited::diagnostics(run, &found);
     out.extend(free_active::diagnostics(run, &found));
     out.extend(unknown_request::diagnostics(run, &found));
     out.extend(start_active::diagnostics(run, &found));
-    out.extend(pending_buffer_overlap::diagnostics(run));
+    out.extend(pending_buffer_overlap::diagnostics(run, &proofs));
     out
 }

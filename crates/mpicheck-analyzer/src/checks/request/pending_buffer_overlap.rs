@@ -1,8 +1,10 @@
 //! Buffers shared by outstanding nonblocking operations where MPI forbids it (BF001).
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 use super::fold_by_site;
+use super::freed::Proofs;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Blocking, BufferSpan, Event, Op, ReqId, Run};
 
@@ -15,7 +17,9 @@ pub const BF001: CheckInfo = CheckInfo {
     docs: r#"## What it does
 
 Follows the buffers of nonblocking point-to-point operations (and started persistent
-requests) from the call that starts them to their completion, as byte ranges: address,
+requests) from the call that starts them to their completion (a wait or test reporting
+it, or for a send whose request was freed, the first call after which the program knows
+its receive completed: a reply, a barrier after the receive), as byte ranges: address,
 count and the datatype's extent. A later call on the same rank whose buffer overlaps
 one of them is reported when either side writes: a receive into memory a pending
 receive or send owns, or a send from memory a pending receive is filling. Sends reading
@@ -81,10 +85,12 @@ fn conflict<'p>(
     found
 }
 
-pub(super) fn diagnostics(run: &Run) -> Vec<Diagnostic> {
+pub(super) fn diagnostics(run: &Run, proofs: &Proofs) -> Vec<Diagnostic> {
     let mut items = Vec::new();
     for trace in &run.ranks {
         let mut pending: Pending = HashMap::new();
+        // Freed sends, pending until the event after the one that proves them complete.
+        let mut freed: BinaryHeap<Reverse<(usize, ReqId)>> = BinaryHeap::new();
         let mut persistent: HashMap<ReqId, (usize, Vec<BufferSpan>)> = HashMap::new();
         let mut report = |at: usize, (with, theirs, ours): (usize, &BufferSpan, &BufferSpan)| {
             let other = trace.events[with].call;
@@ -111,6 +117,13 @@ pub(super) fn diagnostics(run: &Run) -> Vec<Diagnostic> {
             ));
         };
         for (i, event) in trace.events.iter().enumerate() {
+            while let Some(&Reverse((proven, r))) = freed.peek() {
+                if proven >= i {
+                    break;
+                }
+                freed.pop();
+                pending.remove(&r);
+            }
             let spans: &[BufferSpan] = event.facts().map_or(&[], |f| &f.buffers);
             if let Some(c) = conflict(spans, &pending) {
                 report(i, c);
@@ -137,6 +150,11 @@ pub(super) fn diagnostics(run: &Run) -> Vec<Diagnostic> {
                         requests,
                         completed,
                         ..
+                    }
+                    | Op::RequestStatus {
+                        requests,
+                        completed,
+                        ..
                     },
                     _,
                 ) => {
@@ -148,6 +166,11 @@ pub(super) fn diagnostics(run: &Run) -> Vec<Diagnostic> {
                 }
                 (Op::RequestFree { request }, _) => {
                     persistent.remove(request);
+                    if let Some(&proven) = proofs.get(&(trace.rank, *request)) {
+                        if pending.contains_key(request) {
+                            freed.push(Reverse((proven.max(i), *request)));
+                        }
+                    }
                 }
                 (Op::Finalize, _) => {
                     pending.clear();

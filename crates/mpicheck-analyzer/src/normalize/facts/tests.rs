@@ -1,0 +1,394 @@
+//! Object lifecycles and argument problems judged from raw trace words.
+
+use super::super::{normalize, RankNormalizer, Tables};
+use crate::model::*;
+use mpicheck_trace::{CallRecord, EndOfTrace, Schema, Trace, TraceHeader};
+
+const SCHEMA: &str = "\
+0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
+1 MPI_Comm_dup comm:COMMUNICATOR:in:s newcomm:COMMUNICATOR:out:s
+2 MPI_Comm_free comm:COMMUNICATOR:inout:s
+3 MPI_Type_contiguous count:POLYXFER_NUM_ELEM_NNI:in:s oldtype:DATATYPE:in:s newtype:DATATYPE:out:s
+4 MPI_Type_commit datatype:DATATYPE:inout:s
+5 MPI_Type_free datatype:DATATYPE:inout:s
+6 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s
+7 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
+8 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s
+9 MPI_Finalize
+10 MPI_Type_dup oldtype:DATATYPE:in:s newtype:DATATYPE:out:s
+11 MPI_Type_get_envelope datatype:DATATYPE:in:s num_integers:POLYNUM_PARAM_VALUES:out:s num_addresses:POLYNUM_PARAM_VALUES:out:s num_datatypes:POLYNUM_PARAM_VALUES:out:s combiner:COMBINER:out:s
+12 MPI_Type_get_contents datatype:DATATYPE:in:s max_integers:POLYNUM_PARAM_VALUES:in:s max_addresses:POLYNUM_PARAM_VALUES:in:s max_datatypes:POLYNUM_PARAM_VALUES:in:s array_of_integers:GENERIC_DTYPE_INT:out:a array_of_addresses:DISPLACEMENT:out:a array_of_datatypes:DATATYPE:out:a
+13 MPI_Type_vector count:POLYDTYPE_NUM_ELEM_NNI:in:s blocklength:POLYDTYPE_NUM_ELEM_NNI:in:s stride:POLYDTYPE_NUM_ELEM:in:s oldtype:DATATYPE:in:s newtype:DATATYPE:out:s
+14 MPI_Send_init buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+15 MPI_Comm_group comm:COMMUNICATOR:in:s group:GROUP:out:s
+16 MPI_Group_free group:GROUP:inout:s
+17 MPI_Type_create_resized oldtype:DATATYPE:in:s lb:POLYDISPLACEMENT_AINT_COUNT:in:s extent:POLYDISPLACEMENT_AINT_COUNT:in:s newtype:DATATYPE:out:s
+18 MPI_Comm_create_errhandler comm_errhandler_fn:FUNCTION:in:s errhandler:ERRHANDLER:out:s
+19 MPI_Comm_get_errhandler comm:COMMUNICATOR:in:s errhandler:ERRHANDLER:out:s
+20 MPI_Errhandler_free errhandler:ERRHANDLER:inout:s
+21 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s
+";
+const WORLD: i64 = 0x44000000;
+const COMM_NULL: i64 = 0x04000000;
+const INT: i64 = 0x4c000405;
+const TYPE_NULL: i64 = 0x0c000000;
+const ANY_TAG: i64 = -1;
+const ANY_SOURCE: i64 = -2;
+const IN_PLACE: i64 = -1;
+
+fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
+    CallRecord {
+        func,
+        thread: 0,
+        seq: 0,
+        t_enter_ns: 0,
+        t_exit_ns: 0,
+        callsite: line,
+        ret: 0,
+        fortran: false,
+        complete: true,
+        words,
+        repeats: 0,
+    }
+}
+
+fn trace(calls: Vec<CallRecord>) -> Trace {
+    let constants = [
+        ("MPI_COMM_WORLD", WORLD),
+        ("MPI_COMM_NULL", COMM_NULL),
+        ("MPI_DATATYPE_NULL", TYPE_NULL),
+        ("MPI_REQUEST_NULL", 0x2c000000),
+        ("MPI_ANY_SOURCE", ANY_SOURCE),
+        ("MPI_ANY_TAG", ANY_TAG),
+        ("MPI_PROC_NULL", -1),
+        ("MPI_IN_PLACE", IN_PLACE),
+        ("MPI_TAG_UB_VALUE", 32767),
+        ("DATATYPE.MPI_INT", INT),
+        ("DATATYPE_SIZE.MPI_INT", 4),
+    ];
+    Trace {
+        header: TraceHeader {
+            version: 1,
+            pid: 7,
+            env_rank: Some(0),
+            rank: Some(0),
+            world_size: Some(2),
+            state: mpicheck_trace::state::INITIALIZED,
+            thread_level: None,
+            records_end: 0,
+            dropped: 0,
+            start_unix_ns: 0,
+            family: "mpich".into(),
+            process_start: 0,
+            exit_records_end: 0,
+            parent_pid: 0,
+        },
+        schema: Schema::parse(SCHEMA).unwrap(),
+        constants: constants
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        proc_maps: String::new(),
+        process: Vec::new(),
+        calls,
+        partial_records: 0,
+        end: EndOfTrace::Truncated {
+            offset: 0,
+            reason: "aborted".into(),
+        },
+    }
+}
+
+fn issues(run: &Run, event: usize) -> Vec<(&'static str, ArgProblem)> {
+    run.ranks[0].events[event]
+        .facts()
+        .map(|f| {
+            f.arg_issues
+                .iter()
+                .map(|i| (i.param, i.problem.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn line(_: usize, addr: u64) -> SourceLocation {
+    SourceLocation {
+        file: Some("t.c".into()),
+        line: Some(addr as u32),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn arguments_are_judged_from_raw_words_and_live_handles() {
+    let pair = 0x8c000001;
+    let calls = vec![
+        call(8, vec![WORLD, 0], 1), // before MPI_Init
+        call(0, vec![0, 0], 2),
+        call(3, vec![2, INT, pair], 3),
+        call(6, vec![0x1000, 1, pair, 1, 0, WORLD], 4), // uncommitted
+        call(4, vec![pair, pair], 5),
+        call(6, vec![0x1000, 1, pair, 2, 40000, WORLD], 6), // dest 2 of 2, tag > UB
+        call(
+            7,
+            vec![0, 4, INT, ANY_SOURCE, ANY_TAG, WORLD, 0, 0, 0, 0],
+            7,
+        ), // NULL buffer
+        call(6, vec![IN_PLACE, -4, INT, 1, ANY_TAG, COMM_NULL], 8),
+        call(5, vec![pair, TYPE_NULL], 9),
+        call(6, vec![0x1000, 1, pair, 1, 0, WORLD], 10), // freed type
+        call(
+            7,
+            vec![0x1000, 0, INT, ANY_SOURCE, ANY_TAG, WORLD, 0, 0, 0, 0],
+            11,
+        ), // fine
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    assert_eq!(issues(&run, 0), vec![("", ArgProblem::BeforeInit)]);
+    assert_eq!(issues(&run, 1), vec![]);
+    assert_eq!(
+        issues(&run, 3),
+        vec![("datatype", ArgProblem::UncommittedDatatype)]
+    );
+    assert_eq!(
+        issues(&run, 5),
+        vec![
+            (
+                "tag",
+                ArgProblem::InvalidTag {
+                    value: 40000,
+                    tag_ub: Some(32767)
+                }
+            ),
+            ("dest", ArgProblem::RankOutOfRange { value: 2, size: 2 }),
+        ]
+    );
+    assert_eq!(
+        issues(&run, 6),
+        vec![("buf", ArgProblem::NullBuffer { count: 4 })]
+    );
+    let bad = issues(&run, 7);
+    for expected in [
+        (
+            "comm",
+            ArgProblem::NullHandle {
+                kind: ObjectKind::Communicator,
+            },
+        ),
+        ("count", ArgProblem::NegativeCount { value: -4 }),
+        (
+            "tag",
+            ArgProblem::InvalidTag {
+                value: ANY_TAG,
+                tag_ub: Some(32767),
+            },
+        ),
+        ("buf", ArgProblem::InPlaceNotAllowed),
+    ] {
+        assert!(bad.contains(&expected), "{expected:?} in {bad:?}");
+    }
+    assert_eq!(
+        issues(&run, 9),
+        vec![(
+            "datatype",
+            ArgProblem::FreedHandle {
+                kind: ObjectKind::Datatype
+            }
+        )]
+    );
+    assert_eq!(issues(&run, 10), vec![]);
+}
+
+#[test]
+fn a_create_free_loop_keeps_one_live_object() {
+    let mut calls = vec![call(0, vec![0, 0], 1)];
+    for _ in 0..10_000 {
+        // MPI hands the same handle value out again after each free.
+        calls.push(call(1, vec![WORLD, 0x84000001], 2));
+        calls.push(call(2, vec![0x84000001, COMM_NULL], 3));
+    }
+    let trace = trace(calls);
+    let mut tables = Tables::default();
+    tables.sites.push(SourceLocation::default());
+    let mut rank = RankNormalizer::new(0, 2, &trace, &mut tables);
+    let mut events = Vec::new();
+    let mut peak = 0;
+    for c in &trace.calls {
+        let function = trace.schema.function(c.func).unwrap();
+        if let Some(e) = rank.event(function, c, SiteId(0), &mut events) {
+            events.push(e);
+        }
+        peak = peak.max(rank.objects.live_count());
+    }
+    assert_eq!(peak, 1);
+    assert_eq!(rank.objects.live_count(), 0);
+    let created: usize = events
+        .iter()
+        .filter_map(|e| e.facts())
+        .map(|f| f.created.len())
+        .sum();
+    assert_eq!(created, 10_000, "every dup is a new object");
+}
+
+/// Object references made and released over the whole run, by kind.
+fn balance(run: &Run) -> std::collections::BTreeMap<ObjectKind, i64> {
+    let mut out = std::collections::BTreeMap::new();
+    for e in &run.ranks[0].events {
+        if let Some(f) = e.facts() {
+            for o in &f.created {
+                *out.entry(o.kind).or_insert(0) += 1;
+            }
+            for o in &f.freed {
+                *out.entry(o.kind).or_insert(0) -= 1;
+            }
+        }
+    }
+    out.retain(|_, n| *n != 0);
+    out
+}
+
+#[test]
+fn a_copy_has_the_committed_state_of_its_original() {
+    // PETSc's sfpack.c: persistent sends with an MPI_Type_dup of a committed type.
+    let (pair, dup, raw, dup_raw, resized, dup_int) = (
+        0x8c000001, 0x8c000002, 0x8c000003, 0x8c000004, 0x8c000005, 0x8c000006,
+    );
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        call(3, vec![2, INT, pair], 2),
+        call(4, vec![pair, pair], 3),
+        call(21, vec![pair, 8, 8], 3),
+        call(10, vec![pair, dup], 4),
+        call(14, vec![0x1000, 4, dup, 1, 0, WORLD, 0x2c000001], 5), // committed copy
+        call(3, vec![2, INT, raw], 6),
+        call(10, vec![raw, dup_raw], 7),
+        call(6, vec![0x1000, 1, dup_raw, 1, 0, WORLD], 8), // copy of an uncommitted type
+        call(17, vec![pair, 0, 16, resized], 9),
+        call(6, vec![0x1000, 1, resized, 1, 0, WORLD], 10), // a new type: not committed
+        call(10, vec![INT, dup_int], 11),
+        call(6, vec![0x1000, 1, dup_int, 1, 0, WORLD], 12), // copy of MPI_INT
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    assert_eq!(
+        issues(&run, 4),
+        vec![],
+        "the copy of a committed type is committed"
+    );
+    assert_eq!(
+        issues(&run, 7),
+        vec![("datatype", ArgProblem::UncommittedDatatype)]
+    );
+    assert_eq!(
+        issues(&run, 9),
+        vec![("datatype", ArgProblem::UncommittedDatatype)],
+        "MPI_Type_create_resized makes a new, uncommitted type"
+    );
+    assert_eq!(
+        issues(&run, 11),
+        vec![],
+        "a copy of a predefined type is committed"
+    );
+    // The copy has the original's signature and size from the start.
+    let Op::Send { send, .. } = &run.ranks[0].events[4].op else {
+        panic!()
+    };
+    let info = &run.datatypes[send.datatype.expect("the copy's type is known").0 as usize];
+    assert_eq!(info.size, Some(8));
+    let spans = &run.ranks[0].events[4].facts().expect("buffer span").buffers;
+    assert_eq!((spans[0].start, spans[0].len), (0x1000, 32));
+}
+
+#[test]
+fn types_from_type_get_contents_are_new_references_the_caller_frees() {
+    // PETSc decodes a vector of pairs and frees what MPI_Type_get_contents returned. MPICH
+    // returns the pair's own handle (one more reference to it); Open MPI a new handle,
+    // here the address of a type freed before. A predefined constituent is not freed.
+    let (pair, vec_, old) = (0x8c000001, 0x8c000002, 0x8c000009);
+    let envelope = |t: i64, nd: i64| call(11, vec![t, 3, 0, nd, 3], 0);
+    let contents = |t: i64, got: i64| call(12, vec![t, 3, 0, 1, 3, 3, 1, 2, 0, 1, got], 0);
+    for (family, returned) in [("mpich", pair), ("openmpi", old)] {
+        let calls = vec![
+            call(0, vec![0, 0], 1),
+            call(3, vec![1, INT, old], 2),
+            call(5, vec![old, TYPE_NULL], 3),
+            call(3, vec![2, INT, pair], 4),
+            call(13, vec![3, 1, 2, pair, vec_], 5),
+            envelope(vec_, 1),
+            contents(vec_, returned),
+            call(5, vec![returned, TYPE_NULL], 8), // frees what get_contents returned
+            envelope(pair, 1),
+            contents(pair, INT), // predefined: nothing to free
+            call(5, vec![vec_, TYPE_NULL], 11),
+            call(5, vec![pair, TYPE_NULL], 12),
+        ];
+        let run = normalize(&[trace(calls)], &mut line).unwrap();
+        for event in 0..run.ranks[0].events.len() {
+            assert_eq!(issues(&run, event), vec![], "{family}: event {event}");
+        }
+        assert!(balance(&run).is_empty(), "{family}: {:?}", balance(&run));
+    }
+    // A returned type never freed is the caller's leak.
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        call(3, vec![2, INT, pair], 2),
+        call(13, vec![3, 1, 2, pair, vec_], 3),
+        contents(vec_, pair),
+        call(5, vec![vec_, TYPE_NULL], 5),
+        call(5, vec![pair, TYPE_NULL], 6),
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    assert_eq!(
+        balance(&run),
+        [(ObjectKind::Datatype, 1)].into_iter().collect()
+    );
+    // Without an envelope, the constructor says how many entries MPI wrote: the rest of
+    // the array is whatever the caller's memory held.
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        call(3, vec![2, INT, pair], 2),
+        call(13, vec![3, 1, 2, pair, vec_], 3),
+        call(
+            12,
+            vec![vec_, 3, 0, 2, 3, 3, 1, 2, 0, 2, pair, 0x8c0000ff],
+            4,
+        ),
+        call(5, vec![pair, TYPE_NULL], 5),
+        call(5, vec![vec_, TYPE_NULL], 6),
+        call(5, vec![pair, TYPE_NULL], 7),
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    assert!(balance(&run).is_empty(), "{:?}", balance(&run));
+}
+
+#[test]
+fn accessors_hand_out_new_references_to_live_objects() {
+    // MPICH and Open MPI return the same group handle from two MPI_Comm_group calls and the
+    // program's own error handler from MPI_Comm_get_errhandler; each reference is freed.
+    let (group, handler) = (0x88000001, 0x94000001);
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        call(15, vec![WORLD, group], 2),
+        call(15, vec![WORLD, group], 3),
+        call(16, vec![group, 0x08000000], 4),
+        call(16, vec![group, 0x08000000], 5),
+        call(18, vec![0x4000, handler], 6),
+        call(19, vec![WORLD, handler], 7),
+        call(20, vec![handler, 0x14000000], 8),
+        call(20, vec![handler, 0x14000000], 9),
+        call(16, vec![group, 0x08000000], 10), // one free too many
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    for event in 0..9 {
+        assert_eq!(issues(&run, event), vec![], "event {event}");
+    }
+    assert_eq!(
+        issues(&run, 9),
+        vec![(
+            "group",
+            ArgProblem::FreedHandle {
+                kind: ObjectKind::Group
+            }
+        )]
+    );
+    assert!(balance(&run).is_empty(), "{:?}", balance(&run));
+}
