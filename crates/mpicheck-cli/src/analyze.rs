@@ -249,12 +249,17 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
     let loaded = load_traces_with(dir, &progress)?;
-    let traces = loaded.traces;
+    let mut traces = loaded.traces;
     progress.stage("resolving call sites and normalizing");
     let mut run = build_run(&traces)?;
     model_polling(&mut run, &meta.polling);
     // Cannot fail: build_run assigned the same ranks.
     let assignment = assign_ranks(&traces).unwrap_or_default();
+    // The run holds what the checks need; the raw records (a third of the memory at this
+    // point) are not read again.
+    for trace in &mut traces {
+        trace.calls = Vec::new();
+    }
     progress.stage(&format!(
         "replaying {} calls of {} ranks and running the checks",
         run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),
