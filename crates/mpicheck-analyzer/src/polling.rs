@@ -28,6 +28,13 @@ pub fn is_unsuccessful_poll(op: &Op) -> bool {
     }
 }
 
+/// Whether the MPI function `name` polls: a test, a nonblocking probe or a status query.
+pub fn is_poll_call(name: &str) -> bool {
+    name.starts_with("MPI_Test")
+        || name.starts_with("MPI_Request_get_status")
+        || matches!(name, "MPI_Iprobe" | "MPI_Improbe")
+}
+
 /// A test or a nonblocking probe, whatever it found.
 fn is_poll(op: &Op) -> bool {
     matches!(

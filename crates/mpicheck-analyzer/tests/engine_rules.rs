@@ -594,3 +594,39 @@ fn a_persistent_request_a_single_test_found_complete_restarts() {
     assert!(replay_mode(text, Mode::Strict).completed());
     assert_eq!(codes(text), Vec::<&str>::new());
 }
+
+#[test]
+fn a_deadlock_in_a_polling_loop_says_the_loop_waits() {
+    // Rank 0 polls its receive with MPI_Test until the message comes; rank 1 first waits
+    // for rank 0's message: the loop stands for a wait, and the notes say so, not that an
+    // MPI_Wait was called.
+    let text = "ranks 2
+        0: irecv src=1 tag=7 req=0
+        0: test req=0 flag=0
+        0: test req=0 flag=0
+        1: blocked recv src=0 tag=3";
+    // As `mpicheck run` models a thread its watcher saw polling when the job was ended.
+    let mut run = run(text);
+    assert!(mpicheck_analyzer::polling::block_trailing_polls(
+        &mut run.ranks[0],
+        0
+    ));
+    let findings = run_all(&run);
+    let dl001 = findings
+        .iter()
+        .find(|d| d.code == "DL001")
+        .unwrap_or_else(|| panic!("no DL001 in {findings:?}"));
+    assert!(
+        dl001
+            .notes
+            .iter()
+            .any(|n| n.starts_with("a loop that polls")),
+        "{:?}",
+        dl001.notes
+    );
+    assert!(
+        !dl001.notes.iter().any(|n| n.starts_with("MPI_Wait")),
+        "{:?}",
+        dl001.notes
+    );
+}

@@ -206,12 +206,23 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(status) => ExitCode::from(status),
+        // The reader of our output went away (`mpicheck events DIR | head`): end quietly,
+        // with the status a tool killed by SIGPIPE has, as the shell expects.
+        Err(error) if is_broken_pipe(&error) => ExitCode::from(128 + 13),
         Err(error) => {
             // One line: what went wrong and what to do; causes joined by ": ".
             eprintln!("mpicheck: error: {error:#}");
             ExitCode::from(status::EXIT_MPICHECK_FAILED)
         }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn explain(code: &str) -> anyhow::Result<u8> {

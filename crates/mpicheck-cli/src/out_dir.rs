@@ -201,11 +201,7 @@ impl RunDir {
                 self.foreign.insert(name);
                 continue;
             }
-            let named_pid = name
-                .strip_prefix("trace-")
-                .and_then(|rest| rest.strip_suffix(mpicheck_trace::TRACE_SUFFIX))
-                .and_then(|pid| pid.parse::<u32>().ok());
-            let Some(named_pid) = named_pid else {
+            let Some(named_pid) = pid_in_trace_name(&name) else {
                 self.foreign.insert(name);
                 continue;
             };
@@ -493,6 +489,22 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
+/// The pid a trace's file name gives: the recorder names it `trace-PID.mpitrace`, or
+/// `trace-PID-N.mpitrace` when a file of the first name exists already.
+fn pid_in_trace_name(name: &str) -> Option<u32> {
+    let rest = name
+        .strip_prefix("trace-")?
+        .strip_suffix(mpicheck_trace::TRACE_SUFFIX)?;
+    let pid = match rest.split_once('-') {
+        Some((pid, attempt)) => {
+            attempt.parse::<u32>().ok()?;
+            pid
+        }
+        None => rest,
+    };
+    pid.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -538,6 +550,8 @@ mod tests {
             // Named like a trace by the program, not written by the recorder: not the run's.
             fs::write(out.join("trace-3.mpitrace"), b"the program's own").unwrap();
             fs::write(out.join("trace-2.mpitrace"), trace_bytes(2)).unwrap();
+            // The recorder's second choice of name when the first one was taken.
+            fs::write(out.join("trace-4-1.mpitrace"), trace_bytes(4)).unwrap();
             run.adopt_new_traces().unwrap();
             // It grows after it was listed.
             OpenOptions::new()
@@ -547,7 +561,10 @@ mod tests {
                 .write_all(b" calls")
                 .unwrap();
             write_owned(out, "report.json", |w| w.write_all(b"{}")).unwrap();
-            assert_eq!(run_traces(out).unwrap(), [out.join("trace-2.mpitrace")]);
+            assert_eq!(
+                run_traces(out).unwrap(),
+                [out.join("trace-2.mpitrace"), out.join("trace-4-1.mpitrace")]
+            );
         }
         let run = prepare_for_run(out).unwrap();
         assert_eq!(

@@ -837,8 +837,14 @@ def gen_fortran_impl(binding, bufmode, impl):
             call_map[f"f_{p.name}"] = f"mpicheck_fs_{p.name}"
             post_free.append(f"if (mpicheck_fs_{p.name} != f_{p.name}) free(mpicheck_fs_{p.name});")
             post_free.append(f"free(mpicheck_cst_{p.name});")
+    # Polls fold as in the C wrapper; the condition reads the Fortran flag or count, whose
+    # C views are named like the C parameters (a Fortran .false. is 0).
+    poll = POLL_UNSUCCESSFUL.get(func.name)
+    if poll:
+        nwords = f"{nwords} + MPICHECK_POLL_FOLD_WORDS"
+    flags = "MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL" if poll else "MPICHECK_FLAG_FORTRAN"
     lines.append(
-        f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), site, MPICHECK_FLAG_FORTRAN);"
+        f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), site, {flags});"
     )
     outs = [p for p in params if p.mode != "addr" and p.dir in ("out", "inout")]
     for prm in outs:
@@ -890,7 +896,12 @@ def gen_fortran_impl(binding, bufmode, impl):
     for prm in outs:
         gen_output(func, acc, prm, outl)
     lines += ["        " + l for l in outl]
-    lines.append("        mpicheck_end(mpicheck_w, mpicheck_ret);")
+    if poll:
+        lines.append(
+            f"        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && ({poll}));"
+        )
+    else:
+        lines.append("        mpicheck_end(mpicheck_w, mpicheck_ret);")
     lines.append("    }")
     hooks = post_hooks(func, "site", flags="MPICHECK_FLAG_FORTRAN", comm_out=lambda p: fconv(p, "*f_" + p.name))
     lines += ["    " + l for l in hooks]

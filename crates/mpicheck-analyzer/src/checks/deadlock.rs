@@ -191,6 +191,12 @@ fn notes_for(inv: &Involved, strict: bool) -> Vec<String> {
                 .to_string(),
         );
     }
+    if inv.polling_loop {
+        notes.push(
+            "a loop that polls (MPI_Test*, MPI_Iprobe, MPI_Request_get_status) until the operation completes or the message arrives waits like the blocking call it stands for, so the deadlock shows at the poll, not where the operation started (MPI 4.1 §3.7.3)"
+                .to_string(),
+        );
+    }
     if inv.collective {
         notes.push(
             "collective operations may synchronize: a correct, portable program must invoke them so that deadlock will not occur whether they synchronize or not (MPI 4.1 §6.14)"
@@ -208,7 +214,7 @@ fn notes_for(inv: &Involved, strict: bool) -> Vec<String> {
 
 fn help_for(inv: &Involved) -> String {
     let mut help = Vec::new();
-    if inv.synchronous_send || inv.standard_send || inv.receive || inv.wait {
+    if inv.synchronous_send || inv.standard_send || inv.receive || inv.wait || inv.polling_loop {
         help.push(
             "use MPI_Sendrecv, or reorder so one rank receives first, or MPI_Isend/MPI_Irecv + MPI_Waitall",
         );

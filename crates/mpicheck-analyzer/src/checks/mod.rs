@@ -352,6 +352,8 @@ pub(crate) struct Involved {
     pub receive: bool,
     pub collective: bool,
     pub wait: bool,
+    /// A rank is stuck in a loop of tests or nonblocking probes, which stands for a wait.
+    pub polling_loop: bool,
     pub gone_peer: bool,
 }
 
@@ -371,6 +373,15 @@ impl Involved {
                 Op::Sendrecv { .. } => {
                     inv.standard_send = true;
                     inv.receive = true;
+                }
+                // A polling loop the run's watcher saw spin was modelled as the blocking
+                // call it stands for (`polling::block_trailing_polls`); the call's name
+                // still says what the program called.
+                Op::Probe { .. } | Op::Wait { .. } | Op::RequestStatus { .. }
+                    if crate::polling::is_poll_call(event.call) =>
+                {
+                    inv.polling_loop = true;
+                    inv.receive |= matches!(event.op, Op::Probe { .. });
                 }
                 Op::Recv { .. } | Op::Probe { .. } => inv.receive = true,
                 Op::Collective { .. } => inv.collective = true,

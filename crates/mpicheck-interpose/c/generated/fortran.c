@@ -6469,7 +6469,7 @@ static void mpicheck_f_plain_comm_rank(void **next, const char *next_name, const
     mpicheck_depth++;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *rank __attribute__((unused)) = f_rank;
-    int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6483,7 +6483,7 @@ static void mpicheck_f_plain_comm_rank(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_rank[0] = MPICHECK_W((int)(*f_rank));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
 }
@@ -6767,7 +6767,7 @@ static void mpicheck_f_plain_comm_size(void **next, const char *next_name, const
     mpicheck_depth++;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *size __attribute__((unused)) = f_size;
-    int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6781,7 +6781,7 @@ static void mpicheck_f_plain_comm_size(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
 }
@@ -14729,7 +14729,7 @@ static void mpicheck_f_plain_finalized(void **next, const char *next_name, const
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -14742,7 +14742,7 @@ static void mpicheck_f_plain_finalized(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
 }
@@ -19941,7 +19941,7 @@ static void mpicheck_f_plain_improbe(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin(298, (uint32_t)(9), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(298, (uint32_t)(9 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -19966,7 +19966,7 @@ static void mpicheck_f_plain_improbe(void **next, const char *next_name, const v
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_o_message[0] = MPICHECK_W(PMPI_Message_f2c(*f_message));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
 }
@@ -21897,7 +21897,7 @@ static void mpicheck_f_plain_initialized(void **next, const char *next_name, con
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21910,7 +21910,7 @@ static void mpicheck_f_plain_initialized(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
 }
@@ -22102,7 +22102,7 @@ static void mpicheck_f_plain_iprobe(void **next, const char *next_name, const vo
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin(332, (uint32_t)(8), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(332, (uint32_t)(8 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -22123,7 +22123,7 @@ static void mpicheck_f_plain_iprobe(void **next, const char *next_name, const vo
         mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
 }
@@ -23113,7 +23113,7 @@ static void mpicheck_f_plain_is_thread_main(void **next, const char *next_name, 
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -23126,7 +23126,7 @@ static void mpicheck_f_plain_is_thread_main(void **next, const char *next_name, 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
 }
@@ -28649,7 +28649,7 @@ static void mpicheck_f_plain_query_thread(void **next, const char *next_name, co
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_provided, ierror); return; }
     mpicheck_depth++;
     MPI_Fint *provided __attribute__((unused)) = f_provided;
-    int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_provided = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -28662,7 +28662,7 @@ static void mpicheck_f_plain_query_thread(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_provided[0] = MPICHECK_W((int)(*f_provided));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
 }
@@ -30840,7 +30840,7 @@ static void mpicheck_f_plain_request_get_status(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin(446, (uint32_t)(6), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(446, (uint32_t)(6 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -30859,7 +30859,7 @@ static void mpicheck_f_plain_request_get_status(void **next, const char *next_na
         mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
 }
@@ -35902,7 +35902,7 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin(574, (uint32_t)(7), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(574, (uint32_t)(7 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_request = NULL;
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -35925,7 +35925,7 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
 }
@@ -36016,7 +36016,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin(576, (uint32_t)(5 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(576, (uint32_t)(5 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses) + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -36046,7 +36046,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
             else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
         }
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
@@ -36084,7 +36084,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin(577, (uint32_t)(9 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(577, (uint32_t)(9 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_flag = NULL;
@@ -36114,7 +36114,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         mpicheck_o_index[0] = MPICHECK_W((int)(*f_index));
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
 }
@@ -36161,7 +36161,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin(578, (uint32_t)(6 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 1 * MPICHECK_POS(mpicheck_n_array_of_indices) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(578, (uint32_t)(6 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + 1 * MPICHECK_POS(mpicheck_n_array_of_indices) + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses) + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
@@ -36196,7 +36196,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
             else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
         }
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (outcount && *outcount == 0));
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
@@ -41188,7 +41188,7 @@ static void mpicheck_f_plain_win_test(void **next, const char *next_name, const 
     mpicheck_depth++;
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t *mpicheck_w = mpicheck_begin(683, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(683, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -41202,7 +41202,7 @@ static void mpicheck_f_plain_win_test(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     mpicheck_depth--;
 }
@@ -41349,7 +41349,7 @@ static double mpicheck_f_plain_wtick(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((double (*)(void))*next)();
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
         (void)mpicheck_p;
@@ -41358,7 +41358,7 @@ static double mpicheck_f_plain_wtick(void **next, const char *next_name, const v
     double mpicheck_result = ((double (*)(void))*next)();
     int mpicheck_ret = MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_result;
@@ -41387,7 +41387,7 @@ static double mpicheck_f_plain_wtime(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((double (*)(void))*next)();
     mpicheck_depth++;
-    int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
         (void)mpicheck_p;
@@ -41396,7 +41396,7 @@ static double mpicheck_f_plain_wtime(void **next, const char *next_name, const v
     double mpicheck_result = ((double (*)(void))*next)();
     int mpicheck_ret = MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
     mpicheck_depth--;
     return mpicheck_result;
