@@ -1,16 +1,22 @@
 //! What a user sees for each check: the analyzer's own findings on the tier-2 programs
 //! (as text traces whose call sites are the programs' lines), folded and rendered for the
-//! terminal with the programs' source lines, pinned by snapshots.
+//! terminal with the programs' source lines and as `report.json` findings, pinned by
+//! snapshots: every check in the catalogue has at least one of each (a meta-test below
+//! keeps it so for new checks).
 //!
-//! Besides the snapshot, each test asserts what makes a finding understandable on its own:
+//! Besides the snapshots, each test asserts what makes a finding understandable on its own:
 //! a message, a label at every involved call (on its source line), the MPI rule as a note
 //! and the fix as help.
 
 use std::path::{Path, PathBuf};
 
-use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::checks::{catalogue, run_all};
+use mpicheck_analyzer::model::{
+    ArgProblem, CallTime, ObjectKind, Op, Run, SyncEvent, SyncKind, ThreadLevel,
+};
 use mpicheck_analyzer::text_trace::parse;
 use mpicheck_analyzer::Diagnostic;
+use mpicheck_report::json::to_json_value;
 use mpicheck_report::{fold, render_terminal, ReportInput, RunInfo};
 use termcolor::NoColor;
 
@@ -18,10 +24,16 @@ fn programs_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs")
 }
 
-/// Findings and their terminal rendering for a text trace.
-fn render(trace: &str) -> (Vec<Diagnostic>, String) {
-    let run = parse(trace).unwrap();
-    let findings = fold(run_all(&run));
+/// Findings, their terminal rendering and their `report.json` `findings` array (pretty
+/// printed; the rest of the report is run information, pinned by tests/json.rs).
+struct Rendered {
+    findings: Vec<Diagnostic>,
+    text: String,
+    json: String,
+}
+
+fn render_run(run: &Run) -> Rendered {
+    let findings = fold(run_all(run));
     let info = RunInfo::default();
     let base = programs_dir();
     let input = ReportInput {
@@ -33,7 +45,39 @@ fn render(trace: &str) -> (Vec<Diagnostic>, String) {
     };
     let mut out = NoColor::new(Vec::new());
     render_terminal(&mut out, &input).unwrap();
-    (findings, String::from_utf8(out.into_inner()).unwrap())
+    let json = serde_json::to_string_pretty(&to_json_value(&input)["findings"]).unwrap();
+    Rendered {
+        text: String::from_utf8(out.into_inner()).unwrap(),
+        json,
+        findings,
+    }
+}
+
+/// Findings and their renderings for a text trace.
+fn render_trace(trace: &str) -> Rendered {
+    render_run(&parse(trace).unwrap())
+}
+
+/// Asserts the findings with `codes` are understandable, that no other check reports
+/// anything, and pins both renderings as `NAME` and `NAME_json`.
+macro_rules! pin {
+    ($name:literal, $rendered:expr, [$($code:literal),+]) => {{
+        let r: Rendered = $rendered;
+        let expected = [$($code),+];
+        for code in expected {
+            assert_understandable(&r.findings, &r.text, code);
+            assert!(
+                r.json.contains(&format!("\"code\": \"{code}\"")),
+                "{code} not in the JSON:\n{}",
+                r.json
+            );
+        }
+        for d in &r.findings {
+            assert!(expected.contains(&d.code), "unexpected {}:\n{}", d.code, r.text);
+        }
+        insta::assert_snapshot!($name, r.text);
+        insta::assert_snapshot!(concat!($name, "_json"), r.json);
+    }};
 }
 
 /// The finding with `code` is complete and every one of its locations is shown on its
@@ -77,27 +121,25 @@ fn assert_understandable(findings: &[Diagnostic], text: &str, code: &str) {
 
 #[test]
 fn dl001_ssend_ring() {
-    let (findings, text) = render(
+    let r = render_trace(
         "ranks 4
          0: blocked ssend dest=1 tag=7 @ fig02_ssend_ring4.c:30
          1: blocked ssend dest=2 tag=7 @ fig02_ssend_ring4.c:30
          2: blocked ssend dest=3 tag=7 @ fig02_ssend_ring4.c:30
          3: blocked ssend dest=0 tag=7 @ fig02_ssend_ring4.c:30",
     );
-    assert_understandable(&findings, &text, "DL001");
-    insta::assert_snapshot!(text);
+    pin!("dl001_ssend_ring", r, ["DL001"]);
 }
 
 #[test]
 fn dl001_collective_and_receive() {
-    let (findings, text) = render(
+    let r = render_trace(
         "ranks 3
          0: blocked bcast root=2 @ fig23_bcast_recv_root2.c:31
          1: blocked bcast root=2 @ fig23_bcast_recv_root2.c:34
          2: blocked recv src=0 tag=1 @ fig23_bcast_recv_root2.c:36",
     );
-    assert_understandable(&findings, &text, "DL001");
-    insta::assert_snapshot!(text);
+    pin!("dl001_collective_and_receive", r, ["DL001"]);
 }
 
 #[test]
@@ -109,16 +151,15 @@ fn dl001_folds_64_ranks_into_strided_sets() {
         let (peer, line) = if r % 2 == 0 { (r + 1, 31) } else { (r - 1, 34) };
         trace += &format!("{r}: blocked ssend dest={peer} tag=1 @ fig01_ssend_cycle.c:{line}\n");
     }
-    let (findings, text) = render(&trace);
-    assert_understandable(&findings, &text, "DL001");
-    assert!(text.contains("ranks 0-62 stride 2"), "{text}");
-    assert!(text.contains("ranks 1-63 stride 2"), "{text}");
-    insta::assert_snapshot!(text);
+    let r = render_trace(&trace);
+    assert!(r.text.contains("ranks 0-62 stride 2"), "{}", r.text);
+    assert!(r.text.contains("ranks 1-63 stride 2"), "{}", r.text);
+    pin!("dl001_folds_64_ranks_into_strided_sets", r, ["DL001"]);
 }
 
 #[test]
 fn dl002_send_cycle() {
-    let (findings, text) = render(
+    let r = render_trace(
         "ranks 2
          0: send dest=1 tag=1 @ fig01_send_cycle.c:29
          0: recv src=1 tag=2 @ fig01_send_cycle.c:30
@@ -126,13 +167,12 @@ fn dl002_send_cycle() {
          1: recv src=0 tag=1 @ fig01_send_cycle.c:33
          *: finalize @ fig01_send_cycle.c:36",
     );
-    assert_understandable(&findings, &text, "DL002");
-    insta::assert_snapshot!(text);
+    pin!("dl002_send_cycle", r, ["DL002"]);
 }
 
 #[test]
 fn dl003_and_mr001_wildcard() {
-    let (findings, text) = render(
+    let r = render_trace(
         "ranks 3
          0: recv src=any tag=0 matched=1 @ std_wildcard_then_specific_recv.c:35
          0: recv src=2 tag=0 @ std_wildcard_then_specific_recv.c:36
@@ -140,14 +180,12 @@ fn dl003_and_mr001_wildcard() {
          2: send dest=0 tag=0 @ std_wildcard_then_specific_recv.c:45
          *: finalize @ std_wildcard_then_specific_recv.c:49",
     );
-    assert_understandable(&findings, &text, "DL003");
-    assert_understandable(&findings, &text, "MR001");
-    insta::assert_snapshot!(text);
+    pin!("dl003_and_mr001_wildcard", r, ["DL003", "MR001"]);
 }
 
 #[test]
 fn co001_collective_order() {
-    let (findings, text) = render(
+    let r = render_trace(
         "ranks 3
          0-1: bcast root=0 @ fig21_bcast_gather_order.c:31
          0-1: gather root=0 @ fig21_bcast_gather_order.c:32
@@ -155,6 +193,585 @@ fn co001_collective_order() {
          2: bcast root=0 @ fig21_bcast_gather_order.c:35
          *: finalize @ fig21_bcast_gather_order.c:38",
     );
-    assert_understandable(&findings, &text, "CO001");
-    insta::assert_snapshot!(text);
+    pin!("co001_collective_order", r, ["CO001"]);
+}
+
+#[test]
+fn co002_root_mismatch() {
+    let r = render_trace(
+        "ranks 4
+         0-2: bcast root=0 count=4 type=int @ mpe_ex4_bcast_root.c:15
+         3: bcast root=3 count=4 type=int @ mpe_ex4_bcast_root.c:15
+         *: finalize @ mpe_ex4_bcast_root.c:16",
+    );
+    pin!("co002_root_mismatch", r, ["CO002"]);
+}
+
+#[test]
+fn co003_op_mismatch() {
+    let r = render_trace(
+        "ranks 4
+         0: allreduce count=4 type=int op=max @ co_root_op_in_place.c:25
+         1-3: allreduce count=4 type=int op=sum @ co_root_op_in_place.c:25
+         *: finalize @ co_root_op_in_place.c:33",
+    );
+    pin!("co003_op_mismatch", r, ["CO003"]);
+}
+
+#[test]
+fn co004_in_place_on_some_ranks() {
+    let r = render_trace(
+        "ranks 4
+         1: allreduce count=4 type=int op=sum inplace=1 @ co_root_op_in_place.c:28
+         0,2,3: allreduce count=4 type=int op=sum @ co_root_op_in_place.c:30
+         *: finalize @ co_root_op_in_place.c:33",
+    );
+    pin!("co004_in_place_on_some_ranks", r, ["CO004"]);
+}
+
+#[test]
+fn co005_creation_arguments() {
+    let r = render_trace(
+        "ranks 4
+         0-2: cart_create agree=ndims:2,dims:2x2 @ co_args_mismatch.c:20
+         3: cart_create agree=ndims:2,dims:4x1 @ co_args_mismatch.c:20
+         *: finalize @ co_args_mismatch.c:28",
+    );
+    pin!("co005_creation_arguments", r, ["CO005"]);
+}
+
+#[test]
+fn co006_split_collective_order() {
+    let r = render_trace(
+        "ranks 2
+         comm 1 members 0 1 name fh
+         *: file_open agree=amode:0x9 @ co_file_split_order.c:22
+         *: file_write_all_begin comm=1 @ co_file_split_order.c:27
+         *: file_read_all comm=1 @ co_file_split_order.c:28
+         *: file_write_all_end comm=1 @ co_file_split_order.c:29
+         *: file_close comm=1 @ co_file_split_order.c:30
+         *: finalize @ co_file_split_order.c:31",
+    );
+    pin!("co006_split_collective_order", r, ["CO006"]);
+}
+
+#[test]
+fn ty001_collective_signatures() {
+    let r = render_trace(
+        "ranks 4
+         0-2: bcast root=0 count=1 type=int @ mpe_ex2_bcast_int_vs_byte.c:16
+         3: bcast root=0 count=1 type=byte @ mpe_ex2_bcast_int_vs_byte.c:16
+         *: finalize @ mpe_ex2_bcast_int_vs_byte.c:17",
+    );
+    pin!("ty001_collective_signatures", r, ["TY001"]);
+}
+
+#[test]
+fn ty002_point_to_point_signatures() {
+    let r = render_trace(
+        "ranks 2
+         0: send dest=1 tag=0 count=4 type=int @ ty_p2p_mismatch.c:31
+         1: recv src=0 tag=0 count=4 type=float @ ty_p2p_mismatch.c:35
+         *: finalize @ ty_p2p_mismatch.c:42",
+    );
+    pin!("ty002_point_to_point_signatures", r, ["TY002"]);
+}
+
+#[test]
+fn ty003_truncation() {
+    let r = render_trace(
+        "ranks 2
+         0: send dest=1 tag=0 count=8 type=int @ ty_p2p_truncate.c:15
+         1: blocked recv src=0 tag=0 count=4 type=int @ ty_p2p_truncate.c:17
+         0: finalize @ ty_p2p_truncate.c:18",
+    );
+    pin!("ty003_truncation", r, ["TY003"]);
+}
+
+#[test]
+fn rq001_request_never_completed() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rq_isend_never_waited.c:15
+         0: isend dest=1 tag=0 req=0 @ rq_isend_never_waited.c:18
+         1: recv src=0 tag=0 @ rq_isend_never_waited.c:20
+         *: barrier @ rq_isend_never_waited.c:22
+         *: finalize @ rq_isend_never_waited.c:23",
+    );
+    pin!("rq001_request_never_completed", r, ["RQ001"]);
+}
+
+#[test]
+fn rq002_free_active_receive() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rq_free_active_recv.c:14
+         1: irecv src=0 tag=0 req=0 @ rq_free_active_recv.c:17
+         1: request_free req=0 @ rq_free_active_recv.c:18
+         0: send dest=1 tag=0 @ rq_free_active_recv.c:20
+         *: barrier @ rq_free_active_recv.c:22
+         *: finalize @ rq_free_active_recv.c:23",
+    );
+    pin!("rq002_free_active_receive", r, ["RQ002"]);
+}
+
+#[test]
+fn rq003_wait_on_a_completed_copy() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rq_wait_completed_copy.c:14
+         0: isend dest=1 tag=0 req=0 @ rq_wait_completed_copy.c:17
+         0: wait req=0 @ rq_wait_completed_copy.c:19
+         0: wait req=0 @ rq_wait_completed_copy.c:20
+         1: recv src=0 tag=0 @ rq_wait_completed_copy.c:22
+         *: finalize @ rq_wait_completed_copy.c:24",
+    );
+    pin!("rq003_wait_on_a_completed_copy", r, ["RQ003"]);
+}
+
+#[test]
+fn rq004_persistent_started_twice() {
+    let r = render_trace(
+        "ranks 1
+         0: init @ rq_persistent_start_twice.c:15
+         0: send_init dest=null tag=0 req=0 @ rq_persistent_start_twice.c:16
+         0: start req=0 @ rq_persistent_start_twice.c:17
+         0: start req=0 @ rq_persistent_start_twice.c:18
+         0: wait req=0 @ rq_persistent_start_twice.c:19
+         0: request_free req=0 @ rq_persistent_start_twice.c:20
+         0: finalize @ rq_persistent_start_twice.c:21",
+    );
+    pin!("rq004_persistent_started_twice", r, ["RQ004"]);
+}
+
+#[test]
+fn rs001_leaked_objects() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rs_objects_leaked.c:16
+         *: comm_dup new=comm:1 @ rs_objects_leaked.c:18
+         *: other MPI_Type_contiguous new=type:4 @ rs_objects_leaked.c:21
+         *: finalize @ rs_objects_leaked.c:25",
+    );
+    pin!("rs001_leaked_objects", r, ["RS001"]);
+}
+
+#[test]
+fn rs002_buffer_not_detached() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rs_buffer_not_detached.c:13
+         0: buffer_attach bytes=256 @ rs_buffer_not_detached.c:18
+         0: bsend dest=1 tag=0 bsend_bytes=112 @ rs_buffer_not_detached.c:19
+         1: recv src=0 tag=0 @ rs_buffer_not_detached.c:21
+         *: finalize @ rs_buffer_not_detached.c:23",
+    );
+    pin!("rs002_buffer_not_detached", r, ["RS002"]);
+}
+
+#[test]
+fn rs003_bsend_without_buffer() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rs_bsend_without_buffer.c:13
+         0: bsend dest=1 tag=0 bsend_bytes=112 @ rs_bsend_without_buffer.c:16
+         1: recv src=0 tag=0 @ rs_bsend_without_buffer.c:18
+         *: finalize @ rs_bsend_without_buffer.c:20",
+    );
+    pin!("rs003_bsend_without_buffer", r, ["RS003"]);
+}
+
+#[test]
+fn rs004_bsend_buffer_too_small() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rs_bsend_buffer_too_small.c:15
+         0: buffer_attach bytes=256 @ rs_bsend_buffer_too_small.c:18
+         0: bsend dest=1 tag=0 bsend_bytes=496 @ rs_bsend_buffer_too_small.c:19
+         0: buffer_detach @ rs_bsend_buffer_too_small.c:20
+         1: recv src=0 tag=0 @ rs_bsend_buffer_too_small.c:22
+         *: finalize @ rs_bsend_buffer_too_small.c:24",
+    );
+    pin!("rs004_bsend_buffer_too_small", r, ["RS004"]);
+}
+
+/// `trace` with every argument problem (`bad=`) replaced by `actual`: text traces give
+/// fixed values (tag -5, count 1), and the snapshots must show the program's.
+fn with_problem(trace: &str, actual: ArgProblem) -> Run {
+    let mut run = parse(trace).unwrap();
+    let issues = run
+        .ranks
+        .iter_mut()
+        .flat_map(|r| &mut r.events)
+        .filter_map(|e| e.facts.as_mut())
+        .flat_map(|f| &mut f.arg_issues);
+    for issue in issues {
+        issue.problem = actual.clone();
+    }
+    run
+}
+
+/// A two-rank run in which rank 0 makes one send with the argument problem `bad` (as
+/// `actual`) at `file:line` and rank 1 receives it.
+fn bad_send(bad: &str, actual: ArgProblem, file: &str, line: u32) -> Rendered {
+    let trace = format!(
+        "ranks 2
+         *: init @ {file}:12
+         0: send dest=1 tag=0 bad={bad} @ {file}:{line}
+         1: recv src=0 tag=0
+         *: finalize"
+    );
+    render_run(&with_problem(&trace, actual))
+}
+
+#[test]
+fn ar001_rank_out_of_range() {
+    pin!(
+        "ar001_rank_out_of_range",
+        bad_send(
+            "dest:rank",
+            ArgProblem::RankOutOfRange { value: 2, size: 2 },
+            "ar_rank_out_of_range.c",
+            16
+        ),
+        ["AR001"]
+    );
+}
+
+#[test]
+fn ar002_invalid_tag() {
+    pin!(
+        "ar002_invalid_tag",
+        bad_send(
+            "tag:tag",
+            ArgProblem::InvalidTag {
+                value: -3,
+                tag_ub: None
+            },
+            "ar_negative_tag.c",
+            16
+        ),
+        ["AR002"]
+    );
+}
+
+#[test]
+fn ar003_negative_count() {
+    pin!(
+        "ar003_negative_count",
+        bad_send(
+            "count:count",
+            ArgProblem::NegativeCount { value: -1 },
+            "ar_negative_count.c",
+            17
+        ),
+        ["AR003"]
+    );
+}
+
+#[test]
+fn ar004_null_communicator() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ ar_null_communicator.c:12
+         *: comm_split @ ar_null_communicator.c:16
+         1: other MPI_Barrier bad=comm:null-comm @ ar_null_communicator.c:17
+         *: finalize @ ar_null_communicator.c:19",
+    );
+    pin!("ar004_null_communicator", r, ["AR004"]);
+}
+
+#[test]
+fn ar005_freed_datatype() {
+    pin!(
+        "ar005_freed_datatype",
+        bad_send(
+            "datatype:freed-type",
+            ArgProblem::FreedHandle {
+                kind: ObjectKind::Datatype
+            },
+            "ar_freed_datatype.c",
+            21
+        ),
+        ["AR005"]
+    );
+}
+
+#[test]
+fn ar006_uncommitted_datatype() {
+    pin!(
+        "ar006_uncommitted_datatype",
+        bad_send(
+            "datatype:uncommitted",
+            ArgProblem::UncommittedDatatype,
+            "ar_uncommitted_datatype.c",
+            18
+        ),
+        ["AR006"]
+    );
+}
+
+#[test]
+fn ar007_null_buffer() {
+    let r = render_run(&with_problem(
+        "ranks 2
+         *: init @ ar_null_buffer.c:12
+         0: send dest=1 tag=0 @ ar_null_buffer.c:17
+         1: recv src=0 tag=0 bad=buf:nullbuf @ ar_null_buffer.c:19
+         *: finalize @ ar_null_buffer.c:21",
+        ArgProblem::NullBuffer { count: 4 },
+    ));
+    pin!("ar007_null_buffer", r, ["AR007"]);
+}
+
+#[test]
+fn ar008_in_place_in_a_send() {
+    pin!(
+        "ar008_in_place_in_a_send",
+        bad_send(
+            "buf:inplace",
+            ArgProblem::InPlaceNotAllowed,
+            "ar_in_place_send.c",
+            16
+        ),
+        ["AR008"]
+    );
+}
+
+#[test]
+fn ar009_call_before_init() {
+    let r = render_trace(
+        "ranks 1
+         0: other MPI_Initialized @ ar_call_before_init.c:12
+         0: other MPI_Comm_rank bad=:before-init @ ar_call_before_init.c:13
+         0: init @ ar_call_before_init.c:14
+         0: finalize @ ar_call_before_init.c:15",
+    );
+    pin!("ar009_call_before_init", r, ["AR009"]);
+}
+
+#[test]
+fn ar010_call_after_finalize() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ ar_call_after_finalize.c:12
+         *: finalize @ ar_call_after_finalize.c:13
+         *: other MPI_Finalized @ ar_call_after_finalize.c:14
+         *: other MPI_Barrier @ ar_call_after_finalize.c:15",
+    );
+    pin!("ar010_call_after_finalize", r, ["AR010"]);
+}
+
+#[test]
+fn bf001_receive_into_a_pending_send() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ bf_recv_into_pending_send.c:14
+         0: isend dest=1 tag=0 req=0 mem=buf:4096+16:r @ bf_recv_into_pending_send.c:17
+         1: isend dest=0 tag=0 req=0 mem=buf:8192+16:r @ bf_recv_into_pending_send.c:17
+         0: recv src=1 tag=0 mem=buf:4104+16:w @ bf_recv_into_pending_send.c:18
+         1: recv src=0 tag=0 mem=buf:8224+16:w @ bf_recv_into_pending_send.c:18
+         *: wait req=0 @ bf_recv_into_pending_send.c:19
+         *: finalize @ bf_recv_into_pending_send.c:20",
+    );
+    pin!("bf001_receive_into_a_pending_send", r, ["BF001"]);
+}
+
+#[test]
+fn bf002_overlapping_buffers_of_one_call() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ bf_aliased_buffers.c:14
+         0: sendrecv dest=1 sendtag=0 src=1 recvtag=0 mem=sendbuf:4096+32:r,recvbuf:4112+32:w @ bf_aliased_buffers.c:17
+         1: sendrecv dest=0 sendtag=0 src=0 recvtag=0 mem=sendbuf:8192+32:r,recvbuf:8224+32:w @ bf_aliased_buffers.c:17
+         *: finalize @ bf_aliased_buffers.c:20",
+    );
+    pin!("bf002_overlapping_buffers_of_one_call", r, ["BF002"]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Thread checks: text traces carry the thread of each call (`thread=N`) but not call times
+// or synchronization, so these runs get them here (as the recorder writes them).
+
+/// Objects of c/threads.c's namespaces: a parallel region's start, a barrier.
+const REGION_START: u64 = 1 << 56;
+const BARRIER: u64 = 3 << 56;
+
+/// `trace` with rank 0 initialized by MPI_Init_thread at `level`, its calls in record
+/// order entering and leaving MPI at `times` (ns, one pair per call of rank 0), thread 1
+/// started by thread 0 in a parallel region right after rank 0's first call, and both
+/// threads meeting at a barrier before rank 0's last call (the region's end).
+fn threaded(trace: &str, level: ThreadLevel, times: &[(u64, u64)]) -> Run {
+    let mut run = parse(trace).unwrap();
+    let rank = &mut run.ranks[0];
+    assert_eq!(
+        rank.events.len(),
+        times.len(),
+        "one time per call of rank 0"
+    );
+    for (i, (event, &(enter_ns, exit_ns))) in rank.events.iter_mut().zip(times).enumerate() {
+        event.time = Some(CallTime {
+            order: 10 * (i as u64 + 1),
+            enter_ns,
+            exit_ns: Some(exit_ns),
+        });
+        if let Op::Init { thread_level } = &mut event.op {
+            *thread_level = Some(level as i32);
+            event.call = "MPI_Init_thread";
+        }
+    }
+    rank.threads.provided = Some(level);
+    rank.threads.sync_recorded = true;
+    let (release, acquire) = (SyncKind::Release, SyncKind::Acquire);
+    let start = [(0, release), (0, acquire), (1, acquire)].map(|s| (s, REGION_START, 11));
+    let before_last = 10 * times.len() as u64 - 5;
+    let end =
+        [(0, release), (1, release), (0, acquire), (1, acquire)].map(|s| (s, BARRIER, before_last));
+    rank.threads.sync = start
+        .into_iter()
+        .enumerate()
+        .chain(end.into_iter().enumerate())
+        .map(|(i, ((thread, kind), object, first))| SyncEvent {
+            thread,
+            order: first + i as u64,
+            kind,
+            object,
+        })
+        .collect();
+    run
+}
+
+#[test]
+fn th001_worker_call_under_funneled() {
+    let run = threaded(
+        "ranks 1
+         0: init @ th_funneled_worker_call.c:13
+         0: allreduce thread=1 @ th_funneled_worker_call.c:17
+         0: finalize @ th_funneled_worker_call.c:19",
+        ThreadLevel::Funneled,
+        &[(0, 10), (100, 200), (300, 400)],
+    );
+    pin!(
+        "th001_worker_call_under_funneled",
+        render_run(&run),
+        ["TH001"]
+    );
+}
+
+#[test]
+fn th002_finalize_on_a_worker_thread() {
+    let run = threaded(
+        "ranks 1
+         0: init @ th_finalize_worker_thread.c:13
+         0: finalize thread=1 @ th_finalize_worker_thread.c:17",
+        ThreadLevel::Multiple,
+        &[(0, 10), (100, 200)],
+    );
+    pin!(
+        "th002_finalize_on_a_worker_thread",
+        render_run(&run),
+        ["TH002"]
+    );
+}
+
+#[test]
+fn th003_request_completed_by_two_threads() {
+    let run = threaded(
+        "ranks 2
+         0: init @ th_request_wait_test.c:15
+         1: init @ th_request_wait_test.c:15
+         0: irecv src=1 tag=0 req=0 @ th_request_wait_test.c:18
+         0: wait req=0 @ th_request_wait_test.c:23
+         0: test req=0 thread=1 flag=1 @ th_request_wait_test.c:28
+         1: send dest=0 tag=0 @ th_request_wait_test.c:33
+         *: finalize @ th_request_wait_test.c:35",
+        ThreadLevel::Multiple,
+        &[(0, 10), (50, 60), (100, 500), (200, 210), (900, 950)],
+    );
+    pin!(
+        "th003_request_completed_by_two_threads",
+        render_run(&run),
+        ["TH003"]
+    );
+}
+
+#[test]
+fn th004_probed_message_received_by_another_thread() {
+    let run = threaded(
+        "ranks 2
+         0: init @ th_probe_stolen.c:15
+         1: init @ th_probe_stolen.c:15
+         0: probe src=1 tag=0 matched=1:0 @ th_probe_stolen.c:22
+         0: recv src=1 tag=0 thread=1 @ th_probe_stolen.c:25
+         0: recv src=1 tag=0 @ th_probe_stolen.c:23
+         1: send dest=0 tag=0 @ th_probe_stolen.c:30
+         1: send dest=0 tag=0 @ th_probe_stolen.c:31
+         *: finalize @ th_probe_stolen.c:33",
+        ThreadLevel::Multiple,
+        &[(0, 10), (100, 300), (150, 350), (500, 600), (900, 950)],
+    );
+    pin!(
+        "th004_probed_message_received_by_another_thread",
+        render_run(&run),
+        ["TH004"]
+    );
+}
+
+#[test]
+fn th005_collectives_on_one_communicator_from_two_threads() {
+    let run = threaded(
+        "ranks 1
+         0: init @ th_collectives_same_comm.c:12
+         0: allreduce @ th_collectives_same_comm.c:16
+         0: allreduce thread=1 @ th_collectives_same_comm.c:16
+         0: finalize @ th_collectives_same_comm.c:18",
+        ThreadLevel::Multiple,
+        &[(0, 10), (100, 200), (150, 250), (900, 950)],
+    );
+    pin!(
+        "th005_collectives_on_one_communicator_from_two_threads",
+        render_run(&run),
+        ["TH005"]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+
+/// Every check in the catalogue has its output pinned: a terminal snapshot showing a
+/// finding of the check and a JSON snapshot with one (clippy's and ruff's rule: a new check
+/// comes with its fixture).
+#[test]
+fn every_check_has_a_terminal_and_a_json_snapshot() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let snapshots: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("check_findings__") && n.ends_with(".snap"))
+        })
+        .map(|p| {
+            (
+                p.display().to_string(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    let mut missing = Vec::new();
+    for check in catalogue() {
+        let terminal = format!("[{}]: ", check.code);
+        let json = format!("\"code\": \"{}\"", check.code);
+        if !snapshots.iter().any(|(_, s)| s.contains(&terminal)) {
+            missing.push(format!("{}: no terminal snapshot", check.code));
+        }
+        if !snapshots.iter().any(|(_, s)| s.contains(&json)) {
+            missing.push(format!("{}: no JSON snapshot", check.code));
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "add a positive fixture to tests/check_findings.rs for:\n{}",
+        missing.join("\n")
+    );
 }
