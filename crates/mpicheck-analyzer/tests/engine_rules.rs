@@ -630,3 +630,32 @@ fn a_deadlock_in_a_polling_loop_says_the_loop_waits() {
         dl001.notes
     );
 }
+
+#[test]
+fn a_rank_that_waits_for_itself_is_one_rank_not_each_other() {
+    let actual = "ranks 2
+        0: blocked ssend dest=0 tag=0
+        1: finalize";
+    let findings = run_all(&run(actual));
+    let messages: Vec<&str> = findings.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        messages.contains(&"deadlock: rank 0 is blocked forever waiting for itself"),
+        "{messages:?}"
+    );
+    let potential = "ranks 2
+        0: send dest=0 tag=0
+        0: recv src=0 tag=0
+        *: finalize";
+    let findings = run_all(&run(potential));
+    let dl002 = findings
+        .iter()
+        .find(|d| d.code == "DL002")
+        .unwrap_or_else(|| panic!("no DL002 in {findings:?}"));
+    assert!(
+        dl002
+            .message
+            .starts_with("potential deadlock: rank 0 waits for itself unless"),
+        "{}",
+        dl002.message
+    );
+}

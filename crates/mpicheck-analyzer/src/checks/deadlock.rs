@@ -279,6 +279,11 @@ pub(crate) fn actual(ctx: &Context) -> Option<Diagnostic> {
             if core_ranks.len() == 1 { "is" } else { "are" },
             format_ranks(&gone)
         )
+    } else if core_ranks.len() == 1 {
+        format!(
+            "deadlock: {} is blocked forever waiting for itself",
+            format_ranks(&core_ranks)
+        )
     } else {
         format!(
             "deadlock: {} are blocked forever waiting for each other",
@@ -376,10 +381,17 @@ pub(crate) fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> O
         code: DL002.code,
         category: DL002.category,
         severity: DL002.severity,
-        message: format!(
-            "potential deadlock: {} wait for each other unless {because}",
-            format_ranks(&core_ranks)
-        ),
+        message: if core_ranks.len() == 1 {
+            format!(
+                "potential deadlock: {} waits for itself unless {because}",
+                format_ranks(&core_ranks)
+            )
+        } else {
+            format!(
+                "potential deadlock: {} wait for each other unless {because}",
+                format_ranks(&core_ranks)
+            )
+        },
         locations: stuck_locations(ctx, strict, &ordered),
         notes: notes_for(&inv, true),
         help: Some(help_for(&inv)),

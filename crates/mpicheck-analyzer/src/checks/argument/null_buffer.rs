@@ -55,8 +55,13 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                     issue.param
                 ),
                 format!(
-                    "{} is NULL but {count} elements are transferred",
-                    issue.param
+                    "{} is NULL but {count} {} transferred",
+                    issue.param,
+                    if *count == 1 {
+                        "element is"
+                    } else {
+                        "elements are"
+                    }
                 ),
             )),
             _ => None,
