@@ -1,16 +1,11 @@
 //! `mpicheck events DIR`, the listing of a saved run's normalized calls, on the real traces of
 //! `tests/traces` (no MPI needed).
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::{Command, Stdio};
 
-const MPICHECK: &str = env!("CARGO_BIN_EXE_mpicheck");
-
-fn fixture(set: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/traces")
-        .join(set)
-}
+use support::{trace_fixture as fixture, MPICHECK};
 
 #[test]
 fn calls_say_which_objects_they_made_and_freed() {

@@ -4,95 +4,33 @@
 //! headers among the traces. Real runs under MPICH and Open MPI where it is about runs, and
 //! the real traces of `tests/traces` otherwise.
 
+mod support;
+
 use std::io::Write;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 use mpicheck_analyzer::normalize::is_rank_trace;
 use mpicheck_trace::reader::{read_trace, Trace};
 use mpicheck_trace::{offset, state};
 use serde_json::Value;
+use support::{run_bounded, text, trace_fixture as fixture, Family};
 
-const MPICHECK: &str = env!("CARGO_BIN_EXE_mpicheck");
-const RUN_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Compiles a test program with `mpicc.FAMILY -g -O0`, into `dir`.
-fn compile(family: &str, name: &str, dir: &Path) -> PathBuf {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/programs")
-        .join(name);
-    let exe = dir.join(Path::new(name).file_stem().unwrap());
-    let compiler = format!("mpicc.{family}");
-    let output = Command::new(&compiler)
-        .args(["-g", "-O0", "-o"])
-        .arg(&exe)
-        .arg(&source)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run {compiler} (scripts/install-deps installs it): {e}")
-        });
-    assert!(
-        output.status.success(),
-        "{compiler} {name} failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    exe
+/// Compiles a test program of `tests/programs` with the family's `mpicc`, into `dir`.
+fn compile(family: &'static str, name: &str, dir: &Path) -> PathBuf {
+    support::compile(Family { name: family }, name, dir)
 }
 
-/// Runs mpicheck in its own process group and kills the group when it outlives
-/// `RUN_TIMEOUT` (and after it exits: no rank is left behind). Returns its output and how
-/// long it took.
+/// mpicheck with `args`, bounded in time (nothing left behind); its output and how long it
+/// took.
 fn mpicheck(args: &[&str]) -> (Output, Duration) {
-    let mut cmd = Command::new(MPICHECK);
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        // Open MPI refuses root and more ranks than cores unless told.
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .env("OMPI_MCA_rmaps_base_oversubscribe", "1");
-    let start = Instant::now();
-    let mut child = cmd.spawn().expect("spawn mpicheck");
-    let pgid = child.id() as i32;
-    drop(child.stdin.take());
-    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stdout, &mut buf);
-        buf
-    });
-    let err = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = std::io::Read::read_to_end(&mut stderr, &mut buf);
-        buf
-    });
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > RUN_TIMEOUT {
-            // SAFETY: kill(2) on the process group we created.
-            unsafe { libc::kill(-pgid, libc::SIGKILL) };
-            panic!("mpicheck {args:?} did not finish within {RUN_TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let elapsed = start.elapsed();
-    // SAFETY: as above.
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    let output = Output {
-        status,
-        stdout: out.join().unwrap(),
-        stderr: err.join().unwrap(),
-    };
-    (output, elapsed)
+    let mut cmd = Command::new(support::mpicheck_bin());
+    cmd.args(args);
+    run_bounded(cmd, b"")
 }
 
-fn run(family: &str, out: &Path, program: &[&str]) -> Output {
+fn run(family: &'static str, out: &Path, program: &[&str]) -> Output {
     let mut args = vec![
         "run",
         "--mpi",
@@ -109,10 +47,6 @@ fn run(family: &str, out: &Path, program: &[&str]) -> Output {
 
 fn analyze(dir: &Path) -> (Output, Duration) {
     mpicheck(&["analyze", "--color", "never", dir.to_str().unwrap()])
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn trace_paths(dir: &Path) -> Vec<PathBuf> {
@@ -204,7 +138,7 @@ fn cut_copy(run_dir: &Path, copy: &Path) -> u64 {
     cut
 }
 
-fn check_cut_copy(family: &str) {
+fn check_cut_copy(family: &'static str) {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(family, "collectives_loop.c", dir.path());
 
@@ -279,7 +213,7 @@ fn cut_copy_of_a_finished_rank_is_incomplete_not_a_mismatch_openmpi() {
     check_cut_copy("openmpi");
 }
 
-fn check_child_process(family: &str) {
+fn check_child_process(family: &'static str) {
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(family, "runs_child.c", dir.path());
     let child = compile(family, "mpi_query_child.c", dir.path());
@@ -323,12 +257,6 @@ fn child_process_claiming_a_rank_is_ignored_with_a_note_mpich() {
 #[test]
 fn child_process_claiming_a_rank_is_ignored_with_a_note_openmpi() {
     check_child_process("openmpi");
-}
-
-fn fixture(set: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/traces")
-        .join(set)
 }
 
 /// Rank 1 ran out of space after its `MPI_Win_free`: its later records were never written

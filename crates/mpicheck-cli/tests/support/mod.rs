@@ -58,6 +58,13 @@ pub fn program_source(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// A set of the real traces of `tests/traces` (`features-mpich`, ...).
+pub fn trace_fixture(set: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/traces")
+        .join(set)
+}
+
 /// Compiles a test program with the family's wrapper (`-g -O0`), into `dir`.
 pub fn compile(family: Family, name: &str, dir: &Path) -> PathBuf {
     let exe = dir.join(Path::new(name).file_stem().unwrap());
