@@ -34,15 +34,18 @@ fn calls_say_which_objects_they_made_and_freed() {
 
 #[test]
 fn a_reader_that_goes_away_ends_the_output_quietly() {
-    // `mpicheck events DIR | head`: the pipe's reader is gone before mpicheck writes.
-    let mut child = Command::new(MPICHECK)
+    // `mpicheck events DIR | head`: the pipe's reader is gone before mpicheck writes. The
+    // read end is closed before the spawn: closed after it, a fast mpicheck could fill the
+    // pipe's buffer with its whole output first and end well.
+    let (reader, writer) = std::io::pipe().expect("make a pipe");
+    drop(reader);
+    let child = Command::new(MPICHECK)
         .arg("events")
         .arg(fixture("features-mpich"))
-        .stdout(Stdio::piped())
+        .stdout(writer)
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn mpicheck");
-    drop(child.stdout.take());
     let output = child.wait_with_output().expect("wait for mpicheck");
     assert_eq!(
         output.status.code(),
