@@ -1,10 +1,12 @@
-/* Hot path of the interposition library: a loop of cheap MPI calls that do no communication
- * (MPI_Send / MPI_Recv to and from MPI_PROC_NULL, MPI_Comm_rank), timed per call.
+/* Hot path of the interposition library: loops of cheap MPI calls, timed per call: MPI_Send /
+ * MPI_Recv to and from MPI_PROC_NULL, MPI_Comm_rank, and a real exchange with oneself
+ * (MPI_Irecv + MPI_Isend to self + MPI_Waitall: three calls per message).
  * Driven by benches/hot_path.sh, which runs it plainly and with the library preloaded.
  *
  *   hot_path [N] [OPS]    N iterations per operation (default 10000000); OPS is a comma list
- *                         of send,recv,rank (default all). Every rank runs the loops; rank 0
- *                         prints one line per operation: "op <name> <ns per call>". */
+ *                         of send,recv,rank,exchange (default all). Every rank runs the loops;
+ *                         rank 0 prints one line per operation: "op <name> <ns per call>"
+ *                         (exchange: N calls in N/3 messages, ns per MPI call). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,14 +22,24 @@ static double now_ns(void)
 
 static double run(const char *op, long n)
 {
-    int v = 0, r;
+    int v = 0, r, self;
     MPI_Status st;
+    MPI_Request req[2];
+    MPI_Comm_rank(MPI_COMM_WORLD, &self);
+    if (!strcmp(op, "exchange")) n = n / 3 > 0 ? n / 3 : 1;
     double t0 = now_ns();
     if (!strcmp(op, "send"))
         for (long i = 0; i < n; i++) MPI_Send(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
     else if (!strcmp(op, "recv"))
         for (long i = 0; i < n; i++) MPI_Recv(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
-    else
+    else if (!strcmp(op, "exchange")) {
+        for (long i = 0; i < n; i++) {
+            MPI_Irecv(&r, 1, MPI_INT, self, 0, MPI_COMM_WORLD, &req[0]);
+            MPI_Isend(&v, 1, MPI_INT, self, 0, MPI_COMM_WORLD, &req[1]);
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        }
+        return (now_ns() - t0) / (3.0 * n);
+    } else
         for (long i = 0; i < n; i++) MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return (now_ns() - t0) / n;
 }
@@ -36,7 +48,7 @@ int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 10000000;
     char ops[256];
-    snprintf(ops, sizeof ops, "%s", argc > 2 ? argv[2] : "send,recv,rank");
+    snprintf(ops, sizeof ops, "%s", argc > 2 ? argv[2] : "send,recv,rank,exchange");
     int rank;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -11,7 +11,7 @@
 #   LIBS="old=/dir/a new=/dir/b" NO_BUILD=1 benches/hot_path.sh
 #       # A/B: several builds of the library, their runs interleaved with the plain runs
 #
-# Each recorded call appends ~100 bytes to the trace (3 ops x 10M calls = ~3 GB per rank and
+# Each recorded call appends ~100 bytes to the trace (4 ops x 10M calls = ~4 GB per rank and
 # run): the traces are deleted after every run. Benchmarks only; the figures vary with the
 # machine's load, so nothing here asserts.
 set -euo pipefail
@@ -20,7 +20,7 @@ N=${N:-10000000}
 REPS=${REPS:-5}
 FAMILIES=${FAMILIES:-"mpich openmpi"}
 RANKS=${RANKS:-"1 2"}
-OPS=${OPS:-"send,recv,rank"}
+OPS=${OPS:-"send,recv,rank,exchange"}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=$ROOT/target/hot-path
 TRACE_DIR=${TRACE_DIR:-$WORK/traces}
@@ -101,7 +101,7 @@ for fam in $FAMILIES; do
                 # added per run (plain and recording of the same repetition), then min..max
                 range=$(paste <(col "$fam" "$np" "$op" plain) <(col "$fam" "$np" "$op" "recording$v") |
                     awk '{ d = $2 - $1; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d } END { printf "%.1f..%.1f", lo, hi }')
-                case $op in send) name="MPI_Send";; recv) name="MPI_Recv";; rank) name="MPI_Comm_rank";; *) name=$op;; esac
+                case $op in send) name="MPI_Send";; recv) name="MPI_Recv";; rank) name="MPI_Comm_rank";; exchange) name="exchange";; *) name=$op;; esac
                 printf '%-8s %-8s %5s %-15s %8.1f %9.1f %10.1f %8.1f %17s\n' "$fam" "${v:--}" "$np" "$name" "$p" "$w" "$r" \
                     "$(awk -v r="$r" -v p="$p" 'BEGIN { print r - p }')" "$range"
             done
