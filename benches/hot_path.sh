@@ -69,7 +69,7 @@ for fam in $FAMILIES; do
                 rm -f "$TRACE_DIR"/trace-*.mpitrace
                 # shellcheck disable=SC2086
                 env -u LD_PRELOAD -u MPICHECK_OUT_DIR ${MPIEXEC[$fam]} -n "$np" "${extra[@]}" "$exe" "$N" "$OPS" |
-                    awk -v f="$fam" -v np="$np" -v m="$mode" '$1 == "op" { print f, np, $2, m, $3 }' >>"$RAW"
+                    awk -v f="$fam" -v np="$np" -v m="$mode" '$1 == "op" { print f, np, $2, m, $3; print f, np, $2, m "_user", $4; print f, np, $2, m "_sys", $5 }' >>"$RAW"
                 if [ "${mode#recording}" != "$mode" ]; then
                     ntraces=$(find "$TRACE_DIR" -name 'trace-*.mpitrace' | wc -l)
                     [ "$ntraces" = "$np" ] || { echo "expected $np traces, found $ntraces" >&2; exit 1; }
@@ -89,8 +89,9 @@ col() { awk -v f="$1" -v np="$2" -v op="$3" -v m="$4" '$1 == f && $2 == np && $3
 echo
 echo "mpicheck hot path: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), kernel $(uname -r)"
 echo "N=$N calls per op and run, median of REPS=$REPS runs; traces in $TRACE_DIR ($(df -T "$TRACE_DIR" | awk 'NR == 2 { print $2 }'))"
-echo "ns/call: plain | library preloaded, not recording | recording; added = recording - plain (min..max over the runs)"
-printf '%-8s %-8s %5s %-15s %8s %9s %10s %8s %17s\n' family library ranks call plain wrappers recording added "added min..max"
+echo "ns/call: plain | library preloaded, not recording | recording; added = recording - plain (min..max over the runs);"
+echo "user, kernel: CPU time added per call in rank 0's calling thread (recording - plain, medians)"
+printf '%-8s %-8s %5s %-15s %8s %9s %10s %8s %17s %6s %6s\n' family library ranks call plain wrappers recording added "added min..max" user kernel
 for fam in $FAMILIES; do
     for np in $RANKS; do
         for op in ${OPS//,/ }; do
@@ -101,9 +102,11 @@ for fam in $FAMILIES; do
                 # added per run (plain and recording of the same repetition), then min..max
                 range=$(paste <(col "$fam" "$np" "$op" plain) <(col "$fam" "$np" "$op" "recording$v") |
                     awk '{ d = $2 - $1; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d } END { printf "%.1f..%.1f", lo, hi }')
+                du=$(awk -v a="$(col "$fam" "$np" "$op" "recording${v}_user" | median)" -v b="$(col "$fam" "$np" "$op" plain_user | median)" 'BEGIN { print a - b }')
+                ds=$(awk -v a="$(col "$fam" "$np" "$op" "recording${v}_sys" | median)" -v b="$(col "$fam" "$np" "$op" plain_sys | median)" 'BEGIN { print a - b }')
                 case $op in send) name="MPI_Send";; recv) name="MPI_Recv";; rank) name="MPI_Comm_rank";; exchange) name="exchange";; *) name=$op;; esac
-                printf '%-8s %-8s %5s %-15s %8.1f %9.1f %10.1f %8.1f %17s\n' "$fam" "${v:--}" "$np" "$name" "$p" "$w" "$r" \
-                    "$(awk -v r="$r" -v p="$p" 'BEGIN { print r - p }')" "$range"
+                printf '%-8s %-8s %5s %-15s %8.1f %9.1f %10.1f %8.1f %17s %6.1f %6.1f\n' "$fam" "${v:--}" "$np" "$name" "$p" "$w" "$r" \
+                    "$(awk -v r="$r" -v p="$p" 'BEGIN { print r - p }')" "$range" "$du" "$ds"
             done
         done
     done

@@ -63,6 +63,15 @@ fn check_c_program(family: support::Family) {
             );
             assert!(!call.record.fortran);
             assert_ne!(call.record.callsite, 0);
+            // The wrappers write the exit time inline: it follows the entry, within the run.
+            assert!(
+                call.record.t_exit_ns >= call.record.t_enter_ns
+                    && call.record.t_exit_ns < 600_000_000_000,
+                "rank {rank}: {} entered at {} ns, left at {} ns",
+                call.name,
+                call.record.t_enter_ns,
+                call.record.t_exit_ns
+            );
         }
 
         if rank == 0 {

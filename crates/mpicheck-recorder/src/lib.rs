@@ -131,6 +131,16 @@ static PREPARED: Mutex<Option<Prepared>> = Mutex::new(None);
 /// The process that opened the trace: only it finalizes the trace at exit.
 static OWNER_PID: AtomicU32 = AtomicU32::new(0);
 
+/// How the C header's inline `mpicheck_end` finishes a record: [`END_OFF`] (not recording:
+/// before the trace is open, and in a forked child), [`END_TSC`] (exit time from `rdtsc`,
+/// inline) or [`END_CALL`] (exit time from [`mpicheck_clock_now`]). Stored before the
+/// recorder is published, so a wrapper holding a record sees it.
+#[export_name = "mpicheck_end_mode"]
+pub static END_MODE: AtomicU8 = AtomicU8::new(END_OFF);
+pub const END_OFF: u8 = 0;
+pub const END_TSC: u8 = 1;
+pub const END_CALL: u8 = 2;
+
 thread_local! {
     static THREAD_INDEX: Cell<u16> = const { Cell::new(u16::MAX) };
 }
@@ -720,6 +730,7 @@ extern "C" fn in_forked_child() {
     if RECORDING.load(Ordering::Relaxed) == ON {
         RECORDING.store(OFF, Ordering::Relaxed);
         RECORDER.store(ptr::null_mut(), Ordering::Relaxed);
+        END_MODE.store(END_OFF, Ordering::Relaxed);
     }
 }
 
@@ -781,6 +792,12 @@ fn start_recording() -> Option<&'static Recorder> {
         .load(Ordering::Relaxed);
     recorder.populate_to(reserved + POPULATE_AHEAD_MIN, POPULATE_AHEAD_MIN);
     OWNER_PID.store(std::process::id(), Ordering::Relaxed);
+    let end_mode = if recorder.clock.tsc {
+        END_TSC
+    } else {
+        END_CALL
+    };
+    END_MODE.store(end_mode, Ordering::Relaxed);
     RECORDER.store(
         recorder as *const Recorder as *mut Recorder,
         Ordering::Release,
@@ -979,6 +996,13 @@ pub unsafe extern "C" fn mpicheck_end(words: *mut i64, ret: i32) {
     (*(rec.add(6) as *const AtomicU8)).store(record_state::COMPLETE, Ordering::Release);
 }
 
+/// The clock reading of a call time, for the C header's inline `mpicheck_end` when the clock
+/// is not the time-stamp counter.
+#[no_mangle]
+pub extern "C" fn mpicheck_clock_now() -> u64 {
+    recorder().map_or_else(monotonic_ns, |r| r.clock.now())
+}
+
 thread_local! {
     /// The calling thread's last poll record, which an identical unsuccessful poll right
     /// after it is folded into.
@@ -1078,5 +1102,16 @@ mod tests {
             mpicheck_trace::record_state::ENTERED
         );
         assert!(header.contains(&store), "header lacks {store:?}");
+        // The inline mpicheck_end: exit time, return code, state COMPLETE.
+        for line in [
+            "__builtin_memcpy(rec + 24, &now, 8);".to_string(),
+            "__builtin_memcpy(rec + 12, &ret, 4);".to_string(),
+            format!(
+                "__atomic_store_n(rec + 6, (uint8_t){}, __ATOMIC_RELEASE);",
+                mpicheck_trace::record_state::COMPLETE
+            ),
+        ] {
+            assert!(header.contains(&line), "header lacks {line:?}");
+        }
     }
 }
