@@ -9,8 +9,9 @@
 //!
 //! Page faults are kept off the hot path: a helper thread grows the file and populates its
 //! pages (`MADV_POPULATE_WRITE`) ahead of the writers, so a writer normally stores into
-//! memory that is already mapped writable. Writers never wait for the helper: if it falls
-//! behind (or does not exist), they populate the next pages in bulk themselves. The helper
+//! memory that is already mapped writable. Writers never wait for the helper (nor for the
+//! lock it holds while populating a chunk): if it falls behind (or does not exist), they
+//! populate the next pages in bulk themselves, or fault them in. The helper
 //! stays 1 MiB ahead, doubling up to 32 MiB while writers keep catching up; a trace cut short
 //! by a crash keeps that much zero tail, which the reader treats as the end.
 //!
@@ -262,11 +263,14 @@ impl Recorder {
             let to = (needed + WRITER_CHUNK)
                 .next_multiple_of(PAGE_SIZE)
                 .min(file_len);
-            let done = self.populate_range(from, to);
-            if done < to {
-                file_len // failed: fault page by page until the helper moves the limit
-            } else {
-                done - WRITER_CHUNK / 2
+            match self.populate_range(from, to, false) {
+                Some(done) if done < to => {
+                    file_len // failed: fault page by page until the helper moves the limit
+                }
+                Some(done) => done - WRITER_CHUNK / 2,
+                // The helper is populating right now, most likely these very pages: fault
+                // the next ones in as they come, and look again a little further on.
+                None => needed + WRITER_CHUNK / 4,
             }
         } else {
             // Come back if the writers get close to the populated end before the helper.
@@ -308,11 +312,19 @@ impl Recorder {
     }
 
     /// Populates the pages of `[from, to)` (page-aligned, inside the file) in chunks; returns
-    /// how far it got.
-    fn populate_range(&self, from: u64, to: u64) -> u64 {
+    /// how far it got. A writer (`wait` false) never waits for the helper's chunk: None when
+    /// the helper holds the lock.
+    fn populate_range(&self, from: u64, to: u64, wait: bool) -> Option<u64> {
         let mut done = from;
         while done < to {
-            let _guard = self.populate_lock.lock().unwrap_or_else(|e| e.into_inner());
+            let _guard = match self.populate_lock.try_lock() {
+                Ok(guard) => guard,
+                Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) if !wait => return None,
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    self.populate_lock.lock().unwrap_or_else(|e| e.into_inner())
+                }
+            };
             if self.exiting.load(Ordering::Acquire) {
                 break;
             }
@@ -337,7 +349,7 @@ impl Recorder {
             done += chunk;
             self.populated.fetch_max(done, Ordering::Release);
         }
-        done
+        Some(done)
     }
 
     /// The helper thread: keeps the file grown and its pages populated ahead of the writers,
@@ -384,7 +396,10 @@ impl Recorder {
             return;
         }
         let from = self.populated.load(Ordering::Acquire);
-        let done = self.populate_range(from, target).max(from);
+        let done = self
+            .populate_range(from, target, true)
+            .unwrap_or(from)
+            .max(from);
         let file_len = self.file_len.load(Ordering::Acquire);
         let limit = if self.populate_supported.load(Ordering::Relaxed) {
             done.saturating_sub(ahead / 2).min(file_len)
@@ -850,9 +865,9 @@ fn thread_index(r: &Recorder) -> u16 {
 /// so that the launcher can see what it does between MPI calls.
 #[cold]
 fn new_thread_index(r: &Recorder) -> u16 {
-    let index = NEXT_THREAD
-        .fetch_add(1, Ordering::Relaxed)
-        .min(u16::MAX - 2);
+    // SeqCst, and before the thread's first entry time is read: a call of another thread that
+    // returns after that entry sees this count (`mpicheck_end_instant`).
+    let index = NEXT_THREAD.fetch_add(1, Ordering::SeqCst).min(u16::MAX - 2);
     if (index as usize) < mpicheck_trace::MAX_THREAD_TIDS {
         // SAFETY: gettid has no preconditions.
         let tid = unsafe { libc::gettid() } as u32;
