@@ -72,6 +72,29 @@ fn check_c_program(family: support::Family) {
                 call.record.t_enter_ns,
                 call.record.t_exit_ns
             );
+            // A single-threaded program's calls that cannot block read no exit time (trace
+            // format: flags::INSTANT); calls that can block keep it.
+            let instant = matches!(
+                call.name.as_str(),
+                "MPI_Isend" | "MPI_Irecv" | "MPI_Type_contiguous" | "MPI_Type_commit"
+            );
+            let blocking = matches!(
+                call.name.as_str(),
+                "MPI_Barrier" | "MPI_Send" | "MPI_Ssend" | "MPI_Recv" | "MPI_Waitall" | "MPI_Bcast"
+            );
+            if instant {
+                assert_eq!(
+                    call.record.t_exit_ns, call.record.t_enter_ns,
+                    "rank {rank}: {} read an exit time",
+                    call.name
+                );
+            } else if blocking {
+                assert!(
+                    call.record.t_exit_ns > call.record.t_enter_ns,
+                    "rank {rank}: {} has no exit time",
+                    call.name
+                );
+            }
         }
 
         if rank == 0 {

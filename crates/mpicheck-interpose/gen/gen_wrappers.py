@@ -407,6 +407,58 @@ POLL_UNSUCCESSFUL = {
 }
 
 
+# Calls that return without waiting for another process or running user code (callbacks):
+# starts of nonblocking and persistent operations, and local datatype, group and packing
+# work. Their wrappers end with mpicheck_end_instant, which reads no exit time while one thread
+# records (trace format: flags::INSTANT); calls that can block keep entry and exit time, which
+# the deadlock and timing views need.
+_INSTANT_NAMES = {
+    "Start", "Startall", "Get_count", "Get_elements", "Get_elements_x",
+    "Type_size", "Type_size_x", "Type_get_extent", "Type_get_extent_x",
+    "Type_get_true_extent", "Type_get_true_extent_x", "Type_commit", "Type_contiguous",
+    "Type_vector", "Type_create_hvector", "Type_indexed", "Type_create_hindexed",
+    "Type_create_indexed_block", "Type_create_hindexed_block", "Type_create_struct",
+    "Type_create_subarray", "Type_create_darray", "Type_create_resized",
+    "Comm_group", "Comm_test_inter", "Comm_remote_size", "Group_size", "Group_rank",
+    "Group_translate_ranks", "Group_compare", "Group_union", "Group_intersection",
+    "Group_difference", "Group_incl", "Group_excl", "Group_range_incl", "Group_range_excl",
+    "Group_free", "Pack", "Unpack", "Pack_size", "Get_processor_name", "Get_version",
+    "Get_library_version",
+}
+# Point-to-point operations whose `MPI_<op>_init` (persistent) is local; persistent
+# collectives' initialization is collective, so it keeps both times.
+_P2P_OPS = {"Send", "Bsend", "Ssend", "Rsend", "Recv"}
+
+
+def cannot_block(name, names):
+    """True for an MPI function (`names`: every function's name) that never waits."""
+    if name in POLL_UNSUCCESSFUL:
+        return False  # polls keep their own ending (folding)
+    short = name[4:]
+    if short.endswith("_c"):
+        short = short[:-2]
+    if short in _INSTANT_NAMES:
+        return True
+    if short.endswith("_init") and short[: -len("_init")] in _P2P_OPS:
+        return True
+    # MPI_I<op>: the nonblocking start of MPI_<Op> (MPI_Isend, MPI_Iallreduce, MPI_Imrecv);
+    # not MPI_Init, MPI_Info_*, MPI_Intercomm_* (no MPI_Nit, MPI_Nfo_*, MPI_Ntercomm_*).
+    if short.startswith("I") and len(short) > 1 and short[1].islower():
+        blocking = "MPI_" + short[1].upper() + short[2:]
+        return blocking in names
+    return False
+
+
+def end_call(func, ret):
+    """The statement that finishes a non-poll record."""
+    if cannot_block(func.name, ALL_NAMES):
+        return f"mpicheck_end_instant(mpicheck_w, {ret});"
+    return f"mpicheck_end(mpicheck_w, {ret});"
+
+
+ALL_NAMES = set()
+
+
 def gen_c_wrapper(func):
     acc = CAccess()
     name = func.name
@@ -500,7 +552,7 @@ def gen_c_wrapper(func):
     if poll:
         lines.append(f"        mpicheck_end_poll(mpicheck_w, {ret}, {ret} == MPI_SUCCESS && ({poll}));")
     else:
-        lines.append(f"        mpicheck_end(mpicheck_w, {ret});")
+        lines.append(f"        {end_call(func, ret)}")
     lines.append("    }")
     lines += ["    " + l for l in post_hooks(func, "site_of_call")]
     lines += ["    " + l for l in post_free]
@@ -901,7 +953,7 @@ def gen_fortran_impl(binding, bufmode, impl):
             f"        mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && ({poll}));"
         )
     else:
-        lines.append("        mpicheck_end(mpicheck_w, mpicheck_ret);")
+        lines.append(f"        {end_call(func, 'mpicheck_ret')}")
     lines.append("    }")
     hooks = post_hooks(func, "site", flags="MPICHECK_FLAG_FORTRAN", comm_out=lambda p: fconv(p, "*f_" + p.name))
     lines += ["    " + l for l in hooks]
@@ -991,6 +1043,7 @@ def main():
     global COMM_INFO_ID, TYPE_INFO_ID
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "c", "generated")
     funcs = load_functions()
+    ALL_NAMES.update(f.name for f in funcs)
     COMM_INFO_ID = len(funcs)
     TYPE_INFO_ID = len(funcs) + 1
     os.makedirs(out_dir, exist_ok=True)

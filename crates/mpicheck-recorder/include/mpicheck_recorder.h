@@ -125,6 +125,29 @@ static inline __attribute__((always_inline)) void mpicheck_end_inline(int64_t *w
 }
 #define mpicheck_end(words, ret) mpicheck_end_inline((words), (ret))
 
+/* Threads that recorded anything so far (the recorder numbers them at their first record). */
+extern uint16_t mpicheck_recording_threads __attribute__((visibility("hidden")));
+#define MPICHECK_FLAG_INSTANT 4
+
+/* mpicheck_end for a call that cannot block (MPI_Isend, MPI_Type_commit, ...; the generator
+ * says which): while the process records from one thread, no exit time is read and the
+ * record gets the INSTANT flag (trace format version 3: the reader takes the entry time).
+ * With more threads, the exit time says which calls of different threads overlapped; a
+ * thread's first record counts it before it reads its entry time, so a call that returned
+ * after another thread's call entered sees two threads here. */
+static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *words, int ret)
+{
+    uint8_t *rec = (uint8_t *)words - MPICHECK_CALL_FIXED_SIZE;
+    if (__builtin_expect(mpicheck_end_mode == 0, 0)) return;
+    if (__atomic_load_n(&mpicheck_recording_threads, __ATOMIC_SEQ_CST) > 1) {
+        mpicheck_end_inline(words, ret);
+        return;
+    }
+    rec[7] |= MPICHECK_FLAG_INSTANT;
+    __builtin_memcpy(rec + 12, &ret, 4);
+    __atomic_store_n(rec + 6, (uint8_t)2, __ATOMIC_RELEASE);
+}
+
 #ifdef __cplusplus
 }
 #endif

@@ -109,6 +109,9 @@ unsafe impl Send for Recorder {}
 unsafe impl Sync for Recorder {}
 
 static RECORDER: AtomicPtr<Recorder> = AtomicPtr::new(ptr::null_mut());
+/// Threads numbered so far; the C header's `mpicheck_end_instant` reads it to know whether
+/// calls of other threads may overlap.
+#[export_name = "mpicheck_recording_threads"]
 static NEXT_THREAD: AtomicU16 = AtomicU16::new(0);
 
 /// Whether this process records: [`UNSTARTED`] until its first MPI call opens the trace.
@@ -1117,6 +1120,11 @@ mod tests {
             mpicheck_trace::record_state::ENTERED
         );
         assert!(header.contains(&store), "header lacks {store:?}");
+        let instant = format!(
+            "#define MPICHECK_FLAG_INSTANT {}\n",
+            mpicheck_trace::flags::INSTANT
+        );
+        assert!(header.contains(&instant), "header lacks {instant:?}");
         // The inline mpicheck_end: exit time, return code, state COMPLETE.
         for line in [
             "__builtin_memcpy(rec + 24, &now, 8);".to_string(),

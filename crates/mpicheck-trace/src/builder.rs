@@ -19,6 +19,8 @@ pub struct CallToWrite {
     /// `false`: the record stays `ENTERED`, as for a call the process never returned from.
     pub complete: bool,
     pub fortran: bool,
+    /// Written with [`crate::flags::INSTANT`]: no exit time (the reader takes the entry).
+    pub instant: bool,
 }
 
 /// A trace under construction: header fields, then records in the order they are added.
@@ -108,6 +110,7 @@ impl TraceBuilder {
                 words: call.words.clone(),
                 complete: call.complete,
                 fortran: call.fortran,
+                instant: false,
             });
         }
         b
@@ -168,11 +171,17 @@ impl TraceBuilder {
         } else {
             record_state::ENTERED
         });
-        self.records.push(if call.fortran {
+        let fortran = if call.fortran {
             crate::flags::FORTRAN
         } else {
             0
-        });
+        };
+        let instant = if call.instant {
+            crate::flags::INSTANT
+        } else {
+            0
+        };
+        self.records.push(fortran | instant);
         self.records.extend_from_slice(&call.func.to_le_bytes());
         self.records.extend_from_slice(&call.thread.to_le_bytes());
         self.records.extend_from_slice(&call.ret.to_le_bytes());

@@ -1,6 +1,6 @@
 //! The per-rank trace format written by the interposition library and read by the analyzer.
 //!
-//! # Layout (format version 2)
+//! # Layout (format version 3)
 //!
 //! One file per process, `trace-<pid>.mpitrace`, in the output directory. All integers are
 //! little-endian. The file is written through a shared memory mapping, so everything a process
@@ -79,7 +79,7 @@
 //! | 10     | `u16` | thread index (0 = first thread that called MPI)                      |
 //! | 12     | `i32` | return code (valid when complete)                                    |
 //! | 16     | `u64` | entry time, a raw clock reading (see the header)                     |
-//! | 24     | `u64` | exit time, likewise (valid when complete)                            |
+//! | 24     | `u64` | exit time, likewise (valid when complete, unless [`flags::INSTANT`]) |
 //! | 32     | `u64` | call site: return address of the outermost MPI entry point           |
 //! | 40     | `i64` | argument words, laid out as the schema says (see [`schema`]); their number is `(len - 40) / 8` |
 //!
@@ -89,7 +89,11 @@
 //!
 //! Version 1 had a 56-byte fixed part (an explicit word count and order key, times in ns
 //! since the start, a reserved word); version 2 saves 16 bytes per call and one
-//! `clock_gettime` worth of time per timestamp.
+//! `clock_gettime` worth of time per timestamp. Version 3 adds [`flags::INSTANT`]: a call
+//! that cannot block, made while only one thread of the process recorded, has no exit time
+//! (reading the clock is a third of a recorded call's cost); with several threads every call
+//! keeps its exit time, which tells whether calls of different threads overlapped. The
+//! reader reads versions 2 and 3.
 //!
 //! The record is reserved with state `RESERVED`, its input words are written and the state
 //! becomes `ENTERED` before the MPI library is called; output words and the exit time are
@@ -155,7 +159,9 @@ pub use schema::{ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Stat
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"MPICHKTR";
 /// Bumped whenever the layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
+/// The oldest version the reader still reads: version 2 lacks only [`flags::INSTANT`].
+pub const OLDEST_READABLE_VERSION: u32 = 2;
 /// Size of the fixed header; records start here.
 pub const HEADER_SIZE: usize = 4096;
 /// File name suffix of per-process traces.
@@ -248,6 +254,10 @@ pub mod flags {
     /// identical calls folded into it after the first, and the last one's entry time. See
     /// "Folded polls" in the crate docs.
     pub const POLL: u8 = 2;
+    /// A call that cannot block (`MPI_Isend`, `MPI_Type_commit`, ...), made while the process
+    /// recorded from one thread only: no exit time was read (the word holds nothing); the
+    /// reader takes the entry time as the exit time. Since format version 3.
+    pub const INSTANT: u8 = 4;
 }
 
 /// Text record subkinds.

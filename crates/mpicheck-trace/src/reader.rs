@@ -24,7 +24,7 @@ pub enum TraceError {
     },
     #[error("not an mpicheck trace (bad magic)")]
     BadMagic,
-    #[error("trace format version {found} is not supported (this mpicheck reads version {FORMAT_VERSION})")]
+    #[error("trace format version {found} is not supported (this mpicheck reads versions {} to {FORMAT_VERSION})", crate::OLDEST_READABLE_VERSION)]
     Version { found: u32 },
     #[error("trace is {len} bytes, shorter than its {HEADER_SIZE}-byte header")]
     TooShort { len: usize },
@@ -297,7 +297,7 @@ fn parse_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
         return Err(TraceError::BadMagic);
     }
     let version = u32_at(b, offset::VERSION);
-    if version != FORMAT_VERSION {
+    if !(crate::OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(TraceError::Version { found: version });
     }
     let env_rank = known(i32_at(b, offset::ENV_RANK));
@@ -474,10 +474,12 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
                         thread: u16_at(rec, 10),
                         seq: at as u64,
                         t_enter_ns: clock.to_ns(u64_at(rec, 16)),
-                        t_exit_ns: if complete {
-                            clock.to_ns(u64_at(rec, 24))
-                        } else {
+                        t_exit_ns: if !complete {
                             0
+                        } else if rflags & crate::flags::INSTANT != 0 {
+                            clock.to_ns(u64_at(rec, 16))
+                        } else {
+                            clock.to_ns(u64_at(rec, 24))
                         },
                         callsite: u64_at(rec, 32),
                         ret: if complete { i32_at(rec, 12) } else { 0 },
@@ -561,6 +563,45 @@ mod tests {
             });
         }
         b
+    }
+
+    #[test]
+    fn an_instant_call_leaves_when_it_entered() {
+        let mut b = barriers(0);
+        for instant in [true, false] {
+            b.call(&CallToWrite {
+                func: 0,
+                words: vec![0x44000000],
+                complete: true,
+                t_enter: 100,
+                t_exit: if instant { 0 } else { 130 },
+                instant,
+                ..Default::default()
+            });
+        }
+        let trace = read_trace_bytes(&b.exited()).unwrap();
+        let times: Vec<_> = trace
+            .calls
+            .iter()
+            .map(|c| (c.t_enter_ns, c.t_exit_ns))
+            .collect();
+        assert_eq!(times, [(100, 100), (100, 130)]);
+    }
+
+    #[test]
+    fn version_2_traces_are_read_and_later_versions_refused() {
+        let mut bytes = barriers(2).exited();
+        bytes[offset::VERSION..offset::VERSION + 4].copy_from_slice(&2u32.to_le_bytes());
+        let trace = read_trace_bytes(&bytes).unwrap();
+        assert_eq!(trace.calls.len(), 2);
+        assert_eq!(trace.calls[1].t_exit_ns, 15);
+        let later = FORMAT_VERSION + 1;
+        bytes[offset::VERSION..offset::VERSION + 4].copy_from_slice(&later.to_le_bytes());
+        let err = read_trace_bytes(&bytes).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            format!("trace format version {later} is not supported (this mpicheck reads versions 2 to {FORMAT_VERSION})")
+        );
     }
 
     #[test]

@@ -4095,7 +4095,7 @@ static void mpicheck_f_plain_bsend_init(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -4146,7 +4146,7 @@ static void mpicheck_f_desc_bsend_init(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -4193,7 +4193,7 @@ static void mpicheck_f_plain_bsend_init_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -4237,7 +4237,7 @@ static void mpicheck_f_desc_bsend_init_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -6250,7 +6250,7 @@ static void mpicheck_f_plain_comm_group(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_group[0] = MPICHECK_W(PMPI_Group_f2c(*f_group));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -6571,7 +6571,7 @@ static void mpicheck_f_plain_comm_remote_size(void **next, const char *next_name
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -7055,7 +7055,7 @@ static void mpicheck_f_plain_comm_test_inter(void **next, const char *next_name,
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16182,7 +16182,7 @@ static void mpicheck_f_plain_get_count(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_count[0] = MPICHECK_W((int)(*f_count));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16230,7 +16230,7 @@ static void mpicheck_f_plain_get_count_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_count[0] = MPICHECK_W((MPI_Count)(*f_count));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16271,7 +16271,7 @@ static void mpicheck_f_plain_get_elements(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_count[0] = MPICHECK_W((int)(*f_count));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16319,7 +16319,7 @@ static void mpicheck_f_plain_get_elements_c(void **next, const char *next_name, 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_count[0] = MPICHECK_W((MPI_Count)(*f_count));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16360,7 +16360,7 @@ static void mpicheck_f_plain_get_elements_x(void **next, const char *next_name, 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_count[0] = MPICHECK_W((MPI_Count)(*f_count));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16446,7 +16446,7 @@ static void mpicheck_f_plain_get_library_version(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16490,7 +16490,7 @@ static void mpicheck_f_plain_get_processor_name(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16537,7 +16537,7 @@ static void mpicheck_f_plain_get_version(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_o_version[0] = MPICHECK_W((int)(*f_version));
         mpicheck_o_subversion[0] = MPICHECK_W((int)(*f_subversion));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -16985,7 +16985,7 @@ static void mpicheck_f_plain_group_compare(void **next, const char *next_name, c
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_result[0] = MPICHECK_W((int)(*f_result));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17031,7 +17031,7 @@ static void mpicheck_f_plain_group_difference(void **next, const char *next_name
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17081,7 +17081,7 @@ static void mpicheck_f_plain_group_excl(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17124,7 +17124,7 @@ static void mpicheck_f_plain_group_free(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_group[0] = MPICHECK_W(PMPI_Group_f2c(*f_group));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17220,7 +17220,7 @@ static void mpicheck_f_plain_group_incl(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17266,7 +17266,7 @@ static void mpicheck_f_plain_group_intersection(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17316,7 +17316,7 @@ static void mpicheck_f_plain_group_range_excl(void **next, const char *next_name
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17366,7 +17366,7 @@ static void mpicheck_f_plain_group_range_incl(void **next, const char *next_name
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17410,7 +17410,7 @@ static void mpicheck_f_plain_group_rank(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_rank[0] = MPICHECK_W((int)(*f_rank));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17454,7 +17454,7 @@ static void mpicheck_f_plain_group_size(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17508,7 +17508,7 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
     if (mpicheck_w) {
         mpicheck_o_ranks2[0] = mpicheck_n_ranks2;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) mpicheck_o_ranks2[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_ranks2[mpicheck_i])) : -1;
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17554,7 +17554,7 @@ static void mpicheck_f_plain_group_union(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17610,7 +17610,7 @@ static void mpicheck_f_plain_iallgather(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17663,7 +17663,7 @@ static void mpicheck_f_desc_iallgather(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17712,7 +17712,7 @@ static void mpicheck_f_plain_iallgather_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17758,7 +17758,7 @@ static void mpicheck_f_desc_iallgather_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17813,7 +17813,7 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17872,7 +17872,7 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17927,7 +17927,7 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -17979,7 +17979,7 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18026,7 +18026,7 @@ static void mpicheck_f_plain_iallreduce(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18077,7 +18077,7 @@ static void mpicheck_f_desc_iallreduce(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18124,7 +18124,7 @@ static void mpicheck_f_plain_iallreduce_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18168,7 +18168,7 @@ static void mpicheck_f_desc_iallreduce_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18217,7 +18217,7 @@ static void mpicheck_f_plain_ialltoall(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18270,7 +18270,7 @@ static void mpicheck_f_desc_ialltoall(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18319,7 +18319,7 @@ static void mpicheck_f_plain_ialltoall_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18365,7 +18365,7 @@ static void mpicheck_f_desc_ialltoall_c(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18426,7 +18426,7 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18491,7 +18491,7 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18552,7 +18552,7 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18610,7 +18610,7 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18675,7 +18675,7 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18744,7 +18744,7 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18809,7 +18809,7 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18871,7 +18871,7 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18908,7 +18908,7 @@ static void mpicheck_f_plain_ibarrier(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -18961,7 +18961,7 @@ static void mpicheck_f_plain_ibcast(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19011,7 +19011,7 @@ static void mpicheck_f_desc_ibcast(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19057,7 +19057,7 @@ static void mpicheck_f_plain_ibcast_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19100,7 +19100,7 @@ static void mpicheck_f_desc_ibcast_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19147,7 +19147,7 @@ static void mpicheck_f_plain_ibsend(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19198,7 +19198,7 @@ static void mpicheck_f_desc_ibsend(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19245,7 +19245,7 @@ static void mpicheck_f_plain_ibsend_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19289,7 +19289,7 @@ static void mpicheck_f_desc_ibsend_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19336,7 +19336,7 @@ static void mpicheck_f_plain_iexscan(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19387,7 +19387,7 @@ static void mpicheck_f_desc_iexscan(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19434,7 +19434,7 @@ static void mpicheck_f_plain_iexscan_c(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19478,7 +19478,7 @@ static void mpicheck_f_desc_iexscan_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19529,7 +19529,7 @@ static void mpicheck_f_plain_igather(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19584,7 +19584,7 @@ static void mpicheck_f_desc_igather(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19635,7 +19635,7 @@ static void mpicheck_f_plain_igather_c(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19683,7 +19683,7 @@ static void mpicheck_f_desc_igather_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19740,7 +19740,7 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19801,7 +19801,7 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19858,7 +19858,7 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -19912,7 +19912,7 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20020,7 +20020,7 @@ static void mpicheck_f_plain_imrecv(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_o_message[0] = MPICHECK_W(PMPI_Message_f2c(*f_message));
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20071,7 +20071,7 @@ static void mpicheck_f_desc_imrecv(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_o_message[0] = MPICHECK_W(PMPI_Message_f2c(*f_message));
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20118,7 +20118,7 @@ static void mpicheck_f_plain_imrecv_c(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_o_message[0] = MPICHECK_W(PMPI_Message_f2c(*f_message));
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20162,7 +20162,7 @@ static void mpicheck_f_desc_imrecv_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_o_message[0] = MPICHECK_W(PMPI_Message_f2c(*f_message));
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20211,7 +20211,7 @@ static void mpicheck_f_plain_ineighbor_allgather(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20264,7 +20264,7 @@ static void mpicheck_f_desc_ineighbor_allgather(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20313,7 +20313,7 @@ static void mpicheck_f_plain_ineighbor_allgather_c(void **next, const char *next
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20359,7 +20359,7 @@ static void mpicheck_f_desc_ineighbor_allgather_c(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20414,7 +20414,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20473,7 +20473,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20528,7 +20528,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20580,7 +20580,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20629,7 +20629,7 @@ static void mpicheck_f_plain_ineighbor_alltoall(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20682,7 +20682,7 @@ static void mpicheck_f_desc_ineighbor_alltoall(void **next, const char *next_nam
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20731,7 +20731,7 @@ static void mpicheck_f_plain_ineighbor_alltoall_c(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20777,7 +20777,7 @@ static void mpicheck_f_desc_ineighbor_alltoall_c(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20838,7 +20838,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20903,7 +20903,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -20964,7 +20964,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -21022,7 +21022,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -21087,7 +21087,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -21156,7 +21156,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -21221,7 +21221,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -21283,7 +21283,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22177,7 +22177,7 @@ static void mpicheck_f_plain_irecv(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22228,7 +22228,7 @@ static void mpicheck_f_desc_irecv(void **next, const char *next_name, const void
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22275,7 +22275,7 @@ static void mpicheck_f_plain_irecv_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22319,7 +22319,7 @@ static void mpicheck_f_desc_irecv_c(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22368,7 +22368,7 @@ static void mpicheck_f_plain_ireduce(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22421,7 +22421,7 @@ static void mpicheck_f_desc_ireduce(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22470,7 +22470,7 @@ static void mpicheck_f_plain_ireduce_c(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22516,7 +22516,7 @@ static void mpicheck_f_desc_ireduce_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22565,7 +22565,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22618,7 +22618,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22667,7 +22667,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22713,7 +22713,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22760,7 +22760,7 @@ static void mpicheck_f_plain_ireduce_scatter_block(void **next, const char *next
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22811,7 +22811,7 @@ static void mpicheck_f_desc_ireduce_scatter_block(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22858,7 +22858,7 @@ static void mpicheck_f_plain_ireduce_scatter_block_c(void **next, const char *ne
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22902,7 +22902,7 @@ static void mpicheck_f_desc_ireduce_scatter_block_c(void **next, const char *nex
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -22949,7 +22949,7 @@ static void mpicheck_f_plain_irsend(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23000,7 +23000,7 @@ static void mpicheck_f_desc_irsend(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23047,7 +23047,7 @@ static void mpicheck_f_plain_irsend_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23091,7 +23091,7 @@ static void mpicheck_f_desc_irsend_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23180,7 +23180,7 @@ static void mpicheck_f_plain_iscan(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23231,7 +23231,7 @@ static void mpicheck_f_desc_iscan(void **next, const char *next_name, const void
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23278,7 +23278,7 @@ static void mpicheck_f_plain_iscan_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23322,7 +23322,7 @@ static void mpicheck_f_desc_iscan_c(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23373,7 +23373,7 @@ static void mpicheck_f_plain_iscatter(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23428,7 +23428,7 @@ static void mpicheck_f_desc_iscatter(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23479,7 +23479,7 @@ static void mpicheck_f_plain_iscatter_c(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23527,7 +23527,7 @@ static void mpicheck_f_desc_iscatter_c(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23584,7 +23584,7 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23645,7 +23645,7 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23702,7 +23702,7 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23756,7 +23756,7 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23803,7 +23803,7 @@ static void mpicheck_f_plain_isend(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23854,7 +23854,7 @@ static void mpicheck_f_desc_isend(void **next, const char *next_name, const void
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23901,7 +23901,7 @@ static void mpicheck_f_plain_isend_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -23945,7 +23945,7 @@ static void mpicheck_f_desc_isend_c(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24002,7 +24002,7 @@ static void mpicheck_f_plain_isendrecv(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24063,7 +24063,7 @@ static void mpicheck_f_desc_isendrecv(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24120,7 +24120,7 @@ static void mpicheck_f_plain_isendrecv_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24174,7 +24174,7 @@ static void mpicheck_f_desc_isendrecv_c(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24226,7 +24226,7 @@ static void mpicheck_f_plain_isendrecv_replace(void **next, const char *next_nam
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24282,7 +24282,7 @@ static void mpicheck_f_desc_isendrecv_replace(void **next, const char *next_name
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24334,7 +24334,7 @@ static void mpicheck_f_plain_isendrecv_replace_c(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24383,7 +24383,7 @@ static void mpicheck_f_desc_isendrecv_replace_c(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24430,7 +24430,7 @@ static void mpicheck_f_plain_issend(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24481,7 +24481,7 @@ static void mpicheck_f_desc_issend(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24528,7 +24528,7 @@ static void mpicheck_f_plain_issend_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -24572,7 +24572,7 @@ static void mpicheck_f_desc_issend_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -27406,7 +27406,7 @@ static void mpicheck_f_plain_pack(void **next, const char *next_name, const void
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -27458,7 +27458,7 @@ static void mpicheck_f_desc_pack(void **next, const char *next_name, const void 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -27506,7 +27506,7 @@ static void mpicheck_f_plain_pack_c(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -27551,7 +27551,7 @@ static void mpicheck_f_desc_pack_c(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -27874,7 +27874,7 @@ static void mpicheck_f_plain_pack_size(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -27922,7 +27922,7 @@ static void mpicheck_f_plain_pack_size_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -29130,7 +29130,7 @@ static void mpicheck_f_plain_recv_init(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -29181,7 +29181,7 @@ static void mpicheck_f_desc_recv_init(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -29228,7 +29228,7 @@ static void mpicheck_f_plain_recv_init_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -29272,7 +29272,7 @@ static void mpicheck_f_desc_recv_init_c(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -31941,7 +31941,7 @@ static void mpicheck_f_plain_rsend_init(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -31992,7 +31992,7 @@ static void mpicheck_f_desc_rsend_init(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -32039,7 +32039,7 @@ static void mpicheck_f_plain_rsend_init_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -32083,7 +32083,7 @@ static void mpicheck_f_desc_rsend_init_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -33509,7 +33509,7 @@ static void mpicheck_f_plain_send_init(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -33560,7 +33560,7 @@ static void mpicheck_f_desc_send_init(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -33607,7 +33607,7 @@ static void mpicheck_f_plain_send_init_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -33651,7 +33651,7 @@ static void mpicheck_f_desc_send_init_c(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -35088,7 +35088,7 @@ static void mpicheck_f_plain_ssend_init(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -35139,7 +35139,7 @@ static void mpicheck_f_desc_ssend_init(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -35186,7 +35186,7 @@ static void mpicheck_f_plain_ssend_init_c(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -35230,7 +35230,7 @@ static void mpicheck_f_desc_ssend_init_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -35266,7 +35266,7 @@ static void mpicheck_f_plain_start(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -35314,7 +35314,7 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36285,7 +36285,7 @@ static void mpicheck_f_plain_type_commit(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_datatype[0] = MPICHECK_W(PMPI_Type_f2c(*f_datatype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_type_info(691, PMPI_Type_f2c(*f_datatype), site, MPICHECK_FLAG_FORTRAN);
     mpicheck_depth--;
@@ -36332,7 +36332,7 @@ static void mpicheck_f_plain_type_contiguous(void **next, const char *next_name,
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36378,7 +36378,7 @@ static void mpicheck_f_plain_type_contiguous_c(void **next, const char *next_nam
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36439,7 +36439,7 @@ static void mpicheck_f_plain_type_create_darray(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36507,7 +36507,7 @@ static void mpicheck_f_plain_type_create_darray_c(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36690,7 +36690,7 @@ static void mpicheck_f_plain_type_create_hindexed(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36744,7 +36744,7 @@ static void mpicheck_f_plain_type_create_hindexed_c(void **next, const char *nex
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36789,7 +36789,7 @@ static void mpicheck_f_plain_type_create_hindexed_block(void **next, const char 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36841,7 +36841,7 @@ static void mpicheck_f_plain_type_create_hindexed_block_c(void **next, const cha
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36884,7 +36884,7 @@ static void mpicheck_f_plain_type_create_hvector(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36934,7 +36934,7 @@ static void mpicheck_f_plain_type_create_hvector_c(void **next, const char *next
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -36979,7 +36979,7 @@ static void mpicheck_f_plain_type_create_indexed_block(void **next, const char *
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37031,7 +37031,7 @@ static void mpicheck_f_plain_type_create_indexed_block_c(void **next, const char
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37120,7 +37120,7 @@ static void mpicheck_f_plain_type_create_resized(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37168,7 +37168,7 @@ static void mpicheck_f_plain_type_create_resized_c(void **next, const char *next
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37217,7 +37217,7 @@ static void mpicheck_f_plain_type_create_struct(void **next, const char *next_na
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37273,7 +37273,7 @@ static void mpicheck_f_plain_type_create_struct_c(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37326,7 +37326,7 @@ static void mpicheck_f_plain_type_create_subarray(void **next, const char *next_
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37386,7 +37386,7 @@ static void mpicheck_f_plain_type_create_subarray_c(void **next, const char *nex
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37897,7 +37897,7 @@ static void mpicheck_f_plain_type_get_extent(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_o_lb[0] = MPICHECK_W((MPI_Aint)(*f_lb));
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Aint)(*f_extent));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37946,7 +37946,7 @@ static void mpicheck_f_plain_type_get_extent_c(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_o_lb[0] = MPICHECK_W((MPI_Count)(*f_lb));
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Count)(*f_extent));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -37988,7 +37988,7 @@ static void mpicheck_f_plain_type_get_extent_x(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_o_lb[0] = MPICHECK_W((MPI_Count)(*f_lb));
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Count)(*f_extent));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38083,7 +38083,7 @@ static void mpicheck_f_plain_type_get_true_extent(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_o_true_lb[0] = MPICHECK_W((MPI_Aint)(*f_true_lb));
         mpicheck_o_true_extent[0] = MPICHECK_W((MPI_Aint)(*f_true_extent));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38132,7 +38132,7 @@ static void mpicheck_f_plain_type_get_true_extent_c(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_o_true_lb[0] = MPICHECK_W((MPI_Count)(*f_true_lb));
         mpicheck_o_true_extent[0] = MPICHECK_W((MPI_Count)(*f_true_extent));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38174,7 +38174,7 @@ static void mpicheck_f_plain_type_get_true_extent_x(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_o_true_lb[0] = MPICHECK_W((MPI_Count)(*f_true_lb));
         mpicheck_o_true_extent[0] = MPICHECK_W((MPI_Count)(*f_true_extent));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38274,7 +38274,7 @@ static void mpicheck_f_plain_type_indexed(void **next, const char *next_name, co
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38328,7 +38328,7 @@ static void mpicheck_f_plain_type_indexed_c(void **next, const char *next_name, 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38495,7 +38495,7 @@ static void mpicheck_f_plain_type_size(void **next, const char *next_name, const
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38539,7 +38539,7 @@ static void mpicheck_f_plain_type_size_c(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38576,7 +38576,7 @@ static void mpicheck_f_plain_type_size_x(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38626,7 +38626,7 @@ static void mpicheck_f_plain_type_vector(void **next, const char *next_name, con
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38676,7 +38676,7 @@ static void mpicheck_f_plain_type_vector_c(void **next, const char *next_name, c
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38724,7 +38724,7 @@ static void mpicheck_f_plain_unpack(void **next, const char *next_name, const vo
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38776,7 +38776,7 @@ static void mpicheck_f_desc_unpack(void **next, const char *next_name, const voi
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38824,7 +38824,7 @@ static void mpicheck_f_plain_unpack_c(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }
@@ -38869,7 +38869,7 @@ static void mpicheck_f_desc_unpack_c(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
 }

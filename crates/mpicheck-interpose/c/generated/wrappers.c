@@ -7774,7 +7774,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     int mpicheck_ret = PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -7805,7 +7805,7 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     int mpicheck_ret = PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -9005,7 +9005,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
     int mpicheck_ret = PMPI_Comm_group(comm, group);
     if (mpicheck_w) {
         mpicheck_o_group[0] = (group ? MPICHECK_W(*group) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -9197,7 +9197,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size)
     int mpicheck_ret = PMPI_Comm_remote_size(comm, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -9482,7 +9482,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
     int mpicheck_ret = PMPI_Comm_test_inter(comm, flag);
     if (mpicheck_w) {
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13131,7 +13131,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
     int mpicheck_ret = PMPI_Get_count(status, datatype, count);
     if (mpicheck_w) {
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13159,7 +13159,7 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
     int mpicheck_ret = PMPI_Get_count_c(status, datatype, count);
     if (mpicheck_w) {
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13187,7 +13187,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
     int mpicheck_ret = PMPI_Get_elements(status, datatype, count);
     if (mpicheck_w) {
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13215,7 +13215,7 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
     int mpicheck_ret = PMPI_Get_elements_c(status, datatype, count);
     if (mpicheck_w) {
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13243,7 +13243,7 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
     int mpicheck_ret = PMPI_Get_elements_x(status, datatype, count);
     if (mpicheck_w) {
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13294,7 +13294,7 @@ int MPI_Get_library_version(char* version, int* resultlen)
     int mpicheck_ret = PMPI_Get_library_version(version, resultlen);
     if (mpicheck_w) {
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13320,7 +13320,7 @@ int MPI_Get_processor_name(char* name, int* resultlen)
     int mpicheck_ret = PMPI_Get_processor_name(name, resultlen);
     if (mpicheck_w) {
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13349,7 +13349,7 @@ int MPI_Get_version(int* version, int* subversion)
     if (mpicheck_w) {
         mpicheck_o_version[0] = (version ? MPICHECK_W(*version) : 0);
         mpicheck_o_subversion[0] = (subversion ? MPICHECK_W(*subversion) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13640,7 +13640,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
     int mpicheck_ret = PMPI_Group_compare(group1, group2, result);
     if (mpicheck_w) {
         mpicheck_o_result[0] = (result ? MPICHECK_W(*result) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13667,7 +13667,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
     int mpicheck_ret = PMPI_Group_difference(group1, group2, newgroup);
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13697,7 +13697,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     int mpicheck_ret = PMPI_Group_excl(group, n, ranks, newgroup);
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13745,7 +13745,7 @@ int MPI_Group_free(MPI_Group* group)
     int mpicheck_ret = PMPI_Group_free(group);
     if (mpicheck_w) {
         mpicheck_o_group[0] = (group ? MPICHECK_W(*group) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13824,7 +13824,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     int mpicheck_ret = PMPI_Group_incl(group, n, ranks, newgroup);
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13851,7 +13851,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
     int mpicheck_ret = PMPI_Group_intersection(group1, group2, newgroup);
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13881,7 +13881,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     int mpicheck_ret = PMPI_Group_range_excl(group, n, ranges, newgroup);
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13911,7 +13911,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     int mpicheck_ret = PMPI_Group_range_incl(group, n, ranges, newgroup);
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13937,7 +13937,7 @@ int MPI_Group_rank(MPI_Group group, int* rank)
     int mpicheck_ret = PMPI_Group_rank(group, rank);
     if (mpicheck_w) {
         mpicheck_o_rank[0] = (rank ? MPICHECK_W(*rank) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13963,7 +13963,7 @@ int MPI_Group_size(MPI_Group group, int* size)
     int mpicheck_ret = PMPI_Group_size(group, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14018,7 +14018,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
     if (mpicheck_w) {
         mpicheck_o_ranks2[0] = mpicheck_n_ranks2;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) mpicheck_o_ranks2[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(ranks2[mpicheck_i]) : -1;
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14045,7 +14045,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
     int mpicheck_ret = PMPI_Group_union(group1, group2, newgroup);
     if (mpicheck_w) {
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14077,7 +14077,7 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     int mpicheck_ret = PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14109,7 +14109,7 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     int mpicheck_ret = PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14146,7 +14146,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     int mpicheck_ret = PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14183,7 +14183,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     int mpicheck_ret = PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14214,7 +14214,7 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
     int mpicheck_ret = PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14245,7 +14245,7 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
     int mpicheck_ret = PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14277,7 +14277,7 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int mpicheck_ret = PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14309,7 +14309,7 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     int mpicheck_ret = PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14351,7 +14351,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     int mpicheck_ret = PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14393,7 +14393,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     int mpicheck_ret = PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14439,7 +14439,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     int mpicheck_ret = PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14485,7 +14485,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     int mpicheck_ret = PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14511,7 +14511,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
     int mpicheck_ret = PMPI_Ibarrier(comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14542,7 +14542,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int mpicheck_ret = PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14573,7 +14573,7 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
     int mpicheck_ret = PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14604,7 +14604,7 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     int mpicheck_ret = PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14635,7 +14635,7 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     int mpicheck_ret = PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14666,7 +14666,7 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     int mpicheck_ret = PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14697,7 +14697,7 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     int mpicheck_ret = PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14730,7 +14730,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     int mpicheck_ret = PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14763,7 +14763,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     int mpicheck_ret = PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14801,7 +14801,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     int mpicheck_ret = PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14839,7 +14839,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int mpicheck_ret = PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14910,7 +14910,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
     if (mpicheck_w) {
         mpicheck_o_message[0] = (message ? MPICHECK_W(*message) : 0);
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14943,7 +14943,7 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
     if (mpicheck_w) {
         mpicheck_o_message[0] = (message ? MPICHECK_W(*message) : 0);
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14975,7 +14975,7 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
     int mpicheck_ret = PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15007,7 +15007,7 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     int mpicheck_ret = PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15044,7 +15044,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     int mpicheck_ret = PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15081,7 +15081,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     int mpicheck_ret = PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15113,7 +15113,7 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
     int mpicheck_ret = PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15145,7 +15145,7 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     int mpicheck_ret = PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15187,7 +15187,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     int mpicheck_ret = PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15229,7 +15229,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     int mpicheck_ret = PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15275,7 +15275,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     int mpicheck_ret = PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15321,7 +15321,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     int mpicheck_ret = PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15953,7 +15953,7 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
     int mpicheck_ret = PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15984,7 +15984,7 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
     int mpicheck_ret = PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16016,7 +16016,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
     int mpicheck_ret = PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16048,7 +16048,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
     int mpicheck_ret = PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16081,7 +16081,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     int mpicheck_ret = PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16114,7 +16114,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     int mpicheck_ret = PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16145,7 +16145,7 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
     int mpicheck_ret = PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16176,7 +16176,7 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
     int mpicheck_ret = PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16207,7 +16207,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     int mpicheck_ret = PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16238,7 +16238,7 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     int mpicheck_ret = PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16294,7 +16294,7 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
     int mpicheck_ret = PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16325,7 +16325,7 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
     int mpicheck_ret = PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16358,7 +16358,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     int mpicheck_ret = PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16391,7 +16391,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     int mpicheck_ret = PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16429,7 +16429,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     int mpicheck_ret = PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16467,7 +16467,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     int mpicheck_ret = PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16498,7 +16498,7 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     int mpicheck_ret = PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16529,7 +16529,7 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     int mpicheck_ret = PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16565,7 +16565,7 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
     int mpicheck_ret = PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16601,7 +16601,7 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     int mpicheck_ret = PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16635,7 +16635,7 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
     int mpicheck_ret = PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16669,7 +16669,7 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
     int mpicheck_ret = PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16700,7 +16700,7 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     int mpicheck_ret = PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16731,7 +16731,7 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
     int mpicheck_ret = PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17976,7 +17976,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
     int mpicheck_ret = PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
     if (mpicheck_w) {
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -18008,7 +18008,7 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
     int mpicheck_ret = PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
     if (mpicheck_w) {
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -18156,7 +18156,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
     int mpicheck_ret = PMPI_Pack_size(incount, datatype, comm, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -18184,7 +18184,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
     int mpicheck_ret = PMPI_Pack_size_c(incount, datatype, comm, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -18674,7 +18674,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
     int mpicheck_ret = PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -18705,7 +18705,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
     int mpicheck_ret = PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19813,7 +19813,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     int mpicheck_ret = PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19844,7 +19844,7 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     int mpicheck_ret = PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20319,7 +20319,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
     int mpicheck_ret = PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20350,7 +20350,7 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
     int mpicheck_ret = PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -21082,7 +21082,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
     int mpicheck_ret = PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -21113,7 +21113,7 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
     int mpicheck_ret = PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -21139,7 +21139,7 @@ int MPI_Start(MPI_Request* request)
     int mpicheck_ret = PMPI_Start(request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -21169,7 +21169,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23363,7 +23363,7 @@ int MPI_Type_commit(MPI_Datatype* datatype)
     int mpicheck_ret = PMPI_Type_commit(datatype);
     if (mpicheck_w) {
         mpicheck_o_datatype[0] = (datatype ? MPICHECK_W(*datatype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_type_info(691, *datatype, __builtin_return_address(0), 0);
     mpicheck_depth--;
@@ -23391,7 +23391,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
     int mpicheck_ret = PMPI_Type_contiguous(count, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23418,7 +23418,7 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* n
     int mpicheck_ret = PMPI_Type_contiguous_c(count, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23460,7 +23460,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
     int mpicheck_ret = PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23502,7 +23502,7 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
     int mpicheck_ret = PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23615,7 +23615,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
     int mpicheck_ret = PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23648,7 +23648,7 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
     int mpicheck_ret = PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23679,7 +23679,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
     int mpicheck_ret = PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23710,7 +23710,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
     int mpicheck_ret = PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23739,7 +23739,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
     int mpicheck_ret = PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23768,7 +23768,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
     int mpicheck_ret = PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23799,7 +23799,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     int mpicheck_ret = PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23830,7 +23830,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
     int mpicheck_ret = PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23886,7 +23886,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
     int mpicheck_ret = PMPI_Type_create_resized(oldtype, lb, extent, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23914,7 +23914,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
     int mpicheck_ret = PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23949,7 +23949,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
     int mpicheck_ret = PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23984,7 +23984,7 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
     int mpicheck_ret = PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24021,7 +24021,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     int mpicheck_ret = PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24058,7 +24058,7 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
     int mpicheck_ret = PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24434,7 +24434,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
     if (mpicheck_w) {
         mpicheck_o_lb[0] = (lb ? MPICHECK_W(*lb) : 0);
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24464,7 +24464,7 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
     if (mpicheck_w) {
         mpicheck_o_lb[0] = (lb ? MPICHECK_W(*lb) : 0);
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24494,7 +24494,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
     if (mpicheck_w) {
         mpicheck_o_lb[0] = (lb ? MPICHECK_W(*lb) : 0);
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24551,7 +24551,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
     if (mpicheck_w) {
         mpicheck_o_true_lb[0] = (true_lb ? MPICHECK_W(*true_lb) : 0);
         mpicheck_o_true_extent[0] = (true_extent ? MPICHECK_W(*true_extent) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24581,7 +24581,7 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
     if (mpicheck_w) {
         mpicheck_o_true_lb[0] = (true_lb ? MPICHECK_W(*true_lb) : 0);
         mpicheck_o_true_extent[0] = (true_extent ? MPICHECK_W(*true_extent) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24611,7 +24611,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
     if (mpicheck_w) {
         mpicheck_o_true_lb[0] = (true_lb ? MPICHECK_W(*true_lb) : 0);
         mpicheck_o_true_extent[0] = (true_extent ? MPICHECK_W(*true_extent) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24671,7 +24671,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
     int mpicheck_ret = PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24704,7 +24704,7 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
     int mpicheck_ret = PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24804,7 +24804,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size)
     int mpicheck_ret = PMPI_Type_size(datatype, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24830,7 +24830,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
     int mpicheck_ret = PMPI_Type_size_c(datatype, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24856,7 +24856,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
     int mpicheck_ret = PMPI_Type_size_x(datatype, size);
     if (mpicheck_w) {
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24907,7 +24907,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
     int mpicheck_ret = PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24936,7 +24936,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
     int mpicheck_ret = PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
     if (mpicheck_w) {
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24968,7 +24968,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
     int mpicheck_ret = PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
     if (mpicheck_w) {
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25000,7 +25000,7 @@ int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void*
     int mpicheck_ret = PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
     if (mpicheck_w) {
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
-        mpicheck_end(mpicheck_w, mpicheck_ret);
+        mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     mpicheck_depth--;
     return mpicheck_ret;
