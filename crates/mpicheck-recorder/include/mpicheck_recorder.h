@@ -23,6 +23,10 @@
 extern "C" {
 #endif
 
+/* Everything here is defined in the same shared library (the recorder is linked into each
+ * interposition library): hidden, so the wrappers call it directly, not through the PLT. */
+#pragma GCC visibility push(hidden)
+
 /* Record flags (trace format: mpicheck_trace::flags). */
 #define MPICHECK_FLAG_FORTRAN 1
 
@@ -147,6 +151,8 @@ static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *
     __builtin_memcpy(rec + 12, &ret, 4);
     __atomic_store_n(rec + 6, (uint8_t)2, __ATOMIC_RELEASE);
 }
+
+#pragma GCC visibility pop
 
 #ifdef __cplusplus
 }
