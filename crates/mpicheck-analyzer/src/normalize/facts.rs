@@ -316,7 +316,17 @@ impl RankNormalizer<'_> {
                 facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        (facts != CallFacts::default()).then(|| Box::new(facts))
+        if facts == CallFacts::default() {
+            return None;
+        }
+        // Kept for the whole analysis, one per call: spare capacity (a pushed vector holds
+        // four spans) would be most of the facts' memory.
+        facts.created.shrink_to_fit();
+        facts.freed.shrink_to_fit();
+        facts.arg_issues.shrink_to_fit();
+        facts.other_requests.shrink_to_fit();
+        facts.buffers.shrink_to_fit();
+        Some(Box::new(facts))
     }
 
     fn lifecycle(

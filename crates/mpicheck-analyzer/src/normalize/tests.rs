@@ -386,3 +386,25 @@ fn duplicate_ranks_are_an_error() {
     let err = normalize(&[trace(0, vec![]), trace(0, vec![])], &mut resolve).unwrap_err();
     assert!(err.to_string().contains("world rank 0"));
 }
+
+/// Facts live as long as the analysis, one per call: they must not keep spare capacity.
+#[test]
+fn facts_keep_no_spare_capacity() {
+    let rank0 = trace(
+        0,
+        vec![
+            call(2, vec![0x1000, 4, INT, 1, 7, WORLD, 0x2c000011], true, 11),
+            call(3, vec![0x2000, 4, INT, 1, 7, WORLD, 0x2c000012], true, 12),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let mut spans = 0;
+    for event in &run.ranks[0].events {
+        let facts = event.facts().expect("a call with a buffer has facts");
+        spans += facts.buffers.len();
+        assert_eq!(facts.buffers.capacity(), facts.buffers.len(), "{}", event.call);
+        assert_eq!(facts.created.capacity(), facts.created.len());
+        assert_eq!(facts.arg_issues.capacity(), facts.arg_issues.len());
+    }
+    assert_eq!(spans, 2);
+}
