@@ -11,6 +11,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
+
 use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace};
 
 use crate::model::*;
@@ -182,6 +184,7 @@ pub fn normalize(
         let mut events = Vec::with_capacity(trace.calls.len());
         let mut finalized_at: Option<u64> = None;
         let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
+        let mut sites_by_address: FxHashMap<u64, SiteId> = FxHashMap::default();
         for call in &trace.calls {
             let Some(function) = trace.schema.function(call.func) else {
                 continue;
@@ -189,9 +192,15 @@ pub fn normalize(
             if threads.sync_record(function, call) {
                 continue;
             }
-            let site = {
-                let location = resolve(index, call.callsite);
-                rank_state.tables.site(location)
+            // A program has few call sites and calls them many times: resolving (and
+            // hashing the location's strings) once per address, not per call.
+            let site = match sites_by_address.get(&call.callsite) {
+                Some(&site) => site,
+                None => {
+                    let site = rank_state.tables.site(resolve(index, call.callsite));
+                    sites_by_address.insert(call.callsite, site);
+                    site
+                }
             };
             if function.name == "MPI_Op_create" {
                 // The user function, by where it is defined (addresses differ per process);

@@ -402,9 +402,40 @@ fn facts_keep_no_spare_capacity() {
     for event in &run.ranks[0].events {
         let facts = event.facts().expect("a call with a buffer has facts");
         spans += facts.buffers.len();
-        assert_eq!(facts.buffers.capacity(), facts.buffers.len(), "{}", event.call);
+        assert_eq!(
+            facts.buffers.capacity(),
+            facts.buffers.len(),
+            "{}",
+            event.call
+        );
         assert_eq!(facts.created.capacity(), facts.created.len());
         assert_eq!(facts.arg_issues.capacity(), facts.arg_issues.len());
     }
     assert_eq!(spans, 2);
+}
+
+/// Resolving a call site reads debug information: once per address and process, not per
+/// call.
+#[test]
+fn each_call_site_is_resolved_once_per_process() {
+    let sends = |rank: i32| {
+        let calls = (0..5)
+            .map(|i| call(2, vec![0x1000, 4, INT, 1, i, WORLD, 0x2c000011], true, 11))
+            .collect();
+        trace(rank, calls)
+    };
+    let mut resolved = Vec::new();
+    let run = normalize(&[sends(0), sends(1)], &mut |trace, addr| {
+        resolved.push((trace, addr));
+        resolve(trace, addr)
+    })
+    .unwrap();
+    assert_eq!(resolved, [(0, 11), (1, 11)]);
+    for rank in &run.ranks[..2] {
+        assert_eq!(rank.events.len(), 5);
+        assert!(rank
+            .events
+            .iter()
+            .all(|e| run.site(e.site).line == Some(11)));
+    }
 }
