@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace};
 
@@ -103,7 +103,9 @@ struct Tables {
     site_ids: HashMap<SourceLocation, SiteId>,
     datatypes: Vec<DatatypeInfo>,
     datatype_ids: HashMap<String, TypeId>,
-    collective_args: HashMap<(Rank, u32), CollectiveArgs>,
+    collective_args: FxHashMap<(Rank, u32), Arc<CollectiveArgs>>,
+    /// Each distinct value of [`Run::collective_args`] once.
+    distinct_collective_args: FxHashSet<Arc<CollectiveArgs>>,
 }
 
 impl Tables {
@@ -125,6 +127,16 @@ impl Tables {
         self.sites.push(location.clone());
         self.site_ids.insert(location, id);
         id
+    }
+
+    /// The shared copy of `args`.
+    fn intern_collective_args(&mut self, args: CollectiveArgs) -> Arc<CollectiveArgs> {
+        if let Some(shared) = self.distinct_collective_args.get(&args) {
+            return shared.clone();
+        }
+        let shared = Arc::new(args);
+        self.distinct_collective_args.insert(shared.clone());
+        shared
     }
 
     fn datatype(&mut self, name: &str, size: Option<u64>, layout: Option<Arc<Layout>>) -> TypeId {

@@ -115,9 +115,10 @@ impl<'t> RankNormalizer<'t> {
             let short = name.strip_prefix("MPI_").unwrap_or(name);
             let collective = self.collective_args(short, &args);
             if collective != CollectiveArgs::default() {
+                let shared = self.tables.intern_collective_args(collective);
                 self.tables
                     .collective_args
-                    .insert((self.rank, this_index as u32), collective);
+                    .insert((self.rank, this_index as u32), shared);
             }
         }
         let array = |n: &str| -> Vec<i64> {

@@ -439,3 +439,29 @@ fn each_call_site_is_resolved_once_per_process() {
             .all(|e| run.site(e.site).line == Some(11)));
     }
 }
+
+/// A program repeats a few collectives many times: calls with equal arguments share one
+/// copy of them, and calls with other arguments keep their own.
+#[test]
+fn equal_collective_arguments_are_held_once() {
+    let alltoall = |count: i64, request: i64| {
+        call(
+            6,
+            vec![0x1000, count, INT, 0x2000, count, INT, WORLD, request],
+            true,
+            30,
+        )
+    };
+    let calls = vec![
+        alltoall(2, 0x2c000005),
+        alltoall(2, 0x2c000006),
+        alltoall(3, 0x2c000007),
+    ];
+    let run = normalize(&[trace(0, calls)], &mut resolve).unwrap();
+    let args = |index: u32| run.collective_args[&(0, index)].clone();
+    assert!(Arc::ptr_eq(&args(0), &args(1)));
+    assert!(!Arc::ptr_eq(&args(0), &args(2)));
+    assert_eq!(args(0).send.map(|s| s.count), Some(2));
+    assert_eq!(args(2).send.map(|s| s.count), Some(3));
+    assert_eq!(run.collective_args_of(0, 2), Some(&*args(2)));
+}
