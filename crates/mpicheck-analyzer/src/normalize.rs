@@ -304,15 +304,15 @@ struct RankNormalizer<'t> {
     rank: Rank,
     tables: &'t mut Tables,
     constants: Constants,
-    comms: HashMap<i64, LocalComm>,
+    comms: FxHashMap<i64, LocalComm>,
     /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
     /// out one handle for several live requests: Open MPI returns its static, already
     /// complete `ompi_request_empty` for every send it finished inline.
-    requests: HashMap<i64, Vec<RequestInfo>>,
+    requests: FxHashMap<i64, Vec<RequestInfo>>,
     /// Handles completed by a call and when that call returned: another thread's call that
     /// entered before then still used the same request (records are in entry order, so a
     /// completion is seen before calls of other threads that overlapped it).
-    retired: HashMap<i64, (ReqId, u64)>,
+    retired: FxHashMap<i64, (ReqId, u64)>,
     /// Requests whose handle MPI gave to another live request too.
     shared_requests: Vec<ReqId>,
     /// Entry and exit time of the call being normalized.
@@ -320,29 +320,29 @@ struct RankNormalizer<'t> {
     call_exit_ns: u64,
     next_request: u32,
     /// Derived datatype handles → their id.
-    datatypes: HashMap<i64, TypeId>,
+    datatypes: FxHashMap<i64, TypeId>,
     /// Derived datatype handles → their signature structure, from the constructor calls
     /// (committed or not: constructors may use uncommitted types).
-    layouts: HashMap<i64, Arc<Layout>>,
+    layouts: FxHashMap<i64, Arc<Layout>>,
     /// User-defined reduction operations → description.
     /// User-defined ops by handle: how to name them across ranks, `None` when the function
     /// is unknown (stripped binary): such ops are not compared.
-    user_ops: HashMap<i64, Option<String>>,
+    user_ops: FxHashMap<i64, Option<String>>,
     /// Where the function of the `MPI_Op_create` being normalized is defined.
     pending_user_fn: Option<SourceLocation>,
     /// Process topologies by communicator handle, and the one whose creation awaits its
     /// `MPICHECK_Comm_info`.
-    topologies: HashMap<i64, Topology>,
+    topologies: FxHashMap<i64, Topology>,
     pending_topology: Option<Topology>,
     /// Open files → the communicator they were opened on.
-    files: HashMap<i64, LocalComm>,
+    files: FxHashMap<i64, LocalComm>,
     /// The communicator of each window, from its creation (window calls name no communicator).
-    windows: HashMap<i64, LocalComm>,
+    windows: FxHashMap<i64, LocalComm>,
     /// Communicator-creating calls per parent so far on this rank, counting the ones that
     /// gave this rank MPI_COMM_NULL: every member of the parent makes each call, so the
     /// count agrees across ranks even when the new communicators' member sets differ.
-    creations: HashMap<CommId, u32>,
-    intercomm_creations: HashMap<(Vec<Rank>, Vec<Rank>), u32>,
+    creations: FxHashMap<CommId, u32>,
+    intercomm_creations: FxHashMap<(Vec<Rank>, Vec<Rank>), u32>,
     /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
     /// its `MPICHECK_Comm_info`.
     pending_creation: Option<(CommId, &'static str, u32)>,

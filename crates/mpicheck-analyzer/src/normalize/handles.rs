@@ -5,7 +5,7 @@ use super::*;
 impl<'t> RankNormalizer<'t> {
     pub(super) fn new(rank: Rank, world_size: u32, trace: &Trace, tables: &'t mut Tables) -> Self {
         let constants = Constants::of(trace);
-        let mut comms = HashMap::new();
+        let mut comms = FxHashMap::default();
         if let Some(world) = constants.comm_world {
             comms.insert(
                 world,
@@ -36,22 +36,22 @@ impl<'t> RankNormalizer<'t> {
             tables,
             constants,
             comms,
-            requests: HashMap::new(),
-            retired: HashMap::new(),
+            requests: FxHashMap::default(),
+            retired: FxHashMap::default(),
             shared_requests: Vec::new(),
             call_enter_ns: 0,
             call_exit_ns: u64::MAX,
             next_request: 0,
-            datatypes: HashMap::new(),
-            layouts: HashMap::new(),
-            user_ops: HashMap::new(),
+            datatypes: FxHashMap::default(),
+            layouts: FxHashMap::default(),
+            user_ops: FxHashMap::default(),
             pending_user_fn: None,
-            topologies: HashMap::new(),
+            topologies: FxHashMap::default(),
             pending_topology: None,
-            files: HashMap::new(),
-            windows: HashMap::new(),
-            creations: HashMap::new(),
-            intercomm_creations: HashMap::new(),
+            files: FxHashMap::default(),
+            windows: FxHashMap::default(),
+            creations: FxHashMap::default(),
+            intercomm_creations: FxHashMap::default(),
             pending_creation: None,
             objects: facts::ObjectTables::new(trace),
         }
