@@ -163,11 +163,42 @@ pub fn normalize(
     if traces.is_empty() {
         return Err(NormalizeError::Empty);
     }
+    let assignment = assign_ranks(traces)?;
+    normalize_assigned(traces, assignment, None, resolve)
+}
+
+/// As [`normalize`], but releases each trace's raw records ([`Trace::calls`]) as soon as its
+/// rank is normalized, so that the records of only one rank are held next to the run being
+/// built. The traces keep everything else (header, constants, end).
+pub fn normalize_releasing_records(
+    traces: &mut [Trace],
+    resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+) -> Result<Run, NormalizeError> {
+    if traces.is_empty() {
+        return Err(NormalizeError::Empty);
+    }
+    // Before the records are taken: whether a trace is a rank's depends on its calls.
+    let assignment = assign_ranks(traces)?;
+    let records = traces
+        .iter_mut()
+        .map(|trace| std::mem::take(&mut trace.calls))
+        .collect();
+    normalize_assigned(traces, assignment, Some(records), resolve)
+}
+
+/// Normalizes the traces as `assignment` assigned them to ranks. `records[i]`, when given,
+/// are the calls of `traces[i]` (taken out of it), dropped once its rank is normalized.
+fn normalize_assigned(
+    traces: &[Trace],
+    assignment: RankAssignment,
+    mut records: Option<Vec<Vec<CallRecord>>>,
+    resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+) -> Result<Run, NormalizeError> {
     let RankAssignment {
         by_rank,
         world_size,
         ..
-    } = assign_ranks(traces)?;
+    } = assignment;
 
     let mut tables = Tables::default();
     tables.sites.push(SourceLocation::default());
@@ -192,12 +223,20 @@ pub fn normalize(
             continue;
         };
         let trace = &traces[index];
+        let taken: Vec<CallRecord>;
+        let calls: &[CallRecord] = match &mut records {
+            Some(records) => {
+                taken = std::mem::take(&mut records[index]);
+                &taken
+            }
+            None => &trace.calls,
+        };
         let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
-        let mut events = Vec::with_capacity(trace.calls.len());
+        let mut events = Vec::with_capacity(calls.len());
         let mut finalized_at: Option<u64> = None;
         let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
         let mut sites_by_address: FxHashMap<u64, SiteId> = FxHashMap::default();
-        for call in &trace.calls {
+        for call in calls {
             let Some(function) = trace.schema.function(call.func) else {
                 continue;
             };

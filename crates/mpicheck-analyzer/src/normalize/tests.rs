@@ -465,3 +465,52 @@ fn equal_collective_arguments_are_held_once() {
     assert_eq!(args(2).send.map(|s| s.count), Some(3));
     assert_eq!(run.collective_args_of(0, 2), Some(&*args(2)));
 }
+
+/// Releasing each rank's records once it is normalized gives the same run, and leaves the
+/// traces without records.
+#[test]
+fn releasing_records_while_normalizing_gives_the_same_run() {
+    let traces = || {
+        vec![
+            trace(
+                0,
+                vec![
+                    call(2, vec![0x1000, 4, INT, 1, 7, WORLD, 0x2c000011], true, 11),
+                    call(
+                        4,
+                        vec![1, 1, 0x2c000011, 1, REQUEST_NULL, 1, 0, 0, 0, 0],
+                        true,
+                        12,
+                    ),
+                ],
+            ),
+            trace(
+                1,
+                vec![call(
+                    5,
+                    vec![0x2000, 4, INT, ANY_SOURCE, 7, WORLD, 0, 7, 0, 16],
+                    true,
+                    20,
+                )],
+            ),
+            trace(
+                2,
+                vec![call(
+                    6,
+                    vec![0x1000, 2, INT, 0x2000, 2, INT, WORLD, 0x2c000005],
+                    true,
+                    30,
+                )],
+            ),
+        ]
+    };
+    let expected = normalize(&traces(), &mut resolve).unwrap();
+    let mut released = traces();
+    let run = normalize_releasing_records(&mut released, &mut resolve).unwrap();
+    assert_eq!(run, expected);
+    assert_eq!(run.ranks.iter().map(|r| r.events.len()).sum::<usize>(), 4);
+    assert!(released.iter().all(|t| t.calls.is_empty()));
+    assert!(released
+        .iter()
+        .all(|t| t.constant("MPI_COMM_WORLD").is_some()));
+}
