@@ -572,7 +572,11 @@ mod tests {
         assert_eq!(trace.end, EndOfTrace::Clean);
         assert_eq!(trace.incomplete(), None);
         assert_eq!(trace.calls.len(), 10);
-        assert_eq!(trace.calls.capacity(), 10, "records are held without spare room");
+        assert_eq!(
+            trace.calls.capacity(),
+            10,
+            "records are held without spare room"
+        );
 
         // Cut between records, and inside one: both are cuts, since the process wrote more.
         let written = trace.header.exit_records_end;
