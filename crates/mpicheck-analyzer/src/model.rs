@@ -252,7 +252,7 @@ pub enum Op {
 }
 
 /// `count` elements of `datatype`, one side of a transfer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct BufSpec {
     pub count: i64,
     pub datatype: Option<TypeId>,
@@ -260,7 +260,7 @@ pub struct BufSpec {
 
 /// The arguments of one collective call that the consistency checks compare across ranks.
 /// Fields a function does not have stay empty.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct CollectiveArgs {
     /// `sendcount`/`sendtype` (or `count`/`datatype` of `MPI_Bcast` and the reductions).
     /// `None` where the send buffer is `MPI_IN_PLACE` or not significant.
@@ -551,7 +551,8 @@ pub struct Run {
     pub datatypes: Vec<DatatypeInfo>,
     /// The arguments of collective calls that must agree across ranks (counts, datatypes,
     /// op, `MPI_IN_PLACE`, ...), keyed by (world rank, index into that rank's events).
-    pub collective_args: std::collections::HashMap<(Rank, u32), CollectiveArgs>,
+    /// Calls with equal arguments share them: a program repeats a few collectives many times.
+    pub collective_args: rustc_hash::FxHashMap<(Rank, u32), std::sync::Arc<CollectiveArgs>>,
 }
 
 impl Run {
@@ -563,5 +564,9 @@ impl Run {
     }
     pub fn site(&self, id: SiteId) -> &SourceLocation {
         &self.sites[id.0 as usize]
+    }
+    /// The agreed-on arguments of the collective call `index` of `rank`, if it has any.
+    pub fn collective_args_of(&self, rank: Rank, index: u32) -> Option<&CollectiveArgs> {
+        self.collective_args.get(&(rank, index)).map(|args| &**args)
     }
 }

@@ -961,7 +961,9 @@ impl Parser {
                 let args = self.collective_args(&keys)?;
                 if args != CollectiveArgs::default() {
                     let index = self.run.ranks[rank as usize].events.len() as u32;
-                    self.run.collective_args.insert((rank, index), args);
+                    self.run
+                        .collective_args
+                        .insert((rank, index), std::sync::Arc::new(args));
                 }
             }
             let trace = &mut self.run.ranks[rank as usize];

@@ -251,15 +251,13 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     let loaded = load_traces_with(dir, &progress)?;
     let mut traces = loaded.traces;
     progress.stage("resolving call sites and normalizing");
-    let mut run = build_run(&traces)?;
-    model_polling(&mut run, &meta.polling);
-    // Cannot fail: build_run assigned the same ranks.
+    // Before the records are released (they say which traces are ranks'). Cannot fail where
+    // normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(&traces).unwrap_or_default();
-    // The run holds what the checks need; the raw records (a third of the memory at this
-    // point) are not read again.
-    for trace in &mut traces {
-        trace.calls = Vec::new();
-    }
+    // The run holds what the checks need: each rank's raw records are released once it is
+    // normalized, so that only one rank's are held next to the run being built.
+    let mut run = build_run_releasing_records(&mut traces)?;
+    model_polling(&mut run, &meta.polling);
     progress.stage(&format!(
         "replaying {} calls of {} ranks and running the checks",
         run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),
@@ -473,23 +471,38 @@ pub fn is_trace_file(path: &Path) -> bool {
 
 /// Normalizes the traces, resolving each rank's call sites against its own memory map.
 pub fn build_run(traces: &[Trace]) -> Result<Run> {
+    let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
+    let mut resolve = site_resolver(&maps);
+    let run = mpicheck_analyzer::normalize::normalize(traces, &mut resolve);
+    run.context("cannot analyze the traces")
+}
+
+/// As [`build_run`], releasing each trace's records once its rank is normalized.
+fn build_run_releasing_records(traces: &mut [Trace]) -> Result<Run> {
+    let maps: Vec<String> = traces.iter().map(|t| t.proc_maps.clone()).collect();
+    let maps: Vec<&str> = maps.iter().map(String::as_str).collect();
+    let mut resolve = site_resolver(&maps);
+    let run = mpicheck_analyzer::normalize::normalize_releasing_records(traces, &mut resolve);
+    run.context("cannot analyze the traces")
+}
+
+/// Resolves call sites of the process whose memory map is `maps[i]`, caching each answer.
+fn site_resolver<'m>(maps: &'m [&'m str]) -> impl FnMut(usize, u64) -> SourceLocation + 'm {
     let mut symbolizer = Symbolizer::new("");
     let mut current: Option<usize> = None;
     let mut cache: HashMap<(usize, u64), SourceLocation> = HashMap::new();
-    let mut resolve = |trace: usize, addr: u64| -> SourceLocation {
+    move |trace: usize, addr: u64| -> SourceLocation {
         if let Some(loc) = cache.get(&(trace, addr)) {
             return loc.clone();
         }
         if current != Some(trace) {
-            symbolizer.set_maps(&traces[trace].proc_maps);
+            symbolizer.set_maps(maps[trace]);
             current = Some(trace);
         }
         let loc = symbolizer.resolve(addr);
         cache.insert((trace, addr), loc.clone());
         loc
-    };
-    mpicheck_analyzer::normalize::normalize(traces, &mut resolve)
-        .context("cannot analyze the traces")
+    }
 }
 
 /// Selects the findings (severity threshold, suppression file), writes the three report

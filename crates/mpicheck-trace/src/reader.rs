@@ -539,6 +539,8 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
             EndOfTrace::Clean
         };
     }
+    // Held until the trace is analyzed: not the doubling vector's spare room (up to half).
+    trace.calls.shrink_to_fit();
     Ok(trace)
 }
 
@@ -611,6 +613,11 @@ mod tests {
         assert_eq!(trace.end, EndOfTrace::Clean);
         assert_eq!(trace.incomplete(), None);
         assert_eq!(trace.calls.len(), 10);
+        assert_eq!(
+            trace.calls.capacity(),
+            10,
+            "records are held without spare room"
+        );
 
         // Cut between records, and inside one: both are cuts, since the process wrote more.
         let written = trace.header.exit_records_end;

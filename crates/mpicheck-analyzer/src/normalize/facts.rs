@@ -11,6 +11,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashMap;
+
 use mpicheck_trace::schema::{decode_args, Direction};
 use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
 
@@ -88,12 +90,12 @@ struct LiveObject {
 pub(super) struct ObjectTables {
     pub(super) constants: FactConstants,
     /// Live objects by kind and raw handle.
-    live: HashMap<(ObjectKind, i64), LiveObject>,
+    live: FxHashMap<(ObjectKind, i64), LiveObject>,
     /// How many datatypes `MPI_Type_get_contents` returns for a derived datatype (from its
     /// constructor or `MPI_Type_get_envelope`), by raw handle (live ones).
-    type_parts: HashMap<i64, usize>,
+    type_parts: FxHashMap<i64, usize>,
     /// Size and extent of committed derived datatypes, by raw handle (live ones).
-    layouts: HashMap<i64, (i64, i64)>,
+    layouts: FxHashMap<i64, (i64, i64)>,
     /// `MPI_Init*` (or `MPI_Session_init`) was called.
     initialized: bool,
     /// Raw handles of freed objects not since handed out again.
@@ -316,7 +318,17 @@ impl RankNormalizer<'_> {
                 facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        (facts != CallFacts::default()).then(|| Box::new(facts))
+        if facts == CallFacts::default() {
+            return None;
+        }
+        // Kept for the whole analysis, one per call: spare capacity (a pushed vector holds
+        // four spans) would be most of the facts' memory.
+        facts.created.shrink_to_fit();
+        facts.freed.shrink_to_fit();
+        facts.arg_issues.shrink_to_fit();
+        facts.other_requests.shrink_to_fit();
+        facts.buffers.shrink_to_fit();
+        Some(Box::new(facts))
     }
 
     fn lifecycle(

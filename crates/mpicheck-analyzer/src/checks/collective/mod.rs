@@ -88,7 +88,7 @@ pub(crate) fn aligned(run: &Run) -> Vec<Position<'_>> {
                     Some(Call {
                         rank,
                         event: &run.ranks[rank as usize].events[index],
-                        args: run.collective_args.get(&(rank, index as u32)),
+                        args: run.collective_args_of(rank, index as u32),
                     })
                 })
                 .collect();

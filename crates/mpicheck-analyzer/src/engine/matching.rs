@@ -1,0 +1,225 @@
+//! Point-to-point matching: posting sends and receives, probes, wildcard resolution.
+
+use super::*;
+
+impl<'p> Engine<'p> {
+    pub(super) fn post_send(
+        &mut self,
+        r: u32,
+        gop: u32,
+        op: &ReplayOp,
+        mode: u8,
+        bytes: u32,
+        slot: u32,
+    ) {
+        let dest = op.peer;
+        if dest == NO_RANK || dest >= self.p.world_size() {
+            self.part_done(slot, P_SEND);
+            return;
+        }
+        let mode = SEND_MODES[mode as usize & 3];
+        let returned = op.flags & flags::RETURNED != 0;
+        let unbuffered = op.flags & flags::UNBUFFERED != 0
+            || (op.class == class::BLOCKING && !returned && op.kind == OpKind::Send);
+        let mut buffered = 0;
+        let sync = match self.mode {
+            Mode::Recorded => match mode {
+                SendMode::Synchronous => true,
+                SendMode::Buffered => false,
+                SendMode::Standard | SendMode::Ready => unbuffered,
+            },
+            Mode::Strict => match mode {
+                SendMode::Buffered => {
+                    let st = &mut self.ranks[r as usize];
+                    if st.buffer_capacity.saturating_sub(st.buffer_used) >= bytes {
+                        st.buffer_used += bytes;
+                        buffered = bytes;
+                        false
+                    } else {
+                        true
+                    }
+                }
+                _ => true,
+            },
+        };
+        if !sync {
+            self.part_done(slot, P_SEND);
+        }
+        let did = self.dest_id(op.comm, dest);
+        let slots = &self.slots;
+        let send = PendingSend {
+            tag: op.tag,
+            slot,
+            op: gop,
+            buffered,
+            sync,
+        };
+        let ds = &mut self.dests[did];
+        if let Some(recv) = ds.take_recv(r, op.tag, |s| slots[s as usize].pend & P_RECV != 0) {
+            self.matched(r, send, recv.slot);
+            return;
+        }
+        ds.push_send(r, send);
+        // A rank blocked in a probe may be waiting for exactly this message.
+        let d = &self.ranks[dest as usize];
+        if d.status == R_BLOCKED && d.in_probe {
+            let dbase = self.p.rank_start[dest as usize];
+            let probe = self.p.ops[dbase + d.pc as usize];
+            if probe.comm == op.comm
+                && (probe.peer == ANY_SOURCE || probe.peer == r)
+                && tag_matches(probe.tag, op.tag)
+            {
+                self.ranks[dest as usize].pending = 0;
+                self.enqueue(dest);
+            }
+        }
+    }
+
+    pub(super) fn matched(&mut self, source: Rank, send: PendingSend, recv_slot: u32) {
+        self.stats.matches += 1;
+        self.part_done(recv_slot, P_RECV);
+        if send.sync {
+            self.part_done(send.slot, P_SEND);
+        }
+        if send.buffered > 0 {
+            let st = &mut self.ranks[source as usize];
+            st.buffer_used = st.buffer_used.saturating_sub(send.buffered);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn post_recv(
+        &mut self,
+        r: u32,
+        gop: u32,
+        comm: u32,
+        source: u32,
+        tag: i32,
+        recorded: u32,
+        slot: u32,
+    ) {
+        if source == NO_RANK {
+            self.part_done(slot, P_RECV);
+            return;
+        }
+        let did = self.dest_id(comm, r);
+        let mut preferred = recorded;
+        let mut forced = false;
+        if let Some(f) = self.forced {
+            if f.rank == r && gop as usize == self.p.rank_start[r as usize] + f.event {
+                preferred = f.source;
+                forced = true;
+            }
+        }
+        let ds = &mut self.dests[did];
+        if source == ANY_SOURCE || !ds.deferred.is_empty() {
+            ds.deferred.push_back(DeferredRecv {
+                source,
+                tag,
+                preferred,
+                forced,
+                slot,
+                op: gop,
+            });
+            if !ds.listed {
+                ds.listed = true;
+                self.wild_heads.push(did as u32);
+            }
+            return;
+        }
+        self.post_specific(did, source, tag, slot);
+    }
+
+    pub(super) fn post_specific(&mut self, did: usize, source: Rank, tag: i32, slot: u32) {
+        let ds = &mut self.dests[did];
+        if let Some(send) = ds.take_send(source, tag) {
+            self.matched(source, send, slot);
+        } else {
+            ds.push_recv(source, PostedRecv { tag, slot });
+        }
+    }
+
+    pub(super) fn probe_ready(&mut self, r: u32, op: &ReplayOp) -> bool {
+        let did = self.dest_id(op.comm, r);
+        self.dests[did].has_send(op.peer, op.tag)
+    }
+
+    /// At quiescence: match the first held-back wildcard receive of every destination.
+    pub(super) fn resolve_wildcards(&mut self) -> bool {
+        let heads = std::mem::take(&mut self.wild_heads);
+        let mut progressed = false;
+        for &did in &heads {
+            if self.resolve_head(did as usize) {
+                progressed = true;
+            }
+        }
+        for did in heads {
+            let ds = &mut self.dests[did as usize];
+            if ds.deferred.is_empty() {
+                ds.listed = false;
+            } else {
+                self.wild_heads.push(did);
+            }
+        }
+        progressed
+    }
+
+    pub(super) fn resolve_head(&mut self, did: usize) -> bool {
+        let Some(head) = self.dests[did].deferred.front().copied() else {
+            return false;
+        };
+        if self.slots[head.slot as usize].pend & P_RECV == 0 {
+            // Cancelled.
+            self.dests[did].deferred.pop_front();
+            self.drain_deferred(did);
+            return true;
+        }
+        let dest = self.dests[did].rank;
+        let candidates = self.dests[did].candidates(head.source, head.tag);
+        let preferred = candidates.iter().find(|c| c.0 == head.preferred).copied();
+        let choice = if head.forced || (self.mode == Mode::Recorded && head.preferred != NO_RANK) {
+            // Forced, or replaying what happened: only the chosen source will do.
+            preferred
+        } else {
+            preferred.or(candidates.first().copied())
+        };
+        let Some((source, _)) = choice else {
+            return false;
+        };
+        if candidates.len() > 1 {
+            let start_of = |rank: Rank| self.p.rank_start[rank as usize];
+            self.races.push(WildcardRace {
+                rank: dest,
+                event: head.op as usize - start_of(dest),
+                matched: source,
+                candidates: candidates
+                    .iter()
+                    .map(|&(s, op)| (s, op as usize - start_of(s)))
+                    .collect(),
+            });
+        }
+        if head.forced {
+            self.forced_matched = Some(true);
+        }
+        let send = self.dests[did]
+            .take_send(source, head.tag)
+            .expect("the candidate is pending");
+        self.dests[did].deferred.pop_front();
+        self.matched(source, send, head.slot);
+        self.drain_deferred(did);
+        true
+    }
+
+    /// Posts the receives queued behind a resolved wildcard, up to the next wildcard.
+    pub(super) fn drain_deferred(&mut self, did: usize) {
+        while let Some(front) = self.dests[did].deferred.front().copied() {
+            if front.source == ANY_SOURCE {
+                break;
+            }
+            self.dests[did].deferred.pop_front();
+            if self.slots[front.slot as usize].pend & P_RECV != 0 {
+                self.post_specific(did, front.source, front.tag, front.slot);
+            }
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The replay's result: per-rank outcomes and what stuck ranks wait on.
+
+use super::*;
+
+impl<'p> Engine<'p> {
+    pub(super) fn finish(mut self) -> Replay {
+        let n = self.p.world_size();
+        let mut ranks = Vec::with_capacity(n as usize);
+        let mut stuck = Vec::new();
+        let mut missing_cache: FxHashMap<(u32, u32), Arc<[Rank]>> = FxHashMap::default();
+        for r in 0..n {
+            let st = self.ranks[r as usize];
+            ranks.push(match st.status {
+                R_FINALIZED => RankOutcome::Finalized,
+                R_EXITED => RankOutcome::Exited,
+                R_UNFINISHED => RankOutcome::Unfinished,
+                _ => {
+                    let cond = self.rank_cond(r, &mut missing_cache);
+                    stuck.push(StuckRank {
+                        rank: r,
+                        event: st.pc as usize,
+                        cond,
+                    });
+                    RankOutcome::Stuck {
+                        event: st.pc as usize,
+                    }
+                }
+            });
+        }
+        Replay {
+            mode: self.mode,
+            ranks,
+            stuck,
+            races: std::mem::take(&mut self.races),
+            forced_matched: self.forced_matched,
+            stats: self.stats,
+        }
+    }
+
+    pub(super) fn rank_cond(
+        &self,
+        r: u32,
+        cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
+    ) -> WaitCond {
+        let base = self.p.rank_start[r as usize];
+        let pc = self.ranks[r as usize].pc as usize;
+        let op = self.p.ops[base + pc];
+        match op.kind {
+            OpKind::Probe => self.recv_cond(r, op.comm, op.peer, op.tag, NO_RANK, false),
+            OpKind::Wait => {
+                let mut parts = Vec::new();
+                for k in 0..op.b {
+                    let req = self.p.aux[(op.a + k) as usize];
+                    if let Some(s) = self.req_slot(r, req) {
+                        if self.slots[s as usize].state == S_ACTIVE {
+                            parts.push(self.slot_cond(r, s, cache));
+                        }
+                    }
+                }
+                if parts.len() == 1 {
+                    parts.pop().expect("one part")
+                } else if op.flags & flags::WAIT_ANY != 0 {
+                    WaitCond::AnyOf(parts)
+                } else {
+                    WaitCond::AllOf(parts)
+                }
+            }
+            _ => self.slot_cond(r, self.hidden_slot(r), cache),
+        }
+    }
+
+    pub(super) fn recv_cond(
+        &self,
+        r: u32,
+        comm: u32,
+        source: u32,
+        tag: i32,
+        preferred: u32,
+        forced: bool,
+    ) -> WaitCond {
+        let on = WaitOn::Message {
+            comm: CommId(comm),
+            tag: (tag != ANY_TAG).then_some(tag),
+        };
+        let _ = r;
+        if source == ANY_SOURCE {
+            if preferred != NO_RANK && (forced || self.mode == Mode::Recorded) {
+                WaitCond::Rank {
+                    rank: preferred,
+                    on,
+                }
+            } else {
+                WaitCond::AnySource {
+                    comm: CommId(comm),
+                    on,
+                }
+            }
+        } else {
+            WaitCond::Rank { rank: source, on }
+        }
+    }
+
+    pub(super) fn slot_cond(
+        &self,
+        r: u32,
+        slot: u32,
+        cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
+    ) -> WaitCond {
+        let s = self.slots[slot as usize];
+        let op = self.p.ops[s.op as usize];
+        let mut parts = Vec::new();
+        if s.pend & P_SEND != 0 {
+            parts.push(WaitCond::Rank {
+                rank: op.peer,
+                on: WaitOn::Receive {
+                    comm: CommId(op.comm),
+                    tag: op.tag,
+                },
+            });
+        }
+        if s.pend & P_RECV != 0 {
+            let (source, tag, recorded) = if op.kind == OpKind::Sendrecv {
+                let aux = &self.p.aux[op.b as usize..op.b as usize + 3];
+                (aux[0], aux[1] as i32, aux[2])
+            } else {
+                (op.peer, op.tag, op.b)
+            };
+            let forced = self.forced.is_some_and(|f| {
+                f.rank == r && s.op as usize == self.p.rank_start[r as usize] + f.event
+            });
+            let preferred = if forced {
+                self.forced.map_or(NO_RANK, |f| f.source)
+            } else {
+                recorded
+            };
+            parts.push(self.recv_cond(r, op.comm, source, tag, preferred, forced));
+        }
+        if s.pend & P_COLL != 0 {
+            parts.push(self.collective_cond(r, &op, s.series, s.ordinal, cache));
+        }
+        if parts.len() == 1 {
+            parts.pop().expect("one part")
+        } else {
+            WaitCond::AllOf(parts)
+        }
+    }
+
+    pub(super) fn collective_cond(
+        &self,
+        r: u32,
+        op: &ReplayOp,
+        sid: u32,
+        ordinal: u32,
+        cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
+    ) -> WaitCond {
+        let series = &self.series[sid as usize];
+        let members = self
+            .p
+            .comm(series.key.comm)
+            .expect("posted on a known comm");
+        let kind = COLLECTIVE_KINDS[op.sub as usize % COLLECTIVE_KINDS.len()];
+        let on = WaitOn::Collective {
+            comm: CommId(series.key.comm),
+            kind,
+        };
+        let cr = members.comm_rank(r).unwrap_or(0);
+        let arrived = |m: u32| series.next[m as usize] > ordinal;
+        let ranks: Arc<[Rank]> = match self.need(op, cr, series.size) {
+            Need::Root(root) => (!arrived(root))
+                .then(|| members.member(root))
+                .into_iter()
+                .collect(),
+            Need::Prefix(t) => (0..t)
+                .filter(|&m| !arrived(m))
+                .map(|m| members.member(m))
+                .collect(),
+            _ => cache
+                .entry((sid, ordinal))
+                .or_insert_with(|| {
+                    (0..series.size)
+                        .filter(|&m| !arrived(m))
+                        .map(|m| members.member(m))
+                        .collect()
+                })
+                .clone(),
+        };
+        WaitCond::Ranks { ranks, on }
+    }
+}

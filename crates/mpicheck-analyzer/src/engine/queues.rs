@@ -1,0 +1,221 @@
+//! Point-to-point matching queues of one destination: pending sends, posted receives and
+//! receives deferred behind a wildcard.
+
+use super::*;
+
+/// A message sent and not yet received.
+#[derive(Clone, Copy)]
+pub(super) struct PendingSend {
+    pub(super) tag: i32,
+    /// The sender's request, completed on matching when `sync`.
+    pub(super) slot: u32,
+    pub(super) op: u32,
+    /// Buffer bytes to give back to the sender on matching.
+    pub(super) buffered: u32,
+    pub(super) sync: bool,
+}
+
+/// A receive posted and not yet matched.
+#[derive(Clone, Copy)]
+pub(super) struct PostedRecv {
+    pub(super) tag: i32,
+    pub(super) slot: u32,
+}
+
+/// A receive held back behind an unresolved wildcard receive of the same rank.
+#[derive(Clone, Copy)]
+pub(super) struct DeferredRecv {
+    pub(super) source: u32,
+    pub(super) tag: i32,
+    /// Recorded (or forced) source of a wildcard receive.
+    pub(super) preferred: u32,
+    pub(super) forced: bool,
+    pub(super) slot: u32,
+    pub(super) op: u32,
+}
+
+/// The queues between one source and one destination on one communicator.
+#[derive(Default)]
+pub(super) struct MatchQueue {
+    pub(super) sends: VecDeque<PendingSend>,
+    pub(super) recvs: VecDeque<PostedRecv>,
+}
+
+/// Above this many pending entries, a destination keeps one queue per source.
+pub(super) const FLAT_LIMIT: usize = 32;
+
+/// The unmatched sends and posted receives addressed to one rank on one communicator.
+/// Usually only a few are pending at a time, so one pair of queues tagged with the source
+/// (scanned in order, which keeps the per-source order) is smaller and faster than a
+/// queue per source; a destination with a large fan-in switches to per-source queues.
+pub(super) enum Queues {
+    Flat {
+        sends: VecDeque<(Rank, PendingSend)>,
+        recvs: VecDeque<(Rank, PostedRecv)>,
+    },
+    BySource {
+        queues: Vec<(Rank, MatchQueue)>,
+        index: FxHashMap<Rank, u32>,
+    },
+}
+
+/// Everything addressed to one rank on one communicator.
+pub(super) struct DestState {
+    pub(super) rank: Rank,
+    pub(super) queues: Queues,
+    pub(super) deferred: VecDeque<DeferredRecv>,
+    pub(super) listed: bool,
+}
+
+impl DestState {
+    pub(super) fn new(rank: Rank) -> DestState {
+        DestState {
+            rank,
+            queues: Queues::Flat {
+                sends: VecDeque::new(),
+                recvs: VecDeque::new(),
+            },
+            deferred: VecDeque::new(),
+            listed: false,
+        }
+    }
+
+    pub(super) fn source_queue(&mut self, source: Rank) -> &mut MatchQueue {
+        let Queues::BySource { queues, index } = &mut self.queues else {
+            unreachable!("only called in per-source mode")
+        };
+        let i = *index.entry(source).or_insert_with(|| {
+            queues.push((source, MatchQueue::default()));
+            queues.len() as u32 - 1
+        });
+        &mut queues[i as usize].1
+    }
+
+    pub(super) fn maybe_split(&mut self) {
+        let Queues::Flat { sends, recvs } = &mut self.queues else {
+            return;
+        };
+        if sends.len() + recvs.len() <= FLAT_LIMIT {
+            return;
+        }
+        let sends = std::mem::take(sends);
+        let recvs = std::mem::take(recvs);
+        self.queues = Queues::BySource {
+            queues: Vec::new(),
+            index: FxHashMap::default(),
+        };
+        for (s, m) in sends {
+            self.source_queue(s).sends.push_back(m);
+        }
+        for (s, r) in recvs {
+            self.source_queue(s).recvs.push_back(r);
+        }
+    }
+
+    /// Removes the first posted receive from `source` that accepts `tag` (skipping
+    /// cancelled ones).
+    pub(super) fn take_recv(
+        &mut self,
+        source: Rank,
+        tag: i32,
+        live: impl Fn(u32) -> bool,
+    ) -> Option<PostedRecv> {
+        match &mut self.queues {
+            Queues::Flat { recvs, .. } => {
+                let i = recvs
+                    .iter()
+                    .position(|(s, r)| *s == source && tag_matches(r.tag, tag) && live(r.slot))?;
+                recvs.remove(i).map(|(_, r)| r)
+            }
+            Queues::BySource { .. } => {
+                let q = self.source_queue(source);
+                let i = q
+                    .recvs
+                    .iter()
+                    .position(|r| tag_matches(r.tag, tag) && live(r.slot))?;
+                q.recvs.remove(i)
+            }
+        }
+    }
+
+    /// Removes the first unmatched send from `source` that `tag` accepts.
+    pub(super) fn take_send(&mut self, source: Rank, tag: i32) -> Option<PendingSend> {
+        match &mut self.queues {
+            Queues::Flat { sends, .. } => {
+                let i = sends
+                    .iter()
+                    .position(|(s, m)| *s == source && tag_matches(tag, m.tag))?;
+                sends.remove(i).map(|(_, m)| m)
+            }
+            Queues::BySource { .. } => {
+                let q = self.source_queue(source);
+                let i = q.sends.iter().position(|m| tag_matches(tag, m.tag))?;
+                q.sends.remove(i)
+            }
+        }
+    }
+
+    pub(super) fn push_send(&mut self, source: Rank, send: PendingSend) {
+        match &mut self.queues {
+            Queues::Flat { sends, .. } => sends.push_back((source, send)),
+            Queues::BySource { .. } => self.source_queue(source).sends.push_back(send),
+        }
+        self.maybe_split();
+    }
+
+    pub(super) fn push_recv(&mut self, source: Rank, recv: PostedRecv) {
+        match &mut self.queues {
+            Queues::Flat { recvs, .. } => recvs.push_back((source, recv)),
+            Queues::BySource { .. } => self.source_queue(source).recvs.push_back(recv),
+        }
+        self.maybe_split();
+    }
+
+    /// The first unmatched send `tag` accepts from each source (`source` may be
+    /// [`ANY_SOURCE`]), sorted by source: `(source, op of the send)`.
+    pub(super) fn candidates(&self, source: u32, tag: i32) -> Vec<(Rank, u32)> {
+        let mut out: Vec<(Rank, u32)> = Vec::new();
+        match &self.queues {
+            Queues::Flat { sends, .. } => {
+                for (s, m) in sends {
+                    if (source == ANY_SOURCE || source == *s)
+                        && tag_matches(tag, m.tag)
+                        && !out.iter().any(|c| c.0 == *s)
+                    {
+                        out.push((*s, m.op));
+                    }
+                }
+            }
+            Queues::BySource { queues, .. } => {
+                for (s, q) in queues {
+                    if source != ANY_SOURCE && source != *s {
+                        continue;
+                    }
+                    if let Some(m) = q.sends.iter().find(|m| tag_matches(tag, m.tag)) {
+                        out.push((*s, m.op));
+                    }
+                }
+            }
+        }
+        out.sort_unstable_by_key(|c| c.0);
+        out
+    }
+
+    pub(super) fn has_send(&self, source: u32, tag: i32) -> bool {
+        match &self.queues {
+            Queues::Flat { sends, .. } => sends
+                .iter()
+                .any(|(s, m)| (source == ANY_SOURCE || source == *s) && tag_matches(tag, m.tag)),
+            Queues::BySource { queues, index } => {
+                let has = |q: &MatchQueue| q.sends.iter().any(|m| tag_matches(tag, m.tag));
+                if source == ANY_SOURCE {
+                    queues.iter().any(|(_, q)| has(q))
+                } else {
+                    index
+                        .get(&source)
+                        .is_some_and(|&i| has(&queues[i as usize].1))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! One call to one event: dispatch by function, pseudo-calls, communicator creation.
+
+use super::*;
+
+impl<'t> RankNormalizer<'t> {
+    pub(super) fn event(
+        &mut self,
+        function: &FunctionSchema,
+        call: &CallRecord,
+        site: SiteId,
+        events: &mut [Event],
+    ) -> Option<Event> {
+        let args = Args {
+            function,
+            values: call.args(function),
+        };
+        let full_name = function.name.as_str();
+        let name = base_name(full_name);
+        let returned = call.complete;
+        self.call_enter_ns = call.t_enter_ns;
+        self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
+        let this_index = events.len();
+        let op = match name {
+            "MPICHECK_Comm_info" => {
+                self.comm_info(&args);
+                return None;
+            }
+            "MPICHECK_Type_info" => {
+                if let (Some(raw), Some(size)) = (args.int("datatype"), args.int("size")) {
+                    let mut layout = self.layouts.get(&raw).cloned();
+                    if let Some(l) = &layout {
+                        if l.description.starts_with("darray of ") {
+                            // The darray's local part: size / size of one oldtype element.
+                            let old = l
+                                .description
+                                .strip_prefix("darray of ")
+                                .filter(|n| self.constants.datatype_sizes.contains_key(*n))
+                                .map(Layout::predefined);
+                            let old_size = old
+                                .as_ref()
+                                .and_then(|o| self.constants.datatype_sizes.get(&o.description))
+                                .copied()
+                                .filter(|&s| s > 0);
+                            layout = match (old, old_size) {
+                                (Some(o), Some(s)) => Some(Layout::repeated(
+                                    size as u64 / s,
+                                    &o,
+                                    format!("darray({} × {})", size as u64 / s, o.description),
+                                )),
+                                _ => None,
+                            };
+                            if let Some(l) = &layout {
+                                self.layouts.insert(raw, l.clone());
+                            }
+                        }
+                    }
+                    let name = match &layout {
+                        Some(l) => l.description.clone(),
+                        None => format!(
+                            "derived datatype of {size} bytes (rank {} handle {raw:#x})",
+                            self.rank
+                        ),
+                    };
+                    let id = self.tables.datatype(&name, Some(size as u64), layout);
+                    self.datatypes.insert(raw, id);
+                    self.objects
+                        .note_layout(raw, size, args.int("extent").unwrap_or(-1));
+                }
+                return None;
+            }
+            "MPI_Op_create" => {
+                let user_fn = self.pending_user_fn.take();
+                if let Some(raw) = args.out_int("op") {
+                    let commute = args.int("commute").unwrap_or(1) != 0;
+                    let what = match user_fn {
+                        Some(SourceLocation {
+                            function: Some(f), ..
+                        }) => Some(format!("user-defined op `{f}`")),
+                        Some(SourceLocation {
+                            file: Some(file),
+                            line: Some(line),
+                            ..
+                        }) => Some(format!("user-defined op at {file}:{line}")),
+                        // Creation order is no identity: ranks may create other ops.
+                        _ => None,
+                    };
+                    let what = what.map(|what| {
+                        if commute {
+                            what
+                        } else {
+                            format!("{what} (non-commutative)")
+                        }
+                    });
+                    self.user_ops.insert(raw, what);
+                }
+                Op::Other
+            }
+            "MPI_Init" => Op::Init { thread_level: None },
+            "MPI_Init_thread" => Op::Init {
+                thread_level: args.out_int("provided").map(|v| v as i32),
+            },
+            "MPI_Finalize" => Op::Finalize,
+            "MPI_Buffer_attach" => Op::BufferAttach {
+                bytes: args.int("size").unwrap_or(0),
+            },
+            "MPI_Buffer_detach" => Op::BufferDetach,
+            _ => self
+                .communication_op(name, &args, call, this_index, events)
+                .unwrap_or(Op::Other),
+        };
+        if let Some(short) = name.strip_prefix("MPI_Type_") {
+            self.type_constructor(&format!("Type_{short}"), &args);
+        }
+        if matches!(op, Op::Collective { .. }) {
+            let short = name.strip_prefix("MPI_").unwrap_or(name);
+            let collective = self.collective_args(short, &args);
+            if collective != CollectiveArgs::default() {
+                let shared = self.tables.intern_collective_args(collective);
+                self.tables
+                    .collective_args
+                    .insert((self.rank, this_index as u32), shared);
+            }
+        }
+        let array = |n: &str| -> Vec<i64> {
+            args.input(n)
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        };
+        match name {
+            "MPI_Cart_create" => {
+                self.pending_topology = Some(Topology::Cart {
+                    dims: array("dims"),
+                    periods: array("periods"),
+                })
+            }
+            "MPI_Graph_create" => {
+                self.pending_topology = Some(Topology::Graph {
+                    index: array("index"),
+                    edges: array("edges"),
+                })
+            }
+            "MPI_Dist_graph_create_adjacent" => {
+                self.pending_topology = Some(Topology::Adjacent {
+                    sources: array("sources"),
+                    destinations: array("destinations"),
+                })
+            }
+            _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
+            _ => {}
+        }
+        let facts = self.call_facts(
+            function,
+            &args,
+            call,
+            &op,
+            name.strip_prefix("MPI_").unwrap_or(name),
+        );
+        if MANAGEMENT_COLLECTIVES.contains(&name) {
+            let parent_raw = args
+                .int("comm")
+                .or(args.int("local_comm"))
+                .or(args.int("intercomm"))
+                .or(args.int("comm_old"));
+            let parent = self.comm(parent_raw);
+            let ordinal = self.creations.entry(parent.id).or_insert(0);
+            *ordinal += 1;
+            self.pending_creation = Some((parent.id, intern(full_name), *ordinal));
+        }
+        Some(Event {
+            call: intern(full_name),
+            op,
+            site,
+            thread: call.thread,
+            returned,
+            facts,
+            time: None,
+        })
+    }
+
+    pub(super) fn comm_info(&mut self, args: &Args) {
+        let Some(raw) = args.int("comm") else { return };
+        if Some(raw) == self.constants.comm_null {
+            return;
+        }
+        let members: Vec<Rank> = args
+            .input("members")
+            .and_then(ArgValue::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&r| r as Rank)
+            .collect();
+        let remote: Option<Vec<Rank>> = args
+            .input("remote")
+            .and_then(ArgValue::as_array)
+            .map(|a| a.iter().map(|&r| r as Rank).collect());
+        let (parent, how, ordinal) =
+            self.pending_creation
+                .take()
+                .unwrap_or((CommId(0), "an unrecorded call", 0));
+        let key = match &remote {
+            Some(remote_group) => {
+                let groups = if members <= *remote_group {
+                    (members.clone(), remote_group.clone())
+                } else {
+                    (remote_group.clone(), members.clone())
+                };
+                let ordinal = self.intercomm_creations.entry(groups.clone()).or_insert(0);
+                *ordinal += 1;
+                CommKey::Inter {
+                    groups,
+                    ordinal: *ordinal,
+                }
+            }
+            None => CommKey::Child {
+                parent,
+                ordinal,
+                members: members.clone(),
+                remote: None,
+            },
+        };
+        let parent_name = self.tables.comms[parent.0 as usize].name.clone();
+        let info_members = match &key {
+            CommKey::Inter { groups, .. } => groups.clone(),
+            _ => (members.clone(), Vec::new()),
+        };
+        let id = self.tables.comm(key, || CommInfo {
+            name: format!("communicator from {how} on {parent_name}"),
+            members: info_members.0,
+            remote: remote.as_ref().map(|_| info_members.1),
+        });
+        if let Some(topology) = self.pending_topology.take() {
+            self.topologies.insert(raw, topology);
+        } else {
+            self.topologies.remove(&raw);
+        }
+        self.comms.insert(
+            raw,
+            LocalComm {
+                id,
+                local: members,
+                remote,
+            },
+        );
+    }
+}

@@ -1,0 +1,220 @@
+//! Per-rank handle tables: communicators, datatypes.
+
+use super::*;
+
+impl<'t> RankNormalizer<'t> {
+    pub(super) fn new(rank: Rank, world_size: u32, trace: &Trace, tables: &'t mut Tables) -> Self {
+        let constants = Constants::of(trace);
+        let mut comms = FxHashMap::default();
+        if let Some(world) = constants.comm_world {
+            comms.insert(
+                world,
+                LocalComm {
+                    id: CommId(0),
+                    local: (0..world_size).collect(),
+                    remote: None,
+                },
+            );
+        }
+        if let Some(self_handle) = constants.comm_self {
+            let id = tables.comm(CommKey::SelfOf(rank), || CommInfo {
+                name: format!("MPI_COMM_SELF of rank {rank}"),
+                members: vec![rank],
+                remote: None,
+            });
+            comms.insert(
+                self_handle,
+                LocalComm {
+                    id,
+                    local: vec![rank],
+                    remote: None,
+                },
+            );
+        }
+        RankNormalizer {
+            rank,
+            tables,
+            constants,
+            comms,
+            requests: FxHashMap::default(),
+            retired: FxHashMap::default(),
+            shared_requests: Vec::new(),
+            call_enter_ns: 0,
+            call_exit_ns: u64::MAX,
+            next_request: 0,
+            datatypes: FxHashMap::default(),
+            layouts: FxHashMap::default(),
+            user_ops: FxHashMap::default(),
+            pending_user_fn: None,
+            topologies: FxHashMap::default(),
+            pending_topology: None,
+            files: FxHashMap::default(),
+            windows: FxHashMap::default(),
+            creations: FxHashMap::default(),
+            intercomm_creations: FxHashMap::default(),
+            pending_creation: None,
+            objects: facts::ObjectTables::new(trace),
+        }
+    }
+
+    pub(super) fn comm(&mut self, raw: Option<i64>) -> LocalComm {
+        let raw = raw.unwrap_or(i64::MIN);
+        if let Some(c) = self.comms.get(&raw) {
+            return c.clone();
+        }
+        let rank = self.rank;
+        let id = self
+            .tables
+            .comm(CommKey::Unknown { rank, raw }, || CommInfo {
+                name: format!("communicator {raw:#x} of rank {rank} (creation not recorded)"),
+                members: Vec::new(),
+                remote: None,
+            });
+        LocalComm {
+            id,
+            local: Vec::new(),
+            remote: None,
+        }
+    }
+
+    pub(super) fn datatype(&mut self, raw: Option<i64>) -> Option<TypeId> {
+        let raw = raw?;
+        if let Some(&id) = self.datatypes.get(&raw) {
+            return Some(id);
+        }
+        if Some(raw) == self.constants.datatype_null {
+            return None;
+        }
+        let name = self.constants.datatypes.get(&raw)?.clone();
+        let size = self.constants.datatype_sizes.get(&name).copied();
+        let layout = Layout::predefined(&name);
+        Some(self.tables.datatype(&name, size, Some(layout)))
+    }
+
+    /// The signature structure of a datatype handle: derived (from its constructor) or
+    /// predefined.
+    pub(super) fn layout(&self, raw: Option<i64>) -> Option<Arc<Layout>> {
+        let raw = raw?;
+        if let Some(l) = self.layouts.get(&raw) {
+            return Some(l.clone());
+        }
+        if Some(raw) == self.constants.datatype_null {
+            return None;
+        }
+        self.constants
+            .datatypes
+            .get(&raw)
+            .map(|name| Layout::predefined(name))
+    }
+
+    /// Records the signature structure of the type a constructor call creates.
+    pub(super) fn type_constructor(&mut self, short: &str, args: &Args) {
+        let Some(new) = args.out_int("newtype") else {
+            return;
+        };
+        // A handle MPI reuses names a new type: its id comes with its MPICHECK_Type_info
+        // once committed, except for a copy of a committed type, which is committed and
+        // has the same signature and size from the start (MPI 4.1 §5.1.10).
+        self.datatypes.remove(&new);
+        if short == "Type_dup" {
+            let old = args.int("oldtype");
+            if old.is_some_and(|old| self.objects.is_committed(old)) {
+                if let Some(id) = self.datatype(old) {
+                    self.datatypes.insert(new, id);
+                }
+            }
+        }
+        let int = |n: &str| args.int(n).unwrap_or(0).max(0) as u64;
+        let array = |n: &str| -> Vec<i64> {
+            args.input(n)
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        };
+        let old = self.layout(args.int("oldtype"));
+        let old_name = || {
+            old.as_ref()
+                .map_or("?".to_string(), |l| l.description.clone())
+        };
+        let layout = match short {
+            "Type_contiguous" => old.as_ref().map(|o| {
+                let n = int("count");
+                Layout::repeated(n, o, format!("contiguous({n} × {})", old_name()))
+            }),
+            "Type_vector" | "Type_create_hvector" | "Type_hvector" => old.as_ref().map(|o| {
+                let (n, b) = (int("count"), int("blocklength"));
+                let what = if short == "Type_vector" {
+                    "vector"
+                } else {
+                    "hvector"
+                };
+                Layout::repeated(
+                    n.saturating_mul(b),
+                    o,
+                    format!("{what}({n} blocks of {b} × {})", old_name()),
+                )
+            }),
+            "Type_indexed" | "Type_create_hindexed" | "Type_hindexed" => old.as_ref().map(|o| {
+                let blocks = array("array_of_blocklengths");
+                let total: u64 = blocks.iter().map(|&b| b.max(0) as u64).sum();
+                Layout::repeated(
+                    total,
+                    o,
+                    format!("indexed({} blocks, {total} × {})", blocks.len(), old_name()),
+                )
+            }),
+            "Type_create_indexed_block" | "Type_create_hindexed_block" => old.as_ref().map(|o| {
+                let (n, b) = (int("count"), int("blocklength"));
+                Layout::repeated(
+                    n.saturating_mul(b),
+                    o,
+                    format!("indexed_block({n} blocks of {b} × {})", old_name()),
+                )
+            }),
+            "Type_create_subarray" => old.as_ref().map(|o| {
+                let sub = array("array_of_subsizes");
+                let total = sub
+                    .iter()
+                    .fold(1u64, |p, &s| p.saturating_mul(s.max(0) as u64));
+                let dims: Vec<String> = sub.iter().map(|s| s.to_string()).collect();
+                Layout::repeated(
+                    total,
+                    o,
+                    format!("subarray({} of {})", dims.join("×"), old_name()),
+                )
+            }),
+            "Type_create_struct" | "Type_struct" => {
+                let blocks = array("array_of_blocklengths");
+                let types = array("array_of_types");
+                let pieces: Option<Vec<(u64, Arc<Layout>)>> = blocks
+                    .iter()
+                    .zip(&types)
+                    .map(|(&b, &t)| self.layout(Some(t)).map(|l| (b.max(0) as u64, l)))
+                    .collect();
+                pieces.filter(|p| p.len() == blocks.len()).map(|pieces| {
+                    let parts: Vec<String> = pieces
+                        .iter()
+                        .map(|(b, l)| format!("{b} × {}", l.description))
+                        .collect();
+                    Layout::derived(pieces, format!("struct({})", parts.join(", ")))
+                })
+            }
+            "Type_dup" | "Type_create_resized" => old,
+            // The local part of a distributed array: a number of oldtype elements known only
+            // from the committed type's size; see MPICHECK_Type_info.
+            "Type_create_darray" => old
+                .as_ref()
+                .map(|o| Layout::repeated(0, o, format!("darray of {}", old_name()))),
+            _ => None,
+        };
+        match layout {
+            Some(l) => {
+                self.layouts.insert(new, l);
+            }
+            None => {
+                // A handle MPI reused for a type this trace cannot describe.
+                self.layouts.remove(&new);
+            }
+        }
+    }
+}

@@ -1,0 +1,257 @@
+//! Point-to-point calls and the peers, sources and tags they name.
+
+use super::*;
+
+impl<'t> RankNormalizer<'t> {
+    /// Translates a peer rank argument; `None` for `MPI_PROC_NULL`.
+    pub(super) fn peer(&self, comm: &LocalComm, rank: Option<i64>) -> Option<Rank> {
+        let rank = rank?;
+        if Some(rank) == self.constants.proc_null {
+            return None;
+        }
+        comm.peer(rank)
+            .or(u32::try_from(rank).ok().filter(|_| comm.local.is_empty()))
+    }
+
+    pub(super) fn source(&self, comm: &LocalComm, rank: Option<i64>) -> Option<Source> {
+        if rank.is_some() && rank == self.constants.any_source {
+            return Some(Source::Any);
+        }
+        self.peer(comm, rank).map(Source::Rank)
+    }
+
+    pub(super) fn tag(&self, tag: Option<i64>) -> TagMatch {
+        match tag {
+            Some(t) if Some(t) == self.constants.any_tag => TagMatch::Any,
+            Some(t) => TagMatch::Tag(t as i32),
+            None => TagMatch::Any,
+        }
+    }
+
+    pub(super) fn matched(&self, comm: &LocalComm, status: Option<Status>) -> Option<(Rank, i32)> {
+        let status = status?;
+        if Some(status.source) == self.constants.proc_null
+            || Some(status.source) == self.constants.any_source
+        {
+            return None;
+        }
+        Some((comm.peer(status.source)?, status.tag as i32))
+    }
+
+    pub(super) fn send_spec(
+        &mut self,
+        args: &Args,
+        comm: &LocalComm,
+        mode: SendMode,
+        prefix: &str,
+    ) -> SendSpec {
+        let count_name = if prefix.is_empty() {
+            "count"
+        } else {
+            "sendcount"
+        };
+        let type_name = if prefix.is_empty() {
+            "datatype"
+        } else {
+            "sendtype"
+        };
+        let tag_name = if prefix.is_empty() { "tag" } else { "sendtag" };
+        SendSpec {
+            dest: self.peer(comm, args.int("dest")),
+            tag: args.int(tag_name).or(args.int("tag")).unwrap_or(0) as i32,
+            comm: comm.id,
+            count: args.int(count_name).or(args.int("count")).unwrap_or(0),
+            datatype: self.datatype(args.int(type_name).or(args.int("datatype"))),
+            mode,
+        }
+    }
+
+    pub(super) fn recv_spec(
+        &mut self,
+        args: &Args,
+        comm: &LocalComm,
+        sendrecv: bool,
+        status: Option<Status>,
+    ) -> RecvSpec {
+        let (count, datatype, tag) = if sendrecv {
+            (
+                args.int("recvcount").or(args.int("count")),
+                args.int("recvtype").or(args.int("datatype")),
+                args.int("recvtag"),
+            )
+        } else {
+            (args.int("count"), args.int("datatype"), args.int("tag"))
+        };
+        RecvSpec {
+            source: self.source(comm, args.int("source")),
+            tag: self.tag(tag),
+            comm: comm.id,
+            count: count.unwrap_or(0),
+            datatype: self.datatype(datatype),
+            matched: self.matched(comm, status),
+        }
+    }
+
+    pub(super) fn communication_op(
+        &mut self,
+        name: &str,
+        args: &Args,
+        call: &CallRecord,
+        this_index: usize,
+        events: &mut [Event],
+    ) -> Option<Op> {
+        let mode_of = |n: &str| match n {
+            "Send" | "Isend" | "Send_init" => Some(SendMode::Standard),
+            "Ssend" | "Issend" | "Ssend_init" => Some(SendMode::Synchronous),
+            "Bsend" | "Ibsend" | "Bsend_init" => Some(SendMode::Buffered),
+            "Rsend" | "Irsend" | "Rsend_init" => Some(SendMode::Ready),
+            _ => None,
+        };
+        let short = name.strip_prefix("MPI_")?;
+        let request_out = args.out_int("request");
+        if let Some(mode) = mode_of(short) {
+            let comm = self.comm(args.int("comm"));
+            let send = self.send_spec(args, &comm, mode, "");
+            let blocking = if short.ends_with("_init") {
+                Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
+            } else if short.starts_with('I') {
+                Blocking::Nonblocking(self.new_request(request_out, false, Some(comm), None))
+            } else {
+                Blocking::Blocking
+            };
+            return Some(Op::Send { send, blocking });
+        }
+        match short {
+            "Recv" | "Irecv" | "Recv_init" => {
+                let comm = self.comm(args.int("comm"));
+                let recv = self.recv_spec(args, &comm, false, args.status());
+                let blocking = match short {
+                    "Recv" => Blocking::Blocking,
+                    "Irecv" => Blocking::Nonblocking(self.new_request(
+                        request_out,
+                        false,
+                        Some(comm),
+                        Some(this_index),
+                    )),
+                    _ => {
+                        Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
+                    }
+                };
+                Some(Op::Recv { recv, blocking })
+            }
+            "Sendrecv" | "Sendrecv_replace" | "Isendrecv" | "Isendrecv_replace" => {
+                let comm = self.comm(args.int("comm"));
+                let send = self.send_spec(args, &comm, SendMode::Standard, "send");
+                let recv = self.recv_spec(args, &comm, true, args.status());
+                let blocking = if short.starts_with('I') {
+                    Blocking::Nonblocking(self.new_request(
+                        request_out,
+                        false,
+                        Some(comm),
+                        Some(this_index),
+                    ))
+                } else {
+                    Blocking::Blocking
+                };
+                Some(Op::Sendrecv {
+                    send,
+                    recv,
+                    blocking,
+                })
+            }
+            "Probe" | "Iprobe" | "Mprobe" | "Improbe" => {
+                let comm = self.comm(args.int("comm"));
+                let blocking = !short.starts_with('I');
+                let found = if blocking {
+                    call.complete.then_some(true)
+                } else {
+                    args.out_int("flag").map(|f| f != 0)
+                };
+                let matched = if found == Some(true) {
+                    self.matched(&comm, args.status())
+                } else {
+                    None
+                };
+                Some(Op::Probe {
+                    source: self.source(&comm, args.int("source")),
+                    tag: self.tag(args.int("tag")),
+                    comm: comm.id,
+                    blocking,
+                    matched_probe: short.contains("mprobe") || short.starts_with("Mprobe"),
+                    found,
+                    matched,
+                })
+            }
+            "Wait"
+            | "Test"
+            | "Waitall"
+            | "Testall"
+            | "Waitany"
+            | "Testany"
+            | "Waitsome"
+            | "Testsome"
+            | "Request_get_status"
+            | "Request_get_status_all"
+            | "Request_get_status_any"
+            | "Request_get_status_some" => Some(self.wait_op(short, args, call, events)),
+            "Start" | "Startall" => {
+                let raws: Vec<i64> = match args.input("request") {
+                    Some(ArgValue::Int(r)) => vec![*r],
+                    _ => args
+                        .input("array_of_requests")
+                        .and_then(ArgValue::as_array)
+                        .map(<[i64]>::to_vec)
+                        .unwrap_or_default(),
+                };
+                let requests = self.request_ids(&raws).into_iter().flatten().collect();
+                // Open MPI hands out a new handle when a still-active persistent request is
+                // started again; the request goes on under the new handle.
+                let outs: Vec<i64> = match args.output("request") {
+                    Some(ArgValue::Int(r)) => vec![*r],
+                    _ => args
+                        .output("array_of_requests")
+                        .and_then(ArgValue::as_array)
+                        .map(<[i64]>::to_vec)
+                        .unwrap_or_default(),
+                };
+                for (&before, &after) in raws.iter().zip(&outs) {
+                    if before != after && Some(after) != self.constants.request_null {
+                        if let Some(info) = self.requests.get_mut(&before).and_then(|live| {
+                            let position = live.iter().position(|info| info.persistent)?;
+                            Some(live.remove(position))
+                        }) {
+                            self.requests.entry(after).or_default().push(info);
+                        }
+                        if self.requests.get(&before).is_some_and(Vec::is_empty) {
+                            self.requests.remove(&before);
+                        }
+                    }
+                }
+                Some(Op::Start { requests })
+            }
+            "Cancel" => args
+                .int("request")
+                .and_then(|r| self.request_id(r))
+                .map(|request| Op::Cancel { request }),
+            "Request_free" => {
+                let raw = args.int("request")?;
+                let request = self.request_id(raw)?;
+                if let Some(position) = self
+                    .requests
+                    .get(&raw)
+                    .and_then(|live| live.iter().position(|info| info.id == request))
+                {
+                    self.forget_request(raw, position);
+                }
+                Some(Op::RequestFree { request })
+            }
+            "Comm_free" => {
+                if let Some(raw) = args.int("comm") {
+                    self.comms.remove(&raw);
+                }
+                None
+            }
+            _ => self.collective_op(short, args),
+        }
+    }
+}

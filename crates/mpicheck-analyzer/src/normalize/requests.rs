@@ -1,0 +1,204 @@
+//! Requests: their identities, completion, and the waits and tests on them.
+
+use super::*;
+
+impl<'t> RankNormalizer<'t> {
+    pub(super) fn new_request(
+        &mut self,
+        raw: Option<i64>,
+        persistent: bool,
+        comm: Option<LocalComm>,
+        recv_event: Option<usize>,
+    ) -> ReqId {
+        let id = ReqId(self.next_request);
+        self.next_request += 1;
+        if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
+            let live = self.requests.entry(raw).or_default();
+            // A handle still live handed out again: MPI returned one shared, already
+            // complete request object (MPICH, Open MPI do for operations that complete at
+            // once); which thread's call used which of them cannot be told apart.
+            if let Some(earlier) = live.iter().rev().find(|e| !e.persistent) {
+                self.shared_requests.extend([earlier.id, id]);
+            }
+            live.push(RequestInfo {
+                id,
+                persistent,
+                comm,
+                recv_event,
+            });
+        }
+        id
+    }
+
+    /// Records a completion: fills the matched source of the receive it completes and, when
+    /// `retire` (a wait or test, not `MPI_Request_get_status`), retires the handle of a
+    /// non-persistent request.
+    pub(super) fn complete_request(
+        &mut self,
+        raw: i64,
+        id: Option<ReqId>,
+        status: Option<Status>,
+        retire: bool,
+        events: &mut [Event],
+    ) {
+        let Some(live) = self.requests.get(&raw) else {
+            return;
+        };
+        let Some(position) = live.iter().position(|info| Some(info.id) == id) else {
+            return;
+        };
+        let info = &live[position];
+        if let (Some(index), Some(comm)) = (info.recv_event, info.comm.clone()) {
+            let matched = self.matched(&comm, status);
+            if let Some(Event {
+                op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
+                ..
+            }) = events.get_mut(index)
+            {
+                recv.matched = matched.or(recv.matched);
+            }
+        }
+        if retire && !info.persistent {
+            self.forget_request(raw, position);
+        }
+    }
+
+    pub(super) fn forget_request(&mut self, raw: i64, position: usize) {
+        if let Some(live) = self.requests.get_mut(&raw) {
+            let info = live.remove(position);
+            self.retired.insert(raw, (info.id, self.call_exit_ns));
+            if live.is_empty() {
+                self.requests.remove(&raw);
+            }
+        }
+    }
+
+    pub(super) fn request_id(&mut self, raw: i64) -> Option<ReqId> {
+        self.request_ids(&[raw]).pop().flatten()
+    }
+
+    /// The requests an array of handles names. The k-th occurrence of a handle in the array
+    /// is the k-th oldest live request with that handle (see [`Self::requests`]).
+    pub(super) fn request_ids(&mut self, raws: &[i64]) -> Vec<Option<ReqId>> {
+        let mut seen: HashMap<i64, usize> = HashMap::new();
+        raws.iter()
+            .map(|&raw| {
+                if Some(raw) == self.constants.request_null {
+                    return None;
+                }
+                let occurrence = seen.entry(raw).or_insert(0);
+                *occurrence += 1;
+                let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
+                Some(match live.get(*occurrence - 1).or(live.last()) {
+                    Some(info) => info.id,
+                    None if self
+                        .retired
+                        .get(&raw)
+                        .is_some_and(|&(_, exit)| self.call_enter_ns < exit) =>
+                    {
+                        self.retired[&raw].0
+                    }
+                    // A request the trace did not see being created: give it an identity so
+                    // waits on it still show up.
+                    None => self.new_request(Some(raw), false, None, None),
+                })
+            })
+            .collect()
+    }
+
+    pub(super) fn wait_op(
+        &mut self,
+        short: &str,
+        args: &Args,
+        call: &CallRecord,
+        events: &mut [Event],
+    ) -> Op {
+        // MPI_Request_get_status*: a test that leaves the request allocated.
+        let status_only = short.starts_with("Request_get_status");
+        let test = status_only || short.starts_with("Test");
+        let suffix = match short.strip_prefix("Request_get_status") {
+            Some(rest) => rest.trim_start_matches('_'),
+            None => &short[4..],
+        };
+        let kind = match suffix {
+            "all" => WaitKind::All,
+            "any" => WaitKind::Any,
+            "some" => WaitKind::Some,
+            _ => WaitKind::One,
+        };
+        let raws: Vec<i64> = if kind == WaitKind::One {
+            args.int("request").into_iter().collect()
+        } else {
+            args.input("array_of_requests")
+                .and_then(ArgValue::as_array)
+                .map(<[i64]>::to_vec)
+                .unwrap_or_default()
+        };
+        let requests = self.request_ids(&raws);
+        let completed: Option<Vec<u32>> = call.complete.then(|| {
+            let non_null = || {
+                (0..raws.len() as u32)
+                    .filter(|&i| requests[i as usize].is_some())
+                    .collect::<Vec<_>>()
+            };
+            let flag = args.out_int("flag").map(|f| f != 0);
+            match kind {
+                WaitKind::One | WaitKind::All => {
+                    if !test || flag == Some(true) {
+                        non_null()
+                    } else {
+                        Vec::new()
+                    }
+                }
+                WaitKind::Any => match args.out_int("index") {
+                    Some(i)
+                        if i >= 0
+                            && Some(i) != self.constants.undefined
+                            && (!test || flag == Some(true)) =>
+                    {
+                        vec![i as u32]
+                    }
+                    _ => Vec::new(),
+                },
+                WaitKind::Some => {
+                    let n = args
+                        .out_int("outcount")
+                        .filter(|&n| n >= 0 && Some(n) != self.constants.undefined)
+                        .unwrap_or(0) as usize;
+                    args.output("array_of_indices")
+                        .and_then(ArgValue::as_array)
+                        .map(|a| a.iter().take(n).map(|&i| i as u32).collect())
+                        .unwrap_or_default()
+                }
+            }
+        });
+        if let Some(done) = &completed {
+            let statuses = args.statuses().map(<[Status]>::to_vec);
+            for (k, &i) in done.iter().enumerate() {
+                let Some(&raw) = raws.get(i as usize) else {
+                    continue;
+                };
+                let status = match kind {
+                    WaitKind::One | WaitKind::Any => args.status(),
+                    // Waitsome/Testsome report statuses in completion order.
+                    WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
+                    WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
+                };
+                self.complete_request(raw, requests[i as usize], status, !status_only, events);
+            }
+        }
+        if status_only {
+            return Op::RequestStatus {
+                requests,
+                kind,
+                completed,
+            };
+        }
+        Op::Wait {
+            requests,
+            kind,
+            test,
+            completed,
+        }
+    }
+}

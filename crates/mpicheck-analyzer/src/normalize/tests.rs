@@ -1,0 +1,516 @@
+use super::*;
+use mpicheck_trace::{CallRecord, Schema, Trace, TraceHeader};
+
+const SCHEMA: &str = "\
+0 MPI_Comm_split comm:COMMUNICATOR:in:s color:COLOR:in:s key:KEY:in:s newcomm:COMMUNICATOR:out:s
+1 MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a
+2 MPI_Isend buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+3 MPI_Irecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+4 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa
+5 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
+6 MPI_Ialltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+";
+const WORLD: i64 = 0x44000000;
+const INT: i64 = 0x4c000405;
+const ANY_SOURCE: i64 = -2;
+const ANY_TAG: i64 = -1;
+const REQUEST_NULL: i64 = 0x2c000000;
+const COMM_NULL: i64 = 0x04000000;
+
+fn call(func: u16, words: Vec<i64>, complete: bool, site: u64) -> CallRecord {
+    CallRecord {
+        func,
+        thread: 0,
+        seq: 0,
+        t_enter_ns: 0,
+        t_exit_ns: 0,
+        callsite: site,
+        ret: 0,
+        fortran: false,
+        complete,
+        words,
+        repeats: 0,
+    }
+}
+
+fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
+    let constants = [
+        ("MPI_COMM_WORLD", WORLD),
+        ("MPI_ANY_SOURCE", ANY_SOURCE),
+        ("MPI_ANY_TAG", ANY_TAG),
+        ("MPI_PROC_NULL", -1),
+        ("MPI_REQUEST_NULL", REQUEST_NULL),
+        ("MPI_UNDEFINED", -32766),
+        ("MPI_COMM_NULL", COMM_NULL),
+        ("DATATYPE.MPI_INT", INT),
+        ("DATATYPE_SIZE.MPI_INT", 4),
+    ];
+    Trace {
+        header: TraceHeader {
+            version: 1,
+            pid: 100 + rank as u32,
+            env_rank: Some(rank),
+            rank: Some(rank),
+            world_size: Some(3),
+            state: mpicheck_trace::state::INITIALIZED | mpicheck_trace::state::EXITED,
+            thread_level: None,
+            records_end: 0,
+            dropped: 0,
+            start_unix_ns: 0,
+            family: "mpich".into(),
+            process_start: 0,
+            exit_records_end: 0,
+            parent_pid: 0,
+        },
+        schema: Schema::parse(SCHEMA).unwrap(),
+        constants: constants
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        proc_maps: String::new(),
+        process: Vec::new(),
+        calls,
+        partial_records: 0,
+        end: EndOfTrace::Clean,
+    }
+}
+
+fn resolve(_: usize, addr: u64) -> SourceLocation {
+    SourceLocation {
+        file: Some("split.c".into()),
+        line: Some(addr as u32),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn communicators_requests_and_wildcard_matches_are_normalized() {
+    // World ranks 1 and 2 split off a communicator {1, 2}; each process sees a different
+    // raw handle for it. Rank 1 (comm rank 0) sends to comm rank 1 = world rank 2, which
+    // receives from any source.
+    let rank0 = trace(
+        0,
+        vec![
+            call(0, vec![WORLD, 1, 0, 0], true, 10),
+            call(1, vec![0x0, 0, -1], true, 10), // MPI_COMM_NULL-like handle: color undefined
+        ],
+    );
+    let rank1 = trace(
+        1,
+        vec![
+            call(0, vec![WORLD, 0, 0, 0x84000001], true, 10),
+            call(1, vec![0x84000001, 2, 1, 2, -1], true, 10),
+            call(
+                2,
+                vec![0x1000, 4, INT, 1, 7, 0x84000001, 0x2c000011],
+                true,
+                11,
+            ),
+            call(
+                4,
+                vec![1, 1, 0x2c000011, 1, REQUEST_NULL, 1, 0, 0, 0, 0],
+                true,
+                12,
+            ),
+        ],
+    );
+    let rank2 = trace(
+        2,
+        vec![
+            call(0, vec![WORLD, 0, 0, 0x84000009], true, 10),
+            call(1, vec![0x84000009, 2, 1, 2, -1], true, 10),
+            call(
+                3,
+                vec![0x2000, 4, INT, ANY_SOURCE, ANY_TAG, 0x84000009, 0x2c000001],
+                true,
+                20,
+            ),
+            call(
+                4,
+                vec![1, 1, 0x2c000001, 1, REQUEST_NULL, 1, 0, 7, 0, 16],
+                true,
+                21,
+            ),
+            call(
+                5,
+                vec![0x2000, 4, INT, 0, 3, 0x84000009, 0, 0, 0, 0],
+                false,
+                22,
+            ),
+        ],
+    );
+    let run = normalize(&[rank2, rank0, rank1], &mut resolve).unwrap();
+    assert_eq!(run.world_size(), 3);
+    let send = &run.ranks[1].events[1];
+    let Op::Send {
+        send: spec,
+        blocking: Blocking::Nonblocking(req),
+    } = &send.op
+    else {
+        panic!("{send:?}")
+    };
+    assert_eq!(
+        spec.dest,
+        Some(2),
+        "comm rank 1 of {{1, 2}} is world rank 2"
+    );
+    assert_eq!(
+        run.datatypes[spec.datatype.unwrap().0 as usize].name,
+        "MPI_INT"
+    );
+    let Op::Wait {
+        requests,
+        completed,
+        ..
+    } = &run.ranks[1].events[2].op
+    else {
+        panic!()
+    };
+    assert_eq!(requests, &vec![Some(*req)]);
+    assert_eq!(completed.as_deref(), Some(&[0][..]));
+
+    let Op::Recv { recv, .. } = &run.ranks[2].events[1].op else {
+        panic!()
+    };
+    assert_eq!(
+        recv.comm, spec.comm,
+        "both members name the split communicator alike"
+    );
+    assert_eq!(recv.source, Some(Source::Any));
+    assert_eq!(
+        recv.matched,
+        Some((1, 7)),
+        "the wait's status says who matched"
+    );
+    assert_eq!(run.comm(recv.comm).members, vec![1, 2]);
+    assert_eq!(run.site(run.ranks[2].events[1].site).line, Some(20));
+
+    let blocked = &run.ranks[2].events[3];
+    assert!(!blocked.returned);
+    let Op::Recv { recv, .. } = &blocked.op else {
+        panic!()
+    };
+    assert_eq!(
+        recv.source,
+        Some(Source::Rank(1)),
+        "comm rank 0 is world rank 1"
+    );
+    assert_eq!(recv.matched, None);
+    assert!(matches!(
+        run.ranks[0].events[0].op,
+        Op::Collective {
+            kind: CollectiveKind::Management,
+            comm: CommId(0),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn splits_that_leave_a_rank_out_still_name_communicators_alike() {
+    // Two splits of world (the standard's three-communicator broadcast example, cut to
+    // two ranks): rank 1 is in both new communicators, rank 2 only in the second. The
+    // second is the second split on world for both, although rank 2 got MPI_COMM_NULL
+    // from the first.
+    let split = |color, new| call(0, vec![WORLD, color, 0, new], true, 10);
+    let info = |comm, members: &[i64]| {
+        let mut words = vec![comm, members.len() as i64];
+        words.extend_from_slice(members);
+        words.push(-1);
+        call(1, words, true, 10)
+    };
+    let send = |comm| call(2, vec![0x1000, 4, INT, 0, 0, comm, 0x2c000011], true, 11);
+    let rank1 = trace(
+        1,
+        vec![
+            split(0, 0x84000001),
+            info(0x84000001, &[0, 1]),
+            split(0, 0x84000002),
+            info(0x84000002, &[1, 2]),
+            send(0x84000002),
+        ],
+    );
+    let rank2 = trace(
+        2,
+        vec![
+            split(-32766, COMM_NULL),
+            info(COMM_NULL, &[]),
+            split(0, 0x84000005),
+            info(0x84000005, &[1, 2]),
+            send(0x84000005),
+        ],
+    );
+    let rank0 = trace(
+        0,
+        vec![
+            split(0, 0x84000007),
+            info(0x84000007, &[0, 1]),
+            split(-32766, COMM_NULL),
+            info(COMM_NULL, &[]),
+        ],
+    );
+    let run = normalize(&[rank0, rank1, rank2], &mut resolve).unwrap();
+    let comm_of = |rank: usize| match &run.ranks[rank].events[2].op {
+        Op::Send { send, .. } => send.comm,
+        op => panic!("{op:?}"),
+    };
+    assert_eq!(comm_of(1), comm_of(2));
+    assert_eq!(run.comm(comm_of(1)).members, vec![1, 2]);
+}
+
+#[test]
+fn nonblocking_collectives_are_collectives_with_a_request() {
+    let rank0 = trace(
+        0,
+        vec![call(
+            6,
+            vec![0x1000, 2, INT, 0x2000, 2, INT, WORLD, 0x2c000005],
+            true,
+            30,
+        )],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    assert!(
+        matches!(
+            run.ranks[0].events[0].op,
+            Op::Collective {
+                kind: CollectiveKind::Alltoall,
+                comm: CommId(0),
+                blocking: Blocking::Nonblocking(_),
+                ..
+            }
+        ),
+        "{:?}",
+        run.ranks[0].events[0].op
+    );
+}
+
+#[test]
+fn one_handle_for_several_live_requests_stays_several_requests() {
+    // Open MPI returns one static, complete request for every send it finished inline.
+    const INLINE_DONE: i64 = 0x7f00_0000_1000;
+    let isend = |tag| {
+        call(
+            2,
+            vec![0x1000, 0, INT, 1, tag, WORLD, INLINE_DONE],
+            true,
+            11,
+        )
+    };
+    let waitall = call(
+        4,
+        vec![
+            2,
+            2,
+            INLINE_DONE,
+            INLINE_DONE,
+            2,
+            INLINE_DONE,
+            INLINE_DONE,
+            2,
+            -2,
+            -1,
+            0,
+            0,
+            -2,
+            -1,
+            0,
+            0,
+        ],
+        true,
+        12,
+    );
+    let rank0 = trace(0, vec![isend(1), isend(2), waitall]);
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let request_of = |event: usize| match &run.ranks[0].events[event].op {
+        Op::Send {
+            blocking: Blocking::Nonblocking(request),
+            ..
+        } => *request,
+        op => panic!("{op:?}"),
+    };
+    let Op::Wait { requests, .. } = &run.ranks[0].events[2].op else {
+        panic!()
+    };
+    assert_ne!(request_of(0), request_of(1));
+    assert_eq!(requests, &vec![Some(request_of(0)), Some(request_of(1))]);
+}
+
+#[test]
+fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
+    // MPICH and Open MPI return the same handle for every send that completed
+    // immediately; a waitall over four such handles completes four requests.
+    let shared = 0x6c000001;
+    let isend = |tag| {
+        call(
+            2,
+            vec![0x1000, 4, INT, 1, tag, WORLD, shared],
+            true,
+            40 + tag as u64,
+        )
+    };
+    let mut words = vec![4, 4, shared, shared, shared, shared, 4];
+    words.extend([REQUEST_NULL; 4]);
+    words.push(4);
+    words.extend([0; 16]);
+    let rank0 = trace(
+        0,
+        vec![
+            isend(0),
+            isend(1),
+            isend(2),
+            isend(3),
+            call(4, words, true, 50),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let started: Vec<ReqId> = run.ranks[0].events[..4]
+        .iter()
+        .map(|e| match e.op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(r),
+                ..
+            } => r,
+            ref op => panic!("{op:?}"),
+        })
+        .collect();
+    let Op::Wait { requests, .. } = &run.ranks[0].events[4].op else {
+        panic!()
+    };
+    let waited: Vec<ReqId> = requests.iter().flatten().copied().collect();
+    assert_eq!(waited, started);
+}
+
+#[test]
+fn duplicate_ranks_are_an_error() {
+    let err = normalize(&[trace(0, vec![]), trace(0, vec![])], &mut resolve).unwrap_err();
+    assert!(err.to_string().contains("world rank 0"));
+}
+
+/// Facts live as long as the analysis, one per call: they must not keep spare capacity.
+#[test]
+fn facts_keep_no_spare_capacity() {
+    let rank0 = trace(
+        0,
+        vec![
+            call(2, vec![0x1000, 4, INT, 1, 7, WORLD, 0x2c000011], true, 11),
+            call(3, vec![0x2000, 4, INT, 1, 7, WORLD, 0x2c000012], true, 12),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let mut spans = 0;
+    for event in &run.ranks[0].events {
+        let facts = event.facts().expect("a call with a buffer has facts");
+        spans += facts.buffers.len();
+        assert_eq!(
+            facts.buffers.capacity(),
+            facts.buffers.len(),
+            "{}",
+            event.call
+        );
+        assert_eq!(facts.created.capacity(), facts.created.len());
+        assert_eq!(facts.arg_issues.capacity(), facts.arg_issues.len());
+    }
+    assert_eq!(spans, 2);
+}
+
+/// Resolving a call site reads debug information: once per address and process, not per
+/// call.
+#[test]
+fn each_call_site_is_resolved_once_per_process() {
+    let sends = |rank: i32| {
+        let calls = (0..5)
+            .map(|i| call(2, vec![0x1000, 4, INT, 1, i, WORLD, 0x2c000011], true, 11))
+            .collect();
+        trace(rank, calls)
+    };
+    let mut resolved = Vec::new();
+    let run = normalize(&[sends(0), sends(1)], &mut |trace, addr| {
+        resolved.push((trace, addr));
+        resolve(trace, addr)
+    })
+    .unwrap();
+    assert_eq!(resolved, [(0, 11), (1, 11)]);
+    for rank in &run.ranks[..2] {
+        assert_eq!(rank.events.len(), 5);
+        assert!(rank
+            .events
+            .iter()
+            .all(|e| run.site(e.site).line == Some(11)));
+    }
+}
+
+/// A program repeats a few collectives many times: calls with equal arguments share one
+/// copy of them, and calls with other arguments keep their own.
+#[test]
+fn equal_collective_arguments_are_held_once() {
+    let alltoall = |count: i64, request: i64| {
+        call(
+            6,
+            vec![0x1000, count, INT, 0x2000, count, INT, WORLD, request],
+            true,
+            30,
+        )
+    };
+    let calls = vec![
+        alltoall(2, 0x2c000005),
+        alltoall(2, 0x2c000006),
+        alltoall(3, 0x2c000007),
+    ];
+    let run = normalize(&[trace(0, calls)], &mut resolve).unwrap();
+    let args = |index: u32| run.collective_args[&(0, index)].clone();
+    assert!(Arc::ptr_eq(&args(0), &args(1)));
+    assert!(!Arc::ptr_eq(&args(0), &args(2)));
+    assert_eq!(args(0).send.map(|s| s.count), Some(2));
+    assert_eq!(args(2).send.map(|s| s.count), Some(3));
+    assert_eq!(run.collective_args_of(0, 2), Some(&*args(2)));
+}
+
+/// Releasing each rank's records once it is normalized gives the same run, and leaves the
+/// traces without records.
+#[test]
+fn releasing_records_while_normalizing_gives_the_same_run() {
+    let traces = || {
+        vec![
+            trace(
+                0,
+                vec![
+                    call(2, vec![0x1000, 4, INT, 1, 7, WORLD, 0x2c000011], true, 11),
+                    call(
+                        4,
+                        vec![1, 1, 0x2c000011, 1, REQUEST_NULL, 1, 0, 0, 0, 0],
+                        true,
+                        12,
+                    ),
+                ],
+            ),
+            trace(
+                1,
+                vec![call(
+                    5,
+                    vec![0x2000, 4, INT, ANY_SOURCE, 7, WORLD, 0, 7, 0, 16],
+                    true,
+                    20,
+                )],
+            ),
+            trace(
+                2,
+                vec![call(
+                    6,
+                    vec![0x1000, 2, INT, 0x2000, 2, INT, WORLD, 0x2c000005],
+                    true,
+                    30,
+                )],
+            ),
+        ]
+    };
+    let expected = normalize(&traces(), &mut resolve).unwrap();
+    let mut released = traces();
+    let run = normalize_releasing_records(&mut released, &mut resolve).unwrap();
+    assert_eq!(run, expected);
+    assert_eq!(run.ranks.iter().map(|r| r.events.len()).sum::<usize>(), 4);
+    assert!(released.iter().all(|t| t.calls.is_empty()));
+    assert!(released
+        .iter()
+        .all(|t| t.constant("MPI_COMM_WORLD").is_some()));
+}
