@@ -276,3 +276,52 @@ fn the_meta_checks_catch_gaps() {
         .iter()
         .any(|(_, codes)| codes.contains(good.code)));
 }
+
+const README_START: &str =
+    "<!-- check list: generated from the registry (crates/mpicheck-analyzer/tests/catalogue.rs) -->";
+const README_END: &str = "<!-- end of check list -->";
+
+/// The README's table of checks, one row per catalogue entry.
+fn readme_check_list() -> String {
+    let mut out = format!(
+        "{README_START}\n| code | name | category | severity | finds |\n| --- | --- | --- | --- | --- |\n"
+    );
+    for c in catalogue() {
+        let severity = match c.severity {
+            mpicheck_analyzer::diagnostic::Severity::Error => "error",
+            mpicheck_analyzer::diagnostic::Severity::Warning => "warning",
+        };
+        out.push_str(&format!(
+            "| `{}` | `{}` | {} | {severity} | {} |\n",
+            c.code,
+            c.name,
+            c.category.as_str(),
+            c.summary.replace('|', "\\|")
+        ));
+    }
+    out.push_str(README_END);
+    out
+}
+
+/// The README lists every check of the registry. `MPICHECK_BLESS=1` rewrites its list.
+#[test]
+fn readme_lists_the_registry() {
+    let path = workspace().join("README.md");
+    let readme = fs::read_to_string(&path).unwrap();
+    let (Some(start), Some(end)) = (readme.find(README_START), readme.find(README_END)) else {
+        panic!("README.md has no check list between `{README_START}` and `{README_END}`");
+    };
+    let current = &readme[start..end + README_END.len()];
+    let expected = readme_check_list();
+    if current == expected {
+        return;
+    }
+    if std::env::var_os("MPICHECK_BLESS").is_some() {
+        let updated = readme.replacen(current, &expected, 1);
+        fs::write(&path, updated).unwrap();
+        return;
+    }
+    panic!(
+        "README.md's check list differs from the registry; run this test with MPICHECK_BLESS=1 to rewrite it, or paste:\n{expected}"
+    );
+}

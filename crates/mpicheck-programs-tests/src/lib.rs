@@ -22,16 +22,21 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 
-/// The codes a program may expect (conventions: stable codes, never reused).
-pub const KNOWN_CODES: &[&str] = &[
-    "DL001", "DL002", "DL003", "MR001", "CO001", "CO002", "CO003", "CO004", "CO005", "CO006",
-    // datatypes
-    "TY001", "TY002", "TY003", // request lifecycle, resources, arguments
-    "RQ001", "RQ002", "RQ003", "RQ004", "RS001", "RS002", "RS003", "RS004", "AR001", "AR002",
-    "AR003", "AR004", "AR005", "AR006", "AR007", "AR008", "AR009", "AR010", "BF001", "BF002",
-    // threads
-    "TH001", "TH002", "TH003", "TH004", "TH005",
-];
+/// Whether a program may expect `code`: the codes of the analyzer's check catalogue (stable
+/// codes, never reused).
+fn is_known_code(code: &str) -> bool {
+    mpicheck_analyzer::checks::catalogue()
+        .iter()
+        .any(|c| c.code == code)
+}
+
+fn known_codes() -> String {
+    let codes: Vec<&str> = mpicheck_analyzer::checks::catalogue()
+        .iter()
+        .map(|c| c.code)
+        .collect();
+    codes.join(", ")
+}
 
 /// Largest rank count a program may ask for (the machines have 2 cores; tests oversubscribe).
 pub const MAX_RANKS: u32 = 8;
@@ -158,14 +163,14 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                     if none_line.replace(lineno).is_some() {
                         errors.push(format!("line {lineno}: second `expect: none`"));
                     }
-                } else if KNOWN_CODES.contains(&code) {
+                } else if is_known_code(code) {
                     if !expected.insert((code.to_string(), lineno)) {
                         errors.push(format!("line {lineno}: `{code}` expected twice"));
                     }
                 } else {
                     errors.push(format!(
                         "line {lineno}: unknown code `{code}` (known: {})",
-                        KNOWN_CODES.join(", ")
+                        known_codes()
                     ));
                 }
             }

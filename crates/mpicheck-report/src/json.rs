@@ -23,7 +23,8 @@
 //!     "help": "post the receives with MPI_Irecv before sending",
 //!     "wait_for": { "nodes": [ { "ranks": [0], "label": "MPI_Recv at ring.c:14",
 //!                                "semantics": "and", "in_cycle": true } ],
-//!                   "edges": [ { "from": 0, "to": 0, "label": "message tag 0" } ] }
+//!                   "edges": [ { "from": 0, "to": 0, "label": "message tag 0" } ] },
+//!     "explain": "mpicheck explain DL001"
 //!   } ],
 //!   "summary": { "errors": 1, "warnings": 0, "suppressed": 0, "below_threshold": 0 }
 //! }
@@ -36,6 +37,8 @@
 //! - In a location, `ranks` lists every rank (sorted) for which this call plays this role
 //!   and `rank` is the first of them; `file` and `line` are `null` when unknown. The first
 //!   location is the reporting rank's call.
+//! - `explain` is the command that prints the check's docs (what it detects, why it is
+//!   wrong, how to fix it, the MPI standard's section).
 //! - `help` and `wait_for` are `null` when absent; `exit_status` is `null` when the launcher
 //!   was killed, mpicheck ended the job (a deadlock), or its status is unknown; `reason` appears only on interrupted traces.
 //! - `wait_for.edges[].from`/`to` index `wait_for.nodes`; `semantics` is `"and"` (the node
@@ -81,6 +84,8 @@ struct Finding<'a> {
     notes: &'a [String],
     help: Option<&'a str>,
     wait_for: Option<&'a WaitForGraph>,
+    /// The command that prints the check's docs.
+    explain: String,
 }
 
 #[derive(Serialize)]
@@ -123,6 +128,7 @@ impl<'a> From<&'a Diagnostic> for Finding<'a> {
             notes: &d.notes,
             help: d.help.as_deref(),
             wait_for: d.wait_for.as_ref(),
+            explain: crate::explain_command(d.code),
         }
     }
 }

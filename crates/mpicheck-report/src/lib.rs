@@ -38,6 +38,11 @@ pub use terminal::render_terminal;
 
 /// The tool's name as it appears in every report.
 pub const TOOL_NAME: &str = "mpicheck";
+/// The command that prints a check's docs (linked from every finding).
+pub fn explain_command(code: &str) -> String {
+    format!("{TOOL_NAME} explain {code}")
+}
+
 /// This crate's version, reported as the tool version.
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 

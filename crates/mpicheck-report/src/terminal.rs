@@ -15,11 +15,14 @@
 //!    = note: a blocking receive returns only once a matching message has arrived
 //!    = help: post the receive with MPI_Irecv before the send, or use MPI_Sendrecv
 //!
+//! mpicheck: for more about this check, run `mpicheck explain DL001`
 //! mpicheck: 1 error
 //! ```
 //!
 //! The primary label sits at the reporting rank's call (the first location), secondary
-//! labels at the other ranks' calls; each label starts with its rank set. A location whose
+//! labels at the other ranks' calls; each label starts with its rank set. After the
+//! findings, one line names the command that documents their checks (as rustc's
+//! `--explain`). A location whose
 //! source cannot be read (or has no file or line) is printed as a `= rank N: MPI_X at
 //! file:line: label` line instead, so the place is never lost; without a file (a binary
 //! without debug info) the line says what the binary tells: ``MPI_X in function `foo`
@@ -53,6 +56,7 @@ pub fn render_terminal(w: &mut dyn WriteColor, input: &ReportInput<'_>) -> io::R
             other => io::Error::other(other.to_string()),
         })?;
     }
+    write_explain_hint(w, input.findings)?;
     let beyond = input.hidden.beyond_cap;
     let not_shown = beyond.errors + beyond.warnings;
     if not_shown > 0 {
@@ -68,6 +72,30 @@ pub fn render_terminal(w: &mut dyn WriteColor, input: &ReportInput<'_>) -> io::R
         )?;
     }
     write_summary(w, &Summary::of_input(input))
+}
+
+/// Where the docs of the shown findings' checks are, once for all of them.
+fn write_explain_hint(w: &mut dyn WriteColor, findings: &[Diagnostic]) -> io::Result<()> {
+    let mut codes: Vec<&str> = Vec::new();
+    for d in findings {
+        if !codes.contains(&d.code) {
+            codes.push(d.code);
+        }
+    }
+    match codes.as_slice() {
+        [] => Ok(()),
+        [one] => writeln!(
+            w,
+            "{TOOL_NAME}: for more about this check, run `{}`",
+            crate::explain_command(one)
+        ),
+        several => writeln!(
+            w,
+            "{TOOL_NAME}: for more about these checks, run `{}` ({})",
+            crate::explain_command("CODE"),
+            several.join(", ")
+        ),
+    }
 }
 
 fn write_summary(w: &mut dyn WriteColor, summary: &Summary) -> io::Result<()> {

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use mpicheck_analyzer::checks::{catalogue, run_all};
+use mpicheck_analyzer::checks::{catalogue, run_all, undeclared_uses};
 use mpicheck_analyzer::model::{
     ArgProblem, CallTime, ObjectKind, Op, Run, SyncEvent, SyncKind, ThreadLevel,
 };
@@ -33,6 +33,9 @@ struct Rendered {
 }
 
 fn render_run(run: &Run) -> Rendered {
+    // Every check's fixture also keeps the registry's declarations true: no check uses a
+    // replay or another check's data it did not declare.
+    assert_eq!(undeclared_uses(run), Vec::<String>::new());
     let findings = fold(run_all(run));
     let info = RunInfo::default();
     let base = programs_dir();

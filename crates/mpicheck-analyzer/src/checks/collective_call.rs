@@ -1,6 +1,7 @@
 //! Collective call mismatches (CO001): ranks of a communicator calling different
 //! collectives at the same position, or a collective some rank never calls.
 
+use crate::checks::{Check, Needs, Slot};
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{event_location, Context};
@@ -109,7 +110,7 @@ enum Problem {
 }
 
 /// CO001 findings, and the communicators they are on.
-pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
+fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
     let run = ctx.run;
     // Pass 1: the signatures at each position of each communicator, and how many
     // collectives each member called on it.
@@ -359,4 +360,24 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
         });
     }
     (out, comms)
+}
+
+/// CO001; the communicators it finds mismatched go to DL002.
+pub(crate) struct CollectiveCallMismatch;
+
+impl Check for CollectiveCallMismatch {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[CO001]
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            fills: &[Slot::MismatchedComms],
+            ..Needs::NOTHING
+        }
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        let (found, comms) = check(ctx);
+        ctx.add_mismatched_comms(comms);
+        found
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use super::check::{Check, Needs, Replaying, Slot};
 use super::{stuck_locations, Context, Involved};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::engine::{self, ForcedMatch, Mode, Replay, ReplayOptions, WaitOn};
@@ -234,9 +235,9 @@ fn help_for(inv: &Involved) -> String {
 }
 
 /// DL001 from the recorded replay.
-pub(crate) fn actual(ctx: &Context) -> Option<Diagnostic> {
-    let replay = &ctx.recorded;
-    let set = waitfor::deadlocked(&ctx.program, replay);
+pub(super) fn actual(ctx: &Context) -> Option<Diagnostic> {
+    let replay = ctx.recorded();
+    let set = waitfor::deadlocked(ctx.program(), replay);
     let blocked = blocked_in_trace(ctx, replay, &set.deadlocked);
     if blocked.is_empty() {
         return None;
@@ -255,7 +256,7 @@ pub(crate) fn actual(ctx: &Context) -> Option<Diagnostic> {
         let mut all_gone = true;
         for &i in &set.core {
             let s = &replay.stuck[i];
-            s.cond.for_each_rank(&ctx.program, s.rank, &mut |t, _| {
+            s.cond.for_each_rank(ctx.program(), s.rank, &mut |t, _| {
                 if !replay.ranks.get(t as usize).is_some_and(|o| o.terminated()) {
                     all_gone = false;
                 }
@@ -268,7 +269,7 @@ pub(crate) fn actual(ctx: &Context) -> Option<Diagnostic> {
         let mut gone = BTreeSet::new();
         for &i in &set.core {
             let s = &replay.stuck[i];
-            s.cond.for_each_rank(&ctx.program, s.rank, &mut |t, _| {
+            s.cond.for_each_rank(ctx.program(), s.rank, &mut |t, _| {
                 gone.insert(t);
             });
         }
@@ -305,7 +306,7 @@ pub(crate) fn actual(ctx: &Context) -> Option<Diagnostic> {
         locations: stuck_locations(ctx, replay, &ordered),
         notes: notes_for(&inv, false),
         help: Some(help_for(&inv)),
-        wait_for: Some(waitfor::graph(ctx.run, &ctx.program, replay, &set)),
+        wait_for: Some(waitfor::graph(ctx.run, ctx.program(), replay, &set)),
     })
 }
 
@@ -328,7 +329,7 @@ fn involves_comms(
             }
         }
         let mut hit = false;
-        s.cond.for_each_rank(&ctx.program, s.rank, &mut |_, on| {
+        s.cond.for_each_rank(ctx.program(), s.rank, &mut |_, on| {
             if let WaitOn::Collective { comm, .. } = on {
                 hit |= comms.contains(comm);
             }
@@ -338,12 +339,12 @@ fn involves_comms(
 }
 
 /// DL002 from the strict replay of a run that did not (actually) deadlock.
-pub(crate) fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagnostic> {
+fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagnostic> {
     let strict = ctx.strict();
     if strict.completed() {
         return None;
     }
-    let set = waitfor::deadlocked(&ctx.program, strict);
+    let set = waitfor::deadlocked(ctx.program(), strict);
     // Only calls the run got past: a strict rank stuck where the recorded replay is stuck
     // too is a replay the trace cannot explain, not a potential deadlock.
     let passed: Vec<usize> = set
@@ -353,7 +354,7 @@ pub(crate) fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> O
         .filter(|&i| {
             let s = &strict.stuck[i];
             let returned = ctx.event(s.rank, s.event).is_some_and(|e| e.returned);
-            let recorded_past = match ctx.recorded.ranks[s.rank as usize] {
+            let recorded_past = match ctx.recorded().ranks[s.rank as usize] {
                 engine::RankOutcome::Stuck { event } => event > s.event,
                 _ => true,
             };
@@ -395,7 +396,7 @@ pub(crate) fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> O
         locations: stuck_locations(ctx, strict, &ordered),
         notes: notes_for(&inv, true),
         help: Some(help_for(&inv)),
-        wait_for: Some(waitfor::graph(ctx.run, &ctx.program, strict, &set)),
+        wait_for: Some(waitfor::graph(ctx.run, ctx.program(), strict, &set)),
     })
 }
 
@@ -404,9 +405,9 @@ pub const EXPLORATION_BOUND: usize = 64;
 
 /// DL003: replays each other possible matching of the racing wildcard receives (strict
 /// rules). Returns the findings and whether the bound stopped the search.
-pub(crate) fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
-    let races = &ctx.recorded.races;
-    if races.is_empty() || !ctx.recorded.completed() || !ctx.strict().completed() {
+fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
+    let races = &ctx.recorded().races;
+    if races.is_empty() || !ctx.recorded().completed() || !ctx.strict().completed() {
         return (Vec::new(), false);
     }
     let mut budget = EXPLORATION_BOUND;
@@ -437,12 +438,12 @@ pub(crate) fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                     source,
                 }),
             };
-            let alt = engine::replay_program(&ctx.program, &options);
+            let alt = ctx.replay_with(&options);
             // An alternative the strict rules never make possible is not a finding.
             if alt.forced_matched != Some(true) || alt.completed() {
                 continue;
             }
-            let set: DeadlockSet = waitfor::deadlocked(&ctx.program, &alt);
+            let set: DeadlockSet = waitfor::deadlocked(ctx.program(), &alt);
             if set.is_empty() {
                 continue;
             }
@@ -490,7 +491,7 @@ pub(crate) fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                     "receive from a specific source or use distinct tags, so that every matching order completes"
                         .into(),
                 ),
-                wait_for: Some(waitfor::graph(ctx.run, &ctx.program, &alt, &set)),
+                wait_for: Some(waitfor::graph(ctx.run, ctx.program(), &alt, &set)),
             });
             continue 'races;
         }
@@ -503,4 +504,80 @@ pub(crate) fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
         }
     }
     (out, inconclusive)
+}
+
+/// DL001; whether it found a deadlock goes to DL002 and DL003.
+pub(crate) struct ActualDeadlock;
+
+impl Check for ActualDeadlock {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[DL001]
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            replays: &[Replaying::Recorded],
+            reads: &[],
+            fills: &[Slot::ActualDeadlock],
+        }
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        let found = actual(ctx);
+        ctx.set_actual_deadlock(found.is_some());
+        found.into_iter().collect()
+    }
+}
+
+/// DL002, when the run did not deadlock, leaving out the consequences of mismatched
+/// collectives (CO001, CO002).
+pub(crate) struct PotentialDeadlock;
+
+impl Check for PotentialDeadlock {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[DL002]
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            replays: &[Replaying::Recorded, Replaying::Strict],
+            reads: &[Slot::ActualDeadlock, Slot::MismatchedComms],
+            fills: &[],
+        }
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        if ctx.actual_deadlock() {
+            return Vec::new();
+        }
+        potential(ctx, &ctx.mismatched_comms())
+            .into_iter()
+            .collect()
+    }
+}
+
+/// DL003, when the run did not deadlock; whether the exploration stopped at its bound goes
+/// to MR001.
+pub(crate) struct WildcardDeadlock;
+
+impl Check for WildcardDeadlock {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[DL003]
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            replays: &[
+                Replaying::Recorded,
+                Replaying::Strict,
+                Replaying::WildcardExploration,
+            ],
+            reads: &[Slot::ActualDeadlock],
+            fills: &[Slot::WildcardInconclusive],
+        }
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        let (found, inconclusive) = if ctx.actual_deadlock() {
+            (Vec::new(), false)
+        } else {
+            wildcard_alternatives(ctx)
+        };
+        ctx.set_wildcard_inconclusive(inconclusive);
+        found
+    }
 }

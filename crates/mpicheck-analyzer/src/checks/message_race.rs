@@ -2,8 +2,9 @@
 
 use std::collections::BTreeMap;
 
+use super::check::{Check, Needs, Replaying, Slot};
 use super::{event_location, Context};
-use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::Rank;
 use crate::ranks::format_ranks;
 
@@ -54,13 +55,13 @@ non-deterministic broadcast example).
 };
 
 /// One MR001 per receive call site.
-pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic::Diagnostic> {
+fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
     // (site, call) → (ranks, competing sources, send events by (site, call) → ranks, and
     // the first (rank, event) seen, whose call the location shows)
     type SendGroups = BTreeMap<(u32, &'static str), (Vec<Rank>, (Rank, usize))>;
     type SiteRaces = (Vec<Rank>, Vec<Rank>, SendGroups, (Rank, usize));
     let mut by_site: BTreeMap<(u32, &'static str), SiteRaces> = BTreeMap::new();
-    for race in &ctx.recorded.races {
+    for race in &ctx.recorded().races {
         let Some(recv) = ctx.event(race.rank, race.event) else {
             continue;
         };
@@ -124,7 +125,7 @@ pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic:
                 super::deadlock::EXPLORATION_BOUND
             ));
         }
-        out.push(crate::diagnostic::Diagnostic {
+        out.push(Diagnostic {
             code: MR001.code,
             category: MR001.category,
             severity: MR001.severity,
@@ -143,4 +144,23 @@ pub(crate) fn check(ctx: &Context, inconclusive: bool) -> Vec<crate::diagnostic:
         });
     }
     out
+}
+
+/// MR001, saying when DL003's exploration of the races was cut short.
+pub(crate) struct MessageRace;
+
+impl Check for MessageRace {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[MR001]
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            replays: &[Replaying::Recorded],
+            reads: &[Slot::WildcardInconclusive],
+            fills: &[],
+        }
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx, ctx.wildcard_inconclusive())
+    }
 }

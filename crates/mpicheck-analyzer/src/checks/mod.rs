@@ -1,134 +1,173 @@
-//! The checks: each family in its own module, each check with a stable code and docs.
+//! The checks and their registry: [`REGISTRY`] lists every check once, in the order they
+//! run. The catalogue (`mpicheck checks`, `mpicheck explain`, SARIF rules, the codes a
+//! suppression file or a tier-2 program may name) and [`run_all`] come from it.
 //!
-//! | code | family | what |
-//! |------|--------|------|
-//! | `DL001` | [`deadlock`] | actual deadlock: ranks blocked forever in the trace |
-//! | `DL002` | [`deadlock`] | potential deadlock: completes only thanks to buffering or non-synchronizing collectives |
-//! | `DL003` | [`deadlock`] | potential deadlock under another matching of a wildcard receive |
-//! | `MR001` | [`message_race`] | message race on a wildcard receive |
-//! | `CO001` | [`collective_call`] | collective call mismatch |
-//! | `CO002` | [`collective::root`] | root mismatch |
-//! | `CO003` | [`collective::op`] | reduction operation mismatch |
-//! | `CO004` | [`collective::in_place`] | `MPI_IN_PLACE` on some ranks only |
-//! | `CO005` | [`collective::arguments`] | intercomm leader/tag, merge high, cart dims, graph, file amode mismatch |
-//! | `CO006` | [`collective::file_order`] | split collective file operations out of order |
-//! | `TY001` | [`datatype::collective`] | collective type signature mismatch |
-//! | `TY002` | [`datatype::point_to_point`] | message type signature mismatch |
-//! | `TY003` | [`datatype::point_to_point`] | receive too small for the message |
-//! | `RQ001`-`RQ004` | [`request`] | request lifecycle: never completed, freed while active, unknown request, persistent request started twice |
-//! | `RS001`-`RS004` | [`resource`] | objects never freed, buffer never detached, buffered send without or with a too small buffer |
-//! | `BF001` `BF002` | [`request`], [`argument`] | buffers of pending nonblocking operations that overlap; send and receive buffers of one call that overlap |
-//! | `AR001`-`AR010` | [`argument`] | invalid arguments: ranks, tags, counts, null/freed handles, uncommitted types, NULL buffers, MPI_IN_PLACE, calls before init/after finalize |
-//! | `TH001` | [`threads`] | MPI called beyond the thread level provided |
-//! | `TH002` | [`threads`] | `MPI_Finalize` on the wrong thread, during or before other threads' calls |
-//! | `TH003` | [`threads`] | two threads complete the same request at the same time |
-//! | `TH004` | [`threads`] | a probed message can be received by another thread |
-//! | `TH005` | [`threads`] | concurrent collectives on one communicator in one process |
+//! A check is a type implementing [`Check`] (in [`check`]) in its own file under its
+//! family's folder, with its `CheckInfo` (code, name, category, severity, docs); adding one
+//! is that file, its `pub mod` line, its tests and one line here. Checks share a
+//! [`Context`] (the run, its replays on demand, and data passed between checks in declared
+//! [`Slot`]s); helpers for messages and locations are in [`describe`].
 //!
-//! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
+//! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`]
+//! and [`mismatch_stall`]; tests run chosen checks with [`run_checks`].
 
-use std::cell::OnceCell;
+use std::sync::OnceLock;
 
-use crate::diagnostic::{CheckInfo, Diagnostic, Location};
-use crate::engine::{self, Mode, Program, Replay, ReplayOptions, WaitCond, WaitOn};
-use crate::model::{Event, Op, Rank, Run, SendMode};
-use crate::ranks::format_ranks;
-use crate::waitfor::collective_call_name;
+use crate::diagnostic::{Category, CheckInfo, Diagnostic};
+use crate::model::Run;
 
 pub mod argument;
+mod check;
 pub mod collective;
 pub mod collective_call;
+mod context;
 pub mod datatype;
 pub mod deadlock;
+mod describe;
 pub mod message_race;
 pub mod request;
 pub mod resource;
 pub mod threads;
 
-/// Everything the checks share: the compiled run and its replays, computed once.
-pub(crate) struct Context<'r> {
-    pub run: &'r Run,
-    pub program: Program,
-    pub recorded: Replay,
-    strict: OnceCell<Replay>,
+pub(crate) use check::{Check, Needs, Slot};
+pub(crate) use context::Context;
+pub(crate) use describe::{event_location, stuck_locations, Involved};
+
+/// Every check, in the order they run: first the checks of single calls and object
+/// lifecycles, which need no replay (their findings are there even when the run was cut
+/// short by the bad call itself), then collectives and datatypes, then deadlocks and races
+/// (the fillers of a [`Slot`] before its readers), then threads. Findings come out in this
+/// order.
+static REGISTRY: &[&dyn Check] = &[
+    &argument::rank_out_of_range::RankOutOfRange, // AR001
+    &argument::invalid_tag::InvalidTag,           // AR002
+    &argument::negative_count::NegativeCount,     // AR003
+    &argument::null_handle::NullHandle,           // AR004
+    &argument::freed_handle::FreedHandle,         // AR005
+    &argument::uncommitted_datatype::UncommittedDatatype, // AR006
+    &argument::null_buffer::NullBuffer,           // AR007
+    &argument::in_place::InPlaceNotAllowed,       // AR008
+    &argument::before_init::CallBeforeInit,       // AR009
+    &argument::after_finalize::CallAfterFinalize, // AR010
+    &argument::overlapping_buffers::OverlappingBuffers, // BF002
+    &request::RequestLifecycle,                   // RQ001-RQ004, BF001
+    &resource::leak::ObjectNeverFreed,            // RS001
+    &resource::buffer_not_detached::BufferNeverDetached, // RS002
+    &resource::bsend_buffer::BsendBuffer,         // RS003, RS004
+    &collective_call::CollectiveCallMismatch,     // CO001
+    &collective::root::CollectiveRootMismatch,    // CO002
+    &collective::op::CollectiveOpMismatch,        // CO003
+    &collective::in_place::CollectiveInPlaceMismatch, // CO004
+    &collective::arguments::CollectiveArgumentMismatch, // CO005
+    &collective::file_order::SplitCollectiveOrder, // CO006
+    &datatype::collective::CollectiveTypeMismatch, // TY001
+    &datatype::point_to_point::MessageTypeMismatch, // TY002, TY003
+    &deadlock::ActualDeadlock,                    // DL001
+    &deadlock::PotentialDeadlock,                 // DL002
+    &deadlock::WildcardDeadlock,                  // DL003
+    &message_race::MessageRace,                   // MR001
+    &threads::ThreadChecks,                       // TH001-TH005
+];
+
+/// Every check's code, name, category, severity and docs, in registry order.
+pub fn catalogue() -> &'static [CheckInfo] {
+    static CATALOGUE: OnceLock<Vec<CheckInfo>> = OnceLock::new();
+    CATALOGUE.get_or_init(|| REGISTRY.iter().flat_map(|c| c.infos()).copied().collect())
 }
 
-impl<'r> Context<'r> {
-    pub fn new(run: &'r Run) -> Context<'r> {
-        let program = Program::from_run(run);
-        let recorded = engine::replay_program(&program, &ReplayOptions::new(Mode::Recorded));
-        Context {
-            run,
-            program,
-            recorded,
-            strict: OnceCell::new(),
+/// Runs every check.
+pub fn run_all(run: &Run) -> Vec<Diagnostic> {
+    run_selected(run, |_| true)
+}
+
+/// Runs the checks of the given codes alone (and, unseen, the checks whose data they
+/// read): their findings only. An unknown code is an error.
+pub fn run_checks(run: &Run, codes: &[&str]) -> Result<Vec<Diagnostic>, String> {
+    if let Some(unknown) = codes
+        .iter()
+        .find(|code| !catalogue().iter().any(|c| c.code == **code))
+    {
+        return Err(format!("unknown check code `{unknown}`"));
+    }
+    Ok(run_selected(run, |info| codes.contains(&info.code)))
+}
+
+/// Runs the checks that report a code `wanted` accepts, after the checks that fill what
+/// they read, and returns the findings of the wanted codes.
+fn run_selected(run: &Run, wanted: impl Fn(&CheckInfo) -> bool) -> Vec<Diagnostic> {
+    let (found, undeclared) = run_selected_noting(run, wanted);
+    debug_assert!(undeclared.is_empty(), "{undeclared:?}");
+    found
+}
+
+/// Every check's uses of the context that its [`Needs`] do not declare, and codes it
+/// reports that its infos do not list, on this run (for tests).
+#[doc(hidden)]
+pub fn undeclared_uses(run: &Run) -> Vec<String> {
+    run_selected_noting(run, |_| true).1
+}
+
+fn run_selected_noting(
+    run: &Run,
+    wanted: impl Fn(&CheckInfo) -> bool,
+) -> (Vec<Diagnostic>, Vec<String>) {
+    if run.ranks.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let selected: Vec<bool> = REGISTRY
+        .iter()
+        .map(|c| c.infos().iter().any(&wanted))
+        .collect();
+    // Fillers come before their readers (tested), so one backward pass finds them all.
+    let mut needed = selected.clone();
+    for i in (0..REGISTRY.len()).rev() {
+        if !needed[i] {
+            continue;
+        }
+        for slot in REGISTRY[i].needs().reads {
+            for j in 0..i {
+                if REGISTRY[j].needs().fills(*slot) {
+                    needed[j] = true;
+                }
+            }
         }
     }
-    pub fn strict(&self) -> &Replay {
-        self.strict.get_or_init(|| {
-            engine::replay_program(&self.program, &ReplayOptions::new(Mode::Strict))
-        })
-    }
-    pub fn event(&self, rank: Rank, event: usize) -> Option<&'r Event> {
-        self.run.ranks.get(rank as usize)?.events.get(event)
-    }
-}
-
-/// Runs every check, in a fixed order: AR*, RQ*, RS*, then CO001-CO006, TY001-TY003,
-/// DL001, DL002, DL003, MR001, TH001-TH005.
-pub fn run_all(run: &Run) -> Vec<Diagnostic> {
-    if run.ranks.is_empty() {
-        return Vec::new();
-    }
-    // Checks of single calls and object lifecycles need no replay: first, so their
-    // findings are there even when the run was cut short by the bad call itself.
-    let mut out = argument::check(run);
-    out.extend(request::check(run));
-    out.extend(resource::check(run));
     let ctx = Context::new(run);
-    let (collective, mut mismatched_comms) = collective_call::check(&ctx);
-    out.extend(collective);
-    let (roots, root_comms) = collective::root::check(&ctx);
-    out.extend(roots);
-    mismatched_comms.extend(root_comms);
-    out.extend(collective::op::check(&ctx));
-    out.extend(collective::in_place::check(&ctx));
-    out.extend(collective::arguments::check(&ctx));
-    out.extend(collective::file_order::check(&ctx));
-    out.extend(datatype::collective::check(&ctx));
-    out.extend(datatype::point_to_point::check(&ctx));
-    let actual = deadlock::actual(&ctx);
-    let had_actual = actual.is_some();
-    out.extend(actual);
-    if !had_actual {
-        out.extend(deadlock::potential(&ctx, &mismatched_comms));
+    let mut out = Vec::new();
+    for (i, check) in REGISTRY.iter().enumerate() {
+        if !needed[i] {
+            continue;
+        }
+        ctx.set_running(check.infos().first().map_or("?", |c| c.code), check.needs());
+        let found = check.run(&ctx);
+        for d in &found {
+            if !check.infos().iter().any(|c| c.code == d.code) {
+                ctx.note_undeclared(format!("reports {}, which its infos() do not list", d.code));
+            }
+        }
+        if selected[i] {
+            out.extend(found.into_iter().filter(|d| {
+                catalogue()
+                    .iter()
+                    .find(|c| c.code == d.code)
+                    .is_some_and(&wanted)
+            }));
+        }
     }
-    let (alternatives, inconclusive) = if had_actual {
-        (Vec::new(), false)
-    } else {
-        deadlock::wildcard_alternatives(&ctx)
-    };
-    out.extend(alternatives);
-    out.extend(message_race::check(&ctx, inconclusive));
-    out.extend(threads::check(&ctx));
-    out
+    (out, ctx.take_undeclared())
 }
 
 /// DL001 alone, for the launcher watching a job whose ranks are all blocked.
 pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
-    if run.ranks.is_empty() {
-        return None;
-    }
-    deadlock::actual(&Context::new(run))
+    run_selected(run, |c| c.code == deadlock::DL001.code)
+        .into_iter()
+        .next()
 }
 
 /// For the launcher watching a job whose ranks are all blocked although the recorded calls
 /// do not deadlock: the collective or datatype mismatches that explain the stall (an MPI
 /// often hangs inside mismatched collectives), or `None`.
 pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
-    if run.ranks.is_empty() {
-        return None;
-    }
     let some_blocked = run
         .ranks
         .iter()
@@ -136,302 +175,74 @@ pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
     if !some_blocked {
         return None;
     }
-    let found: Vec<Diagnostic> = run_all(run)
-        .into_iter()
-        .filter(|d| {
-            matches!(
-                d.category,
-                crate::diagnostic::Category::CollectiveMismatch
-                    | crate::diagnostic::Category::TypeMismatch
-            )
-        })
-        .collect();
+    let found = run_selected(run, |c| {
+        matches!(
+            c.category,
+            Category::CollectiveMismatch | Category::TypeMismatch
+        )
+    });
     (!found.is_empty()).then_some(found)
-}
-
-/// Every check's code, name, category, severity and docs.
-pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 38] = [
-        deadlock::DL001,
-        deadlock::DL002,
-        deadlock::DL003,
-        message_race::MR001,
-        collective_call::CO001,
-        collective::root::CO002,
-        collective::op::CO003,
-        collective::in_place::CO004,
-        collective::arguments::CO005,
-        collective::file_order::CO006,
-        datatype::collective::TY001,
-        datatype::point_to_point::TY002,
-        datatype::point_to_point::TY003,
-        request::RQ001,
-        request::RQ002,
-        request::RQ003,
-        request::RQ004,
-        resource::RS001,
-        resource::RS002,
-        resource::RS003,
-        resource::RS004,
-        argument::AR001,
-        argument::AR002,
-        argument::AR003,
-        argument::AR004,
-        argument::AR005,
-        argument::AR006,
-        argument::AR007,
-        argument::AR008,
-        argument::AR009,
-        argument::AR010,
-        request::BF001,
-        argument::BF002,
-        threads::TH001,
-        threads::TH002,
-        threads::TH003,
-        threads::TH004,
-        threads::TH005,
-    ];
-    &CATALOGUE
-}
-
-// ---------------------------------------------------------------------------------------
-// Shared helpers for messages and locations.
-
-fn tag_text(tag: Option<i32>) -> String {
-    match tag {
-        Some(t) => format!("tag {t}"),
-        None => "any tag".into(),
-    }
-}
-
-/// What a stuck rank waits for. `precise`: name the peers; otherwise a description that is
-/// the same for every rank in the same role (for folding).
-pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> String {
-    let gone = |r: Rank| match replay.ranks.get(r as usize) {
-        Some(engine::RankOutcome::Finalized) => ", which has already called MPI_Finalize",
-        Some(engine::RankOutcome::Exited) => ", which has exited",
-        _ => "",
-    };
-    match cond {
-        WaitCond::Rank { rank, on } => match on {
-            WaitOn::Message { tag, .. } if precise => format!(
-                "waits for a message from rank {rank} ({}){}",
-                tag_text(*tag),
-                gone(*rank)
-            ),
-            WaitOn::Message { tag, .. } => format!("waits for a message ({})", tag_text(*tag)),
-            WaitOn::Receive { tag, .. } if precise => format!(
-                "waits for rank {rank} to post the matching receive (tag {tag}){}",
-                gone(*rank)
-            ),
-            WaitOn::Receive { tag, .. } => {
-                format!("waits for the matching receive to be posted (tag {tag})")
-            }
-            WaitOn::Collective { kind, .. } if precise => format!(
-                "waits for rank {rank} to call {}{}",
-                collective_call_name(*kind),
-                gone(*rank)
-            ),
-            WaitOn::Collective { kind, .. } => {
-                format!(
-                    "waits for the other ranks to call {}",
-                    collective_call_name(*kind)
-                )
-            }
-        },
-        WaitCond::Ranks { ranks, on } => {
-            let what = match on {
-                WaitOn::Collective { kind, .. } => collective_call_name(*kind).to_string(),
-                _ => "the matching call".into(),
-            };
-            if precise && !ranks.is_empty() {
-                let gone_all = ranks
-                    .iter()
-                    .all(|&r| replay.ranks.get(r as usize).is_some_and(|o| o.terminated()));
-                format!(
-                    "waits for {} to call {what}{}",
-                    format_ranks(ranks),
-                    if gone_all {
-                        ", which have already finished"
-                    } else {
-                        ""
-                    }
-                )
-            } else {
-                format!("waits for the other ranks to call {what}")
-            }
-        }
-        WaitCond::AnySource { on, .. } => match on {
-            WaitOn::Message { tag, .. } => {
-                format!("waits for a message from any rank ({})", tag_text(*tag))
-            }
-            _ => "waits for any rank".into(),
-        },
-        WaitCond::AllOf(parts) => parts
-            .iter()
-            .map(|p| describe_wait(p, replay, precise))
-            .collect::<Vec<_>>()
-            .join(", and "),
-        WaitCond::AnyOf(parts) => parts
-            .iter()
-            .map(|p| describe_wait(p, replay, precise))
-            .collect::<Vec<_>>()
-            .join(", or "),
-    }
-}
-
-/// One location per call site and role: the blocked calls of the given stuck ranks
-/// (indices into `replay.stuck`), in the given order.
-pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Vec<Location> {
-    // (site, call, generic label) → (ranks, precise label of the first)
-    type Key = (u32, &'static str, String);
-    let mut groups: Vec<(Key, Vec<Rank>, String)> = Vec::new();
-    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
-    for &i in stuck {
-        let s = &replay.stuck[i];
-        let Some(event) = ctx.event(s.rank, s.event) else {
-            continue;
-        };
-        let key = (
-            event.site.0,
-            event.call,
-            describe_wait(&s.cond, replay, false),
-        );
-        match index.get(&key) {
-            Some(&g) => groups[g].1.push(s.rank),
-            None => {
-                index.insert(key.clone(), groups.len());
-                groups.push((key, vec![s.rank], describe_wait(&s.cond, replay, true)));
-            }
-        }
-    }
-    groups
-        .into_iter()
-        .map(|((site, call, generic), mut ranks, precise)| {
-            ranks.sort_unstable();
-            let loc = ctx.run.site(crate::model::SiteId(site));
-            Location {
-                label: if ranks.len() == 1 { precise } else { generic },
-                ranks,
-                call: call.to_string(),
-                file: loc.file.clone(),
-                line: loc.line,
-                function: loc.function.clone(),
-                object: loc.object.clone(),
-                offset: loc.offset,
-            }
-        })
-        .collect()
-}
-
-/// A location for one event of one or more ranks.
-pub(crate) fn event_location(
-    ctx: &Context,
-    ranks: Vec<Rank>,
-    event: &Event,
-    label: String,
-) -> Location {
-    let loc = ctx.run.site(event.site);
-    Location {
-        ranks,
-        call: event.call.to_string(),
-        file: loc.file.clone(),
-        line: loc.line,
-        function: loc.function.clone(),
-        object: loc.object.clone(),
-        offset: loc.offset,
-        label,
-    }
-}
-
-/// What kinds of calls a set of blocked events are, for notes and help.
-#[derive(Default, Debug, Clone, Copy)]
-pub(crate) struct Involved {
-    pub synchronous_send: bool,
-    pub standard_send: bool,
-    pub receive: bool,
-    pub collective: bool,
-    pub wait: bool,
-    /// A rank is stuck in a loop of tests or nonblocking probes, which stands for a wait.
-    pub polling_loop: bool,
-    pub gone_peer: bool,
-}
-
-impl Involved {
-    pub fn of(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Involved {
-        let mut inv = Involved::default();
-        for &i in stuck {
-            let s = &replay.stuck[i];
-            let Some(event) = ctx.event(s.rank, s.event) else {
-                continue;
-            };
-            match &event.op {
-                Op::Send { send, .. } => match send.mode {
-                    SendMode::Synchronous => inv.synchronous_send = true,
-                    _ => inv.standard_send = true,
-                },
-                Op::Sendrecv { .. } => {
-                    inv.standard_send = true;
-                    inv.receive = true;
-                }
-                // A polling loop the run's watcher saw spin was modelled as the blocking
-                // call it stands for (`polling::block_trailing_polls`); the call's name
-                // still says what the program called.
-                Op::Probe { .. } | Op::Wait { .. } | Op::RequestStatus { .. }
-                    if crate::polling::is_poll_call(event.call) =>
-                {
-                    inv.polling_loop = true;
-                    inv.receive |= matches!(event.op, Op::Probe { .. });
-                }
-                Op::Recv { .. } | Op::Probe { .. } => inv.receive = true,
-                Op::Collective { .. } => inv.collective = true,
-                Op::Wait { .. } | Op::RequestStatus { .. } => inv.wait = true,
-                _ => {}
-            }
-            s.cond.for_each_rank(&ctx.program, s.rank, &mut |t, on| {
-                if replay.ranks.get(t as usize).is_some_and(|o| o.terminated()) {
-                    inv.gone_peer = true;
-                }
-                match on {
-                    WaitOn::Collective { .. } => inv.collective = true,
-                    WaitOn::Receive { .. }
-                        if matches!(event.op, Op::Wait { .. } | Op::RequestStatus { .. }) =>
-                    {
-                        inv.standard_send = true
-                    }
-                    _ => {}
-                }
-            });
-        }
-        inv
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn catalogue_docs_have_the_fixed_headings() {
-        for info in catalogue() {
-            for heading in [
-                "## What it does",
-                "## Why is this bad",
-                "## Example",
-                "## How to fix",
-                "## MPI standard reference",
-            ] {
-                assert!(
-                    info.docs.contains(heading),
-                    "{}: missing {heading}",
-                    info.code
-                );
+    /// What is wrong with an order of checks: a check that reads a [`Slot`] before (or
+    /// without) a check that fills it.
+    fn order_problems(registry: &[&dyn Check]) -> Vec<String> {
+        let mut problems = Vec::new();
+        for (i, check) in registry.iter().enumerate() {
+            let code = check.infos().first().map_or("?", |c| c.code);
+            for slot in check.needs().reads {
+                let fillers: Vec<usize> = (0..registry.len())
+                    .filter(|&j| registry[j].needs().fills(*slot))
+                    .collect();
+                if fillers.is_empty() {
+                    problems.push(format!("{code} reads {slot:?}, which no check fills"));
+                }
+                if let Some(&late) = fillers.iter().find(|&&j| j >= i) {
+                    let by = registry[late].infos().first().map_or("?", |c| c.code);
+                    problems.push(format!("{code} reads {slot:?} before {by} fills it"));
+                }
             }
-            assert!(!info.summary.ends_with('.'), "{}", info.code);
         }
+        problems
+    }
+
+    #[test]
+    fn every_slot_is_filled_before_it_is_read() {
+        assert_eq!(order_problems(REGISTRY), Vec::<String>::new());
+        // The test can fail: DL002 before CO001 and DL001.
+        let mut reversed: Vec<&dyn Check> = REGISTRY.to_vec();
+        reversed.reverse();
+        let problems = order_problems(&reversed).join("\n");
+        assert!(
+            problems.contains("DL002 reads MismatchedComms before CO002 fills it"),
+            "{problems}"
+        );
+        assert!(problems.contains("MR001 reads WildcardInconclusive before DL003"));
+        assert!(order_problems(&[&message_race::MessageRace])[0].contains("no check fills"));
+    }
+
+    #[test]
+    fn every_check_lists_its_codes_once() {
         let mut codes: Vec<&str> = catalogue().iter().map(|c| c.code).collect();
+        assert!(REGISTRY.iter().all(|c| !c.infos().is_empty()));
+        assert_eq!(
+            codes.len(),
+            REGISTRY.iter().map(|c| c.infos().len()).sum::<usize>()
+        );
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), catalogue().len(), "codes are unique");
+    }
+
+    #[test]
+    fn a_check_runs_alone_with_what_it_reads() {
+        assert_eq!(
+            run_checks(&Run::default(), &["XX001"]).unwrap_err(),
+            "unknown check code `XX001`"
+        );
     }
 }

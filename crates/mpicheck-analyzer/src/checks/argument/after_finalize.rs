@@ -1,6 +1,7 @@
 //! MPI calls made after `MPI_Finalize` (AR010).
 
 use super::super::request::fold_by_site;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Op, Run};
 use crate::normalize::allowed_anytime;
@@ -43,7 +44,7 @@ MPI 4.1 §11.2.2 (after `MPI_Finalize` only `MPI_Initialized`, `MPI_Finalized`,
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     let mut items = Vec::new();
     for trace in &run.ranks {
         let Some(finalize) = trace
@@ -73,4 +74,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
         &["after MPI_Finalize only MPI_Initialized, MPI_Finalized, MPI_Get_version and a few others may be called (MPI 4.1 §11.2.2)"],
         "make the call before MPI_Finalize",
     )
+}
+
+/// AR010.
+pub(crate) struct CallAfterFinalize;
+
+impl Check for CallAfterFinalize {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR010]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

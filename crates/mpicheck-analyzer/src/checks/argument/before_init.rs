@@ -1,6 +1,7 @@
 //! MPI calls made before `MPI_Init` (AR009).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -44,7 +45,7 @@ MPI 4.1 §11.2.1 and §11.2.2 (the functions that may be called before `MPI_Init
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR009,
@@ -58,4 +59,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR009.
+pub(crate) struct CallBeforeInit;
+
+impl Check for CallBeforeInit {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR009]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

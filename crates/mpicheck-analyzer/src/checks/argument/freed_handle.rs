@@ -1,6 +1,7 @@
 //! Handles of freed objects (AR005).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -44,7 +45,7 @@ MPI 4.1 §2.5.1 (a freed object cannot be accessed through any handle), §5.1.10
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR005,
@@ -67,4 +68,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR005.
+pub(crate) struct FreedHandle;
+
+impl Check for FreedHandle {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR005]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

@@ -1,6 +1,7 @@
 //! MPI_IN_PLACE where it is not allowed (AR008).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -39,7 +40,7 @@ MPI 4.1 §6.2.1 (the in-place option of collectives), §2.5.4 (named constants s
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR008,
@@ -53,4 +54,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR008.
+pub(crate) struct InPlaceNotAllowed;
+
+impl Check for InPlaceNotAllowed {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR008]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

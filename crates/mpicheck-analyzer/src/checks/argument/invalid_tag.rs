@@ -1,6 +1,7 @@
 //! Invalid message tags (AR002).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -41,7 +42,7 @@ receives), §9.1.2 (the `MPI_TAG_UB` attribute).
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR002,
@@ -58,4 +59,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR002.
+pub(crate) struct InvalidTag;
+
+impl Check for InvalidTag {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR002]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

@@ -57,19 +57,3 @@ pub(crate) fn report_issues(
     }
     fold_by_site(run, items, info, notes, help)
 }
-
-/// Every argument diagnostic, in code order.
-pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
-    let mut out = rank_out_of_range::check(run);
-    out.extend(invalid_tag::check(run));
-    out.extend(negative_count::check(run));
-    out.extend(null_handle::check(run));
-    out.extend(freed_handle::check(run));
-    out.extend(uncommitted_datatype::check(run));
-    out.extend(null_buffer::check(run));
-    out.extend(in_place::check(run));
-    out.extend(before_init::check(run));
-    out.extend(after_finalize::check(run));
-    out.extend(overlapping_buffers::check(run));
-    out
-}

@@ -1,6 +1,7 @@
 //! Negative counts and lengths (AR003).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -42,7 +43,7 @@ MPI 4.1 §3.2.2 (the count of a message is non-negative), §2.5.8 and the
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR003,
@@ -56,4 +57,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR003.
+pub(crate) struct NegativeCount;
+
+impl Check for NegativeCount {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR003]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

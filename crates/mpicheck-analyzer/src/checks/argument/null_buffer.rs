@@ -1,6 +1,7 @@
 //! NULL buffers with a positive count (AR007).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -42,7 +43,7 @@ MPI 4.1 §3.2.2 (the send buffer consists of count successive entries starting a
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR007,
@@ -67,4 +68,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR007.
+pub(crate) struct NullBuffer;
+
+impl Check for NullBuffer {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR007]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

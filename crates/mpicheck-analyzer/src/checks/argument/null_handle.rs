@@ -1,6 +1,7 @@
 //! Null handles where an object is needed (AR004).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -44,7 +45,7 @@ MPI 4.1 §2.5.1 (opaque objects and null handles), §6.4.2 (`MPI_Comm_split` ret
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR004,
@@ -74,5 +75,17 @@ fn null_name(kind: crate::model::ObjectKind) -> &'static str {
         File => "MPI_FILE_NULL",
         Session => "MPI_SESSION_NULL",
         Request => "MPI_REQUEST_NULL",
+    }
+}
+
+/// AR004.
+pub(crate) struct NullHandle;
+
+impl Check for NullHandle {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR004]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
     }
 }

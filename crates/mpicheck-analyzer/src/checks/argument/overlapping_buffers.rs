@@ -1,6 +1,7 @@
 //! Send and receive buffers of one call that overlap (BF002).
 
 use super::super::request::fold_by_site;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::Run;
 
@@ -45,7 +46,7 @@ is written), §3.10 (`MPI_Sendrecv`: send and receive buffers must be disjoint),
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     let mut items = Vec::new();
     for trace in &run.ranks {
         for (i, event) in trace.events.iter().enumerate() {
@@ -74,4 +75,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
         &["the buffers of one call must not overlap where MPI writes one of them (MPI 4.1 §2.5.7)"],
         "use MPI_IN_PLACE (collectives), MPI_Sendrecv_replace, or a separate receive buffer",
     )
+}
+
+/// BF002.
+pub(crate) struct OverlappingBuffers;
+
+impl Check for OverlappingBuffers {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[BF002]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

@@ -1,6 +1,7 @@
 //! Peer ranks outside the communicator (AR001).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -41,7 +42,7 @@ communicator, 0..n-1, or `MPI_PROC_NULL`), §3.2.4, §6.2 (root arguments of col
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR001,
@@ -55,4 +56,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR001.
+pub(crate) struct RankOutOfRange;
+
+impl Check for RankOutOfRange {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR001]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

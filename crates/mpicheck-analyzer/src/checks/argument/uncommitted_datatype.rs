@@ -1,6 +1,7 @@
 //! Uncommitted derived datatypes used for communication (AR006).
 
 use super::report_issues;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{ArgProblem, Run};
 
@@ -42,7 +43,7 @@ be used in a communication").
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR006,
@@ -56,4 +57,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             _ => None,
         },
     )
+}
+
+/// AR006.
+pub(crate) struct UncommittedDatatype;
+
+impl Check for UncommittedDatatype {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR006]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

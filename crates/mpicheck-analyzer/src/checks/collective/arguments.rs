@@ -4,6 +4,7 @@
 //! of `MPI_File_open`.
 
 use super::{aligned, by_value, disagreement, Call, Context};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 
 pub const CO005: CheckInfo = CheckInfo {
@@ -55,7 +56,7 @@ atomicity, view), §12.5.5 (MPI_WIN_FENCE: NOPRECEDE and NOSUCCEED given by all 
 "#,
 };
 
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for position in aligned(ctx.run) {
         let Some(first) = position.calls[0].args else {
@@ -112,4 +113,16 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// CO005.
+pub(crate) struct CollectiveArgumentMismatch;
+
+impl Check for CollectiveArgumentMismatch {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[CO005]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx)
+    }
 }

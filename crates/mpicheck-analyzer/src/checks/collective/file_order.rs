@@ -2,6 +2,7 @@
 //! followed by its matching `_end` before another collective operation on the same file's
 //! communicator, an `_end` without its `_begin`, or a `_begin` never ended.
 
+use crate::checks::Check;
 use std::collections::HashMap;
 
 use crate::checks::{event_location, Context};
@@ -60,7 +61,7 @@ fn split_base(call: &str) -> Option<(&str, bool)> {
     call.strip_suffix("_end").map(|b| (b, false))
 }
 
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for trace in &ctx.run.ranks {
         // comm → the open split collective (its event).
@@ -191,4 +192,16 @@ fn fold_ranks(findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// CO006.
+pub(crate) struct SplitCollectiveOrder;
+
+impl Check for SplitCollectiveOrder {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[CO006]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx)
+    }
 }

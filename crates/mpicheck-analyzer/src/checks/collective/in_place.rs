@@ -2,6 +2,7 @@
 //! or on a non-root rank of a rooted collective.
 
 use super::{aligned, by_value, disagreement, group_locations, Context};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{CollectiveKind, Op};
 use crate::ranks::format_ranks;
@@ -68,7 +69,7 @@ fn rooted(kind: CollectiveKind) -> bool {
     matches!(kind, Gather | Gatherv | Scatter | Scatterv | Reduce)
 }
 
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for position in aligned(ctx.run) {
         let Op::Collective { kind, comm, .. } = &position.calls[0].event.op else {
@@ -148,4 +149,16 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// CO004.
+pub(crate) struct CollectiveInPlaceMismatch;
+
+impl Check for CollectiveInPlaceMismatch {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[CO004]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx)
+    }
 }

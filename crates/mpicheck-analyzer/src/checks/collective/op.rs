@@ -1,6 +1,7 @@
 //! CO003: the ranks of a reduction pass different operations.
 
 use super::{aligned, by_value, disagreement, Context};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 
 pub const CO003: CheckInfo = CheckInfo {
@@ -41,7 +42,7 @@ reductions, §6.9.6–§6.11).
 "#,
 };
 
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for position in aligned(ctx.run) {
         let Some(calls) = position
@@ -67,4 +68,16 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// CO003.
+pub(crate) struct CollectiveOpMismatch;
+
+impl Check for CollectiveOpMismatch {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[CO003]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx)
+    }
 }

@@ -1,6 +1,7 @@
 //! CO002: the ranks of a rooted collective pass different roots.
 
 use super::{aligned, by_value, disagreement, Context};
+use crate::checks::{Check, Needs, Slot};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
@@ -81,7 +82,7 @@ fn reordered_comms(run: &Run) -> HashSet<CommId> {
 
 /// CO002 findings, and the communicators they are on (a replay that matches collectives
 /// with different roots reports a deadlock that is only a consequence).
-pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
+fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
     let mut out = Vec::new();
     let mut comms = BTreeSet::new();
     let reordered = reordered_comms(ctx.run);
@@ -115,4 +116,24 @@ pub(crate) fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
         ));
     }
     (out, comms)
+}
+
+/// CO002; the communicators it finds mismatched go to DL002.
+pub(crate) struct CollectiveRootMismatch;
+
+impl Check for CollectiveRootMismatch {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[CO002]
+    }
+    fn needs(&self) -> Needs {
+        Needs {
+            fills: &[Slot::MismatchedComms],
+            ..Needs::NOTHING
+        }
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        let (found, comms) = check(ctx);
+        ctx.add_mismatched_comms(comms);
+        found
+    }
 }

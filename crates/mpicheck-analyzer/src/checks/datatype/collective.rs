@@ -1,6 +1,7 @@
 //! TY001: the type signatures of a collective call do not match between senders and
 //! receivers.
 
+use crate::checks::Check;
 use std::collections::{BTreeMap, HashSet};
 
 use super::{compare, fold, typed, typed_of, BadPair};
@@ -342,7 +343,7 @@ fn reduce_scatter_counts(ctx: &Context, position: &Position) -> Option<Diagnosti
     ))
 }
 
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+fn check(ctx: &Context) -> Vec<Diagnostic> {
     let run = ctx.run;
     let mut out = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
@@ -462,4 +463,16 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         });
     }
     out
+}
+
+/// TY001.
+pub(crate) struct CollectiveTypeMismatch;
+
+impl Check for CollectiveTypeMismatch {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[TY001]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx)
+    }
 }

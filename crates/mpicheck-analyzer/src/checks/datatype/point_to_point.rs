@@ -6,6 +6,7 @@
 //! status reported when it completed, and its own source and tag when it did not (a receive
 //! that crashed on a truncation error never returns).
 
+use crate::checks::Check;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use super::typed;
@@ -117,7 +118,7 @@ fn recv_of(event: &Event) -> Option<&RecvSpec> {
     }
 }
 
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
+fn check(ctx: &Context) -> Vec<Diagnostic> {
     let run = ctx.run;
     // (sender, receiver, comm) → messages in send order.
     let mut streams: HashMap<(Rank, Rank, CommId), VecDeque<Message>> = HashMap::new();
@@ -263,4 +264,16 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         ));
     }
     out
+}
+
+/// TY002, TY003.
+pub(crate) struct MessageTypeMismatch;
+
+impl Check for MessageTypeMismatch {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[TY002, TY003]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx)
+    }
 }

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::{Check, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
 
@@ -260,7 +261,7 @@ pub(crate) fn fold_by_site(
 }
 
 /// Every request-lifecycle diagnostic, in code order.
-pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     let proofs = freed::freed_send_proofs(run);
     let found = walk(run, &proofs);
     let mut out = unwaited::diagnostics(run, &found);
@@ -269,4 +270,16 @@ pub(crate) fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(start_active::diagnostics(run, &found));
     out.extend(pending_buffer_overlap::diagnostics(run, &proofs));
     out
+}
+
+/// RQ001-RQ004 and BF001, from one walk over each rank's requests.
+pub(crate) struct RequestLifecycle;
+
+impl Check for RequestLifecycle {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[RQ001, RQ002, RQ003, RQ004, BF001]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

@@ -1,6 +1,7 @@
 //! Buffered sends without an attached buffer (RS003) or with one too small (RS004).
 
 use super::super::request::fold_by_site;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Blocking, Op, Run, SendMode};
 
@@ -76,7 +77,7 @@ mode: each message takes its packed size plus `MPI_BSEND_OVERHEAD`).
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     let mut missing = Vec::new();
     let mut small = Vec::new();
     for trace in &run.ranks {
@@ -132,4 +133,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
         "attach a larger buffer: at least MPI_Pack_size of the message plus MPI_BSEND_OVERHEAD for every message buffered at once",
     ));
     out
+}
+
+/// RS003, RS004.
+pub(crate) struct BsendBuffer;
+
+impl Check for BsendBuffer {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[RS003, RS004]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

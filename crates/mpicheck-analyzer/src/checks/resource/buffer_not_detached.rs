@@ -1,6 +1,7 @@
 //! A buffer attached with `MPI_Buffer_attach` and never detached (RS002).
 
 use super::super::request::fold_by_site;
+use crate::checks::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Op, Run};
 
@@ -43,7 +44,7 @@ messages in the buffer have been transmitted).
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     let mut items = Vec::new();
     for trace in &run.ranks {
         let mut attached: Option<usize> = None;
@@ -73,4 +74,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
         &["MPI_Buffer_detach waits until the buffered messages are sent and returns the memory (MPI 4.1 §3.6.1)"],
         "call MPI_Buffer_detach after the last buffered send, before freeing the memory and before MPI_Finalize",
     )
+}
+
+/// RS002.
+pub(crate) struct BufferNeverDetached;
+
+impl Check for BufferNeverDetached {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[RS002]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
 }

@@ -1,5 +1,6 @@
 //! MPI objects created and never freed before `MPI_Finalize` (RS001).
 
+use crate::checks::{Check, Context};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
@@ -112,7 +113,7 @@ pub(crate) fn leaked(run: &Run) -> Vec<(Rank, ObjectKind, SiteId, &'static str, 
     out
 }
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+fn check(run: &Run) -> Vec<Diagnostic> {
     // (kind, site, call, count) → ranks: one finding per kind and creation site.
     let mut groups: BTreeMap<(ObjectKind, u32, &'static str, usize), Vec<Rank>> = BTreeMap::new();
     for (rank, kind, site, call, n) in leaked(run) {
@@ -172,5 +173,17 @@ fn free_call(kind: ObjectKind) -> &'static str {
         ObjectKind::File => "MPI_File_close",
         ObjectKind::Session => "MPI_Session_finalize",
         ObjectKind::Request => "MPI_Request_free",
+    }
+}
+
+/// RS001.
+pub(crate) struct ObjectNeverFreed;
+
+impl Check for ObjectNeverFreed {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[RS001]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
     }
 }

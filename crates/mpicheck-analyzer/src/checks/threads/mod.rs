@@ -25,8 +25,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::Context;
-use crate::diagnostic::{Category, Diagnostic, Location, Severity};
+use super::{Check, Context};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::{Event, Op, Rank, RankTrace, Run, ThreadLevel};
 use crate::threads::{overlap, HappensBefore};
 
@@ -41,6 +41,18 @@ pub use finalize::TH002;
 pub use level::TH001;
 pub use probe::TH004;
 pub use request::TH003;
+
+/// TH001-TH005, from one look at each rank's threads.
+pub(crate) struct ThreadChecks;
+
+impl Check for ThreadChecks {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[TH001, TH002, TH003, TH004, TH005]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx)
+    }
+}
 
 /// Runs TH001-TH005.
 pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {

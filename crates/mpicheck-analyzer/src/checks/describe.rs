@@ -1,0 +1,220 @@
+//! Message and location helpers shared by the checks: what a stuck rank waits for, the
+//! locations of blocked calls folded by call site and role, and what kinds of calls a
+//! deadlock involves (for its notes and help).
+
+use super::Context;
+use crate::diagnostic::Location;
+use crate::engine::{self, Replay, WaitCond, WaitOn};
+use crate::model::{Event, Op, Rank, SendMode};
+use crate::ranks::format_ranks;
+use crate::waitfor::collective_call_name;
+
+fn tag_text(tag: Option<i32>) -> String {
+    match tag {
+        Some(t) => format!("tag {t}"),
+        None => "any tag".into(),
+    }
+}
+
+/// What a stuck rank waits for. `precise`: name the peers; otherwise a description that is
+/// the same for every rank in the same role (for folding).
+pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> String {
+    let gone = |r: Rank| match replay.ranks.get(r as usize) {
+        Some(engine::RankOutcome::Finalized) => ", which has already called MPI_Finalize",
+        Some(engine::RankOutcome::Exited) => ", which has exited",
+        _ => "",
+    };
+    match cond {
+        WaitCond::Rank { rank, on } => match on {
+            WaitOn::Message { tag, .. } if precise => format!(
+                "waits for a message from rank {rank} ({}){}",
+                tag_text(*tag),
+                gone(*rank)
+            ),
+            WaitOn::Message { tag, .. } => format!("waits for a message ({})", tag_text(*tag)),
+            WaitOn::Receive { tag, .. } if precise => format!(
+                "waits for rank {rank} to post the matching receive (tag {tag}){}",
+                gone(*rank)
+            ),
+            WaitOn::Receive { tag, .. } => {
+                format!("waits for the matching receive to be posted (tag {tag})")
+            }
+            WaitOn::Collective { kind, .. } if precise => format!(
+                "waits for rank {rank} to call {}{}",
+                collective_call_name(*kind),
+                gone(*rank)
+            ),
+            WaitOn::Collective { kind, .. } => {
+                format!(
+                    "waits for the other ranks to call {}",
+                    collective_call_name(*kind)
+                )
+            }
+        },
+        WaitCond::Ranks { ranks, on } => {
+            let what = match on {
+                WaitOn::Collective { kind, .. } => collective_call_name(*kind).to_string(),
+                _ => "the matching call".into(),
+            };
+            if precise && !ranks.is_empty() {
+                let gone_all = ranks
+                    .iter()
+                    .all(|&r| replay.ranks.get(r as usize).is_some_and(|o| o.terminated()));
+                format!(
+                    "waits for {} to call {what}{}",
+                    format_ranks(ranks),
+                    if gone_all {
+                        ", which have already finished"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                format!("waits for the other ranks to call {what}")
+            }
+        }
+        WaitCond::AnySource { on, .. } => match on {
+            WaitOn::Message { tag, .. } => {
+                format!("waits for a message from any rank ({})", tag_text(*tag))
+            }
+            _ => "waits for any rank".into(),
+        },
+        WaitCond::AllOf(parts) => parts
+            .iter()
+            .map(|p| describe_wait(p, replay, precise))
+            .collect::<Vec<_>>()
+            .join(", and "),
+        WaitCond::AnyOf(parts) => parts
+            .iter()
+            .map(|p| describe_wait(p, replay, precise))
+            .collect::<Vec<_>>()
+            .join(", or "),
+    }
+}
+
+/// One location per call site and role: the blocked calls of the given stuck ranks
+/// (indices into `replay.stuck`), in the given order.
+pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Vec<Location> {
+    // (site, call, generic label) → (ranks, precise label of the first)
+    type Key = (u32, &'static str, String);
+    let mut groups: Vec<(Key, Vec<Rank>, String)> = Vec::new();
+    let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
+    for &i in stuck {
+        let s = &replay.stuck[i];
+        let Some(event) = ctx.event(s.rank, s.event) else {
+            continue;
+        };
+        let key = (
+            event.site.0,
+            event.call,
+            describe_wait(&s.cond, replay, false),
+        );
+        match index.get(&key) {
+            Some(&g) => groups[g].1.push(s.rank),
+            None => {
+                index.insert(key.clone(), groups.len());
+                groups.push((key, vec![s.rank], describe_wait(&s.cond, replay, true)));
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((site, call, generic), mut ranks, precise)| {
+            ranks.sort_unstable();
+            let loc = ctx.run.site(crate::model::SiteId(site));
+            Location {
+                label: if ranks.len() == 1 { precise } else { generic },
+                ranks,
+                call: call.to_string(),
+                file: loc.file.clone(),
+                line: loc.line,
+                function: loc.function.clone(),
+                object: loc.object.clone(),
+                offset: loc.offset,
+            }
+        })
+        .collect()
+}
+
+/// A location for one event of one or more ranks.
+pub(crate) fn event_location(
+    ctx: &Context,
+    ranks: Vec<Rank>,
+    event: &Event,
+    label: String,
+) -> Location {
+    let loc = ctx.run.site(event.site);
+    Location {
+        ranks,
+        call: event.call.to_string(),
+        file: loc.file.clone(),
+        line: loc.line,
+        function: loc.function.clone(),
+        object: loc.object.clone(),
+        offset: loc.offset,
+        label,
+    }
+}
+
+/// What kinds of calls a set of blocked events are, for notes and help.
+#[derive(Default, Debug, Clone, Copy)]
+pub(crate) struct Involved {
+    pub synchronous_send: bool,
+    pub standard_send: bool,
+    pub receive: bool,
+    pub collective: bool,
+    pub wait: bool,
+    /// A rank is stuck in a loop of tests or nonblocking probes, which stands for a wait.
+    pub polling_loop: bool,
+    pub gone_peer: bool,
+}
+
+impl Involved {
+    pub fn of(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Involved {
+        let mut inv = Involved::default();
+        for &i in stuck {
+            let s = &replay.stuck[i];
+            let Some(event) = ctx.event(s.rank, s.event) else {
+                continue;
+            };
+            match &event.op {
+                Op::Send { send, .. } => match send.mode {
+                    SendMode::Synchronous => inv.synchronous_send = true,
+                    _ => inv.standard_send = true,
+                },
+                Op::Sendrecv { .. } => {
+                    inv.standard_send = true;
+                    inv.receive = true;
+                }
+                // A polling loop the run's watcher saw spin was modelled as the blocking
+                // call it stands for (`polling::block_trailing_polls`); the call's name
+                // still says what the program called.
+                Op::Probe { .. } | Op::Wait { .. } | Op::RequestStatus { .. }
+                    if crate::polling::is_poll_call(event.call) =>
+                {
+                    inv.polling_loop = true;
+                    inv.receive |= matches!(event.op, Op::Probe { .. });
+                }
+                Op::Recv { .. } | Op::Probe { .. } => inv.receive = true,
+                Op::Collective { .. } => inv.collective = true,
+                Op::Wait { .. } | Op::RequestStatus { .. } => inv.wait = true,
+                _ => {}
+            }
+            s.cond.for_each_rank(ctx.program(), s.rank, &mut |t, on| {
+                if replay.ranks.get(t as usize).is_some_and(|o| o.terminated()) {
+                    inv.gone_peer = true;
+                }
+                match on {
+                    WaitOn::Collective { .. } => inv.collective = true,
+                    WaitOn::Receive { .. }
+                        if matches!(event.op, Op::Wait { .. } | Op::RequestStatus { .. }) =>
+                    {
+                        inv.standard_send = true
+                    }
+                    _ => {}
+                }
+            });
+        }
+        inv
+    }
+}
