@@ -8,6 +8,9 @@
 
 use serde::Serialize;
 
+mod rma;
+pub use rma::*;
+
 /// A rank in `MPI_COMM_WORLD`.
 pub type Rank = u32;
 
@@ -552,6 +555,10 @@ pub struct Run {
     /// The arguments of collective calls that must agree across ranks (counts, datatypes,
     /// op, `MPI_IN_PLACE`, ...), keyed by (world rank, index into that rank's events).
     pub collective_args: std::collections::HashMap<(Rank, u32), CollectiveArgs>,
+    /// Index = [`WinId`].
+    pub windows: Vec<WindowInfo>,
+    /// Every call on a window, keyed like `collective_args`.
+    pub rma: std::collections::HashMap<(Rank, u32), RmaCall>,
 }
 
 impl Run {

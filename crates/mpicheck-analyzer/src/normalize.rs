@@ -17,6 +17,7 @@ use crate::model::*;
 use crate::typesig::Layout;
 
 mod facts;
+mod rma;
 pub(crate) use facts::allowed_anytime;
 
 #[derive(Debug, thiserror::Error)]
@@ -283,6 +284,7 @@ struct Tables {
     datatypes: Vec<DatatypeInfo>,
     datatype_ids: HashMap<String, TypeId>,
     collective_args: HashMap<(Rank, u32), CollectiveArgs>,
+    rma: rma::RmaTables,
 }
 
 impl Tables {
@@ -446,6 +448,8 @@ pub fn normalize(
         sites: tables.sites,
         datatypes: tables.datatypes,
         collective_args: tables.collective_args,
+        windows: tables.rma.windows,
+        rma: tables.rma.calls,
     })
 }
 
@@ -589,6 +593,7 @@ struct RankNormalizer<'t> {
     pending_creation: Option<(CommId, &'static str, u32)>,
     /// Live MPI objects and the constants to judge arguments by.
     objects: facts::ObjectTables,
+    rma: rma::RankWindows,
 }
 
 /// Values of one call's parameters by name.
@@ -788,6 +793,7 @@ impl<'t> RankNormalizer<'t> {
             intercomm_creations: HashMap::new(),
             pending_creation: None,
             objects: facts::ObjectTables::new(trace),
+            rma: Default::default(),
         }
     }
 
@@ -1476,6 +1482,7 @@ impl<'t> RankNormalizer<'t> {
             _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
             _ => {}
         }
+        self.rma_call(name, &args, this_index);
         let facts = self.call_facts(
             function,
             &args,

@@ -30,7 +30,8 @@ pub const KNOWN_CODES: &[&str] = &[
     "RQ001", "RQ002", "RQ003", "RQ004", "RS001", "RS002", "RS003", "RS004", "AR001", "AR002",
     "AR003", "AR004", "AR005", "AR006", "AR007", "AR008", "AR009", "AR010", "BF001", "BF002",
     // threads
-    "TH001", "TH002", "TH003", "TH004", "TH005",
+    "TH001", "TH002", "TH003", "TH004", "TH005", // one-sided communication
+    "RM001", "RM002", "RM003", "RM004", "RM005", "RM006", "DR001",
 ];
 
 /// Largest rank count a program may ask for (the machines have 2 cores; tests oversubscribe).

@@ -24,6 +24,9 @@
 //! | `TH003` | [`threads`] | two threads complete the same request at the same time |
 //! | `TH004` | [`threads`] | a probed message can be received by another thread |
 //! | `TH005` | [`threads`] | concurrent collectives on one communicator in one process |
+//! | `RM001`-`RM004` | [`rma`] | RMA epochs: calls outside an epoch, unmatched lock/unlock, start/complete, post/wait, window freed in an epoch, request-based RMA in active target |
+//! | `RM005` `RM006` | [`rma`] | RMA arguments: target rank outside the window, target bytes beyond the target's window |
+//! | `DR001` | [`rma`] | conflicting RMA accesses to the same target bytes in one fence epoch |
 //!
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`].
 
@@ -43,6 +46,7 @@ pub mod deadlock;
 pub mod message_race;
 pub mod request;
 pub mod resource;
+pub mod rma;
 pub mod threads;
 
 /// Everything the checks share: the compiled run and its replays, computed once.
@@ -85,6 +89,7 @@ pub fn run_all(run: &Run) -> Vec<Diagnostic> {
     let mut out = argument::check(run);
     out.extend(request::check(run));
     out.extend(resource::check(run));
+    out.extend(rma::check(run));
     let ctx = Context::new(run);
     let (collective, mut mismatched_comms) = collective_call::check(&ctx);
     out.extend(collective);
@@ -151,7 +156,7 @@ pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
 
 /// Every check's code, name, category, severity and docs.
 pub fn catalogue() -> &'static [CheckInfo] {
-    static CATALOGUE: [CheckInfo; 38] = [
+    static CATALOGUE: [CheckInfo; 45] = [
         deadlock::DL001,
         deadlock::DL002,
         deadlock::DL003,
@@ -190,6 +195,13 @@ pub fn catalogue() -> &'static [CheckInfo] {
         threads::TH003,
         threads::TH004,
         threads::TH005,
+        rma::RM001,
+        rma::RM002,
+        rma::RM003,
+        rma::RM004,
+        rma::RM005,
+        rma::RM006,
+        rma::DR001,
     ];
     &CATALOGUE
 }
