@@ -341,4 +341,15 @@ fn the_same_pair_of_call_sites_is_reported_once() {
     assert_eq!(codes_at(&text), vec![("DR001", Some(5))]);
     assert_eq!(d[0].locations[0].ranks, vec![1, 2, 3, 4]);
     assert_eq!(d[0].locations[1].ranks, vec![2, 3, 4, 5]);
+    // 10 pairs among 5 origins; folded locations do not name one target.
+    assert!(
+        d[0].message
+            .ends_with("(9 more conflicting pairs of calls at these two lines)"),
+        "{}",
+        d[0].message
+    );
+    assert_eq!(
+        d[0].locations[0].label,
+        "writes target bytes the other call also accesses"
+    );
 }

@@ -87,6 +87,7 @@ fn access<'r>(run: &'r Run, f: &FenceAccess) -> Option<(&'r Event, &'r RmaAccess
 
 struct Found {
     first: (FenceAccess, FenceAccess),
+    pairs: usize,
     origins_a: Vec<Rank>,
     origins_b: Vec<Rank>,
 }
@@ -123,9 +124,11 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
                         .entry((win, ep.site.0, ep.call, eq.site.0, eq.call))
                         .or_insert_with(|| Found {
                             first: (p.clone(), q.clone()),
+                            pairs: 0,
                             origins_a: Vec::new(),
                             origins_b: Vec::new(),
                         });
+                    entry.pairs += 1;
                     entry.origins_a.push(p.origin);
                     entry.origins_b.push(q.origin);
                 }
@@ -143,7 +146,7 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
             let (start, end) = (p.start.max(q.start), p.end.min(q.end));
             let verb = |a: &RmaAccess| if a.writes_target() { "writes" } else { "reads" };
             let message = format!(
-                "{} from rank {} ({}) and {} from rank {} ({}) access bytes {start}..{end} of rank {} in {} in the same fence epoch, and {}",
+                "{} from rank {} ({}) and {} from rank {} ({}) access bytes {start}..{end} of rank {} in {} in the same fence epoch, and {}{}",
                 ep.call,
                 p.origin,
                 site_text(run, ep),
@@ -156,25 +159,27 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
                     "both write them"
                 } else {
                     "one writes them while the other reads them"
+                },
+                match f.pairs {
+                    1 => String::new(),
+                    n => format!(" ({} more conflicting pairs of calls at these two lines)", n - 1),
                 }
             );
             f.origins_a.sort_unstable();
             f.origins_a.dedup();
             f.origins_b.sort_unstable();
             f.origins_b.dedup();
-            let mut first = location(
-                run,
-                p.origin,
-                ep,
-                format!("{} bytes {}..{} of rank {}", verb(ap), p.start, p.end, p.target),
-            );
+            // A location folded over several origins may stand for other targets and bytes.
+            let label = |a: &RmaAccess, x: &FenceAccess, origins: &[Rank]| {
+                if origins.len() == 1 {
+                    format!("{} bytes {}..{} of rank {}", verb(a), x.start, x.end, x.target)
+                } else {
+                    format!("{} target bytes the other call also accesses", verb(a))
+                }
+            };
+            let mut first = location(run, p.origin, ep, label(ap, p, &f.origins_a));
             first.ranks = f.origins_a;
-            let mut second = location(
-                run,
-                q.origin,
-                eq,
-                format!("{} bytes {}..{} of rank {}", verb(aq), q.start, q.end, q.target),
-            );
+            let mut second = location(run, q.origin, eq, label(aq, q, &f.origins_b));
             second.ranks = f.origins_b;
             Some(Diagnostic {
                 code: DR001.code,
