@@ -36,6 +36,10 @@ impl RankNormalizer<'_> {
         let Some(short) = name.strip_prefix("MPI_") else {
             return;
         };
+        // Most calls are not on windows: decided by name before any argument is looked up.
+        if !short.starts_with("Win_") && access_kind(short).is_none() {
+            return;
+        }
         let flavor = match short {
             "Win_create" => Some(WinFlavor::Create),
             "Win_allocate" => Some(WinFlavor::Allocate),
@@ -55,7 +59,15 @@ impl RankNormalizer<'_> {
             // A window the trace did not see being created, or a freed one (AR005).
             return;
         };
+        // A target argument the trace lacks (a damaged record): the call is not judged.
         let target = |me: &Self, param: &str| me.rma_target(win, args.int(param));
+        let Some(rank_arg) = (match short {
+            "Win_lock" | "Win_unlock" | "Win_flush" | "Win_flush_local" => target(self, "rank"),
+            _ if access_kind(short).is_some() => target(self, "target_rank"),
+            _ => Some(RmaTarget::ProcNull),
+        }) else {
+            return;
+        };
         let kind = match short {
             "Win_free" => {
                 if let Some(raw) = args.int("win") {
@@ -69,12 +81,8 @@ impl RankNormalizer<'_> {
                     (Some(a), Some(bit)) if a & bit != 0
                 ),
             },
-            "Win_lock" => RmaKind::Lock {
-                target: target(self, "rank"),
-            },
-            "Win_unlock" => RmaKind::Unlock {
-                target: target(self, "rank"),
-            },
+            "Win_lock" => RmaKind::Lock { target: rank_arg },
+            "Win_unlock" => RmaKind::Unlock { target: rank_arg },
             "Win_lock_all" => RmaKind::LockAll,
             "Win_unlock_all" => RmaKind::UnlockAll,
             "Win_post" => RmaKind::Post,
@@ -85,11 +93,11 @@ impl RankNormalizer<'_> {
                 done: args.out_int("flag").is_some_and(|f| f != 0),
             },
             "Win_flush" | "Win_flush_local" => RmaKind::Flush {
-                target: Some(target(self, "rank")),
+                target: Some(rank_arg),
             },
             "Win_flush_all" | "Win_flush_local_all" => RmaKind::Flush { target: None },
             "Win_sync" => RmaKind::Sync,
-            _ => match self.rma_access(short, win, args) {
+            _ => match self.rma_access(short, rank_arg, args) {
                 Some(access) => RmaKind::Access(access),
                 None => return,
             },
@@ -142,37 +150,22 @@ impl RankNormalizer<'_> {
     }
 
     /// A target rank argument: a window rank, `MPI_PROC_NULL`, or neither.
-    fn rma_target(&self, win: WinId, raw: Option<i64>) -> RmaTarget {
-        let Some(raw) = raw else {
-            return RmaTarget::Invalid(-1);
-        };
+    fn rma_target(&self, win: WinId, raw: Option<i64>) -> Option<RmaTarget> {
+        let raw = raw?;
         if Some(raw) == self.constants.proc_null {
-            return RmaTarget::ProcNull;
+            return Some(RmaTarget::ProcNull);
         }
         let members = &self.tables.rma.windows[win.0 as usize].members;
-        match usize::try_from(raw).ok().and_then(|r| members.get(r)) {
-            Some(&rank) => RmaTarget::Rank(rank),
-            None => RmaTarget::Invalid(raw),
-        }
+        Some(
+            match usize::try_from(raw).ok().and_then(|r| members.get(r)) {
+                Some(&rank) => RmaTarget::Rank(rank),
+                None => RmaTarget::Invalid(raw),
+            },
+        )
     }
 
-    fn rma_access(&mut self, short: &str, win: WinId, args: &Args) -> Option<RmaAccess> {
-        let (request, base) = match short {
-            "Rput" => (true, "Put"),
-            "Rget" => (true, "Get"),
-            "Raccumulate" => (true, "Accumulate"),
-            "Rget_accumulate" => (true, "Get_accumulate"),
-            _ => (false, short),
-        };
-        let kind = match base {
-            "Put" => AccessKind::Put,
-            "Get" => AccessKind::Get,
-            "Accumulate" => AccessKind::Accumulate,
-            "Get_accumulate" => AccessKind::GetAccumulate,
-            "Fetch_and_op" => AccessKind::FetchAndOp,
-            "Compare_and_swap" => AccessKind::CompareAndSwap,
-            _ => return None,
-        };
+    fn rma_access(&mut self, short: &str, target: RmaTarget, args: &Args) -> Option<RmaAccess> {
+        let (kind, request) = access_kind(short)?;
         // The single-element calls name their one datatype `datatype`.
         let (count, type_raw) = match kind {
             AccessKind::FetchAndOp | AccessKind::CompareAndSwap => (Some(1), args.int("datatype")),
@@ -186,7 +179,7 @@ impl RankNormalizer<'_> {
         Some(RmaAccess {
             kind,
             request,
-            target: self.rma_target(win, args.int("target_rank")),
+            target,
             disp: args.int("target_disp").unwrap_or(0),
             count,
             datatype: self.datatype(type_raw),
@@ -194,4 +187,21 @@ impl RankNormalizer<'_> {
             op,
         })
     }
+}
+
+/// The communication call a function is, and whether it is the request-based form.
+fn access_kind(short: &str) -> Option<(AccessKind, bool)> {
+    Some(match short {
+        "Put" => (AccessKind::Put, false),
+        "Get" => (AccessKind::Get, false),
+        "Accumulate" => (AccessKind::Accumulate, false),
+        "Get_accumulate" => (AccessKind::GetAccumulate, false),
+        "Fetch_and_op" => (AccessKind::FetchAndOp, false),
+        "Compare_and_swap" => (AccessKind::CompareAndSwap, false),
+        "Rput" => (AccessKind::Put, true),
+        "Rget" => (AccessKind::Get, true),
+        "Raccumulate" => (AccessKind::Accumulate, true),
+        "Rget_accumulate" => (AccessKind::GetAccumulate, true),
+        _ => return None,
+    })
 }
