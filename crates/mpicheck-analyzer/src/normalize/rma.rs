@@ -205,3 +205,6 @@ fn access_kind(short: &str) -> Option<(AccessKind, bool)> {
         _ => return None,
     })
 }
+
+#[cfg(test)]
+mod tests;
