@@ -21,7 +21,8 @@ or from one, whose bytes on the same target overlap where at least one is a `MPI
 or one writes and the other is a `MPI_Get`. Accumulates (`MPI_Accumulate`,
 `MPI_Get_accumulate`, `MPI_Fetch_and_op`, `MPI_Compare_and_swap`) with the same basic
 datatype and the same operation (or `MPI_NO_OP`) may overlap: MPI makes them atomic per
-element. Calls whose target datatype has holes are not judged.
+element. Calls whose target datatype has holes are not judged, and only fence epochs
+are: accesses in lock and PSCW epochs are not compared yet.
 
 ## Why is this bad
 

@@ -19,7 +19,8 @@ Follows each rank's synchronization calls on each window and reports an `MPI_Put
 `MPI_Compare_and_swap` or request-based `MPI_R*` call when no access epoch covers its
 target: no `MPI_Win_fence` (without `MPI_MODE_NOSUCCEED`) since the last one, no
 `MPI_Win_start` without its `MPI_Win_complete`, no `MPI_Win_lock` of that target and no
-`MPI_Win_lock_all` without their unlock.
+`MPI_Win_lock_all` without their unlock. An epoch of `MPI_Win_start` counts for every
+target: the group passed to it is not followed yet.
 
 ## Why is this bad
 
