@@ -28,6 +28,8 @@ pub enum Category {
     ResourceLeak,
     ThreadSafety,
     MessageRace,
+    RmaEpoch,
+    DataRace,
 }
 
 impl Category {
@@ -42,6 +44,8 @@ impl Category {
             Category::ResourceLeak => "resource-leak",
             Category::ThreadSafety => "thread-safety",
             Category::MessageRace => "message-race",
+            Category::RmaEpoch => "rma-epoch",
+            Category::DataRace => "data-race",
         }
     }
 }

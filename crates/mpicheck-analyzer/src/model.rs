@@ -8,6 +8,9 @@
 
 use serde::Serialize;
 
+mod rma;
+pub use rma::*;
+
 /// A rank in `MPI_COMM_WORLD`.
 pub type Rank = u32;
 
@@ -553,6 +556,9 @@ pub struct Run {
     /// op, `MPI_IN_PLACE`, ...), keyed by (world rank, index into that rank's events).
     /// Calls with equal arguments share them: a program repeats a few collectives many times.
     pub collective_args: rustc_hash::FxHashMap<(Rank, u32), std::sync::Arc<CollectiveArgs>>,
+    /// Index = [`WinId`].
+    pub windows: Vec<WindowInfo>,
+    pub rma: std::collections::HashMap<(Rank, u32), RmaCall>,
 }
 
 impl Run {

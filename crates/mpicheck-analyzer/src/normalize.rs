@@ -27,6 +27,7 @@ mod handles;
 mod names;
 mod p2p;
 mod requests;
+mod rma;
 #[cfg(test)]
 mod tests;
 mod topology;
@@ -106,6 +107,7 @@ struct Tables {
     collective_args: FxHashMap<(Rank, u32), Arc<CollectiveArgs>>,
     /// Each distinct value of [`Run::collective_args`] once.
     distinct_collective_args: FxHashSet<Arc<CollectiveArgs>>,
+    rma: rma::RmaTables,
 }
 
 impl Tables {
@@ -325,6 +327,8 @@ fn normalize_assigned(
         sites: tables.sites,
         datatypes: tables.datatypes,
         collective_args: tables.collective_args,
+        windows: tables.rma.windows,
+        rma: tables.rma.calls,
     })
 }
 
@@ -387,6 +391,7 @@ struct RankNormalizer<'t> {
     pending_creation: Option<(CommId, &'static str, u32)>,
     /// Live MPI objects and the constants to judge arguments by.
     objects: facts::ObjectTables,
+    rma: rma::RankWindows,
 }
 
 /// Values of one call's parameters by name.

@@ -41,6 +41,11 @@
 //! | `comm_dup` `comm_split` `comm_create` `win_fence` `win_create` `win_free` ... | `comm=N` (a synchronizing management collective; the call is `MPI_` + the capitalized name) |
 //! | (collective arguments) | `count=N type=T` (bcast, reductions), `sendcount=` `sendtype=` `recvcount=` `recvtype=`, `sendcounts=1,2` `recvcounts=`, `sendtypes=int,byte` `recvtypes=`, `op=sum` (any name: `MPI_` + upper case), `inplace=1`, `agree=NAME:VALUE` (e.g. `agree=high:1`) |
 //! | `buffer_attach` `buffer_detach` | `bytes=N` |
+//! | `win_create` `win_allocate` `win_allocate_shared` `win_create_dynamic` | `win=N` (windows in order 0, 1, ...) `comm=N` `size=BYTES` `unit=N` (this rank's memory; default unit 1) |
+//! | `win_fence` `win_free` | `win=N`; fences take `assert=nosucceed` |
+//! | `win_lock` `win_unlock` `win_flush` `win_flush_local` | `win=N` `target=N\|null` (a window rank) |
+//! | `win_lock_all` `win_unlock_all` `win_post` `win_start` `win_complete` `win_wait` `win_test` `win_flush_all` `win_sync` | `win=N`; `win_test` takes `flag=0\|1` |
+//! | `put` `get` `accumulate` `get_accumulate` `fetch_and_op` `compare_and_swap`, and `rput` `rget` `raccumulate` `rget_accumulate` | `win=N` `target=N\|null` `disp=N` `count=N` `type=T` `op=sum` |
 //! | `init` `finalize` | |
 //! | `other NAME` | any other MPI call, e.g. `other MPI_Comm_rank` |
 //!
@@ -65,6 +70,7 @@ use crate::model::*;
 
 mod names;
 mod ops;
+mod rma;
 mod values;
 
 /// A parse error with its 1-based line number.
@@ -239,6 +245,10 @@ impl Parser {
                         .collective_args
                         .insert((rank, index), std::sync::Arc::new(args));
                 }
+            }
+            if let Some(call) = self.rma_call(rank, name, &keys)? {
+                let index = self.run.ranks[rank as usize].events.len() as u32;
+                self.run.rma.insert((rank, index), call);
             }
             let trace = &mut self.run.ranks[rank as usize];
             if trace.events.last().is_some_and(|e| !e.returned) {

@@ -739,6 +739,116 @@ fn th005_collectives_on_one_communicator_from_two_threads() {
 }
 
 // ---------------------------------------------------------------------------------------
+// One-sided communication: windows of 40 bytes (10 ints) unless a program says otherwise.
+
+#[test]
+fn rm001_put_outside_any_epoch() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rma_put_outside_epoch.c:13
+         *: win_create win=0 size=4 unit=4 @ rma_put_outside_epoch.c:15
+         0: put win=0 target=1 disp=0 count=1 type=int @ rma_put_outside_epoch.c:17
+         *: win_fence win=0 @ rma_put_outside_epoch.c:18
+         *: win_fence win=0 @ rma_put_outside_epoch.c:19
+         *: win_free win=0 @ rma_put_outside_epoch.c:20
+         *: finalize @ rma_put_outside_epoch.c:21",
+    );
+    pin!("rm001_put_outside_any_epoch", r, ["RM001"]);
+}
+
+#[test]
+fn rm002_unlock_twice() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rma_unlock_twice.c:13
+         *: win_create win=0 size=4 unit=4 @ rma_unlock_twice.c:15
+         0: win_lock win=0 target=1 @ rma_unlock_twice.c:17
+         0: put win=0 target=1 disp=0 count=1 type=int @ rma_unlock_twice.c:18
+         0: win_unlock win=0 target=1 @ rma_unlock_twice.c:19
+         0: win_unlock win=0 target=1 @ rma_unlock_twice.c:20
+         *: barrier @ rma_unlock_twice.c:22
+         *: win_free win=0 @ rma_unlock_twice.c:23
+         *: finalize @ rma_unlock_twice.c:24",
+    );
+    pin!("rm002_unlock_twice", r, ["RM002"]);
+}
+
+#[test]
+fn rm003_free_with_a_pending_put() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rma_free_with_pending_put.c:13
+         *: win_create win=0 size=4 unit=4 @ rma_free_with_pending_put.c:15
+         *: win_fence win=0 @ rma_free_with_pending_put.c:16
+         0: put win=0 target=1 disp=0 count=1 type=int @ rma_free_with_pending_put.c:18
+         *: win_free win=0 @ rma_free_with_pending_put.c:19
+         *: finalize @ rma_free_with_pending_put.c:20",
+    );
+    pin!("rm003_free_with_a_pending_put", r, ["RM003"]);
+}
+
+#[test]
+fn rm004_rput_in_a_fence_epoch() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rma_rput_in_fence.c:15
+         *: win_create win=0 size=4 unit=4 @ rma_rput_in_fence.c:17
+         *: win_fence win=0 @ rma_rput_in_fence.c:18
+         0: rput win=0 target=1 disp=0 count=1 type=int @ rma_rput_in_fence.c:20
+         *: win_fence win=0 @ rma_rput_in_fence.c:23
+         *: win_free win=0 @ rma_rput_in_fence.c:24
+         *: finalize @ rma_rput_in_fence.c:25",
+    );
+    pin!("rm004_rput_in_a_fence_epoch", r, ["RM004"]);
+}
+
+#[test]
+fn rm005_target_outside_the_window_group() {
+    let r = render_trace(
+        "ranks 3
+         comm 1 members 0 2 name even
+         *: init @ rma_target_out_of_range.c:16
+         0,2: win_create win=0 comm=1 size=4 unit=4 @ rma_target_out_of_range.c:21
+         0,2: win_fence win=0 comm=1 @ rma_target_out_of_range.c:22
+         0: get win=0 target=2 disp=0 count=1 type=int @ rma_target_out_of_range.c:24
+         0,2: win_fence win=0 comm=1 @ rma_target_out_of_range.c:25
+         0,2: win_free win=0 comm=1 @ rma_target_out_of_range.c:26
+         *: finalize @ rma_target_out_of_range.c:29",
+    );
+    pin!("rm005_target_outside_the_window_group", r, ["RM005"]);
+}
+
+#[test]
+fn rm006_put_beyond_the_target_window() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rma_put_beyond_window.c:14
+         *: win_create win=0 size=40 unit=4 @ rma_put_beyond_window.c:18
+         *: win_fence win=0 @ rma_put_beyond_window.c:19
+         0: put win=0 target=1 disp=8 count=4 type=int @ rma_put_beyond_window.c:21
+         *: win_fence win=0 @ rma_put_beyond_window.c:22
+         *: win_free win=0 @ rma_put_beyond_window.c:23
+         *: finalize @ rma_put_beyond_window.c:24",
+    );
+    pin!("rm006_put_beyond_the_target_window", r, ["RM006"]);
+}
+
+#[test]
+fn dr001_two_puts_to_one_element() {
+    let r = render_trace(
+        "ranks 3
+         *: init @ dr_puts_same_element.c:14
+         *: win_create win=0 size=16 unit=4 @ dr_puts_same_element.c:16
+         *: win_fence win=0 @ dr_puts_same_element.c:17
+         1-2: put win=0 target=0 disp=0 count=1 type=int @ dr_puts_same_element.c:19
+         *: win_fence win=0 @ dr_puts_same_element.c:20
+         *: win_free win=0 @ dr_puts_same_element.c:21
+         *: finalize @ dr_puts_same_element.c:22",
+    );
+    pin!("dr001_two_puts_to_one_element", r, ["DR001"]);
+}
+
+// ---------------------------------------------------------------------------------------
 
 /// Every check in the catalogue has its output pinned: a terminal snapshot showing a
 /// finding of the check and a JSON snapshot with one (clippy's and ruff's rule: a new check

@@ -27,6 +27,7 @@ mod describe;
 pub mod message_race;
 pub mod request;
 pub mod resource;
+pub mod rma;
 pub mod threads;
 
 pub(crate) use check::{Check, Needs, Slot};
@@ -54,6 +55,7 @@ static REGISTRY: &[&dyn Check] = &[
     &resource::leak::ObjectNeverFreed,            // RS001
     &resource::buffer_not_detached::BufferNeverDetached, // RS002
     &resource::bsend_buffer::BsendBuffer,         // RS003, RS004
+    &rma::RmaChecks,                              // RM001-RM006, DR001
     &collective_call::CollectiveCallMismatch,     // CO001
     &collective::root::CollectiveRootMismatch,    // CO002
     &collective::op::CollectiveOpMismatch,        // CO003

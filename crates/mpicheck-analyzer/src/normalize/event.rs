@@ -149,6 +149,7 @@ impl<'t> RankNormalizer<'t> {
             _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
             _ => {}
         }
+        self.rma_call(name, &args, this_index);
         let facts = self.call_facts(
             function,
             &args,

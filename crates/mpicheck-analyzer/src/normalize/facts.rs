@@ -616,7 +616,7 @@ impl RankNormalizer<'_> {
     }
 
     /// Bytes covered by `count` elements of a datatype whose layout is contiguous.
-    fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
+    pub(super) fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
         let extent = if let Some(name) = self.constants.datatypes.get(&datatype) {
             *self.constants.datatype_sizes.get(name)? as i64
         } else {

@@ -54,6 +54,7 @@ impl<'t> RankNormalizer<'t> {
             intercomm_creations: FxHashMap::default(),
             pending_creation: None,
             objects: facts::ObjectTables::new(trace),
+            rma: Default::default(),
         }
     }
 

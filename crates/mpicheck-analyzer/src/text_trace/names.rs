@@ -92,6 +92,8 @@ pub(super) const MANAGEMENT: &[&str] = &[
     "intercomm_merge",
     "win_create",
     "win_allocate",
+    "win_allocate_shared",
+    "win_create_dynamic",
     "win_fence",
     "win_free",
     "file_open",

@@ -237,6 +237,7 @@ impl Parser {
                     Blocking::Blocking
                 },
             },
+            m if super::rma::RMA_CALLS.contains(&m) => Op::Other,
             _ => return self.err(format!("unknown operation `{name}`")),
         };
         Ok((op, call))

@@ -106,6 +106,7 @@ impl RankBuilder {
                 .collect(),
             datatypes: Vec::new(),
             collective_args: Default::default(),
+            ..Default::default()
         }
     }
 }

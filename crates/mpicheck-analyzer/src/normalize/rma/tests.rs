@@ -1,0 +1,200 @@
+//! Windows and RMA calls normalized from raw trace words of two ranks.
+
+use super::super::normalize;
+use crate::model::*;
+use mpicheck_trace::{CallRecord, EndOfTrace, Schema, Trace, TraceHeader};
+
+const SCHEMA: &str = "\
+0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
+1 MPI_Win_create base:BUFFER:in:s size:WINDOW_SIZE:in:s disp_unit:POLYRMA_DISPLACEMENT:in:s info:INFO:in:s comm:COMMUNICATOR:in:s win:WINDOW:out:s
+2 MPI_Win_fence assert:ASSERT:in:s win:WINDOW:in:s
+3 MPI_Put origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s win:WINDOW:in:s
+4 MPI_Win_free win:WINDOW:inout:s
+5 MPI_Win_lock lock_type:LOCK_TYPE:in:s rank:RANK_NNI:in:s assert:ASSERT:in:s win:WINDOW:in:s
+6 MPI_Win_unlock rank:RANK_NNI:in:s win:WINDOW:in:s
+7 MPI_Finalize
+8 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s
+";
+const WORLD: i64 = 0x44000000;
+const INT: i64 = 0x4c000405;
+const PROC_NULL: i64 = -1;
+const NOSUCCEED: i64 = 0x1000;
+
+fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
+    CallRecord {
+        func,
+        thread: 0,
+        seq: 0,
+        t_enter_ns: 0,
+        t_exit_ns: 0,
+        callsite: line,
+        ret: 0,
+        fortran: false,
+        complete: true,
+        words,
+        repeats: 0,
+    }
+}
+
+fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
+    let constants = [
+        ("MPI_COMM_WORLD", WORLD),
+        ("MPI_COMM_NULL", 0x04000000),
+        ("MPI_DATATYPE_NULL", 0x0c000000),
+        ("MPI_REQUEST_NULL", 0x2c000000),
+        ("MPI_PROC_NULL", PROC_NULL),
+        ("MPI_MODE_NOPRECEDE_VALUE", 0x2000),
+        ("MPI_MODE_NOSUCCEED_VALUE", NOSUCCEED),
+        ("DATATYPE.MPI_INT", INT),
+        ("DATATYPE_SIZE.MPI_INT", 4),
+    ];
+    Trace {
+        header: TraceHeader {
+            version: 1,
+            pid: 10 + rank as u32,
+            env_rank: Some(rank),
+            rank: Some(rank),
+            world_size: Some(2),
+            state: mpicheck_trace::state::INITIALIZED
+                | mpicheck_trace::state::FINALIZED
+                | mpicheck_trace::state::EXITED,
+            thread_level: None,
+            records_end: 0,
+            dropped: 0,
+            start_unix_ns: 0,
+            family: "mpich".into(),
+            process_start: 0,
+            exit_records_end: 0,
+            parent_pid: 0,
+        },
+        schema: Schema::parse(SCHEMA).unwrap(),
+        constants: constants
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        proc_maps: String::new(),
+        process: Vec::new(),
+        calls,
+        partial_records: 0,
+        end: EndOfTrace::Clean,
+    }
+}
+
+fn line(_: usize, addr: u64) -> SourceLocation {
+    SourceLocation {
+        file: Some("w.c".into()),
+        line: Some(addr as u32),
+        ..Default::default()
+    }
+}
+
+/// Rank 0 exposes 40 bytes in units of 4, rank 1 8 bytes in units of 1; each rank's MPI
+/// names the windows by other handles. Two windows on MPI_COMM_WORLD, one after the other.
+fn ranks() -> Vec<Trace> {
+    let per_rank = |rank: i64, size: i64, unit: i64, first: i64, second: i64| {
+        let mut calls = vec![
+            call(0, vec![0, 0], 1),
+            call(1, vec![0x1000, size, unit, 0, WORLD, first], 2),
+            call(2, vec![0, first], 3),
+        ];
+        if rank == 0 {
+            // 4 bytes at displacement 6 × rank 1's unit 1: bytes 6..10 of its 8.
+            calls.push(call(3, vec![0x2000, 1, INT, 1, 6, 1, INT, first], 4));
+            calls.push(call(
+                3,
+                vec![0x2000, 1, INT, PROC_NULL, 0, 1, INT, first],
+                5,
+            ));
+            calls.push(call(3, vec![0x2000, 1, INT, 2, 0, 1, INT, first], 6));
+        }
+        calls.extend([
+            call(2, vec![NOSUCCEED, first], 7),
+            call(4, vec![first, 0], 8),
+            call(1, vec![0x1000, 4, 4, 0, WORLD, second], 9),
+        ]);
+        if rank == 1 {
+            calls.push(call(5, vec![1, 0, 0, second], 10));
+            calls.push(call(6, vec![0, second], 11));
+            calls.push(call(6, vec![0, second], 12));
+        }
+        calls.extend([call(4, vec![second, 0], 13), call(7, vec![], 14)]);
+        calls
+    };
+    vec![
+        trace(0, per_rank(0, 40, 4, 0xa0000000, 0xa0000001)),
+        trace(1, per_rank(1, 8, 1, 0x7f00, 0x7f08)),
+    ]
+}
+
+#[test]
+fn windows_get_one_id_on_every_member_with_each_members_memory() {
+    let run = normalize(&ranks(), &mut line).unwrap();
+    assert_eq!(run.windows.len(), 2, "{:?}", run.windows);
+    let w = &run.windows[0];
+    assert_eq!(w.members, vec![0, 1]);
+    assert_eq!(w.flavor, WinFlavor::Create);
+    assert_eq!(w.name, "window 0 (MPI_Win_create on MPI_COMM_WORLD)");
+    assert_eq!(
+        w.memory.get(&0),
+        Some(&WinMemory {
+            size: 40,
+            disp_unit: 4
+        })
+    );
+    assert_eq!(
+        w.memory.get(&1),
+        Some(&WinMemory {
+            size: 8,
+            disp_unit: 1
+        })
+    );
+    // The second constructor is window 1 on both ranks, whatever the handles.
+    for rank in 0..2u32 {
+        let events = &run.ranks[rank as usize].events;
+        let creates: Vec<WinId> = (0..events.len() as u32)
+            .filter_map(|i| run.rma.get(&(rank, i)))
+            .filter(|c| c.kind == RmaKind::Create)
+            .map(|c| c.win)
+            .collect();
+        assert_eq!(creates, vec![WinId(0), WinId(1)], "rank {rank}");
+    }
+    assert_eq!(run.rma[&(0, 2)].kind, RmaKind::Fence { nosucceed: false });
+    assert_eq!(run.rma[&(0, 6)].kind, RmaKind::Fence { nosucceed: true });
+}
+
+#[test]
+fn puts_become_accesses_with_world_targets_and_target_bytes() {
+    let run = normalize(&ranks(), &mut line).unwrap();
+    let RmaKind::Access(put) = &run.rma[&(0, 3)].kind else {
+        panic!("{:?}", run.rma[&(0, 3)])
+    };
+    assert_eq!(put.kind, AccessKind::Put);
+    assert_eq!(put.target, RmaTarget::Rank(1));
+    assert_eq!((put.disp, put.count, put.bytes), (6, 1, Some(4)));
+    // Scaled by the target's unit (1), not the origin's (4).
+    assert_eq!(put.target_range(&run.windows[0]), Some((6, 10)));
+    let target = |event: u32| match &run.rma[&(0, event)].kind {
+        RmaKind::Access(a) => a.target,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(target(4), RmaTarget::ProcNull);
+    assert_eq!(target(5), RmaTarget::Invalid(2));
+}
+
+#[test]
+fn the_checks_see_what_the_raw_words_say() {
+    let run = normalize(&ranks(), &mut line).unwrap();
+    let mut found: Vec<(&str, u32, Option<u32>)> = crate::checks::run_all(&run)
+        .iter()
+        .map(|d| (d.code, d.locations[0].ranks[0], d.locations[0].line))
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        vec![
+            ("RM002", 1, Some(12)), // the second unlock
+            ("RM005", 0, Some(6)),  // target 2 of 2
+            ("RM006", 0, Some(4)),  // bytes 6..10 of 8
+        ]
+    );
+}

@@ -1,0 +1,355 @@
+//! One-sided communication checks (RM001-RM006, DR001) on hand-written traces: each
+//! positive case next to the correct twin that must produce nothing.
+
+use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::diagnostic::Diagnostic;
+use mpicheck_analyzer::text_trace::parse;
+
+fn findings(text: &str) -> Vec<Diagnostic> {
+    run_all(&parse(text).unwrap_or_else(|e| panic!("{e}")))
+}
+
+/// (code, line of the first location) of every finding.
+fn codes_at(text: &str) -> Vec<(&'static str, Option<u32>)> {
+    findings(text)
+        .iter()
+        .map(|d| (d.code, d.locations.first().and_then(|l| l.line)))
+        .collect()
+}
+
+/// A window of 40 bytes (10 ints) on each of `ranks` ranks, then `body`, then its free.
+fn with_window(ranks: u32, body: &str) -> String {
+    format!(
+        "ranks {ranks}
+         *: init
+         *: win_create win=0 size=40 unit=4        @ w.c:1
+         {body}
+         *: win_free win=0                         @ w.c:99
+         *: finalize"
+    )
+}
+
+#[test]
+fn fence_epochs_with_disjoint_puts_report_nothing() {
+    let text = with_window(
+        3,
+        "*: win_fence win=0                        @ w.c:5
+         1: put win=0 target=0 disp=0 count=1 type=int   @ w.c:6
+         2: put win=0 target=0 disp=1 count=1 type=int   @ w.c:6
+         0: get win=0 target=1 disp=0 count=10 type=int  @ w.c:7
+         *: win_fence win=0                        @ w.c:8
+         1: put win=0 target=0 disp=1 count=1 type=int   @ w.c:9
+         *: win_fence win=0 assert=nosucceed       @ w.c:10",
+    );
+    assert_eq!(codes_at(&text), vec![]);
+}
+
+#[test]
+fn a_put_before_any_fence_or_after_nosucceed_is_outside_an_epoch() {
+    let text = with_window(
+        2,
+        "0: put win=0 target=1 disp=0 count=1 type=int   @ w.c:4
+         *: win_fence win=0                        @ w.c:5
+         *: win_fence win=0 assert=nosucceed       @ w.c:8
+         1: get win=0 target=0 disp=0 count=1 type=int   @ w.c:9",
+    );
+    assert_eq!(
+        codes_at(&text),
+        vec![("RM001", Some(4)), ("RM001", Some(9))]
+    );
+    let d = findings(&text);
+    assert!(
+        d[0].message.contains("MPI_Put to rank 1 in window 0")
+            && d[0].message.contains("outside any access epoch"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[1].message.contains("MPI_MODE_NOSUCCEED"),
+        "{}",
+        d[1].message
+    );
+}
+
+#[test]
+fn lock_epochs_cover_their_target_only() {
+    let ok = with_window(
+        2,
+        "0: win_lock win=0 target=1                @ w.c:4
+         0: put win=0 target=1 disp=0 count=1 type=int   @ w.c:5
+         0: win_flush win=0 target=1
+         0: win_unlock win=0 target=1              @ w.c:6
+         1: win_lock_all win=0                     @ w.c:7
+         1: rget win=0 target=0 disp=0 count=1 type=int  @ w.c:8
+         1: win_unlock_all win=0                   @ w.c:9",
+    );
+    assert_eq!(codes_at(&ok), vec![]);
+    let wrong_target = with_window(
+        2,
+        "0: win_lock win=0 target=1                @ w.c:4
+         0: put win=0 target=0 disp=0 count=1 type=int   @ w.c:5
+         0: win_unlock win=0 target=1              @ w.c:6",
+    );
+    assert_eq!(codes_at(&wrong_target), vec![("RM001", Some(5))]);
+}
+
+#[test]
+fn unlock_without_lock_and_double_lock_are_unmatched() {
+    let text = with_window(
+        2,
+        "0: win_lock win=0 target=1                @ w.c:4
+         0: win_lock win=0 target=1                @ w.c:5
+         0: win_unlock win=0 target=1              @ w.c:6
+         0: win_unlock win=0 target=1              @ w.c:7
+         1: win_unlock_all win=0                   @ w.c:8",
+    );
+    assert_eq!(
+        codes_at(&text),
+        vec![("RM002", Some(5)), ("RM002", Some(7)), ("RM002", Some(8))]
+    );
+    let d = findings(&text);
+    assert!(
+        d[0].message.contains("already holds a lock on rank 1"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[1].message.contains("without a matching MPI_Win_lock"),
+        "{}",
+        d[1].message
+    );
+}
+
+#[test]
+fn pscw_pairs_are_checked() {
+    let ok = with_window(
+        2,
+        "1: win_post win=0                         @ w.c:4
+         0: win_start win=0                        @ w.c:5
+         0: put win=0 target=1 disp=0 count=1 type=int   @ w.c:6
+         0: win_complete win=0                     @ w.c:7
+         1: win_test win=0 flag=0                  @ w.c:8
+         1: win_wait win=0                         @ w.c:9",
+    );
+    assert_eq!(codes_at(&ok), vec![]);
+    let text = with_window(
+        2,
+        "0: win_complete win=0                     @ w.c:4
+         1: win_wait win=0                         @ w.c:5",
+    );
+    assert_eq!(
+        codes_at(&text),
+        vec![("RM002", Some(4)), ("RM002", Some(5))]
+    );
+    assert!(findings(&text)[0]
+        .message
+        .contains("MPI_Win_complete in window 0 (MPI_Win_create on MPI_COMM_WORLD) without a matching MPI_Win_start"));
+}
+
+#[test]
+fn freeing_a_window_inside_an_epoch_is_reported() {
+    let text = "ranks 2
+        *: init
+        *: win_create win=0 size=40 unit=4          @ w.c:1
+        0: win_lock win=0 target=1                  @ w.c:2
+        *: win_fence win=0                          @ w.c:3
+        1: put win=0 target=0 disp=0 count=1 type=int   @ w.c:4
+        *: win_free win=0                           @ w.c:5
+        *: finalize";
+    assert_eq!(codes_at(text), vec![("RM003", Some(5)), ("RM003", Some(5))]);
+    let d = findings(text);
+    let messages: Vec<&str> = d.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("an open lock on rank 1 (MPI_Win_lock)")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("RMA calls since the last MPI_Win_fence")),
+        "{messages:?}"
+    );
+    // Completed by a fence, the epoch left open by the last fence holds nothing.
+    let ok = with_window(
+        2,
+        "*: win_fence win=0
+         1: put win=0 target=0 disp=0 count=1 type=int
+         *: win_fence win=0",
+    );
+    assert_eq!(codes_at(&ok), vec![]);
+}
+
+#[test]
+fn request_based_rma_in_a_fence_epoch_is_reported() {
+    let text = with_window(
+        2,
+        "*: win_fence win=0                        @ w.c:4
+         0: rput win=0 target=1 disp=0 count=1 type=int  @ w.c:5
+         *: win_fence win=0                        @ w.c:6",
+    );
+    assert_eq!(codes_at(&text), vec![("RM004", Some(5))]);
+    assert!(findings(&text)[0].message.contains("MPI_Rput to rank 1"));
+}
+
+#[test]
+fn target_ranks_outside_the_window_group_are_reported() {
+    let text = "ranks 3
+        comm 1 members 0 1
+        *: init
+        0-1: win_create win=0 comm=1 size=40 unit=4   @ w.c:1
+        0-1: win_fence win=0 comm=1
+        0: put win=0 target=2 disp=0 count=1 type=int  @ w.c:3
+        0: put win=0 target=null disp=0 count=1 type=int
+        0-1: win_fence win=0 comm=1
+        0: win_lock win=0 target=5                     @ w.c:5
+        0-1: win_free win=0 comm=1
+        *: finalize";
+    assert_eq!(codes_at(text), vec![("RM005", Some(3)), ("RM005", Some(5))]);
+    let d = findings(text);
+    assert!(
+        d[0].message
+            .contains("target_rank = 2, outside the 2 ranks of window 0"),
+        "{}",
+        d[0].message
+    );
+}
+
+#[test]
+fn accesses_past_the_target_window_are_reported_with_the_target_disp_unit() {
+    // Rank 1 exposes 8 bytes with disp_unit 1: displacement 6 and 4 bytes end at byte 10.
+    let text = "ranks 2
+        *: init
+        0: win_create win=0 size=40 unit=4   @ w.c:1
+        1: win_create win=0 size=8 unit=1    @ w.c:1
+        *: win_fence win=0
+        0: put win=0 target=1 disp=6 count=1 type=int   @ w.c:3
+        0: put win=0 target=1 disp=0 count=1 type=int   @ w.c:4
+        1: get win=0 target=0 disp=9 count=1 type=int   @ w.c:5
+        1: get win=0 target=0 disp=-1 count=1 type=int  @ w.c:6
+        *: win_fence win=0
+        *: win_free win=0
+        *: finalize";
+    assert_eq!(codes_at(text), vec![("RM006", Some(3)), ("RM006", Some(6))]);
+    let d = findings(text);
+    assert!(d[0].message.contains("bytes 6..10"), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("which has 8 bytes"),
+        "{}",
+        d[0].message
+    );
+    assert!(d[1].message.contains("negative"), "{}", d[1].message);
+    // A dynamic window has no size to judge by.
+    let dynamic = "ranks 2
+        *: init
+        *: win_create_dynamic win=0
+        *: win_fence win=0
+        0: put win=0 target=1 disp=4000 count=1 type=int
+        *: win_fence win=0
+        *: win_free win=0
+        *: finalize";
+    assert_eq!(codes_at(dynamic), vec![]);
+}
+
+#[test]
+fn overlapping_puts_from_two_origins_in_one_fence_epoch_race() {
+    let text = with_window(
+        3,
+        "*: win_fence win=0                                  @ w.c:4
+         1: put win=0 target=0 disp=0 count=2 type=int       @ w.c:5
+         2: put win=0 target=0 disp=1 count=2 type=int       @ w.c:6
+         *: win_fence win=0                                  @ w.c:7",
+    );
+    let d = findings(&text);
+    assert_eq!(codes_at(&text), vec![("DR001", Some(5))]);
+    assert_eq!(
+        d[0].message,
+        "MPI_Put from rank 1 (w.c:5) and MPI_Put from rank 2 (w.c:6) access bytes 4..8 of \
+         rank 0 in window 0 (MPI_Win_create on MPI_COMM_WORLD) in the same fence epoch, and both \
+         write them"
+    );
+    assert_eq!(d[0].locations.len(), 2);
+    assert_eq!(d[0].locations[1].line, Some(6));
+    assert_eq!(d[0].locations[0].label, "writes bytes 0..8 of rank 0");
+}
+
+#[test]
+fn conflicts_need_overlap_a_write_and_the_same_epoch() {
+    // Separated by a fence, reads only, disjoint bytes, other targets: no conflict.
+    let ok = with_window(
+        3,
+        "*: win_fence win=0
+         1: put win=0 target=0 disp=0 count=1 type=int
+         *: win_fence win=0
+         2: put win=0 target=0 disp=0 count=1 type=int
+         1: get win=0 target=0 disp=1 count=3 type=int
+         *: win_fence win=0
+         1: get win=0 target=2 disp=0 count=4 type=int
+         2: get win=0 target=2 disp=0 count=4 type=int
+         0: put win=0 target=1 disp=0 count=1 type=int
+         2: put win=0 target=0 disp=0 count=1 type=int
+         *: win_fence win=0",
+    );
+    assert_eq!(codes_at(&ok), vec![]);
+    let read_write = with_window(
+        3,
+        "*: win_fence win=0                                  @ w.c:4
+         1: get win=0 target=0 disp=2 count=1 type=int       @ w.c:5
+         2: accumulate win=0 target=0 disp=0 count=4 type=int op=sum   @ w.c:6
+         *: win_fence win=0",
+    );
+    let d = findings(&read_write);
+    assert_eq!(codes_at(&read_write), vec![("DR001", Some(5))]);
+    assert!(d[0]
+        .message
+        .contains("one writes them while the other reads them"));
+}
+
+#[test]
+fn concurrent_accumulates_with_one_op_and_type_are_allowed() {
+    let ok = with_window(
+        3,
+        "*: win_fence win=0
+         1: accumulate win=0 target=0 disp=0 count=1 type=int op=sum
+         2: accumulate win=0 target=0 disp=0 count=1 type=int op=sum
+         1: get_accumulate win=0 target=0 disp=0 count=1 type=int op=no_op
+         2: fetch_and_op win=0 target=0 disp=0 type=int op=sum
+         *: win_fence win=0",
+    );
+    assert_eq!(codes_at(&ok), vec![]);
+    let mixed = with_window(
+        3,
+        "*: win_fence win=0
+         1: accumulate win=0 target=0 disp=0 count=1 type=int op=sum   @ w.c:5
+         2: accumulate win=0 target=0 disp=0 count=1 type=int op=max   @ w.c:6
+         *: win_fence win=0",
+    );
+    assert_eq!(codes_at(&mixed), vec![("DR001", Some(5))]);
+}
+
+#[test]
+fn the_same_pair_of_call_sites_is_reported_once() {
+    // Every rank but 0 puts to element 0 of rank 0 from one line: one finding.
+    let text = with_window(
+        6,
+        "*: win_fence win=0                                  @ w.c:4
+         1-5: put win=0 target=0 disp=0 count=1 type=int     @ w.c:5
+         *: win_fence win=0",
+    );
+    let d = findings(&text);
+    assert_eq!(codes_at(&text), vec![("DR001", Some(5))]);
+    assert_eq!(d[0].locations[0].ranks, vec![1, 2, 3, 4]);
+    assert_eq!(d[0].locations[1].ranks, vec![2, 3, 4, 5]);
+    // 10 pairs among 5 origins; folded locations do not name one target.
+    assert!(
+        d[0].message
+            .ends_with("(9 more conflicting pairs of calls at these two lines)"),
+        "{}",
+        d[0].message
+    );
+    assert_eq!(
+        d[0].locations[0].label,
+        "writes target bytes the other call also accesses"
+    );
+}
