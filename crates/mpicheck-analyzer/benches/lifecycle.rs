@@ -17,7 +17,8 @@ use std::time::Instant;
 
 use mpicheck_analyzer::model::{ObjectRef, SourceLocation};
 use mpicheck_analyzer::{checks, normalize};
-use mpicheck_trace::{CallRecord, EndOfTrace, Schema, Trace, TraceHeader};
+use mpicheck_trace::builder::decoded_trace;
+use mpicheck_trace::{CallRecord, Trace};
 
 const SCHEMA: &str = "\
 0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
@@ -80,36 +81,16 @@ fn trace(iterations: u64, leak_every: Option<u64>) -> Trace {
         ("DATATYPE.MPI_INT", INT),
         ("DATATYPE_SIZE.MPI_INT", 4),
     ];
-    Trace {
-        header: TraceHeader {
-            version: 1,
-            pid: 1,
-            env_rank: Some(0),
-            rank: Some(0),
-            world_size: Some(1),
-            state: mpicheck_trace::state::INITIALIZED
-                | mpicheck_trace::state::FINALIZED
-                | mpicheck_trace::state::EXITED,
-            thread_level: None,
-            records_end: 0,
-            dropped: 0,
-            start_unix_ns: 0,
-            family: "mpich".into(),
-            process_start: 0,
-            exit_records_end: 0,
-            parent_pid: 0,
-        },
-        schema: Schema::parse(SCHEMA).expect("schema"),
-        constants: constants
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        proc_maps: String::new(),
-        process: Vec::new(),
+    decoded_trace(
+        0,
+        1,
+        mpicheck_trace::state::INITIALIZED
+            | mpicheck_trace::state::FINALIZED
+            | mpicheck_trace::state::EXITED,
+        SCHEMA,
+        &constants,
         calls,
-        partial_records: 0,
-        end: EndOfTrace::Clean,
-    }
+    )
 }
 
 fn vm_hwm_kib() -> u64 {

@@ -33,7 +33,8 @@ mod tests;
 mod topology;
 
 pub use assign::{assign_ranks, is_rank_trace, IgnoredTrace, RankAssignment};
-use constants::{intern, parse_int, Constants};
+pub(crate) use constants::intern;
+use constants::{parse_int, Constants};
 pub(crate) use facts::allowed_anytime;
 use names::*;
 use topology::Topology;

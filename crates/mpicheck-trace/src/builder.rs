@@ -214,3 +214,68 @@ impl TraceBuilder {
         out
     }
 }
+
+/// A trace as the reader returns it, built directly, for tests and benches of what reads
+/// traces: an MPICH process (pid 100 + `rank`) of world rank `rank` in a world of
+/// `world_size`, with the `state` flags, the function table `schema` (as `Schema::parse`
+/// takes it), integer `constants` and `calls`, read to a clean end.
+pub fn decoded_trace(
+    rank: i32,
+    world_size: i32,
+    state: u32,
+    schema: &str,
+    constants: &[(&str, i64)],
+    calls: Vec<crate::CallRecord>,
+) -> Trace {
+    Trace {
+        header: crate::TraceHeader {
+            version: FORMAT_VERSION,
+            pid: 100 + rank as u32,
+            env_rank: Some(rank),
+            rank: Some(rank),
+            world_size: Some(world_size),
+            state,
+            thread_level: None,
+            records_end: 0,
+            dropped: 0,
+            start_unix_ns: 0,
+            family: "mpich".into(),
+            process_start: 0,
+            exit_records_end: 0,
+            parent_pid: 0,
+        },
+        schema: crate::Schema::parse(schema).expect("a valid function table"),
+        constants: constants
+            .iter()
+            .map(|(name, value)| (name.to_string(), value.to_string()))
+            .collect(),
+        proc_maps: String::new(),
+        process: Vec::new(),
+        calls,
+        partial_records: 0,
+        end: crate::EndOfTrace::Clean,
+    }
+}
+
+/// A call record as the reader returns it, on thread 0 at time 0: function `func` with its
+/// argument `words`, called from `callsite`, returned or not (`complete`).
+pub fn decoded_call(
+    func: u16,
+    words: Vec<i64>,
+    callsite: u64,
+    complete: bool,
+) -> crate::CallRecord {
+    crate::CallRecord {
+        func,
+        thread: 0,
+        seq: 0,
+        t_enter_ns: 0,
+        t_exit_ns: 0,
+        callsite,
+        ret: 0,
+        fortran: false,
+        complete,
+        words,
+        repeats: 0,
+    }
+}

@@ -5,9 +5,10 @@ use std::sync::{Mutex, OnceLock};
 
 use mpicheck_trace::Trace;
 
-/// Interns a function name for [`Event::call`]. The set of names is bounded by the MPI
-/// function table (a few hundred), so leaking them is bounded too.
-pub(super) fn intern(name: &str) -> &'static str {
+/// Interns a function or parameter name for [`Event::call`] and the argument facts (also
+/// for text traces). The set of names is bounded by the MPI function table (a few hundred)
+/// and the test fixtures, so leaking them is bounded too.
+pub(crate) fn intern(name: &str) -> &'static str {
     static NAMES: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
     let mut names = NAMES
         .get_or_init(Default::default)

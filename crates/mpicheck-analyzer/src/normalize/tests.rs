@@ -1,5 +1,6 @@
 use super::*;
-use mpicheck_trace::{CallRecord, Schema, Trace, TraceHeader};
+use mpicheck_trace::builder::{decoded_call, decoded_trace};
+use mpicheck_trace::{CallRecord, Trace};
 
 const SCHEMA: &str = "\
 0 MPI_Comm_split comm:COMMUNICATOR:in:s color:COLOR:in:s key:KEY:in:s newcomm:COMMUNICATOR:out:s
@@ -18,19 +19,7 @@ const REQUEST_NULL: i64 = 0x2c000000;
 const COMM_NULL: i64 = 0x04000000;
 
 fn call(func: u16, words: Vec<i64>, complete: bool, site: u64) -> CallRecord {
-    CallRecord {
-        func,
-        thread: 0,
-        seq: 0,
-        t_enter_ns: 0,
-        t_exit_ns: 0,
-        callsite: site,
-        ret: 0,
-        fortran: false,
-        complete,
-        words,
-        repeats: 0,
-    }
+    decoded_call(func, words, site, complete)
 }
 
 fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
@@ -45,34 +34,14 @@ fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
         ("DATATYPE.MPI_INT", INT),
         ("DATATYPE_SIZE.MPI_INT", 4),
     ];
-    Trace {
-        header: TraceHeader {
-            version: 1,
-            pid: 100 + rank as u32,
-            env_rank: Some(rank),
-            rank: Some(rank),
-            world_size: Some(3),
-            state: mpicheck_trace::state::INITIALIZED | mpicheck_trace::state::EXITED,
-            thread_level: None,
-            records_end: 0,
-            dropped: 0,
-            start_unix_ns: 0,
-            family: "mpich".into(),
-            process_start: 0,
-            exit_records_end: 0,
-            parent_pid: 0,
-        },
-        schema: Schema::parse(SCHEMA).unwrap(),
-        constants: constants
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        proc_maps: String::new(),
-        process: Vec::new(),
+    decoded_trace(
+        rank,
+        3,
+        mpicheck_trace::state::INITIALIZED | mpicheck_trace::state::EXITED,
+        SCHEMA,
+        &constants,
         calls,
-        partial_records: 0,
-        end: EndOfTrace::Clean,
-    }
+    )
 }
 
 fn resolve(_: usize, addr: u64) -> SourceLocation {

@@ -1,24 +1,8 @@
 //! Names in text traces: MPI call names, collectives, object kinds, builtin datatypes.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
-
 use crate::model::*;
 
-/// Interns a call name (bounded: names come from test fixtures).
-pub(super) fn intern(name: &str) -> &'static str {
-    static NAMES: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
-    let mut names = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(s) = names.get(name) {
-        return s;
-    }
-    let s: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.insert(name.to_string(), s);
-    s
-}
+pub(super) use crate::normalize::intern;
 
 /// Object kinds as text traces name them.
 pub(super) fn object_kind(name: &str) -> Option<ObjectKind> {

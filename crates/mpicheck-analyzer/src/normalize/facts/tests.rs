@@ -2,7 +2,8 @@
 
 use super::super::{normalize, RankNormalizer, Tables};
 use crate::model::*;
-use mpicheck_trace::{CallRecord, EndOfTrace, Schema, Trace, TraceHeader};
+use mpicheck_trace::builder::{decoded_call, decoded_trace};
+use mpicheck_trace::{CallRecord, EndOfTrace, Trace};
 
 const SCHEMA: &str = "\
 0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
@@ -37,19 +38,7 @@ const ANY_SOURCE: i64 = -2;
 const IN_PLACE: i64 = -1;
 
 fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
-    CallRecord {
-        func,
-        thread: 0,
-        seq: 0,
-        t_enter_ns: 0,
-        t_exit_ns: 0,
-        callsite: line,
-        ret: 0,
-        fortran: false,
-        complete: true,
-        words,
-        repeats: 0,
-    }
+    decoded_call(func, words, line, true)
 }
 
 fn trace(calls: Vec<CallRecord>) -> Trace {
@@ -66,37 +55,19 @@ fn trace(calls: Vec<CallRecord>) -> Trace {
         ("DATATYPE.MPI_INT", INT),
         ("DATATYPE_SIZE.MPI_INT", 4),
     ];
-    Trace {
-        header: TraceHeader {
-            version: 1,
-            pid: 7,
-            env_rank: Some(0),
-            rank: Some(0),
-            world_size: Some(2),
-            state: mpicheck_trace::state::INITIALIZED,
-            thread_level: None,
-            records_end: 0,
-            dropped: 0,
-            start_unix_ns: 0,
-            family: "mpich".into(),
-            process_start: 0,
-            exit_records_end: 0,
-            parent_pid: 0,
-        },
-        schema: Schema::parse(SCHEMA).unwrap(),
-        constants: constants
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        proc_maps: String::new(),
-        process: Vec::new(),
+    let mut trace = decoded_trace(
+        0,
+        2,
+        mpicheck_trace::state::INITIALIZED,
+        SCHEMA,
+        &constants,
         calls,
-        partial_records: 0,
-        end: EndOfTrace::Truncated {
-            offset: 0,
-            reason: "aborted".into(),
-        },
-    }
+    );
+    trace.end = EndOfTrace::Truncated {
+        offset: 0,
+        reason: "aborted".into(),
+    };
+    trace
 }
 
 fn issues(run: &Run, event: usize) -> Vec<(&'static str, ArgProblem)> {

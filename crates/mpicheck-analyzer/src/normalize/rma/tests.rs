@@ -2,7 +2,8 @@
 
 use super::super::normalize;
 use crate::model::*;
-use mpicheck_trace::{CallRecord, EndOfTrace, Schema, Trace, TraceHeader};
+use mpicheck_trace::builder::{decoded_call, decoded_trace};
+use mpicheck_trace::{CallRecord, Trace};
 
 const SCHEMA: &str = "\
 0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
@@ -21,19 +22,7 @@ const PROC_NULL: i64 = -1;
 const NOSUCCEED: i64 = 0x1000;
 
 fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
-    CallRecord {
-        func,
-        thread: 0,
-        seq: 0,
-        t_enter_ns: 0,
-        t_exit_ns: 0,
-        callsite: line,
-        ret: 0,
-        fortran: false,
-        complete: true,
-        words,
-        repeats: 0,
-    }
+    decoded_call(func, words, line, true)
 }
 
 fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
@@ -48,36 +37,16 @@ fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
         ("DATATYPE.MPI_INT", INT),
         ("DATATYPE_SIZE.MPI_INT", 4),
     ];
-    Trace {
-        header: TraceHeader {
-            version: 1,
-            pid: 10 + rank as u32,
-            env_rank: Some(rank),
-            rank: Some(rank),
-            world_size: Some(2),
-            state: mpicheck_trace::state::INITIALIZED
-                | mpicheck_trace::state::FINALIZED
-                | mpicheck_trace::state::EXITED,
-            thread_level: None,
-            records_end: 0,
-            dropped: 0,
-            start_unix_ns: 0,
-            family: "mpich".into(),
-            process_start: 0,
-            exit_records_end: 0,
-            parent_pid: 0,
-        },
-        schema: Schema::parse(SCHEMA).unwrap(),
-        constants: constants
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        proc_maps: String::new(),
-        process: Vec::new(),
+    decoded_trace(
+        rank,
+        2,
+        mpicheck_trace::state::INITIALIZED
+            | mpicheck_trace::state::FINALIZED
+            | mpicheck_trace::state::EXITED,
+        SCHEMA,
+        &constants,
         calls,
-        partial_records: 0,
-        end: EndOfTrace::Clean,
-    }
+    )
 }
 
 fn line(_: usize, addr: u64) -> SourceLocation {
