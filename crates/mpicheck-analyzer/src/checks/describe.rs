@@ -5,7 +5,7 @@
 use super::Context;
 use crate::diagnostic::Location;
 use crate::engine::{self, Replay, WaitCond, WaitOn};
-use crate::model::{Event, Op, Rank, SendMode};
+use crate::model::{Event, Op, Rank, Run, SendMode};
 use crate::ranks::format_ranks;
 use crate::waitfor::collective_call_name;
 
@@ -143,7 +143,17 @@ pub(crate) fn event_location(
     event: &Event,
     label: String,
 ) -> Location {
-    let loc = ctx.run.site(event.site);
+    run_event_location(ctx.run, ranks, event, label)
+}
+
+/// [`event_location`] for checks that read the run alone.
+pub(crate) fn run_event_location(
+    run: &Run,
+    ranks: Vec<Rank>,
+    event: &Event,
+    label: String,
+) -> Location {
+    let loc = run.site(event.site);
     Location {
         ranks,
         call: event.call.to_string(),

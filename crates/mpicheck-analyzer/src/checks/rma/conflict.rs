@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{location, site_text, FenceAccess, Walk};
+use super::{site_text, FenceAccess, Walk};
+use crate::checks::run_event_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 
@@ -178,9 +179,9 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
                     format!("{} target bytes the other call also accesses", verb(a))
                 }
             };
-            let mut first = location(run, p.origin, ep, label(ap, p, &f.origins_a));
+            let mut first = run_event_location(run, vec![p.origin], ep, label(ap, p, &f.origins_a));
             first.ranks = f.origins_a;
-            let mut second = location(run, q.origin, eq, label(aq, q, &f.origins_b));
+            let mut second = run_event_location(run, vec![q.origin], eq, label(aq, q, &f.origins_b));
             second.ranks = f.origins_b;
             Some(Diagnostic {
                 code: DR001.code,

@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::{Check, Context};
-use crate::diagnostic::{CheckInfo, Diagnostic, Location};
+use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::*;
 
 pub mod beyond_window;
@@ -338,21 +338,6 @@ pub(crate) fn walk(run: &Run) -> Walk {
         }
     }
     out
-}
-
-/// A location for one event (the run's sites, no replay).
-pub(crate) fn location(run: &Run, rank: Rank, event: &Event, label: String) -> Location {
-    let loc = run.site(event.site);
-    Location {
-        ranks: vec![rank],
-        call: event.call.to_string(),
-        file: loc.file.clone(),
-        line: loc.line,
-        function: loc.function.clone(),
-        object: loc.object.clone(),
-        offset: loc.offset,
-        label,
-    }
 }
 
 /// `t.c:12`, or the call name when the site is unknown.
