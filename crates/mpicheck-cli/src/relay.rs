@@ -35,8 +35,11 @@ pub fn hide_teardown() {
 pub struct LauncherNotes {
     /// A rank the launcher says was killed by a signal (Open MPI names the rank).
     pub killed_rank: Option<i32>,
-    /// The process the launcher says was killed (MPICH names the pid).
+    /// The process the launcher says failed first (MPICH names the pid)...
     pub killed_pid: Option<u32>,
+    /// ...and its wait status: the signal that killed it, which is not always `signal`
+    /// (MPICH's exit string ORs every process's status together).
+    pub killed_pid_status: Option<i32>,
     pub signal: Option<i32>,
     /// Teardown lines kept from the user.
     pub hidden_lines: usize,
@@ -45,7 +48,10 @@ pub struct LauncherNotes {
 impl LauncherNotes {
     fn merge(&mut self, other: LauncherNotes) {
         self.killed_rank = self.killed_rank.or(other.killed_rank);
-        self.killed_pid = self.killed_pid.or(other.killed_pid);
+        if self.killed_pid.is_none() {
+            self.killed_pid = other.killed_pid;
+            self.killed_pid_status = other.killed_pid_status;
+        }
         self.signal = self.signal.or(other.signal);
         self.hidden_lines += other.hidden_lines;
     }
@@ -237,7 +243,8 @@ fn is_teardown(text: &[u8]) -> bool {
 /// Reads the launchers' reports of a rank killed by a signal:
 /// Open MPI: `... noticed that process rank 1 with PID 0 on node vm exited on signal 11
 /// (Segmentation fault).`; MPICH: `=   PID 17212 RUNNING AT vm` then
-/// `YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)`.
+/// `=   EXIT CODE: 11`, `YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault
+/// (signal 11)`.
 #[derive(Default)]
 struct NoteScanner {
     line: Vec<u8>,
@@ -277,6 +284,10 @@ impl NoteScanner {
         } else if let Some(rest) = line.strip_prefix("=   PID ") {
             if self.notes.killed_pid.is_none() {
                 self.notes.killed_pid = leading_number(rest).map(|p| p as u32);
+            }
+        } else if let Some(rest) = line.strip_prefix("=   EXIT CODE: ") {
+            if self.notes.killed_pid.is_some() && self.notes.killed_pid_status.is_none() {
+                self.notes.killed_pid_status = leading_number(rest).map(|s| s as i32);
             }
         } else if let Some(rest) =
             line.strip_prefix("YOUR APPLICATION TERMINATED WITH THE EXIT STRING: ")
@@ -365,6 +376,7 @@ mpiexec.openmpi noticed that process rank 1 with PID 0 on node vm exited on sign
         let mut scanner = NoteScanner::default();
         scanner.feed(MPICH_BLOCK.as_bytes());
         assert_eq!(scanner.notes.killed_pid, Some(15677));
+        assert_eq!(scanner.notes.killed_pid_status, Some(15));
         assert_eq!(scanner.notes.signal, Some(15));
         let mut scanner = NoteScanner::default();
         scanner.feed(b"rank 0 ready\n");

@@ -178,7 +178,7 @@ fn program_end(outcome: &Outcome, notes: &LauncherNotes, dir: &Path) -> ProgramE
             Some(signal) => ProgramEnd::RankKilled {
                 rank: notes
                     .killed_rank
-                    .or_else(|| notes.killed_pid.and_then(|pid| rank_of_pid(dir, pid))),
+                    .or_else(|| mpich_killed_rank(dir, notes, signal)),
                 signal,
             },
             None => ProgramEnd::Exited { status },
@@ -207,13 +207,30 @@ fn recorded_mpi_calls(dir: &Path) -> bool {
 }
 
 /// The rank whose trace was written by process `pid`.
-fn rank_of_pid(dir: &Path, pid: u32) -> Option<i32> {
-    let traces = out_dir::run_traces(dir).ok()?;
-    traces
+/// The rank MPICH's report of a killed process points to. MPICH names the first process it
+/// found failed, with its wait status, and the signal of the whole job: the OR of every
+/// process's status. When a rank dies, MPICH's cleanup may kill another one (status 9) that
+/// it finds first; the rank that died of `signal` is then another one, known only if one
+/// other rank's process neither exited nor was that one.
+fn mpich_killed_rank(dir: &Path, notes: &LauncherNotes, signal: i32) -> Option<i32> {
+    let pid = notes.killed_pid?;
+    let headers: Vec<_> = out_dir::run_traces(dir)
+        .ok()?
         .iter()
         .filter_map(|path| out_dir::trace_header(path))
-        .find(|header| header.pid == pid)?
-        .best_rank()
+        .collect();
+    let named_signal = notes.killed_pid_status.map(|status| status & 0x7f);
+    if named_signal.is_none_or(|named| named == signal) {
+        return headers.iter().find(|h| h.pid == pid)?.best_rank();
+    }
+    let mut others = headers
+        .iter()
+        .filter(|h| h.pid != pid && h.initialized() && !h.exited())
+        .filter_map(|h| h.best_rank());
+    match (others.next(), others.next()) {
+        (Some(rank), None) => Some(rank),
+        _ => None,
+    }
 }
 
 struct Outcome {
@@ -364,5 +381,60 @@ fn kill_ranks(pids: &[u32], out_dir: &Path) {
             // SAFETY: plain kill(2).
             unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpicheck_trace::builder::TraceBuilder;
+    use mpicheck_trace::offset;
+
+    /// A run directory with one trace per `(pid, rank, exited)`.
+    fn run_dir(processes: &[(u32, i32, bool)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for &(pid, rank, exited) in processes {
+            let mut trace = TraceBuilder::new();
+            trace
+                .set_u32(offset::PID, pid)
+                .rank(rank, processes.len() as i32);
+            let bytes = if exited {
+                trace.exited()
+            } else {
+                trace.bytes()
+            };
+            fs::write(dir.path().join(format!("trace-{pid}.mpitrace")), bytes).unwrap();
+        }
+        dir
+    }
+
+    fn notes(pid: u32, status: i32) -> LauncherNotes {
+        LauncherNotes {
+            killed_pid: Some(pid),
+            killed_pid_status: Some(status),
+            signal: Some(11),
+            ..LauncherNotes::default()
+        }
+    }
+
+    #[test]
+    fn mpich_names_the_rank_that_died_of_the_signal() {
+        let dir = run_dir(&[(10, 0, true), (11, 1, false)]);
+        assert_eq!(mpich_killed_rank(dir.path(), &notes(11, 11), 11), Some(1));
+        // Core dumped: the status has 0x80 set.
+        assert_eq!(mpich_killed_rank(dir.path(), &notes(11, 139), 11), Some(1));
+    }
+
+    #[test]
+    fn a_rank_killed_by_mpichs_cleanup_is_not_blamed_for_the_signal() {
+        // Rank 1 died of SIGSEGV; MPICH found rank 0, which its cleanup killed, first.
+        let dir = run_dir(&[(10, 0, false), (11, 1, false)]);
+        assert_eq!(mpich_killed_rank(dir.path(), &notes(10, 9), 11), Some(1));
+        // Two ranks could be the one: none is named.
+        let dir = run_dir(&[(10, 0, false), (11, 1, false), (12, 2, false)]);
+        assert_eq!(mpich_killed_rank(dir.path(), &notes(10, 9), 11), None);
+        // A rank that exited is not one.
+        let dir = run_dir(&[(10, 0, false), (11, 1, false), (12, 2, true)]);
+        assert_eq!(mpich_killed_rank(dir.path(), &notes(10, 9), 11), Some(1));
     }
 }
