@@ -258,6 +258,21 @@ impl Layout {
         matches!(self.kind, LayoutKind::Basic) || pair_parts(&self.description).is_some()
     }
 
+    /// The one predefined type every basic element of this type is (`MPI_INT` for a vector
+    /// of ints, `MPI_2INT` for a contiguous of `MPI_2INT`), or `None` when there are several
+    /// or the type is packed: what MPI calls an accumulate's basic datatype (MPI 4.1 §12.3.4).
+    pub fn uniform_basic(&self) -> Option<&str> {
+        if self.is_basic() {
+            return Some(canonical(&self.description));
+        }
+        let LayoutKind::Sequence(pieces) = &self.kind else {
+            return None;
+        };
+        let mut names = pieces.iter().map(|(_, child)| child.uniform_basic());
+        let first = names.next()??;
+        names.all(|name| name == Some(first)).then_some(first)
+    }
+
     /// Signature of `count` elements of this type: O(log count).
     pub fn signature_of(&self, count: u64) -> Signature {
         self.signature.repeat(count)

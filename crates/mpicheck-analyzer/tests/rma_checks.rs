@@ -329,6 +329,35 @@ fn concurrent_accumulates_with_one_op_and_type_are_allowed() {
 }
 
 #[test]
+fn concurrent_accumulates_compare_basic_datatypes_not_handles() {
+    // Each origin builds its own derived type of ints (as PETSc's star forests do): the
+    // ints are still updated atomically.
+    let declare = "type two_ints 2*int
+         type one_int 1*int
+         type int_double 1*int,1*double
+         ";
+    let ok = with_window(
+        3,
+        &(declare.to_string()
+            + "*: win_fence win=0
+               1: accumulate win=0 target=0 disp=0 count=1 type=two_ints op=sum
+               2: accumulate win=0 target=0 disp=0 count=1 type=one_int op=sum
+               2: accumulate win=0 target=0 disp=0 count=2 type=int op=sum
+               *: win_fence win=0"),
+    );
+    assert_eq!(codes_at(&ok), vec![]);
+    let mixed = with_window(
+        3,
+        &(declare.to_string()
+            + "*: win_fence win=0
+               1: accumulate win=0 target=0 disp=0 count=1 type=two_ints op=sum     @ w.c:5
+               2: accumulate win=0 target=0 disp=0 count=1 type=int_double op=sum   @ w.c:6
+               *: win_fence win=0"),
+    );
+    assert_eq!(codes_at(&mixed), vec![("DR001", Some(5))]);
+}
+
+#[test]
 fn the_same_pair_of_call_sites_is_reported_once() {
     // Every rank but 0 puts to element 0 of rank 0 from one line: one finding.
     let text = with_window(

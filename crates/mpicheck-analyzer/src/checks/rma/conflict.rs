@@ -60,12 +60,22 @@ erroneous), §12.3.4 (accumulate functions: same operation and basic datatype),
 /// pairs of call sites).
 const COMPARED: usize = 64;
 
-/// Whether two overlapping accesses conflict.
-fn conflicting(a: &RmaAccess, b: &RmaAccess) -> bool {
+/// The predefined type all elements of an access's target datatype are made of.
+fn basic_datatype<'r>(run: &'r Run, access: &RmaAccess) -> Option<&'r str> {
+    let info = run.datatypes.get(access.datatype?.0 as usize)?;
+    info.layout.as_deref()?.uniform_basic()
+}
+
+/// Whether two overlapping accesses conflict. Accumulates are compared by their basic
+/// datatype, not the handle: two ranks' derived types of `MPI_INT` (PETSc's star forests
+/// build one per target) update the same ints atomically.
+fn conflicting(run: &Run, a: &RmaAccess, b: &RmaAccess) -> bool {
     if !a.writes_target() && !b.writes_target() {
         return false;
     }
-    if a.kind.is_accumulate() && b.kind.is_accumulate() && a.datatype == b.datatype {
+    let same_basic = a.datatype == b.datatype
+        || basic_datatype(run, a).is_some_and(|t| Some(t) == basic_datatype(run, b));
+    if a.kind.is_accumulate() && b.kind.is_accumulate() && same_basic {
         let op = |x: &RmaAccess| match x.kind {
             AccessKind::CompareAndSwap => Some("compare-and-swap".to_string()),
             _ => x.op.clone(),
@@ -114,7 +124,7 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
                     let Some((ea, aa)) = access(run, a) else {
                         continue;
                     };
-                    if !conflicting(aa, ax) {
+                    if !conflicting(run, aa, ax) {
                         continue;
                     }
                     let (p, q, ep, eq) = if (a.origin, a.event) <= (x.origin, x.event) {

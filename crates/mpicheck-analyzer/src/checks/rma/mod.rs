@@ -346,6 +346,11 @@ pub(crate) fn site_text(run: &Run, event: &Event) -> String {
     match (&loc.file, loc.line) {
         (Some(file), Some(line)) => format!("{file}:{line}"),
         (Some(file), None) => file.clone(),
-        _ => "an unknown location".to_string(),
+        // Without debug info (a library from a package), the function still says where.
+        _ => match (&loc.function, &loc.object, loc.offset) {
+            (Some(function), ..) => format!("in {function}"),
+            (None, Some(object), Some(offset)) => format!("{object}+{offset:#x}"),
+            _ => "an unknown location".to_string(),
+        },
     }
 }
