@@ -134,12 +134,12 @@ fn leaks_are_one_finding_per_kind_and_site_with_the_count() {
             (
                 "RS001",
                 Some(12),
-                "2 communicators created by MPI_Comm_dup at leak.c:12 were never freed on each rank"
+                "2 communicators created by MPI_Comm_dup at leak.c:12 were never freed on each of ranks 0, 1"
             ),
             (
                 "RS001",
                 Some(15),
-                "1 datatype created by MPI_Type_vector at leak.c:15 was never freed on each rank"
+                "1 datatype created by MPI_Type_vector at leak.c:15 was never freed on each of ranks 0, 1"
             ),
         ]
     );

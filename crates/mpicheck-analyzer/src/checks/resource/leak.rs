@@ -136,7 +136,12 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 _ => String::new(),
             };
             let verb = if n == 1 { "was" } else { "were" };
-            let per_rank = if ranks.len() > 1 { " on each rank" } else { "" };
+            // The count is per rank: each of these ranks leaked `n` objects here.
+            let per_rank = if ranks.len() > 1 {
+                format!(" on each of {}", crate::ranks::format_ranks(&ranks))
+            } else {
+                String::new()
+            };
             Diagnostic {
                 code: RS001.code,
                 category: RS001.category,

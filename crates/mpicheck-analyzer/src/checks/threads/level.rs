@@ -126,7 +126,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
                     Severity::Error,
                     t.rank.rank,
                     format!(
-                        "{} called from thread {} other than the main thread under {}{init_hint}",
+                        "{} is called from thread {}, not the main thread, under {}{init_hint}",
                         e.call,
                         e.thread,
                         level.name()
