@@ -483,8 +483,10 @@ pub struct ThreadInfo {
     pub sync_recorded: bool,
     /// In record order.
     pub sync: Vec<SyncEvent>,
-    /// OpenMP parallel regions with more than one thread, for MPI_THREAD_SINGLE.
+    /// OpenMP parallel regions, for MPI_THREAD_SINGLE.
     pub parallel_regions: Vec<ParallelRegion>,
+    /// Threads the program's own code started with `pthread_create`, in record order.
+    pub thread_starts: Vec<ThreadStart>,
     /// Requests whose handle MPI also gave to another live request (a shared, already
     /// complete request object): waits on that handle cannot be attributed to one of them.
     pub shared_requests: Vec<ReqId>,
@@ -494,10 +496,23 @@ pub struct ThreadInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParallelRegion {
     pub thread: u16,
+    /// Where the region was entered (the call of the runtime's region entry).
+    pub site: SiteId,
     /// Record order of its start and end (`u64::MAX` if it never ended).
     pub begin_order: u64,
     pub end_order: u64,
     pub threads: u32,
+}
+
+/// A `pthread_create` call of the program's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ThreadStart {
+    /// The thread that called it, and when (record order, as [`CallTime::order`]).
+    pub by: u16,
+    pub order: u64,
+    pub site: SiteId,
+    /// The thread started, once it ran (its first recorded step).
+    pub started: Option<u16>,
 }
 
 /// The MPI thread support levels, in increasing order.

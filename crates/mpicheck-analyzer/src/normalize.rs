@@ -307,6 +307,14 @@ fn normalize_assigned(
                 },
             }
         };
+        let thread_info = threads.finish(|address| match sites_by_address.get(&address) {
+            Some(&site) => site,
+            None => {
+                let site = rank_state.tables.site(resolve(index, address));
+                sites_by_address.insert(address, site);
+                site
+            }
+        });
         ranks.push(RankTrace {
             rank,
             events,
@@ -318,7 +326,7 @@ fn normalize_assigned(
                     shared.dedup();
                     shared
                 },
-                ..threads.finish()
+                ..thread_info
             },
         });
     }

@@ -14,7 +14,8 @@ use std::collections::{HashMap, HashSet};
 use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
 
 use crate::model::{
-    CallTime, Event, ParallelRegion, RankTrace, SyncEvent, SyncKind, ThreadInfo, ThreadLevel,
+    CallTime, Event, ParallelRegion, RankTrace, SiteId, SyncEvent, SyncKind, ThreadInfo,
+    ThreadLevel, ThreadStart,
 };
 
 const SYNC_TRACKING: i64 = 0;
@@ -66,6 +67,10 @@ pub struct ThreadInfoBuilder {
     open_regions: HashMap<u64, usize>,
     /// The process synchronized in ways not recorded (OpenMP tasks).
     untracked: bool,
+    /// Call site addresses, resolved at the end: of each parallel region, and of each
+    /// `pthread_create` with its start object.
+    region_sites: Vec<u64>,
+    thread_starts: Vec<(ThreadStart, u64, u64)>,
 }
 
 impl ThreadInfoBuilder {
@@ -93,6 +98,8 @@ impl ThreadInfoBuilder {
             },
             open_regions: HashMap::new(),
             untracked: false,
+            region_sites: Vec::new(),
+            thread_starts: Vec::new(),
         }
     }
 
@@ -116,14 +123,27 @@ impl ThreadInfoBuilder {
         match what {
             SYNC_TRACKING => self.info.sync_recorded = true,
             SYNC_UNTRACKED => self.untracked = true,
-            SYNC_RELEASE => push(SyncKind::Release, value),
+            SYNC_RELEASE => {
+                push(SyncKind::Release, value);
+                if value >> NS_SHIFT == NS_THREAD_START {
+                    let start = ThreadStart {
+                        by: call.thread,
+                        order: call.seq,
+                        site: SiteId::default(),
+                        started: None,
+                    };
+                    self.thread_starts.push((start, value, call.callsite));
+                }
+            }
             SYNC_ACQUIRE => push(SyncKind::Acquire, value),
             SYNC_REGION_BEGIN => {
                 push(SyncKind::Release, object(NS_REGION_START, value));
                 self.open_regions
                     .insert(value, self.info.parallel_regions.len());
+                self.region_sites.push(call.callsite);
                 self.info.parallel_regions.push(ParallelRegion {
                     thread: call.thread,
+                    site: SiteId::default(),
                     begin_order: call.seq,
                     end_order: u64::MAX,
                     threads: 0,
@@ -140,7 +160,30 @@ impl ThreadInfoBuilder {
         true
     }
 
-    pub fn finish(mut self) -> ThreadInfo {
+    /// The rank's thread information; `site` resolves a call site address.
+    pub fn finish(mut self, mut site: impl FnMut(u64) -> SiteId) -> ThreadInfo {
+        for (region, &address) in self
+            .info
+            .parallel_regions
+            .iter_mut()
+            .zip(&self.region_sites)
+        {
+            region.site = site(address);
+        }
+        // A started thread's first step acquires its start object.
+        let started_by_object: HashMap<u64, u16> = self
+            .info
+            .sync
+            .iter()
+            .filter(|s| s.kind == SyncKind::Acquire && s.object >> NS_SHIFT == NS_THREAD_START)
+            .map(|s| (s.object, s.thread))
+            .collect();
+        let mut starts = std::mem::take(&mut self.thread_starts);
+        for (start, object, address) in &mut starts {
+            start.site = site(*address);
+            start.started = started_by_object.get(object).copied();
+        }
+        self.info.thread_starts = starts.into_iter().map(|(start, ..)| start).collect();
         if self.untracked {
             // Unordered calls may be ordered by what was not recorded: claim nothing.
             self.info.sync_recorded = false;

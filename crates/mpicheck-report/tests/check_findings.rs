@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 
 use mpicheck_analyzer::checks::{catalogue, run_all, undeclared_uses};
 use mpicheck_analyzer::model::{
-    ArgProblem, CallTime, ObjectKind, Op, Run, SyncEvent, SyncKind, ThreadLevel,
+    ArgProblem, CallTime, ObjectKind, Op, ParallelRegion, Run, SiteId, SourceLocation, SyncEvent,
+    SyncKind, ThreadLevel,
 };
 use mpicheck_analyzer::text_trace::parse;
 use mpicheck_analyzer::Diagnostic;
@@ -735,6 +736,47 @@ fn th005_collectives_on_one_communicator_from_two_threads() {
         "th005_collectives_on_one_communicator_from_two_threads",
         render_run(&run),
         ["TH005"]
+    );
+}
+
+#[test]
+fn th006_parallel_region_under_thread_single() {
+    // Plain MPI_Init on both ranks, then a region of two threads with no MPI call in it.
+    let mut run = parse(
+        "ranks 2
+         *: init @ th_single_region_without_mpi.c:14
+         *: allreduce @ th_single_region_without_mpi.c:17
+         *: finalize @ th_single_region_without_mpi.c:18",
+    )
+    .unwrap();
+    let region_site = SiteId(run.sites.len() as u32);
+    run.sites.push(SourceLocation {
+        file: Some("th_single_region_without_mpi.c".into()),
+        line: Some(15),
+        ..Default::default()
+    });
+    for rank in &mut run.ranks {
+        for (i, event) in rank.events.iter_mut().enumerate() {
+            let at = 100 * i as u64;
+            event.time = Some(CallTime {
+                order: 10 * (i as u64 + 1),
+                enter_ns: at,
+                exit_ns: Some(at + 10),
+            });
+        }
+        rank.threads.provided = Some(ThreadLevel::Single);
+        rank.threads.parallel_regions.push(ParallelRegion {
+            thread: 0,
+            site: region_site,
+            begin_order: 11,
+            end_order: 15,
+            threads: 2,
+        });
+    }
+    pin!(
+        "th006_parallel_region_under_thread_single",
+        render_run(&run),
+        ["TH006"]
     );
 }
 

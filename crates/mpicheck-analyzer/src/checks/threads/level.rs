@@ -2,7 +2,7 @@
 
 use super::{always_allowed, on_thread, Findings, RankThreads, Role};
 use crate::diagnostic::{Category, CheckInfo, Severity};
-use crate::model::{Op, ThreadLevel};
+use crate::model::ThreadLevel;
 
 pub const TH001: CheckInfo = CheckInfo {
     code: "TH001",
@@ -58,28 +58,10 @@ MPI 4.1 §11.6.1 (Thread levels: `MPI_THREAD_SINGLE`, `FUNNELED`, `SERIALIZED`,
 };
 
 pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
-    let Some(level) = t.provided.or_else(|| {
-        // Without the queried level, MPI_Init_thread's recorded output.
-        t.init.and_then(|i| match t.event(i).op {
-            Op::Init {
-                thread_level: Some(l),
-            } => Some(match l {
-                0 => ThreadLevel::Single,
-                1 => ThreadLevel::Funneled,
-                2 => ThreadLevel::Serialized,
-                _ => ThreadLevel::Multiple,
-            }),
-            _ => None,
-        })
-    }) else {
+    let Some(level) = t.level() else {
         return;
     };
-    let plain_init = t.init.is_some_and(|i| t.event(i).call == "MPI_Init");
-    let init_hint = if plain_init {
-        " (MPI_Init requests no thread support: call MPI_Init_thread)"
-    } else {
-        ""
-    };
+    let init_hint = t.init_hint();
     let help = match level {
         ThreadLevel::Single | ThreadLevel::Funneled => {
             "call MPI only from the main thread (e.g. `#pragma omp master`), or initialize with MPI_Init_thread requesting the level the program needs and check `provided`"

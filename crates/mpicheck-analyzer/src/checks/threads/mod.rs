@@ -1,7 +1,8 @@
 //! Rules for programs that call MPI from several threads (MARMOT's checks for hybrid
 //! MPI + OpenMP programs, seed 004): the thread level provided (TH001), `MPI_Finalize`
 //! (TH002), requests completed by two threads (TH003), probes whose message another thread
-//! receives (TH004), concurrent collectives on one communicator (TH005).
+//! receives (TH004), concurrent collectives on one communicator (TH005), threads started
+//! under `MPI_THREAD_SINGLE` (TH006).
 //!
 //! A violation that *occurred* is seen in the recorded intervals: two threads were inside
 //! MPI at the same moment (one process, one monotonic clock). A violation that *could*
@@ -27,7 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
-use crate::model::{Event, Op, Rank, RankTrace, Run, ThreadLevel};
+use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel};
 use crate::threads::{overlap, HappensBefore};
 
 pub mod collective;
@@ -35,26 +36,28 @@ pub mod finalize;
 pub mod level;
 pub mod probe;
 pub mod request;
+pub mod single;
 
 pub use collective::TH005;
 pub use finalize::TH002;
 pub use level::TH001;
 pub use probe::TH004;
 pub use request::TH003;
+pub use single::TH006;
 
-/// TH001-TH005, from one look at each rank's threads.
+/// TH001-TH006, from one look at each rank's threads.
 pub(crate) struct ThreadChecks;
 
 impl Check for ThreadChecks {
     fn infos(&self) -> &'static [CheckInfo] {
-        &[TH001, TH002, TH003, TH004, TH005]
+        &[TH001, TH002, TH003, TH004, TH005, TH006]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
         check(ctx)
     }
 }
 
-/// Runs TH001-TH005.
+/// Runs TH001-TH006.
 pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut findings = Findings::default();
     for rank in &ctx.run.ranks {
@@ -63,6 +66,7 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
             .iter()
             .any(|e| e.thread != rank.events[0].thread)
             && rank.threads.parallel_regions.iter().all(|r| r.threads < 2)
+            && rank.threads.thread_starts.is_empty()
         {
             continue; // one thread: nothing to check
         }
@@ -72,6 +76,7 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         request::check(&threads, &mut findings);
         probe::check(&threads, &mut findings);
         collective::check(&threads, &mut findings);
+        single::check(&threads, &mut findings);
     }
     findings.into_diagnostics(ctx)
 }
@@ -128,6 +133,33 @@ impl<'r> RankThreads<'r> {
             init,
             main,
             provided: rank.threads.provided,
+        }
+    }
+
+    /// The thread level MPI provided: as queried after `MPI_Init*`, else `MPI_Init_thread`'s
+    /// recorded output.
+    pub fn level(&self) -> Option<ThreadLevel> {
+        self.provided.or_else(|| {
+            self.init.and_then(|i| match self.event(i).op {
+                Op::Init {
+                    thread_level: Some(l),
+                } => Some(match l {
+                    0 => ThreadLevel::Single,
+                    1 => ThreadLevel::Funneled,
+                    2 => ThreadLevel::Serialized,
+                    _ => ThreadLevel::Multiple,
+                }),
+                _ => None,
+            })
+        })
+    }
+
+    /// Appended to messages about the level when the program called plain `MPI_Init`.
+    pub fn init_hint(&self) -> &'static str {
+        if self.init.is_some_and(|i| self.event(i).call == "MPI_Init") {
+            " (MPI_Init requests no thread support: call MPI_Init_thread)"
+        } else {
+            ""
         }
     }
 
@@ -272,6 +304,14 @@ pub(crate) struct Role<'e> {
     pub label: String,
 }
 
+/// One place of a finding: where, the function called there, and what it does.
+#[derive(Clone)]
+pub(crate) struct SiteRole {
+    pub site: SiteId,
+    pub call: &'static str,
+    pub label: String,
+}
+
 impl Findings {
     #[allow(clippy::too_many_arguments)]
     pub fn add(
@@ -284,12 +324,35 @@ impl Findings {
         note: &str,
         help: &str,
     ) {
+        let sites = roles
+            .into_iter()
+            .map(|r| SiteRole {
+                site: r.event.site,
+                call: r.event.call,
+                label: r.label,
+            })
+            .collect();
+        self.add_at_sites(code, severity, rank, message, sites, note, help);
+    }
+
+    /// [`Findings::add`] for places that are not recorded MPI calls (a thread start).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_at_sites(
+        &mut self,
+        code: &'static str,
+        severity: Severity,
+        rank: Rank,
+        message: String,
+        sites: Vec<SiteRole>,
+        note: &str,
+        help: &str,
+    ) {
         let key = FindingKey {
             code,
             message,
-            sites: roles
-                .iter()
-                .map(|r| (r.event.site.0, r.event.call, r.label.clone()))
+            sites: sites
+                .into_iter()
+                .map(|r| (r.site.0, r.call, r.label))
                 .collect(),
         };
         let finding = self.groups.entry(key).or_insert_with(|| Finding {
@@ -312,7 +375,7 @@ impl Findings {
                     .sites
                     .iter()
                     .map(|(site, call, label)| {
-                        let loc = ctx.run.site(crate::model::SiteId(*site));
+                        let loc = ctx.run.site(SiteId(*site));
                         Location {
                             ranks: f.ranks.clone(),
                             call: call.to_string(),

@@ -1,4 +1,4 @@
-//! Tier-1 tests of TH001-TH005 on hand-built runs with call times and synchronization.
+//! Tier-1 tests of TH001-TH006 on hand-built runs with call times and synchronization.
 
 use crate::checks::{run_all, Context};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -87,6 +87,7 @@ impl RankBuilder {
                 sync_recorded,
                 sync: self.sync.clone(),
                 parallel_regions: Vec::new(),
+                thread_starts: Vec::new(),
                 shared_requests: Vec::new(),
             },
         };
@@ -396,4 +397,61 @@ fn large_threaded_runs_stay_linear() {
     );
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].severity, Severity::Warning);
+}
+
+#[test]
+fn threads_started_under_single_are_reported_unless_they_call_mpi() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init", Op::Init { thread_level: None }, 0, Some(10)); // order 1, line 1
+    b.order = 10;
+    b.call(0, "MPI_Barrier", barrier_op(), 100, Some(200)); // order 11, line 2
+    b.order = 20;
+    b.call(0, "MPI_Finalize", Op::Finalize, 300, Some(400)); // order 21, line 3
+    b.sites = 20;
+    let run_with = |level, starts: &[ThreadStart], regions: &[ParallelRegion]| {
+        let mut run = b.run(level, true);
+        run.ranks[0].threads.thread_starts = starts.to_vec();
+        run.ranks[0].threads.parallel_regions = regions.to_vec();
+        thread_findings(&run)
+    };
+    let start = |order, line| ThreadStart {
+        by: 0,
+        order,
+        site: SiteId(line),
+        started: Some(1),
+    };
+    let region = |begin_order, end_order, line| ParallelRegion {
+        thread: 0,
+        site: SiteId(line),
+        begin_order,
+        end_order,
+        threads: 4,
+    };
+    // A thread started between MPI_Init and MPI_Finalize, and a region of 4 threads with no
+    // MPI call inside: both reported, with the MPI_Init line.
+    let d = run_with(ThreadLevel::Single, &[start(5, 10)], &[region(12, 15, 11)]);
+    assert_eq!(d.len(), 2, "{d:#?}");
+    assert!(d
+        .iter()
+        .all(|d| d.code == "TH006" && d.severity == Severity::Warning));
+    let mut found: Vec<Vec<u32>> = d.iter().map(lines).collect();
+    found.sort();
+    assert_eq!(found, vec![vec![10, 1], vec![11, 1]]);
+    // Not after MPI_Finalize, not a region with an MPI call inside (TH001's), not a
+    // one-thread region, not under a higher level.
+    let mut one_thread = region(12, 15, 11);
+    one_thread.threads = 1;
+    let d = run_with(
+        ThreadLevel::Single,
+        &[start(25, 10)],
+        &[region(5, 15, 11), one_thread],
+    );
+    let codes: Vec<&str> = d.iter().map(|d| d.code).collect();
+    assert_eq!(codes, vec!["TH001"], "{d:#?}");
+    assert!(run_with(
+        ThreadLevel::Funneled,
+        &[start(5, 10)],
+        &[region(12, 15, 11)]
+    )
+    .is_empty());
 }

@@ -1,7 +1,7 @@
 /*
- * Twin of th_single_init_parallel.c: with plain MPI_Init the program computes in a parallel
- * region but calls MPI only outside it, when a single thread runs. Correct.
- * Expected verdict: none.
+ * Twin of th_single_region_without_mpi.c: the program asks for MPI_THREAD_FUNNELED,
+ * computes in a parallel region of two threads and calls MPI only from the main thread,
+ * outside it. Correct. Expected verdict: none.
  */
 /* mpicheck: ranks=2 cflags=-fopenmp */
 /* expect: none */
@@ -10,8 +10,8 @@
 
 int main(int argc, char **argv)
 {
-    int x = 0;
-    MPI_Init(&argc, &argv);
+    int x = 0, provided;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     #pragma omp parallel num_threads(2) reduction(+ : x)
     x += omp_get_thread_num() + 1;
     MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,0 +1,155 @@
+//! TH006: threads started while MPI provides only `MPI_THREAD_SINGLE`, even threads that
+//! make no MPI call (those that do are TH001's).
+
+use std::collections::HashSet;
+
+use super::{always_allowed, Findings, RankThreads, SiteRole};
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::{Op, ThreadLevel};
+
+pub const TH006: CheckInfo = CheckInfo {
+    code: "TH006",
+    name: "threads-under-thread-single",
+    category: Category::ThreadSafety,
+    severity: Severity::Warning,
+    summary: "the program starts threads (pthread_create, an OpenMP parallel region of more than one thread) while MPI provides only MPI_THREAD_SINGLE",
+    docs: r#"## What it does
+
+Reports each place where the program's own code starts threads while MPI is initialized
+and the thread level provided is `MPI_THREAD_SINGLE` (what plain `MPI_Init` asks for): a
+`pthread_create` call in the program, or an OpenMP parallel region that ran with more
+than one thread. Threads that call MPI are reported by TH001 instead; this check is about
+the threads that make no MPI call at all. Threads started by libraries (a BLAS thread
+pool, the MPI library's own progress threads) are not the program's and are not
+reported, nor are threads started before `MPI_Init*` or after `MPI_Finalize`.
+
+## Why is this bad
+
+`MPI_THREAD_SINGLE` means that only one thread will execute, not only that one thread
+calls MPI: an MPI library initialized at this level may skip all protection against
+other threads, for instance in memory hooks or signal handling it installs for the whole
+process. Such programs usually work, until an MPI library or a network layer relies on
+the promise. `MPI_THREAD_FUNNELED` is the level for "threads, but only the main one calls
+MPI", and it costs nothing in most MPI libraries.
+
+## Example
+
+```c
+MPI_Init(&argc, &argv);            /* MPI_THREAD_SINGLE */
+#pragma omp parallel for           /* several threads run */
+for (i = 0; i < n; i++)
+    a[i] = f(i);
+MPI_Allreduce(MPI_IN_PLACE, a, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+```
+
+## How to fix
+
+Initialize with `MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided)` (or the
+level the threads need) and check `provided`.
+
+## MPI standard reference
+
+MPI 4.1 §11.6.1 (`MPI_THREAD_SINGLE`: "Only one thread will execute"; `MPI_Init` is
+`MPI_Init_thread` with `required = MPI_THREAD_SINGLE`).
+"#,
+};
+
+pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
+    if t.level() != Some(ThreadLevel::Single) {
+        return;
+    }
+    let Some(init) = t.init.map(|i| t.event(i)) else {
+        return;
+    };
+    let events = &t.rank.events;
+    let init_order = init.time.map_or(u64::MAX, |time| time.order);
+    let finalize_order = events
+        .iter()
+        .filter(|e| matches!(e.op, Op::Finalize))
+        .find_map(|e| e.time.map(|time| time.order))
+        .unwrap_or(u64::MAX);
+    let initialized = |order: u64| order > init_order && order < finalize_order;
+    // The record orders of MPI calls (sorted: events are in record order), and the
+    // threads that made one.
+    let mpi_calls: Vec<u64> = events
+        .iter()
+        .filter(|e| !always_allowed(e.call))
+        .filter_map(|e| e.time.map(|time| time.order))
+        .collect();
+    let mpi_threads: HashSet<u16> = events
+        .iter()
+        .filter(|e| !always_allowed(e.call))
+        .map(|e| e.thread)
+        .collect();
+    let note = "the thread level provided is MPI_THREAD_SINGLE; MPI 4.1 §11.6.1: only one thread will execute";
+    let help = "initialize MPI with MPI_Init_thread requesting MPI_THREAD_FUNNELED (or the level the threads need) and check `provided`";
+    let init_role = SiteRole {
+        site: init.site,
+        call: init.call,
+        label: format!(
+            "thread {}: initializes MPI with MPI_THREAD_SINGLE",
+            init.thread
+        ),
+    };
+    for start in &t.rank.threads.thread_starts {
+        // A started thread that calls MPI is TH001's finding.
+        if !initialized(start.order) || start.started.is_some_and(|s| mpi_threads.contains(&s)) {
+            continue;
+        }
+        out.add_at_sites(
+            "TH006",
+            Severity::Warning,
+            t.rank.rank,
+            format!(
+                "pthread_create starts a thread while MPI provides only MPI_THREAD_SINGLE{}",
+                t.init_hint()
+            ),
+            vec![
+                SiteRole {
+                    site: start.site,
+                    call: "pthread_create",
+                    label: format!("thread {}: starts a thread", start.by),
+                },
+                init_role.clone(),
+            ],
+            note,
+            help,
+        );
+    }
+    for region in &t.rank.threads.parallel_regions {
+        if region.threads < 2 || !initialized(region.begin_order) {
+            continue;
+        }
+        // MPI calls inside the region are TH001's finding.
+        let first_after = mpi_calls.partition_point(|&order| order <= region.begin_order);
+        if mpi_calls
+            .get(first_after)
+            .is_some_and(|&order| order < region.end_order)
+        {
+            continue;
+        }
+        out.add_at_sites(
+            "TH006",
+            Severity::Warning,
+            t.rank.rank,
+            format!(
+                "an OpenMP parallel region runs {} threads while MPI provides only MPI_THREAD_SINGLE{}",
+                region.threads,
+                t.init_hint()
+            ),
+            vec![
+                SiteRole {
+                    site: region.site,
+                    call: "#pragma omp parallel",
+                    label: format!(
+                        "thread {}: starts a parallel region of {} threads",
+                        region.thread, region.threads
+                    ),
+                },
+                init_role.clone(),
+            ],
+            note,
+            help,
+        );
+    }
+}
