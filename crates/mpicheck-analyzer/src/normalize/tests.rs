@@ -520,3 +520,12 @@ fn streaming_the_calls_gives_the_run_of_held_calls() {
         )
     );
 }
+
+/// Every recorded call becomes an event held until the checks end: its size is the analysis'
+/// memory per call. A rare operation's payload inline (a `Sendrecv`'s two specs) made every
+/// event 160 bytes.
+#[test]
+fn events_stay_small() {
+    assert!(size_of::<Op>() <= 64, "{}", size_of::<Op>());
+    assert!(size_of::<Event>() <= 128, "{}", size_of::<Event>());
+}
