@@ -192,9 +192,10 @@ pub enum Op {
         recv: RecvSpec,
         blocking: Blocking,
     },
-    /// `MPI_Sendrecv` and `MPI_Sendrecv_replace` (and their nonblocking forms).
+    /// `MPI_Sendrecv` and `MPI_Sendrecv_replace` (and their nonblocking forms). The send is
+    /// boxed: inline, this rare operation would make every event a third larger.
     Sendrecv {
-        send: SendSpec,
+        send: Box<SendSpec>,
         recv: RecvSpec,
         blocking: Blocking,
     },

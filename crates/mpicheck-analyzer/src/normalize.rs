@@ -8,12 +8,15 @@
 //! that are never reused, and the matched source and tag of a completed receive are copied
 //! onto the receive that started it.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use mpicheck_trace::{ArgValue, CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace};
+use mpicheck_trace::{
+    ArgValue, CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace, TraceError,
+};
 
 use crate::model::*;
 use crate::typesig::Layout;
@@ -49,6 +52,8 @@ pub enum NormalizeError {
     WorldTooLarge(u64),
     #[error("the traces claim a world of {world} ranks, but only {traced} {} left a trace: a trace header is damaged, or the directory lacks most traces of the run", if *.traced == 1 { "rank" } else { "ranks" })]
     WorldBeyondTraces { world: u64, traced: usize },
+    #[error("cannot read the calls of rank {rank}: {source}")]
+    Read { rank: Rank, source: TraceError },
     #[error("the traces disagree on the world size (pid {0} says {1} ranks, pid {2} says {3}): a trace is damaged, or the directory holds traces of two runs")]
     WorldSizesDisagree(u32, i32, u32, i32),
 }
@@ -167,36 +172,44 @@ pub fn normalize(
         return Err(NormalizeError::Empty);
     }
     let assignment = assign_ranks(traces)?;
-    normalize_assigned(traces, assignment, None, resolve)
+    normalize_assigned(
+        traces,
+        assignment,
+        &mut |i| Ok(traces[i].calls.iter().map(Ok)),
+        resolve,
+    )
 }
 
-/// As [`normalize`], but releases each trace's raw records ([`Trace::calls`]) as soon as its
-/// rank is normalized, so that the records of only one rank are held next to the run being
-/// built. The traces keep everything else (header, constants, end).
-pub fn normalize_releasing_records(
-    traces: &mut [Trace],
+/// As [`normalize`], for traces whose calls are not held ([`mpicheck_trace::scan_trace`]):
+/// `calls(i)` decodes the calls of `traces[i]` one at a time, so that the records of no rank
+/// are held next to the run being built.
+pub fn normalize_streaming<I>(
+    traces: &[Trace],
+    calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
-) -> Result<Run, NormalizeError> {
+) -> Result<Run, NormalizeError>
+where
+    I: Iterator<Item = Result<CallRecord, TraceError>>,
+{
     if traces.is_empty() {
         return Err(NormalizeError::Empty);
     }
-    // Before the records are taken: whether a trace is a rank's depends on its calls.
     let assignment = assign_ranks(traces)?;
-    let records = traces
-        .iter_mut()
-        .map(|trace| std::mem::take(&mut trace.calls))
-        .collect();
-    normalize_assigned(traces, assignment, Some(records), resolve)
+    normalize_assigned(traces, assignment, calls, resolve)
 }
 
-/// Normalizes the traces as `assignment` assigned them to ranks. `records[i]`, when given,
-/// are the calls of `traces[i]` (taken out of it), dropped once its rank is normalized.
-fn normalize_assigned(
+/// Normalizes the traces as `assignment` assigned them to ranks, with the calls of
+/// `traces[i]` from `calls(i)`.
+fn normalize_assigned<I, R>(
     traces: &[Trace],
     assignment: RankAssignment,
-    mut records: Option<Vec<Vec<CallRecord>>>,
+    calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
-) -> Result<Run, NormalizeError> {
+) -> Result<Run, NormalizeError>
+where
+    I: Iterator<Item = Result<R, TraceError>>,
+    R: Borrow<CallRecord>,
+{
     let RankAssignment {
         by_rank,
         world_size,
@@ -226,20 +239,16 @@ fn normalize_assigned(
             continue;
         };
         let trace = &traces[index];
-        let taken: Vec<CallRecord>;
-        let calls: &[CallRecord] = match &mut records {
-            Some(records) => {
-                taken = std::mem::take(&mut records[index]);
-                &taken
-            }
-            None => &trace.calls,
-        };
+        let read_error = |source| NormalizeError::Read { rank, source };
         let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
-        let mut events = Vec::with_capacity(calls.len());
+        // Sized once: a doubling vector would hold up to half again as spare room.
+        let mut events = Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0));
         let mut finalized_at: Option<u64> = None;
         let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
         let mut sites_by_address: FxHashMap<u64, SiteId> = FxHashMap::default();
-        for call in calls {
+        for call in calls(index).map_err(read_error)? {
+            let call = call.map_err(read_error)?;
+            let call = call.borrow();
             let Some(function) = trace.schema.function(call.func) else {
                 continue;
             };

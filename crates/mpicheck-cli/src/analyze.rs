@@ -248,15 +248,13 @@ pub struct Analysis {
 pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -> Result<Analysis> {
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
-    let loaded = load_traces_with(dir, &progress)?;
-    let mut traces = loaded.traces;
+    // Scanned, not decoded: each rank's calls are decoded one at a time as it is normalized.
+    let loaded = load_traces_with(dir, &progress, mpicheck_trace::scan_trace_file)?;
+    let traces = &loaded.traces;
     progress.stage("resolving call sites and normalizing");
-    // Before the records are released (they say which traces are ranks'). Cannot fail where
-    // normalizing does not: it assigns the same ranks.
-    let assignment = assign_ranks(&traces).unwrap_or_default();
-    // The run holds what the checks need: each rank's raw records are released once it is
-    // normalized, so that only one rank's are held next to the run being built.
-    let mut run = build_run_releasing_records(&mut traces)?;
+    // Cannot fail where normalizing does not: it assigns the same ranks.
+    let assignment = assign_ranks(traces).unwrap_or_default();
+    let mut run = build_run_streaming(traces, &loaded.paths)?;
     model_polling(&mut run, &meta.polling);
     progress.stage(&format!(
         "replaying {} calls of {} ranks and running the checks",
@@ -265,11 +263,11 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     ));
     let findings = mpicheck_report::fold(mpicheck_analyzer::checks::run_all(&run));
     progress.stage("writing the reports");
-    let reported = report(dir, meta, &traces, &run, findings, options, Some(&progress))?;
-    if let Some(note) = child_process_note(&traces, &assignment) {
+    let reported = report(dir, meta, traces, &run, findings, options, Some(&progress))?;
+    if let Some(note) = child_process_note(traces, &assignment) {
         eprintln!("mpicheck: note: {note}");
     }
-    let notes = incomplete_notes(&traces, &run, &assignment);
+    let notes = incomplete_notes(traces, &run, &assignment);
     for line in &notes {
         eprintln!("mpicheck: warning: {line}");
     }
@@ -278,7 +276,7 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     if !incomplete.is_empty() {
         eprintln!(
             "mpicheck: the analysis is incomplete ({}): problems in what was not recorded cannot be found",
-            incomplete_summary(&traces, &assignment, &run, &loaded.unreadable)
+            incomplete_summary(traces, &assignment, &run, &loaded.unreadable)
         );
     }
     Ok(Analysis {
@@ -290,6 +288,8 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
 /// The traces of an output directory, and the trace files that could not be read.
 struct LoadedTraces {
     traces: Vec<Trace>,
+    /// The file of each trace.
+    paths: Vec<PathBuf>,
     /// The warnings printed for trace files skipped as unreadable.
     unreadable: Vec<String>,
 }
@@ -297,10 +297,15 @@ struct LoadedTraces {
 /// The traces of `dir` that belong to MPI processes, ordered by rank. Unreadable traces are
 /// skipped with a warning, so one damaged file does not hide the others' findings.
 pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
-    Ok(load_traces_with(dir, &Progress::disabled())?.traces)
+    Ok(load_traces_with(dir, &Progress::disabled(), read_trace)?.traces)
 }
 
-fn load_traces_with(dir: &Path, progress: &Progress) -> Result<LoadedTraces> {
+/// As [`load_traces`], each trace read by `read` (whole, or only scanned), with its path.
+fn load_traces_with(
+    dir: &Path,
+    progress: &Progress,
+    read: fn(&Path) -> Result<Trace, TraceError>,
+) -> Result<LoadedTraces> {
     // Only this run's traces: never stray or older trace files in the directory.
     let mut paths: Vec<PathBuf> = out_dir::run_traces(dir)?;
     paths.sort();
@@ -308,11 +313,11 @@ fn load_traces_with(dir: &Path, progress: &Progress) -> Result<LoadedTraces> {
     let mut unreadable = Vec::new();
     for (i, path) in paths.iter().enumerate() {
         progress.stage(&format!("reading trace {} of {}", i + 1, paths.len()));
-        match read_trace(path) {
+        match read(path) {
             // Processes the preloaded library started in that made no MPI call (a shell or
             // helper the program ran) are not ranks.
             Ok(trace) if !is_rank_trace(&trace) => {}
-            Ok(trace) => traces.push(trace),
+            Ok(trace) => traces.push((trace, path.clone())),
             Err(e) => {
                 // Named pipes, links and devices are refused by the reader without
                 // blocking; their message names the path already.
@@ -332,8 +337,13 @@ fn load_traces_with(dir: &Path, progress: &Progress) -> Result<LoadedTraces> {
             dir.display()
         );
     }
-    traces.sort_by_key(|t| (t.header.best_rank().unwrap_or(i32::MAX), t.header.pid));
-    Ok(LoadedTraces { traces, unreadable })
+    traces.sort_by_key(|(t, _)| (t.header.best_rank().unwrap_or(i32::MAX), t.header.pid));
+    let (traces, paths) = traces.into_iter().unzip();
+    Ok(LoadedTraces {
+        traces,
+        paths,
+        unreadable,
+    })
 }
 
 /// At most this many processes are named in one note.
@@ -477,12 +487,16 @@ pub fn build_run(traces: &[Trace]) -> Result<Run> {
     run.context("cannot analyze the traces")
 }
 
-/// As [`build_run`], releasing each trace's records once its rank is normalized.
-fn build_run_releasing_records(traces: &mut [Trace]) -> Result<Run> {
-    let maps: Vec<String> = traces.iter().map(|t| t.proc_maps.clone()).collect();
-    let maps: Vec<&str> = maps.iter().map(String::as_str).collect();
+/// As [`build_run`], for scanned traces whose calls are decoded from their files (`paths`)
+/// one at a time as each rank is normalized.
+fn build_run_streaming(traces: &[Trace], paths: &[PathBuf]) -> Result<Run> {
+    let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
     let mut resolve = site_resolver(&maps);
-    let run = mpicheck_analyzer::normalize::normalize_releasing_records(traces, &mut resolve);
+    let run = mpicheck_analyzer::normalize::normalize_streaming(
+        traces,
+        &mut |i| mpicheck_trace::trace_file_calls(&paths[i], &traces[i].header),
+        &mut resolve,
+    );
     run.context("cannot analyze the traces")
 }
 

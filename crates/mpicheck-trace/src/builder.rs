@@ -21,6 +21,8 @@ pub struct CallToWrite {
     pub fortran: bool,
     /// Written with [`crate::flags::INSTANT`]: no exit time (the reader takes the entry).
     pub instant: bool,
+    /// Written as a folded poll ([`crate::flags::POLL`]): `(repeats, last_enter)`.
+    pub poll: Option<(u64, u64)>,
 }
 
 /// A trace under construction: header fields, then records in the order they are added.
@@ -111,6 +113,7 @@ impl TraceBuilder {
                 complete: call.complete,
                 fortran: call.fortran,
                 instant: false,
+                poll: None,
             });
         }
         b
@@ -163,7 +166,8 @@ impl TraceBuilder {
 
     /// Appends a call record.
     pub fn call(&mut self, call: &CallToWrite) -> &mut Self {
-        let len = crate::CALL_FIXED_SIZE + 8 * call.words.len();
+        let fold_words = call.poll.map_or(0, |_| crate::POLL_FOLD_WORDS);
+        let len = crate::CALL_FIXED_SIZE + 8 * (call.words.len() + fold_words);
         self.records.extend_from_slice(&(len as u32).to_le_bytes());
         self.records.extend_from_slice(&kind::CALL.to_le_bytes());
         self.records.push(if call.complete {
@@ -181,7 +185,12 @@ impl TraceBuilder {
         } else {
             0
         };
-        self.records.push(fortran | instant);
+        let poll = if call.poll.is_some() {
+            crate::flags::POLL
+        } else {
+            0
+        };
+        self.records.push(fortran | instant | poll);
         self.records.extend_from_slice(&call.func.to_le_bytes());
         self.records.extend_from_slice(&call.thread.to_le_bytes());
         self.records.extend_from_slice(&call.ret.to_le_bytes());
@@ -190,6 +199,10 @@ impl TraceBuilder {
         self.records.extend_from_slice(&call.callsite.to_le_bytes());
         for word in &call.words {
             self.records.extend_from_slice(&word.to_le_bytes());
+        }
+        if let Some((repeats, last_enter)) = call.poll {
+            self.records.extend_from_slice(&repeats.to_le_bytes());
+            self.records.extend_from_slice(&last_enter.to_le_bytes());
         }
         self
     }
@@ -227,6 +240,15 @@ pub fn decoded_trace(
     constants: &[(&str, i64)],
     calls: Vec<crate::CallRecord>,
 ) -> Trace {
+    let schema = crate::Schema::parse(schema).expect("a valid function table");
+    let mpi_calls = calls
+        .iter()
+        .filter(|c| {
+            !schema
+                .function(c.func)
+                .is_some_and(|f| f.name.starts_with("MPICHECK_"))
+        })
+        .count() as u64;
     Trace {
         header: crate::TraceHeader {
             version: FORMAT_VERSION,
@@ -244,7 +266,7 @@ pub fn decoded_trace(
             exit_records_end: 0,
             parent_pid: 0,
         },
-        schema: crate::Schema::parse(schema).expect("a valid function table"),
+        schema,
         constants: constants
             .iter()
             .map(|(name, value)| (name.to_string(), value.to_string()))
@@ -252,6 +274,7 @@ pub fn decoded_trace(
         proc_maps: String::new(),
         process: Vec::new(),
         calls,
+        mpi_calls,
         partial_records: 0,
         end: crate::EndOfTrace::Clean,
     }

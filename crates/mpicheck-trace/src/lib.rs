@@ -149,10 +149,10 @@ pub mod open;
 pub mod reader;
 pub mod schema;
 
-pub use open::open_trace_file;
+pub use open::{open_trace_file, scan_trace_file, trace_file_calls, FileWindow};
 pub use reader::{
-    read_trace, read_trace_bytes, CallRecord, ClockConversion, EndOfTrace, Incomplete, Trace,
-    TraceError, TraceHeader,
+    read_trace, read_trace_bytes, scan_trace, CallRecord, ClockConversion, EndOfTrace, Incomplete,
+    Trace, TraceBytes, TraceCalls, TraceError, TraceHeader,
 };
 pub use schema::{ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Status};
 

@@ -7,7 +7,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::reader::TraceError;
@@ -93,6 +93,94 @@ pub fn read_trace_file(path: &Path) -> Result<Vec<u8>, TraceError> {
     Ok(bytes)
 }
 
+/// Bytes a [`FileWindow`] reads at a time: records are decoded from this window, so a trace
+/// of any size is walked in this much memory (plus its largest record).
+const WINDOW_BYTES: usize = 1 << 20;
+
+/// A trace file opened by [`open_trace_file`], read through a window that follows the
+/// records being walked ([`crate::TraceBytes`]). Its length is the file's when it was
+/// opened: a file still growing is read as a prefix. The file is read with `pread`, not
+/// mapped: a file cut while it is read is a read error, never a `SIGBUS`.
+pub struct FileWindow {
+    file: File,
+    path: String,
+    len: usize,
+    window: Vec<u8>,
+    /// File offset of `window[0]`.
+    start: usize,
+    error: Option<TraceError>,
+}
+
+impl FileWindow {
+    pub fn open(path: &Path) -> Result<FileWindow, TraceError> {
+        let file = open_trace_file(path)?;
+        let len = file
+            .metadata()
+            .map_err(|source| TraceError::Io {
+                path: path.display().to_string(),
+                source,
+            })?
+            .len();
+        Ok(FileWindow {
+            file,
+            path: path.display().to_string(),
+            // A file beyond the address space cannot be a trace mpicheck wrote; its first
+            // bytes are still read and judged.
+            len: usize::try_from(len).unwrap_or(usize::MAX),
+            window: Vec::new(),
+            start: 0,
+            error: None,
+        })
+    }
+}
+
+impl crate::TraceBytes for FileWindow {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn get(&mut self, at: usize, n: usize) -> &[u8] {
+        let cached = at >= self.start && at + n <= self.start + self.window.len();
+        if !cached {
+            let want = n.max(WINDOW_BYTES).min(self.len - at);
+            if self.window.capacity() > 2 * WINDOW_BYTES && want <= WINDOW_BYTES {
+                // A large record passed: give back its room.
+                self.window = Vec::new();
+            }
+            self.window.resize(want, 0);
+            self.start = at;
+            if let Err(source) = self.file.read_exact_at(&mut self.window, at as u64) {
+                self.window.fill(0);
+                self.error.get_or_insert(TraceError::Io {
+                    path: self.path.clone(),
+                    source,
+                });
+            }
+        }
+        &self.window[at - self.start..at - self.start + n]
+    }
+
+    fn take_error(&mut self) -> Option<TraceError> {
+        self.error.take()
+    }
+}
+
+/// Reads the header, text records and end of the trace file at `path` without decoding its
+/// calls (see [`crate::scan_trace`]): what the analysis needs of every trace before it
+/// decodes any, in the memory of one window.
+pub fn scan_trace_file(path: &Path) -> Result<crate::Trace, TraceError> {
+    crate::scan_trace(&mut FileWindow::open(path)?)
+}
+
+/// The calls of the trace file at `path`, whose [`scan_trace_file`] gave `header`, decoded
+/// one at a time.
+pub fn trace_file_calls(
+    path: &Path,
+    header: &crate::TraceHeader,
+) -> Result<crate::TraceCalls<FileWindow>, TraceError> {
+    Ok(crate::TraceCalls::new(FileWindow::open(path)?, header))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +234,82 @@ mod tests {
             assert!(err.to_string().contains(what), "{err}");
         }
         assert!(start.elapsed() < Duration::from_secs(5));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A trace several windows long, with records of every size straddling the windows'
+    /// edges, folded polls, pseudo-calls and a call that never returned.
+    fn long_trace() -> Vec<u8> {
+        use crate::builder::{CallToWrite, TraceBuilder};
+        let mut b = TraceBuilder::new();
+        b.rank(1, 2).text(
+            crate::text::SCHEMA,
+            "0 MPI_Send comm:COMMUNICATOR:in:s\n1 MPI_Iprobe comm:COMMUNICATOR:in:s\n2 MPICHECK_Sync comm:COMMUNICATOR:in:s\n",
+        );
+        for i in 0..60_000u64 {
+            b.call(&CallToWrite {
+                func: (i % 3) as u16,
+                thread: (i % 2) as u16,
+                ret: i as i32,
+                words: (0..i % 7).map(|w| (i * 10 + w) as i64).collect(),
+                complete: i != 59_999,
+                t_enter: 100 * i,
+                t_exit: 100 * i + 50,
+                callsite: 0x1000 + i,
+                instant: i % 5 == 0,
+                poll: (i % 3 == 1 && i % 4 == 0).then_some((i % 9, 100 * i + 70)),
+                ..Default::default()
+            });
+        }
+        b.bytes()
+    }
+
+    #[test]
+    fn calls_decoded_one_window_at_a_time_are_the_calls_read_whole() {
+        let dir = temp_dir("window");
+        let path = dir.join("trace-1.mpitrace");
+        let bytes = long_trace();
+        assert!(bytes.len() > 3 * WINDOW_BYTES);
+        std::fs::write(&path, &bytes).unwrap();
+        let whole = crate::read_trace_bytes(&bytes).unwrap();
+        let scanned = scan_trace_file(&path).unwrap();
+        assert!(scanned.calls.is_empty());
+        assert_eq!(scanned.end, whole.end);
+        assert!(scanned.schema.function(2).is_some());
+        // Every call but the pseudo-calls (a third), the folded polls twice.
+        assert_eq!(
+            scanned.mpi_calls as usize,
+            whole.calls.iter().filter(|c| c.func != 2).count()
+        );
+        assert!(whole.calls.iter().any(|c| c.repeats > 0));
+        let streamed: Vec<crate::CallRecord> = trace_file_calls(&path, &scanned.header)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(streamed.len(), whole.calls.len());
+        assert_eq!(streamed, whole.calls);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_trace_cut_while_its_calls_are_decoded_is_a_read_error() {
+        let dir = temp_dir("cut-while-read");
+        let path = dir.join("trace-1.mpitrace");
+        std::fs::write(&path, long_trace()).unwrap();
+        let scanned = scan_trace_file(&path).unwrap();
+        let mut calls = trace_file_calls(&path, &scanned.header).unwrap();
+        assert!(calls.next().unwrap().is_ok());
+        File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(2 * WINDOW_BYTES as u64)
+            .unwrap();
+        let rest: Vec<_> = calls.collect();
+        let err = rest.last().unwrap().as_ref().unwrap_err();
+        assert!(matches!(err, TraceError::Io { .. }), "{err}");
+        assert!(err.to_string().contains("trace-1.mpitrace"), "{err}");
+        assert!(rest[..rest.len() - 1].iter().all(Result::is_ok));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -226,7 +226,13 @@ pub struct Trace {
     pub proc_maps: String,
     /// `key=value` lines about the process.
     pub process: Vec<(String, String)>,
+    /// The decoded calls: empty when the trace was only scanned ([`scan_trace`]), whose
+    /// calls [`TraceCalls`] decodes as they are needed.
     pub calls: Vec<CallRecord>,
+    /// Calls of MPI functions (not mpicheck's `MPICHECK_*` pseudo-calls) in the trace,
+    /// counted as [`Trace::calls`] would hold them (a folded poll as two), whether or not
+    /// it holds them.
+    pub mpi_calls: u64,
     /// Records whose writer never finished them (a thread was interrupted mid-write).
     pub partial_records: u64,
     pub end: EndOfTrace,
@@ -403,9 +409,130 @@ pub fn read_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
     parse_header(b)
 }
 
-/// Parses a trace held in memory (the whole file, or a prefix of a growing one).
-pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
-    let header = parse_header(b)?;
+/// Where the bytes of a trace come from while its records are walked: memory (a slice), or
+/// a file read through a window ([`crate::open::FileWindow`]), so that a trace is decoded one
+/// record at a time without being held whole.
+pub trait TraceBytes {
+    /// Length of the trace in bytes.
+    fn len(&self) -> usize;
+    /// Whether the trace has no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The bytes `at..at + n`, which lie within [`TraceBytes::len`]. A source that fails to
+    /// read returns zeros (which end the walk) and reports why from [`TraceBytes::take_error`].
+    fn get(&mut self, at: usize, n: usize) -> &[u8];
+    /// Why reading failed, once.
+    fn take_error(&mut self) -> Option<TraceError> {
+        None
+    }
+}
+
+impl TraceBytes for &[u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn get(&mut self, at: usize, n: usize) -> &[u8] {
+        &self[at..at + n]
+    }
+}
+
+/// The walk over the records of a trace: where it is and, once it stopped, why. Both passes
+/// over a trace (the scan of [`scan_trace`] and the decoding of [`TraceCalls`]) step with it,
+/// so they stop at the same record for the same reason.
+#[derive(Clone, Debug)]
+struct Walk {
+    at: usize,
+    exited: bool,
+    /// How the records stopped, once they did (before the check for a cut).
+    end: Option<EndOfTrace>,
+    /// The last record did not fit the file.
+    bad_record: bool,
+}
+
+impl Walk {
+    fn new(header: &TraceHeader) -> Walk {
+        Walk {
+            at: HEADER_SIZE,
+            exited: header.exited(),
+            end: None,
+            bad_record: false,
+        }
+    }
+
+    /// The offset and length of the next record, or `None` at the end of the records.
+    fn next_record(&mut self, b: &mut impl TraceBytes) -> Option<(usize, usize)> {
+        if self.end.is_some() {
+            return None;
+        }
+        let at = self.at;
+        let truncated = |reason: &str| EndOfTrace::Truncated {
+            offset: at as u64,
+            reason: reason.to_string(),
+        };
+        if at + 8 > b.len() {
+            self.end = Some(if self.exited {
+                EndOfTrace::Clean
+            } else {
+                truncated("the file ends without an end marker")
+            });
+            return None;
+        }
+        let len = u32_at(b.get(at, 8), 0) as usize;
+        if len == 0 {
+            self.end = Some(if self.exited {
+                EndOfTrace::Clean
+            } else {
+                truncated("the process did not exit normally (killed, crashed, or still running)")
+            });
+            return None;
+        }
+        if len < 8 || len & 7 != 0 || at + len > b.len() {
+            self.end = Some(truncated(&format!(
+                "record of {len} bytes does not fit the file"
+            )));
+            self.bad_record = true;
+            return None;
+        }
+        self.at += len;
+        Some((at, len))
+    }
+
+    /// How the trace ended, once the walk stopped: a trace of an exited process whose
+    /// records stop before the end it wrote was cut.
+    fn end_of_trace(&self, header: &TraceHeader, file_len: usize) -> EndOfTrace {
+        if !header.exited() {
+            return self.end.clone().unwrap_or(EndOfTrace::Clean);
+        }
+        // The recorder never shrinks the file of a process that ran its exit handlers, so a
+        // file shorter than the records it had then was cut afterwards. Records may still
+        // stop early in a whole file (`exit` ends threads between reserving a record and
+        // writing it): only the file length, or a record that does not fit before that
+        // end, proves a cut. Records after that end come from calls made during `exit`.
+        let file_len = file_len as u64;
+        let written = header.exit_records_end;
+        let cut_record = self.bad_record && (written == 0 || (self.at as u64) < written);
+        if written > file_len || cut_record {
+            EndOfTrace::Cut {
+                offset: self.at as u64,
+                file_len,
+                written,
+            }
+        } else {
+            EndOfTrace::Clean
+        }
+    }
+}
+
+/// Reads the header, text records and end of a trace, without decoding its calls:
+/// [`Trace::calls`] is empty, [`Trace::mpi_calls`] counts them, and [`TraceCalls`] decodes
+/// them afterwards one at a time.
+pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
+    if b.len() < HEADER_SIZE {
+        return Err(TraceError::TooShort { len: b.len() });
+    }
+    let header = parse_header(b.get(0, HEADER_SIZE))?;
+    let mut walk = Walk::new(&header);
     let mut trace = Trace {
         header,
         schema: Schema::default(),
@@ -413,90 +540,26 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         proc_maps: String::new(),
         process: Vec::new(),
         calls: Vec::new(),
+        mpi_calls: 0,
         partial_records: 0,
         end: EndOfTrace::Clean,
     };
-    let clock = clock_conversion(b);
-    let mut at = HEADER_SIZE;
-    let truncated = |at: usize, reason: &str| EndOfTrace::Truncated {
-        offset: at as u64,
-        reason: reason.to_string(),
-    };
-    let mut bad_record = false;
-    loop {
-        if at + 8 > b.len() {
-            if !trace.header.exited() {
-                trace.end = truncated(at, "the file ends without an end marker");
-            }
-            break;
-        }
-        let len = u32_at(b, at) as usize;
-        if len == 0 {
-            if !trace.header.exited() {
-                trace.end = truncated(
-                    at,
-                    "the process did not exit normally (killed, crashed, or still running)",
-                );
-            }
-            break;
-        }
-        if len < 8 || len & 7 != 0 || at + len > b.len() {
-            trace.end = truncated(at, &format!("record of {len} bytes does not fit the file"));
-            bad_record = true;
-            break;
-        }
-        let rec = &b[at..at + len];
+    // Call records by function id: the schema may come after calls in a damaged trace.
+    let mut calls_by_function: Vec<u64> = Vec::new();
+    while let Some((at, len)) = walk.next_record(b) {
+        let rec = b.get(at, len);
         let record_kind = u16_at(rec, 4);
         let rstate = rec[6];
-        let rflags = rec[7];
         match record_kind {
             kind::CALL if len >= CALL_FIXED_SIZE => {
                 if rstate == record_state::RESERVED {
                     trace.partial_records += 1;
                 } else {
-                    let mut nwords = (len - CALL_FIXED_SIZE) / 8;
-                    let complete = rstate == record_state::COMPLETE;
-                    // A folded poll: its last call follows as a record of its own.
-                    let mut last_of_loop = None;
-                    if rflags & crate::flags::POLL != 0 && nwords >= crate::POLL_FOLD_WORDS {
-                        nwords -= crate::POLL_FOLD_WORDS;
-                        let repeats = u64_at(rec, CALL_FIXED_SIZE + 8 * nwords);
-                        let last_enter = u64_at(rec, CALL_FIXED_SIZE + 8 * nwords + 8);
-                        if complete && repeats > 0 {
-                            last_of_loop = Some((repeats - 1, clock.to_ns(last_enter)));
-                        }
+                    let func = u16_at(rec, 8) as usize;
+                    if calls_by_function.len() <= func {
+                        calls_by_function.resize(func + 1, 0);
                     }
-                    let words: Vec<i64> = (0..nwords)
-                        .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
-                        .collect();
-                    trace.calls.push(CallRecord {
-                        func: u16_at(rec, 8),
-                        thread: u16_at(rec, 10),
-                        seq: at as u64,
-                        t_enter_ns: clock.to_ns(u64_at(rec, 16)),
-                        t_exit_ns: if !complete {
-                            0
-                        } else if rflags & crate::flags::INSTANT != 0 {
-                            clock.to_ns(u64_at(rec, 16))
-                        } else {
-                            clock.to_ns(u64_at(rec, 24))
-                        },
-                        callsite: u64_at(rec, 32),
-                        ret: if complete { i32_at(rec, 12) } else { 0 },
-                        fortran: rflags & crate::flags::FORTRAN != 0,
-                        complete,
-                        words,
-                        repeats: 0,
-                    });
-                    if let Some((repeats, at_ns)) = last_of_loop {
-                        let mut last = trace.calls.last().expect("just pushed").clone();
-                        // Ordered right after the first call, before any later record.
-                        last.seq += 1;
-                        last.t_enter_ns = at_ns;
-                        last.t_exit_ns = at_ns;
-                        last.repeats = repeats;
-                        trace.calls.push(last);
-                    }
+                    calls_by_function[func] += 1 + folded_poll(rec).is_some() as u64;
                 }
             }
             kind::TEXT if len >= 16 => {
@@ -518,27 +581,138 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
             // Unknown kinds are skipped: newer writers may add records old readers ignore.
             _ => {}
         }
-        at += len;
     }
-    if trace.header.exited() {
-        // The recorder never shrinks the file of a process that ran its exit handlers, so a
-        // file shorter than the records it had then was cut afterwards. Records may still
-        // stop early in a whole file (`exit` ends threads between reserving a record and
-        // writing it): only the file length, or a record that does not fit before that
-        // end, proves a cut. Records after that end come from calls made during `exit`.
-        let file_len = b.len() as u64;
-        let written = trace.header.exit_records_end;
-        let cut_record = bad_record && (written == 0 || (at as u64) < written);
-        trace.end = if written > file_len || cut_record {
-            EndOfTrace::Cut {
-                offset: at as u64,
-                file_len,
-                written,
-            }
+    if let Some(error) = b.take_error() {
+        return Err(error);
+    }
+    trace.mpi_calls = calls_by_function
+        .iter()
+        .enumerate()
+        .filter(|&(func, _)| !trace.function_name(func as u16).starts_with("MPICHECK_"))
+        .map(|(_, &n)| n)
+        .sum();
+    trace.end = walk.end_of_trace(&trace.header, b.len());
+    Ok(trace)
+}
+
+/// The call records of a trace, decoded one at a time in record order (the records of a
+/// folded poll as two calls, see the crate documentation). `Err` only when the bytes could
+/// not be read, as the last item.
+pub struct TraceCalls<B> {
+    bytes: B,
+    walk: Walk,
+    clock: ClockConversion,
+    /// The last call of a folded poll, returned after its first.
+    last_of_loop: Option<CallRecord>,
+}
+
+impl<B: TraceBytes> TraceCalls<B> {
+    /// The calls of the trace in `bytes`, whose header is `header` (as [`scan_trace`] read
+    /// it from the same bytes).
+    pub fn new(mut bytes: B, header: &TraceHeader) -> TraceCalls<B> {
+        let clock = if bytes.len() >= HEADER_SIZE {
+            clock_conversion(bytes.get(0, HEADER_SIZE))
         } else {
-            EndOfTrace::Clean
+            ClockConversion {
+                start: 0,
+                ns: 0,
+                ticks: 1,
+            }
         };
+        TraceCalls {
+            bytes,
+            walk: Walk::new(header),
+            clock,
+            last_of_loop: None,
+        }
     }
+}
+
+impl<B: TraceBytes> Iterator for TraceCalls<B> {
+    type Item = Result<CallRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(last) = self.last_of_loop.take() {
+            return Some(Ok(last));
+        }
+        loop {
+            let Some((at, len)) = self.walk.next_record(&mut self.bytes) else {
+                return self.bytes.take_error().map(Err);
+            };
+            let rec = self.bytes.get(at, len);
+            if u16_at(rec, 4) != kind::CALL
+                || len < CALL_FIXED_SIZE
+                || rec[6] == record_state::RESERVED
+            {
+                continue;
+            }
+            let rflags = rec[7];
+            let clock = &self.clock;
+            let mut nwords = (len - CALL_FIXED_SIZE) / 8;
+            let complete = rec[6] == record_state::COMPLETE;
+            if rflags & crate::flags::POLL != 0 && nwords >= crate::POLL_FOLD_WORDS {
+                nwords -= crate::POLL_FOLD_WORDS;
+            }
+            // A folded poll: its last call follows as a record of its own.
+            let last_of_loop = folded_poll(rec)
+                .map(|(repeats, last_enter)| (repeats - 1, clock.to_ns(last_enter)));
+            let words: Vec<i64> = (0..nwords)
+                .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
+                .collect();
+            let call = CallRecord {
+                func: u16_at(rec, 8),
+                thread: u16_at(rec, 10),
+                seq: at as u64,
+                t_enter_ns: clock.to_ns(u64_at(rec, 16)),
+                t_exit_ns: if !complete {
+                    0
+                } else if rflags & crate::flags::INSTANT != 0 {
+                    clock.to_ns(u64_at(rec, 16))
+                } else {
+                    clock.to_ns(u64_at(rec, 24))
+                },
+                callsite: u64_at(rec, 32),
+                ret: if complete { i32_at(rec, 12) } else { 0 },
+                fortran: rflags & crate::flags::FORTRAN != 0,
+                complete,
+                words,
+                repeats: 0,
+            };
+            if let Some((repeats, at_ns)) = last_of_loop {
+                let mut last = call.clone();
+                // Ordered right after the first call, before any later record.
+                last.seq += 1;
+                last.t_enter_ns = at_ns;
+                last.t_exit_ns = at_ns;
+                last.repeats = repeats;
+                self.last_of_loop = Some(last);
+            }
+            return Some(Ok(call));
+        }
+    }
+}
+
+/// The repeats (at least 1) and the raw entry time of the last call of a call record (whole,
+/// of at least [`CALL_FIXED_SIZE`] bytes) that folds a polling loop.
+fn folded_poll(rec: &[u8]) -> Option<(u64, u64)> {
+    let nwords = (rec.len() - CALL_FIXED_SIZE) / 8;
+    if rec[7] & crate::flags::POLL == 0
+        || nwords < crate::POLL_FOLD_WORDS
+        || rec[6] != record_state::COMPLETE
+    {
+        return None;
+    }
+    let fold = CALL_FIXED_SIZE + 8 * (nwords - crate::POLL_FOLD_WORDS);
+    let repeats = u64_at(rec, fold);
+    (repeats > 0).then(|| (repeats, u64_at(rec, fold + 8)))
+}
+
+/// Parses a trace held in memory (the whole file, or a prefix of a growing one), with all
+/// its calls decoded: [`scan_trace`], then [`TraceCalls`] collected.
+pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
+    let mut trace = scan_trace(&mut { b })?;
+    let calls: Result<Vec<CallRecord>, TraceError> = TraceCalls::new(b, &trace.header).collect();
+    trace.calls = calls?;
     // Held until the trace is analyzed: not the doubling vector's spare room (up to half).
     trace.calls.shrink_to_fit();
     Ok(trace)

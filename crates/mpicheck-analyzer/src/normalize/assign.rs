@@ -37,11 +37,18 @@ pub struct IgnoredTrace {
 /// process that only left mpicheck's own pseudo-calls (`MPICHECK_*`) is a helper the rank
 /// started (a shell, a tool) that inherited the preloaded library.
 pub fn is_rank_trace(trace: &Trace) -> bool {
-    trace.header.initialized()
-        || trace
-            .calls
-            .iter()
-            .any(|c| !trace.function_name(c.func).starts_with("MPICHECK_"))
+    if trace.header.initialized() {
+        return true;
+    }
+    // A scanned trace holds no calls, only their count; held calls (which tests and tools
+    // may have edited) are the truth when there are any.
+    if trace.calls.is_empty() {
+        return trace.mpi_calls > 0;
+    }
+    trace
+        .calls
+        .iter()
+        .any(|c| !trace.function_name(c.func).starts_with("MPICHECK_"))
 }
 
 /// Assigns world ranks to traces. A process that died before `MPI_Init` has only its

@@ -154,7 +154,7 @@ impl<'t> RankNormalizer<'t> {
                     Blocking::Blocking
                 };
                 Some(Op::Sendrecv {
-                    send,
+                    send: Box::new(send),
                     recv,
                     blocking,
                 })

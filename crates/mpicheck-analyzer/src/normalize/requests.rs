@@ -74,36 +74,50 @@ impl<'t> RankNormalizer<'t> {
     }
 
     pub(super) fn request_id(&mut self, raw: i64) -> Option<ReqId> {
-        self.request_ids(&[raw]).pop().flatten()
+        self.request_of(raw, 1)
     }
 
     /// The requests an array of handles names. The k-th occurrence of a handle in the array
     /// is the k-th oldest live request with that handle (see [`Self::requests`]).
     pub(super) fn request_ids(&mut self, raws: &[i64]) -> Vec<Option<ReqId>> {
-        let mut seen: HashMap<i64, usize> = HashMap::new();
+        /// Up to this many handles, occurrences are counted by looking back: cheaper than
+        /// a hash table for the short arrays of nearly every wait.
+        const SHORT: usize = 32;
+        let mut seen: FxHashMap<i64, usize> = FxHashMap::default();
         raws.iter()
-            .map(|&raw| {
-                if Some(raw) == self.constants.request_null {
-                    return None;
-                }
-                let occurrence = seen.entry(raw).or_insert(0);
-                *occurrence += 1;
-                let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
-                Some(match live.get(*occurrence - 1).or(live.last()) {
-                    Some(info) => info.id,
-                    None if self
-                        .retired
-                        .get(&raw)
-                        .is_some_and(|&(_, exit)| self.call_enter_ns < exit) =>
-                    {
-                        self.retired[&raw].0
-                    }
-                    // A request the trace did not see being created: give it an identity so
-                    // waits on it still show up.
-                    None => self.new_request(Some(raw), false, None, None),
-                })
+            .enumerate()
+            .map(|(i, &raw)| {
+                let occurrence = if raws.len() <= SHORT {
+                    raws[..i].iter().filter(|&&r| r == raw).count() + 1
+                } else {
+                    let n = seen.entry(raw).or_insert(0);
+                    *n += 1;
+                    *n
+                };
+                self.request_of(raw, occurrence)
             })
             .collect()
+    }
+
+    /// The request the `occurrence`-th (from 1) use of handle `raw` in one call names.
+    fn request_of(&mut self, raw: i64, occurrence: usize) -> Option<ReqId> {
+        if Some(raw) == self.constants.request_null {
+            return None;
+        }
+        let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
+        Some(match live.get(occurrence - 1).or(live.last()) {
+            Some(info) => info.id,
+            None if self
+                .retired
+                .get(&raw)
+                .is_some_and(|&(_, exit)| self.call_enter_ns < exit) =>
+            {
+                self.retired[&raw].0
+            }
+            // A request the trace did not see being created: give it an identity so waits
+            // on it still show up.
+            None => self.new_request(Some(raw), false, None, None),
+        })
     }
 
     pub(super) fn wait_op(

@@ -438,7 +438,7 @@ fn equal_collective_arguments_are_held_once() {
 /// Releasing each rank's records once it is normalized gives the same run, and leaves the
 /// traces without records.
 #[test]
-fn releasing_records_while_normalizing_gives_the_same_run() {
+fn streaming_the_calls_gives_the_run_of_held_calls() {
     let traces = || {
         vec![
             trace(
@@ -474,12 +474,58 @@ fn releasing_records_while_normalizing_gives_the_same_run() {
         ]
     };
     let expected = normalize(&traces(), &mut resolve).unwrap();
-    let mut released = traces();
-    let run = normalize_releasing_records(&mut released, &mut resolve).unwrap();
+    // As scanned: the calls are not held, only counted.
+    let mut scanned = traces();
+    let calls: Vec<Vec<CallRecord>> = scanned
+        .iter_mut()
+        .map(|t| std::mem::take(&mut t.calls))
+        .collect();
+    let run = normalize_streaming(
+        &scanned,
+        &mut |i| Ok(calls[i].clone().into_iter().map(Ok)),
+        &mut resolve,
+    )
+    .unwrap();
     assert_eq!(run, expected);
     assert_eq!(run.ranks.iter().map(|r| r.events.len()).sum::<usize>(), 4);
-    assert!(released.iter().all(|t| t.calls.is_empty()));
-    assert!(released
+    // Events are held without spare room: their number was known from the scan.
+    assert!(run
+        .ranks
         .iter()
-        .all(|t| t.constant("MPI_COMM_WORLD").is_some()));
+        .all(|r| r.events.capacity() == r.events.len()));
+
+    // A trace that cannot be read to its end is an error, not a shorter rank.
+    let err = normalize_streaming(
+        &scanned,
+        &mut |i| {
+            let unreadable = (i == 1).then(|| {
+                Err(TraceError::Io {
+                    path: "trace-2.mpitrace".into(),
+                    source: std::io::ErrorKind::UnexpectedEof.into(),
+                })
+            });
+            Ok(calls[i].clone().into_iter().map(Ok).chain(unreadable))
+        },
+        &mut resolve,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot read the calls of rank 1: {}",
+            TraceError::Io {
+                path: "trace-2.mpitrace".into(),
+                source: std::io::ErrorKind::UnexpectedEof.into(),
+            }
+        )
+    );
+}
+
+/// Every recorded call becomes an event held until the checks end: its size is the analysis'
+/// memory per call. A rare operation's payload inline (a `Sendrecv`'s two specs) made every
+/// event 160 bytes.
+#[test]
+fn events_stay_small() {
+    assert!(size_of::<Op>() <= 64, "{}", size_of::<Op>());
+    assert!(size_of::<Event>() <= 128, "{}", size_of::<Event>());
 }

@@ -93,7 +93,7 @@ impl Parser {
                     self.recv_of_request[rank as usize].insert(r.0, index);
                 }
                 Op::Sendrecv {
-                    send,
+                    send: Box::new(send),
                     recv,
                     blocking,
                 }
