@@ -277,6 +277,7 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
     let mut run = Command::new(&mpicheck);
     run.arg("run")
         .args(["--mpi", family, "-n", &exp.ranks.to_string()])
+        .args(exp.check_buffers.then_some("--check-buffers"))
         .arg("--out")
         .arg(&out_dir)
         .args(["--deadlock-timeout", DEADLOCK_TIMEOUT_SECS, "--"])
