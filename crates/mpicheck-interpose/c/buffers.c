@@ -76,6 +76,9 @@ struct stepper {
 };
 
 static struct watched watched[MAX_WATCHED];
+/* 1 + the highest slot in use: the scans of every MPI call stop there (nothing to scan in
+ * the common case of no pending buffer). Under the lock. */
+static int watched_end;
 static struct finding findings[MAX_FINDINGS];
 static struct stepper steppers[MAX_STEPPERS];
 /* Page ranges released recently: a fault that raced with the release is retried once. */
@@ -96,9 +99,11 @@ static int flushing;
 static uint64_t next_mark;
 static uint64_t count_watched, count_unwatched, count_dropped;
 
-/* Memory spans found to be private read-write mappings (not stacks), cached. */
+/* Mappings found to be private read-write memory that is not a stack (ok = 1) or not
+ * (ok = 0), cached: /proc/self/maps is read only for memory not seen before. */
 static struct {
     uintptr_t lo, hi;
+    int ok;
 } spans[MAX_SPANS];
 static unsigned spans_next;
 
@@ -152,7 +157,7 @@ static int page_prot(uintptr_t page)
 {
     int prot = PROT_READ | PROT_WRITE;
     if (threads_in_mpi > 0 || stepping_on(page)) return prot;
-    for (int i = 0; i < MAX_WATCHED; i++) {
+    for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
         if (w->recv && page >= w->start && page + page_size <= w->end) return PROT_NONE;
@@ -180,6 +185,7 @@ static void apply(uintptr_t lo, uintptr_t hi)
 static void release(struct watched *w)
 {
     w->used = 0;
+    while (watched_end > 0 && !watched[watched_end - 1].used) watched_end--;
     unsigned r = released_next++ % MAX_RELEASED;
     released[r].lo = w->page_lo;
     released[r].hi = w->page_hi;
@@ -258,7 +264,7 @@ static void on_segv(int sig, siginfo_t *info, void *ctx_)
     }
     lock(me);
     struct watched *hit = NULL, *covering = NULL;
-    for (int i = 0; i < MAX_WATCHED; i++) {
+    for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
         covering = w;
@@ -293,7 +299,7 @@ static void on_segv(int sig, siginfo_t *info, void *ctx_)
             ctx->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
         } else {
             /* More threads stepping than slots: stop watching this page's buffers. */
-            for (int i = 0; i < MAX_WATCHED; i++) {
+            for (int i = 0; i < watched_end; i++) {
                 struct watched *w = &watched[i];
                 if (w->used && page >= w->page_lo && page < w->page_hi) w->reported = 1;
             }
@@ -345,11 +351,12 @@ static void ensure_handler(int sig, void (*fn)(int, siginfo_t *, void *), struct
 
 /* ---- which memory may be protected ------------------------------------------------------ */
 
+/* 1 or 0 when a cached mapping holds [lo, hi), -1 when none does. */
 static int in_span_cache(uintptr_t lo, uintptr_t hi)
 {
     for (int i = 0; i < MAX_SPANS; i++)
-        if (spans[i].lo <= lo && hi <= spans[i].hi && spans[i].hi) return 1;
-    return 0;
+        if (spans[i].lo <= lo && hi <= spans[i].hi && spans[i].hi) return spans[i].ok;
+    return -1;
 }
 
 /* [lo, hi) lies in one private read-write mapping that is not a stack: not [stack], and not
@@ -357,7 +364,8 @@ static int in_span_cache(uintptr_t lo, uintptr_t hi)
  * thread's TLS). From /proc/self/maps; positive answers are cached. */
 static int private_rw(uintptr_t lo, uintptr_t hi)
 {
-    if (in_span_cache(lo, hi)) return 1;
+    int cached = in_span_cache(lo, hi);
+    if (cached >= 0) return cached;
     int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
     char buf[8192];
@@ -380,11 +388,10 @@ static int private_rw(uintptr_t lo, uintptr_t hi)
                 if (s <= lo && hi <= e) {
                     int guarded = prev_guard && prev_hi == s;
                     ok = strcmp(perms, "rw-p") == 0 && !guarded && !strstr(line, "[stack");
-                    if (ok) {
-                        unsigned i = spans_next++ % MAX_SPANS;
-                        spans[i].lo = s;
-                        spans[i].hi = e;
-                    }
+                    unsigned i = spans_next++ % MAX_SPANS;
+                    spans[i].lo = s;
+                    spans[i].hi = e;
+                    spans[i].ok = ok;
                     done = 1;
                     break;
                 }
@@ -423,7 +430,7 @@ void mpicheck_buffers_enter(void)
     lock(me);
     if (threads_in_mpi++ == 0 && protected_now) {
         protected_now = 0;
-        for (int i = 0; i < MAX_WATCHED; i++) {
+        for (int i = 0; i < watched_end; i++) {
             struct watched *w = &watched[i];
             if (w->used) mprotect((void *)w->page_lo, w->page_hi - w->page_lo, PROT_READ | PROT_WRITE);
         }
@@ -437,12 +444,12 @@ void mpicheck_buffers_leave(void)
     lock(me);
     if (--threads_in_mpi == 0) {
         int any = 0;
-        for (int i = 0; i < MAX_WATCHED && !any; i++) any = watched[i].used && !watched[i].reported;
+        for (int i = 0; i < watched_end && !any; i++) any = watched[i].used && !watched[i].reported;
         if (any) {
             ensure_handler(SIGSEGV, on_segv, &old_segv);
             ensure_handler(SIGTRAP, on_trap, &old_trap);
             protected_now = 1;
-            for (int i = 0; i < MAX_WATCHED; i++) {
+            for (int i = 0; i < watched_end; i++) {
                 struct watched *w = &watched[i];
                 if (w->used && !w->reported) apply(w->page_lo, w->page_hi);
             }
@@ -479,6 +486,7 @@ void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MP
     for (int i = 0; i < MAX_WATCHED && !slot; i++)
         if (!watched[i].used) slot = &watched[i];
     if (slot) {
+        if (slot - watched >= watched_end) watched_end = (int)(slot - watched) + 1;
         slot->used = 1;
         slot->recv = recv;
         slot->reported = 0;
@@ -498,11 +506,11 @@ void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MP
 
 uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
 {
-    if (!reqs || n <= 0) return 0;
+    if (!reqs || n <= 0 || !__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) return 0;
     lock(my_tid());
     uint64_t mark = ++next_mark;
     int any = 0;
-    for (int i = 0; i < MAX_WATCHED; i++) {
+    for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used) continue;
         for (int j = 0; j < n; j++)
@@ -520,7 +528,7 @@ uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
 void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark)
 {
     lock(my_tid());
-    for (int i = 0; i < MAX_WATCHED; i++) {
+    for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used || w->mark != mark) continue;
         w->mark = 0;
@@ -534,7 +542,7 @@ void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark)
 void mpicheck_buffers_completed(MPI_Request req)
 {
     lock(my_tid());
-    for (int i = 0; i < MAX_WATCHED; i++)
+    for (int i = 0; i < watched_end; i++)
         if (watched[i].used && watched[i].req == req) release(&watched[i]);
     unlock();
 }
@@ -573,6 +581,7 @@ void mpicheck_buffers_finalized(void)
     mpicheck_buffers_flush();
     lock(my_tid());
     for (int i = 0; i < MAX_WATCHED; i++) watched[i].used = 0;
+    watched_end = 0;
     unlock();
     int64_t *w = mpicheck_begin(mpicheck_buffers_id, 3, __builtin_return_address(0), 0);
     if (w) {
