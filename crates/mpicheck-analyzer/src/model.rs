@@ -562,6 +562,19 @@ pub struct Run {
     /// Loads and stores of the program into buffers of pending operations, caught by
     /// `mpicheck run --check-buffers` (`MPICHECK_Access` records), in trace order per rank.
     pub buffer_accesses: Vec<BufferAccess>,
+    /// How many buffers `--check-buffers` watched and did not, summed over the ranks
+    /// (`MPICHECK_Buffers` records); `None` without the mode.
+    pub buffer_watch: Option<BufferWatchCounts>,
+}
+
+/// Buffer checking's counts: pending buffers watched, buffers not watched (non-contiguous
+/// datatype, stack, shared or read-only memory, over 1 GiB, table full), accesses found but
+/// not recorded (table full).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferWatchCounts {
+    pub watched: u64,
+    pub unwatched: u64,
+    pub dropped: u64,
 }
 
 /// A load or store of the program into the buffer of a pending nonblocking operation.

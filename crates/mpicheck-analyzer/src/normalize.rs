@@ -110,6 +110,7 @@ struct Tables {
     distinct_collective_args: FxHashSet<Arc<CollectiveArgs>>,
     rma: rma::RmaTables,
     buffer_accesses: Vec<BufferAccess>,
+    buffer_watch: Option<BufferWatchCounts>,
 }
 
 impl Tables {
@@ -284,8 +285,20 @@ fn normalize_assigned(
                     });
                     continue;
                 }
-                // Buffer checking's counts; nothing to check in them.
-                "MPICHECK_Buffers" => continue,
+                "MPICHECK_Buffers" => {
+                    let values = call.args(function);
+                    let count = |i: usize| {
+                        values
+                            .get(i)
+                            .and_then(|(v, _)| v.as_int())
+                            .map_or(0, |v| v.max(0) as u64)
+                    };
+                    let total = rank_state.tables.buffer_watch.get_or_insert_default();
+                    total.watched += count(0);
+                    total.unwatched += count(1);
+                    total.dropped += count(2);
+                    continue;
+                }
                 _ => {}
             }
             if function.name == "MPI_Op_create" {
@@ -363,6 +376,7 @@ fn normalize_assigned(
         windows: tables.rma.windows,
         rma: tables.rma.calls,
         buffer_accesses: tables.buffer_accesses,
+        buffer_watch: tables.buffer_watch,
     })
 }
 

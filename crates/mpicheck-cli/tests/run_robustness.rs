@@ -417,6 +417,22 @@ fn check_buffer_checking_only_when_asked(family: Family) {
     .0;
     assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     assert_eq!(codes(&on), vec!["DR002"]);
+
+    // Buffers it cannot watch are counted and said: here one stack buffer per rank.
+    let exe = dir.path().join("dr_buffers_ok");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/dr_buffers_ok.c");
+    compile_to(family, &source, &exe);
+    let ok = dir.path().join("ok");
+    let args = [exe.to_str().unwrap()];
+    let output = mpicheck_run(family, 2, &ok, &args, &["--check-buffers"], b"").0;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains(
+            "mpicheck: note: --check-buffers watched 6 buffers of nonblocking calls and left 2 unwatched"
+        ),
+        "{}",
+        text(&output.stderr)
+    );
 }
 
 #[test]
