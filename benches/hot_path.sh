@@ -10,6 +10,8 @@
 #   LIB_DIR=/some/dir NO_BUILD=1 benches/hot_path.sh        # libmpicheck_*.so built elsewhere
 #   LIBS="old=/dir/a new=/dir/b" NO_BUILD=1 benches/hot_path.sh
 #       # A/B: several builds of the library, their runs interleaved with the plain runs
+#   CHECK_BUFFERS=1 OPS=send,exchange,heapexchange benches/hot_path.sh
+#       # also recording with buffer checking (mpicheck run --check-buffers), interleaved
 #
 # Each recorded call appends ~100 bytes to the trace (4 ops x 10M calls = ~4 GB per rank and
 # run): the traces are deleted after every run. Benchmarks only; the figures vary with the
@@ -42,6 +44,9 @@ for v in $LIBS; do
 done
 MODES="plain"
 for v in "${VARIANTS[@]}"; do MODES="$MODES wrappers$v recording$v"; done
+if [ "${CHECK_BUFFERS:-0}" = 1 ]; then
+    for v in "${VARIANTS[@]}"; do MODES="$MODES buffers$v"; done
+fi
 lib() { echo "${LIBDIR_OF[$2]}/libmpicheck_$1.so"; }
 
 # env_args FAMILY NAME=VALUE...: mpiexec arguments that set variables in the ranks only.
@@ -66,6 +71,7 @@ for fam in $FAMILIES; do
                     plain) mapfile -t extra < <(env_args "$fam") ;;
                     wrappers*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#wrappers}")") ;;
                     recording*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#recording}")" "MPICHECK_OUT_DIR=$TRACE_DIR") ;;
+                    buffers*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#buffers}")" "MPICHECK_OUT_DIR=$TRACE_DIR" "MPICHECK_CHECK_BUFFERS=1") ;;
                 esac
                 rm -f "$TRACE_DIR"/trace-*.mpitrace
                 # shellcheck disable=SC2086
@@ -84,6 +90,7 @@ for fam in $FAMILIES; do
     done
 done
 
+BUFFER_ROWS=()
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 col() { awk -v f="$1" -v np="$2" -v op="$3" -v m="$4" '$1 == f && $2 == np && $3 == op && $4 == m { print $5 }' "$RAW"; }
 
@@ -106,12 +113,27 @@ for fam in $FAMILIES; do
                 du=$(awk -v a="$(col "$fam" "$np" "$op" "recording${v}_user" | median)" -v b="$(col "$fam" "$np" "$op" plain_user | median)" 'BEGIN { print a - b }')
                 ds=$(awk -v a="$(col "$fam" "$np" "$op" "recording${v}_sys" | median)" -v b="$(col "$fam" "$np" "$op" plain_sys | median)" 'BEGIN { print a - b }')
                 case $op in send) name="MPI_Send";; recv) name="MPI_Recv";; rank) name="MPI_Comm_rank";; exchange) name="exchange";; *) name=$op;; esac
+                if [ "${CHECK_BUFFERS:-0}" = 1 ]; then
+                    b=$(col "$fam" "$np" "$op" "buffers$v" | median)
+                    brange=$(paste <(col "$fam" "$np" "$op" "recording$v") <(col "$fam" "$np" "$op" "buffers$v") |
+                        awk '{ d = $2 - $1; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d } END { printf "%.1f..%.1f", lo, hi }')
+                    bu=$(awk -v a="$(col "$fam" "$np" "$op" "buffers${v}_user" | median)" -v b="$(col "$fam" "$np" "$op" "recording${v}_user" | median)" 'BEGIN { print a - b }')
+                    bs=$(awk -v a="$(col "$fam" "$np" "$op" "buffers${v}_sys" | median)" -v b="$(col "$fam" "$np" "$op" "recording${v}_sys" | median)" 'BEGIN { print a - b }')
+                    BUFFER_ROWS+=("$(printf '%-8s %-8s %5s %-15s %10.1f %10.1f %8.1f %17s %6.1f %6.1f' "$fam" "${v:--}" "$np" "$name" "$r" "$b" \
+                        "$(awk -v r="$r" -v b="$b" 'BEGIN { print b - r }')" "$brange" "$bu" "$bs")")
+                fi
                 printf '%-8s %-8s %5s %-15s %8.1f %9.1f %10.1f %8.1f %17s %6.1f %6.1f\n' "$fam" "${v:--}" "$np" "$name" "$p" "$w" "$r" \
                     "$(awk -v r="$r" -v p="$p" 'BEGIN { print r - p }')" "$range" "$du" "$ds"
             done
         done
     done
 done
+if [ "${CHECK_BUFFERS:-0}" = 1 ]; then
+    echo
+    echo "buffer checking (MPICHECK_CHECK_BUFFERS=1) on top of recording: ns/call; added = buffers - recording"
+    printf '%-8s %-8s %5s %-15s %10s %10s %8s %17s %6s %6s\n' family library ranks call recording buffers added "added min..max" user kernel
+    printf '%s\n' "${BUFFER_ROWS[@]}"
+fi
 for fam in $FAMILIES; do
     for np in $RANKS; do
         for v in "${VARIANTS[@]}"; do

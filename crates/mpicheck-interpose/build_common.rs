@@ -195,6 +195,7 @@ fn build_family(family: Family) {
         shared.join("c/generated/wrappers.c"),
         shared.join("c/support.c"),
         shared.join("c/threads.c"),
+        shared.join("c/buffers.c"),
     ];
     // An MPI without Fortran bindings (the standard ABI's libmpi_abi) needs no Fortran wrappers.
     if family.fc.is_some() {

@@ -575,6 +575,48 @@ pub struct Run {
     /// Index = [`WinId`].
     pub windows: Vec<WindowInfo>,
     pub rma: std::collections::HashMap<(Rank, u32), RmaCall>,
+    /// Loads and stores of the program into buffers of pending operations, caught by
+    /// `mpicheck run --check-buffers` (`MPICHECK_Access` records), in trace order per rank.
+    pub buffer_accesses: Vec<BufferAccess>,
+    /// How many buffers `--check-buffers` watched and did not, summed over the ranks
+    /// (`MPICHECK_Buffers` records); `None` without the mode.
+    pub buffer_watch: Option<BufferWatchCounts>,
+}
+
+/// Buffer checking's counts: pending buffers watched, buffers not watched (non-contiguous
+/// datatype, stack, shared or read-only memory, over 1 GiB, table full), accesses found but
+/// not recorded (table full).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferWatchCounts {
+    pub watched: u64,
+    pub unwatched: u64,
+    pub dropped: u64,
+}
+
+/// A load or store of the program into the buffer of a pending nonblocking operation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferAccess {
+    pub rank: Rank,
+    /// The instruction that accessed the buffer.
+    pub site: SiteId,
+    /// A store (else a load).
+    pub write: bool,
+    pub address: u64,
+    /// The accessing thread's index in the trace (as [`Event::thread`]); `None` for a
+    /// thread that never made an MPI call.
+    pub thread: Option<u16>,
+    /// Its kernel thread id.
+    pub tid: u32,
+    /// The pending operation's buffer: `start`, `len` bytes.
+    pub start: u64,
+    pub len: u64,
+    /// The pending operation receives into the buffer (else it sends from it).
+    pub recv: bool,
+    /// Where the pending operation was started (`SiteId(0)` if unknown).
+    pub post_site: SiteId,
+    /// How many of the rank's events came before the access was recorded: the posting call
+    /// is among them.
+    pub events_before: u32,
 }
 
 impl Run {

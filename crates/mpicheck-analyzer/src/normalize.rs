@@ -114,6 +114,8 @@ struct Tables {
     /// Each distinct value of [`Run::collective_args`] once.
     distinct_collective_args: FxHashSet<Arc<CollectiveArgs>>,
     rma: rma::RmaTables,
+    buffer_accesses: Vec<BufferAccess>,
+    buffer_watch: Option<BufferWatchCounts>,
 }
 
 impl Tables {
@@ -265,6 +267,49 @@ where
                     site
                 }
             };
+            match function.name.as_str() {
+                "MPICHECK_Access" => {
+                    let values = call.args(function);
+                    let int = |name: &str| {
+                        let p = function.params.iter().position(|p| p.name == name);
+                        p.and_then(|p| values.get(p).and_then(|(v, _)| v.as_int()))
+                            .unwrap_or(-1)
+                    };
+                    let post_site = match int("post_site") {
+                        a if a > 0 => rank_state.tables.site(resolve(index, a as u64)),
+                        _ => SiteId(0),
+                    };
+                    rank_state.tables.buffer_accesses.push(BufferAccess {
+                        rank,
+                        site,
+                        write: int("write") == 1,
+                        address: int("address") as u64,
+                        thread: u16::try_from(int("thread")).ok(),
+                        tid: u32::try_from(int("tid")).unwrap_or(0),
+                        start: int("start") as u64,
+                        len: int("len") as u64,
+                        recv: int("recv") == 1,
+                        post_site,
+                        events_before: events.len() as u32,
+                    });
+                    continue;
+                }
+                "MPICHECK_Buffers" => {
+                    let values = call.args(function);
+                    let count = |i: usize| {
+                        values
+                            .get(i)
+                            .and_then(|(v, _)| v.as_int())
+                            .map_or(0, |v| v.max(0) as u64)
+                    };
+                    let total = rank_state.tables.buffer_watch.get_or_insert_default();
+                    total.watched += count(0);
+                    total.unwatched += count(1);
+                    total.dropped += count(2);
+                    continue;
+                }
+                _ => {}
+            }
             if function.name == "MPI_Op_create" {
                 // The user function, by where it is defined (addresses differ per process);
                 // +1: the resolver expects a return address and looks one byte before it.
@@ -347,6 +392,8 @@ where
         collective_args: tables.collective_args,
         windows: tables.rma.windows,
         rma: tables.rma.calls,
+        buffer_accesses: tables.buffer_accesses,
+        buffer_watch: tables.buffer_watch,
     })
 }
 

@@ -301,3 +301,57 @@ fn request_get_status_completes_the_operation_and_keeps_the_request() {
         vec![("RQ002", Some(13)), ("BF001", Some(12))]
     );
 }
+
+#[test]
+fn a_store_into_a_pending_send_buffer_is_reported_with_the_call_that_started_it() {
+    let text = "ranks 2
+        *: init
+        0: irecv src=1 tag=0 req=0 mem=buf:8192+64:w   @ a.c:9
+        0: isend dest=1 tag=0 req=1 mem=buf:4096+64:r  @ a.c:10
+        0: access write=1 addr=4100 buf=4096+64 thread=0 @ a.c:11
+        0: waitall reqs=0,1                            @ a.c:12
+        1: recv src=0 tag=0                            @ a.c:10
+        1: send dest=0 tag=0                           @ a.c:11
+        *: finalize                                    @ a.c:20";
+    assert_eq!(codes_at(text), vec![("DR002", Some(11))]);
+    let d = &findings(text)[0];
+    assert_eq!(
+        d.message,
+        "store into byte 4 of the 64-byte buffer of a pending MPI_Isend by the thread that started it, before the send completed"
+    );
+    assert_eq!(d.locations[0].call, "store");
+    assert_eq!(
+        (d.locations[1].call.as_str(), d.locations[1].line),
+        ("MPI_Isend", Some(10))
+    );
+}
+
+#[test]
+fn loads_of_pending_receive_buffers_by_other_threads_are_reported() {
+    let text = "ranks 2
+        *: init
+        0: irecv src=1 tag=0 req=0 mem=buf:8192+64:w   @ a.c:9
+        0: access addr=8192 buf=8192+64 recv=1          @ a.c:30
+        0: wait req=0                                   @ a.c:12
+        1: send dest=0 tag=0                            @ a.c:11
+        *: finalize                                     @ a.c:20";
+    assert_eq!(codes_at(text), vec![("DR002", Some(30))]);
+    let d = &findings(text)[0];
+    assert!(
+        d.message.starts_with("load from byte 0 of the 64-byte buffer of a pending MPI_Irecv by a thread that made no MPI call"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.locations[1].line, Some(9));
+}
+
+#[test]
+fn pending_buffers_without_recorded_accesses_report_nothing() {
+    let text = "ranks 2
+        *: init
+        0: isend dest=1 tag=0 req=1 mem=buf:4096+64:r  @ a.c:10
+        0: wait req=1                                  @ a.c:12
+        1: recv src=0 tag=0                            @ a.c:10
+        *: finalize                                    @ a.c:20";
+    assert!(codes_at(text).is_empty());
+}

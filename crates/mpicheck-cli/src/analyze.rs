@@ -267,6 +267,20 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     if let Some(note) = child_process_note(traces, &assignment) {
         eprintln!("mpicheck: note: {note}");
     }
+    if let Some(counts) = run
+        .buffer_watch
+        .filter(|c| c.unwatched > 0 || c.dropped > 0)
+    {
+        eprintln!(
+            "mpicheck: note: --check-buffers watched {} buffers of nonblocking calls and left {} unwatched (stack, shared or read-only memory, non-contiguous datatype, over 1 GiB, or too many pending){}",
+            counts.watched,
+            counts.unwatched,
+            match counts.dropped {
+                0 => String::new(),
+                n => format!("; {n} accesses found were not recorded"),
+            }
+        );
+    }
     let notes = incomplete_notes(traces, &run, &assignment);
     for line in &notes {
         eprintln!("mpicheck: warning: {line}");

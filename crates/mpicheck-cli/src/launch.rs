@@ -251,8 +251,14 @@ pub const EXEC_RANK: &str = "exec-rank";
 
 /// What the launcher starts as each rank, before the program's arguments: mpicheck itself
 /// as a trampoline ([`exec_rank`]). `MPICHECK_THREADS` (0 turns thread tracking off) goes on
-/// the command line, since not every launcher forwards the environment.
-pub fn rank_command(library: &Path, out_dir: &Path, program: &str) -> Result<Vec<OsString>> {
+/// the command line, since not every launcher forwards the environment; so does
+/// `--check-buffers`.
+pub fn rank_command(
+    library: &Path,
+    out_dir: &Path,
+    program: &str,
+    check_buffers: bool,
+) -> Result<Vec<OsString>> {
     let mpicheck = std::env::current_exe()
         .context("cannot find the mpicheck executable to start the ranks with")?;
     let mut words: Vec<OsString> = vec![
@@ -266,6 +272,9 @@ pub fn rank_command(library: &Path, out_dir: &Path, program: &str) -> Result<Vec
     if let Some(threads) = std::env::var_os("MPICHECK_THREADS") {
         words.extend(["--threads".into(), threads]);
     }
+    if check_buffers {
+        words.push("--check-buffers".into());
+    }
     words.extend(["--".into(), program.into()]);
     Ok(words)
 }
@@ -278,6 +287,7 @@ pub fn exec_rank(
     library: &Path,
     out_dir: &Path,
     threads: Option<&OsString>,
+    check_buffers: bool,
     command: &[OsString],
 ) -> Result<u8> {
     let parent = std::os::unix::process::parent_id();
@@ -300,6 +310,12 @@ pub fn exec_rank(
         .env("MPICHECK_OUT_DIR", out_dir);
     if let Some(threads) = threads {
         exec.env("MPICHECK_THREADS", threads);
+    }
+    // Only `mpicheck run --check-buffers` turns buffer checking on, never the environment.
+    if check_buffers {
+        exec.env("MPICHECK_CHECK_BUFFERS", "1");
+    } else {
+        exec.env_remove("MPICHECK_CHECK_BUFFERS");
     }
     let error = exec.exec();
     eprintln!(

@@ -72,6 +72,8 @@ enum Command {
         out: PathBuf,
         #[arg(long)]
         threads: Option<OsString>,
+        #[arg(long)]
+        check_buffers: bool,
         #[arg(required = true, last = true)]
         command: Vec<OsString>,
     },
@@ -99,6 +101,11 @@ pub struct RunArgs {
     /// On an actual deadlock: end the job (abort) or report it and let the job wait (report).
     #[arg(long, value_enum, default_value_t = OnDeadlock::Abort)]
     pub on_deadlock: OnDeadlock,
+    /// Also find loads and stores of the program into the buffers of pending nonblocking
+    /// sends and receives (DR002), by protecting their memory pages while the program runs
+    /// outside MPI. Slows programs that make many nonblocking calls (docs/buffer-checking.md).
+    #[arg(long)]
+    pub check_buffers: bool,
     /// Start the program with this command instead of the MPI's mpiexec, e.g. "srun" or
     /// "mpiexec -f hosts"; mpicheck appends `-n N`.
     #[arg(long, value_name = "CMD")]
@@ -201,8 +208,9 @@ fn main() -> ExitCode {
             library,
             out,
             threads,
+            check_buffers,
             command,
-        } => launch::exec_rank(&library, &out, threads.as_ref(), &command),
+        } => launch::exec_rank(&library, &out, threads.as_ref(), check_buffers, &command),
     };
     match result {
         Ok(status) => ExitCode::from(status),

@@ -66,7 +66,12 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     let mut command = Command::new(&launcher[0]);
     command
         .args(&launcher[1..])
-        .args(rank_command(&library, out.path(), program_name)?)
+        .args(rank_command(
+            &library,
+            out.path(),
+            program_name,
+            args.check_buffers,
+        )?)
         .args(&args.command[1..])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -380,3 +380,66 @@ fn interrupted_job_is_not_clean_mpich() {
 fn interrupted_job_is_not_clean_openmpi() {
     check_interrupt(OPENMPI);
 }
+
+/// Buffer checking runs only under `--check-buffers`: not by default, and not because the
+/// environment of `mpicheck run` happens to hold the library's switch.
+fn check_buffer_checking_only_when_asked(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("dr_isend_store");
+    let source =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/dr_isend_store.c");
+    compile_to(family, &source, &exe);
+    let codes = |out: &Path| -> Vec<String> {
+        let report: serde_json::Value =
+            serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let off = dir.path().join("off");
+    let mut cmd = mpicheck_run_command(family, 2, &off, &[exe.to_str().unwrap()], &[]);
+    cmd.env("MPICHECK_CHECK_BUFFERS", "1");
+    let output = run_bounded(cmd, b"").0;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(codes(&off).is_empty(), "{:?}", codes(&off));
+    let on = dir.path().join("on");
+    let output = mpicheck_run(
+        family,
+        2,
+        &on,
+        &[exe.to_str().unwrap()],
+        &["--check-buffers"],
+        b"",
+    )
+    .0;
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
+    assert_eq!(codes(&on), vec!["DR002"]);
+
+    // Buffers it cannot watch are counted and said: here one stack buffer per rank.
+    let exe = dir.path().join("dr_buffers_ok");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/programs/dr_buffers_ok.c");
+    compile_to(family, &source, &exe);
+    let ok = dir.path().join("ok");
+    let args = [exe.to_str().unwrap()];
+    let output = mpicheck_run(family, 2, &ok, &args, &["--check-buffers"], b"").0;
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stderr).contains(
+            "mpicheck: note: --check-buffers watched 6 buffers of nonblocking calls and left 2 unwatched"
+        ),
+        "{}",
+        text(&output.stderr)
+    );
+}
+
+#[test]
+fn buffer_checking_only_when_asked_mpich() {
+    check_buffer_checking_only_when_asked(MPICH);
+}
+#[test]
+fn buffer_checking_only_when_asked_openmpi() {
+    check_buffer_checking_only_when_asked(OPENMPI);
+}

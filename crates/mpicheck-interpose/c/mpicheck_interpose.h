@@ -48,6 +48,23 @@ void mpicheck_threads_prepare(void);
 /* The trace was just opened (the process's first MPI call): says that threads are tracked. */
 void mpicheck_threads_on_start(void);
 
+/* Buffer checking (buffers.c, on with MPICHECK_CHECK_BUFFERS=1): nonzero while on. The
+ * wrappers call enter/leave around every outermost MPI call (buffers are unprotected while
+ * any thread is inside MPI), post after a nonblocking send or receive returned, and
+ * mark/settle around the calls that may complete requests. */
+extern int mpicheck_buffers_on;
+void mpicheck_buffers_enter(void);
+void mpicheck_buffers_leave(void);
+void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
+                           const void *site);
+uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n);
+void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark);
+void mpicheck_buffers_completed(MPI_Request req);
+void mpicheck_buffers_prepare(void);
+void mpicheck_buffers_flush(void);
+/* MPI_Finalize returned: findings and counts written, nothing watched any more. */
+void mpicheck_buffers_finalized(void);
+
 /* The function table, generated. */
 extern const char mpicheck_schema_text[];
 

@@ -597,6 +597,7 @@ void mpicheck_after_init(void)
 
 void mpicheck_after_finalize(void)
 {
+    mpicheck_buffers_finalized();
     mpicheck_mpi_ready = 0;
     mpicheck_world_group = MPI_GROUP_NULL; /* freed by MPI_Finalize */
     mpicheck_finalized();
@@ -609,4 +610,5 @@ __attribute__((constructor)) static void mpicheck_interpose_start(void)
                      mpicheck_threads_on_start);
     free(constants);
     mpicheck_threads_prepare();
+    mpicheck_buffers_prepare();
 }

@@ -253,6 +253,12 @@ PSEUDO = [
     "MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s",
     # Synchronization between threads (c/threads.c): what = release/acquire/region begin/end.
     "MPICHECK_Sync what:INT:in:s object:INT:in:s",
+    # A load or store of the program into the buffer of a pending operation (c/buffers.c,
+    # written after the fault; the record's call site is the faulting instruction + 1).
+    "MPICHECK_Access write:INT:in:s address:INT:in:s thread:INT:in:s tid:INT:in:s start:INT:in:s len:INT:in:s recv:INT:in:s post_site:INT:in:s",
+    # Buffer checking's counts at MPI_Finalize: buffers watched, not watched (layout, memory,
+    # table full), findings dropped (table full).
+    "MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s",
 ]
 
 PSEUDO_NAMES = [p.split()[0] for p in PSEUDO]
@@ -474,6 +480,7 @@ def gen_c_wrapper(func):
     direct = f"{pname}({', '.join(call_args)})"
     lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) return {direct};")
     lines.append("    mpicheck_depth++;")
+    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();")
     body = []
     pre, nwords = emit_record(func, acc, body, 1)
     # Status substitution: the user may pass MPI_STATUS(ES)_IGNORE; the library then writes
@@ -537,6 +544,12 @@ def gen_c_wrapper(func):
     lines.append("        (void)mpicheck_p;")
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
+    completes = BUFFER_COMPLETERS.get(func.name)
+    if completes:
+        reqs, n = completes
+        lines.append(
+            f"    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark({reqs}, {n}) : 0;"
+        )
     args = [call_map.get(a, a) for a in call_args]
     if func.return_type == "void":
         lines.append(f"    {pname}({', '.join(args)});")
@@ -556,6 +569,10 @@ def gen_c_wrapper(func):
     lines.append("    }")
     lines += ["    " + l for l in post_hooks(func, "site_of_call")]
     lines += ["    " + l for l in post_free]
+    if completes:
+        lines.append(f"    if (mpicheck_bk) mpicheck_buffers_settle({reqs}, {n}, mpicheck_bk);")
+    lines += ["    " + l for l in buffer_post_hooks(func, "site_of_call")]
+    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();")
     lines.append("    mpicheck_depth--;")
     if func.return_type != "void":
         lines.append("    return mpicheck_ret;")
@@ -563,6 +580,47 @@ def gen_c_wrapper(func):
     lines.append("#endif")
     text = "\n".join(lines)
     return text.replace("site_of_call", site)
+
+
+# Buffer checking (c/buffers.c, `mpicheck run --check-buffers`): the calls whose buffers stay
+# in use after they return (send: MPI reads it, receive: MPI writes it), and the calls that
+# may complete them, with their request array and its length.
+BUFFER_POSTS = {
+    "MPI_Isend": 0,
+    "MPI_Ibsend": 0,
+    "MPI_Issend": 0,
+    "MPI_Irsend": 0,
+    "MPI_Irecv": 1,
+}
+BUFFER_COMPLETERS = {
+    "MPI_Wait": ("request", "1"),
+    "MPI_Test": ("request", "1"),
+    "MPI_Request_free": ("request", "1"),
+    "MPI_Waitall": ("array_of_requests", "count"),
+    "MPI_Waitany": ("array_of_requests", "count"),
+    "MPI_Waitsome": ("array_of_requests", "incount"),
+    "MPI_Testall": ("array_of_requests", "count"),
+    "MPI_Testany": ("array_of_requests", "count"),
+    "MPI_Testsome": ("array_of_requests", "incount"),
+}
+
+
+def buffer_post_hooks(func, site):
+    """Watching the buffer of a nonblocking call that returned, and a completion that
+    MPI_Request_get_status reports (the request stays allocated, the buffer is free)."""
+    base = func.name[:-2] if func.embiggened else func.name
+    if base in BUFFER_POSTS:
+        recv = BUFFER_POSTS[base]
+        return [
+            "if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)",
+            f"    mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, {recv}, {site});",
+        ]
+    if func.name == "MPI_Request_get_status":
+        return [
+            "if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && flag && *flag)",
+            "    mpicheck_buffers_completed(request);",
+        ]
+    return []
 
 
 def words_expr(prm):
@@ -635,6 +693,8 @@ def gen_wrappers_c(funcs):
         out.append(f'    "{len(funcs) + i} {p}\\n"')
     out.append("    ;")
     out.append("const uint16_t mpicheck_sync_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Sync")))
+    out.append("const uint16_t mpicheck_access_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Access")))
+    out.append("const uint16_t mpicheck_buffers_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Buffers")))
     out.append("")
     for f in funcs:
         out.append(gen_c_wrapper(f))
@@ -833,6 +893,7 @@ def gen_fortran_impl(binding, bufmode, impl):
     else:
         lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) {{ {direct}; return; }}")
     lines.append("    mpicheck_depth++;")
+    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();")
     # C views of the arguments, named like the C parameters.
     for p in params:
         if p.mode == "value":
@@ -958,6 +1019,7 @@ def gen_fortran_impl(binding, bufmode, impl):
     hooks = post_hooks(func, "site", flags="MPICHECK_FLAG_FORTRAN", comm_out=lambda p: fconv(p, "*f_" + p.name))
     lines += ["    " + l for l in hooks]
     lines += ["    " + l for l in post_free]
+    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();")
     lines.append("    mpicheck_depth--;")
     if binding.return_type:
         lines.append("    return mpicheck_result;")

@@ -6,7 +6,8 @@
 //! - a directive `mpicheck: ranks=N` (C: `/* mpicheck: ranks=N */`, Fortran:
 //!   `! mpicheck: ranks=N`): how many ranks to start; optionally `cflags=FLAG[,FLAG...]`
 //!   (in the same or another directive, repeatable): extra compiler flags, e.g.
-//!   `cflags=-fopenmp` for OpenMP programs;
+//!   `cflags=-fopenmp` for OpenMP programs; `check-buffers`: run with `mpicheck run
+//!   --check-buffers`;
 //! - either `expect: none` (the program is correct: no finding at all), or one or more
 //!   `expect: CODE[, CODE...]` comments on the exact line that must be reported.
 //!
@@ -75,6 +76,8 @@ pub struct Expectations {
     pub expected: BTreeSet<(String, u32)>,
     /// Extra compiler flags (`cflags=`), after the harness's own.
     pub cflags: Vec<String>,
+    /// Run with `mpicheck run --check-buffers` (`check-buffers`).
+    pub check_buffers: bool,
 }
 
 impl Expectations {
@@ -118,11 +121,16 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
     let mut expected = BTreeSet::new();
     let mut none_line: Option<u32> = None;
     let mut cflags: Vec<String> = Vec::new();
+    let mut check_buffers = false;
 
     for (idx, line) in text.lines().enumerate() {
         let lineno = idx as u32 + 1;
         for body in comment_bodies(line, lang, "mpicheck:") {
             for item in body.split_whitespace() {
+                if item == "check-buffers" {
+                    check_buffers = true;
+                    continue;
+                }
                 match item.split_once('=') {
                     Some(("ranks", n)) => match n.parse::<u32>() {
                         Ok(n) if (1..=MAX_RANKS).contains(&n) => {
@@ -145,7 +153,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                         cflags.extend(flags.into_iter().map(str::to_string));
                     }
                     _ => errors.push(format!(
-                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS)"
+                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS, check-buffers)"
                     )),
                 }
             }
@@ -196,6 +204,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
             ranks: ranks.expect("checked above"),
             expected,
             cflags,
+            check_buffers,
         })
     } else {
         Err(errors)

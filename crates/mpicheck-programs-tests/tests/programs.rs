@@ -277,6 +277,7 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
     let mut run = Command::new(&mpicheck);
     run.arg("run")
         .args(["--mpi", family, "-n", &exp.ranks.to_string()])
+        .args(exp.check_buffers.then_some("--check-buffers"))
         .arg("--out")
         .arg(&out_dir)
         .args(["--deadlock-timeout", DEADLOCK_TIMEOUT_SECS, "--"])
@@ -311,7 +312,15 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
         )
     })?;
     let findings = parse_report(&json).map_err(|e| format!("{e}\n  kept: {}", work.display()))?;
-    let problems = compare(&file, &source, &exp, &findings);
+    let mut problems = compare(&file, &source, &exp, &findings);
+    // Buffer checking must not change what the program does: its programs check their own
+    // data and fail when it is wrong (mpicheck's status 3: the program failed).
+    if exp.check_buffers && status.code() == Some(3) {
+        problems.push(format!(
+            "the program failed under --check-buffers; its output:\n{}",
+            tail(&run_out, 20)
+        ));
+    }
     if problems.is_empty() {
         let _ = fs::remove_dir_all(&work);
         return Ok(());

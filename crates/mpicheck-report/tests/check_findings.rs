@@ -890,6 +890,20 @@ fn dr001_two_puts_to_one_element() {
     pin!("dr001_two_puts_to_one_element", r, ["DR001"]);
 }
 
+#[test]
+fn dr002_store_into_a_pending_send_buffer() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ dr_isend_store.c:17
+         0: isend dest=1 tag=0 count=1024 type=int req=0 mem=buf:4096+4096:r @ dr_isend_store.c:22
+         0: access write=1 addr=4096 buf=4096+4096 thread=0 @ dr_isend_store.c:23
+         0: wait req=0 @ dr_isend_store.c:24
+         1: recv src=0 tag=0 count=1024 type=int @ dr_isend_store.c:26
+         *: finalize @ dr_isend_store.c:30",
+    );
+    pin!("dr002_store_into_a_pending_send_buffer", r, ["DR002"]);
+}
+
 // ---------------------------------------------------------------------------------------
 
 /// Every check in the catalogue has its output pinned: a terminal snapshot showing a

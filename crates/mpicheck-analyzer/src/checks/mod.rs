@@ -25,6 +25,7 @@ pub mod datatype;
 pub mod deadlock;
 mod describe;
 pub mod message_race;
+pub mod pending_buffer;
 pub mod request;
 pub mod resource;
 pub mod rma;
@@ -56,6 +57,7 @@ static REGISTRY: &[&dyn Check] = &[
     &resource::buffer_not_detached::BufferNeverDetached, // RS002
     &resource::bsend_buffer::BsendBuffer,         // RS003, RS004
     &rma::RmaChecks,                              // RM001-RM006, DR001
+    &pending_buffer::PendingBufferAccess,         // DR002
     &collective_call::CollectiveCallMismatch,     // CO001
     &collective::root::CollectiveRootMismatch,    // CO002
     &collective::op::CollectiveOpMismatch,        // CO003

@@ -326,4 +326,58 @@ impl Parser {
             .transpose()?;
         Ok((facts != CallFacts::default()).then(|| Box::new(facts)))
     }
+
+    /// An `access` line: a [`BufferAccess`] of each rank, after the rank's events so far.
+    pub(super) fn access(
+        &mut self,
+        ranks: &[Rank],
+        site: SiteId,
+        keys: &Keys,
+    ) -> Result<(), TextTraceError> {
+        let flag = |this: &Self, key: &str| -> Result<bool, TextTraceError> {
+            match keys.get(key) {
+                None | Some(&"0") => Ok(false),
+                Some(&"1") => Ok(true),
+                Some(v) => this.err(format!("`{key}={v}`: expected 0 or 1")),
+            }
+        };
+        let Some(buf) = keys.get("buf") else {
+            return self.err("`access` needs `buf=START+LEN`");
+        };
+        let Some((start, len)) = buf.split_once('+') else {
+            return self.err(format!("`buf={buf}`: expected START+LEN"));
+        };
+        let (start, len) = (self.int("buf", start)?, self.int("buf", len)?);
+        let address = match keys.get("addr") {
+            Some(v) => self.int("addr", v)?,
+            None => start,
+        };
+        let thread = keys
+            .get("thread")
+            .map(|v| self.int::<u16>("thread", v))
+            .transpose()?;
+        let tid = keys
+            .get("tid")
+            .map(|v| self.int::<u32>("tid", v))
+            .transpose()?
+            .unwrap_or(0);
+        let (write, recv) = (flag(self, "write")?, flag(self, "recv")?);
+        for &rank in ranks {
+            let events_before = self.run.ranks[rank as usize].events.len() as u32;
+            self.run.buffer_accesses.push(BufferAccess {
+                rank,
+                site,
+                write,
+                address,
+                thread,
+                tid,
+                start,
+                len,
+                recv,
+                post_site: SiteId(0),
+                events_before,
+            });
+        }
+        Ok(())
+    }
 }

@@ -21,6 +21,7 @@ static void mpicheck_f_plain_abi_get_fortran_booleans(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, void *, MPI_Fint *, MPI_Fint *))*next)(f_logical_size, f_logical_true, f_logical_false, f_is_set, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int logical_size = (int)(*f_logical_size);
     const void *logical_true = f_logical_true;
     const void *logical_false = f_logical_false;
@@ -43,6 +44,7 @@ static void mpicheck_f_plain_abi_get_fortran_booleans(void **next, const char *n
         mpicheck_o_is_set[0] = MPICHECK_W((int)(*f_is_set));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_abi_get_fortran_booleans_
@@ -69,6 +71,7 @@ static void mpicheck_f_plain_abi_get_fortran_info(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *info __attribute__((unused)) = f_info;
     int64_t *mpicheck_w = mpicheck_begin(1, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_info = NULL;
@@ -85,6 +88,7 @@ static void mpicheck_f_plain_abi_get_fortran_info(void **next, const char *next_
         mpicheck_o_info[0] = MPICHECK_W(PMPI_Info_f2c(*f_info));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_abi_get_fortran_info_
@@ -111,6 +115,7 @@ static void mpicheck_f_plain_abi_get_info(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *info __attribute__((unused)) = f_info;
     int64_t *mpicheck_w = mpicheck_begin(2, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_info = NULL;
@@ -127,6 +132,7 @@ static void mpicheck_f_plain_abi_get_info(void **next, const char *next_name, co
         mpicheck_o_info[0] = MPICHECK_W(PMPI_Info_f2c(*f_info));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_abi_get_info_
@@ -153,6 +159,7 @@ static void mpicheck_f_plain_abi_get_version(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_abi_major, f_abi_minor, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *abi_major __attribute__((unused)) = f_abi_major;
     MPI_Fint *abi_minor __attribute__((unused)) = f_abi_minor;
     int64_t *mpicheck_w = mpicheck_begin(3, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -174,6 +181,7 @@ static void mpicheck_f_plain_abi_get_version(void **next, const char *next_name,
         mpicheck_o_abi_minor[0] = MPICHECK_W((int)(*f_abi_minor));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_abi_get_version_
@@ -200,6 +208,7 @@ static void mpicheck_f_plain_abi_set_fortran_booleans(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, void *, MPI_Fint *))*next)(f_logical_size, f_logical_true, f_logical_false, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int logical_size = (int)(*f_logical_size);
     const void *logical_true = f_logical_true;
     const void *logical_false = f_logical_false;
@@ -217,6 +226,7 @@ static void mpicheck_f_plain_abi_set_fortran_booleans(void **next, const char *n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_abi_set_fortran_booleans_
@@ -243,6 +253,7 @@ static void mpicheck_f_plain_abi_set_fortran_info(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int64_t *mpicheck_w = mpicheck_begin(5, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -256,6 +267,7 @@ static void mpicheck_f_plain_abi_set_fortran_info(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_abi_set_fortran_info_
@@ -282,6 +294,7 @@ static void mpicheck_f_plain_abort(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int errorcode = (int)(*f_errorcode);
     int64_t *mpicheck_w = mpicheck_begin(6, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -297,6 +310,7 @@ static void mpicheck_f_plain_abort(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_abort_
@@ -323,6 +337,7 @@ static void mpicheck_f_plain_accumulate(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -352,6 +367,7 @@ static void mpicheck_f_plain_accumulate(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_accumulate_
@@ -375,6 +391,7 @@ static void mpicheck_f_desc_accumulate(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -404,6 +421,7 @@ static void mpicheck_f_desc_accumulate(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_accumulate_f08ts_
@@ -423,6 +441,7 @@ static void mpicheck_f_plain_accumulate_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -452,6 +471,7 @@ static void mpicheck_f_plain_accumulate_c(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_accumulate_f08_large_
@@ -468,6 +488,7 @@ static void mpicheck_f_desc_accumulate_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -497,6 +518,7 @@ static void mpicheck_f_desc_accumulate_c(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_accumulate_f08ts_large_
@@ -516,6 +538,7 @@ static void mpicheck_f_plain_add_error_class(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_errorclass, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *errorclass __attribute__((unused)) = f_errorclass;
     int64_t *mpicheck_w = mpicheck_begin(9, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_errorclass = NULL;
@@ -532,6 +555,7 @@ static void mpicheck_f_plain_add_error_class(void **next, const char *next_name,
         mpicheck_o_errorclass[0] = MPICHECK_W((int)(*f_errorclass));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_add_error_class_
@@ -558,6 +582,7 @@ static void mpicheck_f_plain_add_error_code(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_errorclass, f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int errorclass = (int)(*f_errorclass);
     MPI_Fint *errorcode __attribute__((unused)) = f_errorcode;
     int64_t *mpicheck_w = mpicheck_begin(10, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -576,6 +601,7 @@ static void mpicheck_f_plain_add_error_code(void **next, const char *next_name, 
         mpicheck_o_errorcode[0] = MPICHECK_W((int)(*f_errorcode));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_add_error_code_
@@ -602,6 +628,7 @@ static void mpicheck_f_plain_add_error_string(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_errorcode, f_string, ierror, f_len_string); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int errorcode = (int)(*f_errorcode);
     const void *string = f_string;
     int64_t *mpicheck_w = mpicheck_begin(11, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -617,6 +644,7 @@ static void mpicheck_f_plain_add_error_string(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_add_error_string_
@@ -643,6 +671,7 @@ static MPI_Aint mpicheck_f_plain_aint_add(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((MPI_Aint (*)(MPI_Aint *, MPI_Aint *))*next)(f_base, f_disp);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Aint base = (MPI_Aint)(*f_base);
     MPI_Aint disp = (MPI_Aint)(*f_disp);
     int64_t *mpicheck_w = mpicheck_begin(12, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -658,6 +687,7 @@ static MPI_Aint mpicheck_f_plain_aint_add(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_result;
 }
@@ -685,6 +715,7 @@ static MPI_Aint mpicheck_f_plain_aint_diff(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((MPI_Aint (*)(MPI_Aint *, MPI_Aint *))*next)(f_addr1, f_addr2);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Aint addr1 = (MPI_Aint)(*f_addr1);
     MPI_Aint addr2 = (MPI_Aint)(*f_addr2);
     int64_t *mpicheck_w = mpicheck_begin(13, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -700,6 +731,7 @@ static MPI_Aint mpicheck_f_plain_aint_diff(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_result;
 }
@@ -727,6 +759,7 @@ static void mpicheck_f_plain_allgather(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -752,6 +785,7 @@ static void mpicheck_f_plain_allgather(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_
@@ -775,6 +809,7 @@ static void mpicheck_f_desc_allgather(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -800,6 +835,7 @@ static void mpicheck_f_desc_allgather(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_f08ts_
@@ -819,6 +855,7 @@ static void mpicheck_f_plain_allgather_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -844,6 +881,7 @@ static void mpicheck_f_plain_allgather_c(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_f08_large_
@@ -860,6 +898,7 @@ static void mpicheck_f_desc_allgather_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -885,6 +924,7 @@ static void mpicheck_f_desc_allgather_c(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_f08ts_large_
@@ -904,6 +944,7 @@ static void mpicheck_f_plain_allgather_init(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -936,6 +977,7 @@ static void mpicheck_f_plain_allgather_init(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_init_
@@ -959,6 +1001,7 @@ static void mpicheck_f_desc_allgather_init(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -991,6 +1034,7 @@ static void mpicheck_f_desc_allgather_init(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_init_f08ts_
@@ -1010,6 +1054,7 @@ static void mpicheck_f_plain_allgather_init_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1042,6 +1087,7 @@ static void mpicheck_f_plain_allgather_init_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_init_f08_large_
@@ -1058,6 +1104,7 @@ static void mpicheck_f_desc_allgather_init_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1090,6 +1137,7 @@ static void mpicheck_f_desc_allgather_init_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgather_init_f08ts_large_
@@ -1109,6 +1157,7 @@ static void mpicheck_f_plain_allgatherv(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1140,6 +1189,7 @@ static void mpicheck_f_plain_allgatherv(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_
@@ -1163,6 +1213,7 @@ static void mpicheck_f_desc_allgatherv(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1194,6 +1245,7 @@ static void mpicheck_f_desc_allgatherv(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_f08ts_
@@ -1213,6 +1265,7 @@ static void mpicheck_f_plain_allgatherv_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1244,6 +1297,7 @@ static void mpicheck_f_plain_allgatherv_c(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_f08_large_
@@ -1260,6 +1314,7 @@ static void mpicheck_f_desc_allgatherv_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1291,6 +1346,7 @@ static void mpicheck_f_desc_allgatherv_c(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_f08ts_large_
@@ -1310,6 +1366,7 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1348,6 +1405,7 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_init_
@@ -1371,6 +1429,7 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1409,6 +1468,7 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_init_f08ts_
@@ -1428,6 +1488,7 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1466,6 +1527,7 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_init_f08_large_
@@ -1482,6 +1544,7 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1520,6 +1583,7 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allgatherv_init_f08ts_large_
@@ -1539,6 +1603,7 @@ static void mpicheck_f_plain_alloc_mem(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Aint *, MPI_Fint *, void *, MPI_Fint *))*next)(f_size, f_info, f_baseptr, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Aint size = (MPI_Aint)(*f_size);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *baseptr = f_baseptr;
@@ -1556,6 +1621,7 @@ static void mpicheck_f_plain_alloc_mem(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alloc_mem_
@@ -1589,6 +1655,7 @@ static void mpicheck_f_plain_allreduce(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -1612,6 +1679,7 @@ static void mpicheck_f_plain_allreduce(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_
@@ -1635,6 +1703,7 @@ static void mpicheck_f_desc_allreduce(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -1658,6 +1727,7 @@ static void mpicheck_f_desc_allreduce(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_f08ts_
@@ -1677,6 +1747,7 @@ static void mpicheck_f_plain_allreduce_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -1700,6 +1771,7 @@ static void mpicheck_f_plain_allreduce_c(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_f08_large_
@@ -1716,6 +1788,7 @@ static void mpicheck_f_desc_allreduce_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -1739,6 +1812,7 @@ static void mpicheck_f_desc_allreduce_c(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_f08ts_large_
@@ -1758,6 +1832,7 @@ static void mpicheck_f_plain_allreduce_init(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -1788,6 +1863,7 @@ static void mpicheck_f_plain_allreduce_init(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_init_
@@ -1811,6 +1887,7 @@ static void mpicheck_f_desc_allreduce_init(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -1841,6 +1918,7 @@ static void mpicheck_f_desc_allreduce_init(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_init_f08ts_
@@ -1860,6 +1938,7 @@ static void mpicheck_f_plain_allreduce_init_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -1890,6 +1969,7 @@ static void mpicheck_f_plain_allreduce_init_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_init_f08_large_
@@ -1906,6 +1986,7 @@ static void mpicheck_f_desc_allreduce_init_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -1936,6 +2017,7 @@ static void mpicheck_f_desc_allreduce_init_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_allreduce_init_f08ts_large_
@@ -1955,6 +2037,7 @@ static void mpicheck_f_plain_alltoall(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -1980,6 +2063,7 @@ static void mpicheck_f_plain_alltoall(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_
@@ -2003,6 +2087,7 @@ static void mpicheck_f_desc_alltoall(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2028,6 +2113,7 @@ static void mpicheck_f_desc_alltoall(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_f08ts_
@@ -2047,6 +2133,7 @@ static void mpicheck_f_plain_alltoall_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2072,6 +2159,7 @@ static void mpicheck_f_plain_alltoall_c(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_f08_large_
@@ -2088,6 +2176,7 @@ static void mpicheck_f_desc_alltoall_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2113,6 +2202,7 @@ static void mpicheck_f_desc_alltoall_c(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_f08ts_large_
@@ -2132,6 +2222,7 @@ static void mpicheck_f_plain_alltoall_init(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2164,6 +2255,7 @@ static void mpicheck_f_plain_alltoall_init(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_init_
@@ -2187,6 +2279,7 @@ static void mpicheck_f_desc_alltoall_init(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2219,6 +2312,7 @@ static void mpicheck_f_desc_alltoall_init(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_init_f08ts_
@@ -2238,6 +2332,7 @@ static void mpicheck_f_plain_alltoall_init_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2270,6 +2365,7 @@ static void mpicheck_f_plain_alltoall_init_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_init_f08_large_
@@ -2286,6 +2382,7 @@ static void mpicheck_f_desc_alltoall_init_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -2318,6 +2415,7 @@ static void mpicheck_f_desc_alltoall_init_c(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoall_init_f08ts_large_
@@ -2337,6 +2435,7 @@ static void mpicheck_f_plain_alltoallv(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2374,6 +2473,7 @@ static void mpicheck_f_plain_alltoallv(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_
@@ -2397,6 +2497,7 @@ static void mpicheck_f_desc_alltoallv(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2434,6 +2535,7 @@ static void mpicheck_f_desc_alltoallv(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_f08ts_
@@ -2453,6 +2555,7 @@ static void mpicheck_f_plain_alltoallv_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2490,6 +2593,7 @@ static void mpicheck_f_plain_alltoallv_c(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_f08_large_
@@ -2506,6 +2610,7 @@ static void mpicheck_f_desc_alltoallv_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2543,6 +2648,7 @@ static void mpicheck_f_desc_alltoallv_c(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_f08ts_large_
@@ -2562,6 +2668,7 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2606,6 +2713,7 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_init_
@@ -2629,6 +2737,7 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2673,6 +2782,7 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_init_f08ts_
@@ -2692,6 +2802,7 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2736,6 +2847,7 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_init_f08_large_
@@ -2752,6 +2864,7 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2796,6 +2909,7 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallv_init_f08ts_large_
@@ -2815,6 +2929,7 @@ static void mpicheck_f_plain_alltoallw(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2856,6 +2971,7 @@ static void mpicheck_f_plain_alltoallw(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_
@@ -2879,6 +2995,7 @@ static void mpicheck_f_desc_alltoallw(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2920,6 +3037,7 @@ static void mpicheck_f_desc_alltoallw(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_f08ts_
@@ -2939,6 +3057,7 @@ static void mpicheck_f_plain_alltoallw_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -2980,6 +3099,7 @@ static void mpicheck_f_plain_alltoallw_c(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_f08_large_
@@ -2996,6 +3116,7 @@ static void mpicheck_f_desc_alltoallw_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -3037,6 +3158,7 @@ static void mpicheck_f_desc_alltoallw_c(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_f08ts_large_
@@ -3056,6 +3178,7 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -3104,6 +3227,7 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_init_
@@ -3127,6 +3251,7 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -3175,6 +3300,7 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_init_f08ts_
@@ -3194,6 +3320,7 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -3242,6 +3369,7 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_init_f08_large_
@@ -3258,6 +3386,7 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -3306,6 +3435,7 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_alltoallw_init_f08ts_large_
@@ -3325,6 +3455,7 @@ static void mpicheck_f_plain_attr_delete(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int keyval = (int)(*f_keyval);
     int64_t *mpicheck_w = mpicheck_begin(39, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -3340,6 +3471,7 @@ static void mpicheck_f_plain_attr_delete(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_attr_delete_
@@ -3366,6 +3498,7 @@ static void mpicheck_f_plain_attr_get(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_keyval, f_attribute_val, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int keyval = (int)(*f_keyval);
     const void *attribute_val = f_attribute_val;
@@ -3388,6 +3521,7 @@ static void mpicheck_f_plain_attr_get(void **next, const char *next_name, const 
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_attr_get_
@@ -3414,6 +3548,7 @@ static void mpicheck_f_plain_attr_put(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *))*next)(f_comm, f_keyval, f_attribute_val, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int keyval = (int)(*f_keyval);
     const void *attribute_val = f_attribute_val;
@@ -3431,6 +3566,7 @@ static void mpicheck_f_plain_attr_put(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_attr_put_
@@ -3457,6 +3593,7 @@ static void mpicheck_f_plain_barrier(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t *mpicheck_w = mpicheck_begin(42, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -3470,6 +3607,7 @@ static void mpicheck_f_plain_barrier(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_barrier_
@@ -3496,6 +3634,7 @@ static void mpicheck_f_plain_barrier_init(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
@@ -3516,6 +3655,7 @@ static void mpicheck_f_plain_barrier_init(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_barrier_init_
@@ -3542,6 +3682,7 @@ static void mpicheck_f_plain_bcast(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3564,6 +3705,7 @@ static void mpicheck_f_plain_bcast(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_
@@ -3587,6 +3729,7 @@ static void mpicheck_f_desc_bcast(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3609,6 +3752,7 @@ static void mpicheck_f_desc_bcast(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_f08ts_
@@ -3628,6 +3772,7 @@ static void mpicheck_f_plain_bcast_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3650,6 +3795,7 @@ static void mpicheck_f_plain_bcast_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_f08_large_
@@ -3666,6 +3812,7 @@ static void mpicheck_f_desc_bcast_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3688,6 +3835,7 @@ static void mpicheck_f_desc_bcast_c(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_f08ts_large_
@@ -3707,6 +3855,7 @@ static void mpicheck_f_plain_bcast_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3736,6 +3885,7 @@ static void mpicheck_f_plain_bcast_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_init_
@@ -3759,6 +3909,7 @@ static void mpicheck_f_desc_bcast_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3788,6 +3939,7 @@ static void mpicheck_f_desc_bcast_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_init_f08ts_
@@ -3807,6 +3959,7 @@ static void mpicheck_f_plain_bcast_init_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3836,6 +3989,7 @@ static void mpicheck_f_plain_bcast_init_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_init_f08_large_
@@ -3852,6 +4006,7 @@ static void mpicheck_f_desc_bcast_init_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3881,6 +4036,7 @@ static void mpicheck_f_desc_bcast_init_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bcast_init_f08ts_large_
@@ -3900,6 +4056,7 @@ static void mpicheck_f_plain_bsend(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3923,6 +4080,7 @@ static void mpicheck_f_plain_bsend(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_
@@ -3946,6 +4104,7 @@ static void mpicheck_f_desc_bsend(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -3969,6 +4128,7 @@ static void mpicheck_f_desc_bsend(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_f08ts_
@@ -3988,6 +4148,7 @@ static void mpicheck_f_plain_bsend_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -4011,6 +4172,7 @@ static void mpicheck_f_plain_bsend_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_f08_large_
@@ -4027,6 +4189,7 @@ static void mpicheck_f_desc_bsend_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -4050,6 +4213,7 @@ static void mpicheck_f_desc_bsend_c(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_f08ts_large_
@@ -4069,6 +4233,7 @@ static void mpicheck_f_plain_bsend_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -4097,6 +4262,7 @@ static void mpicheck_f_plain_bsend_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_init_
@@ -4120,6 +4286,7 @@ static void mpicheck_f_desc_bsend_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -4148,6 +4315,7 @@ static void mpicheck_f_desc_bsend_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_init_f08ts_
@@ -4167,6 +4335,7 @@ static void mpicheck_f_plain_bsend_init_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -4195,6 +4364,7 @@ static void mpicheck_f_plain_bsend_init_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_init_f08_large_
@@ -4211,6 +4381,7 @@ static void mpicheck_f_desc_bsend_init_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -4239,6 +4410,7 @@ static void mpicheck_f_desc_bsend_init_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_bsend_init_f08ts_large_
@@ -4258,6 +4430,7 @@ static void mpicheck_f_plain_buffer_attach(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     int size = (int)(*f_size);
     int64_t *mpicheck_w = mpicheck_begin(52, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -4273,6 +4446,7 @@ static void mpicheck_f_plain_buffer_attach(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_attach_
@@ -4296,6 +4470,7 @@ static void mpicheck_f_desc_buffer_attach(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     int size = (int)(*f_size);
     int64_t *mpicheck_w = mpicheck_begin(52, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -4311,6 +4486,7 @@ static void mpicheck_f_desc_buffer_attach(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_attach_f08ts_
@@ -4330,6 +4506,7 @@ static void mpicheck_f_plain_buffer_attach_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *))*next)(f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     MPI_Count size = (MPI_Count)(*f_size);
     int64_t *mpicheck_w = mpicheck_begin(53, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -4345,6 +4522,7 @@ static void mpicheck_f_plain_buffer_attach_c(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_attach_f08_large_
@@ -4361,6 +4539,7 @@ static void mpicheck_f_desc_buffer_attach_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *))*next)(f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     MPI_Count size = (MPI_Count)(*f_size);
     int64_t *mpicheck_w = mpicheck_begin(53, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -4376,6 +4555,7 @@ static void mpicheck_f_desc_buffer_attach_c(void **next, const char *next_name, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_attach_f08ts_large_
@@ -4395,6 +4575,7 @@ static void mpicheck_f_plain_buffer_detach(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *))*next)(f_buffer_addr, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer_addr = f_buffer_addr;
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(54, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -4413,6 +4594,7 @@ static void mpicheck_f_plain_buffer_detach(void **next, const char *next_name, c
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_detach_
@@ -4439,6 +4621,7 @@ static void mpicheck_f_plain_buffer_detach_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *))*next)(f_buffer_addr, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer_addr = f_buffer_addr;
     MPI_Count *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(55, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -4457,6 +4640,7 @@ static void mpicheck_f_plain_buffer_detach_c(void **next, const char *next_name,
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_detach_f08_large_
@@ -4476,6 +4660,7 @@ static void mpicheck_f_plain_buffer_flush(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *))*next)(ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(56, (uint32_t)(0), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -4487,6 +4672,7 @@ static void mpicheck_f_plain_buffer_flush(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_flush_
@@ -4513,6 +4699,7 @@ static void mpicheck_f_plain_buffer_iflush(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t *mpicheck_w = mpicheck_begin(57, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
@@ -4529,6 +4716,7 @@ static void mpicheck_f_plain_buffer_iflush(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_buffer_iflush_
@@ -4555,6 +4743,7 @@ static void mpicheck_f_plain_cancel(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t *mpicheck_w = mpicheck_begin(58, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -4568,6 +4757,7 @@ static void mpicheck_f_plain_cancel(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cancel_
@@ -4594,6 +4784,7 @@ static void mpicheck_f_plain_cart_coords(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_rank, f_maxdims, f_coords, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int rank = (int)(*f_rank);
     int maxdims = (int)(*f_maxdims);
@@ -4618,6 +4809,7 @@ static void mpicheck_f_plain_cart_coords(void **next, const char *next_name, con
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_coords[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cart_coords_
@@ -4644,6 +4836,7 @@ static void mpicheck_f_plain_cart_create(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm_old, f_ndims, f_dims, f_periods, f_reorder, f_comm_cart, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm_old = PMPI_Comm_f2c(*f_comm_old);
     int ndims = (int)(*f_ndims);
     MPI_Fint *dims __attribute__((unused)) = f_dims;
@@ -4675,6 +4868,7 @@ static void mpicheck_f_plain_cart_create(void **next, const char *next_name, con
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_comm_cart), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cart_create_
@@ -4701,6 +4895,7 @@ static void mpicheck_f_plain_cart_get(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_maxdims, f_dims, f_periods, f_coords, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int maxdims = (int)(*f_maxdims);
     MPI_Fint *dims __attribute__((unused)) = f_dims;
@@ -4737,6 +4932,7 @@ static void mpicheck_f_plain_cart_get(void **next, const char *next_name, const 
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_coords[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cart_get_
@@ -4763,6 +4959,7 @@ static void mpicheck_f_plain_cart_map(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_ndims, f_dims, f_periods, f_newrank, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int ndims = (int)(*f_ndims);
     MPI_Fint *dims __attribute__((unused)) = f_dims;
@@ -4791,6 +4988,7 @@ static void mpicheck_f_plain_cart_map(void **next, const char *next_name, const 
         mpicheck_o_newrank[0] = MPICHECK_W((int)(*f_newrank));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cart_map_
@@ -4817,6 +5015,7 @@ static void mpicheck_f_plain_cart_rank(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_coords, f_rank, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *coords __attribute__((unused)) = f_coords;
     MPI_Fint *rank __attribute__((unused)) = f_rank;
@@ -4839,6 +5038,7 @@ static void mpicheck_f_plain_cart_rank(void **next, const char *next_name, const
         mpicheck_o_rank[0] = MPICHECK_W((int)(*f_rank));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cart_rank_
@@ -4865,6 +5065,7 @@ static void mpicheck_f_plain_cart_shift(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_direction, f_disp, f_rank_source, f_rank_dest, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int direction = (int)(*f_direction);
     int disp = (int)(*f_disp);
@@ -4892,6 +5093,7 @@ static void mpicheck_f_plain_cart_shift(void **next, const char *next_name, cons
         mpicheck_o_rank_dest[0] = MPICHECK_W((int)(*f_rank_dest));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cart_shift_
@@ -4918,6 +5120,7 @@ static void mpicheck_f_plain_cart_sub(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_remain_dims, f_newcomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *remain_dims __attribute__((unused)) = f_remain_dims;
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
@@ -4941,6 +5144,7 @@ static void mpicheck_f_plain_cart_sub(void **next, const char *next_name, const 
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cart_sub_
@@ -4967,6 +5171,7 @@ static void mpicheck_f_plain_cartdim_get(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_ndims, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *ndims __attribute__((unused)) = f_ndims;
     int64_t *mpicheck_w = mpicheck_begin(66, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -4985,6 +5190,7 @@ static void mpicheck_f_plain_cartdim_get(void **next, const char *next_name, con
         mpicheck_o_ndims[0] = MPICHECK_W((int)(*f_ndims));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_cartdim_get_
@@ -5011,6 +5217,7 @@ static void mpicheck_f_plain_close_port(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, size_t ))*next)(f_port_name, ierror, f_len_port_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *port_name = f_port_name;
     int64_t *mpicheck_w = mpicheck_begin(67, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -5024,6 +5231,7 @@ static void mpicheck_f_plain_close_port(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_close_port_
@@ -5050,6 +5258,7 @@ static void mpicheck_f_plain_comm_accept(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_port_name, f_info, f_root, f_comm, f_newcomm, ierror, f_len_port_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *port_name = f_port_name;
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int root = (int)(*f_root);
@@ -5075,6 +5284,7 @@ static void mpicheck_f_plain_comm_accept(void **next, const char *next_name, con
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_accept_
@@ -5101,6 +5311,7 @@ static void mpicheck_f_plain_comm_attach_buffer(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *buffer = mpicheck_f_buf(f_buffer);
     int size = (int)(*f_size);
@@ -5118,6 +5329,7 @@ static void mpicheck_f_plain_comm_attach_buffer(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_attach_buffer_
@@ -5141,6 +5353,7 @@ static void mpicheck_f_desc_comm_attach_buffer(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     int size = (int)(*f_size);
@@ -5158,6 +5371,7 @@ static void mpicheck_f_desc_comm_attach_buffer(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_attach_buffer_f08ts_
@@ -5177,6 +5391,7 @@ static void mpicheck_f_plain_comm_attach_buffer_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *))*next)(f_comm, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *buffer = mpicheck_f_buf(f_buffer);
     MPI_Count size = (MPI_Count)(*f_size);
@@ -5194,6 +5409,7 @@ static void mpicheck_f_plain_comm_attach_buffer_c(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_attach_buffer_f08_large_
@@ -5210,6 +5426,7 @@ static void mpicheck_f_desc_comm_attach_buffer_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *))*next)(f_comm, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     MPI_Count size = (MPI_Count)(*f_size);
@@ -5227,6 +5444,7 @@ static void mpicheck_f_desc_comm_attach_buffer_c(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_attach_buffer_f08ts_large_
@@ -5246,6 +5464,7 @@ static void mpicheck_f_plain_comm_call_errhandler(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int errorcode = (int)(*f_errorcode);
     int64_t *mpicheck_w = mpicheck_begin(72, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -5261,6 +5480,7 @@ static void mpicheck_f_plain_comm_call_errhandler(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_call_errhandler_
@@ -5287,6 +5507,7 @@ static void mpicheck_f_plain_comm_compare(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm1, f_comm2, f_result, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm1 = PMPI_Comm_f2c(*f_comm1);
     MPI_Comm comm2 = PMPI_Comm_f2c(*f_comm2);
     MPI_Fint *result __attribute__((unused)) = f_result;
@@ -5307,6 +5528,7 @@ static void mpicheck_f_plain_comm_compare(void **next, const char *next_name, co
         mpicheck_o_result[0] = MPICHECK_W((int)(*f_result));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_compare_
@@ -5333,6 +5555,7 @@ static void mpicheck_f_plain_comm_connect(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_port_name, f_info, f_root, f_comm, f_newcomm, ierror, f_len_port_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *port_name = f_port_name;
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int root = (int)(*f_root);
@@ -5358,6 +5581,7 @@ static void mpicheck_f_plain_comm_connect(void **next, const char *next_name, co
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_connect_
@@ -5384,6 +5608,7 @@ static void mpicheck_f_plain_comm_create(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_group, f_newcomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Group group = PMPI_Group_f2c(*f_group);
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
@@ -5405,6 +5630,7 @@ static void mpicheck_f_plain_comm_create(void **next, const char *next_name, con
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_create_
@@ -5431,6 +5657,7 @@ static void mpicheck_f_plain_comm_create_errhandler(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *))*next)(f_comm_errhandler_fn, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *comm_errhandler_fn = f_comm_errhandler_fn;
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(76, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -5449,6 +5676,7 @@ static void mpicheck_f_plain_comm_create_errhandler(void **next, const char *nex
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_create_errhandler_
@@ -5475,6 +5703,7 @@ static void mpicheck_f_plain_comm_create_from_group(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_group, f_stringtag, f_info, f_errhandler, f_newcomm, ierror, f_len_stringtag); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     const void *stringtag = f_stringtag;
     MPI_Info info = PMPI_Info_f2c(*f_info);
@@ -5500,6 +5729,7 @@ static void mpicheck_f_plain_comm_create_from_group(void **next, const char *nex
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_create_from_group_
@@ -5526,6 +5756,7 @@ static void mpicheck_f_plain_comm_create_group(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_group, f_tag, f_newcomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Group group = PMPI_Group_f2c(*f_group);
     int tag = (int)(*f_tag);
@@ -5549,6 +5780,7 @@ static void mpicheck_f_plain_comm_create_group(void **next, const char *next_nam
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_create_group_
@@ -5575,6 +5807,7 @@ static void mpicheck_f_plain_comm_create_keyval(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, void *, MPI_Fint *))*next)(f_comm_copy_attr_fn, f_comm_delete_attr_fn, f_comm_keyval, f_extra_state, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *comm_copy_attr_fn = f_comm_copy_attr_fn;
     const void *comm_delete_attr_fn = f_comm_delete_attr_fn;
     MPI_Fint *comm_keyval __attribute__((unused)) = f_comm_keyval;
@@ -5597,6 +5830,7 @@ static void mpicheck_f_plain_comm_create_keyval(void **next, const char *next_na
         mpicheck_o_comm_keyval[0] = MPICHECK_W((int)(*f_comm_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_create_keyval_
@@ -5623,6 +5857,7 @@ static void mpicheck_f_plain_comm_delete_attr(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_comm_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int comm_keyval = (int)(*f_comm_keyval);
     int64_t *mpicheck_w = mpicheck_begin(80, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -5638,6 +5873,7 @@ static void mpicheck_f_plain_comm_delete_attr(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_delete_attr_
@@ -5664,6 +5900,7 @@ static void mpicheck_f_plain_comm_detach_buffer(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_buffer_addr, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *buffer_addr = f_buffer_addr;
     MPI_Fint *size __attribute__((unused)) = f_size;
@@ -5684,6 +5921,7 @@ static void mpicheck_f_plain_comm_detach_buffer(void **next, const char *next_na
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_detach_buffer_
@@ -5710,6 +5948,7 @@ static void mpicheck_f_plain_comm_detach_buffer_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *))*next)(f_comm, f_buffer_addr, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *buffer_addr = f_buffer_addr;
     MPI_Count *size __attribute__((unused)) = f_size;
@@ -5730,6 +5969,7 @@ static void mpicheck_f_plain_comm_detach_buffer_c(void **next, const char *next_
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_detach_buffer_f08_large_
@@ -5749,6 +5989,7 @@ static void mpicheck_f_plain_comm_disconnect(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *comm __attribute__((unused)) = f_comm;
     int64_t *mpicheck_w = mpicheck_begin(83, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_comm = NULL;
@@ -5766,6 +6007,7 @@ static void mpicheck_f_plain_comm_disconnect(void **next, const char *next_name,
         mpicheck_o_comm[0] = MPICHECK_W(PMPI_Comm_f2c(*f_comm));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_disconnect_
@@ -5792,6 +6034,7 @@ static void mpicheck_f_plain_comm_dup(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_newcomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
     int64_t *mpicheck_w = mpicheck_begin(84, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -5811,6 +6054,7 @@ static void mpicheck_f_plain_comm_dup(void **next, const char *next_name, const 
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_dup_
@@ -5837,6 +6081,7 @@ static void mpicheck_f_plain_comm_dup_with_info(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_info, f_newcomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
@@ -5858,6 +6103,7 @@ static void mpicheck_f_plain_comm_dup_with_info(void **next, const char *next_na
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_dup_with_info_
@@ -5884,6 +6130,7 @@ static void mpicheck_f_plain_comm_flush_buffer(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t *mpicheck_w = mpicheck_begin(87, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -5897,6 +6144,7 @@ static void mpicheck_f_plain_comm_flush_buffer(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_flush_buffer_
@@ -5923,6 +6171,7 @@ static void mpicheck_f_plain_comm_free(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *comm __attribute__((unused)) = f_comm;
     int64_t *mpicheck_w = mpicheck_begin(88, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_comm = NULL;
@@ -5940,6 +6189,7 @@ static void mpicheck_f_plain_comm_free(void **next, const char *next_name, const
         mpicheck_o_comm[0] = MPICHECK_W(PMPI_Comm_f2c(*f_comm));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_free_
@@ -5966,6 +6216,7 @@ static void mpicheck_f_plain_comm_free_keyval(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_comm_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *comm_keyval __attribute__((unused)) = f_comm_keyval;
     int64_t *mpicheck_w = mpicheck_begin(89, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_comm_keyval = NULL;
@@ -5983,6 +6234,7 @@ static void mpicheck_f_plain_comm_free_keyval(void **next, const char *next_name
         mpicheck_o_comm_keyval[0] = MPICHECK_W((int)(*f_comm_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_free_keyval_
@@ -6009,6 +6261,7 @@ static void mpicheck_f_plain_comm_get_attr(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_comm_keyval, f_attribute_val, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int comm_keyval = (int)(*f_comm_keyval);
     const void *attribute_val = f_attribute_val;
@@ -6031,6 +6284,7 @@ static void mpicheck_f_plain_comm_get_attr(void **next, const char *next_name, c
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_get_attr_
@@ -6057,6 +6311,7 @@ static void mpicheck_f_plain_comm_get_errhandler(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(92, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6075,6 +6330,7 @@ static void mpicheck_f_plain_comm_get_errhandler(void **next, const char *next_n
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_get_errhandler_
@@ -6101,6 +6357,7 @@ static void mpicheck_f_plain_comm_get_info(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_info_used, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *info_used __attribute__((unused)) = f_info_used;
     int64_t *mpicheck_w = mpicheck_begin(93, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6119,6 +6376,7 @@ static void mpicheck_f_plain_comm_get_info(void **next, const char *next_name, c
         mpicheck_o_info_used[0] = MPICHECK_W(PMPI_Info_f2c(*f_info_used));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_get_info_
@@ -6145,6 +6403,7 @@ static void mpicheck_f_plain_comm_get_name(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_comm, f_comm_name, f_resultlen, ierror, f_len_comm_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *comm_name = f_comm_name;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
@@ -6165,6 +6424,7 @@ static void mpicheck_f_plain_comm_get_name(void **next, const char *next_name, c
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_get_name_
@@ -6191,6 +6451,7 @@ static void mpicheck_f_plain_comm_get_parent(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_parent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *parent __attribute__((unused)) = f_parent;
     int64_t *mpicheck_w = mpicheck_begin(95, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_parent = NULL;
@@ -6208,6 +6469,7 @@ static void mpicheck_f_plain_comm_get_parent(void **next, const char *next_name,
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_parent), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_get_parent_
@@ -6234,6 +6496,7 @@ static void mpicheck_f_plain_comm_group(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_group, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *group __attribute__((unused)) = f_group;
     int64_t *mpicheck_w = mpicheck_begin(96, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6252,6 +6515,7 @@ static void mpicheck_f_plain_comm_group(void **next, const char *next_name, cons
         mpicheck_o_group[0] = MPICHECK_W(PMPI_Group_f2c(*f_group));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_group_
@@ -6278,6 +6542,7 @@ static void mpicheck_f_plain_comm_idup(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_newcomm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
     MPI_Fint *request __attribute__((unused)) = f_request;
@@ -6301,6 +6566,7 @@ static void mpicheck_f_plain_comm_idup(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_idup_
@@ -6327,6 +6593,7 @@ static void mpicheck_f_plain_comm_idup_with_info(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_info, f_newcomm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
@@ -6352,6 +6619,7 @@ static void mpicheck_f_plain_comm_idup_with_info(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_idup_with_info_
@@ -6378,6 +6646,7 @@ static void mpicheck_f_plain_comm_iflush_buffer(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t *mpicheck_w = mpicheck_begin(99, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6396,6 +6665,7 @@ static void mpicheck_f_plain_comm_iflush_buffer(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_iflush_buffer_
@@ -6422,6 +6692,7 @@ static void mpicheck_f_plain_comm_join(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fd, f_intercomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int fd = (int)(*f_fd);
     MPI_Fint *intercomm __attribute__((unused)) = f_intercomm;
     int64_t *mpicheck_w = mpicheck_begin(100, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6441,6 +6712,7 @@ static void mpicheck_f_plain_comm_join(void **next, const char *next_name, const
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_intercomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_join_
@@ -6467,6 +6739,7 @@ static void mpicheck_f_plain_comm_rank(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_rank, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *rank __attribute__((unused)) = f_rank;
     int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
@@ -6485,6 +6758,7 @@ static void mpicheck_f_plain_comm_rank(void **next, const char *next_name, const
         mpicheck_o_rank[0] = MPICHECK_W((int)(*f_rank));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_rank_
@@ -6511,6 +6785,7 @@ static void mpicheck_f_plain_comm_remote_group(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_group, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *group __attribute__((unused)) = f_group;
     int64_t *mpicheck_w = mpicheck_begin(102, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6529,6 +6804,7 @@ static void mpicheck_f_plain_comm_remote_group(void **next, const char *next_nam
         mpicheck_o_group[0] = MPICHECK_W(PMPI_Group_f2c(*f_group));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_remote_group_
@@ -6555,6 +6831,7 @@ static void mpicheck_f_plain_comm_remote_size(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(103, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6573,6 +6850,7 @@ static void mpicheck_f_plain_comm_remote_size(void **next, const char *next_name
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_remote_size_
@@ -6599,6 +6877,7 @@ static void mpicheck_f_plain_comm_set_attr(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *))*next)(f_comm, f_comm_keyval, f_attribute_val, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int comm_keyval = (int)(*f_comm_keyval);
     const void *attribute_val = f_attribute_val;
@@ -6616,6 +6895,7 @@ static void mpicheck_f_plain_comm_set_attr(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_set_attr_
@@ -6642,6 +6922,7 @@ static void mpicheck_f_plain_comm_set_errhandler(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Errhandler errhandler = PMPI_Errhandler_f2c(*f_errhandler);
     int64_t *mpicheck_w = mpicheck_begin(105, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6657,6 +6938,7 @@ static void mpicheck_f_plain_comm_set_errhandler(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_set_errhandler_
@@ -6683,6 +6965,7 @@ static void mpicheck_f_plain_comm_set_info(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int64_t *mpicheck_w = mpicheck_begin(106, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6698,6 +6981,7 @@ static void mpicheck_f_plain_comm_set_info(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_set_info_
@@ -6724,6 +7008,7 @@ static void mpicheck_f_plain_comm_set_name(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_comm, f_comm_name, ierror, f_len_comm_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *comm_name = f_comm_name;
     int64_t *mpicheck_w = mpicheck_begin(107, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -6739,6 +7024,7 @@ static void mpicheck_f_plain_comm_set_name(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_set_name_
@@ -6765,6 +7051,7 @@ static void mpicheck_f_plain_comm_size(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
@@ -6783,6 +7070,7 @@ static void mpicheck_f_plain_comm_size(void **next, const char *next_name, const
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_size_
@@ -6809,6 +7097,7 @@ static void mpicheck_f_plain_comm_spawn(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t , size_t ))*next)(f_command, f_argv, f_maxprocs, f_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierror, f_len_command, f_len_argv); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *command = f_command;
     const void *argv = f_argv;
     int maxprocs = (int)(*f_maxprocs);
@@ -6845,6 +7134,7 @@ static void mpicheck_f_plain_comm_spawn(void **next, const char *next_name, cons
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_intercomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_spawn_
@@ -6871,6 +7161,7 @@ static void mpicheck_f_plain_comm_spawn_multiple(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t , size_t ))*next)(f_count, f_array_of_commands, f_array_of_argv, f_array_of_maxprocs, f_array_of_info, f_root, f_comm, f_intercomm, f_array_of_errcodes, ierror, f_len_array_of_commands, f_len_array_of_argv); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     const void *array_of_commands = f_array_of_commands;
     const void *array_of_argv = f_array_of_argv;
@@ -6913,6 +7204,7 @@ static void mpicheck_f_plain_comm_spawn_multiple(void **next, const char *next_n
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_intercomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_spawn_multiple_
@@ -6939,6 +7231,7 @@ static void mpicheck_f_plain_comm_split(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_color, f_key, f_newcomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int color = (int)(*f_color);
     int key = (int)(*f_key);
@@ -6962,6 +7255,7 @@ static void mpicheck_f_plain_comm_split(void **next, const char *next_name, cons
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_split_
@@ -6988,6 +7282,7 @@ static void mpicheck_f_plain_comm_split_type(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_split_type, f_key, f_info, f_newcomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int split_type = (int)(*f_split_type);
     int key = (int)(*f_key);
@@ -7013,6 +7308,7 @@ static void mpicheck_f_plain_comm_split_type(void **next, const char *next_name,
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newcomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_split_type_
@@ -7039,6 +7335,7 @@ static void mpicheck_f_plain_comm_test_inter(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin(113, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -7057,6 +7354,7 @@ static void mpicheck_f_plain_comm_test_inter(void **next, const char *next_name,
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_test_inter_
@@ -7083,6 +7381,7 @@ static void mpicheck_f_plain_compare_and_swap(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, void *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     const void *compare_addr = mpicheck_f_buf(f_compare_addr);
     const void *result_addr = mpicheck_f_buf(f_result_addr);
@@ -7108,6 +7407,7 @@ static void mpicheck_f_plain_compare_and_swap(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_compare_and_swap_
@@ -7131,6 +7431,7 @@ static void mpicheck_f_desc_compare_and_swap(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, void *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_compare_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     const void *compare_addr = mpicheck_f_buf(mpicheck_desc_base(f_compare_addr));
     const void *result_addr = mpicheck_f_buf(mpicheck_desc_base(f_result_addr));
@@ -7156,6 +7457,7 @@ static void mpicheck_f_desc_compare_and_swap(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_compare_and_swap_f08ts_
@@ -7175,6 +7477,7 @@ static void mpicheck_f_plain_dims_create(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_nnodes, f_ndims, f_dims, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int nnodes = (int)(*f_nnodes);
     int ndims = (int)(*f_ndims);
     MPI_Fint *dims __attribute__((unused)) = f_dims;
@@ -7199,6 +7502,7 @@ static void mpicheck_f_plain_dims_create(void **next, const char *next_name, con
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) mpicheck_o_dims[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_dims[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_dims_create_
@@ -7225,6 +7529,7 @@ static void mpicheck_f_plain_dist_graph_create(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm_old, f_n, f_sources, f_degrees, f_destinations, f_weights, f_info, f_reorder, f_comm_dist_graph, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm_old = PMPI_Comm_f2c(*f_comm_old);
     int n = (int)(*f_n);
     MPI_Fint *sources __attribute__((unused)) = f_sources;
@@ -7266,6 +7571,7 @@ static void mpicheck_f_plain_dist_graph_create(void **next, const char *next_nam
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_comm_dist_graph), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_dist_graph_create_
@@ -7292,6 +7598,7 @@ static void mpicheck_f_plain_dist_graph_create_adjacent(void **next, const char 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm_old, f_indegree, f_sources, f_sourceweights, f_outdegree, f_destinations, f_destweights, f_info, f_reorder, f_comm_dist_graph, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm_old = PMPI_Comm_f2c(*f_comm_old);
     int indegree = (int)(*f_indegree);
     MPI_Fint *sources __attribute__((unused)) = f_sources;
@@ -7335,6 +7642,7 @@ static void mpicheck_f_plain_dist_graph_create_adjacent(void **next, const char 
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_comm_dist_graph), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_dist_graph_create_adjacent_
@@ -7361,6 +7669,7 @@ static void mpicheck_f_plain_dist_graph_neighbors(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_maxindegree, f_sources, f_sourceweights, f_maxoutdegree, f_destinations, f_destweights, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int maxindegree = (int)(*f_maxindegree);
     MPI_Fint *sources __attribute__((unused)) = f_sources;
@@ -7406,6 +7715,7 @@ static void mpicheck_f_plain_dist_graph_neighbors(void **next, const char *next_
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destweights; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) mpicheck_o_destweights[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_destweights[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_dist_graph_neighbors_
@@ -7432,6 +7742,7 @@ static void mpicheck_f_plain_dist_graph_neighbors_count(void **next, const char 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_indegree, f_outdegree, f_weighted, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *indegree __attribute__((unused)) = f_indegree;
     MPI_Fint *outdegree __attribute__((unused)) = f_outdegree;
@@ -7460,6 +7771,7 @@ static void mpicheck_f_plain_dist_graph_neighbors_count(void **next, const char 
         mpicheck_o_weighted[0] = MPICHECK_W((int)(*f_weighted));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_dist_graph_neighbors_count_
@@ -7486,6 +7798,7 @@ static void mpicheck_f_plain_errhandler_free(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(123, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_errhandler = NULL;
@@ -7503,6 +7816,7 @@ static void mpicheck_f_plain_errhandler_free(void **next, const char *next_name,
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_errhandler_free_
@@ -7529,6 +7843,7 @@ static void mpicheck_f_plain_error_class(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_errorcode, f_errorclass, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int errorcode = (int)(*f_errorcode);
     MPI_Fint *errorclass __attribute__((unused)) = f_errorclass;
     int64_t *mpicheck_w = mpicheck_begin(126, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -7547,6 +7862,7 @@ static void mpicheck_f_plain_error_class(void **next, const char *next_name, con
         mpicheck_o_errorclass[0] = MPICHECK_W((int)(*f_errorclass));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_error_class_
@@ -7573,6 +7889,7 @@ static void mpicheck_f_plain_error_string(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_errorcode, f_string, f_resultlen, ierror, f_len_string); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int errorcode = (int)(*f_errorcode);
     const void *string = f_string;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
@@ -7593,6 +7910,7 @@ static void mpicheck_f_plain_error_string(void **next, const char *next_name, co
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_error_string_
@@ -7619,6 +7937,7 @@ static void mpicheck_f_plain_exscan(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -7642,6 +7961,7 @@ static void mpicheck_f_plain_exscan(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_
@@ -7665,6 +7985,7 @@ static void mpicheck_f_desc_exscan(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -7688,6 +8009,7 @@ static void mpicheck_f_desc_exscan(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_f08ts_
@@ -7707,6 +8029,7 @@ static void mpicheck_f_plain_exscan_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -7730,6 +8053,7 @@ static void mpicheck_f_plain_exscan_c(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_f08_large_
@@ -7746,6 +8070,7 @@ static void mpicheck_f_desc_exscan_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -7769,6 +8094,7 @@ static void mpicheck_f_desc_exscan_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_f08ts_large_
@@ -7788,6 +8114,7 @@ static void mpicheck_f_plain_exscan_init(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -7818,6 +8145,7 @@ static void mpicheck_f_plain_exscan_init(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_init_
@@ -7841,6 +8169,7 @@ static void mpicheck_f_desc_exscan_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -7871,6 +8200,7 @@ static void mpicheck_f_desc_exscan_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_init_f08ts_
@@ -7890,6 +8220,7 @@ static void mpicheck_f_plain_exscan_init_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -7920,6 +8251,7 @@ static void mpicheck_f_plain_exscan_init_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_init_f08_large_
@@ -7936,6 +8268,7 @@ static void mpicheck_f_desc_exscan_init_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -7966,6 +8299,7 @@ static void mpicheck_f_desc_exscan_init_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_exscan_init_f08ts_large_
@@ -7985,6 +8319,7 @@ static void mpicheck_f_plain_fetch_and_op(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     const void *result_addr = mpicheck_f_buf(f_result_addr);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -8010,6 +8345,7 @@ static void mpicheck_f_plain_fetch_and_op(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_fetch_and_op_
@@ -8033,6 +8369,7 @@ static void mpicheck_f_desc_fetch_and_op(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_result_addr, f_datatype, f_target_rank, f_target_disp, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     const void *result_addr = mpicheck_f_buf(mpicheck_desc_base(f_result_addr));
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -8058,6 +8395,7 @@ static void mpicheck_f_desc_fetch_and_op(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_fetch_and_op_f08ts_
@@ -8077,6 +8415,7 @@ static void mpicheck_f_plain_file_call_errhandler(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     int errorcode = (int)(*f_errorcode);
     int64_t *mpicheck_w = mpicheck_begin(134, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8092,6 +8431,7 @@ static void mpicheck_f_plain_file_call_errhandler(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_call_errhandler_
@@ -8118,6 +8458,7 @@ static void mpicheck_f_plain_file_close(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_fh, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *fh __attribute__((unused)) = f_fh;
     int64_t *mpicheck_w = mpicheck_begin(135, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_fh = NULL;
@@ -8135,6 +8476,7 @@ static void mpicheck_f_plain_file_close(void **next, const char *next_name, cons
         mpicheck_o_fh[0] = MPICHECK_W(PMPI_File_f2c(*f_fh));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_close_
@@ -8161,6 +8503,7 @@ static void mpicheck_f_plain_file_create_errhandler(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *))*next)(f_file_errhandler_fn, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *file_errhandler_fn = f_file_errhandler_fn;
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(136, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8179,6 +8522,7 @@ static void mpicheck_f_plain_file_create_errhandler(void **next, const char *nex
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_create_errhandler_
@@ -8205,6 +8549,7 @@ static void mpicheck_f_plain_file_delete(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_filename, f_info, ierror, f_len_filename); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *filename = f_filename;
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int64_t *mpicheck_w = mpicheck_begin(137, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8220,6 +8565,7 @@ static void mpicheck_f_plain_file_delete(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_delete_
@@ -8246,6 +8592,7 @@ static void mpicheck_f_plain_file_get_amode(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_amode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Fint *amode __attribute__((unused)) = f_amode;
     int64_t *mpicheck_w = mpicheck_begin(140, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8264,6 +8611,7 @@ static void mpicheck_f_plain_file_get_amode(void **next, const char *next_name, 
         mpicheck_o_amode[0] = MPICHECK_W((int)(*f_amode));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_amode_
@@ -8290,6 +8638,7 @@ static void mpicheck_f_plain_file_get_atomicity(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin(141, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8308,6 +8657,7 @@ static void mpicheck_f_plain_file_get_atomicity(void **next, const char *next_na
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_atomicity_
@@ -8334,6 +8684,7 @@ static void mpicheck_f_plain_file_get_byte_offset(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Offset *, MPI_Fint *))*next)(f_fh, f_offset, f_disp, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     MPI_Offset *disp __attribute__((unused)) = f_disp;
@@ -8354,6 +8705,7 @@ static void mpicheck_f_plain_file_get_byte_offset(void **next, const char *next_
         mpicheck_o_disp[0] = MPICHECK_W((MPI_Offset)(*f_disp));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_byte_offset_
@@ -8380,6 +8732,7 @@ static void mpicheck_f_plain_file_get_errhandler(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_file, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File file = PMPI_File_f2c(*f_file);
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(143, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8398,6 +8751,7 @@ static void mpicheck_f_plain_file_get_errhandler(void **next, const char *next_n
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_errhandler_
@@ -8424,6 +8778,7 @@ static void mpicheck_f_plain_file_get_group(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_group, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Fint *group __attribute__((unused)) = f_group;
     int64_t *mpicheck_w = mpicheck_begin(144, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8442,6 +8797,7 @@ static void mpicheck_f_plain_file_get_group(void **next, const char *next_name, 
         mpicheck_o_group[0] = MPICHECK_W(PMPI_Group_f2c(*f_group));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_group_
@@ -8468,6 +8824,7 @@ static void mpicheck_f_plain_file_get_info(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_info_used, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Fint *info_used __attribute__((unused)) = f_info_used;
     int64_t *mpicheck_w = mpicheck_begin(145, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8486,6 +8843,7 @@ static void mpicheck_f_plain_file_get_info(void **next, const char *next_name, c
         mpicheck_o_info_used[0] = MPICHECK_W(PMPI_Info_f2c(*f_info_used));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_info_
@@ -8512,6 +8870,7 @@ static void mpicheck_f_plain_file_get_position(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *))*next)(f_fh, f_offset, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset *offset __attribute__((unused)) = f_offset;
     int64_t *mpicheck_w = mpicheck_begin(146, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8530,6 +8889,7 @@ static void mpicheck_f_plain_file_get_position(void **next, const char *next_nam
         mpicheck_o_offset[0] = MPICHECK_W((MPI_Offset)(*f_offset));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_position_
@@ -8556,6 +8916,7 @@ static void mpicheck_f_plain_file_get_position_shared(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *))*next)(f_fh, f_offset, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset *offset __attribute__((unused)) = f_offset;
     int64_t *mpicheck_w = mpicheck_begin(147, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8574,6 +8935,7 @@ static void mpicheck_f_plain_file_get_position_shared(void **next, const char *n
         mpicheck_o_offset[0] = MPICHECK_W((MPI_Offset)(*f_offset));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_position_shared_
@@ -8600,6 +8962,7 @@ static void mpicheck_f_plain_file_get_size(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *))*next)(f_fh, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(148, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -8618,6 +8981,7 @@ static void mpicheck_f_plain_file_get_size(void **next, const char *next_name, c
         mpicheck_o_size[0] = MPICHECK_W((MPI_Offset)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_size_
@@ -8644,6 +9008,7 @@ static void mpicheck_f_plain_file_get_type_extent(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *))*next)(f_fh, f_datatype, f_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Aint *extent __attribute__((unused)) = f_extent;
@@ -8664,6 +9029,7 @@ static void mpicheck_f_plain_file_get_type_extent(void **next, const char *next_
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Aint)(*f_extent));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_type_extent_
@@ -8690,6 +9056,7 @@ static void mpicheck_f_plain_file_get_type_extent_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_fh, f_datatype, f_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *extent __attribute__((unused)) = f_extent;
@@ -8710,6 +9077,7 @@ static void mpicheck_f_plain_file_get_type_extent_c(void **next, const char *nex
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Count)(*f_extent));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_type_extent_f08_large_
@@ -8729,6 +9097,7 @@ static void mpicheck_f_plain_file_get_view(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_fh, f_disp, f_etype, f_filetype, f_datarep, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset *disp __attribute__((unused)) = f_disp;
     MPI_Fint *etype __attribute__((unused)) = f_etype;
@@ -8759,6 +9128,7 @@ static void mpicheck_f_plain_file_get_view(void **next, const char *next_name, c
         mpicheck_o_filetype[0] = MPICHECK_W(PMPI_Type_f2c(*f_filetype));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_get_view_
@@ -8785,6 +9155,7 @@ static void mpicheck_f_plain_file_iread(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -8809,6 +9180,7 @@ static void mpicheck_f_plain_file_iread(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_
@@ -8832,6 +9204,7 @@ static void mpicheck_f_desc_file_iread(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -8856,6 +9229,7 @@ static void mpicheck_f_desc_file_iread(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_f08ts_
@@ -8875,6 +9249,7 @@ static void mpicheck_f_plain_file_iread_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -8899,6 +9274,7 @@ static void mpicheck_f_plain_file_iread_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_f08_large_
@@ -8915,6 +9291,7 @@ static void mpicheck_f_desc_file_iread_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -8939,6 +9316,7 @@ static void mpicheck_f_desc_file_iread_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_f08ts_large_
@@ -8958,6 +9336,7 @@ static void mpicheck_f_plain_file_iread_all(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -8982,6 +9361,7 @@ static void mpicheck_f_plain_file_iread_all(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_all_
@@ -9005,6 +9385,7 @@ static void mpicheck_f_desc_file_iread_all(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -9029,6 +9410,7 @@ static void mpicheck_f_desc_file_iread_all(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_all_f08ts_
@@ -9048,6 +9430,7 @@ static void mpicheck_f_plain_file_iread_all_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9072,6 +9455,7 @@ static void mpicheck_f_plain_file_iread_all_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_all_f08_large_
@@ -9088,6 +9472,7 @@ static void mpicheck_f_desc_file_iread_all_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9112,6 +9497,7 @@ static void mpicheck_f_desc_file_iread_all_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_all_f08ts_large_
@@ -9131,6 +9517,7 @@ static void mpicheck_f_plain_file_iread_at(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -9157,6 +9544,7 @@ static void mpicheck_f_plain_file_iread_at(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_
@@ -9180,6 +9568,7 @@ static void mpicheck_f_desc_file_iread_at(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -9206,6 +9595,7 @@ static void mpicheck_f_desc_file_iread_at(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_f08ts_
@@ -9225,6 +9615,7 @@ static void mpicheck_f_plain_file_iread_at_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -9251,6 +9642,7 @@ static void mpicheck_f_plain_file_iread_at_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_f08_large_
@@ -9267,6 +9659,7 @@ static void mpicheck_f_desc_file_iread_at_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -9293,6 +9686,7 @@ static void mpicheck_f_desc_file_iread_at_c(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_f08ts_large_
@@ -9312,6 +9706,7 @@ static void mpicheck_f_plain_file_iread_at_all(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -9338,6 +9733,7 @@ static void mpicheck_f_plain_file_iread_at_all(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_all_
@@ -9361,6 +9757,7 @@ static void mpicheck_f_desc_file_iread_at_all(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -9387,6 +9784,7 @@ static void mpicheck_f_desc_file_iread_at_all(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_all_f08ts_
@@ -9406,6 +9804,7 @@ static void mpicheck_f_plain_file_iread_at_all_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -9432,6 +9831,7 @@ static void mpicheck_f_plain_file_iread_at_all_c(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_all_f08_large_
@@ -9448,6 +9848,7 @@ static void mpicheck_f_desc_file_iread_at_all_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -9474,6 +9875,7 @@ static void mpicheck_f_desc_file_iread_at_all_c(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_at_all_f08ts_large_
@@ -9493,6 +9895,7 @@ static void mpicheck_f_plain_file_iread_shared(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -9517,6 +9920,7 @@ static void mpicheck_f_plain_file_iread_shared(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_shared_
@@ -9540,6 +9944,7 @@ static void mpicheck_f_desc_file_iread_shared(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -9564,6 +9969,7 @@ static void mpicheck_f_desc_file_iread_shared(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_shared_f08ts_
@@ -9583,6 +9989,7 @@ static void mpicheck_f_plain_file_iread_shared_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9607,6 +10014,7 @@ static void mpicheck_f_plain_file_iread_shared_c(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_shared_f08_large_
@@ -9623,6 +10031,7 @@ static void mpicheck_f_desc_file_iread_shared_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9647,6 +10056,7 @@ static void mpicheck_f_desc_file_iread_shared_c(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iread_shared_f08ts_large_
@@ -9666,6 +10076,7 @@ static void mpicheck_f_plain_file_iwrite(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -9690,6 +10101,7 @@ static void mpicheck_f_plain_file_iwrite(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_
@@ -9713,6 +10125,7 @@ static void mpicheck_f_desc_file_iwrite(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -9737,6 +10150,7 @@ static void mpicheck_f_desc_file_iwrite(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_f08ts_
@@ -9756,6 +10170,7 @@ static void mpicheck_f_plain_file_iwrite_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9780,6 +10195,7 @@ static void mpicheck_f_plain_file_iwrite_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_f08_large_
@@ -9796,6 +10212,7 @@ static void mpicheck_f_desc_file_iwrite_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9820,6 +10237,7 @@ static void mpicheck_f_desc_file_iwrite_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_f08ts_large_
@@ -9839,6 +10257,7 @@ static void mpicheck_f_plain_file_iwrite_all(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -9863,6 +10282,7 @@ static void mpicheck_f_plain_file_iwrite_all(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_all_
@@ -9886,6 +10306,7 @@ static void mpicheck_f_desc_file_iwrite_all(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -9910,6 +10331,7 @@ static void mpicheck_f_desc_file_iwrite_all(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_all_f08ts_
@@ -9929,6 +10351,7 @@ static void mpicheck_f_plain_file_iwrite_all_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9953,6 +10376,7 @@ static void mpicheck_f_plain_file_iwrite_all_c(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_all_f08_large_
@@ -9969,6 +10393,7 @@ static void mpicheck_f_desc_file_iwrite_all_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -9993,6 +10418,7 @@ static void mpicheck_f_desc_file_iwrite_all_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_all_f08ts_large_
@@ -10012,6 +10438,7 @@ static void mpicheck_f_plain_file_iwrite_at(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -10038,6 +10465,7 @@ static void mpicheck_f_plain_file_iwrite_at(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_
@@ -10061,6 +10489,7 @@ static void mpicheck_f_desc_file_iwrite_at(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -10087,6 +10516,7 @@ static void mpicheck_f_desc_file_iwrite_at(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_f08ts_
@@ -10106,6 +10536,7 @@ static void mpicheck_f_plain_file_iwrite_at_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -10132,6 +10563,7 @@ static void mpicheck_f_plain_file_iwrite_at_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_f08_large_
@@ -10148,6 +10580,7 @@ static void mpicheck_f_desc_file_iwrite_at_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -10174,6 +10607,7 @@ static void mpicheck_f_desc_file_iwrite_at_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_f08ts_large_
@@ -10193,6 +10627,7 @@ static void mpicheck_f_plain_file_iwrite_at_all(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -10219,6 +10654,7 @@ static void mpicheck_f_plain_file_iwrite_at_all(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_all_
@@ -10242,6 +10678,7 @@ static void mpicheck_f_desc_file_iwrite_at_all(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -10268,6 +10705,7 @@ static void mpicheck_f_desc_file_iwrite_at_all(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_all_f08ts_
@@ -10287,6 +10725,7 @@ static void mpicheck_f_plain_file_iwrite_at_all_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -10313,6 +10752,7 @@ static void mpicheck_f_plain_file_iwrite_at_all_c(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_all_f08_large_
@@ -10329,6 +10769,7 @@ static void mpicheck_f_desc_file_iwrite_at_all_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -10355,6 +10796,7 @@ static void mpicheck_f_desc_file_iwrite_at_all_c(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_at_all_f08ts_large_
@@ -10374,6 +10816,7 @@ static void mpicheck_f_plain_file_iwrite_shared(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -10398,6 +10841,7 @@ static void mpicheck_f_plain_file_iwrite_shared(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_shared_
@@ -10421,6 +10865,7 @@ static void mpicheck_f_desc_file_iwrite_shared(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -10445,6 +10890,7 @@ static void mpicheck_f_desc_file_iwrite_shared(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_shared_f08ts_
@@ -10464,6 +10910,7 @@ static void mpicheck_f_plain_file_iwrite_shared_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -10488,6 +10935,7 @@ static void mpicheck_f_plain_file_iwrite_shared_c(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_shared_f08_large_
@@ -10504,6 +10952,7 @@ static void mpicheck_f_desc_file_iwrite_shared_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -10528,6 +10977,7 @@ static void mpicheck_f_desc_file_iwrite_shared_c(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_iwrite_shared_f08ts_large_
@@ -10547,6 +10997,7 @@ static void mpicheck_f_plain_file_open(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_comm, f_filename, f_amode, f_info, f_fh, ierror, f_len_filename); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     const void *filename = f_filename;
     int amode = (int)(*f_amode);
@@ -10571,6 +11022,7 @@ static void mpicheck_f_plain_file_open(void **next, const char *next_name, const
         mpicheck_o_fh[0] = MPICHECK_W(PMPI_File_f2c(*f_fh));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_open_
@@ -10597,6 +11049,7 @@ static void mpicheck_f_plain_file_preallocate(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *))*next)(f_fh, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset size = (MPI_Offset)(*f_size);
     int64_t *mpicheck_w = mpicheck_begin(173, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -10612,6 +11065,7 @@ static void mpicheck_f_plain_file_preallocate(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_preallocate_
@@ -10638,6 +11092,7 @@ static void mpicheck_f_plain_file_read(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -10665,6 +11120,7 @@ static void mpicheck_f_plain_file_read(void **next, const char *next_name, const
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_
@@ -10688,6 +11144,7 @@ static void mpicheck_f_desc_file_read(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -10715,6 +11172,7 @@ static void mpicheck_f_desc_file_read(void **next, const char *next_name, const 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_f08ts_
@@ -10734,6 +11192,7 @@ static void mpicheck_f_plain_file_read_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -10761,6 +11220,7 @@ static void mpicheck_f_plain_file_read_c(void **next, const char *next_name, con
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_f08_large_
@@ -10777,6 +11237,7 @@ static void mpicheck_f_desc_file_read_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -10804,6 +11265,7 @@ static void mpicheck_f_desc_file_read_c(void **next, const char *next_name, cons
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_f08ts_large_
@@ -10823,6 +11285,7 @@ static void mpicheck_f_plain_file_read_all(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -10850,6 +11313,7 @@ static void mpicheck_f_plain_file_read_all(void **next, const char *next_name, c
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_
@@ -10873,6 +11337,7 @@ static void mpicheck_f_desc_file_read_all(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -10900,6 +11365,7 @@ static void mpicheck_f_desc_file_read_all(void **next, const char *next_name, co
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_f08ts_
@@ -10919,6 +11385,7 @@ static void mpicheck_f_plain_file_read_all_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -10946,6 +11413,7 @@ static void mpicheck_f_plain_file_read_all_c(void **next, const char *next_name,
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_f08_large_
@@ -10962,6 +11430,7 @@ static void mpicheck_f_desc_file_read_all_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -10989,6 +11458,7 @@ static void mpicheck_f_desc_file_read_all_c(void **next, const char *next_name, 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_f08ts_large_
@@ -11008,6 +11478,7 @@ static void mpicheck_f_plain_file_read_all_begin(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -11027,6 +11498,7 @@ static void mpicheck_f_plain_file_read_all_begin(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_begin_
@@ -11050,6 +11522,7 @@ static void mpicheck_f_desc_file_read_all_begin(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -11069,6 +11542,7 @@ static void mpicheck_f_desc_file_read_all_begin(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_begin_f08ts_
@@ -11088,6 +11562,7 @@ static void mpicheck_f_plain_file_read_all_begin_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -11107,6 +11582,7 @@ static void mpicheck_f_plain_file_read_all_begin_c(void **next, const char *next
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_begin_f08_large_
@@ -11123,6 +11599,7 @@ static void mpicheck_f_desc_file_read_all_begin_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -11142,6 +11619,7 @@ static void mpicheck_f_desc_file_read_all_begin_c(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_begin_f08ts_large_
@@ -11161,6 +11639,7 @@ static void mpicheck_f_plain_file_read_all_end(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -11184,6 +11663,7 @@ static void mpicheck_f_plain_file_read_all_end(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_end_
@@ -11207,6 +11687,7 @@ static void mpicheck_f_desc_file_read_all_end(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -11230,6 +11711,7 @@ static void mpicheck_f_desc_file_read_all_end(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_all_end_f08ts_
@@ -11249,6 +11731,7 @@ static void mpicheck_f_plain_file_read_at(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -11278,6 +11761,7 @@ static void mpicheck_f_plain_file_read_at(void **next, const char *next_name, co
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_
@@ -11301,6 +11785,7 @@ static void mpicheck_f_desc_file_read_at(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -11330,6 +11815,7 @@ static void mpicheck_f_desc_file_read_at(void **next, const char *next_name, con
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_f08ts_
@@ -11349,6 +11835,7 @@ static void mpicheck_f_plain_file_read_at_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -11378,6 +11865,7 @@ static void mpicheck_f_plain_file_read_at_c(void **next, const char *next_name, 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_f08_large_
@@ -11394,6 +11882,7 @@ static void mpicheck_f_desc_file_read_at_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -11423,6 +11912,7 @@ static void mpicheck_f_desc_file_read_at_c(void **next, const char *next_name, c
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_f08ts_large_
@@ -11442,6 +11932,7 @@ static void mpicheck_f_plain_file_read_at_all(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -11471,6 +11962,7 @@ static void mpicheck_f_plain_file_read_at_all(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_
@@ -11494,6 +11986,7 @@ static void mpicheck_f_desc_file_read_at_all(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -11523,6 +12016,7 @@ static void mpicheck_f_desc_file_read_at_all(void **next, const char *next_name,
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_f08ts_
@@ -11542,6 +12036,7 @@ static void mpicheck_f_plain_file_read_at_all_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -11571,6 +12066,7 @@ static void mpicheck_f_plain_file_read_at_all_c(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_f08_large_
@@ -11587,6 +12083,7 @@ static void mpicheck_f_desc_file_read_at_all_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -11616,6 +12113,7 @@ static void mpicheck_f_desc_file_read_at_all_c(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_f08ts_large_
@@ -11635,6 +12133,7 @@ static void mpicheck_f_plain_file_read_at_all_begin(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -11656,6 +12155,7 @@ static void mpicheck_f_plain_file_read_at_all_begin(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_begin_
@@ -11679,6 +12179,7 @@ static void mpicheck_f_desc_file_read_at_all_begin(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -11700,6 +12201,7 @@ static void mpicheck_f_desc_file_read_at_all_begin(void **next, const char *next
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_begin_f08ts_
@@ -11719,6 +12221,7 @@ static void mpicheck_f_plain_file_read_at_all_begin_c(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -11740,6 +12243,7 @@ static void mpicheck_f_plain_file_read_at_all_begin_c(void **next, const char *n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_begin_f08_large_
@@ -11756,6 +12260,7 @@ static void mpicheck_f_desc_file_read_at_all_begin_c(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -11777,6 +12282,7 @@ static void mpicheck_f_desc_file_read_at_all_begin_c(void **next, const char *ne
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_begin_f08ts_large_
@@ -11796,6 +12302,7 @@ static void mpicheck_f_plain_file_read_at_all_end(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -11819,6 +12326,7 @@ static void mpicheck_f_plain_file_read_at_all_end(void **next, const char *next_
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_end_
@@ -11842,6 +12350,7 @@ static void mpicheck_f_desc_file_read_at_all_end(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -11865,6 +12374,7 @@ static void mpicheck_f_desc_file_read_at_all_end(void **next, const char *next_n
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_at_all_end_f08ts_
@@ -11884,6 +12394,7 @@ static void mpicheck_f_plain_file_read_ordered(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -11911,6 +12422,7 @@ static void mpicheck_f_plain_file_read_ordered(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_
@@ -11934,6 +12446,7 @@ static void mpicheck_f_desc_file_read_ordered(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -11961,6 +12474,7 @@ static void mpicheck_f_desc_file_read_ordered(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_f08ts_
@@ -11980,6 +12494,7 @@ static void mpicheck_f_plain_file_read_ordered_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12007,6 +12522,7 @@ static void mpicheck_f_plain_file_read_ordered_c(void **next, const char *next_n
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_f08_large_
@@ -12023,6 +12539,7 @@ static void mpicheck_f_desc_file_read_ordered_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12050,6 +12567,7 @@ static void mpicheck_f_desc_file_read_ordered_c(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_f08ts_large_
@@ -12069,6 +12587,7 @@ static void mpicheck_f_plain_file_read_ordered_begin(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -12088,6 +12607,7 @@ static void mpicheck_f_plain_file_read_ordered_begin(void **next, const char *ne
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_begin_
@@ -12111,6 +12631,7 @@ static void mpicheck_f_desc_file_read_ordered_begin(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -12130,6 +12651,7 @@ static void mpicheck_f_desc_file_read_ordered_begin(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_begin_f08ts_
@@ -12149,6 +12671,7 @@ static void mpicheck_f_plain_file_read_ordered_begin_c(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12168,6 +12691,7 @@ static void mpicheck_f_plain_file_read_ordered_begin_c(void **next, const char *
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_begin_f08_large_
@@ -12184,6 +12708,7 @@ static void mpicheck_f_desc_file_read_ordered_begin_c(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12203,6 +12728,7 @@ static void mpicheck_f_desc_file_read_ordered_begin_c(void **next, const char *n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_begin_f08ts_large_
@@ -12222,6 +12748,7 @@ static void mpicheck_f_plain_file_read_ordered_end(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -12245,6 +12772,7 @@ static void mpicheck_f_plain_file_read_ordered_end(void **next, const char *next
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_end_
@@ -12268,6 +12796,7 @@ static void mpicheck_f_desc_file_read_ordered_end(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -12291,6 +12820,7 @@ static void mpicheck_f_desc_file_read_ordered_end(void **next, const char *next_
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_ordered_end_f08ts_
@@ -12310,6 +12840,7 @@ static void mpicheck_f_plain_file_read_shared(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -12337,6 +12868,7 @@ static void mpicheck_f_plain_file_read_shared(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_shared_
@@ -12360,6 +12892,7 @@ static void mpicheck_f_desc_file_read_shared(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -12387,6 +12920,7 @@ static void mpicheck_f_desc_file_read_shared(void **next, const char *next_name,
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_shared_f08ts_
@@ -12406,6 +12940,7 @@ static void mpicheck_f_plain_file_read_shared_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12433,6 +12968,7 @@ static void mpicheck_f_plain_file_read_shared_c(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_shared_f08_large_
@@ -12449,6 +12985,7 @@ static void mpicheck_f_desc_file_read_shared_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12476,6 +13013,7 @@ static void mpicheck_f_desc_file_read_shared_c(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_read_shared_f08ts_large_
@@ -12495,6 +13033,7 @@ static void mpicheck_f_plain_file_seek(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_whence, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     int whence = (int)(*f_whence);
@@ -12512,6 +13051,7 @@ static void mpicheck_f_plain_file_seek(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_seek_
@@ -12538,6 +13078,7 @@ static void mpicheck_f_plain_file_seek_shared(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_whence, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     int whence = (int)(*f_whence);
@@ -12555,6 +13096,7 @@ static void mpicheck_f_plain_file_seek_shared(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_seek_shared_
@@ -12581,6 +13123,7 @@ static void mpicheck_f_plain_file_set_atomicity(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     int flag = (int)(*f_flag);
     int64_t *mpicheck_w = mpicheck_begin(197, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -12596,6 +13139,7 @@ static void mpicheck_f_plain_file_set_atomicity(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_set_atomicity_
@@ -12622,6 +13166,7 @@ static void mpicheck_f_plain_file_set_errhandler(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_file, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File file = PMPI_File_f2c(*f_file);
     MPI_Errhandler errhandler = PMPI_Errhandler_f2c(*f_errhandler);
     int64_t *mpicheck_w = mpicheck_begin(198, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -12637,6 +13182,7 @@ static void mpicheck_f_plain_file_set_errhandler(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_set_errhandler_
@@ -12663,6 +13209,7 @@ static void mpicheck_f_plain_file_set_info(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int64_t *mpicheck_w = mpicheck_begin(199, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -12678,6 +13225,7 @@ static void mpicheck_f_plain_file_set_info(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_set_info_
@@ -12704,6 +13252,7 @@ static void mpicheck_f_plain_file_set_size(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *))*next)(f_fh, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset size = (MPI_Offset)(*f_size);
     int64_t *mpicheck_w = mpicheck_begin(200, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -12719,6 +13268,7 @@ static void mpicheck_f_plain_file_set_size(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_set_size_
@@ -12745,6 +13295,7 @@ static void mpicheck_f_plain_file_set_view(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_fh, f_disp, f_etype, f_filetype, f_datarep, f_info, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset disp = (MPI_Offset)(*f_disp);
     MPI_Datatype etype = PMPI_Type_f2c(*f_etype);
@@ -12768,6 +13319,7 @@ static void mpicheck_f_plain_file_set_view(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_set_view_
@@ -12794,6 +13346,7 @@ static void mpicheck_f_plain_file_sync(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_fh, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     int64_t *mpicheck_w = mpicheck_begin(202, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -12807,6 +13360,7 @@ static void mpicheck_f_plain_file_sync(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_sync_
@@ -12833,6 +13387,7 @@ static void mpicheck_f_plain_file_write(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -12860,6 +13415,7 @@ static void mpicheck_f_plain_file_write(void **next, const char *next_name, cons
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_
@@ -12883,6 +13439,7 @@ static void mpicheck_f_desc_file_write(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -12910,6 +13467,7 @@ static void mpicheck_f_desc_file_write(void **next, const char *next_name, const
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_f08ts_
@@ -12929,6 +13487,7 @@ static void mpicheck_f_plain_file_write_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12956,6 +13515,7 @@ static void mpicheck_f_plain_file_write_c(void **next, const char *next_name, co
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_f08_large_
@@ -12972,6 +13532,7 @@ static void mpicheck_f_desc_file_write_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -12999,6 +13560,7 @@ static void mpicheck_f_desc_file_write_c(void **next, const char *next_name, con
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_f08ts_large_
@@ -13018,6 +13580,7 @@ static void mpicheck_f_plain_file_write_all(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -13045,6 +13608,7 @@ static void mpicheck_f_plain_file_write_all(void **next, const char *next_name, 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_
@@ -13068,6 +13632,7 @@ static void mpicheck_f_desc_file_write_all(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -13095,6 +13660,7 @@ static void mpicheck_f_desc_file_write_all(void **next, const char *next_name, c
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_f08ts_
@@ -13114,6 +13680,7 @@ static void mpicheck_f_plain_file_write_all_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -13141,6 +13708,7 @@ static void mpicheck_f_plain_file_write_all_c(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_f08_large_
@@ -13157,6 +13725,7 @@ static void mpicheck_f_desc_file_write_all_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -13184,6 +13753,7 @@ static void mpicheck_f_desc_file_write_all_c(void **next, const char *next_name,
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_f08ts_large_
@@ -13203,6 +13773,7 @@ static void mpicheck_f_plain_file_write_all_begin(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -13222,6 +13793,7 @@ static void mpicheck_f_plain_file_write_all_begin(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_begin_
@@ -13245,6 +13817,7 @@ static void mpicheck_f_desc_file_write_all_begin(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -13264,6 +13837,7 @@ static void mpicheck_f_desc_file_write_all_begin(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_begin_f08ts_
@@ -13283,6 +13857,7 @@ static void mpicheck_f_plain_file_write_all_begin_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -13302,6 +13877,7 @@ static void mpicheck_f_plain_file_write_all_begin_c(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_begin_f08_large_
@@ -13318,6 +13894,7 @@ static void mpicheck_f_desc_file_write_all_begin_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -13337,6 +13914,7 @@ static void mpicheck_f_desc_file_write_all_begin_c(void **next, const char *next
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_begin_f08ts_large_
@@ -13356,6 +13934,7 @@ static void mpicheck_f_plain_file_write_all_end(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -13379,6 +13958,7 @@ static void mpicheck_f_plain_file_write_all_end(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_end_
@@ -13402,6 +13982,7 @@ static void mpicheck_f_desc_file_write_all_end(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -13425,6 +14006,7 @@ static void mpicheck_f_desc_file_write_all_end(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_all_end_f08ts_
@@ -13444,6 +14026,7 @@ static void mpicheck_f_plain_file_write_at(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -13473,6 +14056,7 @@ static void mpicheck_f_plain_file_write_at(void **next, const char *next_name, c
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_
@@ -13496,6 +14080,7 @@ static void mpicheck_f_desc_file_write_at(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -13525,6 +14110,7 @@ static void mpicheck_f_desc_file_write_at(void **next, const char *next_name, co
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_f08ts_
@@ -13544,6 +14130,7 @@ static void mpicheck_f_plain_file_write_at_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -13573,6 +14160,7 @@ static void mpicheck_f_plain_file_write_at_c(void **next, const char *next_name,
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_f08_large_
@@ -13589,6 +14177,7 @@ static void mpicheck_f_desc_file_write_at_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -13618,6 +14207,7 @@ static void mpicheck_f_desc_file_write_at_c(void **next, const char *next_name, 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_f08ts_large_
@@ -13637,6 +14227,7 @@ static void mpicheck_f_plain_file_write_at_all(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -13666,6 +14257,7 @@ static void mpicheck_f_plain_file_write_at_all(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_
@@ -13689,6 +14281,7 @@ static void mpicheck_f_desc_file_write_at_all(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -13718,6 +14311,7 @@ static void mpicheck_f_desc_file_write_at_all(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_f08ts_
@@ -13737,6 +14331,7 @@ static void mpicheck_f_plain_file_write_at_all_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -13766,6 +14361,7 @@ static void mpicheck_f_plain_file_write_at_all_c(void **next, const char *next_n
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_f08_large_
@@ -13782,6 +14378,7 @@ static void mpicheck_f_desc_file_write_at_all_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -13811,6 +14408,7 @@ static void mpicheck_f_desc_file_write_at_all_c(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_f08ts_large_
@@ -13830,6 +14428,7 @@ static void mpicheck_f_plain_file_write_at_all_begin(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -13851,6 +14450,7 @@ static void mpicheck_f_plain_file_write_at_all_begin(void **next, const char *ne
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_begin_
@@ -13874,6 +14474,7 @@ static void mpicheck_f_desc_file_write_at_all_begin(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -13895,6 +14496,7 @@ static void mpicheck_f_desc_file_write_at_all_begin(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_begin_f08ts_
@@ -13914,6 +14516,7 @@ static void mpicheck_f_plain_file_write_at_all_begin_c(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(f_buf);
@@ -13935,6 +14538,7 @@ static void mpicheck_f_plain_file_write_at_all_begin_c(void **next, const char *
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_begin_f08_large_
@@ -13951,6 +14555,7 @@ static void mpicheck_f_desc_file_write_at_all_begin_c(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Offset *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_offset, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     MPI_Offset offset = (MPI_Offset)(*f_offset);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
@@ -13972,6 +14577,7 @@ static void mpicheck_f_desc_file_write_at_all_begin_c(void **next, const char *n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_begin_f08ts_large_
@@ -13991,6 +14597,7 @@ static void mpicheck_f_plain_file_write_at_all_end(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -14014,6 +14621,7 @@ static void mpicheck_f_plain_file_write_at_all_end(void **next, const char *next
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_end_
@@ -14037,6 +14645,7 @@ static void mpicheck_f_desc_file_write_at_all_end(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -14060,6 +14669,7 @@ static void mpicheck_f_desc_file_write_at_all_end(void **next, const char *next_
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_at_all_end_f08ts_
@@ -14079,6 +14689,7 @@ static void mpicheck_f_plain_file_write_ordered(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -14106,6 +14717,7 @@ static void mpicheck_f_plain_file_write_ordered(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_
@@ -14129,6 +14741,7 @@ static void mpicheck_f_desc_file_write_ordered(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -14156,6 +14769,7 @@ static void mpicheck_f_desc_file_write_ordered(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_f08ts_
@@ -14175,6 +14789,7 @@ static void mpicheck_f_plain_file_write_ordered_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -14202,6 +14817,7 @@ static void mpicheck_f_plain_file_write_ordered_c(void **next, const char *next_
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_f08_large_
@@ -14218,6 +14834,7 @@ static void mpicheck_f_desc_file_write_ordered_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -14245,6 +14862,7 @@ static void mpicheck_f_desc_file_write_ordered_c(void **next, const char *next_n
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_f08ts_large_
@@ -14264,6 +14882,7 @@ static void mpicheck_f_plain_file_write_ordered_begin(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -14283,6 +14902,7 @@ static void mpicheck_f_plain_file_write_ordered_begin(void **next, const char *n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_begin_
@@ -14306,6 +14926,7 @@ static void mpicheck_f_desc_file_write_ordered_begin(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -14325,6 +14946,7 @@ static void mpicheck_f_desc_file_write_ordered_begin(void **next, const char *ne
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_begin_f08ts_
@@ -14344,6 +14966,7 @@ static void mpicheck_f_plain_file_write_ordered_begin_c(void **next, const char 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -14363,6 +14986,7 @@ static void mpicheck_f_plain_file_write_ordered_begin_c(void **next, const char 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_begin_f08_large_
@@ -14379,6 +15003,7 @@ static void mpicheck_f_desc_file_write_ordered_begin_c(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -14398,6 +15023,7 @@ static void mpicheck_f_desc_file_write_ordered_begin_c(void **next, const char *
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_begin_f08ts_large_
@@ -14417,6 +15043,7 @@ static void mpicheck_f_plain_file_write_ordered_end(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -14440,6 +15067,7 @@ static void mpicheck_f_plain_file_write_ordered_end(void **next, const char *nex
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_end_
@@ -14463,6 +15091,7 @@ static void mpicheck_f_desc_file_write_ordered_end(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -14486,6 +15115,7 @@ static void mpicheck_f_desc_file_write_ordered_end(void **next, const char *next
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_ordered_end_f08ts_
@@ -14505,6 +15135,7 @@ static void mpicheck_f_plain_file_write_shared(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
@@ -14532,6 +15163,7 @@ static void mpicheck_f_plain_file_write_shared(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_shared_
@@ -14555,6 +15187,7 @@ static void mpicheck_f_desc_file_write_shared(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
@@ -14582,6 +15215,7 @@ static void mpicheck_f_desc_file_write_shared(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_shared_f08ts_
@@ -14601,6 +15235,7 @@ static void mpicheck_f_plain_file_write_shared_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -14628,6 +15263,7 @@ static void mpicheck_f_plain_file_write_shared_c(void **next, const char *next_n
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_shared_f08_large_
@@ -14644,6 +15280,7 @@ static void mpicheck_f_desc_file_write_shared_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_fh, f_buf, f_count, f_datatype, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_File fh = PMPI_File_f2c(*f_fh);
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -14671,6 +15308,7 @@ static void mpicheck_f_desc_file_write_shared_c(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_file_write_shared_f08ts_large_
@@ -14690,6 +15328,7 @@ static void mpicheck_f_plain_finalize(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *))*next)(ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(225, (uint32_t)(0), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -14702,6 +15341,7 @@ static void mpicheck_f_plain_finalize(void **next, const char *next_name, const 
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_after_finalize();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_finalize_
@@ -14728,6 +15368,7 @@ static void mpicheck_f_plain_finalized(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
@@ -14744,6 +15385,7 @@ static void mpicheck_f_plain_finalized(void **next, const char *next_name, const
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_finalized_
@@ -14770,6 +15412,7 @@ static void mpicheck_f_plain_free_mem(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *))*next)(f_base, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *base = mpicheck_f_buf(f_base);
     int64_t *mpicheck_w = mpicheck_begin(227, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -14783,6 +15426,7 @@ static void mpicheck_f_plain_free_mem(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_free_mem_
@@ -14806,6 +15450,7 @@ static void mpicheck_f_desc_free_mem(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *))*next)(f_base, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *base = mpicheck_f_buf(mpicheck_desc_base(f_base));
     int64_t *mpicheck_w = mpicheck_begin(227, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -14819,6 +15464,7 @@ static void mpicheck_f_desc_free_mem(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_free_mem_f08ts_
@@ -14838,6 +15484,7 @@ static void mpicheck_f_plain_gather(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -14865,6 +15512,7 @@ static void mpicheck_f_plain_gather(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_
@@ -14888,6 +15536,7 @@ static void mpicheck_f_desc_gather(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -14915,6 +15564,7 @@ static void mpicheck_f_desc_gather(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_f08ts_
@@ -14934,6 +15584,7 @@ static void mpicheck_f_plain_gather_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -14961,6 +15612,7 @@ static void mpicheck_f_plain_gather_c(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_f08_large_
@@ -14977,6 +15629,7 @@ static void mpicheck_f_desc_gather_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15004,6 +15657,7 @@ static void mpicheck_f_desc_gather_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_f08ts_large_
@@ -15023,6 +15677,7 @@ static void mpicheck_f_plain_gather_init(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15057,6 +15712,7 @@ static void mpicheck_f_plain_gather_init(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_init_
@@ -15080,6 +15736,7 @@ static void mpicheck_f_desc_gather_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15114,6 +15771,7 @@ static void mpicheck_f_desc_gather_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_init_f08ts_
@@ -15133,6 +15791,7 @@ static void mpicheck_f_plain_gather_init_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15167,6 +15826,7 @@ static void mpicheck_f_plain_gather_init_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_init_f08_large_
@@ -15183,6 +15843,7 @@ static void mpicheck_f_desc_gather_init_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15217,6 +15878,7 @@ static void mpicheck_f_desc_gather_init_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gather_init_f08ts_large_
@@ -15236,6 +15898,7 @@ static void mpicheck_f_plain_gatherv(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15269,6 +15932,7 @@ static void mpicheck_f_plain_gatherv(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_
@@ -15292,6 +15956,7 @@ static void mpicheck_f_desc_gatherv(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15325,6 +15990,7 @@ static void mpicheck_f_desc_gatherv(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_f08ts_
@@ -15344,6 +16010,7 @@ static void mpicheck_f_plain_gatherv_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15377,6 +16044,7 @@ static void mpicheck_f_plain_gatherv_c(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_f08_large_
@@ -15393,6 +16061,7 @@ static void mpicheck_f_desc_gatherv_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15426,6 +16095,7 @@ static void mpicheck_f_desc_gatherv_c(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_f08ts_large_
@@ -15445,6 +16115,7 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15485,6 +16156,7 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_init_
@@ -15508,6 +16180,7 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15548,6 +16221,7 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_init_f08ts_
@@ -15567,6 +16241,7 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15607,6 +16282,7 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_init_f08_large_
@@ -15623,6 +16299,7 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -15663,6 +16340,7 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_gatherv_init_f08ts_large_
@@ -15682,6 +16360,7 @@ static void mpicheck_f_plain_get(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -15709,6 +16388,7 @@ static void mpicheck_f_plain_get(void **next, const char *next_name, const void 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_
@@ -15732,6 +16412,7 @@ static void mpicheck_f_desc_get(void **next, const char *next_name, const void *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -15759,6 +16440,7 @@ static void mpicheck_f_desc_get(void **next, const char *next_name, const void *
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_f08ts_
@@ -15778,6 +16460,7 @@ static void mpicheck_f_plain_get_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -15805,6 +16488,7 @@ static void mpicheck_f_plain_get_c(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_f08_large_
@@ -15821,6 +16505,7 @@ static void mpicheck_f_desc_get_c(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -15848,6 +16533,7 @@ static void mpicheck_f_desc_get_c(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_f08ts_large_
@@ -15867,6 +16553,7 @@ static void mpicheck_f_plain_get_accumulate(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -15902,6 +16589,7 @@ static void mpicheck_f_plain_get_accumulate(void **next, const char *next_name, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_accumulate_
@@ -15925,6 +16613,7 @@ static void mpicheck_f_desc_get_accumulate(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -15960,6 +16649,7 @@ static void mpicheck_f_desc_get_accumulate(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_accumulate_f08ts_
@@ -15979,6 +16669,7 @@ static void mpicheck_f_plain_get_accumulate_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -16014,6 +16705,7 @@ static void mpicheck_f_plain_get_accumulate_c(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_accumulate_f08_large_
@@ -16030,6 +16722,7 @@ static void mpicheck_f_desc_get_accumulate_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -16065,6 +16758,7 @@ static void mpicheck_f_desc_get_accumulate_c(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_accumulate_f08ts_large_
@@ -16084,6 +16778,7 @@ static void mpicheck_f_plain_get_address(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Aint *, MPI_Fint *))*next)(f_location, f_address, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *location = mpicheck_f_buf(f_location);
     MPI_Aint *address __attribute__((unused)) = f_address;
     int64_t *mpicheck_w = mpicheck_begin(240, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -16102,6 +16797,7 @@ static void mpicheck_f_plain_get_address(void **next, const char *next_name, con
         mpicheck_o_address[0] = MPICHECK_W((MPI_Aint)(*f_address));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_address_
@@ -16125,6 +16821,7 @@ static void mpicheck_f_desc_get_address(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Aint *, MPI_Fint *))*next)(f_location, f_address, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *location = mpicheck_f_buf(mpicheck_desc_base(f_location));
     MPI_Aint *address __attribute__((unused)) = f_address;
     int64_t *mpicheck_w = mpicheck_begin(240, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -16143,6 +16840,7 @@ static void mpicheck_f_desc_get_address(void **next, const char *next_name, cons
         mpicheck_o_address[0] = MPICHECK_W((MPI_Aint)(*f_address));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_address_f08ts_
@@ -16162,6 +16860,7 @@ static void mpicheck_f_plain_get_count(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -16184,6 +16883,7 @@ static void mpicheck_f_plain_get_count(void **next, const char *next_name, const
         mpicheck_o_count[0] = MPICHECK_W((int)(*f_count));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_count_
@@ -16210,6 +16910,7 @@ static void mpicheck_f_plain_get_count_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -16232,6 +16933,7 @@ static void mpicheck_f_plain_get_count_c(void **next, const char *next_name, con
         mpicheck_o_count[0] = MPICHECK_W((MPI_Count)(*f_count));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_count_f08_large_
@@ -16251,6 +16953,7 @@ static void mpicheck_f_plain_get_elements(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -16273,6 +16976,7 @@ static void mpicheck_f_plain_get_elements(void **next, const char *next_name, co
         mpicheck_o_count[0] = MPICHECK_W((int)(*f_count));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_elements_
@@ -16299,6 +17003,7 @@ static void mpicheck_f_plain_get_elements_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -16321,6 +17026,7 @@ static void mpicheck_f_plain_get_elements_c(void **next, const char *next_name, 
         mpicheck_o_count[0] = MPICHECK_W((MPI_Count)(*f_count));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_elements_f08_large_
@@ -16340,6 +17046,7 @@ static void mpicheck_f_plain_get_elements_x(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -16362,6 +17069,7 @@ static void mpicheck_f_plain_get_elements_x(void **next, const char *next_name, 
         mpicheck_o_count[0] = MPICHECK_W((MPI_Count)(*f_count));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_elements_x_
@@ -16388,6 +17096,7 @@ static void mpicheck_f_plain_get_hw_resource_info(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_hw_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *hw_info __attribute__((unused)) = f_hw_info;
     int64_t *mpicheck_w = mpicheck_begin(246, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_hw_info = NULL;
@@ -16404,6 +17113,7 @@ static void mpicheck_f_plain_get_hw_resource_info(void **next, const char *next_
         mpicheck_o_hw_info[0] = MPICHECK_W(PMPI_Info_f2c(*f_hw_info));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_hw_resource_info_
@@ -16430,6 +17140,7 @@ static void mpicheck_f_plain_get_library_version(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_version, f_resultlen, ierror, f_len_version); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *version = f_version;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
     int64_t *mpicheck_w = mpicheck_begin(247, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -16448,6 +17159,7 @@ static void mpicheck_f_plain_get_library_version(void **next, const char *next_n
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_library_version_
@@ -16474,6 +17186,7 @@ static void mpicheck_f_plain_get_processor_name(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_name, f_resultlen, ierror, f_len_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *name = f_name;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
     int64_t *mpicheck_w = mpicheck_begin(248, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -16492,6 +17205,7 @@ static void mpicheck_f_plain_get_processor_name(void **next, const char *next_na
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_processor_name_
@@ -16518,6 +17232,7 @@ static void mpicheck_f_plain_get_version(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_version, f_subversion, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *version __attribute__((unused)) = f_version;
     MPI_Fint *subversion __attribute__((unused)) = f_subversion;
     int64_t *mpicheck_w = mpicheck_begin(249, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -16539,6 +17254,7 @@ static void mpicheck_f_plain_get_version(void **next, const char *next_name, con
         mpicheck_o_subversion[0] = MPICHECK_W((int)(*f_subversion));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_version_
@@ -16565,6 +17281,7 @@ static void mpicheck_f_plain_graph_create(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm_old, f_nnodes, f_index, f_edges, f_reorder, f_comm_graph, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm_old = PMPI_Comm_f2c(*f_comm_old);
     int nnodes = (int)(*f_nnodes);
     MPI_Fint *index __attribute__((unused)) = f_index;
@@ -16596,6 +17313,7 @@ static void mpicheck_f_plain_graph_create(void **next, const char *next_name, co
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_comm_graph), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_graph_create_
@@ -16622,6 +17340,7 @@ static void mpicheck_f_plain_graph_get(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_maxindex, f_maxedges, f_index, f_edges, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int maxindex = (int)(*f_maxindex);
     int maxedges = (int)(*f_maxedges);
@@ -16653,6 +17372,7 @@ static void mpicheck_f_plain_graph_get(void **next, const char *next_name, const
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_edges; mpicheck_i < mpicheck_n_edges; mpicheck_i++) mpicheck_o_edges[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_edges[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_graph_get_
@@ -16679,6 +17399,7 @@ static void mpicheck_f_plain_graph_map(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_nnodes, f_index, f_edges, f_newrank, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int nnodes = (int)(*f_nnodes);
     MPI_Fint *index __attribute__((unused)) = f_index;
@@ -16707,6 +17428,7 @@ static void mpicheck_f_plain_graph_map(void **next, const char *next_name, const
         mpicheck_o_newrank[0] = MPICHECK_W((int)(*f_newrank));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_graph_map_
@@ -16733,6 +17455,7 @@ static void mpicheck_f_plain_graph_neighbors(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_rank, f_maxneighbors, f_neighbors, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int rank = (int)(*f_rank);
     int maxneighbors = (int)(*f_maxneighbors);
@@ -16757,6 +17480,7 @@ static void mpicheck_f_plain_graph_neighbors(void **next, const char *next_name,
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_neighbors; mpicheck_i < mpicheck_n_neighbors; mpicheck_i++) mpicheck_o_neighbors[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_neighbors[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_graph_neighbors_
@@ -16783,6 +17507,7 @@ static void mpicheck_f_plain_graph_neighbors_count(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_rank, f_nneighbors, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int rank = (int)(*f_rank);
     MPI_Fint *nneighbors __attribute__((unused)) = f_nneighbors;
@@ -16803,6 +17528,7 @@ static void mpicheck_f_plain_graph_neighbors_count(void **next, const char *next
         mpicheck_o_nneighbors[0] = MPICHECK_W((int)(*f_nneighbors));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_graph_neighbors_count_
@@ -16829,6 +17555,7 @@ static void mpicheck_f_plain_graphdims_get(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_nnodes, f_nedges, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *nnodes __attribute__((unused)) = f_nnodes;
     MPI_Fint *nedges __attribute__((unused)) = f_nedges;
@@ -16852,6 +17579,7 @@ static void mpicheck_f_plain_graphdims_get(void **next, const char *next_name, c
         mpicheck_o_nedges[0] = MPICHECK_W((int)(*f_nedges));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_graphdims_get_
@@ -16878,6 +17606,7 @@ static void mpicheck_f_plain_grequest_complete(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Request request = PMPI_Request_f2c(*f_request);
     int64_t *mpicheck_w = mpicheck_begin(256, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -16891,6 +17620,7 @@ static void mpicheck_f_plain_grequest_complete(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_grequest_complete_
@@ -16917,6 +17647,7 @@ static void mpicheck_f_plain_grequest_start(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, void *, void *, MPI_Fint *, MPI_Fint *))*next)(f_query_fn, f_free_fn, f_cancel_fn, f_extra_state, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *query_fn = f_query_fn;
     const void *free_fn = f_free_fn;
     const void *cancel_fn = f_cancel_fn;
@@ -16941,6 +17672,7 @@ static void mpicheck_f_plain_grequest_start(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_grequest_start_
@@ -16967,6 +17699,7 @@ static void mpicheck_f_plain_group_compare(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group1, f_group2, f_result, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group1 = PMPI_Group_f2c(*f_group1);
     MPI_Group group2 = PMPI_Group_f2c(*f_group2);
     MPI_Fint *result __attribute__((unused)) = f_result;
@@ -16987,6 +17720,7 @@ static void mpicheck_f_plain_group_compare(void **next, const char *next_name, c
         mpicheck_o_result[0] = MPICHECK_W((int)(*f_result));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_compare_
@@ -17013,6 +17747,7 @@ static void mpicheck_f_plain_group_difference(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group1, f_group2, f_newgroup, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group1 = PMPI_Group_f2c(*f_group1);
     MPI_Group group2 = PMPI_Group_f2c(*f_group2);
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
@@ -17033,6 +17768,7 @@ static void mpicheck_f_plain_group_difference(void **next, const char *next_name
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_difference_
@@ -17059,6 +17795,7 @@ static void mpicheck_f_plain_group_excl(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_n, f_ranks, f_newgroup, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     int n = (int)(*f_n);
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
@@ -17083,6 +17820,7 @@ static void mpicheck_f_plain_group_excl(void **next, const char *next_name, cons
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_excl_
@@ -17109,6 +17847,7 @@ static void mpicheck_f_plain_group_free(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_group, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *group __attribute__((unused)) = f_group;
     int64_t *mpicheck_w = mpicheck_begin(263, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_group = NULL;
@@ -17126,6 +17865,7 @@ static void mpicheck_f_plain_group_free(void **next, const char *next_name, cons
         mpicheck_o_group[0] = MPICHECK_W(PMPI_Group_f2c(*f_group));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_free_
@@ -17152,6 +17892,7 @@ static void mpicheck_f_plain_group_from_session_pset(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_session, f_pset_name, f_newgroup, ierror, f_len_pset_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *pset_name = f_pset_name;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
@@ -17172,6 +17913,7 @@ static void mpicheck_f_plain_group_from_session_pset(void **next, const char *ne
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_from_session_pset_
@@ -17198,6 +17940,7 @@ static void mpicheck_f_plain_group_incl(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_n, f_ranks, f_newgroup, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     int n = (int)(*f_n);
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
@@ -17222,6 +17965,7 @@ static void mpicheck_f_plain_group_incl(void **next, const char *next_name, cons
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_incl_
@@ -17248,6 +17992,7 @@ static void mpicheck_f_plain_group_intersection(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group1, f_group2, f_newgroup, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group1 = PMPI_Group_f2c(*f_group1);
     MPI_Group group2 = PMPI_Group_f2c(*f_group2);
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
@@ -17268,6 +18013,7 @@ static void mpicheck_f_plain_group_intersection(void **next, const char *next_na
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_intersection_
@@ -17294,6 +18040,7 @@ static void mpicheck_f_plain_group_range_excl(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_n, f_ranges, f_newgroup, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     int n = (int)(*f_n);
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
@@ -17318,6 +18065,7 @@ static void mpicheck_f_plain_group_range_excl(void **next, const char *next_name
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_range_excl_
@@ -17344,6 +18092,7 @@ static void mpicheck_f_plain_group_range_incl(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_n, f_ranges, f_newgroup, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     int n = (int)(*f_n);
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
@@ -17368,6 +18117,7 @@ static void mpicheck_f_plain_group_range_incl(void **next, const char *next_name
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_range_incl_
@@ -17394,6 +18144,7 @@ static void mpicheck_f_plain_group_rank(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_rank, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     MPI_Fint *rank __attribute__((unused)) = f_rank;
     int64_t *mpicheck_w = mpicheck_begin(270, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -17412,6 +18163,7 @@ static void mpicheck_f_plain_group_rank(void **next, const char *next_name, cons
         mpicheck_o_rank[0] = MPICHECK_W((int)(*f_rank));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_rank_
@@ -17438,6 +18190,7 @@ static void mpicheck_f_plain_group_size(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(271, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -17456,6 +18209,7 @@ static void mpicheck_f_plain_group_size(void **next, const char *next_name, cons
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_size_
@@ -17482,6 +18236,7 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group1, f_n, f_ranks1, f_group2, f_ranks2, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group1 = PMPI_Group_f2c(*f_group1);
     int n = (int)(*f_n);
     MPI_Fint *ranks1 __attribute__((unused)) = f_ranks1;
@@ -17510,6 +18265,7 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) mpicheck_o_ranks2[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_ranks2[mpicheck_i])) : -1;
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_translate_ranks_
@@ -17536,6 +18292,7 @@ static void mpicheck_f_plain_group_union(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group1, f_group2, f_newgroup, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group1 = PMPI_Group_f2c(*f_group1);
     MPI_Group group2 = PMPI_Group_f2c(*f_group2);
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
@@ -17556,6 +18313,7 @@ static void mpicheck_f_plain_group_union(void **next, const char *next_name, con
         mpicheck_o_newgroup[0] = MPICHECK_W(PMPI_Group_f2c(*f_newgroup));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_union_
@@ -17582,6 +18340,7 @@ static void mpicheck_f_plain_iallgather(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17612,6 +18371,7 @@ static void mpicheck_f_plain_iallgather(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgather_
@@ -17635,6 +18395,7 @@ static void mpicheck_f_desc_iallgather(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17665,6 +18426,7 @@ static void mpicheck_f_desc_iallgather(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgather_f08ts_
@@ -17684,6 +18446,7 @@ static void mpicheck_f_plain_iallgather_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17714,6 +18477,7 @@ static void mpicheck_f_plain_iallgather_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgather_f08_large_
@@ -17730,6 +18494,7 @@ static void mpicheck_f_desc_iallgather_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17760,6 +18525,7 @@ static void mpicheck_f_desc_iallgather_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgather_f08ts_large_
@@ -17779,6 +18545,7 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17815,6 +18582,7 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgatherv_
@@ -17838,6 +18606,7 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17874,6 +18643,7 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgatherv_f08ts_
@@ -17893,6 +18663,7 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17929,6 +18700,7 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgatherv_f08_large_
@@ -17945,6 +18717,7 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -17981,6 +18754,7 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallgatherv_f08ts_large_
@@ -18000,6 +18774,7 @@ static void mpicheck_f_plain_iallreduce(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -18028,6 +18803,7 @@ static void mpicheck_f_plain_iallreduce(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallreduce_
@@ -18051,6 +18827,7 @@ static void mpicheck_f_desc_iallreduce(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -18079,6 +18856,7 @@ static void mpicheck_f_desc_iallreduce(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallreduce_f08ts_
@@ -18098,6 +18876,7 @@ static void mpicheck_f_plain_iallreduce_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -18126,6 +18905,7 @@ static void mpicheck_f_plain_iallreduce_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallreduce_f08_large_
@@ -18142,6 +18922,7 @@ static void mpicheck_f_desc_iallreduce_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -18170,6 +18951,7 @@ static void mpicheck_f_desc_iallreduce_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iallreduce_f08ts_large_
@@ -18189,6 +18971,7 @@ static void mpicheck_f_plain_ialltoall(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -18219,6 +19002,7 @@ static void mpicheck_f_plain_ialltoall(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoall_
@@ -18242,6 +19026,7 @@ static void mpicheck_f_desc_ialltoall(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -18272,6 +19057,7 @@ static void mpicheck_f_desc_ialltoall(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoall_f08ts_
@@ -18291,6 +19077,7 @@ static void mpicheck_f_plain_ialltoall_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -18321,6 +19108,7 @@ static void mpicheck_f_plain_ialltoall_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoall_f08_large_
@@ -18337,6 +19125,7 @@ static void mpicheck_f_desc_ialltoall_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -18367,6 +19156,7 @@ static void mpicheck_f_desc_ialltoall_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoall_f08ts_large_
@@ -18386,6 +19176,7 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18428,6 +19219,7 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallv_
@@ -18451,6 +19243,7 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18493,6 +19286,7 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallv_f08ts_
@@ -18512,6 +19306,7 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18554,6 +19349,7 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallv_f08_large_
@@ -18570,6 +19366,7 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18612,6 +19409,7 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallv_f08ts_large_
@@ -18631,6 +19429,7 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18677,6 +19476,7 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallw_
@@ -18700,6 +19500,7 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18746,6 +19547,7 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallw_f08ts_
@@ -18765,6 +19567,7 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18811,6 +19614,7 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallw_f08_large_
@@ -18827,6 +19631,7 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -18873,6 +19678,7 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ialltoallw_f08ts_large_
@@ -18892,6 +19698,7 @@ static void mpicheck_f_plain_ibarrier(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t *mpicheck_w = mpicheck_begin(287, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -18910,6 +19717,7 @@ static void mpicheck_f_plain_ibarrier(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibarrier_
@@ -18936,6 +19744,7 @@ static void mpicheck_f_plain_ibcast(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -18963,6 +19772,7 @@ static void mpicheck_f_plain_ibcast(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibcast_
@@ -18986,6 +19796,7 @@ static void mpicheck_f_desc_ibcast(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -19013,6 +19824,7 @@ static void mpicheck_f_desc_ibcast(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibcast_f08ts_
@@ -19032,6 +19844,7 @@ static void mpicheck_f_plain_ibcast_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(f_buffer);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -19059,6 +19872,7 @@ static void mpicheck_f_plain_ibcast_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibcast_f08_large_
@@ -19075,6 +19889,7 @@ static void mpicheck_f_desc_ibcast_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buffer, f_count, f_datatype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -19102,6 +19917,7 @@ static void mpicheck_f_desc_ibcast_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibcast_f08ts_large_
@@ -19121,6 +19937,7 @@ static void mpicheck_f_plain_ibsend(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -19149,6 +19966,7 @@ static void mpicheck_f_plain_ibsend(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibsend_
@@ -19172,6 +19990,7 @@ static void mpicheck_f_desc_ibsend(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -19200,6 +20019,7 @@ static void mpicheck_f_desc_ibsend(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibsend_f08ts_
@@ -19219,6 +20039,7 @@ static void mpicheck_f_plain_ibsend_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -19247,6 +20068,7 @@ static void mpicheck_f_plain_ibsend_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibsend_f08_large_
@@ -19263,6 +20085,7 @@ static void mpicheck_f_desc_ibsend_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -19291,6 +20114,7 @@ static void mpicheck_f_desc_ibsend_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ibsend_f08ts_large_
@@ -19310,6 +20134,7 @@ static void mpicheck_f_plain_iexscan(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -19338,6 +20163,7 @@ static void mpicheck_f_plain_iexscan(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iexscan_
@@ -19361,6 +20187,7 @@ static void mpicheck_f_desc_iexscan(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -19389,6 +20216,7 @@ static void mpicheck_f_desc_iexscan(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iexscan_f08ts_
@@ -19408,6 +20236,7 @@ static void mpicheck_f_plain_iexscan_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -19436,6 +20265,7 @@ static void mpicheck_f_plain_iexscan_c(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iexscan_f08_large_
@@ -19452,6 +20282,7 @@ static void mpicheck_f_desc_iexscan_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -19480,6 +20311,7 @@ static void mpicheck_f_desc_iexscan_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iexscan_f08ts_large_
@@ -19499,6 +20331,7 @@ static void mpicheck_f_plain_igather(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19531,6 +20364,7 @@ static void mpicheck_f_plain_igather(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igather_
@@ -19554,6 +20388,7 @@ static void mpicheck_f_desc_igather(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19586,6 +20421,7 @@ static void mpicheck_f_desc_igather(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igather_f08ts_
@@ -19605,6 +20441,7 @@ static void mpicheck_f_plain_igather_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19637,6 +20474,7 @@ static void mpicheck_f_plain_igather_c(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igather_f08_large_
@@ -19653,6 +20491,7 @@ static void mpicheck_f_desc_igather_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19685,6 +20524,7 @@ static void mpicheck_f_desc_igather_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igather_f08ts_large_
@@ -19704,6 +20544,7 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19742,6 +20583,7 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igatherv_
@@ -19765,6 +20607,7 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19803,6 +20646,7 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igatherv_f08ts_
@@ -19822,6 +20666,7 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19860,6 +20705,7 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igatherv_f08_large_
@@ -19876,6 +20722,7 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -19914,6 +20761,7 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_igatherv_f08ts_large_
@@ -19933,6 +20781,7 @@ static void mpicheck_f_plain_improbe(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_source, f_tag, f_comm, f_flag, f_message, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int source = (int)(*f_source);
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -19968,6 +20817,7 @@ static void mpicheck_f_plain_improbe(void **next, const char *next_name, const v
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_improbe_
@@ -19994,6 +20844,7 @@ static void mpicheck_f_plain_imrecv(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -20022,6 +20873,7 @@ static void mpicheck_f_plain_imrecv(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_imrecv_
@@ -20045,6 +20897,7 @@ static void mpicheck_f_desc_imrecv(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -20073,6 +20926,7 @@ static void mpicheck_f_desc_imrecv(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_imrecv_f08ts_
@@ -20092,6 +20946,7 @@ static void mpicheck_f_plain_imrecv_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -20120,6 +20975,7 @@ static void mpicheck_f_plain_imrecv_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_imrecv_f08_large_
@@ -20136,6 +20992,7 @@ static void mpicheck_f_desc_imrecv_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -20164,6 +21021,7 @@ static void mpicheck_f_desc_imrecv_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_imrecv_f08ts_large_
@@ -20183,6 +21041,7 @@ static void mpicheck_f_plain_ineighbor_allgather(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20213,6 +21072,7 @@ static void mpicheck_f_plain_ineighbor_allgather(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgather_
@@ -20236,6 +21096,7 @@ static void mpicheck_f_desc_ineighbor_allgather(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20266,6 +21127,7 @@ static void mpicheck_f_desc_ineighbor_allgather(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgather_f08ts_
@@ -20285,6 +21147,7 @@ static void mpicheck_f_plain_ineighbor_allgather_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20315,6 +21178,7 @@ static void mpicheck_f_plain_ineighbor_allgather_c(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgather_f08_large_
@@ -20331,6 +21195,7 @@ static void mpicheck_f_desc_ineighbor_allgather_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20361,6 +21226,7 @@ static void mpicheck_f_desc_ineighbor_allgather_c(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgather_f08ts_large_
@@ -20380,6 +21246,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20416,6 +21283,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgatherv_
@@ -20439,6 +21307,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20475,6 +21344,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgatherv_f08ts_
@@ -20494,6 +21364,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20530,6 +21401,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgatherv_f08_large_
@@ -20546,6 +21418,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20582,6 +21455,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_allgatherv_f08ts_large_
@@ -20601,6 +21475,7 @@ static void mpicheck_f_plain_ineighbor_alltoall(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20631,6 +21506,7 @@ static void mpicheck_f_plain_ineighbor_alltoall(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoall_
@@ -20654,6 +21530,7 @@ static void mpicheck_f_desc_ineighbor_alltoall(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20684,6 +21561,7 @@ static void mpicheck_f_desc_ineighbor_alltoall(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoall_f08ts_
@@ -20703,6 +21581,7 @@ static void mpicheck_f_plain_ineighbor_alltoall_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20733,6 +21612,7 @@ static void mpicheck_f_plain_ineighbor_alltoall_c(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoall_f08_large_
@@ -20749,6 +21629,7 @@ static void mpicheck_f_desc_ineighbor_alltoall_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -20779,6 +21660,7 @@ static void mpicheck_f_desc_ineighbor_alltoall_c(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoall_f08ts_large_
@@ -20798,6 +21680,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -20840,6 +21723,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallv_
@@ -20863,6 +21747,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -20905,6 +21790,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallv_f08ts_
@@ -20924,6 +21810,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -20966,6 +21853,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallv_f08_large_
@@ -20982,6 +21870,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -21024,6 +21913,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallv_f08ts_large_
@@ -21043,6 +21933,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -21089,6 +21980,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallw_
@@ -21112,6 +22004,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -21158,6 +22051,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallw_f08ts_
@@ -21177,6 +22071,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -21223,6 +22118,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallw_f08_large_
@@ -21239,6 +22135,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -21285,6 +22182,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ineighbor_alltoallw_f08ts_large_
@@ -21304,6 +22202,7 @@ static void mpicheck_f_plain_info_create(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *info __attribute__((unused)) = f_info;
     int64_t *mpicheck_w = mpicheck_begin(312, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_info = NULL;
@@ -21320,6 +22219,7 @@ static void mpicheck_f_plain_info_create(void **next, const char *next_name, con
         mpicheck_o_info[0] = MPICHECK_W(PMPI_Info_f2c(*f_info));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_create_
@@ -21346,6 +22246,7 @@ static void mpicheck_f_plain_info_create_env(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *info __attribute__((unused)) = f_info;
     int64_t *mpicheck_w = mpicheck_begin(313, (uint32_t)(5), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_info = NULL;
@@ -21366,6 +22267,7 @@ static void mpicheck_f_plain_info_create_env(void **next, const char *next_name,
         mpicheck_o_info[0] = MPICHECK_W(PMPI_Info_f2c(*f_info));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_create_env_
@@ -21392,6 +22294,7 @@ static void mpicheck_f_plain_info_delete(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_info, f_key, ierror, f_len_key); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *key = f_key;
     int64_t *mpicheck_w = mpicheck_begin(314, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -21407,6 +22310,7 @@ static void mpicheck_f_plain_info_delete(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_delete_
@@ -21433,6 +22337,7 @@ static void mpicheck_f_plain_info_dup(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_info, f_newinfo, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *newinfo __attribute__((unused)) = f_newinfo;
     int64_t *mpicheck_w = mpicheck_begin(315, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -21451,6 +22356,7 @@ static void mpicheck_f_plain_info_dup(void **next, const char *next_name, const 
         mpicheck_o_newinfo[0] = MPICHECK_W(PMPI_Info_f2c(*f_newinfo));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_dup_
@@ -21477,6 +22383,7 @@ static void mpicheck_f_plain_info_free(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *info __attribute__((unused)) = f_info;
     int64_t *mpicheck_w = mpicheck_begin(317, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_info = NULL;
@@ -21494,6 +22401,7 @@ static void mpicheck_f_plain_info_free(void **next, const char *next_name, const
         mpicheck_o_info[0] = MPICHECK_W(PMPI_Info_f2c(*f_info));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_free_
@@ -21520,6 +22428,7 @@ static void mpicheck_f_plain_info_get(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t , size_t ))*next)(f_info, f_key, f_valuelen, f_value, f_flag, ierror, f_len_key, f_len_value); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *key = f_key;
     int valuelen = (int)(*f_valuelen);
@@ -21544,6 +22453,7 @@ static void mpicheck_f_plain_info_get(void **next, const char *next_name, const 
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_get_
@@ -21570,6 +22480,7 @@ static void mpicheck_f_plain_info_get_nkeys(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_info, f_nkeys, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *nkeys __attribute__((unused)) = f_nkeys;
     int64_t *mpicheck_w = mpicheck_begin(320, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -21588,6 +22499,7 @@ static void mpicheck_f_plain_info_get_nkeys(void **next, const char *next_name, 
         mpicheck_o_nkeys[0] = MPICHECK_W((int)(*f_nkeys));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_get_nkeys_
@@ -21614,6 +22526,7 @@ static void mpicheck_f_plain_info_get_nthkey(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_info, f_n, f_key, ierror, f_len_key); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int n = (int)(*f_n);
     const void *key = f_key;
@@ -21631,6 +22544,7 @@ static void mpicheck_f_plain_info_get_nthkey(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_get_nthkey_
@@ -21657,6 +22571,7 @@ static void mpicheck_f_plain_info_get_string(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t , size_t ))*next)(f_info, f_key, f_buflen, f_value, f_flag, ierror, f_len_key, f_len_value); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *key = f_key;
     MPI_Fint *buflen __attribute__((unused)) = f_buflen;
@@ -21685,6 +22600,7 @@ static void mpicheck_f_plain_info_get_string(void **next, const char *next_name,
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_get_string_
@@ -21711,6 +22627,7 @@ static void mpicheck_f_plain_info_get_valuelen(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_info, f_key, f_valuelen, f_flag, ierror, f_len_key); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *key = f_key;
     MPI_Fint *valuelen __attribute__((unused)) = f_valuelen;
@@ -21736,6 +22653,7 @@ static void mpicheck_f_plain_info_get_valuelen(void **next, const char *next_nam
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_get_valuelen_
@@ -21762,6 +22680,7 @@ static void mpicheck_f_plain_info_set(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, void *, MPI_Fint *, size_t , size_t ))*next)(f_info, f_key, f_value, ierror, f_len_key, f_len_value); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *key = f_key;
     const void *value = f_value;
@@ -21779,6 +22698,7 @@ static void mpicheck_f_plain_info_set(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_info_set_
@@ -21805,6 +22725,7 @@ static void mpicheck_f_plain_init(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *))*next)(ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(326, (uint32_t)(4), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21821,6 +22742,7 @@ static void mpicheck_f_plain_init(void **next, const char *next_name, const void
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_after_init();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_init_
@@ -21847,6 +22769,7 @@ static void mpicheck_f_plain_init_thread(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_required, f_provided, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int required = (int)(*f_required);
     MPI_Fint *provided __attribute__((unused)) = f_provided;
     int64_t *mpicheck_w = mpicheck_begin(327, (uint32_t)(6), site, MPICHECK_FLAG_FORTRAN);
@@ -21870,6 +22793,7 @@ static void mpicheck_f_plain_init_thread(void **next, const char *next_name, con
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_after_init();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_init_thread_
@@ -21896,6 +22820,7 @@ static void mpicheck_f_plain_initialized(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
@@ -21912,6 +22837,7 @@ static void mpicheck_f_plain_initialized(void **next, const char *next_name, con
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_initialized_
@@ -21938,6 +22864,7 @@ static void mpicheck_f_plain_intercomm_create(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_local_comm, f_local_leader, f_peer_comm, f_remote_leader, f_tag, f_newintercomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm local_comm = PMPI_Comm_f2c(*f_local_comm);
     int local_leader = (int)(*f_local_leader);
     MPI_Comm peer_comm = PMPI_Comm_f2c(*f_peer_comm);
@@ -21965,6 +22892,7 @@ static void mpicheck_f_plain_intercomm_create(void **next, const char *next_name
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newintercomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_intercomm_create_
@@ -21991,6 +22919,7 @@ static void mpicheck_f_plain_intercomm_create_from_groups(void **next, const cha
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_local_group, f_local_leader, f_remote_group, f_remote_leader, f_stringtag, f_info, f_errhandler, f_newintercomm, ierror, f_len_stringtag); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group local_group = PMPI_Group_f2c(*f_local_group);
     int local_leader = (int)(*f_local_leader);
     MPI_Group remote_group = PMPI_Group_f2c(*f_remote_group);
@@ -22022,6 +22951,7 @@ static void mpicheck_f_plain_intercomm_create_from_groups(void **next, const cha
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newintercomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_intercomm_create_from_groups_
@@ -22048,6 +22978,7 @@ static void mpicheck_f_plain_intercomm_merge(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_intercomm, f_high, f_newintracomm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm intercomm = PMPI_Comm_f2c(*f_intercomm);
     int high = (int)(*f_high);
     MPI_Fint *newintracomm __attribute__((unused)) = f_newintracomm;
@@ -22069,6 +23000,7 @@ static void mpicheck_f_plain_intercomm_merge(void **next, const char *next_name,
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_newintracomm), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_intercomm_merge_
@@ -22095,6 +23027,7 @@ static void mpicheck_f_plain_iprobe(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_source, f_tag, f_comm, f_flag, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int source = (int)(*f_source);
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -22125,6 +23058,7 @@ static void mpicheck_f_plain_iprobe(void **next, const char *next_name, const vo
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iprobe_
@@ -22151,6 +23085,7 @@ static void mpicheck_f_plain_irecv(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -22179,6 +23114,7 @@ static void mpicheck_f_plain_irecv(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irecv_
@@ -22202,6 +23138,7 @@ static void mpicheck_f_desc_irecv(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -22230,6 +23167,7 @@ static void mpicheck_f_desc_irecv(void **next, const char *next_name, const void
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irecv_f08ts_
@@ -22249,6 +23187,7 @@ static void mpicheck_f_plain_irecv_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -22277,6 +23216,7 @@ static void mpicheck_f_plain_irecv_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irecv_f08_large_
@@ -22293,6 +23233,7 @@ static void mpicheck_f_desc_irecv_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -22321,6 +23262,7 @@ static void mpicheck_f_desc_irecv_c(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irecv_f08ts_large_
@@ -22340,6 +23282,7 @@ static void mpicheck_f_plain_ireduce(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -22370,6 +23313,7 @@ static void mpicheck_f_plain_ireduce(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_
@@ -22393,6 +23337,7 @@ static void mpicheck_f_desc_ireduce(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -22423,6 +23368,7 @@ static void mpicheck_f_desc_ireduce(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_f08ts_
@@ -22442,6 +23388,7 @@ static void mpicheck_f_plain_ireduce_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -22472,6 +23419,7 @@ static void mpicheck_f_plain_ireduce_c(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_f08_large_
@@ -22488,6 +23436,7 @@ static void mpicheck_f_desc_ireduce_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -22518,6 +23467,7 @@ static void mpicheck_f_desc_ireduce_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_f08ts_large_
@@ -22537,6 +23487,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Fint *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -22567,6 +23518,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_
@@ -22590,6 +23542,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Fint *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -22620,6 +23573,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_f08ts_
@@ -22639,6 +23593,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -22669,6 +23624,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_f08_large_
@@ -22685,6 +23641,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -22715,6 +23672,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_f08ts_large_
@@ -22734,6 +23692,7 @@ static void mpicheck_f_plain_ireduce_scatter_block(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int recvcount = (int)(*f_recvcount);
@@ -22762,6 +23721,7 @@ static void mpicheck_f_plain_ireduce_scatter_block(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_block_
@@ -22785,6 +23745,7 @@ static void mpicheck_f_desc_ireduce_scatter_block(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int recvcount = (int)(*f_recvcount);
@@ -22813,6 +23774,7 @@ static void mpicheck_f_desc_ireduce_scatter_block(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_block_f08ts_
@@ -22832,6 +23794,7 @@ static void mpicheck_f_plain_ireduce_scatter_block_c(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count recvcount = (MPI_Count)(*f_recvcount);
@@ -22860,6 +23823,7 @@ static void mpicheck_f_plain_ireduce_scatter_block_c(void **next, const char *ne
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_block_f08_large_
@@ -22876,6 +23840,7 @@ static void mpicheck_f_desc_ireduce_scatter_block_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count recvcount = (MPI_Count)(*f_recvcount);
@@ -22904,6 +23869,7 @@ static void mpicheck_f_desc_ireduce_scatter_block_c(void **next, const char *nex
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ireduce_scatter_block_f08ts_large_
@@ -22923,6 +23889,7 @@ static void mpicheck_f_plain_irsend(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -22951,6 +23918,7 @@ static void mpicheck_f_plain_irsend(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irsend_
@@ -22974,6 +23942,7 @@ static void mpicheck_f_desc_irsend(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -23002,6 +23971,7 @@ static void mpicheck_f_desc_irsend(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irsend_f08ts_
@@ -23021,6 +23991,7 @@ static void mpicheck_f_plain_irsend_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -23049,6 +24020,7 @@ static void mpicheck_f_plain_irsend_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irsend_f08_large_
@@ -23065,6 +24037,7 @@ static void mpicheck_f_desc_irsend_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -23093,6 +24066,7 @@ static void mpicheck_f_desc_irsend_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_irsend_f08ts_large_
@@ -23112,6 +24086,7 @@ static void mpicheck_f_plain_is_thread_main(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
@@ -23128,6 +24103,7 @@ static void mpicheck_f_plain_is_thread_main(void **next, const char *next_name, 
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_is_thread_main_
@@ -23154,6 +24130,7 @@ static void mpicheck_f_plain_iscan(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -23182,6 +24159,7 @@ static void mpicheck_f_plain_iscan(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscan_
@@ -23205,6 +24183,7 @@ static void mpicheck_f_desc_iscan(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -23233,6 +24212,7 @@ static void mpicheck_f_desc_iscan(void **next, const char *next_name, const void
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscan_f08ts_
@@ -23252,6 +24232,7 @@ static void mpicheck_f_plain_iscan_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -23280,6 +24261,7 @@ static void mpicheck_f_plain_iscan_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscan_f08_large_
@@ -23296,6 +24278,7 @@ static void mpicheck_f_desc_iscan_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -23324,6 +24307,7 @@ static void mpicheck_f_desc_iscan_c(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscan_f08ts_large_
@@ -23343,6 +24327,7 @@ static void mpicheck_f_plain_iscatter(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -23375,6 +24360,7 @@ static void mpicheck_f_plain_iscatter(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatter_
@@ -23398,6 +24384,7 @@ static void mpicheck_f_desc_iscatter(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -23430,6 +24417,7 @@ static void mpicheck_f_desc_iscatter(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatter_f08ts_
@@ -23449,6 +24437,7 @@ static void mpicheck_f_plain_iscatter_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -23481,6 +24470,7 @@ static void mpicheck_f_plain_iscatter_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatter_f08_large_
@@ -23497,6 +24487,7 @@ static void mpicheck_f_desc_iscatter_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -23529,6 +24520,7 @@ static void mpicheck_f_desc_iscatter_c(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatter_f08ts_large_
@@ -23548,6 +24540,7 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *displs __attribute__((unused)) = f_displs;
@@ -23586,6 +24579,7 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatterv_
@@ -23609,6 +24603,7 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *displs __attribute__((unused)) = f_displs;
@@ -23647,6 +24642,7 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatterv_f08ts_
@@ -23666,6 +24662,7 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *displs __attribute__((unused)) = f_displs;
@@ -23704,6 +24701,7 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatterv_f08_large_
@@ -23720,6 +24718,7 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *displs __attribute__((unused)) = f_displs;
@@ -23758,6 +24757,7 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_iscatterv_f08ts_large_
@@ -23777,6 +24777,7 @@ static void mpicheck_f_plain_isend(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -23805,6 +24806,7 @@ static void mpicheck_f_plain_isend(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isend_
@@ -23828,6 +24830,7 @@ static void mpicheck_f_desc_isend(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -23856,6 +24859,7 @@ static void mpicheck_f_desc_isend(void **next, const char *next_name, const void
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isend_f08ts_
@@ -23875,6 +24879,7 @@ static void mpicheck_f_plain_isend_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -23903,6 +24908,7 @@ static void mpicheck_f_plain_isend_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isend_f08_large_
@@ -23919,6 +24925,7 @@ static void mpicheck_f_desc_isend_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -23947,6 +24954,7 @@ static void mpicheck_f_desc_isend_c(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isend_f08ts_large_
@@ -23966,6 +24974,7 @@ static void mpicheck_f_plain_isendrecv(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -24004,6 +25013,7 @@ static void mpicheck_f_plain_isendrecv(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_
@@ -24027,6 +25037,7 @@ static void mpicheck_f_desc_isendrecv(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -24065,6 +25076,7 @@ static void mpicheck_f_desc_isendrecv(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_f08ts_
@@ -24084,6 +25096,7 @@ static void mpicheck_f_plain_isendrecv_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -24122,6 +25135,7 @@ static void mpicheck_f_plain_isendrecv_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_f08_large_
@@ -24138,6 +25152,7 @@ static void mpicheck_f_desc_isendrecv_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -24176,6 +25191,7 @@ static void mpicheck_f_desc_isendrecv_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_f08ts_large_
@@ -24195,6 +25211,7 @@ static void mpicheck_f_plain_isendrecv_replace(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24228,6 +25245,7 @@ static void mpicheck_f_plain_isendrecv_replace(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_replace_
@@ -24251,6 +25269,7 @@ static void mpicheck_f_desc_isendrecv_replace(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24284,6 +25303,7 @@ static void mpicheck_f_desc_isendrecv_replace(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_replace_f08ts_
@@ -24303,6 +25323,7 @@ static void mpicheck_f_plain_isendrecv_replace_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24336,6 +25357,7 @@ static void mpicheck_f_plain_isendrecv_replace_c(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_replace_f08_large_
@@ -24352,6 +25374,7 @@ static void mpicheck_f_desc_isendrecv_replace_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24385,6 +25408,7 @@ static void mpicheck_f_desc_isendrecv_replace_c(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_isendrecv_replace_f08ts_large_
@@ -24404,6 +25428,7 @@ static void mpicheck_f_plain_issend(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24432,6 +25457,7 @@ static void mpicheck_f_plain_issend(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_issend_
@@ -24455,6 +25481,7 @@ static void mpicheck_f_desc_issend(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24483,6 +25510,7 @@ static void mpicheck_f_desc_issend(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_issend_f08ts_
@@ -24502,6 +25530,7 @@ static void mpicheck_f_plain_issend_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24530,6 +25559,7 @@ static void mpicheck_f_plain_issend_c(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_issend_f08_large_
@@ -24546,6 +25576,7 @@ static void mpicheck_f_desc_issend_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24574,6 +25605,7 @@ static void mpicheck_f_desc_issend_c(void **next, const char *next_name, const v
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_issend_f08ts_large_
@@ -24593,6 +25625,7 @@ static void mpicheck_f_plain_keyval_create(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, void *, MPI_Fint *))*next)(f_copy_fn, f_delete_fn, f_keyval, f_extra_state, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *copy_fn = f_copy_fn;
     const void *delete_fn = f_delete_fn;
     MPI_Fint *keyval __attribute__((unused)) = f_keyval;
@@ -24615,6 +25648,7 @@ static void mpicheck_f_plain_keyval_create(void **next, const char *next_name, c
         mpicheck_o_keyval[0] = MPICHECK_W((int)(*f_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_keyval_create_
@@ -24641,6 +25675,7 @@ static void mpicheck_f_plain_keyval_free(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *keyval __attribute__((unused)) = f_keyval;
     int64_t *mpicheck_w = mpicheck_begin(359, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_keyval = NULL;
@@ -24658,6 +25693,7 @@ static void mpicheck_f_plain_keyval_free(void **next, const char *next_name, con
         mpicheck_o_keyval[0] = MPICHECK_W((int)(*f_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_keyval_free_
@@ -24684,6 +25720,7 @@ static void mpicheck_f_plain_lookup_name(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, void *, MPI_Fint *, size_t , size_t ))*next)(f_service_name, f_info, f_port_name, ierror, f_len_service_name, f_len_port_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *service_name = f_service_name;
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *port_name = f_port_name;
@@ -24701,6 +25738,7 @@ static void mpicheck_f_plain_lookup_name(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_lookup_name_
@@ -24727,6 +25765,7 @@ static void mpicheck_f_plain_mprobe(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_source, f_tag, f_comm, f_message, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int source = (int)(*f_source);
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -24757,6 +25796,7 @@ static void mpicheck_f_plain_mprobe(void **next, const char *next_name, const vo
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_mprobe_
@@ -24783,6 +25823,7 @@ static void mpicheck_f_plain_mrecv(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24814,6 +25855,7 @@ static void mpicheck_f_plain_mrecv(void **next, const char *next_name, const voi
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_mrecv_
@@ -24837,6 +25879,7 @@ static void mpicheck_f_desc_mrecv(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24868,6 +25911,7 @@ static void mpicheck_f_desc_mrecv(void **next, const char *next_name, const void
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_mrecv_f08ts_
@@ -24887,6 +25931,7 @@ static void mpicheck_f_plain_mrecv_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24918,6 +25963,7 @@ static void mpicheck_f_plain_mrecv_c(void **next, const char *next_name, const v
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_mrecv_f08_large_
@@ -24934,6 +25980,7 @@ static void mpicheck_f_desc_mrecv_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_message, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -24965,6 +26012,7 @@ static void mpicheck_f_desc_mrecv_c(void **next, const char *next_name, const vo
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_mrecv_f08ts_large_
@@ -24984,6 +26032,7 @@ static void mpicheck_f_plain_neighbor_allgather(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25009,6 +26058,7 @@ static void mpicheck_f_plain_neighbor_allgather(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_
@@ -25032,6 +26082,7 @@ static void mpicheck_f_desc_neighbor_allgather(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25057,6 +26108,7 @@ static void mpicheck_f_desc_neighbor_allgather(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_f08ts_
@@ -25076,6 +26128,7 @@ static void mpicheck_f_plain_neighbor_allgather_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25101,6 +26154,7 @@ static void mpicheck_f_plain_neighbor_allgather_c(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_f08_large_
@@ -25117,6 +26171,7 @@ static void mpicheck_f_desc_neighbor_allgather_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25142,6 +26197,7 @@ static void mpicheck_f_desc_neighbor_allgather_c(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_f08ts_large_
@@ -25161,6 +26217,7 @@ static void mpicheck_f_plain_neighbor_allgather_init(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25193,6 +26250,7 @@ static void mpicheck_f_plain_neighbor_allgather_init(void **next, const char *ne
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_init_
@@ -25216,6 +26274,7 @@ static void mpicheck_f_desc_neighbor_allgather_init(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25248,6 +26307,7 @@ static void mpicheck_f_desc_neighbor_allgather_init(void **next, const char *nex
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_init_f08ts_
@@ -25267,6 +26327,7 @@ static void mpicheck_f_plain_neighbor_allgather_init_c(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25299,6 +26360,7 @@ static void mpicheck_f_plain_neighbor_allgather_init_c(void **next, const char *
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_init_f08_large_
@@ -25315,6 +26377,7 @@ static void mpicheck_f_desc_neighbor_allgather_init_c(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25347,6 +26410,7 @@ static void mpicheck_f_desc_neighbor_allgather_init_c(void **next, const char *n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgather_init_f08ts_large_
@@ -25366,6 +26430,7 @@ static void mpicheck_f_plain_neighbor_allgatherv(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25397,6 +26462,7 @@ static void mpicheck_f_plain_neighbor_allgatherv(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_
@@ -25420,6 +26486,7 @@ static void mpicheck_f_desc_neighbor_allgatherv(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25451,6 +26518,7 @@ static void mpicheck_f_desc_neighbor_allgatherv(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_f08ts_
@@ -25470,6 +26538,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25501,6 +26570,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_c(void **next, const char *next
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_f08_large_
@@ -25517,6 +26587,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25548,6 +26619,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_c(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_f08ts_large_
@@ -25567,6 +26639,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25605,6 +26678,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_init_
@@ -25628,6 +26702,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25666,6 +26741,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_init_f08ts_
@@ -25685,6 +26761,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25723,6 +26800,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_init_f08_large_
@@ -25739,6 +26817,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcounts, f_displs, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25777,6 +26856,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_allgatherv_init_f08ts_large_
@@ -25796,6 +26876,7 @@ static void mpicheck_f_plain_neighbor_alltoall(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25821,6 +26902,7 @@ static void mpicheck_f_plain_neighbor_alltoall(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_
@@ -25844,6 +26926,7 @@ static void mpicheck_f_desc_neighbor_alltoall(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25869,6 +26952,7 @@ static void mpicheck_f_desc_neighbor_alltoall(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_f08ts_
@@ -25888,6 +26972,7 @@ static void mpicheck_f_plain_neighbor_alltoall_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25913,6 +26998,7 @@ static void mpicheck_f_plain_neighbor_alltoall_c(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_f08_large_
@@ -25929,6 +27015,7 @@ static void mpicheck_f_desc_neighbor_alltoall_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -25954,6 +27041,7 @@ static void mpicheck_f_desc_neighbor_alltoall_c(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_f08ts_large_
@@ -25973,6 +27061,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -26005,6 +27094,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init(void **next, const char *nex
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_init_
@@ -26028,6 +27118,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -26060,6 +27151,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_init_f08ts_
@@ -26079,6 +27171,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init_c(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -26111,6 +27204,7 @@ static void mpicheck_f_plain_neighbor_alltoall_init_c(void **next, const char *n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_init_f08_large_
@@ -26127,6 +27221,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init_c(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -26159,6 +27254,7 @@ static void mpicheck_f_desc_neighbor_alltoall_init_c(void **next, const char *ne
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoall_init_f08ts_large_
@@ -26178,6 +27274,7 @@ static void mpicheck_f_plain_neighbor_alltoallv(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26215,6 +27312,7 @@ static void mpicheck_f_plain_neighbor_alltoallv(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_
@@ -26238,6 +27336,7 @@ static void mpicheck_f_desc_neighbor_alltoallv(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26275,6 +27374,7 @@ static void mpicheck_f_desc_neighbor_alltoallv(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_f08ts_
@@ -26294,6 +27394,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26331,6 +27432,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_c(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_f08_large_
@@ -26347,6 +27449,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26384,6 +27487,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_c(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_f08ts_large_
@@ -26403,6 +27507,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26447,6 +27552,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_init_
@@ -26470,6 +27576,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26514,6 +27621,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_init_f08ts_
@@ -26533,6 +27641,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26577,6 +27686,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_init_f08_large_
@@ -26593,6 +27703,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtype, f_recvbuf, f_recvcounts, f_rdispls, f_recvtype, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26637,6 +27748,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallv_init_f08ts_large_
@@ -26656,6 +27768,7 @@ static void mpicheck_f_plain_neighbor_alltoallw(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26697,6 +27810,7 @@ static void mpicheck_f_plain_neighbor_alltoallw(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_
@@ -26720,6 +27834,7 @@ static void mpicheck_f_desc_neighbor_alltoallw(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26761,6 +27876,7 @@ static void mpicheck_f_desc_neighbor_alltoallw(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_f08ts_
@@ -26780,6 +27896,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26821,6 +27938,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_c(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_f08_large_
@@ -26837,6 +27955,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26878,6 +27997,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_c(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_f08ts_large_
@@ -26897,6 +28017,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -26945,6 +28066,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_init_
@@ -26968,6 +28090,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -27016,6 +28139,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_init_f08ts_
@@ -27035,6 +28159,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -27083,6 +28208,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_init_f08_large_
@@ -27099,6 +28225,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_sdispls, f_sendtypes, f_recvbuf, f_recvcounts, f_rdispls, f_recvtypes, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *sdispls __attribute__((unused)) = f_sdispls;
@@ -27147,6 +28274,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_neighbor_alltoallw_init_f08ts_large_
@@ -27166,6 +28294,7 @@ static void mpicheck_f_plain_op_commutative(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_op, f_commute, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Fint *commute __attribute__((unused)) = f_commute;
     int64_t *mpicheck_w = mpicheck_begin(389, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -27184,6 +28313,7 @@ static void mpicheck_f_plain_op_commutative(void **next, const char *next_name, 
         mpicheck_o_commute[0] = MPICHECK_W((int)(*f_commute));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_op_commutative_
@@ -27210,6 +28340,7 @@ static void mpicheck_f_plain_op_create(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_user_fn, f_commute, f_op, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *user_fn = f_user_fn;
     int commute = (int)(*f_commute);
     MPI_Fint *op __attribute__((unused)) = f_op;
@@ -27230,6 +28361,7 @@ static void mpicheck_f_plain_op_create(void **next, const char *next_name, const
         mpicheck_o_op[0] = MPICHECK_W(PMPI_Op_f2c(*f_op));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_op_create_
@@ -27256,6 +28388,7 @@ static void mpicheck_f_plain_op_create_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_user_fn, f_commute, f_op, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *user_fn = f_user_fn;
     int commute = (int)(*f_commute);
     MPI_Fint *op __attribute__((unused)) = f_op;
@@ -27276,6 +28409,7 @@ static void mpicheck_f_plain_op_create_c(void **next, const char *next_name, con
         mpicheck_o_op[0] = MPICHECK_W(PMPI_Op_f2c(*f_op));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_op_create_f08_large_
@@ -27295,6 +28429,7 @@ static void mpicheck_f_plain_op_free(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_op, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *op __attribute__((unused)) = f_op;
     int64_t *mpicheck_w = mpicheck_begin(393, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_op = NULL;
@@ -27312,6 +28447,7 @@ static void mpicheck_f_plain_op_free(void **next, const char *next_name, const v
         mpicheck_o_op[0] = MPICHECK_W(PMPI_Op_f2c(*f_op));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_op_free_
@@ -27338,6 +28474,7 @@ static void mpicheck_f_plain_open_port(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_info, f_port_name, ierror, f_len_port_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *port_name = f_port_name;
     int64_t *mpicheck_w = mpicheck_begin(396, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -27353,6 +28490,7 @@ static void mpicheck_f_plain_open_port(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_open_port_
@@ -27379,6 +28517,7 @@ static void mpicheck_f_plain_pack(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     int incount = (int)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -27408,6 +28547,7 @@ static void mpicheck_f_plain_pack(void **next, const char *next_name, const void
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_
@@ -27431,6 +28571,7 @@ static void mpicheck_f_desc_pack(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     int incount = (int)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -27460,6 +28601,7 @@ static void mpicheck_f_desc_pack(void **next, const char *next_name, const void 
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_f08ts_
@@ -27479,6 +28621,7 @@ static void mpicheck_f_plain_pack_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     MPI_Count incount = (MPI_Count)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -27508,6 +28651,7 @@ static void mpicheck_f_plain_pack_c(void **next, const char *next_name, const vo
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_f08_large_
@@ -27524,6 +28668,7 @@ static void mpicheck_f_desc_pack_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     MPI_Count incount = (MPI_Count)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -27553,6 +28698,7 @@ static void mpicheck_f_desc_pack_c(void **next, const char *next_name, const voi
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_f08ts_large_
@@ -27572,6 +28718,7 @@ static void mpicheck_f_plain_pack_external(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, void *, MPI_Aint *, MPI_Aint *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     int incount = (int)(*f_incount);
@@ -27601,6 +28748,7 @@ static void mpicheck_f_plain_pack_external(void **next, const char *next_name, c
         mpicheck_o_position[0] = MPICHECK_W((MPI_Aint)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_external_
@@ -27624,6 +28772,7 @@ static void mpicheck_f_desc_pack_external(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, void *, MPI_Aint *, MPI_Aint *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     int incount = (int)(*f_incount);
@@ -27653,6 +28802,7 @@ static void mpicheck_f_desc_pack_external(void **next, const char *next_name, co
         mpicheck_o_position[0] = MPICHECK_W((MPI_Aint)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_external_f08ts_
@@ -27672,6 +28822,7 @@ static void mpicheck_f_plain_pack_external_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Count *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     MPI_Count incount = (MPI_Count)(*f_incount);
@@ -27701,6 +28852,7 @@ static void mpicheck_f_plain_pack_external_c(void **next, const char *next_name,
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_external_f08_large_
@@ -27717,6 +28869,7 @@ static void mpicheck_f_desc_pack_external_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Count *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_incount, f_datatype, f_outbuf, f_outsize, f_position, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     MPI_Count incount = (MPI_Count)(*f_incount);
@@ -27746,6 +28899,7 @@ static void mpicheck_f_desc_pack_external_c(void **next, const char *next_name, 
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_external_f08ts_large_
@@ -27765,6 +28919,7 @@ static void mpicheck_f_plain_pack_external_size(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, size_t ))*next)(f_datarep, f_incount, f_datatype, f_size, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     int incount = (int)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -27787,6 +28942,7 @@ static void mpicheck_f_plain_pack_external_size(void **next, const char *next_na
         mpicheck_o_size[0] = MPICHECK_W((MPI_Aint)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_external_size_
@@ -27813,6 +28969,7 @@ static void mpicheck_f_plain_pack_external_size_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Count *, MPI_Fint *, size_t ))*next)(f_datarep, f_incount, f_datatype, f_size, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     MPI_Count incount = (MPI_Count)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -27835,6 +28992,7 @@ static void mpicheck_f_plain_pack_external_size_c(void **next, const char *next_
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_external_size_f08_large_
@@ -27854,6 +29012,7 @@ static void mpicheck_f_plain_pack_size(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_incount, f_datatype, f_comm, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int incount = (int)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -27876,6 +29035,7 @@ static void mpicheck_f_plain_pack_size(void **next, const char *next_name, const
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_size_
@@ -27902,6 +29062,7 @@ static void mpicheck_f_plain_pack_size_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_incount, f_datatype, f_comm, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count incount = (MPI_Count)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -27924,6 +29085,7 @@ static void mpicheck_f_plain_pack_size_c(void **next, const char *next_name, con
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_size_f08_large_
@@ -27943,6 +29105,7 @@ static void mpicheck_f_plain_parrived(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_request, f_partition, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Request request = PMPI_Request_f2c(*f_request);
     int partition = (int)(*f_partition);
     MPI_Fint *flag __attribute__((unused)) = f_flag;
@@ -27963,6 +29126,7 @@ static void mpicheck_f_plain_parrived(void **next, const char *next_name, const 
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_parrived_
@@ -27989,6 +29153,7 @@ static void mpicheck_f_plain_pcontrol(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *))*next)(f_level); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int level = (int)(*f_level);
     int64_t *mpicheck_w = mpicheck_begin(406, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -28002,6 +29167,7 @@ static void mpicheck_f_plain_pcontrol(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pcontrol_
@@ -28028,6 +29194,7 @@ static void mpicheck_f_plain_pready(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_partition, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int partition = (int)(*f_partition);
     MPI_Request request = PMPI_Request_f2c(*f_request);
     int64_t *mpicheck_w = mpicheck_begin(407, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -28043,6 +29210,7 @@ static void mpicheck_f_plain_pready(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pready_
@@ -28069,6 +29237,7 @@ static void mpicheck_f_plain_pready_list(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_length, f_array_of_partitions, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int length = (int)(*f_length);
     MPI_Fint *array_of_partitions __attribute__((unused)) = f_array_of_partitions;
     MPI_Request request = PMPI_Request_f2c(*f_request);
@@ -28088,6 +29257,7 @@ static void mpicheck_f_plain_pready_list(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pready_list_
@@ -28114,6 +29284,7 @@ static void mpicheck_f_plain_pready_range(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_partition_low, f_partition_high, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int partition_low = (int)(*f_partition_low);
     int partition_high = (int)(*f_partition_high);
     MPI_Request request = PMPI_Request_f2c(*f_request);
@@ -28131,6 +29302,7 @@ static void mpicheck_f_plain_pready_range(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pready_range_
@@ -28157,6 +29329,7 @@ static void mpicheck_f_plain_precv_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int partitions = (int)(*f_partitions);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -28189,6 +29362,7 @@ static void mpicheck_f_plain_precv_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_precv_init_
@@ -28212,6 +29386,7 @@ static void mpicheck_f_desc_precv_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_partitions, f_count, f_datatype, f_source, f_tag, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int partitions = (int)(*f_partitions);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -28244,6 +29419,7 @@ static void mpicheck_f_desc_precv_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_precv_init_f08ts_
@@ -28263,6 +29439,7 @@ static void mpicheck_f_plain_probe(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_source, f_tag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int source = (int)(*f_source);
     int tag = (int)(*f_tag);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -28288,6 +29465,7 @@ static void mpicheck_f_plain_probe(void **next, const char *next_name, const voi
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_probe_
@@ -28314,6 +29492,7 @@ static void mpicheck_f_plain_psend_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int partitions = (int)(*f_partitions);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -28346,6 +29525,7 @@ static void mpicheck_f_plain_psend_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_psend_init_
@@ -28369,6 +29549,7 @@ static void mpicheck_f_desc_psend_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_partitions, f_count, f_datatype, f_dest, f_tag, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int partitions = (int)(*f_partitions);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -28401,6 +29582,7 @@ static void mpicheck_f_desc_psend_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_psend_init_f08ts_
@@ -28420,6 +29602,7 @@ static void mpicheck_f_plain_publish_name(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, void *, MPI_Fint *, size_t , size_t ))*next)(f_service_name, f_info, f_port_name, ierror, f_len_service_name, f_len_port_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *service_name = f_service_name;
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *port_name = f_port_name;
@@ -28437,6 +29620,7 @@ static void mpicheck_f_plain_publish_name(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_publish_name_
@@ -28463,6 +29647,7 @@ static void mpicheck_f_plain_put(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28490,6 +29675,7 @@ static void mpicheck_f_plain_put(void **next, const char *next_name, const void 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_put_
@@ -28513,6 +29699,7 @@ static void mpicheck_f_desc_put(void **next, const char *next_name, const void *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28540,6 +29727,7 @@ static void mpicheck_f_desc_put(void **next, const char *next_name, const void *
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_put_f08ts_
@@ -28559,6 +29747,7 @@ static void mpicheck_f_plain_put_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28586,6 +29775,7 @@ static void mpicheck_f_plain_put_c(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_put_f08_large_
@@ -28602,6 +29792,7 @@ static void mpicheck_f_desc_put_c(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28629,6 +29820,7 @@ static void mpicheck_f_desc_put_c(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_put_f08ts_large_
@@ -28648,6 +29840,7 @@ static void mpicheck_f_plain_query_thread(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_provided, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *provided __attribute__((unused)) = f_provided;
     int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_provided = NULL;
@@ -28664,6 +29857,7 @@ static void mpicheck_f_plain_query_thread(void **next, const char *next_name, co
         mpicheck_o_provided[0] = MPICHECK_W((int)(*f_provided));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_query_thread_
@@ -28690,6 +29884,7 @@ static void mpicheck_f_plain_raccumulate(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28724,6 +29919,7 @@ static void mpicheck_f_plain_raccumulate(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_raccumulate_
@@ -28747,6 +29943,7 @@ static void mpicheck_f_desc_raccumulate(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28781,6 +29978,7 @@ static void mpicheck_f_desc_raccumulate(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_raccumulate_f08ts_
@@ -28800,6 +29998,7 @@ static void mpicheck_f_plain_raccumulate_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28834,6 +30033,7 @@ static void mpicheck_f_plain_raccumulate_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_raccumulate_f08_large_
@@ -28850,6 +30050,7 @@ static void mpicheck_f_desc_raccumulate_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -28884,6 +30085,7 @@ static void mpicheck_f_desc_raccumulate_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_raccumulate_f08ts_large_
@@ -28903,6 +30105,7 @@ static void mpicheck_f_plain_recv(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -28934,6 +30137,7 @@ static void mpicheck_f_plain_recv(void **next, const char *next_name, const void
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_
@@ -28957,6 +30161,7 @@ static void mpicheck_f_desc_recv(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -28988,6 +30193,7 @@ static void mpicheck_f_desc_recv(void **next, const char *next_name, const void 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_f08ts_
@@ -29007,6 +30213,7 @@ static void mpicheck_f_plain_recv_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -29038,6 +30245,7 @@ static void mpicheck_f_plain_recv_c(void **next, const char *next_name, const vo
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_f08_large_
@@ -29054,6 +30262,7 @@ static void mpicheck_f_desc_recv_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -29085,6 +30294,7 @@ static void mpicheck_f_desc_recv_c(void **next, const char *next_name, const voi
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_f08ts_large_
@@ -29104,6 +30314,7 @@ static void mpicheck_f_plain_recv_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -29132,6 +30343,7 @@ static void mpicheck_f_plain_recv_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_init_
@@ -29155,6 +30367,7 @@ static void mpicheck_f_desc_recv_init(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -29183,6 +30396,7 @@ static void mpicheck_f_desc_recv_init(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_init_f08ts_
@@ -29202,6 +30416,7 @@ static void mpicheck_f_plain_recv_init_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -29230,6 +30445,7 @@ static void mpicheck_f_plain_recv_init_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_init_f08_large_
@@ -29246,6 +30462,7 @@ static void mpicheck_f_desc_recv_init_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_source, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -29274,6 +30491,7 @@ static void mpicheck_f_desc_recv_init_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_recv_init_f08ts_large_
@@ -29293,6 +30511,7 @@ static void mpicheck_f_plain_reduce(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -29318,6 +30537,7 @@ static void mpicheck_f_plain_reduce(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_
@@ -29341,6 +30561,7 @@ static void mpicheck_f_desc_reduce(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -29366,6 +30587,7 @@ static void mpicheck_f_desc_reduce(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_f08ts_
@@ -29385,6 +30607,7 @@ static void mpicheck_f_plain_reduce_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -29410,6 +30633,7 @@ static void mpicheck_f_plain_reduce_c(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_f08_large_
@@ -29426,6 +30650,7 @@ static void mpicheck_f_desc_reduce_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -29451,6 +30676,7 @@ static void mpicheck_f_desc_reduce_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_f08ts_large_
@@ -29470,6 +30696,7 @@ static void mpicheck_f_plain_reduce_init(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -29502,6 +30729,7 @@ static void mpicheck_f_plain_reduce_init(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_init_
@@ -29525,6 +30753,7 @@ static void mpicheck_f_desc_reduce_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -29557,6 +30786,7 @@ static void mpicheck_f_desc_reduce_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_init_f08ts_
@@ -29576,6 +30806,7 @@ static void mpicheck_f_plain_reduce_init_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -29608,6 +30839,7 @@ static void mpicheck_f_plain_reduce_init_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_init_f08_large_
@@ -29624,6 +30856,7 @@ static void mpicheck_f_desc_reduce_init_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -29656,6 +30889,7 @@ static void mpicheck_f_desc_reduce_init_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_init_f08ts_large_
@@ -29675,6 +30909,7 @@ static void mpicheck_f_plain_reduce_local(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_inoutbuf, f_count, f_datatype, f_op, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     const void *inoutbuf = mpicheck_f_buf(f_inoutbuf);
     int count = (int)(*f_count);
@@ -29697,6 +30932,7 @@ static void mpicheck_f_plain_reduce_local(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_local_
@@ -29720,6 +30956,7 @@ static void mpicheck_f_desc_reduce_local(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_inoutbuf, f_count, f_datatype, f_op, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     const void *inoutbuf = mpicheck_f_buf(mpicheck_desc_base(f_inoutbuf));
     int count = (int)(*f_count);
@@ -29742,6 +30979,7 @@ static void mpicheck_f_desc_reduce_local(void **next, const char *next_name, con
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_local_f08ts_
@@ -29761,6 +30999,7 @@ static void mpicheck_f_plain_reduce_local_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_inoutbuf, f_count, f_datatype, f_op, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     const void *inoutbuf = mpicheck_f_buf(f_inoutbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -29783,6 +31022,7 @@ static void mpicheck_f_plain_reduce_local_c(void **next, const char *next_name, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_local_f08_large_
@@ -29799,6 +31039,7 @@ static void mpicheck_f_desc_reduce_local_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_inoutbuf, f_count, f_datatype, f_op, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     const void *inoutbuf = mpicheck_f_buf(mpicheck_desc_base(f_inoutbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -29821,6 +31062,7 @@ static void mpicheck_f_desc_reduce_local_c(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_local_f08ts_large_
@@ -29840,6 +31082,7 @@ static void mpicheck_f_plain_reduce_scatter(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Fint *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -29865,6 +31108,7 @@ static void mpicheck_f_plain_reduce_scatter(void **next, const char *next_name, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_
@@ -29888,6 +31132,7 @@ static void mpicheck_f_desc_reduce_scatter(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Fint *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -29913,6 +31158,7 @@ static void mpicheck_f_desc_reduce_scatter(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_f08ts_
@@ -29932,6 +31178,7 @@ static void mpicheck_f_plain_reduce_scatter_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -29957,6 +31204,7 @@ static void mpicheck_f_plain_reduce_scatter_c(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_f08_large_
@@ -29973,6 +31221,7 @@ static void mpicheck_f_desc_reduce_scatter_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -29998,6 +31247,7 @@ static void mpicheck_f_desc_reduce_scatter_c(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_f08ts_large_
@@ -30017,6 +31267,7 @@ static void mpicheck_f_plain_reduce_scatter_block(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int recvcount = (int)(*f_recvcount);
@@ -30040,6 +31291,7 @@ static void mpicheck_f_plain_reduce_scatter_block(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_
@@ -30063,6 +31315,7 @@ static void mpicheck_f_desc_reduce_scatter_block(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int recvcount = (int)(*f_recvcount);
@@ -30086,6 +31339,7 @@ static void mpicheck_f_desc_reduce_scatter_block(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_f08ts_
@@ -30105,6 +31359,7 @@ static void mpicheck_f_plain_reduce_scatter_block_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count recvcount = (MPI_Count)(*f_recvcount);
@@ -30128,6 +31383,7 @@ static void mpicheck_f_plain_reduce_scatter_block_c(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_f08_large_
@@ -30144,6 +31400,7 @@ static void mpicheck_f_desc_reduce_scatter_block_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count recvcount = (MPI_Count)(*f_recvcount);
@@ -30167,6 +31424,7 @@ static void mpicheck_f_desc_reduce_scatter_block_c(void **next, const char *next
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_f08ts_large_
@@ -30186,6 +31444,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int recvcount = (int)(*f_recvcount);
@@ -30216,6 +31475,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init(void **next, const char *
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_init_
@@ -30239,6 +31499,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init(void **next, const char *n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int recvcount = (int)(*f_recvcount);
@@ -30269,6 +31530,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init(void **next, const char *n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_init_f08ts_
@@ -30288,6 +31550,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init_c(void **next, const char
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count recvcount = (MPI_Count)(*f_recvcount);
@@ -30318,6 +31581,7 @@ static void mpicheck_f_plain_reduce_scatter_block_init_c(void **next, const char
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_init_f08_large_
@@ -30334,6 +31598,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init_c(void **next, const char 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcount, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count recvcount = (MPI_Count)(*f_recvcount);
@@ -30364,6 +31629,7 @@ static void mpicheck_f_desc_reduce_scatter_block_init_c(void **next, const char 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_block_init_f08ts_large_
@@ -30383,6 +31649,7 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Fint *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -30415,6 +31682,7 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_init_
@@ -30438,6 +31706,7 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Fint *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -30470,6 +31739,7 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_init_f08ts_
@@ -30489,6 +31759,7 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -30521,6 +31792,7 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_init_f08_large_
@@ -30537,6 +31809,7 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_recvcounts, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count *recvcounts __attribute__((unused)) = f_recvcounts;
@@ -30569,6 +31842,7 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_reduce_scatter_init_f08ts_large_
@@ -30588,6 +31862,7 @@ static void mpicheck_f_plain_register_datarep(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, void *, void *, void *, MPI_Fint *, size_t ))*next)(f_datarep, f_read_conversion_fn, f_write_conversion_fn, f_dtype_file_extent_fn, f_extra_state, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *read_conversion_fn = f_read_conversion_fn;
     const void *write_conversion_fn = f_write_conversion_fn;
@@ -30609,6 +31884,7 @@ static void mpicheck_f_plain_register_datarep(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_register_datarep_
@@ -30635,6 +31911,7 @@ static void mpicheck_f_plain_register_datarep_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, void *, void *, void *, MPI_Fint *, size_t ))*next)(f_datarep, f_read_conversion_fn, f_write_conversion_fn, f_dtype_file_extent_fn, f_extra_state, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *read_conversion_fn = f_read_conversion_fn;
     const void *write_conversion_fn = f_write_conversion_fn;
@@ -30656,6 +31933,7 @@ static void mpicheck_f_plain_register_datarep_c(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_register_datarep_f08_large_
@@ -30675,6 +31953,7 @@ static void mpicheck_f_plain_remove_error_class(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_errorclass, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int errorclass = (int)(*f_errorclass);
     int64_t *mpicheck_w = mpicheck_begin(439, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -30688,6 +31967,7 @@ static void mpicheck_f_plain_remove_error_class(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_remove_error_class_
@@ -30714,6 +31994,7 @@ static void mpicheck_f_plain_remove_error_code(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int errorcode = (int)(*f_errorcode);
     int64_t *mpicheck_w = mpicheck_begin(440, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -30727,6 +32008,7 @@ static void mpicheck_f_plain_remove_error_code(void **next, const char *next_nam
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_remove_error_code_
@@ -30753,6 +32035,7 @@ static void mpicheck_f_plain_remove_error_string(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int errorcode = (int)(*f_errorcode);
     int64_t *mpicheck_w = mpicheck_begin(441, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -30766,6 +32049,7 @@ static void mpicheck_f_plain_remove_error_string(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_remove_error_string_
@@ -30792,6 +32076,7 @@ static void mpicheck_f_plain_request_free(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t *mpicheck_w = mpicheck_begin(444, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
@@ -30809,6 +32094,7 @@ static void mpicheck_f_plain_request_free(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_request_free_
@@ -30835,6 +32121,7 @@ static void mpicheck_f_plain_request_get_status(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_request, f_flag, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Request request = PMPI_Request_f2c(*f_request);
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -30861,6 +32148,7 @@ static void mpicheck_f_plain_request_get_status(void **next, const char *next_na
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_request_get_status_
@@ -30887,6 +32175,7 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
@@ -30933,6 +32222,7 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_request_get_status_all_
@@ -30959,6 +32249,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_index, f_flag, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
@@ -30994,6 +32285,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_request_get_status_any_
@@ -31020,6 +32312,7 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int incount = (int)(*f_incount);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
@@ -31073,6 +32366,7 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_request_get_status_some_
@@ -31099,6 +32393,7 @@ static void mpicheck_f_plain_rget(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31131,6 +32426,7 @@ static void mpicheck_f_plain_rget(void **next, const char *next_name, const void
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_
@@ -31154,6 +32450,7 @@ static void mpicheck_f_desc_rget(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31186,6 +32483,7 @@ static void mpicheck_f_desc_rget(void **next, const char *next_name, const void 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_f08ts_
@@ -31205,6 +32503,7 @@ static void mpicheck_f_plain_rget_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31237,6 +32536,7 @@ static void mpicheck_f_plain_rget_c(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_f08_large_
@@ -31253,6 +32553,7 @@ static void mpicheck_f_desc_rget_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31285,6 +32586,7 @@ static void mpicheck_f_desc_rget_c(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_f08ts_large_
@@ -31304,6 +32606,7 @@ static void mpicheck_f_plain_rget_accumulate(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31344,6 +32647,7 @@ static void mpicheck_f_plain_rget_accumulate(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_accumulate_
@@ -31367,6 +32671,7 @@ static void mpicheck_f_desc_rget_accumulate(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31407,6 +32712,7 @@ static void mpicheck_f_desc_rget_accumulate(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_accumulate_f08ts_
@@ -31426,6 +32732,7 @@ static void mpicheck_f_plain_rget_accumulate_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31466,6 +32773,7 @@ static void mpicheck_f_plain_rget_accumulate_c(void **next, const char *next_nam
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_accumulate_f08_large_
@@ -31482,6 +32790,7 @@ static void mpicheck_f_desc_rget_accumulate_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_result_addr, f_result_count, f_result_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_op, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31522,6 +32831,7 @@ static void mpicheck_f_desc_rget_accumulate_c(void **next, const char *next_name
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rget_accumulate_f08ts_large_
@@ -31541,6 +32851,7 @@ static void mpicheck_f_plain_rput(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31573,6 +32884,7 @@ static void mpicheck_f_plain_rput(void **next, const char *next_name, const void
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rput_
@@ -31596,6 +32908,7 @@ static void mpicheck_f_desc_rput(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     int origin_count = (int)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31628,6 +32941,7 @@ static void mpicheck_f_desc_rput(void **next, const char *next_name, const void 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rput_f08ts_
@@ -31647,6 +32961,7 @@ static void mpicheck_f_plain_rput_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(f_origin_addr);
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31679,6 +32994,7 @@ static void mpicheck_f_plain_rput_c(void **next, const char *next_name, const vo
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rput_f08_large_
@@ -31695,6 +33011,7 @@ static void mpicheck_f_desc_rput_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_origin_addr, f_origin_count, f_origin_datatype, f_target_rank, f_target_disp, f_target_count, f_target_datatype, f_win, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *origin_addr = mpicheck_f_buf(mpicheck_desc_base(f_origin_addr));
     MPI_Count origin_count = (MPI_Count)(*f_origin_count);
     MPI_Datatype origin_datatype = PMPI_Type_f2c(*f_origin_datatype);
@@ -31727,6 +33044,7 @@ static void mpicheck_f_desc_rput_c(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rput_f08ts_large_
@@ -31746,6 +33064,7 @@ static void mpicheck_f_plain_rsend(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -31769,6 +33088,7 @@ static void mpicheck_f_plain_rsend(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_
@@ -31792,6 +33112,7 @@ static void mpicheck_f_desc_rsend(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -31815,6 +33136,7 @@ static void mpicheck_f_desc_rsend(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_f08ts_
@@ -31834,6 +33156,7 @@ static void mpicheck_f_plain_rsend_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -31857,6 +33180,7 @@ static void mpicheck_f_plain_rsend_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_f08_large_
@@ -31873,6 +33197,7 @@ static void mpicheck_f_desc_rsend_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -31896,6 +33221,7 @@ static void mpicheck_f_desc_rsend_c(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_f08ts_large_
@@ -31915,6 +33241,7 @@ static void mpicheck_f_plain_rsend_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -31943,6 +33270,7 @@ static void mpicheck_f_plain_rsend_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_init_
@@ -31966,6 +33294,7 @@ static void mpicheck_f_desc_rsend_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -31994,6 +33323,7 @@ static void mpicheck_f_desc_rsend_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_init_f08ts_
@@ -32013,6 +33343,7 @@ static void mpicheck_f_plain_rsend_init_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -32041,6 +33372,7 @@ static void mpicheck_f_plain_rsend_init_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_init_f08_large_
@@ -32057,6 +33389,7 @@ static void mpicheck_f_desc_rsend_init_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -32085,6 +33418,7 @@ static void mpicheck_f_desc_rsend_init_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_rsend_init_f08ts_large_
@@ -32104,6 +33438,7 @@ static void mpicheck_f_plain_scan(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -32127,6 +33462,7 @@ static void mpicheck_f_plain_scan(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_
@@ -32150,6 +33486,7 @@ static void mpicheck_f_desc_scan(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -32173,6 +33510,7 @@ static void mpicheck_f_desc_scan(void **next, const char *next_name, const void 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_f08ts_
@@ -32192,6 +33530,7 @@ static void mpicheck_f_plain_scan_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -32215,6 +33554,7 @@ static void mpicheck_f_plain_scan_c(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_f08_large_
@@ -32231,6 +33571,7 @@ static void mpicheck_f_desc_scan_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -32254,6 +33595,7 @@ static void mpicheck_f_desc_scan_c(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_f08ts_large_
@@ -32273,6 +33615,7 @@ static void mpicheck_f_plain_scan_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     int count = (int)(*f_count);
@@ -32303,6 +33646,7 @@ static void mpicheck_f_plain_scan_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_init_
@@ -32326,6 +33670,7 @@ static void mpicheck_f_desc_scan_init(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     int count = (int)(*f_count);
@@ -32356,6 +33701,7 @@ static void mpicheck_f_desc_scan_init(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_init_f08ts_
@@ -32375,6 +33721,7 @@ static void mpicheck_f_plain_scan_init_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     const void *recvbuf = mpicheck_f_buf(f_recvbuf);
     MPI_Count count = (MPI_Count)(*f_count);
@@ -32405,6 +33752,7 @@ static void mpicheck_f_plain_scan_init_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_init_f08_large_
@@ -32421,6 +33769,7 @@ static void mpicheck_f_desc_scan_init_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_recvbuf, f_count, f_datatype, f_op, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     const void *recvbuf = mpicheck_f_buf(mpicheck_desc_base(f_recvbuf));
     MPI_Count count = (MPI_Count)(*f_count);
@@ -32451,6 +33800,7 @@ static void mpicheck_f_desc_scan_init_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scan_init_f08ts_large_
@@ -32470,6 +33820,7 @@ static void mpicheck_f_plain_scatter(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32497,6 +33848,7 @@ static void mpicheck_f_plain_scatter(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_
@@ -32520,6 +33872,7 @@ static void mpicheck_f_desc_scatter(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32547,6 +33900,7 @@ static void mpicheck_f_desc_scatter(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_f08ts_
@@ -32566,6 +33920,7 @@ static void mpicheck_f_plain_scatter_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32593,6 +33948,7 @@ static void mpicheck_f_plain_scatter_c(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_f08_large_
@@ -32609,6 +33965,7 @@ static void mpicheck_f_desc_scatter_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32636,6 +33993,7 @@ static void mpicheck_f_desc_scatter_c(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_f08ts_large_
@@ -32655,6 +34013,7 @@ static void mpicheck_f_plain_scatter_init(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32689,6 +34048,7 @@ static void mpicheck_f_plain_scatter_init(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_init_
@@ -32712,6 +34072,7 @@ static void mpicheck_f_desc_scatter_init(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32746,6 +34107,7 @@ static void mpicheck_f_desc_scatter_init(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_init_f08ts_
@@ -32765,6 +34127,7 @@ static void mpicheck_f_plain_scatter_init_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32799,6 +34162,7 @@ static void mpicheck_f_plain_scatter_init_c(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_init_f08_large_
@@ -32815,6 +34179,7 @@ static void mpicheck_f_desc_scatter_init_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -32849,6 +34214,7 @@ static void mpicheck_f_desc_scatter_init_c(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatter_init_f08ts_large_
@@ -32868,6 +34234,7 @@ static void mpicheck_f_plain_scatterv(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *displs __attribute__((unused)) = f_displs;
@@ -32901,6 +34268,7 @@ static void mpicheck_f_plain_scatterv(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_
@@ -32924,6 +34292,7 @@ static void mpicheck_f_desc_scatterv(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *displs __attribute__((unused)) = f_displs;
@@ -32957,6 +34326,7 @@ static void mpicheck_f_desc_scatterv(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_f08ts_
@@ -32976,6 +34346,7 @@ static void mpicheck_f_plain_scatterv_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *displs __attribute__((unused)) = f_displs;
@@ -33009,6 +34380,7 @@ static void mpicheck_f_plain_scatterv_c(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_f08_large_
@@ -33025,6 +34397,7 @@ static void mpicheck_f_desc_scatterv_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *displs __attribute__((unused)) = f_displs;
@@ -33058,6 +34431,7 @@ static void mpicheck_f_desc_scatterv_c(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_f08ts_large_
@@ -33077,6 +34451,7 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *displs __attribute__((unused)) = f_displs;
@@ -33117,6 +34492,7 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_init_
@@ -33140,6 +34516,7 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Fint *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Fint *displs __attribute__((unused)) = f_displs;
@@ -33180,6 +34557,7 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_init_f08ts_
@@ -33199,6 +34577,7 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *displs __attribute__((unused)) = f_displs;
@@ -33239,6 +34618,7 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_init_f08_large_
@@ -33255,6 +34635,7 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Aint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcounts, f_displs, f_sendtype, f_recvbuf, f_recvcount, f_recvtype, f_root, f_comm, f_info, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count *sendcounts __attribute__((unused)) = f_sendcounts;
     MPI_Aint *displs __attribute__((unused)) = f_displs;
@@ -33295,6 +34676,7 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_scatterv_init_f08ts_large_
@@ -33314,6 +34696,7 @@ static void mpicheck_f_plain_send(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33337,6 +34720,7 @@ static void mpicheck_f_plain_send(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_
@@ -33360,6 +34744,7 @@ static void mpicheck_f_desc_send(void **next, const char *next_name, const void 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33383,6 +34768,7 @@ static void mpicheck_f_desc_send(void **next, const char *next_name, const void 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_f08ts_
@@ -33402,6 +34788,7 @@ static void mpicheck_f_plain_send_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33425,6 +34812,7 @@ static void mpicheck_f_plain_send_c(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_f08_large_
@@ -33441,6 +34829,7 @@ static void mpicheck_f_desc_send_c(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33464,6 +34853,7 @@ static void mpicheck_f_desc_send_c(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_f08ts_large_
@@ -33483,6 +34873,7 @@ static void mpicheck_f_plain_send_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33511,6 +34902,7 @@ static void mpicheck_f_plain_send_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_init_
@@ -33534,6 +34926,7 @@ static void mpicheck_f_desc_send_init(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33562,6 +34955,7 @@ static void mpicheck_f_desc_send_init(void **next, const char *next_name, const 
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_init_f08ts_
@@ -33581,6 +34975,7 @@ static void mpicheck_f_plain_send_init_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33609,6 +35004,7 @@ static void mpicheck_f_plain_send_init_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_init_f08_large_
@@ -33625,6 +35021,7 @@ static void mpicheck_f_desc_send_init_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33653,6 +35050,7 @@ static void mpicheck_f_desc_send_init_c(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_send_init_f08ts_large_
@@ -33672,6 +35070,7 @@ static void mpicheck_f_plain_sendrecv(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -33713,6 +35112,7 @@ static void mpicheck_f_plain_sendrecv(void **next, const char *next_name, const 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_
@@ -33736,6 +35136,7 @@ static void mpicheck_f_desc_sendrecv(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     int sendcount = (int)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -33777,6 +35178,7 @@ static void mpicheck_f_desc_sendrecv(void **next, const char *next_name, const v
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_f08ts_
@@ -33796,6 +35198,7 @@ static void mpicheck_f_plain_sendrecv_c(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(f_sendbuf);
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -33837,6 +35240,7 @@ static void mpicheck_f_plain_sendrecv_c(void **next, const char *next_name, cons
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_f08_large_
@@ -33853,6 +35257,7 @@ static void mpicheck_f_desc_sendrecv_c(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_sendbuf, f_sendcount, f_sendtype, f_dest, f_sendtag, f_recvbuf, f_recvcount, f_recvtype, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *sendbuf = mpicheck_f_buf(mpicheck_desc_base(f_sendbuf));
     MPI_Count sendcount = (MPI_Count)(*f_sendcount);
     MPI_Datatype sendtype = PMPI_Type_f2c(*f_sendtype);
@@ -33894,6 +35299,7 @@ static void mpicheck_f_desc_sendrecv_c(void **next, const char *next_name, const
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_f08ts_large_
@@ -33913,6 +35319,7 @@ static void mpicheck_f_plain_sendrecv_replace(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -33949,6 +35356,7 @@ static void mpicheck_f_plain_sendrecv_replace(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_replace_
@@ -33972,6 +35380,7 @@ static void mpicheck_f_desc_sendrecv_replace(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -34008,6 +35417,7 @@ static void mpicheck_f_desc_sendrecv_replace(void **next, const char *next_name,
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_replace_f08ts_
@@ -34027,6 +35437,7 @@ static void mpicheck_f_plain_sendrecv_replace_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -34063,6 +35474,7 @@ static void mpicheck_f_plain_sendrecv_replace_c(void **next, const char *next_na
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_replace_f08_large_
@@ -34079,6 +35491,7 @@ static void mpicheck_f_desc_sendrecv_replace_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_sendtag, f_source, f_recvtag, f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -34115,6 +35528,7 @@ static void mpicheck_f_desc_sendrecv_replace_c(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_sendrecv_replace_f08ts_large_
@@ -34134,6 +35548,7 @@ static void mpicheck_f_plain_session_attach_buffer(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *buffer = mpicheck_f_buf(f_buffer);
     int size = (int)(*f_size);
@@ -34151,6 +35566,7 @@ static void mpicheck_f_plain_session_attach_buffer(void **next, const char *next
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_attach_buffer_
@@ -34174,6 +35590,7 @@ static void mpicheck_f_desc_session_attach_buffer(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     int size = (int)(*f_size);
@@ -34191,6 +35608,7 @@ static void mpicheck_f_desc_session_attach_buffer(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_attach_buffer_f08ts_
@@ -34210,6 +35628,7 @@ static void mpicheck_f_plain_session_attach_buffer_c(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *))*next)(f_session, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *buffer = mpicheck_f_buf(f_buffer);
     MPI_Count size = (MPI_Count)(*f_size);
@@ -34227,6 +35646,7 @@ static void mpicheck_f_plain_session_attach_buffer_c(void **next, const char *ne
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_attach_buffer_f08_large_
@@ -34243,6 +35663,7 @@ static void mpicheck_f_desc_session_attach_buffer_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *))*next)(f_session, f_buffer, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *buffer = mpicheck_f_buf(mpicheck_desc_base(f_buffer));
     MPI_Count size = (MPI_Count)(*f_size);
@@ -34260,6 +35681,7 @@ static void mpicheck_f_desc_session_attach_buffer_c(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_attach_buffer_f08ts_large_
@@ -34279,6 +35701,7 @@ static void mpicheck_f_plain_session_call_errhandler(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     int errorcode = (int)(*f_errorcode);
     int64_t *mpicheck_w = mpicheck_begin(484, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -34294,6 +35717,7 @@ static void mpicheck_f_plain_session_call_errhandler(void **next, const char *ne
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_call_errhandler_
@@ -34320,6 +35744,7 @@ static void mpicheck_f_plain_session_create_errhandler(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *))*next)(f_session_errhandler_fn, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *session_errhandler_fn = f_session_errhandler_fn;
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(485, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -34338,6 +35763,7 @@ static void mpicheck_f_plain_session_create_errhandler(void **next, const char *
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_create_errhandler_
@@ -34364,6 +35790,7 @@ static void mpicheck_f_plain_session_detach_buffer(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_buffer_addr, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *buffer_addr = f_buffer_addr;
     MPI_Fint *size __attribute__((unused)) = f_size;
@@ -34384,6 +35811,7 @@ static void mpicheck_f_plain_session_detach_buffer(void **next, const char *next
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_detach_buffer_
@@ -34410,6 +35838,7 @@ static void mpicheck_f_plain_session_detach_buffer_c(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Count *, MPI_Fint *))*next)(f_session, f_buffer_addr, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *buffer_addr = f_buffer_addr;
     MPI_Count *size __attribute__((unused)) = f_size;
@@ -34430,6 +35859,7 @@ static void mpicheck_f_plain_session_detach_buffer_c(void **next, const char *ne
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_detach_buffer_f08_large_
@@ -34449,6 +35879,7 @@ static void mpicheck_f_plain_session_finalize(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_session, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *session __attribute__((unused)) = f_session;
     int64_t *mpicheck_w = mpicheck_begin(489, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_session = NULL;
@@ -34466,6 +35897,7 @@ static void mpicheck_f_plain_session_finalize(void **next, const char *next_name
         mpicheck_o_session[0] = MPICHECK_W(PMPI_Session_f2c(*f_session));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_finalize_
@@ -34492,6 +35924,7 @@ static void mpicheck_f_plain_session_flush_buffer(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_session, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     int64_t *mpicheck_w = mpicheck_begin(490, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -34505,6 +35938,7 @@ static void mpicheck_f_plain_session_flush_buffer(void **next, const char *next_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_flush_buffer_
@@ -34531,6 +35965,7 @@ static void mpicheck_f_plain_session_get_errhandler(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(492, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -34549,6 +35984,7 @@ static void mpicheck_f_plain_session_get_errhandler(void **next, const char *nex
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_get_errhandler_
@@ -34575,6 +36011,7 @@ static void mpicheck_f_plain_session_get_info(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_info_used, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     MPI_Fint *info_used __attribute__((unused)) = f_info_used;
     int64_t *mpicheck_w = mpicheck_begin(493, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -34593,6 +36030,7 @@ static void mpicheck_f_plain_session_get_info(void **next, const char *next_name
         mpicheck_o_info_used[0] = MPICHECK_W(PMPI_Info_f2c(*f_info_used));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_get_info_
@@ -34619,6 +36057,7 @@ static void mpicheck_f_plain_session_get_nth_pset(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_session, f_info, f_n, f_pset_len, f_pset_name, ierror, f_len_pset_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int n = (int)(*f_n);
@@ -34644,6 +36083,7 @@ static void mpicheck_f_plain_session_get_nth_pset(void **next, const char *next_
         mpicheck_o_pset_len[0] = MPICHECK_W((int)(*f_pset_len));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_get_nth_pset_
@@ -34670,6 +36110,7 @@ static void mpicheck_f_plain_session_get_num_psets(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_info, f_npset_names, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *npset_names __attribute__((unused)) = f_npset_names;
@@ -34690,6 +36131,7 @@ static void mpicheck_f_plain_session_get_num_psets(void **next, const char *next
         mpicheck_o_npset_names[0] = MPICHECK_W((int)(*f_npset_names));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_get_num_psets_
@@ -34716,6 +36158,7 @@ static void mpicheck_f_plain_session_get_pset_info(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_session, f_pset_name, f_info, ierror, f_len_pset_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     const void *pset_name = f_pset_name;
     MPI_Fint *info __attribute__((unused)) = f_info;
@@ -34736,6 +36179,7 @@ static void mpicheck_f_plain_session_get_pset_info(void **next, const char *next
         mpicheck_o_info[0] = MPICHECK_W(PMPI_Info_f2c(*f_info));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_get_pset_info_
@@ -34762,6 +36206,7 @@ static void mpicheck_f_plain_session_iflush_buffer(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t *mpicheck_w = mpicheck_begin(497, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -34780,6 +36225,7 @@ static void mpicheck_f_plain_session_iflush_buffer(void **next, const char *next
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_iflush_buffer_
@@ -34806,6 +36252,7 @@ static void mpicheck_f_plain_session_init(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_info, f_errhandler, f_session, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Errhandler errhandler = PMPI_Errhandler_f2c(*f_errhandler);
     MPI_Fint *session __attribute__((unused)) = f_session;
@@ -34826,6 +36273,7 @@ static void mpicheck_f_plain_session_init(void **next, const char *next_name, co
         mpicheck_o_session[0] = MPICHECK_W(PMPI_Session_f2c(*f_session));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_init_
@@ -34852,6 +36300,7 @@ static void mpicheck_f_plain_session_set_errhandler(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_session, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Session session = PMPI_Session_f2c(*f_session);
     MPI_Errhandler errhandler = PMPI_Errhandler_f2c(*f_errhandler);
     int64_t *mpicheck_w = mpicheck_begin(499, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -34867,6 +36316,7 @@ static void mpicheck_f_plain_session_set_errhandler(void **next, const char *nex
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_session_set_errhandler_
@@ -34893,6 +36343,7 @@ static void mpicheck_f_plain_ssend(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -34916,6 +36367,7 @@ static void mpicheck_f_plain_ssend(void **next, const char *next_name, const voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_
@@ -34939,6 +36391,7 @@ static void mpicheck_f_desc_ssend(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -34962,6 +36415,7 @@ static void mpicheck_f_desc_ssend(void **next, const char *next_name, const void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_f08ts_
@@ -34981,6 +36435,7 @@ static void mpicheck_f_plain_ssend_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -35004,6 +36459,7 @@ static void mpicheck_f_plain_ssend_c(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_f08_large_
@@ -35020,6 +36476,7 @@ static void mpicheck_f_desc_ssend_c(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -35043,6 +36500,7 @@ static void mpicheck_f_desc_ssend_c(void **next, const char *next_name, const vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_f08ts_large_
@@ -35062,6 +36520,7 @@ static void mpicheck_f_plain_ssend_init(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -35090,6 +36549,7 @@ static void mpicheck_f_plain_ssend_init(void **next, const char *next_name, cons
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_init_
@@ -35113,6 +36573,7 @@ static void mpicheck_f_desc_ssend_init(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     int count = (int)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -35141,6 +36602,7 @@ static void mpicheck_f_desc_ssend_init(void **next, const char *next_name, const
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_init_f08ts_
@@ -35160,6 +36622,7 @@ static void mpicheck_f_plain_ssend_init_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(f_buf);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -35188,6 +36651,7 @@ static void mpicheck_f_plain_ssend_init_c(void **next, const char *next_name, co
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_init_f08_large_
@@ -35204,6 +36668,7 @@ static void mpicheck_f_desc_ssend_init_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_buf, f_count, f_datatype, f_dest, f_tag, f_comm, f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *buf = mpicheck_f_buf(mpicheck_desc_base(f_buf));
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
@@ -35232,6 +36697,7 @@ static void mpicheck_f_desc_ssend_init_c(void **next, const char *next_name, con
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_ssend_init_f08ts_large_
@@ -35251,6 +36717,7 @@ static void mpicheck_f_plain_start(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_request, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t *mpicheck_w = mpicheck_begin(505, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
@@ -35268,6 +36735,7 @@ static void mpicheck_f_plain_start(void **next, const char *next_name, const voi
         mpicheck_o_request[0] = MPICHECK_W(PMPI_Request_f2c(*f_request));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_start_
@@ -35294,6 +36762,7 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
@@ -35316,6 +36785,7 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_startall_
@@ -35342,6 +36812,7 @@ static void mpicheck_f_plain_status_f082f(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *))*next)(f_f08_status, f_f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *f08_status = f_f08_status;
     const void *f_status = f_f_status;
     int64_t *mpicheck_w = mpicheck_begin(510, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -35357,6 +36828,7 @@ static void mpicheck_f_plain_status_f082f(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_f082f_
@@ -35383,6 +36855,7 @@ static void mpicheck_f_plain_status_f2f08(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *))*next)(f_f_status, f_f08_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *f_status = f_f_status;
     const void *f08_status = f_f08_status;
     int64_t *mpicheck_w = mpicheck_begin(512, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -35398,6 +36871,7 @@ static void mpicheck_f_plain_status_f2f08(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_f2f08_
@@ -35424,6 +36898,7 @@ static void mpicheck_f_plain_status_get_error(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_err, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *err __attribute__((unused)) = f_err;
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35444,6 +36919,7 @@ static void mpicheck_f_plain_status_get_error(void **next, const char *next_name
         mpicheck_o_err[0] = MPICHECK_W((int)(*f_err));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_get_error_
@@ -35470,6 +36946,7 @@ static void mpicheck_f_plain_status_get_source(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_source, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *source __attribute__((unused)) = f_source;
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35490,6 +36967,7 @@ static void mpicheck_f_plain_status_get_source(void **next, const char *next_nam
         mpicheck_o_source[0] = MPICHECK_W((int)(*f_source));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_get_source_
@@ -35516,6 +36994,7 @@ static void mpicheck_f_plain_status_get_tag(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_tag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *tag __attribute__((unused)) = f_tag;
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35536,6 +37015,7 @@ static void mpicheck_f_plain_status_get_tag(void **next, const char *next_name, 
         mpicheck_o_tag[0] = MPICHECK_W((int)(*f_tag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_get_tag_
@@ -35562,6 +37042,7 @@ static void mpicheck_f_plain_status_set_cancelled(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int flag = (int)(*f_flag);
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35584,6 +37065,7 @@ static void mpicheck_f_plain_status_set_cancelled(void **next, const char *next_
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_set_cancelled_
@@ -35610,6 +37092,7 @@ static void mpicheck_f_plain_status_set_elements(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     int count = (int)(*f_count);
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -35634,6 +37117,7 @@ static void mpicheck_f_plain_status_set_elements(void **next, const char *next_n
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_set_elements_
@@ -35660,6 +37144,7 @@ static void mpicheck_f_plain_status_set_elements_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -35684,6 +37169,7 @@ static void mpicheck_f_plain_status_set_elements_c(void **next, const char *next
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_set_elements_f08_large_
@@ -35703,6 +37189,7 @@ static void mpicheck_f_plain_status_set_elements_x(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -35727,6 +37214,7 @@ static void mpicheck_f_plain_status_set_elements_x(void **next, const char *next
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_set_elements_x_
@@ -35753,6 +37241,7 @@ static void mpicheck_f_plain_status_set_error(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_err, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int err = (int)(*f_err);
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35775,6 +37264,7 @@ static void mpicheck_f_plain_status_set_error(void **next, const char *next_name
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_set_error_
@@ -35801,6 +37291,7 @@ static void mpicheck_f_plain_status_set_source(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_source, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int source = (int)(*f_source);
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35823,6 +37314,7 @@ static void mpicheck_f_plain_status_set_source(void **next, const char *next_nam
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_set_source_
@@ -35849,6 +37341,7 @@ static void mpicheck_f_plain_status_set_tag(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_tag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int tag = (int)(*f_tag);
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35871,6 +37364,7 @@ static void mpicheck_f_plain_status_set_tag(void **next, const char *next_name, 
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_status_set_tag_
@@ -35897,6 +37391,7 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_request, f_flag, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
@@ -35927,6 +37422,7 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_test_
@@ -35953,6 +37449,7 @@ static void mpicheck_f_plain_test_cancelled(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -35973,6 +37470,7 @@ static void mpicheck_f_plain_test_cancelled(void **next, const char *next_name, 
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_test_cancelled_
@@ -35999,6 +37497,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_flag, f_array_of_statuses, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
@@ -36050,6 +37549,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_testall_
@@ -36076,6 +37576,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_index, f_flag, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
@@ -36116,6 +37617,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_testany_
@@ -36142,6 +37644,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int incount = (int)(*f_incount);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
@@ -36200,6 +37703,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_testsome_
@@ -36226,6 +37730,7 @@ static void mpicheck_f_plain_topo_test(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *status __attribute__((unused)) = f_status;
     int64_t *mpicheck_w = mpicheck_begin(579, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -36244,6 +37749,7 @@ static void mpicheck_f_plain_topo_test(void **next, const char *next_name, const
         mpicheck_o_status[0] = MPICHECK_W((int)(*f_status));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_topo_test_
@@ -36270,6 +37776,7 @@ static void mpicheck_f_plain_type_commit(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *datatype __attribute__((unused)) = f_datatype;
     int64_t *mpicheck_w = mpicheck_begin(581, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_datatype = NULL;
@@ -36288,6 +37795,7 @@ static void mpicheck_f_plain_type_commit(void **next, const char *next_name, con
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_type_info(691, PMPI_Type_f2c(*f_datatype), site, MPICHECK_FLAG_FORTRAN);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_commit_
@@ -36314,6 +37822,7 @@ static void mpicheck_f_plain_type_contiguous(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
@@ -36334,6 +37843,7 @@ static void mpicheck_f_plain_type_contiguous(void **next, const char *next_name,
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_contiguous_
@@ -36360,6 +37870,7 @@ static void mpicheck_f_plain_type_contiguous_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
@@ -36380,6 +37891,7 @@ static void mpicheck_f_plain_type_contiguous_c(void **next, const char *next_nam
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_contiguous_f08_large_
@@ -36399,6 +37911,7 @@ static void mpicheck_f_plain_type_create_darray(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int size = (int)(*f_size);
     int rank = (int)(*f_rank);
     int ndims = (int)(*f_ndims);
@@ -36441,6 +37954,7 @@ static void mpicheck_f_plain_type_create_darray(void **next, const char *next_na
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_darray_
@@ -36467,6 +37981,7 @@ static void mpicheck_f_plain_type_create_darray_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_size, f_rank, f_ndims, f_array_of_gsizes, f_array_of_distribs, f_array_of_dargs, f_array_of_psizes, f_order, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int size = (int)(*f_size);
     int rank = (int)(*f_rank);
     int ndims = (int)(*f_ndims);
@@ -36509,6 +38024,7 @@ static void mpicheck_f_plain_type_create_darray_c(void **next, const char *next_
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_darray_f08_large_
@@ -36528,6 +38044,7 @@ static void mpicheck_f_plain_type_create_f90_complex(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_p, f_r, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int p = (int)(*f_p);
     int r = (int)(*f_r);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
@@ -36548,6 +38065,7 @@ static void mpicheck_f_plain_type_create_f90_complex(void **next, const char *ne
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_f90_complex_
@@ -36574,6 +38092,7 @@ static void mpicheck_f_plain_type_create_f90_integer(void **next, const char *ne
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_r, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int r = (int)(*f_r);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t *mpicheck_w = mpicheck_begin(587, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -36592,6 +38111,7 @@ static void mpicheck_f_plain_type_create_f90_integer(void **next, const char *ne
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_f90_integer_
@@ -36618,6 +38138,7 @@ static void mpicheck_f_plain_type_create_f90_real(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_p, f_r, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int p = (int)(*f_p);
     int r = (int)(*f_r);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
@@ -36638,6 +38159,7 @@ static void mpicheck_f_plain_type_create_f90_real(void **next, const char *next_
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_f90_real_
@@ -36664,6 +38186,7 @@ static void mpicheck_f_plain_type_create_hindexed(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_blocklengths __attribute__((unused)) = f_array_of_blocklengths;
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -36692,6 +38215,7 @@ static void mpicheck_f_plain_type_create_hindexed(void **next, const char *next_
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_hindexed_
@@ -36718,6 +38242,7 @@ static void mpicheck_f_plain_type_create_hindexed_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Count *array_of_blocklengths __attribute__((unused)) = f_array_of_blocklengths;
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -36746,6 +38271,7 @@ static void mpicheck_f_plain_type_create_hindexed_c(void **next, const char *nex
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_hindexed_f08_large_
@@ -36765,6 +38291,7 @@ static void mpicheck_f_plain_type_create_hindexed_block(void **next, const char 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     int blocklength = (int)(*f_blocklength);
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -36791,6 +38318,7 @@ static void mpicheck_f_plain_type_create_hindexed_block(void **next, const char 
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_hindexed_block_
@@ -36817,6 +38345,7 @@ static void mpicheck_f_plain_type_create_hindexed_block_c(void **next, const cha
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Count blocklength = (MPI_Count)(*f_blocklength);
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -36843,6 +38372,7 @@ static void mpicheck_f_plain_type_create_hindexed_block_c(void **next, const cha
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_hindexed_block_f08_large_
@@ -36862,6 +38392,7 @@ static void mpicheck_f_plain_type_create_hvector(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     int blocklength = (int)(*f_blocklength);
     MPI_Aint stride = (MPI_Aint)(*f_stride);
@@ -36886,6 +38417,7 @@ static void mpicheck_f_plain_type_create_hvector(void **next, const char *next_n
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_hvector_
@@ -36912,6 +38444,7 @@ static void mpicheck_f_plain_type_create_hvector_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Count blocklength = (MPI_Count)(*f_blocklength);
     MPI_Count stride = (MPI_Count)(*f_stride);
@@ -36936,6 +38469,7 @@ static void mpicheck_f_plain_type_create_hvector_c(void **next, const char *next
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_hvector_f08_large_
@@ -36955,6 +38489,7 @@ static void mpicheck_f_plain_type_create_indexed_block(void **next, const char *
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     int blocklength = (int)(*f_blocklength);
     MPI_Fint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -36981,6 +38516,7 @@ static void mpicheck_f_plain_type_create_indexed_block(void **next, const char *
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_indexed_block_
@@ -37007,6 +38543,7 @@ static void mpicheck_f_plain_type_create_indexed_block_c(void **next, const char
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Count blocklength = (MPI_Count)(*f_blocklength);
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -37033,6 +38570,7 @@ static void mpicheck_f_plain_type_create_indexed_block_c(void **next, const char
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_indexed_block_f08_large_
@@ -37052,6 +38590,7 @@ static void mpicheck_f_plain_type_create_keyval(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, void *, MPI_Fint *))*next)(f_type_copy_attr_fn, f_type_delete_attr_fn, f_type_keyval, f_extra_state, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *type_copy_attr_fn = f_type_copy_attr_fn;
     const void *type_delete_attr_fn = f_type_delete_attr_fn;
     MPI_Fint *type_keyval __attribute__((unused)) = f_type_keyval;
@@ -37074,6 +38613,7 @@ static void mpicheck_f_plain_type_create_keyval(void **next, const char *next_na
         mpicheck_o_type_keyval[0] = MPICHECK_W((int)(*f_type_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_keyval_
@@ -37100,6 +38640,7 @@ static void mpicheck_f_plain_type_create_resized(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))*next)(f_oldtype, f_lb, f_extent, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Aint lb = (MPI_Aint)(*f_lb);
     MPI_Aint extent = (MPI_Aint)(*f_extent);
@@ -37122,6 +38663,7 @@ static void mpicheck_f_plain_type_create_resized(void **next, const char *next_n
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_resized_
@@ -37148,6 +38690,7 @@ static void mpicheck_f_plain_type_create_resized_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_oldtype, f_lb, f_extent, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Count lb = (MPI_Count)(*f_lb);
     MPI_Count extent = (MPI_Count)(*f_extent);
@@ -37170,6 +38713,7 @@ static void mpicheck_f_plain_type_create_resized_c(void **next, const char *next
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_resized_f08_large_
@@ -37189,6 +38733,7 @@ static void mpicheck_f_plain_type_create_struct(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_blocklengths __attribute__((unused)) = f_array_of_blocklengths;
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -37219,6 +38764,7 @@ static void mpicheck_f_plain_type_create_struct(void **next, const char *next_na
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_struct_
@@ -37245,6 +38791,7 @@ static void mpicheck_f_plain_type_create_struct_c(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_blocklengths, f_array_of_displacements, f_array_of_types, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Count *array_of_blocklengths __attribute__((unused)) = f_array_of_blocklengths;
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -37275,6 +38822,7 @@ static void mpicheck_f_plain_type_create_struct_c(void **next, const char *next_
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_struct_f08_large_
@@ -37294,6 +38842,7 @@ static void mpicheck_f_plain_type_create_subarray(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int ndims = (int)(*f_ndims);
     MPI_Fint *array_of_sizes __attribute__((unused)) = f_array_of_sizes;
     MPI_Fint *array_of_subsizes __attribute__((unused)) = f_array_of_subsizes;
@@ -37328,6 +38877,7 @@ static void mpicheck_f_plain_type_create_subarray(void **next, const char *next_
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_subarray_
@@ -37354,6 +38904,7 @@ static void mpicheck_f_plain_type_create_subarray_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_ndims, f_array_of_sizes, f_array_of_subsizes, f_array_of_starts, f_order, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int ndims = (int)(*f_ndims);
     MPI_Count *array_of_sizes __attribute__((unused)) = f_array_of_sizes;
     MPI_Count *array_of_subsizes __attribute__((unused)) = f_array_of_subsizes;
@@ -37388,6 +38939,7 @@ static void mpicheck_f_plain_type_create_subarray_c(void **next, const char *nex
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_create_subarray_f08_large_
@@ -37407,6 +38959,7 @@ static void mpicheck_f_plain_type_delete_attr(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_type_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     int type_keyval = (int)(*f_type_keyval);
     int64_t *mpicheck_w = mpicheck_begin(604, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -37422,6 +38975,7 @@ static void mpicheck_f_plain_type_delete_attr(void **next, const char *next_name
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_delete_attr_
@@ -37448,6 +39002,7 @@ static void mpicheck_f_plain_type_dup(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t *mpicheck_w = mpicheck_begin(605, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -37466,6 +39021,7 @@ static void mpicheck_f_plain_type_dup(void **next, const char *next_name, const 
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_dup_
@@ -37492,6 +39048,7 @@ static void mpicheck_f_plain_type_free(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *datatype __attribute__((unused)) = f_datatype;
     int64_t *mpicheck_w = mpicheck_begin(607, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_datatype = NULL;
@@ -37509,6 +39066,7 @@ static void mpicheck_f_plain_type_free(void **next, const char *next_name, const
         mpicheck_o_datatype[0] = MPICHECK_W(PMPI_Type_f2c(*f_datatype));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_free_
@@ -37535,6 +39093,7 @@ static void mpicheck_f_plain_type_free_keyval(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_type_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *type_keyval __attribute__((unused)) = f_type_keyval;
     int64_t *mpicheck_w = mpicheck_begin(608, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_type_keyval = NULL;
@@ -37552,6 +39111,7 @@ static void mpicheck_f_plain_type_free_keyval(void **next, const char *next_name
         mpicheck_o_type_keyval[0] = MPICHECK_W((int)(*f_type_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_free_keyval_
@@ -37578,6 +39138,7 @@ static void mpicheck_f_plain_type_get_attr(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_type_keyval, f_attribute_val, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     int type_keyval = (int)(*f_type_keyval);
     const void *attribute_val = f_attribute_val;
@@ -37600,6 +39161,7 @@ static void mpicheck_f_plain_type_get_attr(void **next, const char *next_name, c
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_attr_
@@ -37626,6 +39188,7 @@ static void mpicheck_f_plain_type_get_contents(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     int max_integers = (int)(*f_max_integers);
     int max_addresses = (int)(*f_max_addresses);
@@ -37666,6 +39229,7 @@ static void mpicheck_f_plain_type_get_contents(void **next, const char *next_nam
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Type_f2c(f_array_of_datatypes[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_contents_
@@ -37692,6 +39256,7 @@ static void mpicheck_f_plain_type_get_contents_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_max_integers, f_max_addresses, f_max_large_counts, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_large_counts, f_array_of_datatypes, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count max_integers = (MPI_Count)(*f_max_integers);
     MPI_Count max_addresses = (MPI_Count)(*f_max_addresses);
@@ -37741,6 +39306,7 @@ static void mpicheck_f_plain_type_get_contents_c(void **next, const char *next_n
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Type_f2c(f_array_of_datatypes[mpicheck_i])) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_contents_f08_large_
@@ -37760,6 +39326,7 @@ static void mpicheck_f_plain_type_get_envelope(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_num_integers, f_num_addresses, f_num_datatypes, f_combiner, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *num_integers __attribute__((unused)) = f_num_integers;
     MPI_Fint *num_addresses __attribute__((unused)) = f_num_addresses;
@@ -37793,6 +39360,7 @@ static void mpicheck_f_plain_type_get_envelope(void **next, const char *next_nam
         mpicheck_o_combiner[0] = MPICHECK_W((int)(*f_combiner));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_envelope_
@@ -37819,6 +39387,7 @@ static void mpicheck_f_plain_type_get_envelope_c(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_num_integers, f_num_addresses, f_num_large_counts, f_num_datatypes, f_combiner, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *num_integers __attribute__((unused)) = f_num_integers;
     MPI_Count *num_addresses __attribute__((unused)) = f_num_addresses;
@@ -37857,6 +39426,7 @@ static void mpicheck_f_plain_type_get_envelope_c(void **next, const char *next_n
         mpicheck_o_combiner[0] = MPICHECK_W((int)(*f_combiner));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_envelope_f08_large_
@@ -37876,6 +39446,7 @@ static void mpicheck_f_plain_type_get_extent(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *))*next)(f_datatype, f_lb, f_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Aint *lb __attribute__((unused)) = f_lb;
     MPI_Aint *extent __attribute__((unused)) = f_extent;
@@ -37899,6 +39470,7 @@ static void mpicheck_f_plain_type_get_extent(void **next, const char *next_name,
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Aint)(*f_extent));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_extent_
@@ -37925,6 +39497,7 @@ static void mpicheck_f_plain_type_get_extent_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_lb, f_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *lb __attribute__((unused)) = f_lb;
     MPI_Count *extent __attribute__((unused)) = f_extent;
@@ -37948,6 +39521,7 @@ static void mpicheck_f_plain_type_get_extent_c(void **next, const char *next_nam
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Count)(*f_extent));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_extent_f08_large_
@@ -37967,6 +39541,7 @@ static void mpicheck_f_plain_type_get_extent_x(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_lb, f_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *lb __attribute__((unused)) = f_lb;
     MPI_Count *extent __attribute__((unused)) = f_extent;
@@ -37990,6 +39565,7 @@ static void mpicheck_f_plain_type_get_extent_x(void **next, const char *next_nam
         mpicheck_o_extent[0] = MPICHECK_W((MPI_Count)(*f_extent));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_extent_x_
@@ -38016,6 +39592,7 @@ static void mpicheck_f_plain_type_get_name(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_datatype, f_type_name, f_resultlen, ierror, f_len_type_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     const void *type_name = f_type_name;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
@@ -38036,6 +39613,7 @@ static void mpicheck_f_plain_type_get_name(void **next, const char *next_name, c
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_name_
@@ -38062,6 +39640,7 @@ static void mpicheck_f_plain_type_get_true_extent(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *))*next)(f_datatype, f_true_lb, f_true_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Aint *true_lb __attribute__((unused)) = f_true_lb;
     MPI_Aint *true_extent __attribute__((unused)) = f_true_extent;
@@ -38085,6 +39664,7 @@ static void mpicheck_f_plain_type_get_true_extent(void **next, const char *next_
         mpicheck_o_true_extent[0] = MPICHECK_W((MPI_Aint)(*f_true_extent));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_true_extent_
@@ -38111,6 +39691,7 @@ static void mpicheck_f_plain_type_get_true_extent_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_true_lb, f_true_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *true_lb __attribute__((unused)) = f_true_lb;
     MPI_Count *true_extent __attribute__((unused)) = f_true_extent;
@@ -38134,6 +39715,7 @@ static void mpicheck_f_plain_type_get_true_extent_c(void **next, const char *nex
         mpicheck_o_true_extent[0] = MPICHECK_W((MPI_Count)(*f_true_extent));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_true_extent_f08_large_
@@ -38153,6 +39735,7 @@ static void mpicheck_f_plain_type_get_true_extent_x(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_true_lb, f_true_extent, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *true_lb __attribute__((unused)) = f_true_lb;
     MPI_Count *true_extent __attribute__((unused)) = f_true_extent;
@@ -38176,6 +39759,7 @@ static void mpicheck_f_plain_type_get_true_extent_x(void **next, const char *nex
         mpicheck_o_true_extent[0] = MPICHECK_W((MPI_Count)(*f_true_extent));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_true_extent_x_
@@ -38202,6 +39786,7 @@ static void mpicheck_f_plain_type_get_value_index(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_value_type, f_index_type, f_pair_type, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype value_type = PMPI_Type_f2c(*f_value_type);
     MPI_Datatype index_type = PMPI_Type_f2c(*f_index_type);
     MPI_Fint *pair_type __attribute__((unused)) = f_pair_type;
@@ -38222,6 +39807,7 @@ static void mpicheck_f_plain_type_get_value_index(void **next, const char *next_
         mpicheck_o_pair_type[0] = MPICHECK_W(PMPI_Type_f2c(*f_pair_type));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_value_index_
@@ -38248,6 +39834,7 @@ static void mpicheck_f_plain_type_indexed(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_blocklengths __attribute__((unused)) = f_array_of_blocklengths;
     MPI_Fint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -38276,6 +39863,7 @@ static void mpicheck_f_plain_type_indexed(void **next, const char *next_name, co
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_indexed_
@@ -38302,6 +39890,7 @@ static void mpicheck_f_plain_type_indexed_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_blocklengths, f_array_of_displacements, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Count *array_of_blocklengths __attribute__((unused)) = f_array_of_blocklengths;
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
@@ -38330,6 +39919,7 @@ static void mpicheck_f_plain_type_indexed_c(void **next, const char *next_name, 
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_indexed_f08_large_
@@ -38349,6 +39939,7 @@ static void mpicheck_f_plain_type_match_size(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_typeclass, f_size, f_datatype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int typeclass = (int)(*f_typeclass);
     int size = (int)(*f_size);
     MPI_Fint *datatype __attribute__((unused)) = f_datatype;
@@ -38369,6 +39960,7 @@ static void mpicheck_f_plain_type_match_size(void **next, const char *next_name,
         mpicheck_o_datatype[0] = MPICHECK_W(PMPI_Type_f2c(*f_datatype));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_match_size_
@@ -38395,6 +39987,7 @@ static void mpicheck_f_plain_type_set_attr(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *))*next)(f_datatype, f_type_keyval, f_attribute_val, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     int type_keyval = (int)(*f_type_keyval);
     const void *attribute_val = f_attribute_val;
@@ -38412,6 +40005,7 @@ static void mpicheck_f_plain_type_set_attr(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_set_attr_
@@ -38438,6 +40032,7 @@ static void mpicheck_f_plain_type_set_name(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_datatype, f_type_name, ierror, f_len_type_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     const void *type_name = f_type_name;
     int64_t *mpicheck_w = mpicheck_begin(627, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -38453,6 +40048,7 @@ static void mpicheck_f_plain_type_set_name(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_set_name_
@@ -38479,6 +40075,7 @@ static void mpicheck_f_plain_type_size(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(628, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -38497,6 +40094,7 @@ static void mpicheck_f_plain_type_size(void **next, const char *next_name, const
         mpicheck_o_size[0] = MPICHECK_W((int)(*f_size));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_size_
@@ -38523,6 +40121,7 @@ static void mpicheck_f_plain_type_size_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(629, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -38541,6 +40140,7 @@ static void mpicheck_f_plain_type_size_c(void **next, const char *next_name, con
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_size_f08_large_
@@ -38560,6 +40160,7 @@ static void mpicheck_f_plain_type_size_x(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin(630, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -38578,6 +40179,7 @@ static void mpicheck_f_plain_type_size_x(void **next, const char *next_name, con
         mpicheck_o_size[0] = MPICHECK_W((MPI_Count)(*f_size));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_size_x_
@@ -38604,6 +40206,7 @@ static void mpicheck_f_plain_type_vector(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     int blocklength = (int)(*f_blocklength);
     int stride = (int)(*f_stride);
@@ -38628,6 +40231,7 @@ static void mpicheck_f_plain_type_vector(void **next, const char *next_name, con
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_vector_
@@ -38654,6 +40258,7 @@ static void mpicheck_f_plain_type_vector_c(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_blocklength, f_stride, f_oldtype, f_newtype, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Count count = (MPI_Count)(*f_count);
     MPI_Count blocklength = (MPI_Count)(*f_blocklength);
     MPI_Count stride = (MPI_Count)(*f_stride);
@@ -38678,6 +40283,7 @@ static void mpicheck_f_plain_type_vector_c(void **next, const char *next_name, c
         mpicheck_o_newtype[0] = MPICHECK_W(PMPI_Type_f2c(*f_newtype));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_vector_f08_large_
@@ -38697,6 +40303,7 @@ static void mpicheck_f_plain_unpack(void **next, const char *next_name, const vo
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     int insize = (int)(*f_insize);
     MPI_Fint *position __attribute__((unused)) = f_position;
@@ -38726,6 +40333,7 @@ static void mpicheck_f_plain_unpack(void **next, const char *next_name, const vo
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_
@@ -38749,6 +40357,7 @@ static void mpicheck_f_desc_unpack(void **next, const char *next_name, const voi
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     int insize = (int)(*f_insize);
     MPI_Fint *position __attribute__((unused)) = f_position;
@@ -38778,6 +40387,7 @@ static void mpicheck_f_desc_unpack(void **next, const char *next_name, const voi
         mpicheck_o_position[0] = MPICHECK_W((int)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_f08ts_
@@ -38797,6 +40407,7 @@ static void mpicheck_f_plain_unpack_c(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Count *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     MPI_Count insize = (MPI_Count)(*f_insize);
     MPI_Count *position __attribute__((unused)) = f_position;
@@ -38826,6 +40437,7 @@ static void mpicheck_f_plain_unpack_c(void **next, const char *next_name, const 
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_f08_large_
@@ -38842,6 +40454,7 @@ static void mpicheck_f_desc_unpack_c(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Count *, MPI_Count *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, f_comm, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     MPI_Count insize = (MPI_Count)(*f_insize);
     MPI_Count *position __attribute__((unused)) = f_position;
@@ -38871,6 +40484,7 @@ static void mpicheck_f_desc_unpack_c(void **next, const char *next_name, const v
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_f08ts_large_
@@ -38890,6 +40504,7 @@ static void mpicheck_f_plain_unpack_external(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Aint *, MPI_Aint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     MPI_Aint insize = (MPI_Aint)(*f_insize);
@@ -38919,6 +40534,7 @@ static void mpicheck_f_plain_unpack_external(void **next, const char *next_name,
         mpicheck_o_position[0] = MPICHECK_W((MPI_Aint)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_external_
@@ -38942,6 +40558,7 @@ static void mpicheck_f_desc_unpack_external(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Aint *, MPI_Aint *, void *, MPI_Fint *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     MPI_Aint insize = (MPI_Aint)(*f_insize);
@@ -38971,6 +40588,7 @@ static void mpicheck_f_desc_unpack_external(void **next, const char *next_name, 
         mpicheck_o_position[0] = MPICHECK_W((MPI_Aint)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_external_f08ts_
@@ -38990,6 +40608,7 @@ static void mpicheck_f_plain_unpack_external_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Count *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(f_inbuf);
     MPI_Count insize = (MPI_Count)(*f_insize);
@@ -39019,6 +40638,7 @@ static void mpicheck_f_plain_unpack_external_c(void **next, const char *next_nam
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_external_f08_large_
@@ -39035,6 +40655,7 @@ static void mpicheck_f_desc_unpack_external_c(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Count *, MPI_Count *, void *, MPI_Count *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_datarep, f_inbuf, f_insize, f_position, f_outbuf, f_outcount, f_datatype, ierror, f_len_datarep); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *datarep = f_datarep;
     const void *inbuf = mpicheck_f_buf(mpicheck_desc_base(f_inbuf));
     MPI_Count insize = (MPI_Count)(*f_insize);
@@ -39064,6 +40685,7 @@ static void mpicheck_f_desc_unpack_external_c(void **next, const char *next_name
         mpicheck_o_position[0] = MPICHECK_W((MPI_Count)(*f_position));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpack_external_f08ts_large_
@@ -39083,6 +40705,7 @@ static void mpicheck_f_plain_unpublish_name(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, void *, MPI_Fint *, size_t , size_t ))*next)(f_service_name, f_info, f_port_name, ierror, f_len_service_name, f_len_port_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *service_name = f_service_name;
     MPI_Info info = PMPI_Info_f2c(*f_info);
     const void *port_name = f_port_name;
@@ -39100,6 +40723,7 @@ static void mpicheck_f_plain_unpublish_name(void **next, const char *next_name, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_unpublish_name_
@@ -39126,6 +40750,7 @@ static void mpicheck_f_plain_wait(void **next, const char *next_name, const void
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_request, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *request __attribute__((unused)) = f_request;
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
@@ -39151,6 +40776,7 @@ static void mpicheck_f_plain_wait(void **next, const char *next_name, const void
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_wait_
@@ -39177,6 +40803,7 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_array_of_statuses, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
@@ -39223,6 +40850,7 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_waitall_
@@ -39249,6 +40877,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_index, f_status, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
@@ -39284,6 +40913,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_waitany_
@@ -39310,6 +40940,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, f_array_of_statuses, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int incount = (int)(*f_incount);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
@@ -39368,6 +40999,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
     }
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_waitsome_
@@ -39394,6 +41026,7 @@ static void mpicheck_f_plain_win_allocate(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Aint size = (MPI_Aint)(*f_size);
     int disp_unit = (int)(*f_disp_unit);
     MPI_Info info = PMPI_Info_f2c(*f_info);
@@ -39420,6 +41053,7 @@ static void mpicheck_f_plain_win_allocate(void **next, const char *next_name, co
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_allocate_
@@ -39453,6 +41087,7 @@ static void mpicheck_f_plain_win_allocate_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Aint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Aint size = (MPI_Aint)(*f_size);
     MPI_Aint disp_unit = (MPI_Aint)(*f_disp_unit);
     MPI_Info info = PMPI_Info_f2c(*f_info);
@@ -39479,6 +41114,7 @@ static void mpicheck_f_plain_win_allocate_c(void **next, const char *next_name, 
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_allocate_f08_large_
@@ -39498,6 +41134,7 @@ static void mpicheck_f_plain_win_allocate_shared(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Aint size = (MPI_Aint)(*f_size);
     int disp_unit = (int)(*f_disp_unit);
     MPI_Info info = PMPI_Info_f2c(*f_info);
@@ -39524,6 +41161,7 @@ static void mpicheck_f_plain_win_allocate_shared(void **next, const char *next_n
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_allocate_shared_
@@ -39557,6 +41195,7 @@ static void mpicheck_f_plain_win_allocate_shared_c(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Aint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_size, f_disp_unit, f_info, f_comm, f_baseptr, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Aint size = (MPI_Aint)(*f_size);
     MPI_Aint disp_unit = (MPI_Aint)(*f_disp_unit);
     MPI_Info info = PMPI_Info_f2c(*f_info);
@@ -39583,6 +41222,7 @@ static void mpicheck_f_plain_win_allocate_shared_c(void **next, const char *next
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_allocate_shared_f08_large_
@@ -39602,6 +41242,7 @@ static void mpicheck_f_plain_win_attach(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Aint *, MPI_Fint *))*next)(f_win, f_base, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     const void *base = mpicheck_f_buf(f_base);
     MPI_Aint size = (MPI_Aint)(*f_size);
@@ -39619,6 +41260,7 @@ static void mpicheck_f_plain_win_attach(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_attach_
@@ -39642,6 +41284,7 @@ static void mpicheck_f_desc_win_attach(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Aint *, MPI_Fint *))*next)(f_win, f_base, f_size, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     const void *base = mpicheck_f_buf(mpicheck_desc_base(f_base));
     MPI_Aint size = (MPI_Aint)(*f_size);
@@ -39659,6 +41302,7 @@ static void mpicheck_f_desc_win_attach(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_attach_f08ts_
@@ -39678,6 +41322,7 @@ static void mpicheck_f_plain_win_call_errhandler(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_errorcode, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int errorcode = (int)(*f_errorcode);
     int64_t *mpicheck_w = mpicheck_begin(649, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -39693,6 +41338,7 @@ static void mpicheck_f_plain_win_call_errhandler(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_call_errhandler_
@@ -39719,6 +41365,7 @@ static void mpicheck_f_plain_win_complete(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(650, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -39732,6 +41379,7 @@ static void mpicheck_f_plain_win_complete(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_complete_
@@ -39758,6 +41406,7 @@ static void mpicheck_f_plain_win_create(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *base = mpicheck_f_buf(f_base);
     MPI_Aint size = (MPI_Aint)(*f_size);
     int disp_unit = (int)(*f_disp_unit);
@@ -39784,6 +41433,7 @@ static void mpicheck_f_plain_win_create(void **next, const char *next_name, cons
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_create_
@@ -39807,6 +41457,7 @@ static void mpicheck_f_desc_win_create(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *base = mpicheck_f_buf(mpicheck_desc_base(f_base));
     MPI_Aint size = (MPI_Aint)(*f_size);
     int disp_unit = (int)(*f_disp_unit);
@@ -39833,6 +41484,7 @@ static void mpicheck_f_desc_win_create(void **next, const char *next_name, const
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_create_f08ts_
@@ -39852,6 +41504,7 @@ static void mpicheck_f_plain_win_create_c(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Aint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *base = mpicheck_f_buf(f_base);
     MPI_Aint size = (MPI_Aint)(*f_size);
     MPI_Aint disp_unit = (MPI_Aint)(*f_disp_unit);
@@ -39878,6 +41531,7 @@ static void mpicheck_f_plain_win_create_c(void **next, const char *next_name, co
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_create_f08_large_
@@ -39894,6 +41548,7 @@ static void mpicheck_f_desc_win_create_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Aint *, MPI_Aint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_base, f_size, f_disp_unit, f_info, f_comm, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *base = mpicheck_f_buf(mpicheck_desc_base(f_base));
     MPI_Aint size = (MPI_Aint)(*f_size);
     MPI_Aint disp_unit = (MPI_Aint)(*f_disp_unit);
@@ -39920,6 +41575,7 @@ static void mpicheck_f_desc_win_create_c(void **next, const char *next_name, con
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_create_f08ts_large_
@@ -39939,6 +41595,7 @@ static void mpicheck_f_plain_win_create_dynamic(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_info, f_comm, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *win __attribute__((unused)) = f_win;
@@ -39959,6 +41616,7 @@ static void mpicheck_f_plain_win_create_dynamic(void **next, const char *next_na
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_create_dynamic_
@@ -39985,6 +41643,7 @@ static void mpicheck_f_plain_win_create_errhandler(void **next, const char *next
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *))*next)(f_win_errhandler_fn, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *win_errhandler_fn = f_win_errhandler_fn;
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(654, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40003,6 +41662,7 @@ static void mpicheck_f_plain_win_create_errhandler(void **next, const char *next
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_create_errhandler_
@@ -40029,6 +41689,7 @@ static void mpicheck_f_plain_win_create_keyval(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, void *, MPI_Fint *, void *, MPI_Fint *))*next)(f_win_copy_attr_fn, f_win_delete_attr_fn, f_win_keyval, f_extra_state, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const void *win_copy_attr_fn = f_win_copy_attr_fn;
     const void *win_delete_attr_fn = f_win_delete_attr_fn;
     MPI_Fint *win_keyval __attribute__((unused)) = f_win_keyval;
@@ -40051,6 +41712,7 @@ static void mpicheck_f_plain_win_create_keyval(void **next, const char *next_nam
         mpicheck_o_win_keyval[0] = MPICHECK_W((int)(*f_win_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_create_keyval_
@@ -40077,6 +41739,7 @@ static void mpicheck_f_plain_win_delete_attr(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_win_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int win_keyval = (int)(*f_win_keyval);
     int64_t *mpicheck_w = mpicheck_begin(656, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40092,6 +41755,7 @@ static void mpicheck_f_plain_win_delete_attr(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_delete_attr_
@@ -40118,6 +41782,7 @@ static void mpicheck_f_plain_win_detach(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *))*next)(f_win, f_base, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     const void *base = mpicheck_f_buf(f_base);
     int64_t *mpicheck_w = mpicheck_begin(657, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40133,6 +41798,7 @@ static void mpicheck_f_plain_win_detach(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_detach_
@@ -40156,6 +41822,7 @@ static void mpicheck_f_desc_win_detach(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *))*next)(f_win, f_base, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     const void *base = mpicheck_f_buf(mpicheck_desc_base(f_base));
     int64_t *mpicheck_w = mpicheck_begin(657, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40171,6 +41838,7 @@ static void mpicheck_f_desc_win_detach(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_detach_f08ts_
@@ -40190,6 +41858,7 @@ static void mpicheck_f_plain_win_fence(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_assert, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int assert = (int)(*f_assert);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(659, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40205,6 +41874,7 @@ static void mpicheck_f_plain_win_fence(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_fence_
@@ -40231,6 +41901,7 @@ static void mpicheck_f_plain_win_flush(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_rank, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int rank = (int)(*f_rank);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(660, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40246,6 +41917,7 @@ static void mpicheck_f_plain_win_flush(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_flush_
@@ -40272,6 +41944,7 @@ static void mpicheck_f_plain_win_flush_all(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(661, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -40285,6 +41958,7 @@ static void mpicheck_f_plain_win_flush_all(void **next, const char *next_name, c
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_flush_all_
@@ -40311,6 +41985,7 @@ static void mpicheck_f_plain_win_flush_local(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_rank, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int rank = (int)(*f_rank);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(662, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40326,6 +42001,7 @@ static void mpicheck_f_plain_win_flush_local(void **next, const char *next_name,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_flush_local_
@@ -40352,6 +42028,7 @@ static void mpicheck_f_plain_win_flush_local_all(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(663, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -40365,6 +42042,7 @@ static void mpicheck_f_plain_win_flush_local_all(void **next, const char *next_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_flush_local_all_
@@ -40391,6 +42069,7 @@ static void mpicheck_f_plain_win_free(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *win __attribute__((unused)) = f_win;
     int64_t *mpicheck_w = mpicheck_begin(664, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_win = NULL;
@@ -40408,6 +42087,7 @@ static void mpicheck_f_plain_win_free(void **next, const char *next_name, const 
         mpicheck_o_win[0] = MPICHECK_W(PMPI_Win_f2c(*f_win));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_free_
@@ -40434,6 +42114,7 @@ static void mpicheck_f_plain_win_free_keyval(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win_keyval, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Fint *win_keyval __attribute__((unused)) = f_win_keyval;
     int64_t *mpicheck_w = mpicheck_begin(665, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_win_keyval = NULL;
@@ -40451,6 +42132,7 @@ static void mpicheck_f_plain_win_free_keyval(void **next, const char *next_name,
         mpicheck_o_win_keyval[0] = MPICHECK_W((int)(*f_win_keyval));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_free_keyval_
@@ -40477,6 +42159,7 @@ static void mpicheck_f_plain_win_get_attr(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_win_keyval, f_attribute_val, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int win_keyval = (int)(*f_win_keyval);
     const void *attribute_val = f_attribute_val;
@@ -40499,6 +42182,7 @@ static void mpicheck_f_plain_win_get_attr(void **next, const char *next_name, co
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_get_attr_
@@ -40525,6 +42209,7 @@ static void mpicheck_f_plain_win_get_errhandler(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *errhandler __attribute__((unused)) = f_errhandler;
     int64_t *mpicheck_w = mpicheck_begin(668, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40543,6 +42228,7 @@ static void mpicheck_f_plain_win_get_errhandler(void **next, const char *next_na
         mpicheck_o_errhandler[0] = MPICHECK_W(PMPI_Errhandler_f2c(*f_errhandler));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_get_errhandler_
@@ -40569,6 +42255,7 @@ static void mpicheck_f_plain_win_get_group(void **next, const char *next_name, c
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_group, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *group __attribute__((unused)) = f_group;
     int64_t *mpicheck_w = mpicheck_begin(669, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40587,6 +42274,7 @@ static void mpicheck_f_plain_win_get_group(void **next, const char *next_name, c
         mpicheck_o_group[0] = MPICHECK_W(PMPI_Group_f2c(*f_group));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_get_group_
@@ -40613,6 +42301,7 @@ static void mpicheck_f_plain_win_get_info(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_info_used, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *info_used __attribute__((unused)) = f_info_used;
     int64_t *mpicheck_w = mpicheck_begin(670, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40631,6 +42320,7 @@ static void mpicheck_f_plain_win_get_info(void **next, const char *next_name, co
         mpicheck_o_info_used[0] = MPICHECK_W(PMPI_Info_f2c(*f_info_used));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_get_info_
@@ -40657,6 +42347,7 @@ static void mpicheck_f_plain_win_get_name(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_win, f_win_name, f_resultlen, ierror, f_len_win_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     const void *win_name = f_win_name;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
@@ -40677,6 +42368,7 @@ static void mpicheck_f_plain_win_get_name(void **next, const char *next_name, co
         mpicheck_o_resultlen[0] = MPICHECK_W((int)(*f_resultlen));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_get_name_
@@ -40703,6 +42395,7 @@ static void mpicheck_f_plain_win_lock(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_lock_type, f_rank, f_assert, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int lock_type = (int)(*f_lock_type);
     int rank = (int)(*f_rank);
     int assert = (int)(*f_assert);
@@ -40722,6 +42415,7 @@ static void mpicheck_f_plain_win_lock(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_lock_
@@ -40748,6 +42442,7 @@ static void mpicheck_f_plain_win_lock_all(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_assert, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int assert = (int)(*f_assert);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(673, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40763,6 +42458,7 @@ static void mpicheck_f_plain_win_lock_all(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_lock_all_
@@ -40789,6 +42485,7 @@ static void mpicheck_f_plain_win_post(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_assert, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     int assert = (int)(*f_assert);
     MPI_Win win = PMPI_Win_f2c(*f_win);
@@ -40806,6 +42503,7 @@ static void mpicheck_f_plain_win_post(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_post_
@@ -40832,6 +42530,7 @@ static void mpicheck_f_plain_win_set_attr(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, void *, MPI_Fint *))*next)(f_win, f_win_keyval, f_attribute_val, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int win_keyval = (int)(*f_win_keyval);
     const void *attribute_val = f_attribute_val;
@@ -40849,6 +42548,7 @@ static void mpicheck_f_plain_win_set_attr(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_set_attr_
@@ -40875,6 +42575,7 @@ static void mpicheck_f_plain_win_set_errhandler(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_errhandler, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Errhandler errhandler = PMPI_Errhandler_f2c(*f_errhandler);
     int64_t *mpicheck_w = mpicheck_begin(676, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40890,6 +42591,7 @@ static void mpicheck_f_plain_win_set_errhandler(void **next, const char *next_na
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_set_errhandler_
@@ -40916,6 +42618,7 @@ static void mpicheck_f_plain_win_set_info(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_info, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int64_t *mpicheck_w = mpicheck_begin(677, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40931,6 +42634,7 @@ static void mpicheck_f_plain_win_set_info(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_set_info_
@@ -40957,6 +42661,7 @@ static void mpicheck_f_plain_win_set_name(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, void *, MPI_Fint *, size_t ))*next)(f_win, f_win_name, ierror, f_len_win_name); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     const void *win_name = f_win_name;
     int64_t *mpicheck_w = mpicheck_begin(678, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -40972,6 +42677,7 @@ static void mpicheck_f_plain_win_set_name(void **next, const char *next_name, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_set_name_
@@ -40998,6 +42704,7 @@ static void mpicheck_f_plain_win_shared_query(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, void *, MPI_Fint *))*next)(f_win, f_rank, f_size, f_disp_unit, f_baseptr, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int rank = (int)(*f_rank);
     MPI_Aint *size __attribute__((unused)) = f_size;
@@ -41025,6 +42732,7 @@ static void mpicheck_f_plain_win_shared_query(void **next, const char *next_name
         mpicheck_o_disp_unit[0] = MPICHECK_W((int)(*f_disp_unit));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_shared_query_
@@ -41058,6 +42766,7 @@ static void mpicheck_f_plain_win_shared_query_c(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Aint *, void *, MPI_Fint *))*next)(f_win, f_rank, f_size, f_disp_unit, f_baseptr, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int rank = (int)(*f_rank);
     MPI_Aint *size __attribute__((unused)) = f_size;
@@ -41085,6 +42794,7 @@ static void mpicheck_f_plain_win_shared_query_c(void **next, const char *next_na
         mpicheck_o_disp_unit[0] = MPICHECK_W((MPI_Aint)(*f_disp_unit));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_shared_query_f08_large_
@@ -41104,6 +42814,7 @@ static void mpicheck_f_plain_win_start(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_assert, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     int assert = (int)(*f_assert);
     MPI_Win win = PMPI_Win_f2c(*f_win);
@@ -41121,6 +42832,7 @@ static void mpicheck_f_plain_win_start(void **next, const char *next_name, const
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_start_
@@ -41147,6 +42859,7 @@ static void mpicheck_f_plain_win_sync(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(682, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -41160,6 +42873,7 @@ static void mpicheck_f_plain_win_sync(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_sync_
@@ -41186,6 +42900,7 @@ static void mpicheck_f_plain_win_test(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_win, f_flag, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin(683, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
@@ -41204,6 +42919,7 @@ static void mpicheck_f_plain_win_test(void **next, const char *next_name, const 
         mpicheck_o_flag[0] = MPICHECK_W((int)(*f_flag));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_test_
@@ -41230,6 +42946,7 @@ static void mpicheck_f_plain_win_unlock(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_rank, f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int rank = (int)(*f_rank);
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(685, (uint32_t)(2), site, MPICHECK_FLAG_FORTRAN);
@@ -41245,6 +42962,7 @@ static void mpicheck_f_plain_win_unlock(void **next, const char *next_name, cons
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_unlock_
@@ -41271,6 +42989,7 @@ static void mpicheck_f_plain_win_unlock_all(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(686, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -41284,6 +43003,7 @@ static void mpicheck_f_plain_win_unlock_all(void **next, const char *next_name, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_unlock_all_
@@ -41310,6 +43030,7 @@ static void mpicheck_f_plain_win_wait(void **next, const char *next_name, const 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_win, ierror); return; }
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Win win = PMPI_Win_f2c(*f_win);
     int64_t *mpicheck_w = mpicheck_begin(687, (uint32_t)(1), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
@@ -41323,6 +43044,7 @@ static void mpicheck_f_plain_win_wait(void **next, const char *next_name, const 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_win_wait_
@@ -41349,6 +43071,7 @@ static double mpicheck_f_plain_wtick(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((double (*)(void))*next)();
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -41360,6 +43083,7 @@ static double mpicheck_f_plain_wtick(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_result;
 }
@@ -41387,6 +43111,7 @@ static double mpicheck_f_plain_wtime(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((double (*)(void))*next)();
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -41398,6 +43123,7 @@ static double mpicheck_f_plain_wtime(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_result;
 }

@@ -6227,8 +6227,12 @@ const char mpicheck_schema_text[] =
     "690 MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a\n"
     "691 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s\n"
     "692 MPICHECK_Sync what:INT:in:s object:INT:in:s\n"
+    "693 MPICHECK_Access write:INT:in:s address:INT:in:s thread:INT:in:s tid:INT:in:s start:INT:in:s len:INT:in:s recv:INT:in:s post_site:INT:in:s\n"
+    "694 MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s\n"
     ;
 const uint16_t mpicheck_sync_id = 692;
+const uint16_t mpicheck_access_id = 693;
+const uint16_t mpicheck_buffers_id = 694;
 
 #ifdef MPICHECK_HAVE_MPI_Abi_get_fortran_booleans
 int PMPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* logical_false, int* is_set);
@@ -6236,6 +6240,7 @@ int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* log
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Abi_get_fortran_booleans(logical_size, logical_true, logical_false, is_set);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(0, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_is_set = NULL;
     if (mpicheck_w) {
@@ -6253,6 +6258,7 @@ int MPI_Abi_get_fortran_booleans(int logical_size, void* logical_true, void* log
         mpicheck_o_is_set[0] = (is_set ? MPICHECK_W(*is_set) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6264,6 +6270,7 @@ int MPI_Abi_get_fortran_info(MPI_Info* info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Abi_get_fortran_info(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(1, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info = NULL;
     if (mpicheck_w) {
@@ -6278,6 +6285,7 @@ int MPI_Abi_get_fortran_info(MPI_Info* info)
         mpicheck_o_info[0] = (info ? MPICHECK_W(*info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6289,6 +6297,7 @@ int MPI_Abi_get_info(MPI_Info* info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Abi_get_info(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(2, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info = NULL;
     if (mpicheck_w) {
@@ -6303,6 +6312,7 @@ int MPI_Abi_get_info(MPI_Info* info)
         mpicheck_o_info[0] = (info ? MPICHECK_W(*info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6314,6 +6324,7 @@ int MPI_Abi_get_version(int* abi_major, int* abi_minor)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Abi_get_version(abi_major, abi_minor);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(3, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_abi_major = NULL;
     int64_t *mpicheck_o_abi_minor = NULL;
@@ -6332,6 +6343,7 @@ int MPI_Abi_get_version(int* abi_major, int* abi_minor)
         mpicheck_o_abi_minor[0] = (abi_minor ? MPICHECK_W(*abi_minor) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6343,6 +6355,7 @@ int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* log
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Abi_set_fortran_booleans(logical_size, logical_true, logical_false);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(4, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6356,6 +6369,7 @@ int MPI_Abi_set_fortran_booleans(int logical_size, void* logical_true, void* log
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6367,6 +6381,7 @@ int MPI_Abi_set_fortran_info(MPI_Info info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Abi_set_fortran_info(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(5, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6378,6 +6393,7 @@ int MPI_Abi_set_fortran_info(MPI_Info info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6389,6 +6405,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Abort(comm, errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(6, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6401,6 +6418,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6412,6 +6430,7 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(7, (uint32_t)(9), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6431,6 +6450,7 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6442,6 +6462,7 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(8, (uint32_t)(9), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6461,6 +6482,7 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6472,6 +6494,7 @@ int MPI_Add_error_class(int* errorclass)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Add_error_class(errorclass);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(9, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errorclass = NULL;
     if (mpicheck_w) {
@@ -6486,6 +6509,7 @@ int MPI_Add_error_class(int* errorclass)
         mpicheck_o_errorclass[0] = (errorclass ? MPICHECK_W(*errorclass) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6497,6 +6521,7 @@ int MPI_Add_error_code(int errorclass, int* errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Add_error_code(errorclass, errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(10, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errorcode = NULL;
     if (mpicheck_w) {
@@ -6512,6 +6537,7 @@ int MPI_Add_error_code(int errorclass, int* errorcode)
         mpicheck_o_errorcode[0] = (errorcode ? MPICHECK_W(*errorcode) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6523,6 +6549,7 @@ int MPI_Add_error_string(int errorcode, const char* string)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Add_error_string(errorcode, string);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(11, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6535,6 +6562,7 @@ int MPI_Add_error_string(int errorcode, const char* string)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6546,6 +6574,7 @@ MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Aint_add(base, disp);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(12, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6558,6 +6587,7 @@ MPI_Aint MPI_Aint_add(MPI_Aint base, MPI_Aint disp)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6569,6 +6599,7 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Aint_diff(addr1, addr2);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(13, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6581,6 +6612,7 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6592,6 +6624,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(14, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6609,6 +6642,7 @@ int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6620,6 +6654,7 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(15, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6637,6 +6672,7 @@ int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6648,6 +6684,7 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(16, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -6670,6 +6707,7 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6681,6 +6719,7 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(17, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -6703,6 +6742,7 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6714,6 +6754,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(18, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -6736,6 +6777,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6747,6 +6789,7 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(19, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -6769,6 +6812,7 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6780,6 +6824,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(20, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -6807,6 +6852,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6818,6 +6864,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(21, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -6845,6 +6892,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6856,6 +6904,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alloc_mem(size, info, baseptr);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(22, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6869,6 +6918,7 @@ int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void* baseptr)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6880,6 +6930,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(23, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6896,6 +6947,7 @@ int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6907,6 +6959,7 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(24, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6923,6 +6976,7 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6934,6 +6988,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allreduce_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(25, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -6955,6 +7010,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6966,6 +7022,7 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(26, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -6987,6 +7044,7 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -6998,6 +7056,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(27, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7015,6 +7074,7 @@ int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7026,6 +7086,7 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(28, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7043,6 +7104,7 @@ int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7054,6 +7116,7 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(29, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7076,6 +7139,7 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7087,6 +7151,7 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(30, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7109,6 +7174,7 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7120,6 +7186,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7147,6 +7214,7 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7158,6 +7226,7 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7185,6 +7254,7 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7196,6 +7266,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7228,6 +7299,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7239,6 +7311,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7271,6 +7344,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7282,6 +7356,7 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7313,6 +7388,7 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7324,6 +7400,7 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7355,6 +7432,7 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7366,6 +7444,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7402,6 +7481,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7413,6 +7493,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -7449,6 +7530,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7460,6 +7542,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Attr_delete(comm, keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(39, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7472,6 +7555,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7483,6 +7567,7 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Attr_get(comm, keyval, attribute_val, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(40, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -7500,6 +7585,7 @@ int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7511,6 +7597,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Attr_put(comm, keyval, attribute_val);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(41, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7524,6 +7611,7 @@ int MPI_Attr_put(MPI_Comm comm, int keyval, void* attribute_val)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7535,6 +7623,7 @@ int MPI_Barrier(MPI_Comm comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Barrier(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(42, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7546,6 +7635,7 @@ int MPI_Barrier(MPI_Comm comm)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7557,6 +7647,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Barrier_init(comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(43, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7573,6 +7664,7 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7584,6 +7676,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bcast(buffer, count, datatype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(44, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7600,6 +7693,7 @@ int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7611,6 +7705,7 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bcast_c(buffer, count, datatype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(45, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7627,6 +7722,7 @@ int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7638,6 +7734,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bcast_init(buffer, count, datatype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(46, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7659,6 +7756,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7670,6 +7768,7 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(47, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7691,6 +7790,7 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7702,6 +7802,7 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(48, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7718,6 +7819,7 @@ int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7729,6 +7831,7 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bsend_c(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(49, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7745,6 +7848,7 @@ int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7756,6 +7860,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(50, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7776,6 +7881,7 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7787,6 +7893,7 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Bsend_init_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(51, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7807,6 +7914,7 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7818,6 +7926,7 @@ int MPI_Buffer_attach(void* buffer, int size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Buffer_attach(buffer, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(52, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7830,6 +7939,7 @@ int MPI_Buffer_attach(void* buffer, int size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7841,6 +7951,7 @@ int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Buffer_attach_c(buffer, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(53, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7853,6 +7964,7 @@ int MPI_Buffer_attach_c(void* buffer, MPI_Count size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7864,6 +7976,7 @@ int MPI_Buffer_detach(void* buffer_addr, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Buffer_detach(buffer_addr, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(54, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -7879,6 +7992,7 @@ int MPI_Buffer_detach(void* buffer_addr, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7890,6 +8004,7 @@ int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Buffer_detach_c(buffer_addr, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(55, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -7905,6 +8020,7 @@ int MPI_Buffer_detach_c(void* buffer_addr, MPI_Count* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7916,6 +8032,7 @@ int MPI_Buffer_flush(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Buffer_flush();
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(56, (uint32_t)(0), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7926,6 +8043,7 @@ int MPI_Buffer_flush(void)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7937,6 +8055,7 @@ int MPI_Buffer_iflush(MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Buffer_iflush(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(57, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7951,6 +8070,7 @@ int MPI_Buffer_iflush(MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7962,6 +8082,7 @@ int MPI_Cancel(MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cancel(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(58, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7973,6 +8094,7 @@ int MPI_Cancel(MPI_Request* request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -7984,6 +8106,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_coords(comm, rank, maxdims, coords);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
     int64_t *mpicheck_w = mpicheck_begin(59, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_coords = NULL;
@@ -8003,6 +8126,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(coords[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8014,6 +8138,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
     int64_t *mpicheck_w = mpicheck_begin(60, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods)), __builtin_return_address(0), 0);
@@ -8038,6 +8163,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *comm_cart, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8049,6 +8175,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(maxdims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(maxdims);
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
@@ -8079,6 +8206,7 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(coords[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8090,6 +8218,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
     int64_t *mpicheck_w = mpicheck_begin(62, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods)), __builtin_return_address(0), 0);
@@ -8112,6 +8241,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
         mpicheck_o_newrank[0] = (newrank ? MPICHECK_W(*newrank) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8123,6 +8253,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_rank(comm, coords, rank);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
     int64_t *mpicheck_w = mpicheck_begin(63, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_rank = NULL;
@@ -8141,6 +8272,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
         mpicheck_o_rank[0] = (rank ? MPICHECK_W(*rank) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8152,6 +8284,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_shift(comm, direction, disp, rank_source, rank_dest);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(64, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_rank_source = NULL;
     int64_t *mpicheck_o_rank_dest = NULL;
@@ -8173,6 +8306,7 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int
         mpicheck_o_rank_dest[0] = (rank_dest ? MPICHECK_W(*rank_dest) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8184,6 +8318,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
     int64_t *mpicheck_w = mpicheck_begin(65, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_remain_dims)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
@@ -8203,6 +8338,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8214,6 +8350,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cartdim_get(comm, ndims);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(66, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_ndims = NULL;
     if (mpicheck_w) {
@@ -8229,6 +8366,7 @@ int MPI_Cartdim_get(MPI_Comm comm, int* ndims)
         mpicheck_o_ndims[0] = (ndims ? MPICHECK_W(*ndims) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8240,6 +8378,7 @@ int MPI_Close_port(const char* port_name)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Close_port(port_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(67, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8251,6 +8390,7 @@ int MPI_Close_port(const char* port_name)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8262,6 +8402,7 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_accept(port_name, info, root, comm, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(68, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -8281,6 +8422,7 @@ int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm com
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8292,6 +8434,7 @@ int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_attach_buffer(comm, buffer, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(69, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8305,6 +8448,7 @@ int MPI_Comm_attach_buffer(MPI_Comm comm, void* buffer, int size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8316,6 +8460,7 @@ int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_attach_buffer_c(comm, buffer, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(70, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8329,6 +8474,7 @@ int MPI_Comm_attach_buffer_c(MPI_Comm comm, void* buffer, MPI_Count size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8340,6 +8486,7 @@ MPI_Fint MPI_Comm_c2f(MPI_Comm comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_c2f(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(71, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8351,6 +8498,7 @@ MPI_Fint MPI_Comm_c2f(MPI_Comm comm)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8362,6 +8510,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_call_errhandler(comm, errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(72, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8374,6 +8523,7 @@ int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8385,6 +8535,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_compare(comm1, comm2, result);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(73, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_result = NULL;
     if (mpicheck_w) {
@@ -8401,6 +8552,7 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result)
         mpicheck_o_result[0] = (result ? MPICHECK_W(*result) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8412,6 +8564,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_connect(port_name, info, root, comm, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(74, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -8431,6 +8584,7 @@ int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm co
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8442,6 +8596,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_create(comm, group, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(75, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -8459,6 +8614,7 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8470,6 +8626,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_create_errhandler(comm_errhandler_fn, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(76, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -8485,6 +8642,7 @@ int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function* comm_errhandler_fn,
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8496,6 +8654,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(77, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -8515,6 +8674,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8526,6 +8686,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_create_group(comm, group, tag, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(78, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -8544,6 +8705,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8555,6 +8717,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_C
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(79, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm_keyval = NULL;
     if (mpicheck_w) {
@@ -8572,6 +8735,7 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_C
         mpicheck_o_comm_keyval[0] = (comm_keyval ? MPICHECK_W(*comm_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8583,6 +8747,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_delete_attr(comm, comm_keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(80, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8595,6 +8760,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8606,6 +8772,7 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_detach_buffer(comm, buffer_addr, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(81, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -8622,6 +8789,7 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void* buffer_addr, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8633,6 +8801,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_detach_buffer_c(comm, buffer_addr, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(82, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -8649,6 +8818,7 @@ int MPI_Comm_detach_buffer_c(MPI_Comm comm, void* buffer_addr, MPI_Count* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8660,6 +8830,7 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_disconnect(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(83, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm = NULL;
     if (mpicheck_w) {
@@ -8675,6 +8846,7 @@ int MPI_Comm_disconnect(MPI_Comm* comm)
         mpicheck_o_comm[0] = (comm ? MPICHECK_W(*comm) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8686,6 +8858,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_dup(comm, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(84, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -8702,6 +8875,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8713,6 +8887,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_dup_with_info(comm, info, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(85, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -8730,6 +8905,7 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8741,6 +8917,7 @@ MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_f2c(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(86, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8752,6 +8929,7 @@ MPI_Comm MPI_Comm_f2c(MPI_Fint comm)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8763,6 +8941,7 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_flush_buffer(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(87, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8774,6 +8953,7 @@ int MPI_Comm_flush_buffer(MPI_Comm comm)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8785,6 +8965,7 @@ int MPI_Comm_free(MPI_Comm* comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_free(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(88, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm = NULL;
     if (mpicheck_w) {
@@ -8800,6 +8981,7 @@ int MPI_Comm_free(MPI_Comm* comm)
         mpicheck_o_comm[0] = (comm ? MPICHECK_W(*comm) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8811,6 +8993,7 @@ int MPI_Comm_free_keyval(int* comm_keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_free_keyval(comm_keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(89, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm_keyval = NULL;
     if (mpicheck_w) {
@@ -8826,6 +9009,7 @@ int MPI_Comm_free_keyval(int* comm_keyval)
         mpicheck_o_comm_keyval[0] = (comm_keyval ? MPICHECK_W(*comm_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8837,6 +9021,7 @@ MPI_Comm MPI_Comm_fromint(int comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_fromint(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(90, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -8848,6 +9033,7 @@ MPI_Comm MPI_Comm_fromint(int comm)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8859,6 +9045,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(91, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -8876,6 +9063,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void* attribute_val, int* 
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8887,6 +9075,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_get_errhandler(comm, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(92, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -8902,6 +9091,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler)
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8913,6 +9103,7 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_get_info(comm, info_used);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(93, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info_used = NULL;
     if (mpicheck_w) {
@@ -8928,6 +9119,7 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info* info_used)
         mpicheck_o_info_used[0] = (info_used ? MPICHECK_W(*info_used) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8939,6 +9131,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_get_name(comm, comm_name, resultlen);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(94, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_resultlen = NULL;
     if (mpicheck_w) {
@@ -8955,6 +9148,7 @@ int MPI_Comm_get_name(MPI_Comm comm, char* comm_name, int* resultlen)
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8966,6 +9160,7 @@ int MPI_Comm_get_parent(MPI_Comm* parent)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_get_parent(parent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(95, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_parent = NULL;
     if (mpicheck_w) {
@@ -8981,6 +9176,7 @@ int MPI_Comm_get_parent(MPI_Comm* parent)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *parent, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -8992,6 +9188,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_group(comm, group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(96, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_group = NULL;
     if (mpicheck_w) {
@@ -9007,6 +9204,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group)
         mpicheck_o_group[0] = (group ? MPICHECK_W(*group) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9018,6 +9216,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_idup(comm, newcomm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(97, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     int64_t *mpicheck_o_request = NULL;
@@ -9037,6 +9236,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9048,6 +9248,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_idup_with_info(comm, info, newcomm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(98, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     int64_t *mpicheck_o_request = NULL;
@@ -9068,6 +9269,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9079,6 +9281,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_iflush_buffer(comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(99, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -9094,6 +9297,7 @@ int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9105,6 +9309,7 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_join(fd, intercomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(100, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_intercomm = NULL;
     if (mpicheck_w) {
@@ -9121,6 +9326,7 @@ int MPI_Comm_join(int fd, MPI_Comm* intercomm)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *intercomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9132,6 +9338,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_rank(comm, rank);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(101, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
@@ -9147,6 +9354,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
         mpicheck_o_rank[0] = (rank ? MPICHECK_W(*rank) : 0);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9158,6 +9366,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_remote_group(comm, group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(102, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_group = NULL;
     if (mpicheck_w) {
@@ -9173,6 +9382,7 @@ int MPI_Comm_remote_group(MPI_Comm comm, MPI_Group* group)
         mpicheck_o_group[0] = (group ? MPICHECK_W(*group) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9184,6 +9394,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_remote_size(comm, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(103, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -9199,6 +9410,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9210,6 +9422,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_set_attr(comm, comm_keyval, attribute_val);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(104, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9223,6 +9436,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void* attribute_val)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9234,6 +9448,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_set_errhandler(comm, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(105, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9246,6 +9461,7 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9257,6 +9473,7 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_set_info(comm, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(106, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9269,6 +9486,7 @@ int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9280,6 +9498,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_set_name(comm, comm_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(107, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9292,6 +9511,7 @@ int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9303,6 +9523,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_size(comm, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(108, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -9318,6 +9539,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9329,6 +9551,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs)));
     int64_t *mpicheck_w = mpicheck_begin(109, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_intercomm = NULL;
@@ -9356,6 +9579,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *intercomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9367,6 +9591,7 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_errcodes = -1;
@@ -9399,6 +9624,7 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *intercomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9410,6 +9636,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_split(comm, color, key, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(111, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -9428,6 +9655,7 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9439,6 +9667,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(112, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -9458,6 +9687,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newcomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9469,6 +9699,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_test_inter(comm, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(113, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -9484,6 +9715,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9495,6 +9727,7 @@ int MPI_Comm_toint(MPI_Comm comm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_toint(comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(114, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9506,6 +9739,7 @@ int MPI_Comm_toint(MPI_Comm comm)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9517,6 +9751,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(115, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9534,6 +9769,7 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9545,6 +9781,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dims_create(nnodes, ndims, dims);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
     int64_t *mpicheck_w = mpicheck_begin(116, (uint32_t)(4 + 2 * MPICHECK_POS(mpicheck_n_dims)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_dims = NULL;
@@ -9565,6 +9802,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) mpicheck_o_dims[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(dims[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9576,6 +9814,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(n);
     int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : (int64_t)(n);
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(mpicheck_sum(degrees, n));
@@ -9607,6 +9846,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *comm_dist_graph, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9618,6 +9858,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(indegree);
     int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, indegree));
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(outdegree);
@@ -9650,6 +9891,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *comm_dist_graph, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9661,6 +9903,7 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(maxindegree);
     int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, maxindegree));
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(maxoutdegree);
@@ -9698,6 +9941,7 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destweights; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) mpicheck_o_destweights[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(destweights[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9709,6 +9953,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(120, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indegree = NULL;
     int64_t *mpicheck_o_outdegree = NULL;
@@ -9732,6 +9977,7 @@ int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree,
         mpicheck_o_weighted[0] = (weighted ? MPICHECK_W(*weighted) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9743,6 +9989,7 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Errhandler_c2f(errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(121, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9754,6 +10001,7 @@ MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9765,6 +10013,7 @@ MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Errhandler_f2c(errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(122, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9776,6 +10025,7 @@ MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9787,6 +10037,7 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Errhandler_free(errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(123, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -9802,6 +10053,7 @@ int MPI_Errhandler_free(MPI_Errhandler* errhandler)
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9813,6 +10065,7 @@ MPI_Errhandler MPI_Errhandler_fromint(int errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Errhandler_fromint(errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(124, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9824,6 +10077,7 @@ MPI_Errhandler MPI_Errhandler_fromint(int errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9835,6 +10089,7 @@ int MPI_Errhandler_toint(MPI_Errhandler errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Errhandler_toint(errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(125, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9846,6 +10101,7 @@ int MPI_Errhandler_toint(MPI_Errhandler errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9857,6 +10113,7 @@ int MPI_Error_class(int errorcode, int* errorclass)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Error_class(errorcode, errorclass);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(126, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errorclass = NULL;
     if (mpicheck_w) {
@@ -9872,6 +10129,7 @@ int MPI_Error_class(int errorcode, int* errorclass)
         mpicheck_o_errorclass[0] = (errorclass ? MPICHECK_W(*errorclass) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9883,6 +10141,7 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Error_string(errorcode, string, resultlen);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(127, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_resultlen = NULL;
     if (mpicheck_w) {
@@ -9899,6 +10158,7 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen)
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9910,6 +10170,7 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(128, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9926,6 +10187,7 @@ int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9937,6 +10199,7 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(129, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -9953,6 +10216,7 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9964,6 +10228,7 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Exscan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(130, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -9985,6 +10250,7 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -9996,6 +10262,7 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(131, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10017,6 +10284,7 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10028,6 +10296,7 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(132, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -10045,6 +10314,7 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10056,6 +10326,7 @@ MPI_Fint MPI_File_c2f(MPI_File file)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_c2f(file);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(133, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -10067,6 +10338,7 @@ MPI_Fint MPI_File_c2f(MPI_File file)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10078,6 +10350,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_call_errhandler(fh, errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(134, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -10090,6 +10363,7 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10101,6 +10375,7 @@ int MPI_File_close(MPI_File* fh)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_close(fh);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(135, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_fh = NULL;
     if (mpicheck_w) {
@@ -10116,6 +10391,7 @@ int MPI_File_close(MPI_File* fh)
         mpicheck_o_fh[0] = (fh ? MPICHECK_W(*fh) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10127,6 +10403,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_create_errhandler(file_errhandler_fn, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(136, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -10142,6 +10419,7 @@ int MPI_File_create_errhandler(MPI_File_errhandler_function* file_errhandler_fn,
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10153,6 +10431,7 @@ int MPI_File_delete(const char* filename, MPI_Info info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_delete(filename, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(137, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -10165,6 +10444,7 @@ int MPI_File_delete(const char* filename, MPI_Info info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10176,6 +10456,7 @@ MPI_File MPI_File_f2c(MPI_Fint file)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_f2c(file);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(138, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -10187,6 +10468,7 @@ MPI_File MPI_File_f2c(MPI_Fint file)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10198,6 +10480,7 @@ MPI_File MPI_File_fromint(int file)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_fromint(file);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(139, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -10209,6 +10492,7 @@ MPI_File MPI_File_fromint(int file)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10220,6 +10504,7 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_amode(fh, amode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(140, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_amode = NULL;
     if (mpicheck_w) {
@@ -10235,6 +10520,7 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
         mpicheck_o_amode[0] = (amode ? MPICHECK_W(*amode) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10246,6 +10532,7 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_atomicity(fh, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(141, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -10261,6 +10548,7 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10272,6 +10560,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_byte_offset(fh, offset, disp);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(142, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_disp = NULL;
     if (mpicheck_w) {
@@ -10288,6 +10577,7 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
         mpicheck_o_disp[0] = (disp ? MPICHECK_W(*disp) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10299,6 +10589,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_errhandler(file, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(143, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -10314,6 +10605,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10325,6 +10617,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_group(fh, group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(144, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_group = NULL;
     if (mpicheck_w) {
@@ -10340,6 +10633,7 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
         mpicheck_o_group[0] = (group ? MPICHECK_W(*group) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10351,6 +10645,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_info(fh, info_used);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(145, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info_used = NULL;
     if (mpicheck_w) {
@@ -10366,6 +10661,7 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
         mpicheck_o_info_used[0] = (info_used ? MPICHECK_W(*info_used) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10377,6 +10673,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_position(fh, offset);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(146, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_offset = NULL;
     if (mpicheck_w) {
@@ -10392,6 +10689,7 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
         mpicheck_o_offset[0] = (offset ? MPICHECK_W(*offset) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10403,6 +10701,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_position_shared(fh, offset);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(147, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_offset = NULL;
     if (mpicheck_w) {
@@ -10418,6 +10717,7 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
         mpicheck_o_offset[0] = (offset ? MPICHECK_W(*offset) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10429,6 +10729,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_size(fh, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(148, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -10444,6 +10745,7 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10455,6 +10757,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_type_extent(fh, datatype, extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(149, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_extent = NULL;
     if (mpicheck_w) {
@@ -10471,6 +10774,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10482,6 +10786,7 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_type_extent_c(fh, datatype, extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(150, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_extent = NULL;
     if (mpicheck_w) {
@@ -10498,6 +10803,7 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10509,6 +10815,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(151, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_disp = NULL;
     int64_t *mpicheck_o_etype = NULL;
@@ -10533,6 +10840,7 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
         mpicheck_o_filetype[0] = (filetype ? MPICHECK_W(*filetype) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10544,6 +10852,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(152, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10562,6 +10871,7 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10573,6 +10883,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_c(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(153, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10591,6 +10902,7 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10602,6 +10914,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_all(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(154, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10620,6 +10933,7 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10631,6 +10945,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(155, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10649,6 +10964,7 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10660,6 +10976,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(156, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10679,6 +10996,7 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10690,6 +11008,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(157, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10709,6 +11028,7 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10720,6 +11040,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(158, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10739,6 +11060,7 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10750,6 +11072,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(159, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10769,6 +11092,7 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10780,6 +11104,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(160, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10798,6 +11123,7 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10809,6 +11135,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(161, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10827,6 +11154,7 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10838,6 +11166,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(162, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10856,6 +11185,7 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10867,6 +11197,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(163, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10885,6 +11216,7 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10896,6 +11228,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(164, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10914,6 +11247,7 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10925,6 +11259,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(165, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10943,6 +11278,7 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10954,6 +11290,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(166, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10973,6 +11310,7 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -10984,6 +11322,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(167, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -11003,6 +11342,7 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11014,6 +11354,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(168, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -11033,6 +11374,7 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11044,6 +11386,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(169, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -11063,6 +11406,7 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11074,6 +11418,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(170, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -11092,6 +11437,7 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11103,6 +11449,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(171, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -11121,6 +11468,7 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11132,6 +11480,7 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_open(comm, filename, amode, info, fh);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(172, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_fh = NULL;
     if (mpicheck_w) {
@@ -11150,6 +11499,7 @@ int MPI_File_open(MPI_Comm comm, const char* filename, int amode, MPI_Info info,
         mpicheck_o_fh[0] = (fh ? MPICHECK_W(*fh) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11161,6 +11511,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_preallocate(fh, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(173, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11173,6 +11524,7 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11184,6 +11536,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(174, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11204,6 +11557,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11215,6 +11569,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(175, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11235,6 +11590,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11246,6 +11602,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_all(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(176, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11266,6 +11623,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11277,6 +11635,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_all_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(177, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11297,6 +11656,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11308,6 +11668,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_all_begin(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(178, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11322,6 +11683,7 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11333,6 +11695,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(179, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11347,6 +11710,7 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11358,6 +11722,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_all_end(fh, buf, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(180, (uint32_t)(6), __builtin_return_address(0), 0);
@@ -11376,6 +11741,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11387,6 +11753,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(181, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -11408,6 +11775,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11419,6 +11787,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(182, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -11440,6 +11809,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11451,6 +11821,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(183, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -11472,6 +11843,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11483,6 +11855,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(184, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -11504,6 +11877,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11515,6 +11889,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(185, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11530,6 +11905,7 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11541,6 +11917,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(186, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11556,6 +11933,7 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11567,6 +11945,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_at_all_end(fh, buf, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(187, (uint32_t)(6), __builtin_return_address(0), 0);
@@ -11585,6 +11964,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11596,6 +11976,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(188, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11616,6 +11997,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11627,6 +12009,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(189, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11647,6 +12030,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11658,6 +12042,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(190, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11672,6 +12057,7 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11683,6 +12069,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(191, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11697,6 +12084,7 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11708,6 +12096,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_ordered_end(fh, buf, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(192, (uint32_t)(6), __builtin_return_address(0), 0);
@@ -11726,6 +12115,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11737,6 +12127,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_shared(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(193, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11757,6 +12148,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11768,6 +12160,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(194, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -11788,6 +12181,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11799,6 +12193,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_seek(fh, offset, whence);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(195, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11812,6 +12207,7 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11823,6 +12219,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_seek_shared(fh, offset, whence);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(196, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11836,6 +12233,7 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11847,6 +12245,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_set_atomicity(fh, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(197, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11859,6 +12258,7 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11870,6 +12270,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_set_errhandler(file, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(198, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11882,6 +12283,7 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11893,6 +12295,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_set_info(fh, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(199, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11905,6 +12308,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11916,6 +12320,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_set_size(fh, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(200, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11928,6 +12333,7 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11939,6 +12345,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(201, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11955,6 +12362,7 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11966,6 +12374,7 @@ int MPI_File_sync(MPI_File fh)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_sync(fh);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(202, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11977,6 +12386,7 @@ int MPI_File_sync(MPI_File fh)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -11988,6 +12398,7 @@ int MPI_File_toint(MPI_File file)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_toint(file);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(203, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -11999,6 +12410,7 @@ int MPI_File_toint(MPI_File file)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12010,6 +12422,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(204, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12030,6 +12443,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12041,6 +12455,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(205, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12061,6 +12476,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12072,6 +12488,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_all(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(206, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12092,6 +12509,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12103,6 +12521,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_all_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(207, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12123,6 +12542,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12134,6 +12554,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_all_begin(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(208, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12148,6 +12569,7 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12159,6 +12581,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(209, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12173,6 +12596,7 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12184,6 +12608,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_all_end(fh, buf, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(210, (uint32_t)(6), __builtin_return_address(0), 0);
@@ -12202,6 +12627,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12213,6 +12639,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(211, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -12234,6 +12661,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12245,6 +12673,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(212, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -12266,6 +12695,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12277,6 +12707,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(213, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -12298,6 +12729,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12309,6 +12741,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(214, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -12330,6 +12763,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12341,6 +12775,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(215, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12356,6 +12791,7 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12367,6 +12803,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(216, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12382,6 +12819,7 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12393,6 +12831,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_at_all_end(fh, buf, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(217, (uint32_t)(6), __builtin_return_address(0), 0);
@@ -12411,6 +12850,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12422,6 +12862,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(218, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12442,6 +12883,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12453,6 +12895,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(219, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12473,6 +12916,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12484,6 +12928,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(220, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12498,6 +12943,7 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12509,6 +12955,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(221, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12523,6 +12970,7 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12534,6 +12982,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_ordered_end(fh, buf, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(222, (uint32_t)(6), __builtin_return_address(0), 0);
@@ -12552,6 +13001,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12563,6 +13013,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_shared(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(223, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12583,6 +13034,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12594,6 +13046,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(224, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -12614,6 +13067,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12625,6 +13079,7 @@ int MPI_Finalize(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Finalize();
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(225, (uint32_t)(0), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12636,6 +13091,7 @@ int MPI_Finalize(void)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_after_finalize();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12647,6 +13103,7 @@ int MPI_Finalized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Finalized(flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(226, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -12661,6 +13118,7 @@ int MPI_Finalized(int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12672,6 +13130,7 @@ int MPI_Free_mem(void* base)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Free_mem(base);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(227, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12683,6 +13142,7 @@ int MPI_Free_mem(void* base)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12694,6 +13154,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(228, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12712,6 +13173,7 @@ int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12723,6 +13185,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(229, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12741,6 +13204,7 @@ int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12752,6 +13216,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(230, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -12775,6 +13240,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12786,6 +13252,7 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(231, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -12809,6 +13276,7 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12820,6 +13288,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(232, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -12843,6 +13312,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12854,6 +13324,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(233, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -12877,6 +13348,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12888,6 +13360,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(234, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -12916,6 +13389,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12927,6 +13401,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(235, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -12955,6 +13430,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12966,6 +13442,7 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(236, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -12984,6 +13461,7 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -12995,6 +13473,7 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(237, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13013,6 +13492,7 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13024,6 +13504,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(238, (uint32_t)(12), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13046,6 +13527,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13057,6 +13539,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(239, (uint32_t)(12), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13079,6 +13562,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13090,6 +13574,7 @@ int MPI_Get_address(const void* location, MPI_Aint* address)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_address(location, address);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(240, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_address = NULL;
     if (mpicheck_w) {
@@ -13105,6 +13590,7 @@ int MPI_Get_address(const void* location, MPI_Aint* address)
         mpicheck_o_address[0] = (address ? MPICHECK_W(*address) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13116,6 +13602,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_count(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(241, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_count = NULL;
@@ -13133,6 +13620,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13144,6 +13632,7 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_count_c(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(242, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_count = NULL;
@@ -13161,6 +13650,7 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13172,6 +13662,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_elements(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(243, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_count = NULL;
@@ -13189,6 +13680,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13200,6 +13692,7 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_elements_c(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(244, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_count = NULL;
@@ -13217,6 +13710,7 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13228,6 +13722,7 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_elements_x(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(245, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_count = NULL;
@@ -13245,6 +13740,7 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13256,6 +13752,7 @@ int MPI_Get_hw_resource_info(MPI_Info* hw_info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_hw_resource_info(hw_info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(246, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_hw_info = NULL;
     if (mpicheck_w) {
@@ -13270,6 +13767,7 @@ int MPI_Get_hw_resource_info(MPI_Info* hw_info)
         mpicheck_o_hw_info[0] = (hw_info ? MPICHECK_W(*hw_info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13281,6 +13779,7 @@ int MPI_Get_library_version(char* version, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_library_version(version, resultlen);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(247, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_resultlen = NULL;
     if (mpicheck_w) {
@@ -13296,6 +13795,7 @@ int MPI_Get_library_version(char* version, int* resultlen)
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13307,6 +13807,7 @@ int MPI_Get_processor_name(char* name, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_processor_name(name, resultlen);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(248, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_resultlen = NULL;
     if (mpicheck_w) {
@@ -13322,6 +13823,7 @@ int MPI_Get_processor_name(char* name, int* resultlen)
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13333,6 +13835,7 @@ int MPI_Get_version(int* version, int* subversion)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_version(version, subversion);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(249, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_version = NULL;
     int64_t *mpicheck_o_subversion = NULL;
@@ -13351,6 +13854,7 @@ int MPI_Get_version(int* version, int* subversion)
         mpicheck_o_subversion[0] = (subversion ? MPICHECK_W(*subversion) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13362,6 +13866,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
     int64_t *mpicheck_w = mpicheck_begin(250, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
@@ -13386,6 +13891,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *comm_graph, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13397,6 +13903,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(maxindex);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)(maxedges);
     int64_t *mpicheck_w = mpicheck_begin(251, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
@@ -13422,6 +13929,7 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_edges; mpicheck_i < mpicheck_n_edges; mpicheck_i++) mpicheck_o_edges[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(edges[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13433,6 +13941,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
     int64_t *mpicheck_w = mpicheck_begin(252, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
@@ -13455,6 +13964,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
         mpicheck_o_newrank[0] = (newrank ? MPICHECK_W(*newrank) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13466,6 +13976,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : (int64_t)(maxneighbors);
     int64_t *mpicheck_w = mpicheck_begin(253, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_neighbors)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_neighbors = NULL;
@@ -13485,6 +13996,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_neighbors; mpicheck_i < mpicheck_n_neighbors; mpicheck_i++) mpicheck_o_neighbors[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(neighbors[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13496,6 +14008,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_neighbors_count(comm, rank, nneighbors);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(254, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_nneighbors = NULL;
     if (mpicheck_w) {
@@ -13512,6 +14025,7 @@ int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int* nneighbors)
         mpicheck_o_nneighbors[0] = (nneighbors ? MPICHECK_W(*nneighbors) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13523,6 +14037,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graphdims_get(comm, nnodes, nedges);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(255, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_nnodes = NULL;
     int64_t *mpicheck_o_nedges = NULL;
@@ -13542,6 +14057,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges)
         mpicheck_o_nedges[0] = (nedges ? MPICHECK_W(*nedges) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13553,6 +14069,7 @@ int MPI_Grequest_complete(MPI_Request request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Grequest_complete(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(256, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13564,6 +14081,7 @@ int MPI_Grequest_complete(MPI_Request request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13575,6 +14093,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(257, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -13593,6 +14112,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function* query_fn, MPI_Grequest_free_
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13604,6 +14124,7 @@ MPI_Fint MPI_Group_c2f(MPI_Group group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_c2f(group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(258, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13615,6 +14136,7 @@ MPI_Fint MPI_Group_c2f(MPI_Group group)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13626,6 +14148,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_compare(group1, group2, result);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(259, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_result = NULL;
     if (mpicheck_w) {
@@ -13642,6 +14165,7 @@ int MPI_Group_compare(MPI_Group group1, MPI_Group group2, int* result)
         mpicheck_o_result[0] = (result ? MPICHECK_W(*result) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13653,6 +14177,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_difference(group1, group2, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(260, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -13669,6 +14194,7 @@ int MPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13680,6 +14206,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_excl(group, n, ranks, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
     int64_t *mpicheck_w = mpicheck_begin(261, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranks)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
@@ -13699,6 +14226,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13710,6 +14238,7 @@ MPI_Group MPI_Group_f2c(MPI_Fint group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_f2c(group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(262, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13721,6 +14250,7 @@ MPI_Group MPI_Group_f2c(MPI_Fint group)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13732,6 +14262,7 @@ int MPI_Group_free(MPI_Group* group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_free(group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(263, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_group = NULL;
     if (mpicheck_w) {
@@ -13747,6 +14278,7 @@ int MPI_Group_free(MPI_Group* group)
         mpicheck_o_group[0] = (group ? MPICHECK_W(*group) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13758,6 +14290,7 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_from_session_pset(session, pset_name, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(264, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -13774,6 +14307,7 @@ int MPI_Group_from_session_pset(MPI_Session session, const char* pset_name, MPI_
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13785,6 +14319,7 @@ MPI_Group MPI_Group_fromint(int group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_fromint(group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(265, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13796,6 +14331,7 @@ MPI_Group MPI_Group_fromint(int group)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13807,6 +14343,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_incl(group, n, ranks, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
     int64_t *mpicheck_w = mpicheck_begin(266, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranks)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
@@ -13826,6 +14363,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13837,6 +14375,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_intersection(group1, group2, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(267, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -13853,6 +14392,7 @@ int MPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group* newgro
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13864,6 +14404,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_range_excl(group, n, ranges, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
     int64_t *mpicheck_w = mpicheck_begin(268, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranges)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
@@ -13883,6 +14424,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13894,6 +14436,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_range_incl(group, n, ranges, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
     int64_t *mpicheck_w = mpicheck_begin(269, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranges)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
@@ -13913,6 +14456,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13924,6 +14468,7 @@ int MPI_Group_rank(MPI_Group group, int* rank)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_rank(group, rank);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(270, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
@@ -13939,6 +14484,7 @@ int MPI_Group_rank(MPI_Group group, int* rank)
         mpicheck_o_rank[0] = (rank ? MPICHECK_W(*rank) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13950,6 +14496,7 @@ int MPI_Group_size(MPI_Group group, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_size(group, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(271, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -13965,6 +14512,7 @@ int MPI_Group_size(MPI_Group group, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13976,6 +14524,7 @@ int MPI_Group_toint(MPI_Group group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_toint(group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(272, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13987,6 +14536,7 @@ int MPI_Group_toint(MPI_Group group)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13998,6 +14548,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : (int64_t)(n);
     int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : (int64_t)(n);
     int64_t *mpicheck_w = mpicheck_begin(273, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_ranks1) + 1 * MPICHECK_POS(mpicheck_n_ranks2)), __builtin_return_address(0), 0);
@@ -14020,6 +14571,7 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) mpicheck_o_ranks2[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(ranks2[mpicheck_i]) : -1;
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14031,6 +14583,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_union(group1, group2, newgroup);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(274, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -14047,6 +14600,7 @@ int MPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group* newgroup)
         mpicheck_o_newgroup[0] = (newgroup ? MPICHECK_W(*newgroup) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14058,6 +14612,7 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(275, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14079,6 +14634,7 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14090,6 +14646,7 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(276, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14111,6 +14668,7 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14122,6 +14680,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(277, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -14148,6 +14707,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14159,6 +14719,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(278, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -14185,6 +14746,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14196,6 +14758,7 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(279, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14216,6 +14779,7 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14227,6 +14791,7 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(280, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14247,6 +14812,7 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14258,6 +14824,7 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(281, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14279,6 +14846,7 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14290,6 +14858,7 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(282, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14311,6 +14880,7 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14322,6 +14892,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -14353,6 +14924,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14364,6 +14936,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -14395,6 +14968,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14406,6 +14980,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -14441,6 +15016,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14452,6 +15028,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
@@ -14487,6 +15064,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14498,6 +15076,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ibarrier(comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(287, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14513,6 +15092,7 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14524,6 +15104,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ibcast(buffer, count, datatype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(288, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14544,6 +15125,7 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14555,6 +15137,7 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(289, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14575,6 +15158,7 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14586,6 +15170,7 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(290, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14606,6 +15191,9 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14617,6 +15205,7 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ibsend_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(291, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14637,6 +15226,9 @@ int MPI_Ibsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14648,6 +15240,7 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(292, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14668,6 +15261,7 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14679,6 +15273,7 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(293, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14699,6 +15294,7 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14710,6 +15306,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(294, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14732,6 +15329,7 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14743,6 +15341,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(295, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14765,6 +15364,7 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14776,6 +15376,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(296, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -14803,6 +15404,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14814,6 +15416,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(297, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -14841,6 +15444,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14852,6 +15456,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Improbe(source, tag, comm, flag, message, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(298, (uint32_t)(9 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
@@ -14879,6 +15484,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14890,6 +15496,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Imrecv(buf, count, datatype, message, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(299, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_request = NULL;
@@ -14912,6 +15519,7 @@ int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14923,6 +15531,7 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Imrecv_c(buf, count, datatype, message, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(300, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_request = NULL;
@@ -14945,6 +15554,7 @@ int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message*
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14956,6 +15566,7 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(301, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14977,6 +15588,7 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14988,6 +15600,7 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(302, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15009,6 +15622,7 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15020,6 +15634,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t *mpicheck_w = mpicheck_begin(303, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -15046,6 +15661,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15057,6 +15673,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t *mpicheck_w = mpicheck_begin(304, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -15083,6 +15700,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15094,6 +15712,7 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(305, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15115,6 +15734,7 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15126,6 +15746,7 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(306, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15147,6 +15768,7 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15158,6 +15780,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
@@ -15189,6 +15812,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15200,6 +15824,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
@@ -15231,6 +15856,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15242,6 +15868,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
@@ -15277,6 +15904,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15288,6 +15916,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
@@ -15323,6 +15952,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15334,6 +15964,7 @@ MPI_Fint MPI_Info_c2f(MPI_Info info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_c2f(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(311, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15345,6 +15976,7 @@ MPI_Fint MPI_Info_c2f(MPI_Info info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15356,6 +15988,7 @@ int MPI_Info_create(MPI_Info* info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_create(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(312, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info = NULL;
     if (mpicheck_w) {
@@ -15370,6 +16003,7 @@ int MPI_Info_create(MPI_Info* info)
         mpicheck_o_info[0] = (info ? MPICHECK_W(*info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15381,6 +16015,7 @@ int MPI_Info_create_env(int argc, char argv[], MPI_Info* info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_create_env(argc, argv, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(313, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_argc = NULL;
     int64_t *mpicheck_o_info = NULL;
@@ -15402,6 +16037,7 @@ int MPI_Info_create_env(int argc, char argv[], MPI_Info* info)
         mpicheck_o_info[0] = (info ? MPICHECK_W(*info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15413,6 +16049,7 @@ int MPI_Info_delete(MPI_Info info, const char* key)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_delete(info, key);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(314, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15425,6 +16062,7 @@ int MPI_Info_delete(MPI_Info info, const char* key)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15436,6 +16074,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_dup(info, newinfo);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(315, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newinfo = NULL;
     if (mpicheck_w) {
@@ -15451,6 +16090,7 @@ int MPI_Info_dup(MPI_Info info, MPI_Info* newinfo)
         mpicheck_o_newinfo[0] = (newinfo ? MPICHECK_W(*newinfo) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15462,6 +16102,7 @@ MPI_Info MPI_Info_f2c(MPI_Fint info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_f2c(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(316, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15473,6 +16114,7 @@ MPI_Info MPI_Info_f2c(MPI_Fint info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15484,6 +16126,7 @@ int MPI_Info_free(MPI_Info* info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_free(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(317, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info = NULL;
     if (mpicheck_w) {
@@ -15499,6 +16142,7 @@ int MPI_Info_free(MPI_Info* info)
         mpicheck_o_info[0] = (info ? MPICHECK_W(*info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15510,6 +16154,7 @@ MPI_Info MPI_Info_fromint(int info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_fromint(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(318, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15521,6 +16166,7 @@ MPI_Info MPI_Info_fromint(int info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15532,6 +16178,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_get(info, key, valuelen, value, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(319, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -15550,6 +16197,7 @@ int MPI_Info_get(MPI_Info info, const char* key, int valuelen, char* value, int*
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15561,6 +16209,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_get_nkeys(info, nkeys);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(320, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_nkeys = NULL;
     if (mpicheck_w) {
@@ -15576,6 +16225,7 @@ int MPI_Info_get_nkeys(MPI_Info info, int* nkeys)
         mpicheck_o_nkeys[0] = (nkeys ? MPICHECK_W(*nkeys) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15587,6 +16237,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_get_nthkey(info, n, key);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(321, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15600,6 +16251,7 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char* key)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15611,6 +16263,7 @@ int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_get_string(info, key, buflen, value, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(322, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_buflen = NULL;
     int64_t *mpicheck_o_flag = NULL;
@@ -15633,6 +16286,7 @@ int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15644,6 +16298,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_get_valuelen(info, key, valuelen, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(323, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_valuelen = NULL;
     int64_t *mpicheck_o_flag = NULL;
@@ -15664,6 +16319,7 @@ int MPI_Info_get_valuelen(MPI_Info info, const char* key, int* valuelen, int* fl
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15675,6 +16331,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_set(info, key, value);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(324, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15688,6 +16345,7 @@ int MPI_Info_set(MPI_Info info, const char* key, const char* value)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15699,6 +16357,7 @@ int MPI_Info_toint(MPI_Info info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Info_toint(info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(325, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15710,6 +16369,7 @@ int MPI_Info_toint(MPI_Info info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15721,6 +16381,7 @@ int MPI_Init(int* argc, char*** argv)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Init(argc, argv);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(326, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_argc = NULL;
     if (mpicheck_w) {
@@ -15739,6 +16400,7 @@ int MPI_Init(int* argc, char*** argv)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_after_init();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15750,6 +16412,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Init_thread(argc, argv, required, provided);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(327, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_argc = NULL;
     int64_t *mpicheck_o_provided = NULL;
@@ -15773,6 +16436,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_after_init();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15784,6 +16448,7 @@ int MPI_Initialized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Initialized(flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(328, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -15798,6 +16463,7 @@ int MPI_Initialized(int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15809,6 +16475,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(329, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newintercomm = NULL;
     if (mpicheck_w) {
@@ -15829,6 +16496,7 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newintercomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15840,6 +16508,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag, info, errhandler, newintercomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(330, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newintercomm = NULL;
     if (mpicheck_w) {
@@ -15862,6 +16531,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newintercomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15873,6 +16543,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Intercomm_merge(intercomm, high, newintracomm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(331, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newintracomm = NULL;
     if (mpicheck_w) {
@@ -15890,6 +16561,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm)
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *newintracomm, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15901,6 +16573,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iprobe(source, tag, comm, flag, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(332, (uint32_t)(8 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
@@ -15924,6 +16597,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15935,6 +16609,7 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Irecv(buf, count, datatype, source, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(333, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15955,6 +16630,9 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 1, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15966,6 +16644,7 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(334, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15986,6 +16665,9 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, i
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 1, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -15997,6 +16679,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(335, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16018,6 +16701,7 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16029,6 +16713,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(336, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16050,6 +16735,7 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16061,6 +16747,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(337, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
@@ -16083,6 +16770,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16094,6 +16782,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(338, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
@@ -16116,6 +16805,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16127,6 +16817,7 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(339, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16147,6 +16838,7 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16158,6 +16850,7 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(340, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16178,6 +16871,7 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16189,6 +16883,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(341, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16209,6 +16904,9 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16220,6 +16918,7 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Irsend_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(342, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16240,6 +16939,9 @@ int MPI_Irsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16251,6 +16953,7 @@ int MPI_Is_thread_main(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Is_thread_main(flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(343, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -16265,6 +16968,7 @@ int MPI_Is_thread_main(int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16276,6 +16980,7 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(344, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16296,6 +17001,7 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16307,6 +17013,7 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(345, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16327,6 +17034,7 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16338,6 +17046,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(346, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16360,6 +17069,7 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16371,6 +17081,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(347, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16393,6 +17104,7 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16404,6 +17116,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(348, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -16431,6 +17144,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16442,6 +17156,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(349, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -16469,6 +17184,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16480,6 +17196,7 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Isend(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(350, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16500,6 +17217,9 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16511,6 +17231,7 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Isend_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(351, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16531,6 +17252,9 @@ int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16542,6 +17266,7 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Isendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(352, (uint32_t)(12), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16567,6 +17292,7 @@ int MPI_Isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16578,6 +17304,7 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(353, (uint32_t)(12), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16603,6 +17330,7 @@ int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16614,6 +17342,7 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Isendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(354, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16637,6 +17366,7 @@ int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest,
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16648,6 +17378,7 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(355, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16671,6 +17402,7 @@ int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, i
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16682,6 +17414,7 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Issend(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(356, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16702,6 +17435,9 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16713,6 +17449,7 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Issend_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(357, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16733,6 +17470,9 @@ int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int de
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16744,6 +17484,7 @@ int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(358, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_keyval = NULL;
     if (mpicheck_w) {
@@ -16761,6 +17502,7 @@ int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn
         mpicheck_o_keyval[0] = (keyval ? MPICHECK_W(*keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16772,6 +17514,7 @@ int MPI_Keyval_free(int* keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Keyval_free(keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(359, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_keyval = NULL;
     if (mpicheck_w) {
@@ -16787,6 +17530,7 @@ int MPI_Keyval_free(int* keyval)
         mpicheck_o_keyval[0] = (keyval ? MPICHECK_W(*keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16798,6 +17542,7 @@ int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Lookup_name(service_name, info, port_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(360, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16811,6 +17556,7 @@ int MPI_Lookup_name(const char* service_name, MPI_Info info, char* port_name)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16822,6 +17568,7 @@ MPI_Fint MPI_Message_c2f(MPI_Message message)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Message_c2f(message);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(361, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16833,6 +17580,7 @@ MPI_Fint MPI_Message_c2f(MPI_Message message)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16844,6 +17592,7 @@ MPI_Message MPI_Message_f2c(MPI_Fint message)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Message_f2c(message);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(362, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16855,6 +17604,7 @@ MPI_Message MPI_Message_f2c(MPI_Fint message)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16866,6 +17616,7 @@ MPI_Message MPI_Message_fromint(int message)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Message_fromint(message);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(363, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16877,6 +17628,7 @@ MPI_Message MPI_Message_fromint(int message)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16888,6 +17640,7 @@ int MPI_Message_toint(MPI_Message message)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Message_toint(message);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(364, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16899,6 +17652,7 @@ int MPI_Message_toint(MPI_Message message)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16910,6 +17664,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Mprobe(source, tag, comm, message, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(365, (uint32_t)(8), __builtin_return_address(0), 0);
@@ -16933,6 +17688,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16944,6 +17700,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Mrecv(buf, count, datatype, message, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(366, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -16968,6 +17725,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -16979,6 +17737,7 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Mrecv_c(buf, count, datatype, message, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(367, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -17003,6 +17762,7 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17014,6 +17774,7 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(368, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17031,6 +17792,7 @@ int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype send
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17042,6 +17804,7 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(369, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17059,6 +17822,7 @@ int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17070,6 +17834,7 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(370, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17092,6 +17857,7 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17103,6 +17869,7 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(371, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17125,6 +17892,7 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17136,6 +17904,7 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t *mpicheck_w = mpicheck_begin(372, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -17158,6 +17927,7 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17169,6 +17939,7 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t *mpicheck_w = mpicheck_begin(373, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -17191,6 +17962,7 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17202,6 +17974,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t *mpicheck_w = mpicheck_begin(374, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -17229,6 +18002,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17240,6 +18014,7 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t *mpicheck_w = mpicheck_begin(375, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -17267,6 +18042,7 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17278,6 +18054,7 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(376, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17295,6 +18072,7 @@ int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendt
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17306,6 +18084,7 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(377, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17323,6 +18102,7 @@ int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Dataty
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17334,6 +18114,7 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(378, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17356,6 +18137,7 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17367,6 +18149,7 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(379, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17389,6 +18172,7 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17400,6 +18184,7 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
@@ -17427,6 +18212,7 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17438,6 +18224,7 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
@@ -17465,6 +18252,7 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17476,6 +18264,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
@@ -17508,6 +18297,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17519,6 +18309,7 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
@@ -17551,6 +18342,7 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17562,6 +18354,7 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
@@ -17593,6 +18386,7 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17604,6 +18398,7 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
@@ -17635,6 +18430,7 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17646,6 +18442,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
@@ -17682,6 +18479,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17693,6 +18491,7 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
@@ -17729,6 +18528,7 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17740,6 +18540,7 @@ MPI_Fint MPI_Op_c2f(MPI_Op op)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_c2f(op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(388, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17751,6 +18552,7 @@ MPI_Fint MPI_Op_c2f(MPI_Op op)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17762,6 +18564,7 @@ int MPI_Op_commutative(MPI_Op op, int* commute)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_commutative(op, commute);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(389, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_commute = NULL;
     if (mpicheck_w) {
@@ -17777,6 +18580,7 @@ int MPI_Op_commutative(MPI_Op op, int* commute)
         mpicheck_o_commute[0] = (commute ? MPICHECK_W(*commute) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17788,6 +18592,7 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_create(user_fn, commute, op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(390, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_op = NULL;
     if (mpicheck_w) {
@@ -17804,6 +18609,7 @@ int MPI_Op_create(MPI_User_function* user_fn, int commute, MPI_Op* op)
         mpicheck_o_op[0] = (op ? MPICHECK_W(*op) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17815,6 +18621,7 @@ int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_create_c(user_fn, commute, op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(391, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_op = NULL;
     if (mpicheck_w) {
@@ -17831,6 +18638,7 @@ int MPI_Op_create_c(MPI_User_function_c* user_fn, int commute, MPI_Op* op)
         mpicheck_o_op[0] = (op ? MPICHECK_W(*op) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17842,6 +18650,7 @@ MPI_Op MPI_Op_f2c(MPI_Fint op)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_f2c(op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(392, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17853,6 +18662,7 @@ MPI_Op MPI_Op_f2c(MPI_Fint op)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17864,6 +18674,7 @@ int MPI_Op_free(MPI_Op* op)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_free(op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(393, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_op = NULL;
     if (mpicheck_w) {
@@ -17879,6 +18690,7 @@ int MPI_Op_free(MPI_Op* op)
         mpicheck_o_op[0] = (op ? MPICHECK_W(*op) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17890,6 +18702,7 @@ MPI_Op MPI_Op_fromint(int op)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_fromint(op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(394, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17901,6 +18714,7 @@ MPI_Op MPI_Op_fromint(int op)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17912,6 +18726,7 @@ int MPI_Op_toint(MPI_Op op)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Op_toint(op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(395, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17923,6 +18738,7 @@ int MPI_Op_toint(MPI_Op op)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17934,6 +18750,7 @@ int MPI_Open_port(MPI_Info info, char* port_name)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Open_port(info, port_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(396, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -17946,6 +18763,7 @@ int MPI_Open_port(MPI_Info info, char* port_name)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17957,6 +18775,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack(inbuf, incount, datatype, outbuf, outsize, position, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(397, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -17978,6 +18797,7 @@ int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -17989,6 +18809,7 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_c(inbuf, incount, datatype, outbuf, outsize, position, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(398, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -18010,6 +18831,7 @@ int MPI_Pack_c(const void* inbuf, MPI_Count incount, MPI_Datatype datatype, void
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18021,6 +18843,7 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_external(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(399, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -18042,6 +18865,7 @@ int MPI_Pack_external(const char datarep[], const void* inbuf, int incount, MPI_
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18053,6 +18877,7 @@ int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incou
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_external_c(datarep, inbuf, incount, datatype, outbuf, outsize, position);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(400, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -18074,6 +18899,7 @@ int MPI_Pack_external_c(const char datarep[], const void* inbuf, MPI_Count incou
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18085,6 +18911,7 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_external_size(datarep, incount, datatype, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(401, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -18102,6 +18929,7 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18113,6 +18941,7 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_external_size_c(datarep, incount, datatype, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(402, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -18130,6 +18959,7 @@ int MPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Dataty
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18141,6 +18971,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_size(incount, datatype, comm, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(403, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -18158,6 +18989,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18169,6 +19001,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_size_c(incount, datatype, comm, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(404, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -18186,6 +19019,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18197,6 +19031,7 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Parrived(request, partition, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(405, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -18213,6 +19048,7 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18224,6 +19060,7 @@ int MPI_Pcontrol(const int level, ...)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pcontrol(level);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(406, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18235,6 +19072,7 @@ int MPI_Pcontrol(const int level, ...)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18246,6 +19084,7 @@ int MPI_Pready(int partition, MPI_Request request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pready(partition, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(407, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18258,6 +19097,7 @@ int MPI_Pready(int partition, MPI_Request request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18269,6 +19109,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pready_list(length, array_of_partitions, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : (int64_t)(length);
     int64_t *mpicheck_w = mpicheck_begin(408, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_array_of_partitions)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
@@ -18284,6 +19125,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18295,6 +19137,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pready_range(partition_low, partition_high, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(409, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18308,6 +19151,7 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18319,6 +19163,7 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(410, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18341,6 +19186,7 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18352,6 +19198,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Probe(source, tag, comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(411, (uint32_t)(7), __builtin_return_address(0), 0);
@@ -18371,6 +19218,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18382,6 +19230,7 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(412, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18404,6 +19253,7 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18415,6 +19265,7 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Publish_name(service_name, info, port_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(413, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18428,6 +19279,7 @@ int MPI_Publish_name(const char* service_name, MPI_Info info, const char* port_n
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18439,6 +19291,7 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(414, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18457,6 +19310,7 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18468,6 +19322,7 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(415, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18486,6 +19341,7 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18497,6 +19353,7 @@ int MPI_Query_thread(int* provided)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Query_thread(provided);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(416, (uint32_t)(1 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_provided = NULL;
     if (mpicheck_w) {
@@ -18511,6 +19368,7 @@ int MPI_Query_thread(int* provided)
         mpicheck_o_provided[0] = (provided ? MPICHECK_W(*provided) : 0);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18522,6 +19380,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(417, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18545,6 +19404,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18556,6 +19416,7 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(418, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18579,6 +19440,7 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18590,6 +19452,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(419, (uint32_t)(10), __builtin_return_address(0), 0);
@@ -18612,6 +19475,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18623,6 +19487,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(420, (uint32_t)(10), __builtin_return_address(0), 0);
@@ -18645,6 +19510,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18656,6 +19522,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(421, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18676,6 +19543,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18687,6 +19555,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(422, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18707,6 +19576,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18718,6 +19588,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(423, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18735,6 +19606,7 @@ int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18746,6 +19618,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(424, (uint32_t)(7), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18763,6 +19636,7 @@ int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18774,6 +19648,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_init(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(425, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18796,6 +19671,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18807,6 +19683,7 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(426, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18829,6 +19706,7 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18840,6 +19718,7 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_local(inbuf, inoutbuf, count, datatype, op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(427, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18856,6 +19735,7 @@ int MPI_Reduce_local(const void* inbuf, void* inoutbuf, int count, MPI_Datatype 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18867,6 +19747,7 @@ int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_local_c(inbuf, inoutbuf, count, datatype, op);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(428, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18883,6 +19764,7 @@ int MPI_Reduce_local_c(const void* inbuf, void* inoutbuf, MPI_Count count, MPI_D
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18894,6 +19776,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(429, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
@@ -18912,6 +19795,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18923,6 +19807,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(430, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
@@ -18941,6 +19826,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18952,6 +19838,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(431, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18968,6 +19855,7 @@ int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, 
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18979,6 +19867,7 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(432, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18995,6 +19884,7 @@ int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count rec
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19006,6 +19896,7 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(433, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19027,6 +19918,7 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19038,6 +19930,7 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(434, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19059,6 +19952,7 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19070,6 +19964,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(435, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
@@ -19093,6 +19988,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19104,6 +20000,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(436, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
@@ -19127,6 +20024,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19138,6 +20036,7 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Register_datarep(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(437, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19153,6 +20052,7 @@ int MPI_Register_datarep(const char* datarep, MPI_Datarep_conversion_function* r
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19164,6 +20064,7 @@ int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Register_datarep_c(datarep, read_conversion_fn, write_conversion_fn, dtype_file_extent_fn, extra_state);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(438, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19179,6 +20080,7 @@ int MPI_Register_datarep_c(const char* datarep, MPI_Datarep_conversion_function_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19190,6 +20092,7 @@ int MPI_Remove_error_class(int errorclass)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Remove_error_class(errorclass);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(439, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19201,6 +20104,7 @@ int MPI_Remove_error_class(int errorclass)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19212,6 +20116,7 @@ int MPI_Remove_error_code(int errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Remove_error_code(errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(440, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19223,6 +20128,7 @@ int MPI_Remove_error_code(int errorcode)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19234,6 +20140,7 @@ int MPI_Remove_error_string(int errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Remove_error_string(errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(441, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19245,6 +20152,7 @@ int MPI_Remove_error_string(int errorcode)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19256,6 +20164,7 @@ MPI_Fint MPI_Request_c2f(MPI_Request request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_c2f(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(442, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19267,6 +20176,7 @@ MPI_Fint MPI_Request_c2f(MPI_Request request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19278,6 +20188,7 @@ MPI_Request MPI_Request_f2c(MPI_Fint request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_f2c(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(443, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19289,6 +20200,7 @@ MPI_Request MPI_Request_f2c(MPI_Fint request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19300,6 +20212,7 @@ int MPI_Request_free(MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_free(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(444, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19310,11 +20223,14 @@ int MPI_Request_free(MPI_Request* request)
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(request, 1) : 0;
     int mpicheck_ret = PMPI_Request_free(request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19326,6 +20242,7 @@ MPI_Request MPI_Request_fromint(int request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_fromint(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(445, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19337,6 +20254,7 @@ MPI_Request MPI_Request_fromint(int request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19348,6 +20266,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status(request, flag, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(446, (uint32_t)(6 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
@@ -19369,6 +20288,9 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && flag && *flag)
+        mpicheck_buffers_completed(request);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19380,6 +20302,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
@@ -19413,6 +20336,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19424,6 +20348,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
@@ -19452,6 +20377,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19463,6 +20389,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
     int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
     int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
@@ -19502,6 +20429,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19513,6 +20441,7 @@ int MPI_Request_toint(MPI_Request request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_toint(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(450, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19524,6 +20453,7 @@ int MPI_Request_toint(MPI_Request request)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19535,6 +20465,7 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(451, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19557,6 +20488,7 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19568,6 +20500,7 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(452, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19590,6 +20523,7 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19601,6 +20535,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(453, (uint32_t)(13), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19627,6 +20562,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19638,6 +20574,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(454, (uint32_t)(13), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19664,6 +20601,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19675,6 +20613,7 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(455, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19697,6 +20636,7 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19708,6 +20648,7 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(456, (uint32_t)(9), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19730,6 +20671,7 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19741,6 +20683,7 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(457, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19757,6 +20700,7 @@ int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19768,6 +20712,7 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rsend_c(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(458, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19784,6 +20729,7 @@ int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19795,6 +20741,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(459, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19815,6 +20762,7 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19826,6 +20774,7 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Rsend_init_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(460, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19846,6 +20795,7 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19857,6 +20807,7 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(461, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19873,6 +20824,7 @@ int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatyp
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19884,6 +20836,7 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(462, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19900,6 +20853,7 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19911,6 +20865,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scan_init(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(463, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19932,6 +20887,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19943,6 +20899,7 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(464, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19964,6 +20921,7 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19975,6 +20933,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(465, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19993,6 +20952,7 @@ int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20004,6 +20964,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(466, (uint32_t)(8), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20022,6 +20983,7 @@ int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20033,6 +20995,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatter_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(467, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20056,6 +21019,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20067,6 +21031,7 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(468, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20090,6 +21055,7 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20101,6 +21067,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(469, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -20124,6 +21091,7 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20135,6 +21103,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(470, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -20158,6 +21127,7 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20169,6 +21139,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(471, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -20197,6 +21168,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20208,6 +21180,7 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t *mpicheck_w = mpicheck_begin(472, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
@@ -20236,6 +21209,7 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20247,6 +21221,7 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Send(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(473, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20263,6 +21238,7 @@ int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int ta
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20274,6 +21250,7 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Send_c(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(474, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20290,6 +21267,7 @@ int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20301,6 +21279,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(475, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20321,6 +21300,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20332,6 +21312,7 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Send_init_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(476, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20352,6 +21333,7 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20363,6 +21345,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(477, (uint32_t)(15), __builtin_return_address(0), 0);
@@ -20390,6 +21373,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20401,6 +21385,7 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag, comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(478, (uint32_t)(15), __builtin_return_address(0), 0);
@@ -20428,6 +21413,7 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20439,6 +21425,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(479, (uint32_t)(13), __builtin_return_address(0), 0);
@@ -20464,6 +21451,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20475,6 +21463,7 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(480, (uint32_t)(13), __builtin_return_address(0), 0);
@@ -20500,6 +21489,7 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20511,6 +21501,7 @@ int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_attach_buffer(session, buffer, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(481, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20524,6 +21515,7 @@ int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20535,6 +21527,7 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count siz
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_attach_buffer_c(session, buffer, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(482, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20548,6 +21541,7 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count siz
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20559,6 +21553,7 @@ MPI_Fint MPI_Session_c2f(MPI_Session session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_c2f(session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(483, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20570,6 +21565,7 @@ MPI_Fint MPI_Session_c2f(MPI_Session session)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20581,6 +21577,7 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_call_errhandler(session, errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(484, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20593,6 +21590,7 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20604,6 +21602,7 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errha
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_create_errhandler(session_errhandler_fn, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(485, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -20619,6 +21618,7 @@ int MPI_Session_create_errhandler(MPI_Session_errhandler_function* session_errha
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20630,6 +21630,7 @@ int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_detach_buffer(session, buffer_addr, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(486, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -20646,6 +21647,7 @@ int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20657,6 +21659,7 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_detach_buffer_c(session, buffer_addr, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(487, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -20673,6 +21676,7 @@ int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Coun
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20684,6 +21688,7 @@ MPI_Session MPI_Session_f2c(MPI_Fint session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_f2c(session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(488, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20695,6 +21700,7 @@ MPI_Session MPI_Session_f2c(MPI_Fint session)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20706,6 +21712,7 @@ int MPI_Session_finalize(MPI_Session* session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_finalize(session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(489, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_session = NULL;
     if (mpicheck_w) {
@@ -20721,6 +21728,7 @@ int MPI_Session_finalize(MPI_Session* session)
         mpicheck_o_session[0] = (session ? MPICHECK_W(*session) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20732,6 +21740,7 @@ int MPI_Session_flush_buffer(MPI_Session session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_flush_buffer(session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(490, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20743,6 +21752,7 @@ int MPI_Session_flush_buffer(MPI_Session session)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20754,6 +21764,7 @@ MPI_Session MPI_Session_fromint(int session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_fromint(session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(491, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20765,6 +21776,7 @@ MPI_Session MPI_Session_fromint(int session)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20776,6 +21788,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_get_errhandler(session, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(492, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -20791,6 +21804,7 @@ int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler* errhandler)
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20802,6 +21816,7 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_get_info(session, info_used);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(493, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info_used = NULL;
     if (mpicheck_w) {
@@ -20817,6 +21832,7 @@ int MPI_Session_get_info(MPI_Session session, MPI_Info* info_used)
         mpicheck_o_info_used[0] = (info_used ? MPICHECK_W(*info_used) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20828,6 +21844,7 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_get_nth_pset(session, info, n, pset_len, pset_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(494, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_pset_len = NULL;
     if (mpicheck_w) {
@@ -20847,6 +21864,7 @@ int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int* pse
         mpicheck_o_pset_len[0] = (pset_len ? MPICHECK_W(*pset_len) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20858,6 +21876,7 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_nam
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_get_num_psets(session, info, npset_names);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(495, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_npset_names = NULL;
     if (mpicheck_w) {
@@ -20874,6 +21893,7 @@ int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int* npset_nam
         mpicheck_o_npset_names[0] = (npset_names ? MPICHECK_W(*npset_names) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20885,6 +21905,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_get_pset_info(session, pset_name, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(496, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info = NULL;
     if (mpicheck_w) {
@@ -20901,6 +21922,7 @@ int MPI_Session_get_pset_info(MPI_Session session, const char* pset_name, MPI_In
         mpicheck_o_info[0] = (info ? MPICHECK_W(*info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20912,6 +21934,7 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_iflush_buffer(session, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(497, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20927,6 +21950,7 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20938,6 +21962,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_init(info, errhandler, session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(498, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_session = NULL;
     if (mpicheck_w) {
@@ -20954,6 +21979,7 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session* sess
         mpicheck_o_session[0] = (session ? MPICHECK_W(*session) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20965,6 +21991,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_set_errhandler(session, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(499, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20977,6 +22004,7 @@ int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20988,6 +22016,7 @@ int MPI_Session_toint(MPI_Session session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Session_toint(session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(500, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20999,6 +22028,7 @@ int MPI_Session_toint(MPI_Session session)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21010,6 +22040,7 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(501, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21026,6 +22057,7 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int t
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21037,6 +22069,7 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ssend_c(buf, count, datatype, dest, tag, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(502, (uint32_t)(6), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21053,6 +22086,7 @@ int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int des
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21064,6 +22098,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(503, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21084,6 +22119,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21095,6 +22131,7 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ssend_init_c(buf, count, datatype, dest, tag, comm, request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(504, (uint32_t)(7), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21115,6 +22152,7 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21126,6 +22164,7 @@ int MPI_Start(MPI_Request* request)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Start(request);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(505, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21141,6 +22180,7 @@ int MPI_Start(MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21152,6 +22192,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Startall(count, array_of_requests);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(506, (uint32_t)(3 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_requests = NULL;
@@ -21171,6 +22212,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21182,6 +22224,7 @@ int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_c2f(c_status, f_status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_c_status = c_status;
     int64_t *mpicheck_w = mpicheck_begin(507, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
@@ -21195,6 +22238,7 @@ int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21206,6 +22250,7 @@ int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_c2f08(c_status, f08_status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_c_status = c_status;
     int64_t *mpicheck_w = mpicheck_begin(508, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
@@ -21219,6 +22264,7 @@ int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21230,6 +22276,7 @@ int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_f082c(f08_status, c_status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_c_status;
     MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? &mpicheck_local_c_status : c_status;
     int64_t *mpicheck_w = mpicheck_begin(509, (uint32_t)(5), __builtin_return_address(0), 0);
@@ -21247,6 +22294,7 @@ int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
         mpicheck_put_status(mpicheck_o_c_status, mpicheck_st_c_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21258,6 +22306,7 @@ int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_f082f(f08_status, f_status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(510, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21270,6 +22319,7 @@ int MPI_Status_f082f(const MPI_F08_status* f08_status, MPI_Fint* f_status)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21281,6 +22331,7 @@ int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_f2c(f_status, c_status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_c_status;
     MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? &mpicheck_local_c_status : c_status;
     int64_t *mpicheck_w = mpicheck_begin(511, (uint32_t)(5), __builtin_return_address(0), 0);
@@ -21298,6 +22349,7 @@ int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
         mpicheck_put_status(mpicheck_o_c_status, mpicheck_st_c_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21309,6 +22361,7 @@ int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_f2f08(f_status, f08_status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(512, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21321,6 +22374,7 @@ int MPI_Status_f2f08(const MPI_Fint* f_status, MPI_F08_status* f08_status)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21332,6 +22386,7 @@ int MPI_Status_get_error(const MPI_Status* status, int* err)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_get_error(status, err);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(513, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_err = NULL;
@@ -21348,6 +22403,7 @@ int MPI_Status_get_error(const MPI_Status* status, int* err)
         mpicheck_o_err[0] = (err ? MPICHECK_W(*err) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21359,6 +22415,7 @@ int MPI_Status_get_source(const MPI_Status* status, int* source)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_get_source(status, source);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(514, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_source = NULL;
@@ -21375,6 +22432,7 @@ int MPI_Status_get_source(const MPI_Status* status, int* source)
         mpicheck_o_source[0] = (source ? MPICHECK_W(*source) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21386,6 +22444,7 @@ int MPI_Status_get_tag(const MPI_Status* status, int* tag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_get_tag(status, tag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(515, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_tag = NULL;
@@ -21402,6 +22461,7 @@ int MPI_Status_get_tag(const MPI_Status* status, int* tag)
         mpicheck_o_tag[0] = (tag ? MPICHECK_W(*tag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21413,6 +22473,7 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_set_cancelled(status, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(516, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -21431,6 +22492,7 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21442,6 +22504,7 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_set_elements(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(517, (uint32_t)(10), __builtin_return_address(0), 0);
@@ -21461,6 +22524,7 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21472,6 +22536,7 @@ int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_set_elements_c(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(518, (uint32_t)(10), __builtin_return_address(0), 0);
@@ -21491,6 +22556,7 @@ int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21502,6 +22568,7 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_set_elements_x(status, datatype, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(519, (uint32_t)(10), __builtin_return_address(0), 0);
@@ -21521,6 +22588,7 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21532,6 +22600,7 @@ int MPI_Status_set_error(MPI_Status* status, int err)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_set_error(status, err);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(520, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -21550,6 +22619,7 @@ int MPI_Status_set_error(MPI_Status* status, int err)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21561,6 +22631,7 @@ int MPI_Status_set_source(MPI_Status* status, int source)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_set_source(status, source);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(521, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -21579,6 +22650,7 @@ int MPI_Status_set_source(MPI_Status* status, int source)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21590,6 +22662,7 @@ int MPI_Status_set_tag(MPI_Status* status, int tag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Status_set_tag(status, tag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(522, (uint32_t)(9), __builtin_return_address(0), 0);
@@ -21608,6 +22681,7 @@ int MPI_Status_set_tag(MPI_Status* status, int tag)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21619,6 +22693,7 @@ int MPI_T_category_changed(int* update_number)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_changed(update_number);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(523, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_update_number = NULL;
     if (mpicheck_w) {
@@ -21633,6 +22708,7 @@ int MPI_T_category_changed(int* update_number)
         mpicheck_o_update_number[0] = (update_number ? MPICHECK_W(*update_number) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21644,6 +22720,7 @@ int MPI_T_category_get_categories(int cat_index, int len, int indices[])
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_categories(cat_index, len, indices);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
     int64_t *mpicheck_w = mpicheck_begin(524, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
@@ -21662,6 +22739,7 @@ int MPI_T_category_get_categories(int cat_index, int len, int indices[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21673,6 +22751,7 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_cvars(cat_index, len, indices);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
     int64_t *mpicheck_w = mpicheck_begin(525, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
@@ -21691,6 +22770,7 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21702,6 +22782,7 @@ int MPI_T_category_get_events(int cat_index, int len, int indices[])
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_events(cat_index, len, indices);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
     int64_t *mpicheck_w = mpicheck_begin(526, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
@@ -21720,6 +22801,7 @@ int MPI_T_category_get_events(int cat_index, int len, int indices[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21731,6 +22813,7 @@ int MPI_T_category_get_index(const char* name, int* cat_index)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_index(name, cat_index);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(527, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_cat_index = NULL;
     if (mpicheck_w) {
@@ -21746,6 +22829,7 @@ int MPI_T_category_get_index(const char* name, int* cat_index)
         mpicheck_o_cat_index[0] = (cat_index ? MPICHECK_W(*cat_index) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21757,6 +22841,7 @@ int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_info(cat_index, name, name_len, desc, desc_len, num_cvars, num_pvars, num_categories);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(528, (uint32_t)(10), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_name_len = NULL;
     int64_t *mpicheck_o_desc_len = NULL;
@@ -21792,6 +22877,7 @@ int MPI_T_category_get_info(int cat_index, char* name, int* name_len, char* desc
         mpicheck_o_num_categories[0] = (num_categories ? MPICHECK_W(*num_categories) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21803,6 +22889,7 @@ int MPI_T_category_get_num(int* num_cat)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_num(num_cat);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(529, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_cat = NULL;
     if (mpicheck_w) {
@@ -21817,6 +22904,7 @@ int MPI_T_category_get_num(int* num_cat)
         mpicheck_o_num_cat[0] = (num_cat ? MPICHECK_W(*num_cat) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21828,6 +22916,7 @@ int MPI_T_category_get_num_events(int cat_index, int* num_events)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_num_events(cat_index, num_events);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(530, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_events = NULL;
     if (mpicheck_w) {
@@ -21843,6 +22932,7 @@ int MPI_T_category_get_num_events(int cat_index, int* num_events)
         mpicheck_o_num_events[0] = (num_events ? MPICHECK_W(*num_events) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21854,6 +22944,7 @@ int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_pvars(cat_index, len, indices);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
     int64_t *mpicheck_w = mpicheck_begin(531, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
@@ -21872,6 +22963,7 @@ int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21883,6 +22975,7 @@ int MPI_T_cvar_get_index(const char* name, int* cvar_index)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_cvar_get_index(name, cvar_index);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(532, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_cvar_index = NULL;
     if (mpicheck_w) {
@@ -21898,6 +22991,7 @@ int MPI_T_cvar_get_index(const char* name, int* cvar_index)
         mpicheck_o_cvar_index[0] = (cvar_index ? MPICHECK_W(*cvar_index) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21909,6 +23003,7 @@ int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosit
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_cvar_get_info(cvar_index, name, name_len, verbosity, datatype, enumtype, desc, desc_len, bind, scope);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(533, (uint32_t)(12), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_name_len = NULL;
     int64_t *mpicheck_o_verbosity = NULL;
@@ -21952,6 +23047,7 @@ int MPI_T_cvar_get_info(int cvar_index, char* name, int* name_len, int* verbosit
         mpicheck_o_scope[0] = (scope ? MPICHECK_W(*scope) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21963,6 +23059,7 @@ int MPI_T_cvar_get_num(int* num_cvar)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_cvar_get_num(num_cvar);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(534, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_cvar = NULL;
     if (mpicheck_w) {
@@ -21977,6 +23074,7 @@ int MPI_T_cvar_get_num(int* num_cvar)
         mpicheck_o_num_cvar[0] = (num_cvar ? MPICHECK_W(*num_cvar) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -21988,6 +23086,7 @@ int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_cvar_handle_alloc(cvar_index, obj_handle, handle, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(535, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_handle = NULL;
     int64_t *mpicheck_o_count = NULL;
@@ -22008,6 +23107,7 @@ int MPI_T_cvar_handle_alloc(int cvar_index, void* obj_handle, MPI_T_cvar_handle*
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22019,6 +23119,7 @@ int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_cvar_handle_free(handle);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(536, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_handle = NULL;
     if (mpicheck_w) {
@@ -22034,6 +23135,7 @@ int MPI_T_cvar_handle_free(MPI_T_cvar_handle* handle)
         mpicheck_o_handle[0] = (handle ? MPICHECK_W(*handle) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22045,6 +23147,7 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_cvar_read(handle, buf);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(537, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22057,6 +23160,7 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void* buf)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22068,6 +23172,7 @@ int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_cvar_write(handle, buf);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(538, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22080,6 +23185,7 @@ int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void* buf)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22091,6 +23197,7 @@ int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_enum_get_info(enumtype, num, name, name_len);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(539, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num = NULL;
     int64_t *mpicheck_o_name_len = NULL;
@@ -22112,6 +23219,7 @@ int MPI_T_enum_get_info(MPI_T_enum enumtype, int* num, char* name, int* name_len
         mpicheck_o_name_len[0] = (name_len ? MPICHECK_W(*name_len) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22123,6 +23231,7 @@ int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_enum_get_item(enumtype, index, value, name, name_len);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(540, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_value = NULL;
     int64_t *mpicheck_o_name_len = NULL;
@@ -22145,6 +23254,7 @@ int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int* value, char* name, 
         mpicheck_o_name_len[0] = (name_len ? MPICHECK_W(*name_len) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22156,6 +23266,7 @@ int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_callback_get_info(event_registration, cb_safety, info_used);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(541, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info_used = NULL;
     if (mpicheck_w) {
@@ -22172,6 +23283,7 @@ int MPI_T_event_callback_get_info(MPI_T_event_registration event_registration, M
         mpicheck_o_info_used[0] = (info_used ? MPICHECK_W(*info_used) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22183,6 +23295,7 @@ int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_callback_set_info(event_registration, cb_safety, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(542, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22196,6 +23309,7 @@ int MPI_T_event_callback_set_info(MPI_T_event_registration event_registration, M
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22207,6 +23321,7 @@ int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_copy(event_instance, buffer);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(543, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22219,6 +23334,7 @@ int MPI_T_event_copy(MPI_T_event_instance event_instance, void* buffer)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22230,6 +23346,7 @@ int MPI_T_event_get_index(const char* name, int* event_index)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_get_index(name, event_index);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(544, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_event_index = NULL;
     if (mpicheck_w) {
@@ -22245,6 +23362,7 @@ int MPI_T_event_get_index(const char* name, int* event_index)
         mpicheck_o_event_index[0] = (event_index ? MPICHECK_W(*event_index) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22256,6 +23374,7 @@ int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbos
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(num_elements);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(num_elements);
     int64_t *mpicheck_w = mpicheck_begin(545, (uint32_t)(15 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
@@ -22312,6 +23431,7 @@ int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbos
         mpicheck_o_bind[0] = (bind ? MPICHECK_W(*bind) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22323,6 +23443,7 @@ int MPI_T_event_get_num(int* num_events)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_get_num(num_events);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(546, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_events = NULL;
     if (mpicheck_w) {
@@ -22337,6 +23458,7 @@ int MPI_T_event_get_num(int* num_events)
         mpicheck_o_num_events[0] = (num_events ? MPICHECK_W(*num_events) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22348,6 +23470,7 @@ int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_inde
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_get_source(event_instance, source_index);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(547, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_source_index = NULL;
     if (mpicheck_w) {
@@ -22363,6 +23486,7 @@ int MPI_T_event_get_source(MPI_T_event_instance event_instance, int* source_inde
         mpicheck_o_source_index[0] = (source_index ? MPICHECK_W(*source_index) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22374,6 +23498,7 @@ int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* ev
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_get_timestamp(event_instance, event_timestamp);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(548, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_event_timestamp = NULL;
     if (mpicheck_w) {
@@ -22389,6 +23514,7 @@ int MPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count* ev
         mpicheck_o_event_timestamp[0] = (event_timestamp ? MPICHECK_W(*event_timestamp) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22400,6 +23526,7 @@ int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_handle_alloc(event_index, obj_handle, info, event_registration);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(549, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_event_registration = NULL;
     if (mpicheck_w) {
@@ -22417,6 +23544,7 @@ int MPI_T_event_handle_alloc(int event_index, void* obj_handle, MPI_Info info, M
         mpicheck_o_event_registration[0] = (event_registration ? MPICHECK_W(*event_registration) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22428,6 +23556,7 @@ int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* u
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_handle_free(event_registration, user_data, free_cb_function);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(550, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22441,6 +23570,7 @@ int MPI_T_event_handle_free(MPI_T_event_registration event_registration, void* u
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22452,6 +23582,7 @@ int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_handle_get_info(event_registration, info_used);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(551, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info_used = NULL;
     if (mpicheck_w) {
@@ -22467,6 +23598,7 @@ int MPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI
         mpicheck_o_info_used[0] = (info_used ? MPICHECK_W(*info_used) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22478,6 +23610,7 @@ int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_handle_set_info(event_registration, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(552, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22490,6 +23623,7 @@ int MPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22501,6 +23635,7 @@ int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, voi
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_read(event_instance, element_index, buffer);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(553, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22514,6 +23649,7 @@ int MPI_T_event_read(MPI_T_event_instance event_instance, int element_index, voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22525,6 +23661,7 @@ int MPI_T_event_register_callback(MPI_T_event_registration event_registration, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_register_callback(event_registration, cb_safety, info, user_data, event_cb_function);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(554, (uint32_t)(5), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22540,6 +23677,7 @@ int MPI_T_event_register_callback(MPI_T_event_registration event_registration, M
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22551,6 +23689,7 @@ int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_set_dropped_handler(event_registration, dropped_cb_function);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(555, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22563,6 +23702,7 @@ int MPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22574,6 +23714,7 @@ int MPI_T_finalize(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_finalize();
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(556, (uint32_t)(0), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22584,6 +23725,7 @@ int MPI_T_finalize(void)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22595,6 +23737,7 @@ int MPI_T_init_thread(int required, int* provided)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_init_thread(required, provided);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(557, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_provided = NULL;
     if (mpicheck_w) {
@@ -22610,6 +23753,7 @@ int MPI_T_init_thread(int required, int* provided)
         mpicheck_o_provided[0] = (provided ? MPICHECK_W(*provided) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22621,6 +23765,7 @@ int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_get_index(name, var_class, pvar_index);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(558, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_pvar_index = NULL;
     if (mpicheck_w) {
@@ -22637,6 +23782,7 @@ int MPI_T_pvar_get_index(const char* name, int var_class, int* pvar_index)
         mpicheck_o_pvar_index[0] = (pvar_index ? MPICHECK_W(*pvar_index) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22648,6 +23794,7 @@ int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosit
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_get_info(pvar_index, name, name_len, verbosity, var_class, datatype, enumtype, desc, desc_len, bind, readonly, continuous, atomic);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(559, (uint32_t)(15), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_name_len = NULL;
     int64_t *mpicheck_o_verbosity = NULL;
@@ -22703,6 +23850,7 @@ int MPI_T_pvar_get_info(int pvar_index, char* name, int* name_len, int* verbosit
         mpicheck_o_atomic[0] = (atomic ? MPICHECK_W(*atomic) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22714,6 +23862,7 @@ int MPI_T_pvar_get_num(int* num_pvar)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_get_num(num_pvar);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(560, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_pvar = NULL;
     if (mpicheck_w) {
@@ -22728,6 +23877,7 @@ int MPI_T_pvar_get_num(int* num_pvar)
         mpicheck_o_num_pvar[0] = (num_pvar ? MPICHECK_W(*num_pvar) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22739,6 +23889,7 @@ int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_handle_alloc(pe_session, pvar_index, obj_handle, handle, count);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(561, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_handle = NULL;
     int64_t *mpicheck_o_count = NULL;
@@ -22760,6 +23911,7 @@ int MPI_T_pvar_handle_alloc(MPI_T_pvar_session pe_session, int pvar_index, void*
         mpicheck_o_count[0] = (count ? MPICHECK_W(*count) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22771,6 +23923,7 @@ int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* han
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_handle_free(pe_session, handle);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(562, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_handle = NULL;
     if (mpicheck_w) {
@@ -22787,6 +23940,7 @@ int MPI_T_pvar_handle_free(MPI_T_pvar_session pe_session, MPI_T_pvar_handle* han
         mpicheck_o_handle[0] = (handle ? MPICHECK_W(*handle) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22798,6 +23952,7 @@ int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, voi
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_read(pe_session, handle, buf);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(563, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22811,6 +23966,7 @@ int MPI_T_pvar_read(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, voi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22822,6 +23978,7 @@ int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_readreset(pe_session, handle, buf);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(564, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22835,6 +23992,7 @@ int MPI_T_pvar_readreset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22846,6 +24004,7 @@ int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_reset(pe_session, handle);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(565, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22858,6 +24017,7 @@ int MPI_T_pvar_reset(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22869,6 +24029,7 @@ int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_session_create(pe_session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(566, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_pe_session = NULL;
     if (mpicheck_w) {
@@ -22883,6 +24044,7 @@ int MPI_T_pvar_session_create(MPI_T_pvar_session* pe_session)
         mpicheck_o_pe_session[0] = (pe_session ? MPICHECK_W(*pe_session) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22894,6 +24056,7 @@ int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_session_free(pe_session);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(567, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_pe_session = NULL;
     if (mpicheck_w) {
@@ -22909,6 +24072,7 @@ int MPI_T_pvar_session_free(MPI_T_pvar_session* pe_session)
         mpicheck_o_pe_session[0] = (pe_session ? MPICHECK_W(*pe_session) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22920,6 +24084,7 @@ int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_start(pe_session, handle);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(568, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22932,6 +24097,7 @@ int MPI_T_pvar_start(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22943,6 +24109,7 @@ int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_stop(pe_session, handle);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(569, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22955,6 +24122,7 @@ int MPI_T_pvar_stop(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22966,6 +24134,7 @@ int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_pvar_write(pe_session, handle, buf);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(570, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -22979,6 +24148,7 @@ int MPI_T_pvar_write(MPI_T_pvar_session pe_session, MPI_T_pvar_handle handle, co
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22990,6 +24160,7 @@ int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* des
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_source_get_info(source_index, name, name_len, desc, desc_len, ordering, ticks_per_second, max_ticks, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(571, (uint32_t)(11), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_name_len = NULL;
     int64_t *mpicheck_o_desc_len = NULL;
@@ -23029,6 +24200,7 @@ int MPI_T_source_get_info(int source_index, char* name, int* name_len, char* des
         mpicheck_o_info[0] = (info ? MPICHECK_W(*info) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23040,6 +24212,7 @@ int MPI_T_source_get_num(int* num_sources)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_source_get_num(num_sources);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(572, (uint32_t)(1), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_sources = NULL;
     if (mpicheck_w) {
@@ -23054,6 +24227,7 @@ int MPI_T_source_get_num(int* num_sources)
         mpicheck_o_num_sources[0] = (num_sources ? MPICHECK_W(*num_sources) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23065,6 +24239,7 @@ int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_source_get_timestamp(source_index, timestamp);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(573, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_timestamp = NULL;
     if (mpicheck_w) {
@@ -23080,6 +24255,7 @@ int MPI_T_source_get_timestamp(int source_index, MPI_Count* timestamp)
         mpicheck_o_timestamp[0] = (timestamp ? MPICHECK_W(*timestamp) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23091,6 +24267,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Test(request, flag, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(574, (uint32_t)(7 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
@@ -23109,6 +24286,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(request, 1) : 0;
     int mpicheck_ret = PMPI_Test(request, flag, mpicheck_st_status);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
@@ -23116,6 +24294,8 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23127,6 +24307,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Test_cancelled(status, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
     int64_t *mpicheck_w = mpicheck_begin(575, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
@@ -23143,6 +24324,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23154,6 +24336,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
@@ -23179,6 +24362,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Testall(count, array_of_requests, flag, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
@@ -23192,6 +24376,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23203,6 +24389,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Testany(count, array_of_requests, index, flag, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
@@ -23227,6 +24414,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Testany(count, array_of_requests, index, flag, mpicheck_st_status);
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
@@ -23236,6 +24424,8 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23247,6 +24437,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
     int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
     int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
@@ -23276,6 +24467,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, incount) : 0;
     int mpicheck_ret = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
@@ -23291,6 +24483,8 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (outcount && *outcount == 0));
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, incount, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23302,6 +24496,7 @@ int MPI_Topo_test(MPI_Comm comm, int* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Topo_test(comm, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(579, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -23317,6 +24512,7 @@ int MPI_Topo_test(MPI_Comm comm, int* status)
         mpicheck_o_status[0] = (status ? MPICHECK_W(*status) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23328,6 +24524,7 @@ MPI_Fint MPI_Type_c2f(MPI_Datatype datatype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_c2f(datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(580, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -23339,6 +24536,7 @@ MPI_Fint MPI_Type_c2f(MPI_Datatype datatype)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23350,6 +24548,7 @@ int MPI_Type_commit(MPI_Datatype* datatype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_commit(datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(581, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_datatype = NULL;
     if (mpicheck_w) {
@@ -23366,6 +24565,7 @@ int MPI_Type_commit(MPI_Datatype* datatype)
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_type_info(691, *datatype, __builtin_return_address(0), 0);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23377,6 +24577,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_contiguous(count, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(582, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23393,6 +24594,7 @@ int MPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype* newtype)
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23404,6 +24606,7 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* n
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_contiguous_c(count, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(583, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23420,6 +24623,7 @@ int MPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype* n
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23431,6 +24635,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
@@ -23462,6 +24667,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23473,6 +24679,7 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
@@ -23504,6 +24711,7 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23515,6 +24723,7 @@ int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_f90_complex(p, r, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(586, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23531,6 +24740,7 @@ int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype)
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23542,6 +24752,7 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_f90_integer(r, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(587, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23557,6 +24768,7 @@ int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype)
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23568,6 +24780,7 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_f90_real(p, r, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(588, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23584,6 +24797,7 @@ int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype)
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23595,6 +24809,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(589, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
@@ -23617,6 +24832,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23628,6 +24844,7 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(590, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
@@ -23650,6 +24867,7 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23661,6 +24879,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(591, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
@@ -23681,6 +24900,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23692,6 +24912,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(592, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
@@ -23712,6 +24933,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23723,6 +24945,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hvector(count, blocklength, stride, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(593, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23741,6 +24964,7 @@ int MPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Dat
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23752,6 +24976,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hvector_c(count, blocklength, stride, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(594, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23770,6 +24995,7 @@ int MPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count 
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23781,6 +25007,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(595, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
@@ -23801,6 +25028,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23812,6 +25040,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(596, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
@@ -23832,6 +25061,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23843,6 +25073,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(597, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_type_keyval = NULL;
     if (mpicheck_w) {
@@ -23860,6 +25091,7 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
         mpicheck_o_type_keyval[0] = (type_keyval ? MPICHECK_W(*type_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23871,6 +25103,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_resized(oldtype, lb, extent, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(598, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23888,6 +25121,7 @@ int MPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, 
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23899,6 +25133,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_resized_c(oldtype, lb, extent, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(599, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -23916,6 +25151,7 @@ int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count exte
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23927,6 +25163,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
@@ -23951,6 +25188,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23962,6 +25200,7 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
@@ -23986,6 +25225,7 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23997,6 +25237,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
@@ -24023,6 +25264,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24034,6 +25276,7 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
@@ -24060,6 +25303,7 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24071,6 +25315,7 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_delete_attr(datatype, type_keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(604, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -24083,6 +25328,7 @@ int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24094,6 +25340,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_dup(oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(605, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -24109,6 +25356,7 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype)
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24120,6 +25368,7 @@ MPI_Datatype MPI_Type_f2c(MPI_Fint datatype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_f2c(datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(606, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -24131,6 +25380,7 @@ MPI_Datatype MPI_Type_f2c(MPI_Fint datatype)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24142,6 +25392,7 @@ int MPI_Type_free(MPI_Datatype* datatype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_free(datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(607, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_datatype = NULL;
     if (mpicheck_w) {
@@ -24157,6 +25408,7 @@ int MPI_Type_free(MPI_Datatype* datatype)
         mpicheck_o_datatype[0] = (datatype ? MPICHECK_W(*datatype) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24168,6 +25420,7 @@ int MPI_Type_free_keyval(int* type_keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_free_keyval(type_keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(608, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_type_keyval = NULL;
     if (mpicheck_w) {
@@ -24183,6 +25436,7 @@ int MPI_Type_free_keyval(int* type_keyval)
         mpicheck_o_type_keyval[0] = (type_keyval ? MPICHECK_W(*type_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24194,6 +25448,7 @@ MPI_Datatype MPI_Type_fromint(int datatype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_fromint(datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(609, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -24205,6 +25460,7 @@ MPI_Datatype MPI_Type_fromint(int datatype)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24216,6 +25472,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_attr(datatype, type_keyval, attribute_val, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(610, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -24233,6 +25490,7 @@ int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24244,6 +25502,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
     int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
     int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
@@ -24276,6 +25535,7 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24287,6 +25547,7 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
     int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
     int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : (int64_t)(max_large_counts);
@@ -24326,6 +25587,7 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1;
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24337,6 +25599,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(613, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_integers = NULL;
     int64_t *mpicheck_o_num_addresses = NULL;
@@ -24364,6 +25627,7 @@ int MPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_add
         mpicheck_o_combiner[0] = (combiner ? MPICHECK_W(*combiner) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24375,6 +25639,7 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_envelope_c(datatype, num_integers, num_addresses, num_large_counts, num_datatypes, combiner);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(614, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_num_integers = NULL;
     int64_t *mpicheck_o_num_addresses = NULL;
@@ -24406,6 +25671,7 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
         mpicheck_o_combiner[0] = (combiner ? MPICHECK_W(*combiner) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24417,6 +25683,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_extent(datatype, lb, extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(615, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_lb = NULL;
     int64_t *mpicheck_o_extent = NULL;
@@ -24436,6 +25703,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24447,6 +25715,7 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_extent_c(datatype, lb, extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(616, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_lb = NULL;
     int64_t *mpicheck_o_extent = NULL;
@@ -24466,6 +25735,7 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24477,6 +25747,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_extent_x(datatype, lb, extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(617, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_lb = NULL;
     int64_t *mpicheck_o_extent = NULL;
@@ -24496,6 +25767,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
         mpicheck_o_extent[0] = (extent ? MPICHECK_W(*extent) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24507,6 +25779,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_name(datatype, type_name, resultlen);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(618, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_resultlen = NULL;
     if (mpicheck_w) {
@@ -24523,6 +25796,7 @@ int MPI_Type_get_name(MPI_Datatype datatype, char* type_name, int* resultlen)
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24534,6 +25808,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(619, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_true_lb = NULL;
     int64_t *mpicheck_o_true_extent = NULL;
@@ -24553,6 +25828,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
         mpicheck_o_true_extent[0] = (true_extent ? MPICHECK_W(*true_extent) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24564,6 +25840,7 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(620, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_true_lb = NULL;
     int64_t *mpicheck_o_true_extent = NULL;
@@ -24583,6 +25860,7 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
         mpicheck_o_true_extent[0] = (true_extent ? MPICHECK_W(*true_extent) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24594,6 +25872,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(621, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_true_lb = NULL;
     int64_t *mpicheck_o_true_extent = NULL;
@@ -24613,6 +25892,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
         mpicheck_o_true_extent[0] = (true_extent ? MPICHECK_W(*true_extent) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24624,6 +25904,7 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_value_index(value_type, index_type, pair_type);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(622, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_pair_type = NULL;
     if (mpicheck_w) {
@@ -24640,6 +25921,7 @@ int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, M
         mpicheck_o_pair_type[0] = (pair_type ? MPICHECK_W(*pair_type) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24651,6 +25933,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(623, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
@@ -24673,6 +25956,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24684,6 +25968,7 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t *mpicheck_w = mpicheck_begin(624, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
@@ -24706,6 +25991,7 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24717,6 +26003,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_match_size(typeclass, size, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(625, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_datatype = NULL;
     if (mpicheck_w) {
@@ -24733,6 +26020,7 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype)
         mpicheck_o_datatype[0] = (datatype ? MPICHECK_W(*datatype) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24744,6 +26032,7 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_set_attr(datatype, type_keyval, attribute_val);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(626, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -24757,6 +26046,7 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void* attribute_va
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24768,6 +26058,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_set_name(datatype, type_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(627, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -24780,6 +26071,7 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char* type_name)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24791,6 +26083,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_size(datatype, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(628, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -24806,6 +26099,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24817,6 +26111,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_size_c(datatype, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(629, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -24832,6 +26127,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24843,6 +26139,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_size_x(datatype, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(630, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -24858,6 +26155,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
         mpicheck_o_size[0] = (size ? MPICHECK_W(*size) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24869,6 +26167,7 @@ int MPI_Type_toint(MPI_Datatype datatype)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_toint(datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(631, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -24880,6 +26179,7 @@ int MPI_Type_toint(MPI_Datatype datatype)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24891,6 +26191,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_vector(count, blocklength, stride, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(632, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -24909,6 +26210,7 @@ int MPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24920,6 +26222,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_vector_c(count, blocklength, stride, oldtype, newtype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(633, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -24938,6 +26241,7 @@ int MPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, 
         mpicheck_o_newtype[0] = (newtype ? MPICHECK_W(*newtype) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24949,6 +26253,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Unpack(inbuf, insize, position, outbuf, outcount, datatype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(634, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -24970,6 +26275,7 @@ int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf, int o
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -24981,6 +26287,7 @@ int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Unpack_c(inbuf, insize, position, outbuf, outcount, datatype, comm);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(635, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -25002,6 +26309,7 @@ int MPI_Unpack_c(const void* inbuf, MPI_Count insize, MPI_Count* position, void*
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25013,6 +26321,7 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Unpack_external(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(636, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -25034,6 +26343,7 @@ int MPI_Unpack_external(const char datarep[], const void* inbuf, MPI_Aint insize
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25045,6 +26355,7 @@ int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count ins
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Unpack_external_c(datarep, inbuf, insize, position, outbuf, outcount, datatype);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(637, (uint32_t)(8), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_position = NULL;
     if (mpicheck_w) {
@@ -25066,6 +26377,7 @@ int MPI_Unpack_external_c(const char datarep[], const void* inbuf, MPI_Count ins
         mpicheck_o_position[0] = (position ? MPICHECK_W(*position) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25077,6 +26389,7 @@ int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Unpublish_name(service_name, info, port_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(638, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25090,6 +26403,7 @@ int MPI_Unpublish_name(const char* service_name, MPI_Info info, const char* port
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25101,6 +26415,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wait(request, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t *mpicheck_w = mpicheck_begin(639, (uint32_t)(6), __builtin_return_address(0), 0);
@@ -25116,12 +26431,15 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(request, 1) : 0;
     int mpicheck_ret = PMPI_Wait(request, mpicheck_st_status);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25133,6 +26451,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
@@ -25155,6 +26474,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Waitall(count, array_of_requests, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
@@ -25167,6 +26487,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25178,6 +26500,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Waitany(count, array_of_requests, index, status);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
@@ -25199,6 +26522,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Waitany(count, array_of_requests, index, mpicheck_st_status);
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
@@ -25207,6 +26531,8 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25218,6 +26544,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
     int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
     int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
@@ -25247,6 +26574,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, incount) : 0;
     int mpicheck_ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
         mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
@@ -25262,6 +26590,8 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, incount, mpicheck_bk);
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25273,6 +26603,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(643, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25292,6 +26623,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25303,6 +26635,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(644, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25322,6 +26655,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25333,6 +26667,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(645, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25352,6 +26687,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25363,6 +26699,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(646, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25382,6 +26719,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25393,6 +26731,7 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_attach(win, base, size);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(647, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25406,6 +26745,7 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25417,6 +26757,7 @@ MPI_Fint MPI_Win_c2f(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_c2f(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(648, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25428,6 +26769,7 @@ MPI_Fint MPI_Win_c2f(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25439,6 +26781,7 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_call_errhandler(win, errorcode);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(649, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25451,6 +26794,7 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25462,6 +26806,7 @@ int MPI_Win_complete(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_complete(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(650, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25473,6 +26818,7 @@ int MPI_Win_complete(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25484,6 +26830,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_create(base, size, disp_unit, info, comm, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(651, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25503,6 +26850,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25514,6 +26862,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(652, (uint32_t)(6), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25533,6 +26882,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25544,6 +26894,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_create_dynamic(info, comm, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(653, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25560,6 +26911,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25571,6 +26923,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MP
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_create_errhandler(win_errhandler_fn, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(654, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -25586,6 +26939,7 @@ int MPI_Win_create_errhandler(MPI_Win_errhandler_function* win_errhandler_fn, MP
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25597,6 +26951,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(655, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win_keyval = NULL;
     if (mpicheck_w) {
@@ -25614,6 +26969,7 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
         mpicheck_o_win_keyval[0] = (win_keyval ? MPICHECK_W(*win_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25625,6 +26981,7 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_delete_attr(win, win_keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(656, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25637,6 +26994,7 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25648,6 +27006,7 @@ int MPI_Win_detach(MPI_Win win, const void* base)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_detach(win, base);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(657, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25660,6 +27019,7 @@ int MPI_Win_detach(MPI_Win win, const void* base)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25671,6 +27031,7 @@ MPI_Win MPI_Win_f2c(MPI_Fint win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_f2c(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(658, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25682,6 +27043,7 @@ MPI_Win MPI_Win_f2c(MPI_Fint win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25693,6 +27055,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_fence(assert, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(659, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25705,6 +27068,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25716,6 +27080,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_flush(rank, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(660, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25728,6 +27093,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25739,6 +27105,7 @@ int MPI_Win_flush_all(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_flush_all(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(661, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25750,6 +27117,7 @@ int MPI_Win_flush_all(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25761,6 +27129,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_flush_local(rank, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(662, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25773,6 +27142,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25784,6 +27154,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_flush_local_all(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(663, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25795,6 +27166,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25806,6 +27178,7 @@ int MPI_Win_free(MPI_Win* win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_free(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(664, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win = NULL;
     if (mpicheck_w) {
@@ -25821,6 +27194,7 @@ int MPI_Win_free(MPI_Win* win)
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25832,6 +27206,7 @@ int MPI_Win_free_keyval(int* win_keyval)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_free_keyval(win_keyval);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(665, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_win_keyval = NULL;
     if (mpicheck_w) {
@@ -25847,6 +27222,7 @@ int MPI_Win_free_keyval(int* win_keyval)
         mpicheck_o_win_keyval[0] = (win_keyval ? MPICHECK_W(*win_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25858,6 +27234,7 @@ MPI_Win MPI_Win_fromint(int win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_fromint(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(666, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -25869,6 +27246,7 @@ MPI_Win MPI_Win_fromint(int win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, 0);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25880,6 +27258,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(667, (uint32_t)(4), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -25897,6 +27276,7 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25908,6 +27288,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_get_errhandler(win, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(668, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_errhandler = NULL;
     if (mpicheck_w) {
@@ -25923,6 +27304,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
         mpicheck_o_errhandler[0] = (errhandler ? MPICHECK_W(*errhandler) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25934,6 +27316,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_get_group(win, group);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(669, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_group = NULL;
     if (mpicheck_w) {
@@ -25949,6 +27332,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
         mpicheck_o_group[0] = (group ? MPICHECK_W(*group) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25960,6 +27344,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_get_info(win, info_used);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(670, (uint32_t)(2), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_info_used = NULL;
     if (mpicheck_w) {
@@ -25975,6 +27360,7 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
         mpicheck_o_info_used[0] = (info_used ? MPICHECK_W(*info_used) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25986,6 +27372,7 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_get_name(win, win_name, resultlen);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(671, (uint32_t)(3), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_resultlen = NULL;
     if (mpicheck_w) {
@@ -26002,6 +27389,7 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
         mpicheck_o_resultlen[0] = (resultlen ? MPICHECK_W(*resultlen) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26013,6 +27401,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_lock(lock_type, rank, assert, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(672, (uint32_t)(4), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26027,6 +27416,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26038,6 +27428,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_lock_all(assert, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(673, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26050,6 +27441,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26061,6 +27453,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_post(group, assert, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(674, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26074,6 +27467,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26085,6 +27479,7 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_set_attr(win, win_keyval, attribute_val);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(675, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26098,6 +27493,7 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26109,6 +27505,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_set_errhandler(win, errhandler);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(676, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26121,6 +27518,7 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26132,6 +27530,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_set_info(win, info);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(677, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26144,6 +27543,7 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26155,6 +27555,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_set_name(win, win_name);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(678, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26167,6 +27568,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26178,6 +27580,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(679, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     int64_t *mpicheck_o_disp_unit = NULL;
@@ -26199,6 +27602,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
         mpicheck_o_disp_unit[0] = (disp_unit ? MPICHECK_W(*disp_unit) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26210,6 +27614,7 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(680, (uint32_t)(5), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_size = NULL;
     int64_t *mpicheck_o_disp_unit = NULL;
@@ -26231,6 +27636,7 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
         mpicheck_o_disp_unit[0] = (disp_unit ? MPICHECK_W(*disp_unit) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26242,6 +27648,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_start(group, assert, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(681, (uint32_t)(3), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26255,6 +27662,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26266,6 +27674,7 @@ int MPI_Win_sync(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_sync(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(682, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26277,6 +27686,7 @@ int MPI_Win_sync(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26288,6 +27698,7 @@ int MPI_Win_test(MPI_Win win, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_test(win, flag);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(683, (uint32_t)(2 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -26303,6 +27714,7 @@ int MPI_Win_test(MPI_Win win, int* flag)
         mpicheck_o_flag[0] = (flag ? MPICHECK_W(*flag) : 0);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26314,6 +27726,7 @@ int MPI_Win_toint(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_toint(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(684, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26325,6 +27738,7 @@ int MPI_Win_toint(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26336,6 +27750,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_unlock(rank, win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(685, (uint32_t)(2), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26348,6 +27763,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26359,6 +27775,7 @@ int MPI_Win_unlock_all(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_unlock_all(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(686, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26370,6 +27787,7 @@ int MPI_Win_unlock_all(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26381,6 +27799,7 @@ int MPI_Win_wait(MPI_Win win)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Win_wait(win);
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(687, (uint32_t)(1), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26392,6 +27811,7 @@ int MPI_Win_wait(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26403,6 +27823,7 @@ double MPI_Wtick(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtick();
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(688, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26413,6 +27834,7 @@ double MPI_Wtick(void)
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26424,6 +27846,7 @@ double MPI_Wtime(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtime();
     mpicheck_depth++;
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t *mpicheck_w = mpicheck_begin(689, (uint32_t)(0 + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26434,6 +27857,7 @@ double MPI_Wtime(void)
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }

@@ -1,0 +1,619 @@
+/* Buffer checking (`mpicheck run --check-buffers`, MPICHECK_CHECK_BUFFERS=1): loads and stores
+ * of the program into the buffer of a pending nonblocking send or receive, found with page
+ * protection. Design and limits: docs/buffer-checking.md.
+ *
+ * - After MPI_Isend/MPI_Irecv (and the other nonblocking sends) returns, the buffer's bytes
+ *   are watched when its datatype is contiguous and its memory is a private read-write
+ *   mapping that is not a thread's stack or TLS; otherwise it is counted as unwatched.
+ * - While no thread is inside MPI, the pages of watched buffers are protected: send buffers
+ *   read-only, receive buffers inaccessible on the pages they cover whole and read-only on
+ *   their first and last page (a system call of the program on a neighbour of the buffer
+ *   would fail with EFAULT on an inaccessible page instead of faulting). Every outermost MPI
+ *   call unprotects all of them first (MPI reads and writes them, also through system calls),
+ *   and the last thread leaving MPI protects them again.
+ * - The SIGSEGV handler looks up the faulting address. An access to the buffer's own bytes
+ *   by a thread outside MPI is written to a fixed table (async-signal-safe) and the buffer is
+ *   no longer watched; an access to a neighbour on the same page is let through by
+ *   unprotecting the page and single-stepping the instruction (trap flag, then SIGTRAP
+ *   protects it again). Faults that are not ours go to the handler the program had.
+ * - The calls that complete requests (Wait/Test families, Request_free, a true
+ *   Request_get_status) end the watch; findings become MPICHECK_Access records at the next
+ *   MPI call. Only x86-64 Linux: elsewhere the mode stays off. */
+#define _GNU_SOURCE
+#include "have.h"
+#include "mpicheck_interpose.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+int mpicheck_buffers_on;
+
+#if defined(__x86_64__) && defined(__linux__)
+
+extern const uint16_t mpicheck_access_id;
+extern const uint16_t mpicheck_buffers_id;
+
+#define MAX_WATCHED 256
+#define MAX_FINDINGS 64
+#define MAX_STEPPERS 64
+#define MAX_RELEASED 64
+#define MAX_SPANS 32
+/* Larger buffers are not watched: protecting them costs a page-table walk per MPI call. */
+#define MAX_WATCHED_BYTES ((uintptr_t)1 << 30)
+/* Bytes below a thread pointer that hold the thread's static TLS (never protected). */
+#define TLS_MARGIN ((uintptr_t)1 << 20)
+#define EFLAGS_TF 0x100
+
+struct watched {
+    int used;     /* the operation is pending */
+    int recv;     /* MPI writes the buffer */
+    int reported; /* an access was reported: no longer protected */
+    MPI_Request req;
+    uint64_t mark; /* held by a completion call in progress */
+    uintptr_t start, end, page_lo, page_hi;
+    const void *site;
+};
+
+struct finding {
+    int ready;
+    int write;
+    int recv;
+    int thread; /* recorder thread index, -1 if the thread never recorded */
+    int tid;
+    uintptr_t address, pc, start, len;
+    const void *site;
+};
+
+struct stepper {
+    int tid; /* 0 = free */
+    uintptr_t page;
+};
+
+static struct watched watched[MAX_WATCHED];
+/* 1 + the highest slot in use: the scans of every MPI call stop there (nothing to scan in
+ * the common case of no pending buffer). Under the lock. */
+static int watched_end;
+static struct finding findings[MAX_FINDINGS];
+static struct stepper steppers[MAX_STEPPERS];
+/* Page ranges released recently: a fault that raced with the release is retried once. */
+static struct {
+    uintptr_t lo, hi;
+} released[MAX_RELEASED];
+static unsigned released_next;
+static struct stepper retried[MAX_STEPPERS];
+
+static int lock_word;
+static int lock_owner;
+static int threads_in_mpi;
+static int protected_now;
+static uintptr_t page_size;
+static uintptr_t main_thread_pointer;
+static unsigned findings_claimed, findings_flushed;
+static int flushing;
+static uint64_t next_mark;
+static uint64_t count_watched, count_unwatched, count_dropped;
+
+/* Mappings found to be private read-write memory that is not a stack (ok = 1) or not
+ * (ok = 0), cached: /proc/self/maps is read only for memory not seen before. */
+static struct {
+    uintptr_t lo, hi;
+    int ok;
+} spans[MAX_SPANS];
+static unsigned spans_next;
+
+static struct sigaction old_segv, old_trap;
+
+static __thread int cached_tid __attribute__((tls_model("initial-exec")));
+
+static int current_tid(void)
+{
+    return (int)syscall(SYS_gettid);
+}
+
+static int my_tid(void)
+{
+    if (!cached_tid) cached_tid = current_tid();
+    return cached_tid;
+}
+
+static uintptr_t thread_pointer(void)
+{
+    uintptr_t tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    return tp;
+}
+
+static void lock(int me)
+{
+    while (__atomic_exchange_n(&lock_word, 1, __ATOMIC_ACQUIRE)) {
+        while (__atomic_load_n(&lock_word, __ATOMIC_RELAXED)) syscall(SYS_sched_yield);
+    }
+    __atomic_store_n(&lock_owner, me, __ATOMIC_RELAXED);
+}
+
+static void unlock(void)
+{
+    __atomic_store_n(&lock_owner, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&lock_word, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- protections (under the lock) ----------------------------------------------------- */
+
+static int stepping_on(uintptr_t page)
+{
+    for (int i = 0; i < MAX_STEPPERS; i++)
+        if (steppers[i].tid && steppers[i].page == page) return 1;
+    return 0;
+}
+
+/* What a page must allow now. */
+static int page_prot(uintptr_t page)
+{
+    int prot = PROT_READ | PROT_WRITE;
+    if (threads_in_mpi > 0 || stepping_on(page)) return prot;
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
+        if (w->recv && page >= w->start && page + page_size <= w->end) return PROT_NONE;
+        prot = PROT_READ;
+    }
+    return prot;
+}
+
+/* Sets every page of [lo, hi) to what it must allow, one mprotect per run of equal pages. */
+static void apply(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t run = lo;
+    int run_prot = -1;
+    for (uintptr_t p = lo; p < hi; p += page_size) {
+        int prot = page_prot(p);
+        if (prot != run_prot) {
+            if (run_prot >= 0) mprotect((void *)run, p - run, run_prot);
+            run = p;
+            run_prot = prot;
+        }
+    }
+    if (run_prot >= 0) mprotect((void *)run, hi - run, run_prot);
+}
+
+static void release(struct watched *w)
+{
+    w->used = 0;
+    while (watched_end > 0 && !watched[watched_end - 1].used) watched_end--;
+    unsigned r = released_next++ % MAX_RELEASED;
+    released[r].lo = w->page_lo;
+    released[r].hi = w->page_hi;
+    if (protected_now) apply(w->page_lo, w->page_hi);
+}
+
+/* ---- signal handlers (async-signal-safe) ------------------------------------------------ */
+
+static void chain(const struct sigaction *old, int sig, siginfo_t *info, void *ctx)
+{
+    if (old->sa_flags & SA_SIGINFO) {
+        if (old->sa_sigaction) {
+            old->sa_sigaction(sig, info, ctx);
+            return;
+        }
+    } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+        return;
+    }
+    /* The default action, as without mpicheck: a fault happens again when the instruction
+     * is retried; a trap or a sent signal does not, so it is raised again. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+    if (sig != SIGSEGV || info->si_code <= 0) raise(sig);
+}
+
+static int retry_once(int me, uintptr_t page)
+{
+    for (int i = 0; i < MAX_STEPPERS; i++)
+        if (retried[i].tid == me && retried[i].page == page) {
+            retried[i].tid = 0;
+            return 0;
+        }
+    for (int i = 0; i < MAX_STEPPERS; i++)
+        if (!retried[i].tid) {
+            retried[i].tid = me;
+            retried[i].page = page;
+            return 1;
+        }
+    return 0;
+}
+
+static void note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, int write, int me)
+{
+    unsigned i = __atomic_fetch_add(&findings_claimed, 1, __ATOMIC_RELAXED);
+    if (i >= MAX_FINDINGS) {
+        __atomic_fetch_add(&count_dropped, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    struct finding *f = &findings[i];
+    f->write = write;
+    f->recv = w->recv;
+    f->thread = (int)mpicheck_thread_slot - 1;
+    f->tid = me;
+    f->address = addr;
+    f->pc = pc;
+    f->start = w->start;
+    f->len = w->end - w->start;
+    f->site = w->site;
+    __atomic_store_n(&f->ready, 1, __ATOMIC_RELEASE);
+}
+
+static void on_segv(int sig, siginfo_t *info, void *ctx_)
+{
+    ucontext_t *ctx = ctx_;
+    uintptr_t addr = (uintptr_t)info->si_addr;
+    uintptr_t page = addr & ~(page_size - 1);
+    int me = current_tid();
+    if (info->si_code != SEGV_ACCERR || __atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
+        /* Not a protection fault, or a signal handler of the program interrupted us: not
+         * ours to judge. */
+        chain(&old_segv, sig, info, ctx_);
+        return;
+    }
+    lock(me);
+    struct watched *hit = NULL, *covering = NULL;
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
+        covering = w;
+        if (addr >= w->start && addr < w->end && !hit) hit = w;
+    }
+    if (!covering) {
+        int ours = 0;
+        for (int i = 0; i < MAX_RELEASED; i++)
+            if (page >= released[i].lo && page < released[i].hi) ours = 1;
+        ours = ours && retry_once(me, page);
+        unlock();
+        if (!ours) chain(&old_segv, sig, info, ctx_);
+        return;
+    }
+    int write = (ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    if (hit && mpicheck_depth == 0 && (hit->recv || write)) {
+        note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
+        hit->reported = 1;
+        apply(hit->page_lo, hit->page_hi);
+    }
+    int prot = page_prot(page);
+    int allowed = write ? (prot & PROT_WRITE) : (prot & PROT_READ);
+    if (!allowed) {
+        /* A neighbour of the buffer, or MPI: let this one instruction through. */
+        int slot = -1;
+        for (int i = 0; i < MAX_STEPPERS && slot < 0; i++)
+            if (!steppers[i].tid) slot = i;
+        if (slot >= 0) {
+            steppers[slot].tid = me;
+            steppers[slot].page = page;
+            mprotect((void *)page, page_size, PROT_READ | PROT_WRITE);
+            ctx->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
+        } else {
+            /* More threads stepping than slots: stop watching this page's buffers. */
+            for (int i = 0; i < watched_end; i++) {
+                struct watched *w = &watched[i];
+                if (w->used && page >= w->page_lo && page < w->page_hi) w->reported = 1;
+            }
+            mprotect((void *)page, page_size, PROT_READ | PROT_WRITE);
+        }
+    }
+    unlock();
+}
+
+static void on_trap(int sig, siginfo_t *info, void *ctx_)
+{
+    ucontext_t *ctx = ctx_;
+    int me = current_tid();
+    if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
+        chain(&old_trap, sig, info, ctx_);
+        return;
+    }
+    lock(me);
+    int slot = -1;
+    for (int i = 0; i < MAX_STEPPERS && slot < 0; i++)
+        if (steppers[i].tid == me) slot = i;
+    if (slot < 0) {
+        unlock();
+        chain(&old_trap, sig, info, ctx_);
+        return;
+    }
+    uintptr_t page = steppers[slot].page;
+    steppers[slot].tid = 0;
+    ctx->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
+    if (protected_now) apply(page, page + page_size);
+    unlock();
+}
+
+/* Our handlers come first, the program's run for what is not ours; a handler the program
+ * installed since is found here and chained to (called before protecting). */
+static void ensure_handler(int sig, void (*fn)(int, siginfo_t *, void *), struct sigaction *old)
+{
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) != 0) return;
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == fn) return;
+    *old = cur;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = fn;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
+/* ---- which memory may be protected ------------------------------------------------------ */
+
+/* 1 or 0 when a cached mapping holds [lo, hi), -1 when none does. */
+static int in_span_cache(uintptr_t lo, uintptr_t hi)
+{
+    for (int i = 0; i < MAX_SPANS; i++)
+        if (spans[i].lo <= lo && hi <= spans[i].hi && spans[i].hi) return spans[i].ok;
+    return -1;
+}
+
+/* [lo, hi) lies in one private read-write mapping that is not a stack: not [stack], and not
+ * right above an inaccessible guard mapping (glibc's thread stacks, which also hold the
+ * thread's TLS). From /proc/self/maps; positive answers are cached. */
+static int private_rw(uintptr_t lo, uintptr_t hi)
+{
+    int cached = in_span_cache(lo, hi);
+    if (cached >= 0) return cached;
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[8192];
+    size_t have = 0;
+    int ok = 0, done = 0;
+    uintptr_t prev_hi = 0;
+    int prev_guard = 0;
+    while (!done) {
+        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
+        if (n <= 0) break;
+        have += (size_t)n;
+        buf[have] = 0;
+        char *line = buf;
+        char *nl;
+        while ((nl = strchr(line, '\n'))) {
+            *nl = 0;
+            unsigned long s, e;
+            char perms[8] = {0};
+            if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3) {
+                if (s <= lo && hi <= e) {
+                    int guarded = prev_guard && prev_hi == s;
+                    ok = strcmp(perms, "rw-p") == 0 && !guarded && !strstr(line, "[stack");
+                    unsigned i = spans_next++ % MAX_SPANS;
+                    spans[i].lo = s;
+                    spans[i].hi = e;
+                    spans[i].ok = ok;
+                    done = 1;
+                    break;
+                }
+                prev_hi = e;
+                prev_guard = strcmp(perms, "---p") == 0;
+            }
+            line = nl + 1;
+        }
+        have = (size_t)(buf + have - line);
+        memmove(buf, line, have);
+    }
+    close(fd);
+    return ok;
+}
+
+static int near_tls(uintptr_t lo, uintptr_t hi, uintptr_t tp)
+{
+    return tp && lo < tp + page_size && hi + TLS_MARGIN > tp;
+}
+
+/* ---- the interface of the wrappers ------------------------------------------------------ */
+
+void mpicheck_buffers_prepare(void)
+{
+    const char *on = getenv("MPICHECK_CHECK_BUFFERS");
+    if (!on || strcmp(on, "1") != 0) return;
+    page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
+    main_thread_pointer = thread_pointer();
+    mpicheck_buffers_on = 1;
+}
+
+void mpicheck_buffers_enter(void)
+{
+    mpicheck_buffers_flush();
+    int me = my_tid();
+    lock(me);
+    if (threads_in_mpi++ == 0 && protected_now) {
+        protected_now = 0;
+        for (int i = 0; i < watched_end; i++) {
+            struct watched *w = &watched[i];
+            if (w->used) mprotect((void *)w->page_lo, w->page_hi - w->page_lo, PROT_READ | PROT_WRITE);
+        }
+    }
+    unlock();
+}
+
+void mpicheck_buffers_leave(void)
+{
+    int me = my_tid();
+    lock(me);
+    if (--threads_in_mpi == 0) {
+        int any = 0;
+        for (int i = 0; i < watched_end && !any; i++) any = watched[i].used && !watched[i].reported;
+        if (any) {
+            ensure_handler(SIGSEGV, on_segv, &old_segv);
+            ensure_handler(SIGTRAP, on_trap, &old_trap);
+            protected_now = 1;
+            for (int i = 0; i < watched_end; i++) {
+                struct watched *w = &watched[i];
+                if (w->used && !w->reported) apply(w->page_lo, w->page_hi);
+            }
+        }
+    }
+    unlock();
+}
+
+void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
+                           const void *site)
+{
+    if (req == MPI_REQUEST_NULL || count <= 0 || buf == NULL || buf == MPI_BOTTOM) return;
+    /* Contiguous layouts only: the bytes MPI uses are then exactly [buf + lb, + count * size). */
+    int size;
+    MPI_Aint lb, extent, true_lb, true_extent;
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+        PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || true_extent != size ||
+        extent != size || (uint64_t)count > MAX_WATCHED_BYTES / (uint64_t)size) {
+        __atomic_fetch_add(&count_unwatched, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    uintptr_t start = (uintptr_t)buf + (uintptr_t)true_lb;
+    uintptr_t end = start + (uintptr_t)count * (uintptr_t)size;
+    uintptr_t page_lo = start & ~(page_size - 1);
+    uintptr_t page_hi = (end + page_size - 1) & ~(page_size - 1);
+    if (near_tls(page_lo, page_hi, thread_pointer()) || near_tls(page_lo, page_hi, main_thread_pointer) ||
+        !private_rw(page_lo, page_hi)) {
+        __atomic_fetch_add(&count_unwatched, 1, __ATOMIC_RELAXED);
+        return;
+    }
+    lock(my_tid());
+    struct watched *slot = NULL;
+    for (int i = 0; i < MAX_WATCHED && !slot; i++)
+        if (!watched[i].used) slot = &watched[i];
+    if (slot) {
+        if (slot - watched >= watched_end) watched_end = (int)(slot - watched) + 1;
+        slot->used = 1;
+        slot->recv = recv;
+        slot->reported = 0;
+        slot->req = req;
+        slot->mark = 0;
+        slot->start = start;
+        slot->end = end;
+        slot->page_lo = page_lo;
+        slot->page_hi = page_hi;
+        slot->site = site;
+        count_watched++;
+    } else {
+        count_unwatched++;
+    }
+    unlock();
+}
+
+uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
+{
+    if (!reqs || n <= 0 || !__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) return 0;
+    lock(my_tid());
+    uint64_t mark = ++next_mark;
+    int any = 0;
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used) continue;
+        for (int j = 0; j < n; j++)
+            if (reqs[j] == w->req) {
+                w->mark = mark;
+                any = 1;
+                break;
+            }
+    }
+    unlock();
+    return any ? mark : 0;
+}
+
+/* A marked request no longer in the array was completed and freed by the call. */
+void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark)
+{
+    lock(my_tid());
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used || w->mark != mark) continue;
+        w->mark = 0;
+        int still = 0;
+        for (int j = 0; j < n && !still; j++) still = reqs[j] == w->req;
+        if (!still) release(w);
+    }
+    unlock();
+}
+
+void mpicheck_buffers_completed(MPI_Request req)
+{
+    lock(my_tid());
+    for (int i = 0; i < watched_end; i++)
+        if (watched[i].used && watched[i].req == req) release(&watched[i]);
+    unlock();
+}
+
+/* Findings to MPICHECK_Access records; from a wrapper, never from a signal handler. */
+void mpicheck_buffers_flush(void)
+{
+    if (__atomic_load_n(&findings_flushed, __ATOMIC_RELAXED) == __atomic_load_n(&findings_claimed, __ATOMIC_RELAXED))
+        return;
+    if (__atomic_exchange_n(&flushing, 1, __ATOMIC_ACQUIRE)) return;
+    while (findings_flushed < MAX_FINDINGS && findings_flushed < __atomic_load_n(&findings_claimed, __ATOMIC_ACQUIRE)) {
+        struct finding *f = &findings[findings_flushed];
+        if (!__atomic_load_n(&f->ready, __ATOMIC_ACQUIRE)) break;
+        /* + 1: the resolver takes a call site for a return address and looks one byte back. */
+        int64_t *w = mpicheck_begin(mpicheck_access_id, 8, (const void *)(f->pc + 1), 0);
+        if (w) {
+            w[0] = f->write;
+            w[1] = (int64_t)f->address;
+            w[2] = f->thread;
+            w[3] = f->tid;
+            w[4] = (int64_t)f->start;
+            w[5] = (int64_t)f->len;
+            w[6] = f->recv;
+            w[7] = MPICHECK_W(f->site);
+            mpicheck_entered(w);
+            mpicheck_end(w, 0);
+        }
+        findings_flushed++;
+    }
+    __atomic_store_n(&flushing, 0, __ATOMIC_RELEASE);
+}
+
+void mpicheck_buffers_finalized(void)
+{
+    if (!mpicheck_buffers_on) return;
+    mpicheck_buffers_flush();
+    lock(my_tid());
+    for (int i = 0; i < MAX_WATCHED; i++) watched[i].used = 0;
+    watched_end = 0;
+    unlock();
+    int64_t *w = mpicheck_begin(mpicheck_buffers_id, 3, __builtin_return_address(0), 0);
+    if (w) {
+        w[0] = (int64_t)count_watched;
+        w[1] = (int64_t)count_unwatched;
+        w[2] = (int64_t)count_dropped;
+        mpicheck_entered(w);
+        mpicheck_end(w, 0);
+    }
+}
+
+#else /* not x86-64 Linux: the trap flag and the fault's access kind are x86-64's */
+
+void mpicheck_buffers_prepare(void) {}
+void mpicheck_buffers_enter(void) {}
+void mpicheck_buffers_leave(void) {}
+void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
+                           const void *site)
+{
+    (void)buf, (void)count, (void)type, (void)req, (void)recv, (void)site;
+}
+uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
+{
+    (void)reqs, (void)n;
+    return 0;
+}
+void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark)
+{
+    (void)reqs, (void)n, (void)mark;
+}
+void mpicheck_buffers_completed(MPI_Request req) { (void)req; }
+void mpicheck_buffers_flush(void) {}
+void mpicheck_buffers_finalized(void) {}
+
+#endif
