@@ -6,6 +6,7 @@
  * neighborhood collective on the grid.
  */
 /* mpicheck: ranks=3 */
+/* expect: none */
 #include <mpi.h>
 #include <stddef.h>
 

@@ -249,7 +249,14 @@ pub fn collective_base(short: &str) -> Option<&'static str> {
     let s = short.strip_suffix("_c").unwrap_or(short);
     let s = s.strip_suffix("_init").unwrap_or(s);
     let find = |s: &str| COLLECTIVES.iter().copied().find(|c| *c == s);
-    find(s).or_else(|| s.strip_prefix('I').and_then(find))
+    // Nonblocking forms: `Igather` → `Gather`, `Ineighbor_alltoallv` → `Neighbor_alltoallv`.
+    let nonblocking = |s: &str| {
+        COLLECTIVES
+            .iter()
+            .copied()
+            .find(|c| c.eq_ignore_ascii_case(s))
+    };
+    find(s).or_else(|| s.strip_prefix('I').and_then(nonblocking))
 }
 
 /// The topology a call needs its communicator to have.
@@ -329,8 +336,9 @@ fn root_side(base: &str, param: &str) -> Option<bool> {
 /// Whether a parameter's value matters on this rank in this call (MPI 4.1 §6: arguments of
 /// rooted collectives significant only at the root or only at the others, intercommunicator
 /// roots; `MPI_IN_PLACE` making the send or receive count and type ignored; `MPI_NO_OP`
-/// making the origin buffer of `MPI_Get_accumulate` ignored; `peer_comm` significant only
-/// at the leaders).
+/// making the origin buffer of `MPI_Get_accumulate` ignored; the `peer_comm`,
+/// `remote_leader` and `tag` of `MPI_Intercomm_create` significant only at the local
+/// leader).
 fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
     let c = state.constants();
     let in_place = |name: &str| c.in_place.is_some() && call.int(name) == c.in_place;
@@ -352,7 +360,14 @@ fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
     {
         return false;
     }
-    if param == "peer_comm" || param == "remote_leader" {
+    if matches!(param, "peer_comm" | "remote_leader" | "tag")
+        && call.short.starts_with("Intercomm_create")
+    {
+        // Significant only at the local leader.
+        let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
+        return me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)));
+    }
+    if param == "peer_comm" {
         return false;
     }
     let Some(base) = collective_base(call.short) else {
@@ -361,6 +376,9 @@ fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
     let Some(root) = call.int("root") else {
         return true;
     };
+    if param == "comm" {
+        return true;
+    }
     let Some(comm) = call.int("comm").and_then(|raw| state.comm(raw)) else {
         return false; // the rank's role is not known
     };
@@ -439,9 +457,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         let kind = param.kind.as_str();
         let name = param.name.as_str();
         let handle_kind = object_kind(kind);
-        if (handle_kind.is_some() || COUNT_KINDS.contains(&kind) || kind == "BUFFER")
-            && !significant(call, state, name)
-        {
+        if !significant(call, state, name) {
             continue;
         }
         match (kind, value) {
@@ -636,7 +652,37 @@ fn topology_issues(
     }
 }
 
-/// The number of functions of a schema with an input parameter of one of `kinds`.
+/// Whether a rule judges a function: it has a parameter the rule looks at (the same
+/// conditions as in [`judge`], without the values).
+fn rule_applies(rule: &KindRule, f: &FunctionSchema) -> bool {
+    let short = f.name.strip_prefix("MPI_").unwrap_or(&f.name);
+    if conversion(short) {
+        return false;
+    }
+    let topology = RequiredTopology::of(short).is_some();
+    f.params.iter().any(|p| {
+        let (kind, name) = (p.kind.as_str(), p.name.as_str());
+        let input = p.direction != Direction::Out;
+        if !rule.kinds.contains(&kind) || !(input || kind == "BUFFER") {
+            return false;
+        }
+        match (rule.code, kind) {
+            ("AR001", _) => {
+                matches!(name, "dest" | "source" | "root") || (name == "rank" && topology)
+            }
+            ("AR004", "REQUEST") => matches!(short, "Start" | "Request_free" | "Cancel"),
+            ("AR006", _) => moves_data(f, short),
+            ("AR007", _) => matches!(
+                name,
+                "buf" | "buffer" | "sendbuf" | "recvbuf" | "origin_addr" | "result_addr"
+            ),
+            ("AR012", _) => topology_function(short),
+            _ => true,
+        }
+    })
+}
+
+/// The number of functions of a schema that a rule judges.
 pub fn functions_covered<'a>(
     functions: impl IntoIterator<Item = &'a FunctionSchema>,
     rule: &KindRule,
@@ -648,15 +694,39 @@ pub fn functions_covered<'a>(
             if rule.code == "AR013" {
                 return RequiredTopology::of(short).is_some();
             }
-            if rule.code == "AR012" && !topology_function(short) {
-                return false;
-            }
-            f.params.iter().any(|p| {
-                rule.kinds.contains(&p.kind.as_str())
-                    && (p.direction != Direction::Out || p.kind == "BUFFER")
-            })
+            rule_applies(rule, f)
         })
         .count()
+}
+
+/// The C functions the recorder records, from the function table the generator wrote
+/// (`build.rs` extracts it from `wrappers.c`).
+pub fn recorded_functions() -> Vec<FunctionSchema> {
+    let text = include_str!(concat!(env!("OUT_DIR"), "/recorded_functions.txt"));
+    let Ok(schema) = mpicheck_trace::Schema::parse(text) else {
+        return Vec::new(); // a test keeps it parsing
+    };
+    (0..schema.len() as u16)
+        .filter_map(|id| schema.function(id).cloned())
+        .filter(|f| f.name.starts_with("MPI_"))
+        .collect()
+}
+
+/// The recorded functions the rules of check `code` apply to, by name; `None` for a check
+/// that is not a parameter-kind rule.
+pub fn functions_of(code: &str) -> Option<Vec<String>> {
+    let rules: Vec<&KindRule> = KIND_RULES.iter().filter(|r| r.code == code).collect();
+    if rules.is_empty() {
+        return None;
+    }
+    let functions = recorded_functions();
+    Some(
+        functions
+            .iter()
+            .filter(|f| rules.iter().any(|r| functions_covered([*f], r) == 1))
+            .map(|f| f.name.clone())
+            .collect(),
+    )
 }
 
 /// The docs' table of parameter kinds: each rule, its kinds, its code and how many

@@ -22,9 +22,11 @@ const SCHEMA: &str = "\
 14 MPI_Type_size datatype:DATATYPE:in:s size:POLYXFER_NUM_ELEM:out:s
 15 MPI_Start request:REQUEST:inout:s
 16 MPI_Allgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s
+17 MPI_Intercomm_create local_comm:COMMUNICATOR:in:s local_leader:RANK:in:s peer_comm:COMMUNICATOR:in:s remote_leader:RANK:in:s tag:TAG:in:s newintercomm:COMMUNICATOR:out:s
 ";
 
 const WORLD: i64 = 100;
+const COMM_NULL: i64 = 101;
 const CART: i64 = 200;
 const INTER: i64 = 300;
 const INT: i64 = 1;
@@ -70,7 +72,9 @@ impl ArgState for State {
     }
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState {
         match (kind, raw) {
-            (ObjectKind::Datatype, TYPE_NULL) | (ObjectKind::Op, OP_NULL) => HandleState::Null,
+            (ObjectKind::Datatype, TYPE_NULL)
+            | (ObjectKind::Op, OP_NULL)
+            | (ObjectKind::Communicator, COMM_NULL) => HandleState::Null,
             (ObjectKind::Datatype, FREED_TYPE) => HandleState::Freed,
             (ObjectKind::Datatype, NEW_TYPE) => HandleState::Uncommitted,
             _ => HandleState::Usable,
@@ -298,6 +302,20 @@ fn null_handles_of_every_collective_and_call() {
         )]
     );
     assert_eq!(reduce(0, SUM, INT), vec![]);
+    // A null communicator: the rank's role is not known, the communicator is wrong.
+    assert_eq!(
+        problems(
+            1,
+            3,
+            &[I(0x10), I(0x20), I(-1), I(INT), I(SUM), I(0), I(COMM_NULL)]
+        ),
+        vec![(
+            "comm",
+            ArgProblem::NullHandle {
+                kind: ObjectKind::Communicator
+            }
+        )]
+    );
     // A query: MPI_Type_size of a freed and of a null type.
     assert_eq!(
         problems(0, 14, &[I(FREED_TYPE), I(0)]),
@@ -528,4 +546,37 @@ fn the_kind_table_counts_the_functions_of_each_rule() {
     assert_eq!(row("AR011"), "1");
     assert_eq!(row("AR013"), "2");
     assert_eq!(row("AR012"), "2"); // Cart_create, Dims_create
+}
+
+#[test]
+fn leader_arguments_matter_at_the_leader_only() {
+    // MPI_Intercomm_create: peer_comm, remote_leader and tag at the local leader (rank 0).
+    let create = |me| problems(me, 17, &[I(WORLD), I(0), I(999), I(-8), I(-1), I(0)]);
+    assert_eq!(create(1), vec![]);
+    assert_eq!(
+        create(0),
+        vec![(
+            "tag",
+            ArgProblem::InvalidTag {
+                value: -1,
+                tag_ub: Some(32767)
+            }
+        )]
+    );
+}
+
+#[test]
+fn every_form_of_a_collective_is_that_collective() {
+    for (short, base) in [
+        ("Gather", "Gather"),
+        ("Igatherv_c", "Gatherv"),
+        ("Gather_init", "Gather"),
+        ("Ibcast", "Bcast"),
+        ("Ineighbor_alltoallv", "Neighbor_alltoallv"),
+        ("Reduce_scatter_block_init_c", "Reduce_scatter_block"),
+    ] {
+        assert_eq!(collective_base(short), Some(base), "{short}");
+    }
+    assert_eq!(collective_base("Isend"), None);
+    assert_eq!(collective_base("Irecv"), None);
 }
