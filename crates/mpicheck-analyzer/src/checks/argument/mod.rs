@@ -2,10 +2,11 @@
 //! wrote before the MPI library was called (so a call that makes the library abort is still
 //! judged).
 //!
-//! The normalizer attaches what is wrong with a call's arguments to the event
-//! ([`crate::model::CallFacts::arg_issues`]), using the rank's live handles and its MPI's
-//! constants; each check here reports one kind of problem, one finding per call site,
-//! parameter and message.
+//! The rules of [`rules`] (one per parameter kind of the API description) judge each call's
+//! arguments while the normalizer replays the rank, with its live handles, communicators
+//! and MPI's constants, and the normalizer attaches what they find to the event
+//! ([`crate::model::CallFacts::arg_issues`]); each check here reports one kind of problem,
+//! one finding per call site, parameter and message.
 
 use super::request::fold_by_site;
 use crate::diagnostic::{CheckInfo, Diagnostic};
