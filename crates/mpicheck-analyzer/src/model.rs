@@ -387,6 +387,14 @@ pub enum ArgProblem {
     InPlaceNotAllowed,
     /// The call itself (not one argument) came before `MPI_Init`/`MPI_Init_thread`.
     BeforeInit,
+    /// A negative split color other than `MPI_UNDEFINED`.
+    InvalidColor { value: i64 },
+    /// A negative topology size (dimension count, dimension, node count).
+    InvalidTopology { value: i64 },
+    /// A cartesian grid of more processes than its communicator has.
+    GridTooLarge { processes: i64, size: u32 },
+    /// A topology query or neighborhood collective on a communicator without that topology.
+    MissingTopology,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -172,6 +172,39 @@ fn point_to_point_mismatch_and_truncation() {
 }
 
 #[test]
+fn persistent_messages_are_matched_at_each_start() {
+    // The first round matches; the second start of the send meets a blocking receive of
+    // another type, and the persistent receive takes a blocking send too large for it.
+    expect(
+        "ranks 2
+         0: send_init dest=1 tag=0 count=4 type=int req=0 @ q.c:10
+         1: recv_init src=0 tag=0 count=4 type=int req=0 @ q.c:20
+         *: start req=0 @ q.c:11
+         *: wait req=0 @ q.c:12
+         0: start req=0 @ q.c:13
+         0: wait req=0 @ q.c:14
+         1: recv src=0 tag=0 count=4 type=float @ q.c:21
+         1: start req=0 @ q.c:22
+         0: send dest=1 tag=0 count=8 type=int @ q.c:15
+         1: blocked wait req=0 @ q.c:23",
+        &[("TY002", 10), ("TY002", 21), ("TY003", 15), ("TY003", 20)],
+    );
+    // Every start matched by a receive of the same type: nothing to report.
+    expect(
+        "ranks 2
+         0: send_init dest=1 tag=0 count=4 type=int req=0 @ q.c:10
+         1: recv_init src=0 tag=any count=4 type=int req=0 @ q.c:20
+         *: start req=0 @ q.c:11
+         *: wait req=0 @ q.c:12
+         *: start req=0 @ q.c:13
+         *: wait req=0 @ q.c:14
+         *: request_free req=0 @ q.c:15
+         *: finalize @ q.c:16",
+        &[],
+    );
+}
+
+#[test]
 fn point_to_point_wildcards_follow_the_status() {
     expect(
         "ranks 3

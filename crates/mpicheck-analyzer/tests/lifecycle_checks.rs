@@ -195,6 +195,10 @@ fn argument_issues_are_reported_by_their_own_codes() {
         0: send dest=1 tag=0 bad=buf:nullbuf        @ x.c:7
         0: send dest=1 tag=0 bad=buf:inplace        @ x.c:8
         0: other MPI_Comm_rank bad=:before-init     @ x.c:9
+        0: other MPI_Comm_split bad=color:color     @ x.c:11
+        0: other MPI_Cart_create bad=dims:topology  @ x.c:12
+        0: other MPI_Cart_create bad=dims:grid      @ x.c:13
+        0: other MPI_Cart_coords bad=comm:no-topology @ x.c:14
         1: recv src=0 tag=0
         1: recv src=0 tag=0
         1: recv src=0 tag=0
@@ -217,6 +221,10 @@ fn argument_issues_are_reported_by_their_own_codes() {
         ("AR008", 8),
         ("AR009", 9),
         ("AR010", 10),
+        ("AR011", 11),
+        ("AR012", 12),
+        ("AR012", 13),
+        ("AR013", 14),
     ] {
         assert!(
             got.contains(&(code, Some(line))),
@@ -225,7 +233,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
     }
     assert_eq!(
         got.iter().filter(|(c, _)| c.starts_with("AR")).count(),
-        10,
+        14,
         "{got:?}"
     );
 }

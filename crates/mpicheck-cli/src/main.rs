@@ -238,6 +238,16 @@ fn explain(code: &str) -> anyhow::Result<u8> {
     match catalogue.iter().find(|c| c.code.eq_ignore_ascii_case(code)) {
         Some(check) => {
             print!("{}", mpicheck_report::render_explain(check));
+            if let Some(functions) =
+                mpicheck_analyzer::checks::argument::rules::functions_of(check.code)
+            {
+                // Generated from the argument rules and the recorder's function table.
+                println!(
+                    "\n## Functions covered\n\nThe {} recorded MPI functions with a parameter this check judges:\n\n{}",
+                    functions.len(),
+                    functions.join(", ")
+                );
+            }
             Ok(0)
         }
         None => anyhow::bail!("no check has the code `{code}`; `mpicheck checks` lists them"),

@@ -567,6 +567,44 @@ fn ar010_call_after_finalize() {
 }
 
 #[test]
+fn ar011_invalid_color() {
+    let r = with_problem(
+        "ranks 2
+         *: init @ ar_invalid_color.c:12
+         1: other MPI_Comm_split bad=color:color @ ar_invalid_color.c:15",
+        ArgProblem::InvalidColor { value: -1 },
+    );
+    pin!("ar011_invalid_color", render_run(&r), ["AR011"]);
+}
+
+#[test]
+fn ar012_negative_dimension() {
+    let r = with_problem(
+        "ranks 2
+         *: init @ ar_cart_negative_dim.c:12
+         *: other MPI_Cart_create bad=dims:topology @ ar_cart_negative_dim.c:13",
+        ArgProblem::InvalidTopology { value: -1 },
+    );
+    pin!("ar012_negative_dimension", render_run(&r), ["AR012"]);
+}
+
+#[test]
+fn ar013_cart_query_without_topology() {
+    let r = parse(
+        "ranks 2
+         *: init @ ar_cart_get_no_topology.c:12
+         *: other MPI_Cart_create @ ar_cart_get_no_topology.c:14
+         *: other MPI_Cart_coords bad=comm:no-topology @ ar_cart_get_no_topology.c:15",
+    )
+    .unwrap();
+    pin!(
+        "ar013_cart_query_without_topology",
+        render_run(&r),
+        ["AR013"]
+    );
+}
+
+#[test]
 fn bf001_receive_into_a_pending_send() {
     let r = render_trace(
         "ranks 2

@@ -51,6 +51,9 @@ static REGISTRY: &[&dyn Check] = &[
     &argument::in_place::InPlaceNotAllowed,       // AR008
     &argument::before_init::CallBeforeInit,       // AR009
     &argument::after_finalize::CallAfterFinalize, // AR010
+    &argument::invalid_color::InvalidColor,       // AR011
+    &argument::invalid_topology::InvalidTopology, // AR012
+    &argument::missing_topology::MissingTopology, // AR013
     &argument::overlapping_buffers::OverlappingBuffers, // BF002
     &request::RequestLifecycle,                   // RQ001-RQ004, BF001
     &resource::leak::ObjectNeverFreed,            // RS001

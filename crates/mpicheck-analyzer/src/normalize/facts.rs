@@ -17,6 +17,9 @@ use mpicheck_trace::schema::{decode_args, Direction};
 use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
 
 use super::{parse_int, Args, LocalComm, RankNormalizer};
+use crate::checks::argument::rules::{
+    self, object_kind, ArgConstants, ArgState, CommView, HandleState, TopologyKind,
+};
 use crate::model::*;
 
 /// The constants the lifecycle and argument rules need, from a trace's constants record.
@@ -26,10 +29,9 @@ pub(super) struct FactConstants {
     nulls: HashMap<ObjectKind, i64>,
     /// Predefined handles of any kind: never created nor freed by the program.
     predefined: HashSet<i64>,
-    tag_ub: Option<i64>,
-    in_place: Option<i64>,
     bsend_overhead: Option<i64>,
-    mpi_root: Option<i64>,
+    /// The constants of the argument rules.
+    args: ArgConstants,
 }
 
 impl FactConstants {
@@ -66,10 +68,18 @@ impl FactConstants {
         FactConstants {
             nulls,
             predefined,
-            tag_ub: get("MPI_TAG_UB_VALUE"),
-            in_place: get("MPI_IN_PLACE"),
             bsend_overhead: get("MPI_BSEND_OVERHEAD"),
-            mpi_root: get("MPI_ROOT"),
+            args: ArgConstants {
+                proc_null: get("MPI_PROC_NULL"),
+                any_source: get("MPI_ANY_SOURCE"),
+                any_tag: get("MPI_ANY_TAG"),
+                tag_ub: get("MPI_TAG_UB_VALUE"),
+                in_place: get("MPI_IN_PLACE"),
+                mpi_root: get("MPI_ROOT"),
+                undefined: get("MPI_UNDEFINED"),
+                request_null: get("MPI_REQUEST_NULL"),
+                no_op: get("OP.MPI_NO_OP"),
+            },
         }
     }
 }
@@ -100,13 +110,23 @@ pub(super) struct ObjectTables {
     initialized: bool,
     /// Raw handles of freed objects not since handed out again.
     freed: HashSet<(ObjectKind, i64)>,
+    /// The topology of each communicator whose creation the trace shows (`None`: it has
+    /// none), by raw handle; communicators not in it are not judged.
+    topologies: FxHashMap<i64, Option<TopologyKind>>,
     next: u32,
 }
 
 impl ObjectTables {
     pub(super) fn new(trace: &Trace) -> ObjectTables {
+        let mut topologies = FxHashMap::default();
+        for name in ["MPI_COMM_WORLD", "MPI_COMM_SELF"] {
+            if let Some(raw) = trace.constant(name).and_then(parse_int) {
+                topologies.insert(raw, None);
+            }
+        }
         ObjectTables {
             constants: FactConstants::of(trace),
+            topologies,
             ..Default::default()
         }
     }
@@ -155,23 +175,6 @@ pub(crate) fn allowed_anytime(call: &str) -> bool {
         || call.starts_with("MPI_Session_")
         || call.starts_with("MPI_T_")
         || call.starts_with("MPICHECK_")
-}
-
-/// The object kind of a Forum parameter kind.
-fn object_kind(forum_kind: &str) -> Option<ObjectKind> {
-    Some(match forum_kind {
-        "COMMUNICATOR" => ObjectKind::Communicator,
-        "GROUP" => ObjectKind::Group,
-        "DATATYPE" => ObjectKind::Datatype,
-        "OPERATION" => ObjectKind::Op,
-        "WINDOW" => ObjectKind::Window,
-        "ERRHANDLER" => ObjectKind::Errhandler,
-        "KEYVAL" => ObjectKind::Keyval,
-        "INFO" => ObjectKind::Info,
-        "FILE" => ObjectKind::File,
-        "SESSION" => ObjectKind::Session,
-        _ => return None,
-    })
 }
 
 /// How many datatypes `MPI_Type_get_contents` returns for a type made by this call
@@ -232,41 +235,11 @@ fn returned_type_committed(short: &str, old_committed: bool) -> bool {
     }
 }
 
-/// Kinds whose `*_NULL` is an error wherever an input of that kind is expected (in the calls
-/// checked). `MPI_INFO_NULL`, `MPI_ERRHANDLER_NULL` and `MPI_FILE_NULL` are valid arguments of
-/// many calls, and datatypes are checked only where they describe a buffer that is used.
-fn null_is_error(kind: ObjectKind) -> bool {
-    matches!(
-        kind,
-        ObjectKind::Communicator | ObjectKind::Group | ObjectKind::Op | ObjectKind::Window
-    )
-}
-
 /// Point-to-point operations: every argument is significant on the calling rank.
 fn point_to_point(op: &Op) -> bool {
     matches!(
         op,
         Op::Send { .. } | Op::Recv { .. } | Op::Sendrecv { .. } | Op::Probe { .. }
-    )
-}
-
-/// Data-moving collectives whose counts and types are significant on every rank.
-fn collective_everywhere(op: &Op) -> bool {
-    use CollectiveKind::*;
-    matches!(
-        op,
-        Op::Collective {
-            kind: Bcast
-                | Allgather
-                | Allreduce
-                | Alltoall
-                | ReduceScatterBlock
-                | Scan
-                | Exscan
-                | NeighborAllgather
-                | NeighborAlltoall,
-            ..
-        }
     )
 }
 
@@ -289,7 +262,9 @@ impl RankNormalizer<'_> {
                 problem: ArgProblem::BeforeInit,
             });
         }
-        self.argument_issues(function, args, call, op, short, &mut facts);
+        self.argument_issues(function, args, call, short, &mut facts);
+        self.note_topology(function, args, short, call.ret);
+        self.buffer_spans(function, call, args, op, short, &mut facts);
         self.lifecycle(function, args, short, call.ret, &mut facts);
         if matches!(op, Op::Other) {
             // Requests of calls the model has no operation for (MPI_Rput, MPI_File_iwrite,
@@ -467,151 +442,93 @@ impl RankNormalizer<'_> {
         Some((size, size))
     }
 
+    /// The argument problems of one call, by the rules of `checks::argument::rules`, judged
+    /// with this rank's state before the call changes it.
     fn argument_issues(
         &mut self,
         function: &FunctionSchema,
         args: &Args,
         call: &CallRecord,
-        op: &Op,
         short: &str,
         facts: &mut CallFacts,
     ) {
-        let issue = |facts: &mut CallFacts, param: &str, problem: ArgProblem| {
-            facts.arg_issues.push(ArgIssue {
-                param: super::intern(param),
-                problem,
-            });
+        // An output buffer's address is written on entry, but decoded only for calls that
+        // returned.
+        let entry;
+        let values = if function
+            .params
+            .iter()
+            .any(|p| p.kind == "BUFFER" && p.direction == Direction::Out)
+        {
+            entry = decode_args(function, &call.words, true);
+            &entry
+        } else {
+            &args.values
         };
-        let p2p = point_to_point(op);
-        let data_collective = collective_everywhere(op);
-        let rooted_collective = matches!(op, Op::Collective { kind, .. } if *kind != CollectiveKind::Management)
-            && !data_collective;
-        let conversion = short.ends_with("_c2f")
-            || short.ends_with("_f2c")
-            || short.ends_with("_toint")
-            || short.ends_with("_fromint");
-        let comm = args
-            .int("comm")
-            .and_then(|raw| self.comms.get(&raw).cloned());
-
-        // With MPI_IN_PLACE as the send buffer, the send count and type are ignored.
-        let in_place_send =
-            args.int("sendbuf").is_some() && args.int("sendbuf") == self.objects.constants.in_place;
-        let ignored = |name: &str| {
-            in_place_send && matches!(name, "sendcount" | "sendtype" | "sendcounts" | "sendtypes")
+        let call_args = rules::CallArgs {
+            function,
+            short,
+            values,
         };
+        facts.arg_issues.extend(rules::judge(&call_args, &*self));
+    }
 
-        // Handles: null where a valid object is needed, freed, uncommitted.
-        for (param, (input, _)) in function.params.iter().zip(&args.values) {
-            if param.direction == Direction::Out || conversion || ignored(&param.name) {
-                continue;
-            }
-            let Some(raw) = input.as_int() else { continue };
-            if param.kind == "REQUEST" {
-                if matches!(short, "Start" | "Request_free" | "Cancel")
-                    && Some(raw) == self.constants.request_null
-                {
-                    issue(
-                        facts,
-                        &param.name,
-                        ArgProblem::NullHandle {
-                            kind: ObjectKind::Request,
-                        },
-                    );
-                }
-                continue;
-            }
-            let Some(kind) = object_kind(&param.kind) else {
-                continue;
-            };
-            let is_null = self.objects.constants.nulls.get(&kind) == Some(&raw);
-            let datatype_used = kind == ObjectKind::Datatype && (p2p || data_collective);
-            if is_null {
-                let optional = param.name == "peer_comm" // significant only at the leaders
-                    || (kind == ObjectKind::Datatype && !datatype_used);
-                if !optional && (null_is_error(kind) || datatype_used) {
-                    issue(facts, &param.name, ArgProblem::NullHandle { kind });
-                }
-                continue;
-            }
-            if !self.objects.live.contains_key(&(kind, raw))
-                && self.objects.freed.contains(&(kind, raw))
-            {
-                issue(facts, &param.name, ArgProblem::FreedHandle { kind });
-                continue;
-            }
-            if datatype_used
-                && self
-                    .objects
-                    .live
-                    .get(&(kind, raw))
-                    .is_some_and(|e| !e.committed)
-            {
-                issue(facts, &param.name, ArgProblem::UncommittedDatatype);
-            }
+    /// The topology of the communicator a successful call created: the one it made
+    /// (`MPI_Cart_create`, `MPI_Cart_sub`, `MPI_Graph_create`, `MPI_Dist_graph_create*`),
+    /// its parent's for a duplicate, none for any other constructor.
+    fn note_topology(&mut self, function: &FunctionSchema, args: &Args, short: &str, ret: i32) {
+        if ret != 0 || returns_borrowed(short) {
+            return;
         }
+        let Some(i) = function
+            .params
+            .iter()
+            .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::Out)
+        else {
+            return;
+        };
+        let Some(new) = args.values[i].1.as_int() else {
+            return;
+        };
+        let topology = match short {
+            "Cart_create" => args.int("ndims").map(|n| {
+                Some(TopologyKind::Cart {
+                    ndims: n.max(0) as usize,
+                })
+            }),
+            "Cart_sub" => args
+                .input("remain_dims")
+                .and_then(ArgValue::as_array)
+                .map(|remain| {
+                    Some(TopologyKind::Cart {
+                        ndims: remain.iter().filter(|&&r| r != 0).count(),
+                    })
+                }),
+            "Graph_create" => Some(Some(TopologyKind::Graph)),
+            "Dist_graph_create" | "Dist_graph_create_adjacent" => {
+                Some(Some(TopologyKind::DistGraph))
+            }
+            _ if short.starts_with("Comm_dup") || short.starts_with("Comm_idup") => args
+                .int("comm")
+                .and_then(|parent| self.objects.topologies.get(&parent).copied()),
+            _ => Some(None),
+        };
+        match topology {
+            Some(topology) => self.objects.topologies.insert(new, topology),
+            None => self.objects.topologies.remove(&new),
+        };
+    }
 
-        // Counts that must not be negative: everywhere except the arguments of rooted
-        // collectives, which are significant on some ranks only.
-        if !rooted_collective {
-            for (param, (input, _)) in function.params.iter().zip(&args.values) {
-                let count_kind = param.kind.ends_with("_NUM_ELEM_NNI")
-                    || param.kind == "ARRAY_LENGTH_NNI"
-                    || param.kind == "POLYNUM_BYTES_NNI";
-                if ignored(&param.name) {
-                    continue;
-                }
-                if let (true, Direction::In, Some(v)) =
-                    (count_kind, param.direction, input.as_int())
-                {
-                    if v < 0 {
-                        issue(facts, &param.name, ArgProblem::NegativeCount { value: v });
-                    }
-                }
-            }
-        }
-
-        if p2p {
-            self.peer_and_tag_issues(args, short, comm.as_ref(), facts);
-            // Buffers: addresses are written on entry even for output buffers.
-            let entry_words = decode_args(function, &call.words, true);
-            let buffer = |name: &str| -> Option<i64> {
-                let i = function.params.iter().position(|p| p.name == name)?;
-                match &entry_words[i] {
-                    (ArgValue::Int(v), _) | (_, ArgValue::Int(v)) => Some(*v),
-                    _ => None,
-                }
-            };
-            for (buf, count, datatype) in [
-                ("buf", "count", "datatype"),
-                ("sendbuf", "sendcount", "sendtype"),
-                ("recvbuf", "recvcount", "recvtype"),
-            ] {
-                let Some(address) = buffer(buf) else { continue };
-                if Some(address) == self.objects.constants.in_place {
-                    issue(facts, buf, ArgProblem::InPlaceNotAllowed);
-                    continue;
-                }
-                let count = args.int(count).unwrap_or(0);
-                let predefined_type = args
-                    .int(datatype)
-                    .is_some_and(|t| self.constants.datatypes.contains_key(&t));
-                if address == 0 && count > 0 && predefined_type {
-                    issue(facts, buf, ArgProblem::NullBuffer { count });
-                }
-            }
-        }
-        self.buffer_spans(function, call, args, op, short, facts);
-        if let (Op::Collective { kind, .. }, Some(comm)) = (op, comm.as_ref()) {
-            if *kind != CollectiveKind::Management {
-                self.root_issue(args, comm, facts);
-            }
-            if *kind == CollectiveKind::Bcast
-                && args.int("buffer").is_some()
-                && args.int("buffer") == self.objects.constants.in_place
-            {
-                issue(facts, "buffer", ArgProblem::InPlaceNotAllowed);
-            }
+    fn comm_view(&self, comm: &LocalComm, raw: i64) -> CommView {
+        CommView {
+            size: comm.local.len() as u32,
+            remote_size: comm.remote.as_ref().map(|r| r.len() as u32),
+            my_rank: comm
+                .local
+                .iter()
+                .position(|&r| r == self.rank)
+                .map(|p| p as u32),
+            topology: self.objects.topologies.get(&raw).copied(),
         }
     }
 
@@ -674,7 +591,7 @@ impl RankNormalizer<'_> {
             else {
                 continue;
             };
-            if start == 0 || Some(start) == self.objects.constants.in_place || n <= 0 {
+            if start == 0 || Some(start) == self.objects.constants.args.in_place || n <= 0 {
                 continue;
             }
             if matches!(op, Op::Probe { .. }) {
@@ -690,71 +607,34 @@ impl RankNormalizer<'_> {
             }
         }
     }
+}
 
-    fn peer_and_tag_issues(
-        &self,
-        args: &Args,
-        short: &str,
-        comm: Option<&LocalComm>,
-        facts: &mut CallFacts,
-    ) {
-        let receive_side = matches!(
-            short,
-            "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
-        );
-        for (name, wildcard_ok) in [("tag", receive_side), ("sendtag", false), ("recvtag", true)] {
-            let Some(tag) = args.int(name) else { continue };
-            if wildcard_ok && Some(tag) == self.constants.any_tag {
-                continue;
-            }
-            let tag_ub = self.objects.constants.tag_ub;
-            if tag < 0 || tag_ub.is_some_and(|ub| tag > ub) {
-                facts.arg_issues.push(ArgIssue {
-                    param: super::intern(name),
-                    problem: ArgProblem::InvalidTag { value: tag, tag_ub },
-                });
-            }
+impl ArgState for RankNormalizer<'_> {
+    fn constants(&self) -> &ArgConstants {
+        &self.objects.constants.args
+    }
+
+    fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState {
+        let objects = &self.objects;
+        if objects.constants.nulls.get(&kind) == Some(&raw) {
+            return HandleState::Null;
         }
-        let Some(comm) = comm.filter(|c| !c.local.is_empty()) else {
-            return;
-        };
-        let size = comm.remote.as_ref().unwrap_or(&comm.local).len() as u32;
-        for (name, any_ok) in [("dest", false), ("source", true)] {
-            let Some(rank) = args.int(name) else { continue };
-            if Some(rank) == self.constants.proc_null
-                || (any_ok && Some(rank) == self.constants.any_source)
-            {
-                continue;
+        match objects.live.get(&(kind, raw)) {
+            None if objects.freed.contains(&(kind, raw)) => HandleState::Freed,
+            Some(entry) if kind == ObjectKind::Datatype && !entry.committed => {
+                HandleState::Uncommitted
             }
-            if rank < 0 || rank >= size as i64 {
-                facts.arg_issues.push(ArgIssue {
-                    param: super::intern(name),
-                    problem: ArgProblem::RankOutOfRange { value: rank, size },
-                });
-            }
+            _ => HandleState::Usable,
         }
     }
 
-    fn root_issue(&self, args: &Args, comm: &LocalComm, facts: &mut CallFacts) {
-        let Some(root) = args.int("root") else { return };
-        if comm.local.is_empty() {
-            return;
-        }
-        let (size, valid_special) = match &comm.remote {
-            // Intercommunicator: MPI_ROOT in the root group, MPI_PROC_NULL for the others.
-            Some(remote) => (
-                remote.len() as u32,
-                Some(root) == self.constants.proc_null
-                    || Some(root) == self.objects.constants.mpi_root,
-            ),
-            None => (comm.local.len() as u32, false),
-        };
-        if !valid_special && (root < 0 || root >= size as i64) {
-            facts.arg_issues.push(ArgIssue {
-                param: "root",
-                problem: ArgProblem::RankOutOfRange { value: root, size },
-            });
-        }
+    fn comm(&self, raw: i64) -> Option<CommView> {
+        let comm = self.comms.get(&raw).filter(|c| !c.local.is_empty())?;
+        Some(self.comm_view(comm, raw))
+    }
+
+    fn predefined_datatype(&self, raw: i64) -> bool {
+        self.constants.datatypes.contains_key(&raw)
     }
 }
 

@@ -282,6 +282,13 @@ impl Parser {
                     "nullbuf" => ArgProblem::NullBuffer { count: 1 },
                     "inplace" => ArgProblem::InPlaceNotAllowed,
                     "before-init" => ArgProblem::BeforeInit,
+                    "color" => ArgProblem::InvalidColor { value: -2 },
+                    "topology" => ArgProblem::InvalidTopology { value: -1 },
+                    "grid" => ArgProblem::GridTooLarge {
+                        processes: 8,
+                        size: 4,
+                    },
+                    "no-topology" => ArgProblem::MissingTopology,
                     other => {
                         let (state, kind) = other.split_once('-').unwrap_or(("", other));
                         let kind = object_kind(kind);
@@ -290,7 +297,7 @@ impl Parser {
                             ("freed", Some(kind)) => ArgProblem::FreedHandle { kind },
                             _ => {
                                 return self.err(format!(
-                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|null-KIND|freed-KIND"
+                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|color|topology|grid|no-topology|null-KIND|freed-KIND"
                                 ))
                             }
                         }

@@ -2,10 +2,11 @@
 //! wrote before the MPI library was called (so a call that makes the library abort is still
 //! judged).
 //!
-//! The normalizer attaches what is wrong with a call's arguments to the event
-//! ([`crate::model::CallFacts::arg_issues`]), using the rank's live handles and its MPI's
-//! constants; each check here reports one kind of problem, one finding per call site,
-//! parameter and message.
+//! The rules of [`rules`] (one per parameter kind of the API description) judge each call's
+//! arguments while the normalizer replays the rank, with its live handles, communicators
+//! and MPI's constants, and the normalizer attaches what they find to the event
+//! ([`crate::model::CallFacts::arg_issues`]); each check here reports one kind of problem,
+//! one finding per call site, parameter and message.
 
 use super::request::fold_by_site;
 use crate::diagnostic::{CheckInfo, Diagnostic};
@@ -15,19 +16,26 @@ pub mod after_finalize;
 pub mod before_init;
 pub mod freed_handle;
 pub mod in_place;
+pub mod invalid_color;
 pub mod invalid_tag;
+pub mod invalid_topology;
+pub mod missing_topology;
 pub mod negative_count;
 pub mod null_buffer;
 pub mod null_handle;
 pub mod overlapping_buffers;
 pub mod rank_out_of_range;
+pub mod rules;
 pub mod uncommitted_datatype;
 
 pub use after_finalize::AR010;
 pub use before_init::AR009;
 pub use freed_handle::AR005;
 pub use in_place::AR008;
+pub use invalid_color::AR011;
 pub use invalid_tag::AR002;
+pub use invalid_topology::AR012;
+pub use missing_topology::AR013;
 pub use negative_count::AR003;
 pub use null_buffer::AR007;
 pub use null_handle::AR004;

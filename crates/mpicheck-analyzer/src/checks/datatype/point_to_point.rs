@@ -12,7 +12,9 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use super::typed;
 use crate::checks::{event_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Blocking, CommId, Event, Op, Rank, RecvSpec, SendSpec, Source, TagMatch};
+use crate::model::{
+    Blocking, CommId, Event, Op, Rank, RecvSpec, ReqId, SendSpec, Source, TagMatch,
+};
 use crate::typesig::{self, Mismatch};
 
 pub const TY002: CheckInfo = CheckInfo {
@@ -25,7 +27,8 @@ pub const TY002: CheckInfo = CheckInfo {
     docs: r#"## What it does
 
 Pairs every point-to-point message (`MPI_Send` and its modes, nonblocking sends,
-`MPI_Sendrecv`) with the receive that takes it and compares the type signatures: the
+`MPI_Sendrecv`, each `MPI_Start` of a persistent send) with the receive that takes it
+(blocking, nonblocking or persistent) and compares the type signatures: the
 sequence of basic types of `count × datatype` on both sides (derived types reduced to their
 basic types, hashed once when committed). The message must be a prefix of what the receive
 describes; a receive longer than the message is fine. `MPI_PACKED` matches anything.
@@ -100,11 +103,49 @@ struct Message<'r> {
     taken: bool,
 }
 
-/// A send that moves a message now (persistent sends are left out: their messages go with
-/// the `MPI_Start` calls).
+/// The persistent operations of one rank by request: the `MPI_Send_init`/`MPI_Recv_init`
+/// events whose messages each `MPI_Start` of them sends or receives.
+fn persistent_inits(events: &[Event]) -> HashMap<ReqId, &Event> {
+    events
+        .iter()
+        .filter_map(|e| match &e.op {
+            Op::Send {
+                blocking: Blocking::Persistent(req),
+                ..
+            }
+            | Op::Recv {
+                blocking: Blocking::Persistent(req),
+                ..
+            } => Some((*req, e)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The operations an event starts, each with the event that describes it: itself, or for
+/// `MPI_Start`/`MPI_Startall` the persistent requests' init calls (a persistent init
+/// itself moves nothing).
+fn started<'r>(event: &'r Event, inits: &HashMap<ReqId, &'r Event>) -> Vec<&'r Event> {
+    match &event.op {
+        Op::Start { requests } => requests
+            .iter()
+            .filter_map(|r| inits.get(r).copied())
+            .collect(),
+        Op::Send {
+            blocking: Blocking::Persistent(_),
+            ..
+        }
+        | Op::Recv {
+            blocking: Blocking::Persistent(_),
+            ..
+        } => Vec::new(),
+        _ => vec![event],
+    }
+}
+
 fn send_of(event: &Event) -> Option<&SendSpec> {
     match &event.op {
-        Op::Send { send, blocking } if !matches!(blocking, Blocking::Persistent(_)) => Some(send),
+        Op::Send { send, .. } => Some(send),
         Op::Sendrecv { send, .. } => Some(send),
         _ => None,
     }
@@ -112,7 +153,7 @@ fn send_of(event: &Event) -> Option<&SendSpec> {
 
 fn recv_of(event: &Event) -> Option<&RecvSpec> {
     match &event.op {
-        Op::Recv { recv, blocking } if !matches!(blocking, Blocking::Persistent(_)) => Some(recv),
+        Op::Recv { recv, .. } => Some(recv),
         Op::Sendrecv { recv, .. } => Some(recv),
         _ => None,
     }
@@ -123,7 +164,8 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
     // (sender, receiver, comm) → messages in send order.
     let mut streams: HashMap<(Rank, Rank, CommId), VecDeque<Message>> = HashMap::new();
     for trace in &run.ranks {
-        for event in &trace.events {
+        let inits = persistent_inits(&trace.events);
+        for event in trace.events.iter().flat_map(|e| started(e, &inits)) {
             let Some(send) = send_of(event) else { continue };
             let Some(dest) = send.dest else { continue };
             streams
@@ -144,11 +186,22 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut repeats: BTreeMap<usize, u32> = BTreeMap::new();
     let mut index_of: HashMap<(u32, u32, String), usize> = HashMap::new();
     for trace in &run.ranks {
-        for recv_event in &trace.events {
+        let inits = persistent_inits(&trace.events);
+        for recv_event in trace.events.iter().flat_map(|e| started(e, &inits)) {
             let Some(recv) = recv_of(recv_event) else {
                 continue;
             };
-            let (source, tag) = match (recv.matched, recv.source) {
+            // The status of a persistent receive is that of its last completion only: each
+            // start is judged by the source and tag it was posted with.
+            let persistent = matches!(
+                recv_event.op,
+                Op::Recv {
+                    blocking: Blocking::Persistent(_),
+                    ..
+                }
+            );
+            let matched = if persistent { None } else { recv.matched };
+            let (source, tag) = match (matched, recv.source) {
                 (Some((s, t)), _) => (s, Some(t)),
                 (None, Some(Source::Rank(s))) => (
                     s,

@@ -124,6 +124,7 @@ fn arguments_are_judged_from_raw_words_and_live_handles() {
     assert_eq!(
         issues(&run, 5),
         vec![
+            ("dest", ArgProblem::RankOutOfRange { value: 2, size: 2 }),
             (
                 "tag",
                 ArgProblem::InvalidTag {
@@ -131,7 +132,6 @@ fn arguments_are_judged_from_raw_words_and_live_handles() {
                     tag_ub: Some(32767)
                 }
             ),
-            ("dest", ArgProblem::RankOutOfRange { value: 2, size: 2 }),
         ]
     );
     assert_eq!(

@@ -1,0 +1,70 @@
+//! Negative split colors (AR011).
+
+use super::report_issues;
+use crate::checks::{Check, Context};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
+use crate::model::{ArgProblem, Run};
+
+pub const AR011: CheckInfo = CheckInfo {
+    code: "AR011",
+    name: "invalid-color",
+    category: Category::InvalidArgument,
+    severity: Severity::Error,
+    summary: "a split color is negative and not MPI_UNDEFINED",
+    docs: r#"## What it does
+
+Checks the `color` argument of every function with a parameter of the `COLOR` kind
+(`MPI_Comm_split`): a color is a non-negative integer, or `MPI_UNDEFINED` for a process
+that joins no new communicator.
+
+## Why is this bad
+
+A negative color is erroneous: MPI returns an error, which with the default error
+handler aborts the program. It usually is a computed color that went wrong, or a private
+"no group" value used instead of `MPI_UNDEFINED`.
+
+## Example
+
+```c
+int color = (rank < 4) ? 0 : -1;          /* -1 meant "none" */
+MPI_Comm_split(MPI_COMM_WORLD, color, rank, &sub);
+```
+
+## How to fix
+
+Pass `MPI_UNDEFINED` for the processes that must not be in any new communicator (they get
+`MPI_COMM_NULL`), and non-negative colors otherwise.
+
+## MPI standard reference
+
+MPI 4.1 §7.4.2 (`MPI_Comm_split`: "color must be non-negative or MPI_UNDEFINED").
+"#,
+};
+
+fn check(run: &Run) -> Vec<Diagnostic> {
+    report_issues(
+        run,
+        &AR011,
+        &["a color is non-negative or MPI_UNDEFINED (MPI 4.1 §7.4.2)"],
+        "pass MPI_UNDEFINED for processes that join no new communicator, a non-negative color otherwise",
+        |issue, call| match &issue.problem {
+            ArgProblem::InvalidColor { value } => Some((
+                format!("{call} is given the negative {} {value}", issue.param),
+                format!("{} = {value} is neither non-negative nor MPI_UNDEFINED", issue.param),
+            )),
+            _ => None,
+        },
+    )
+}
+
+/// AR011.
+pub(crate) struct InvalidColor;
+
+impl Check for InvalidColor {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR011]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
+}

@@ -1,0 +1,84 @@
+//! Invalid process topology arguments (AR012).
+
+use super::report_issues;
+use crate::checks::{Check, Context};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
+use crate::model::{ArgProblem, Run};
+
+pub const AR012: CheckInfo = CheckInfo {
+    code: "AR012",
+    name: "invalid-topology-argument",
+    category: Category::InvalidArgument,
+    severity: Severity::Error,
+    summary:
+        "a topology size is negative, or a cartesian grid has more processes than its communicator",
+    docs: r#"## What it does
+
+Checks the size arguments of the functions that create or query process topologies
+(`MPI_Cart_*`, `MPI_Dims_create`, `MPI_Graph_*`, `MPI_Dist_graph_*`): the number of
+dimensions (`NUM_DIMS`), each dimension (`DIMENSION`) and node counts (`COMM_SIZE`) must
+not be negative, and the grid of `MPI_Cart_create` must not have more processes than the
+communicator it is made from.
+
+## Why is this bad
+
+These arguments are erroneous: MPI returns an error, which with the default error handler
+aborts the program. A negative dimension usually comes from an uninitialized `dims` array
+or a decomposition computed for another process count.
+
+## Example
+
+```c
+int dims[2] = {nprocs / 2, -1};           /* -1 is not "choose for me" here */
+MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+```
+
+## How to fix
+
+Let `MPI_Dims_create` fill in the dimensions (0 entries mean "choose"), and pass its
+result to `MPI_Cart_create`; make the product of the dimensions at most the size of the
+communicator.
+
+## MPI standard reference
+
+MPI 4.1 §8.5.1 (`MPI_Cart_create`: the grid's size must not exceed the group's),
+§8.5.2 (`MPI_Dims_create`), §8.5.3 (`MPI_Graph_create`).
+"#,
+};
+
+fn check(run: &Run) -> Vec<Diagnostic> {
+    report_issues(
+        run,
+        &AR012,
+        &["topology sizes are non-negative and a grid fits in its communicator (MPI 4.1 §8.5)"],
+        "compute the dimensions with MPI_Dims_create for the communicator's size",
+        |issue, call| match &issue.problem {
+            ArgProblem::InvalidTopology { value } => Some((
+                format!("{call} is given the negative {} {value}", issue.param),
+                format!("{} holds {value}, which must not be negative", issue.param),
+            )),
+            ArgProblem::GridTooLarge { processes, size } => Some((
+                format!(
+                    "{call} is given a grid of {processes} processes for a communicator of {size}"
+                ),
+                format!(
+                    "{} makes {processes} processes, more than {size}",
+                    issue.param
+                ),
+            )),
+            _ => None,
+        },
+    )
+}
+
+/// AR012.
+pub(crate) struct InvalidTopology;
+
+impl Check for InvalidTopology {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[AR012]
+    }
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        check(ctx.run)
+    }
+}

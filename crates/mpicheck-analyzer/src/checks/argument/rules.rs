@@ -1,0 +1,755 @@
+//! The argument rules: one per semantic kind of parameter in the MPI Forum's API description,
+//! applied to every function the trace's schema gives a parameter of that kind, with the
+//! function-specific exceptions written once below ([`significant`], [`in_place_allowed`]).
+//!
+//! The normalizer calls [`judge`] for every call with the call's input words and the state
+//! only it knows ([`ArgState`]: live, freed and uncommitted handles, communicator sizes and
+//! topologies); the checks of this folder report the [`ArgIssue`]s it returns. Nothing here
+//! lists functions by hand except the exceptions: a new function in the API description
+//! with a parameter of a checked kind is checked without a change here.
+
+use mpicheck_trace::schema::{Direction, FunctionSchema};
+use mpicheck_trace::ArgValue;
+
+use crate::model::{ArgIssue, ArgProblem, ObjectKind};
+use crate::normalize::intern;
+
+/// One rule of the table: the parameter kinds it applies to, the code that reports it and
+/// what it requires.
+pub struct KindRule {
+    pub kinds: &'static [&'static str],
+    pub code: &'static str,
+    pub rule: &'static str,
+}
+
+/// Kinds of element counts and lengths that the standard declares non-negative.
+pub const COUNT_KINDS: &[&str] = &[
+    "POLYXFER_NUM_ELEM_NNI",
+    "XFER_NUM_ELEM_NNI",
+    "POLYDTYPE_NUM_ELEM_NNI",
+    "ARRAY_LENGTH_NNI",
+    "POLYNUM_BYTES_NNI",
+];
+
+/// Handle kinds whose null handle is never a valid input (datatypes: where significant).
+const NULL_CHECKED_KINDS: &[&str] = &["COMMUNICATOR", "GROUP", "OPERATION", "WINDOW", "DATATYPE"];
+
+/// Every handle kind, for the freed-handle rule.
+const HANDLE_KINDS: &[&str] = &[
+    "COMMUNICATOR",
+    "GROUP",
+    "DATATYPE",
+    "OPERATION",
+    "WINDOW",
+    "ERRHANDLER",
+    "KEYVAL",
+    "INFO",
+    "FILE",
+    "SESSION",
+];
+
+/// The table the docs' parameter-kind table is generated from (`kind_table`).
+pub const KIND_RULES: &[KindRule] = &[
+    KindRule {
+        kinds: &["RANK"],
+        code: "AR001",
+        rule: "a peer rank (`dest`, `source`, `root`, the `rank` of a topology query) is a rank of the communicator (the remote group of an intercommunicator), or `MPI_PROC_NULL`; `MPI_ANY_SOURCE` for receives; `MPI_ROOT` or `MPI_PROC_NULL` as an intercommunicator root (an RMA `target_rank` is RM005's)",
+    },
+    KindRule {
+        kinds: &["TAG"],
+        code: "AR002",
+        rule: "a tag is in 0..=`MPI_TAG_UB`; `MPI_ANY_TAG` for receives and probes",
+    },
+    KindRule {
+        kinds: COUNT_KINDS,
+        code: "AR003",
+        rule: "a count or array length, and every entry of an array of counts, is not negative",
+    },
+    KindRule {
+        kinds: &["COMMUNICATOR", "GROUP", "OPERATION", "WINDOW", "DATATYPE", "REQUEST"],
+        code: "AR004",
+        rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`)",
+    },
+    KindRule {
+        kinds: HANDLE_KINDS,
+        code: "AR005",
+        rule: "not a handle this rank has freed",
+    },
+    KindRule {
+        kinds: &["DATATYPE"],
+        code: "AR006",
+        rule: "a derived datatype that describes a buffer MPI reads or writes is committed",
+    },
+    KindRule {
+        kinds: &["BUFFER"],
+        code: "AR007",
+        rule: "not `NULL` with a positive count of a predefined datatype",
+    },
+    KindRule {
+        kinds: &["BUFFER"],
+        code: "AR008",
+        rule: "`MPI_IN_PLACE` only where the function accepts it: the send buffer of the collectives that allow it, the receive buffer of a scatter (at a non-root of a rooted collective CO004 reports it)",
+    },
+    KindRule {
+        kinds: &["COLOR"],
+        code: "AR011",
+        rule: "a split color is not negative, or is `MPI_UNDEFINED`",
+    },
+    KindRule {
+        kinds: &["NUM_DIMS", "DIMENSION", "COMM_SIZE"],
+        code: "AR012",
+        rule: "topology sizes are not negative, and a cartesian grid has no more processes than its communicator",
+    },
+    KindRule {
+        kinds: &["COMMUNICATOR"],
+        code: "AR013",
+        rule: "the communicator of a cartesian (`MPI_Cart_*`), graph (`MPI_Graph_*`), distributed graph (`MPI_Dist_graph_neighbors*`) query or neighborhood collective has that topology",
+    },
+];
+
+/// The constants the rules need, from the trace's constants record.
+#[derive(Default, Clone)]
+pub struct ArgConstants {
+    pub proc_null: Option<i64>,
+    pub any_source: Option<i64>,
+    pub any_tag: Option<i64>,
+    pub tag_ub: Option<i64>,
+    pub in_place: Option<i64>,
+    pub mpi_root: Option<i64>,
+    pub undefined: Option<i64>,
+    pub request_null: Option<i64>,
+    pub no_op: Option<i64>,
+}
+
+/// What the rank knows of a handle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HandleState {
+    Null,
+    /// Freed by this rank and not since handed out again.
+    Freed,
+    /// A derived datatype not committed.
+    Uncommitted,
+    /// Live, predefined, or unknown to the trace (nothing to judge it by).
+    Usable,
+}
+
+/// A process topology's kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopologyKind {
+    Cart { ndims: usize },
+    Graph,
+    DistGraph,
+}
+
+/// A communicator (or a window's communicator) as the rank knows it.
+#[derive(Clone, Copy, Debug)]
+pub struct CommView {
+    pub size: u32,
+    /// The remote group's size of an intercommunicator.
+    pub remote_size: Option<u32>,
+    /// The calling process's rank in it.
+    pub my_rank: Option<u32>,
+    /// `Some(None)`: known to have no topology; `None`: not known.
+    pub topology: Option<Option<TopologyKind>>,
+}
+
+/// The state the rules read, kept by the normalizer.
+pub trait ArgState {
+    fn constants(&self) -> &ArgConstants;
+    fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState;
+    fn comm(&self, raw: i64) -> Option<CommView>;
+    fn predefined_datatype(&self, raw: i64) -> bool;
+}
+
+/// One call: its function, its short name (`Send`) and each parameter's `(input, output)`
+/// values as `decode_args` gives them (an output buffer's address is its output word,
+/// written on entry).
+pub struct CallArgs<'a> {
+    pub function: &'a FunctionSchema,
+    pub short: &'a str,
+    pub values: &'a [(ArgValue, ArgValue)],
+}
+
+impl CallArgs<'_> {
+    fn position(&self, name: &str) -> Option<usize> {
+        self.function.params.iter().position(|p| p.name == name)
+    }
+    /// A parameter's value on entry: its input, or the address of an output buffer.
+    fn on_entry(&self, i: usize) -> &ArgValue {
+        match self.values.get(i) {
+            Some((ArgValue::Missing, output)) if self.function.params[i].kind == "BUFFER" => output,
+            Some((input, _)) => input,
+            None => &ArgValue::Missing,
+        }
+    }
+    fn int(&self, name: &str) -> Option<i64> {
+        self.on_entry(self.position(name)?).as_int()
+    }
+    /// The communicator the call works on: its first communicator input (`comm`,
+    /// `comm_old`).
+    fn comm(&self) -> Option<i64> {
+        let i = self
+            .function
+            .params
+            .iter()
+            .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::In)?;
+        self.on_entry(i).as_int()
+    }
+    fn array(&self, name: &str) -> Option<&[i64]> {
+        self.on_entry(self.position(name)?).as_array()
+    }
+}
+
+/// The object kind of a Forum parameter kind.
+pub fn object_kind(forum_kind: &str) -> Option<ObjectKind> {
+    Some(match forum_kind {
+        "COMMUNICATOR" => ObjectKind::Communicator,
+        "GROUP" => ObjectKind::Group,
+        "DATATYPE" => ObjectKind::Datatype,
+        "OPERATION" => ObjectKind::Op,
+        "WINDOW" => ObjectKind::Window,
+        "ERRHANDLER" => ObjectKind::Errhandler,
+        "KEYVAL" => ObjectKind::Keyval,
+        "INFO" => ObjectKind::Info,
+        "FILE" => ObjectKind::File,
+        "SESSION" => ObjectKind::Session,
+        _ => return None,
+    })
+}
+
+/// Collectives, by the name of their blocking form.
+const COLLECTIVES: &[&str] = &[
+    "Barrier",
+    "Bcast",
+    "Gather",
+    "Gatherv",
+    "Scatter",
+    "Scatterv",
+    "Allgather",
+    "Allgatherv",
+    "Alltoall",
+    "Alltoallv",
+    "Alltoallw",
+    "Reduce",
+    "Allreduce",
+    "Reduce_scatter",
+    "Reduce_scatter_block",
+    "Scan",
+    "Exscan",
+    "Neighbor_allgather",
+    "Neighbor_allgatherv",
+    "Neighbor_alltoall",
+    "Neighbor_alltoallv",
+    "Neighbor_alltoallw",
+];
+
+/// The blocking collective a call is a form of (`Igatherv_c`, `Gather_init` → `Gatherv`,
+/// `Gather`), if it is one.
+pub fn collective_base(short: &str) -> Option<&'static str> {
+    let s = short.strip_suffix("_c").unwrap_or(short);
+    let s = s.strip_suffix("_init").unwrap_or(s);
+    let find = |s: &str| COLLECTIVES.iter().copied().find(|c| *c == s);
+    // Nonblocking forms: `Igather` → `Gather`, `Ineighbor_alltoallv` → `Neighbor_alltoallv`.
+    let nonblocking = |s: &str| {
+        COLLECTIVES
+            .iter()
+            .copied()
+            .find(|c| c.eq_ignore_ascii_case(s))
+    };
+    find(s).or_else(|| s.strip_prefix('I').and_then(nonblocking))
+}
+
+/// The topology a call needs its communicator to have.
+#[derive(Clone, Copy)]
+enum RequiredTopology {
+    /// Neighborhood collectives: any.
+    Any,
+    Cart,
+    Graph,
+    DistGraph,
+}
+
+impl RequiredTopology {
+    fn of(short: &str) -> Option<RequiredTopology> {
+        Some(match short {
+            "Cart_get" | "Cart_rank" | "Cart_coords" | "Cart_shift" | "Cart_sub"
+            | "Cartdim_get" => RequiredTopology::Cart,
+            "Graph_get" | "Graphdims_get" | "Graph_neighbors" | "Graph_neighbors_count" => {
+                RequiredTopology::Graph
+            }
+            "Dist_graph_neighbors" | "Dist_graph_neighbors_count" => RequiredTopology::DistGraph,
+            _ if collective_base(short).is_some_and(|c| c.starts_with("Neighbor_")) => {
+                RequiredTopology::Any
+            }
+            _ => return None,
+        })
+    }
+
+    fn satisfied_by(self, topology: Option<TopologyKind>) -> bool {
+        match (self, topology) {
+            (_, None) => false,
+            (RequiredTopology::Any, Some(_)) => true,
+            (RequiredTopology::Cart, Some(t)) => matches!(t, TopologyKind::Cart { .. }),
+            (RequiredTopology::Graph, Some(t)) => t == TopologyKind::Graph,
+            (RequiredTopology::DistGraph, Some(t)) => t == TopologyKind::DistGraph,
+        }
+    }
+}
+
+/// Calls that create or query process topologies, whose size arguments AR012 checks.
+fn topology_function(short: &str) -> bool {
+    [
+        "Cart_",
+        "Cartdim_",
+        "Graph_",
+        "Graphdims_",
+        "Dims_",
+        "Dist_graph_",
+    ]
+    .iter()
+    .any(|p| short.starts_with(p))
+}
+
+/// Which side of a rooted collective a parameter belongs to: `Some(true)` significant only
+/// at the root, `Some(false)` only at the other processes (and at an intracommunicator's
+/// root too), `None` everywhere or not rooted.
+fn root_side(base: &str, param: &str) -> Option<bool> {
+    let recv = matches!(
+        param,
+        "recvbuf" | "recvcount" | "recvcounts" | "recvtype" | "displs"
+    );
+    let send = matches!(param, "sendbuf" | "sendcount" | "sendcounts" | "sendtype");
+    match base {
+        "Gather" | "Gatherv" => (recv || send).then_some(recv),
+        "Scatter" | "Scatterv" => {
+            (recv || send || param == "displs").then_some(send || param == "displs")
+        }
+        "Reduce" => match param {
+            "recvbuf" => Some(true),
+            "sendbuf" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether a parameter's value matters on this rank in this call (MPI 4.1 §6: arguments of
+/// rooted collectives significant only at the root or only at the others, intercommunicator
+/// roots; `MPI_IN_PLACE` making the send or receive count and type ignored; `MPI_NO_OP`
+/// making the origin buffer of `MPI_Get_accumulate` ignored; the `peer_comm`,
+/// `remote_leader` and `tag` of `MPI_Intercomm_create` significant only at the local
+/// leader).
+fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
+    let c = state.constants();
+    let in_place = |name: &str| c.in_place.is_some() && call.int(name) == c.in_place;
+    if in_place("sendbuf")
+        && matches!(
+            param,
+            "sendcount" | "sendtype" | "sendcounts" | "sendtypes" | "sdispls"
+        )
+    {
+        return false;
+    }
+    if in_place("recvbuf") && matches!(param, "recvcount" | "recvtype") {
+        return false;
+    }
+    if param.starts_with("origin_")
+        && call.short.contains("Get_accumulate")
+        && c.no_op.is_some()
+        && call.int("op") == c.no_op
+    {
+        return false;
+    }
+    if matches!(param, "peer_comm" | "remote_leader" | "tag")
+        && call.short.starts_with("Intercomm_create")
+    {
+        // Significant only at the local leader.
+        let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
+        return me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)));
+    }
+    if param == "peer_comm" {
+        return false;
+    }
+    let Some(base) = collective_base(call.short) else {
+        return true;
+    };
+    let Some(root) = call.int("root") else {
+        return true;
+    };
+    if param == "comm" {
+        return true;
+    }
+    let Some(comm) = call.int("comm").and_then(|raw| state.comm(raw)) else {
+        return false; // the rank's role is not known
+    };
+    let side = root_side(base, param);
+    if comm.remote_size.is_some() {
+        // Intercommunicator: the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL
+        // (nothing is significant there), the other group the root's rank.
+        if Some(root) == c.proc_null {
+            return param == "root" || param == "comm";
+        }
+        let at_root = Some(root) == c.mpi_root;
+        return match side {
+            Some(root_only) => root_only == at_root,
+            None => true,
+        };
+    }
+    match side {
+        Some(true) => comm.my_rank.is_some_and(|me| i64::from(me) == root),
+        _ => true,
+    }
+}
+
+/// Whether `MPI_IN_PLACE` is a valid value of this buffer parameter in this call.
+fn in_place_allowed(call: &CallArgs, param: &str) -> bool {
+    let Some(base) = collective_base(call.short) else {
+        return false;
+    };
+    if base.starts_with("Neighbor_") || base == "Bcast" || base == "Barrier" {
+        return false;
+    }
+    // The send buffer of the collectives that have one, at the root of rooted ones (elsewhere
+    // CO004 reports it, as a mismatch with the root); the
+    // receive buffer of a scatter at the root.
+    match root_side(base, param) {
+        Some(false) => true,
+        Some(true) => base.starts_with("Scatter"),
+        None => param == "sendbuf",
+    }
+}
+
+/// Conversions between handle representations take any handle value.
+fn conversion(short: &str) -> bool {
+    short.ends_with("_c2f")
+        || short.ends_with("_f2c")
+        || short.ends_with("_toint")
+        || short.ends_with("_fromint")
+}
+
+/// Calls that read or write a buffer described by their datatype (so the datatype must be
+/// committed): every call with a buffer and a datatype except packing, which the standard
+/// lets describe any datatype.
+fn moves_data(function: &FunctionSchema, short: &str) -> bool {
+    let has = |kind: &str| function.params.iter().any(|p| p.kind == kind);
+    has("BUFFER") && has("DATATYPE") && !short.starts_with("Pack") && !short.starts_with("Unpack")
+}
+
+/// The problems of one call's arguments.
+pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
+    let mut issues = Vec::new();
+    if conversion(call.short) {
+        return issues;
+    }
+    let mut issue = |param: &str, problem: ArgProblem| {
+        issues.push(ArgIssue {
+            param: intern(param),
+            problem,
+        })
+    };
+    let c = state.constants();
+    let moves_data = moves_data(call.function, call.short);
+    for (i, param) in call.function.params.iter().enumerate() {
+        let value = call.on_entry(i);
+        if param.direction == Direction::Out && param.kind != "BUFFER" {
+            continue;
+        }
+        let kind = param.kind.as_str();
+        let name = param.name.as_str();
+        let handle_kind = object_kind(kind);
+        if !significant(call, state, name) {
+            continue;
+        }
+        match (kind, value) {
+            ("REQUEST", ArgValue::Int(raw))
+                if matches!(call.short, "Start" | "Request_free" | "Cancel")
+                    && Some(*raw) == c.request_null =>
+            {
+                issue(
+                    name,
+                    ArgProblem::NullHandle {
+                        kind: ObjectKind::Request,
+                    },
+                );
+            }
+            (_, ArgValue::Int(raw)) if handle_kind.is_some() => {
+                let kind = handle_kind.unwrap_or(ObjectKind::Communicator);
+                match state.handle(kind, *raw) {
+                    HandleState::Null if NULL_CHECKED_KINDS.contains(&param.kind.as_str()) => {
+                        issue(name, ArgProblem::NullHandle { kind })
+                    }
+                    HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
+                    HandleState::Uncommitted if moves_data => {
+                        issue(name, ArgProblem::UncommittedDatatype)
+                    }
+                    _ => {}
+                }
+            }
+            (k, ArgValue::Int(v)) if COUNT_KINDS.contains(&k) && *v < 0 => {
+                issue(name, ArgProblem::NegativeCount { value: *v })
+            }
+            (k, ArgValue::Array(values)) if COUNT_KINDS.contains(&k) => {
+                if let Some(&v) = values.iter().find(|&&v| v < 0) {
+                    issue(name, ArgProblem::NegativeCount { value: v });
+                }
+            }
+            ("BUFFER", ArgValue::Int(address)) => {
+                if c.in_place.is_some() && Some(*address) == c.in_place {
+                    if !in_place_allowed(call, name) {
+                        issue(name, ArgProblem::InPlaceNotAllowed);
+                    }
+                } else if *address == 0 {
+                    if let Some(count) = null_buffer_count(call, state, name) {
+                        issue(name, ArgProblem::NullBuffer { count });
+                    }
+                }
+            }
+            ("TAG", ArgValue::Int(tag)) => {
+                let short = call.short.strip_suffix("_c").unwrap_or(call.short);
+                let receive = matches!(
+                    short,
+                    "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
+                );
+                let wildcard_ok = name == "recvtag" || (name == "tag" && receive);
+                if !(wildcard_ok && Some(*tag) == c.any_tag)
+                    && (*tag < 0 || c.tag_ub.is_some_and(|ub| *tag > ub))
+                {
+                    issue(
+                        name,
+                        ArgProblem::InvalidTag {
+                            value: *tag,
+                            tag_ub: c.tag_ub,
+                        },
+                    );
+                }
+            }
+            ("RANK", ArgValue::Int(rank)) => {
+                if let Some(problem) = peer_problem(call, state, name, *rank) {
+                    issue(name, problem);
+                }
+            }
+            ("COLOR", ArgValue::Int(color)) if *color < 0 && Some(*color) != c.undefined => {
+                issue(name, ArgProblem::InvalidColor { value: *color });
+            }
+            _ => {}
+        }
+    }
+    topology_issues(call, state, &mut issue);
+    issues
+}
+
+/// The count of a `NULL` buffer that must hold data: positive, of a predefined datatype
+/// (with a derived one, address 0 is `MPI_BOTTOM` and the datatype holds absolute
+/// addresses).
+fn null_buffer_count(call: &CallArgs, state: &dyn ArgState, buffer: &str) -> Option<i64> {
+    let (count, datatype) = match buffer {
+        "buf" | "buffer" => ("count", "datatype"),
+        "sendbuf" if call.int("sendcount").is_some() => ("sendcount", "sendtype"),
+        "recvbuf" if call.int("recvcount").is_some() => ("recvcount", "recvtype"),
+        "sendbuf" | "recvbuf" => ("count", "datatype"),
+        "origin_addr" => ("origin_count", "origin_datatype"),
+        "result_addr" => ("result_count", "result_datatype"),
+        _ => return None,
+    };
+    let count = call.int(count)?;
+    let predefined = call
+        .int(datatype)
+        .is_some_and(|t| state.predefined_datatype(t));
+    (count > 0 && predefined && significant(call, state, buffer)).then_some(count)
+}
+
+/// A rank argument outside its group.
+fn peer_problem(
+    call: &CallArgs,
+    state: &dyn ArgState,
+    name: &str,
+    rank: i64,
+) -> Option<ArgProblem> {
+    let c = state.constants();
+    let group = match name {
+        "dest" | "source" | "root" => call.int("comm").and_then(|raw| state.comm(raw)),
+        // The rank of a topology query (MPI_Cart_coords, MPI_Graph_neighbors...).
+        "rank" if RequiredTopology::of(call.short).is_some() => {
+            call.int("comm").and_then(|raw| state.comm(raw))
+        }
+        _ => None,
+    }?;
+    if Some(rank) == c.proc_null && name != "rank" {
+        return None;
+    }
+    if name == "source" && Some(rank) == c.any_source {
+        return None;
+    }
+    let size = match (name, group.remote_size) {
+        ("root", Some(remote)) => {
+            if Some(rank) == c.mpi_root {
+                return None;
+            }
+            remote
+        }
+        (_, Some(remote)) if name != "rank" => remote,
+        _ => group.size,
+    };
+    (rank < 0 || rank >= i64::from(size))
+        .then_some(ArgProblem::RankOutOfRange { value: rank, size })
+}
+
+/// Topology arguments (AR012) and topology queries on a communicator without that topology
+/// (AR013).
+fn topology_issues(
+    call: &CallArgs,
+    state: &dyn ArgState,
+    issue: &mut impl FnMut(&str, ArgProblem),
+) {
+    let comm = call.comm().and_then(|raw| state.comm(raw));
+    if let (Some(required), Some(Some(topology))) =
+        (RequiredTopology::of(call.short), comm.map(|c| c.topology))
+    {
+        if !required.satisfied_by(topology) {
+            issue("comm", ArgProblem::MissingTopology);
+        }
+    }
+    if !topology_function(call.short) {
+        return;
+    }
+    let params = &call.function.params;
+    for (i, param) in params.iter().enumerate() {
+        let value = call.on_entry(i);
+        if param.direction == Direction::Out {
+            continue;
+        }
+        let name = param.name.as_str();
+        match (param.kind.as_str(), value) {
+            ("NUM_DIMS" | "COMM_SIZE", ArgValue::Int(v)) if *v < 0 => {
+                issue(name, ArgProblem::InvalidTopology { value: *v });
+            }
+            ("DIMENSION", ArgValue::Array(dims)) => {
+                if let Some(&d) = dims.iter().find(|&&d| d < 0) {
+                    issue(name, ArgProblem::InvalidTopology { value: d });
+                }
+            }
+            _ => {}
+        }
+    }
+    // A cartesian grid of more processes than the communicator has (MPI 4.1 §8.5.1).
+    if call.short == "Cart_create" {
+        if let (Some(dims), Some(comm)) = (call.array("dims"), comm) {
+            let product = dims
+                .iter()
+                .try_fold(1i64, |p, &d| if d < 0 { None } else { p.checked_mul(d) });
+            if let Some(product) = product.filter(|&p| p > i64::from(comm.size)) {
+                if comm.remote_size.is_none() {
+                    issue(
+                        "dims",
+                        ArgProblem::GridTooLarge {
+                            processes: product,
+                            size: comm.size,
+                        },
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether a rule judges a function: it has a parameter the rule looks at (the same
+/// conditions as in [`judge`], without the values).
+fn rule_applies(rule: &KindRule, f: &FunctionSchema) -> bool {
+    let short = f.name.strip_prefix("MPI_").unwrap_or(&f.name);
+    if conversion(short) {
+        return false;
+    }
+    let topology = RequiredTopology::of(short).is_some();
+    f.params.iter().any(|p| {
+        let (kind, name) = (p.kind.as_str(), p.name.as_str());
+        let input = p.direction != Direction::Out;
+        if !rule.kinds.contains(&kind) || !(input || kind == "BUFFER") {
+            return false;
+        }
+        match (rule.code, kind) {
+            ("AR001", _) => {
+                matches!(name, "dest" | "source" | "root") || (name == "rank" && topology)
+            }
+            ("AR004", "REQUEST") => matches!(short, "Start" | "Request_free" | "Cancel"),
+            ("AR006", _) => moves_data(f, short),
+            ("AR007", _) => matches!(
+                name,
+                "buf" | "buffer" | "sendbuf" | "recvbuf" | "origin_addr" | "result_addr"
+            ),
+            ("AR012", _) => topology_function(short),
+            _ => true,
+        }
+    })
+}
+
+/// The number of functions of a schema that a rule judges.
+pub fn functions_covered<'a>(
+    functions: impl IntoIterator<Item = &'a FunctionSchema>,
+    rule: &KindRule,
+) -> usize {
+    functions
+        .into_iter()
+        .filter(|f| {
+            let short = f.name.strip_prefix("MPI_").unwrap_or(&f.name);
+            if rule.code == "AR013" {
+                return RequiredTopology::of(short).is_some();
+            }
+            rule_applies(rule, f)
+        })
+        .count()
+}
+
+/// The C functions the recorder records, from the function table the generator wrote
+/// (`build.rs` extracts it from `wrappers.c`).
+pub fn recorded_functions() -> Vec<FunctionSchema> {
+    let text = include_str!(concat!(env!("OUT_DIR"), "/recorded_functions.txt"));
+    let Ok(schema) = mpicheck_trace::Schema::parse(text) else {
+        return Vec::new(); // a test keeps it parsing
+    };
+    (0..schema.len() as u16)
+        .filter_map(|id| schema.function(id).cloned())
+        .filter(|f| f.name.starts_with("MPI_"))
+        .collect()
+}
+
+/// The recorded functions the rules of check `code` apply to, by name; `None` for a check
+/// that is not a parameter-kind rule.
+pub fn functions_of(code: &str) -> Option<Vec<String>> {
+    let rules: Vec<&KindRule> = KIND_RULES.iter().filter(|r| r.code == code).collect();
+    if rules.is_empty() {
+        return None;
+    }
+    let functions = recorded_functions();
+    Some(
+        functions
+            .iter()
+            .filter(|f| rules.iter().any(|r| functions_covered([*f], r) == 1))
+            .map(|f| f.name.clone())
+            .collect(),
+    )
+}
+
+/// The docs' table of parameter kinds: each rule, its kinds, its code and how many
+/// functions of the API description it covers.
+pub fn kind_table(functions: &[FunctionSchema]) -> String {
+    let mut table =
+        String::from("| parameter kinds | check | rule | functions |\n|---|---|---|---|\n");
+    for rule in KIND_RULES {
+        let kinds = rule
+            .kinds
+            .iter()
+            .map(|k| format!("`{k}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        table += &format!(
+            "| {kinds} | {} | {} | {} |\n",
+            rule.code,
+            rule.rule,
+            functions_covered(functions, rule)
+        );
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,582 @@
+//! The argument rules on single calls, with a rank state made up for each test.
+
+use super::*;
+use mpicheck_trace::schema::Schema;
+
+/// Lines of the function table the recorder writes (`wrappers.c`), ids renumbered.
+const SCHEMA: &str = "\
+0 MPI_Gather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s
+1 MPI_Gatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s
+2 MPI_Scatter sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s
+3 MPI_Reduce sendbuf:BUFFER:in:s recvbuf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s op:OPERATION:in:s root:RANK:in:s comm:COMMUNICATOR:in:s
+4 MPI_Comm_split comm:COMMUNICATOR:in:s color:COLOR:in:s key:KEY:in:s newcomm:COMMUNICATOR:out:s
+5 MPI_Cart_create comm_old:COMMUNICATOR:in:s ndims:NUM_DIMS:in:s dims:DIMENSION:in:a periods:LOGICAL:in:a reorder:LOGICAL:in:s comm_cart:COMMUNICATOR:out:s
+6 MPI_Cart_coords comm:COMMUNICATOR:in:s rank:RANK:in:s maxdims:ARRAY_LENGTH:in:s coords:COORDINATE:out:a
+7 MPI_Dims_create nnodes:COMM_SIZE:in:s ndims:NUM_DIMS:in:s dims:DIMENSION:inout:a
+8 MPI_Neighbor_allgather sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s
+9 MPI_Alltoallv sendbuf:BUFFER:in:s sendcounts:POLYXFER_NUM_ELEM_NNI:in:a sdispls:POLYDISPLACEMENT:in:a sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a rdispls:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s
+10 MPI_Bcast buffer:BUFFER:inout:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s root:RANK:in:s comm:COMMUNICATOR:in:s
+11 MPI_Irecv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+12 MPI_Isend_c buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+13 MPI_Get_accumulate origin_addr:BUFFER:in:s origin_count:POLYXFER_NUM_ELEM_NNI:in:s origin_datatype:DATATYPE:in:s result_addr:BUFFER:out:s result_count:POLYXFER_NUM_ELEM_NNI:in:s result_datatype:DATATYPE:in:s target_rank:RANK_NNI:in:s target_disp:RMA_DISPLACEMENT_NNI:in:s target_count:POLYXFER_NUM_ELEM_NNI:in:s target_datatype:DATATYPE:in:s op:OPERATION:in:s win:WINDOW:in:s
+14 MPI_Type_size datatype:DATATYPE:in:s size:POLYXFER_NUM_ELEM:out:s
+15 MPI_Start request:REQUEST:inout:s
+16 MPI_Allgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s
+17 MPI_Intercomm_create local_comm:COMMUNICATOR:in:s local_leader:RANK:in:s peer_comm:COMMUNICATOR:in:s remote_leader:RANK:in:s tag:TAG:in:s newintercomm:COMMUNICATOR:out:s
+";
+
+const WORLD: i64 = 100;
+const COMM_NULL: i64 = 101;
+const CART: i64 = 200;
+const INTER: i64 = 300;
+const INT: i64 = 1;
+const TYPE_NULL: i64 = 0;
+const OP_NULL: i64 = 10;
+const SUM: i64 = 11;
+const NO_OP: i64 = 12;
+const FREED_TYPE: i64 = 7;
+const NEW_TYPE: i64 = 8;
+const IN_PLACE: i64 = -1;
+const UNDEFINED: i64 = -32766;
+const PROC_NULL: i64 = -3;
+const ROOT: i64 = -4;
+
+/// A rank of a 4-process world (rank `me`) with a 1-d grid and a 2-to-3 intercommunicator.
+struct State {
+    me: u32,
+    constants: ArgConstants,
+}
+
+impl State {
+    fn rank(me: u32) -> State {
+        State {
+            me,
+            constants: ArgConstants {
+                proc_null: Some(PROC_NULL),
+                any_source: Some(-2),
+                any_tag: Some(-1),
+                tag_ub: Some(32767),
+                in_place: Some(IN_PLACE),
+                mpi_root: Some(ROOT),
+                undefined: Some(UNDEFINED),
+                request_null: Some(0),
+                no_op: Some(NO_OP),
+            },
+        }
+    }
+}
+
+impl ArgState for State {
+    fn constants(&self) -> &ArgConstants {
+        &self.constants
+    }
+    fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState {
+        match (kind, raw) {
+            (ObjectKind::Datatype, TYPE_NULL)
+            | (ObjectKind::Op, OP_NULL)
+            | (ObjectKind::Communicator, COMM_NULL) => HandleState::Null,
+            (ObjectKind::Datatype, FREED_TYPE) => HandleState::Freed,
+            (ObjectKind::Datatype, NEW_TYPE) => HandleState::Uncommitted,
+            _ => HandleState::Usable,
+        }
+    }
+    fn comm(&self, raw: i64) -> Option<CommView> {
+        let view = |topology| CommView {
+            size: 4,
+            remote_size: None,
+            my_rank: Some(self.me),
+            topology: Some(topology),
+        };
+        match raw {
+            WORLD => Some(view(None)),
+            CART => Some(view(Some(TopologyKind::Cart { ndims: 1 }))),
+            INTER => Some(CommView {
+                size: 2,
+                remote_size: Some(3),
+                my_rank: Some(0),
+                topology: Some(None),
+            }),
+            _ => None,
+        }
+    }
+    fn predefined_datatype(&self, raw: i64) -> bool {
+        raw == INT
+    }
+}
+
+enum V {
+    I(i64),
+    A(&'static [i64]),
+}
+
+/// The problems `judge` finds in a call of function `func` with these input values (output
+/// buffers' addresses included), on rank `me`.
+fn problems(me: u32, func: u16, values: &[V]) -> Vec<(&'static str, ArgProblem)> {
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let function = schema.function(func).unwrap();
+    assert_eq!(function.params.len(), values.len(), "{}", function.name);
+    let values: Vec<(ArgValue, ArgValue)> = function
+        .params
+        .iter()
+        .zip(values)
+        .map(|(p, v)| {
+            let v = match v {
+                I(i) => ArgValue::Int(*i),
+                A(a) => ArgValue::Array(a.to_vec()),
+            };
+            if p.direction == Direction::Out {
+                (ArgValue::Missing, v)
+            } else {
+                (v, ArgValue::Missing)
+            }
+        })
+        .collect();
+    let short = function.name.strip_prefix("MPI_").unwrap();
+    let call = CallArgs {
+        function,
+        short,
+        values: &values,
+    };
+    judge(&call, &State::rank(me))
+        .into_iter()
+        .map(|i| (i.param, i.problem))
+        .collect()
+}
+
+use V::{A, I};
+
+#[test]
+fn counts_of_rooted_collectives_are_judged_where_significant() {
+    // MPI_Gather: the send count everywhere, the receive count at the root only.
+    let gather = |me, sendcount, recvcount| {
+        problems(
+            me,
+            0,
+            &[
+                I(0x10),
+                I(sendcount),
+                I(INT),
+                I(0x20),
+                I(recvcount),
+                I(INT),
+                I(1),
+                I(WORLD),
+            ],
+        )
+    };
+    assert_eq!(
+        gather(0, -1, 1),
+        vec![("sendcount", ArgProblem::NegativeCount { value: -1 })]
+    );
+    assert_eq!(gather(0, 1, -1), vec![], "recvcount is the root's");
+    assert_eq!(
+        gather(1, 1, -3),
+        vec![("recvcount", ArgProblem::NegativeCount { value: -3 })]
+    );
+    // Arrays of counts: every entry, at the root of MPI_Gatherv, everywhere in Alltoallv.
+    let gatherv = |me| {
+        problems(
+            me,
+            1,
+            &[
+                I(0x10),
+                I(1),
+                I(INT),
+                I(0x20),
+                A(&[1, -2, 1, 1]),
+                A(&[0, 1, 2, 3]),
+                I(INT),
+                I(0),
+                I(WORLD),
+            ],
+        )
+    };
+    assert_eq!(
+        gatherv(0),
+        vec![("recvcounts", ArgProblem::NegativeCount { value: -2 })]
+    );
+    assert_eq!(gatherv(2), vec![]);
+    assert_eq!(
+        problems(
+            3,
+            9,
+            &[
+                I(0x10),
+                A(&[1, 1, -1, 1]),
+                A(&[0; 4]),
+                I(INT),
+                I(0x20),
+                A(&[1; 4]),
+                A(&[0; 4]),
+                I(INT),
+                I(WORLD)
+            ]
+        ),
+        vec![("sendcounts", ArgProblem::NegativeCount { value: -1 })]
+    );
+}
+
+#[test]
+fn in_place_makes_the_ignored_counts_and_types_anything() {
+    // MPI_Scatter at the root with MPI_IN_PLACE as the receive buffer.
+    let scatter = |me, recvbuf| {
+        problems(
+            me,
+            2,
+            &[
+                I(0x10),
+                I(1),
+                I(INT),
+                I(recvbuf),
+                I(-1),
+                I(TYPE_NULL),
+                I(0),
+                I(WORLD),
+            ],
+        )
+    };
+    assert_eq!(scatter(0, IN_PLACE), vec![]);
+    // Elsewhere the receive count is significant (MPI_IN_PLACE at a non-root is CO004's).
+    assert_eq!(
+        scatter(1, 0x30),
+        vec![
+            ("recvcount", ArgProblem::NegativeCount { value: -1 }),
+            (
+                "recvtype",
+                ArgProblem::NullHandle {
+                    kind: ObjectKind::Datatype
+                }
+            ),
+        ]
+    );
+    // MPI_Allgatherv: IN_PLACE send buffer, send count and type ignored.
+    assert_eq!(
+        problems(
+            1,
+            16,
+            &[
+                I(IN_PLACE),
+                I(-5),
+                I(TYPE_NULL),
+                I(0x20),
+                A(&[1; 4]),
+                A(&[0, 1, 2, 3]),
+                I(INT),
+                I(WORLD)
+            ]
+        ),
+        vec![]
+    );
+    // MPI_Bcast never takes it.
+    assert_eq!(
+        problems(0, 10, &[I(IN_PLACE), I(1), I(INT), I(0), I(WORLD)]),
+        vec![("buffer", ArgProblem::InPlaceNotAllowed)]
+    );
+}
+
+#[test]
+fn null_handles_of_every_collective_and_call() {
+    let reduce = |me, op, datatype| {
+        problems(
+            me,
+            3,
+            &[I(0x10), I(0x20), I(1), I(datatype), I(op), I(0), I(WORLD)],
+        )
+    };
+    assert_eq!(
+        reduce(2, OP_NULL, INT),
+        vec![(
+            "op",
+            ArgProblem::NullHandle {
+                kind: ObjectKind::Op
+            }
+        )]
+    );
+    assert_eq!(
+        reduce(0, SUM, TYPE_NULL),
+        vec![(
+            "datatype",
+            ArgProblem::NullHandle {
+                kind: ObjectKind::Datatype
+            }
+        )]
+    );
+    assert_eq!(reduce(0, SUM, INT), vec![]);
+    // A null communicator: the rank's role is not known, the communicator is wrong.
+    assert_eq!(
+        problems(
+            1,
+            3,
+            &[I(0x10), I(0x20), I(-1), I(INT), I(SUM), I(0), I(COMM_NULL)]
+        ),
+        vec![(
+            "comm",
+            ArgProblem::NullHandle {
+                kind: ObjectKind::Communicator
+            }
+        )]
+    );
+    // A query: MPI_Type_size of a freed and of a null type.
+    assert_eq!(
+        problems(0, 14, &[I(FREED_TYPE), I(0)]),
+        vec![(
+            "datatype",
+            ArgProblem::FreedHandle {
+                kind: ObjectKind::Datatype
+            }
+        )]
+    );
+    assert_eq!(
+        problems(0, 14, &[I(TYPE_NULL), I(0)]),
+        vec![(
+            "datatype",
+            ArgProblem::NullHandle {
+                kind: ObjectKind::Datatype
+            }
+        )]
+    );
+    // Uncommitted: only where it describes a buffer.
+    assert_eq!(problems(0, 14, &[I(NEW_TYPE), I(0)]), vec![]);
+    assert_eq!(
+        problems(
+            0,
+            12,
+            &[I(0x10), I(1), I(NEW_TYPE), I(1), I(0), I(WORLD), I(0)]
+        ),
+        vec![("datatype", ArgProblem::UncommittedDatatype)]
+    );
+    assert_eq!(
+        problems(0, 15, &[I(0)]),
+        vec![(
+            "request",
+            ArgProblem::NullHandle {
+                kind: ObjectKind::Request
+            }
+        )]
+    );
+}
+
+#[test]
+fn mpi_no_op_makes_the_origin_buffer_of_get_accumulate_anything() {
+    let get_accumulate = |op, origin_type| {
+        problems(
+            0,
+            13,
+            &[
+                I(0),
+                I(-1),
+                I(origin_type),
+                I(0x20),
+                I(1),
+                I(INT),
+                I(1),
+                I(0),
+                I(1),
+                I(INT),
+                I(op),
+                I(5),
+            ],
+        )
+    };
+    assert_eq!(get_accumulate(NO_OP, TYPE_NULL), vec![]);
+    assert_eq!(
+        get_accumulate(SUM, INT),
+        vec![("origin_count", ArgProblem::NegativeCount { value: -1 })]
+    );
+}
+
+#[test]
+fn peers_tags_and_buffers_of_point_to_point_calls() {
+    // Large-count forms follow the same rules.
+    assert_eq!(
+        problems(0, 12, &[I(0), I(2), I(INT), I(4), I(-1), I(WORLD), I(0)]),
+        vec![
+            ("buf", ArgProblem::NullBuffer { count: 2 }),
+            ("dest", ArgProblem::RankOutOfRange { value: 4, size: 4 }),
+            (
+                "tag",
+                ArgProblem::InvalidTag {
+                    value: -1,
+                    tag_ub: Some(32767)
+                }
+            ),
+        ]
+    );
+    // A receive: MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL; the remote group of an
+    // intercommunicator.
+    assert_eq!(
+        problems(
+            0,
+            11,
+            &[I(0x10), I(1), I(INT), I(-2), I(-1), I(WORLD), I(0)]
+        ),
+        vec![]
+    );
+    assert_eq!(
+        problems(
+            0,
+            11,
+            &[I(0x10), I(1), I(INT), I(PROC_NULL), I(3), I(WORLD), I(0)]
+        ),
+        vec![]
+    );
+    assert_eq!(
+        problems(0, 11, &[I(0x10), I(1), I(INT), I(2), I(3), I(INTER), I(0)]),
+        vec![]
+    );
+    assert_eq!(
+        problems(0, 11, &[I(0x10), I(1), I(INT), I(3), I(3), I(INTER), I(0)]),
+        vec![("source", ArgProblem::RankOutOfRange { value: 3, size: 3 })]
+    );
+}
+
+#[test]
+fn intercommunicator_roots() {
+    let bcast = |root, count| problems(0, 10, &[I(0x10), I(count), I(INT), I(root), I(INTER)]);
+    assert_eq!(bcast(ROOT, 1), vec![]);
+    assert_eq!(bcast(PROC_NULL, -7), vec![], "nothing is significant there");
+    assert_eq!(bcast(2, 1), vec![]);
+    assert_eq!(
+        bcast(3, 1),
+        vec![("root", ArgProblem::RankOutOfRange { value: 3, size: 3 })]
+    );
+}
+
+#[test]
+fn colors() {
+    let split = |color| problems(0, 4, &[I(WORLD), I(color), I(-9), I(0)]);
+    assert_eq!(split(0), vec![]);
+    assert_eq!(split(UNDEFINED), vec![]);
+    assert_eq!(
+        split(-1),
+        vec![("color", ArgProblem::InvalidColor { value: -1 })]
+    );
+}
+
+#[test]
+fn topology_sizes_and_grids() {
+    let cart = |dims: &'static [i64]| {
+        problems(
+            0,
+            5,
+            &[
+                I(WORLD),
+                I(dims.len() as i64),
+                A(dims),
+                A(&[0, 0]),
+                I(0),
+                I(0),
+            ],
+        )
+    };
+    assert_eq!(cart(&[2, 2]), vec![]);
+    assert_eq!(
+        cart(&[2, -1]),
+        vec![("dims", ArgProblem::InvalidTopology { value: -1 })]
+    );
+    assert_eq!(
+        cart(&[4, 2]),
+        vec![(
+            "dims",
+            ArgProblem::GridTooLarge {
+                processes: 8,
+                size: 4
+            }
+        )]
+    );
+    // MPI_Dims_create: zero entries are for it to choose; its dims are inout.
+    assert_eq!(problems(0, 7, &[I(4), I(2), A(&[0, 0])]), vec![]);
+    assert_eq!(
+        problems(0, 7, &[I(4), I(-2), A(&[])]),
+        vec![("ndims", ArgProblem::InvalidTopology { value: -2 })]
+    );
+}
+
+#[test]
+fn topology_calls_need_their_topology() {
+    let coords = |comm, rank| problems(0, 6, &[I(comm), I(rank), I(1), A(&[0])]);
+    assert_eq!(coords(CART, 3), vec![]);
+    assert_eq!(
+        coords(WORLD, 3),
+        vec![("comm", ArgProblem::MissingTopology)]
+    );
+    assert_eq!(
+        coords(CART, 4),
+        vec![("rank", ArgProblem::RankOutOfRange { value: 4, size: 4 })]
+    );
+    assert_eq!(
+        coords(999, 0),
+        vec![],
+        "a communicator the trace does not show"
+    );
+    let neighbors = |comm| {
+        problems(
+            0,
+            8,
+            &[I(0x10), I(1), I(INT), I(0x20), I(1), I(INT), I(comm)],
+        )
+    };
+    assert_eq!(neighbors(CART), vec![]);
+    assert_eq!(
+        neighbors(WORLD),
+        vec![("comm", ArgProblem::MissingTopology)]
+    );
+}
+
+#[test]
+fn the_kind_table_counts_the_functions_of_each_rule() {
+    let schema = Schema::parse(SCHEMA).unwrap();
+    let functions: Vec<FunctionSchema> = (0..schema.len() as u16)
+        .filter_map(|id| schema.function(id).cloned())
+        .collect();
+    let table = kind_table(&functions);
+    // AR011: MPI_Comm_split; AR013: MPI_Cart_coords and MPI_Neighbor_allgather.
+    assert!(table.contains("| `COLOR` | AR011 |"), "{table}");
+    let row = |code: &str| {
+        table
+            .lines()
+            .find(|l| l.contains(&format!("| {code} |")))
+            .unwrap()
+            .rsplit('|')
+            .nth(1)
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    assert_eq!(row("AR011"), "1");
+    assert_eq!(row("AR013"), "2");
+    assert_eq!(row("AR012"), "2"); // Cart_create, Dims_create
+}
+
+#[test]
+fn leader_arguments_matter_at_the_leader_only() {
+    // MPI_Intercomm_create: peer_comm, remote_leader and tag at the local leader (rank 0).
+    let create = |me| problems(me, 17, &[I(WORLD), I(0), I(999), I(-8), I(-1), I(0)]);
+    assert_eq!(create(1), vec![]);
+    assert_eq!(
+        create(0),
+        vec![(
+            "tag",
+            ArgProblem::InvalidTag {
+                value: -1,
+                tag_ub: Some(32767)
+            }
+        )]
+    );
+}
+
+#[test]
+fn every_form_of_a_collective_is_that_collective() {
+    for (short, base) in [
+        ("Gather", "Gather"),
+        ("Igatherv_c", "Gatherv"),
+        ("Gather_init", "Gather"),
+        ("Ibcast", "Bcast"),
+        ("Ineighbor_alltoallv", "Neighbor_alltoallv"),
+        ("Reduce_scatter_block_init_c", "Reduce_scatter_block"),
+    ] {
+        assert_eq!(collective_base(short), Some(base), "{short}");
+    }
+    assert_eq!(collective_base("Isend"), None);
+    assert_eq!(collective_base("Irecv"), None);
+}
