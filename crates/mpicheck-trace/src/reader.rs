@@ -227,7 +227,8 @@ pub struct Trace {
     /// `key=value` lines about the process.
     pub process: Vec<(String, String)>,
     pub calls: Vec<CallRecord>,
-    /// Records whose writer never finished them (a thread was interrupted mid-write).
+    /// Records whose writer never finished them (a thread was interrupted mid-write), holes
+    /// (records whose frame was never written, see "Holes" in the crate docs) included.
     pub partial_records: u64,
     pub end: EndOfTrace,
 }
@@ -403,6 +404,21 @@ pub fn read_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
     parse_header(b)
 }
 
+/// Where reading goes on after the zero frame at `at`, when records follow it: a hole left by
+/// a thread ended (by `exit` or a kill) between reserving a record and writing its frame.
+/// The recorder writes nothing into a record before its frame and leaves space it gives back
+/// zeroed, so a hole is all zeros and the next nonzero word below the reserved end is the
+/// next record's frame: `None` when only zeros follow (the end of the records). A nonzero
+/// word that is no frame is returned too, and the caller stops there at a damaged record.
+fn after_hole(b: &[u8], at: usize, records_end: u64) -> Option<usize> {
+    let end = usize::try_from(records_end)
+        .unwrap_or(usize::MAX)
+        .min(b.len());
+    let words = b.get(at + 8..end)?.chunks_exact(8);
+    let nonzero = words.into_iter().position(|w| w != [0; 8])?;
+    Some(at + 8 + 8 * nonzero)
+}
+
 /// Parses a trace held in memory (the whole file, or a prefix of a growing one).
 pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
     let header = parse_header(b)?;
@@ -423,6 +439,7 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         reason: reason.to_string(),
     };
     let mut bad_record = false;
+    let mut after_a_hole = false;
     loop {
         if at + 8 > b.len() {
             if !trace.header.exited() {
@@ -432,6 +449,14 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         }
         let len = u32_at(b, at) as usize;
         if len == 0 {
+            if let Some(next) = after_hole(b, at, trace.header.records_end) {
+                // A record whose writer was ended before it wrote the frame: it never got to
+                // call MPI, so no call is missing; counted, and reading goes on after it.
+                trace.partial_records += 1;
+                at = next;
+                after_a_hole = true;
+                continue;
+            }
             if !trace.header.exited() {
                 trace.end = truncated(
                     at,
@@ -442,6 +467,16 @@ pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
         }
         if len < 8 || len & 7 != 0 || at + len > b.len() {
             trace.end = truncated(at, &format!("record of {len} bytes does not fit the file"));
+            bad_record = true;
+            break;
+        }
+        // What follows a hole must be a record, not a stray word: unknown kinds are refused
+        // there, not skipped.
+        if std::mem::take(&mut after_a_hole)
+            && (!matches!(u16_at(b, at + 4), kind::CALL | kind::TEXT | kind::SKIP)
+                || b[at + 6] > record_state::COMPLETE)
+        {
+            trace.end = truncated(at, "a record left unwritten is followed by damaged bytes");
             bad_record = true;
             break;
         }
@@ -650,10 +685,47 @@ mod tests {
         assert_eq!(trace.incomplete(), None);
     }
 
+    /// Offset of the `i`-th barrier record of [`barriers`] (48 bytes each).
+    fn barrier_at(i: usize) -> usize {
+        HEADER_SIZE + (16 + SCHEMA.len()).div_ceil(8) * 8 + 48 * i
+    }
+
+    #[test]
+    fn records_after_a_hole_are_read() {
+        // A thread ended between reserving its record and writing the frame leaves zeros in
+        // the middle; the records other threads wrote after it are still read, exited or not.
+        for exited in [true, false] {
+            let mut b = barriers(5);
+            let mut bytes = if exited { b.exited() } else { b.bytes() };
+            bytes[barrier_at(1)..barrier_at(3)].fill(0);
+            let trace = read_trace_bytes(&bytes).unwrap();
+            let times: Vec<_> = trace.calls.iter().map(|c| c.t_enter_ns).collect();
+            assert_eq!(times, [0, 30, 40], "exited: {exited}");
+            assert_eq!(trace.partial_records, 1);
+            assert_eq!(trace.incomplete(), None);
+            let end_clean = trace.end == EndOfTrace::Clean;
+            assert_eq!(end_clean, exited, "{:?}", trace.end);
+        }
+    }
+
+    #[test]
+    fn a_hole_followed_by_no_record_is_damage() {
+        // Only the frame zeroed: the words after it are no record, and reading stops there.
+        let mut bytes = barriers(3).exited();
+        bytes[barrier_at(1)..barrier_at(1) + 8].fill(0);
+        let trace = read_trace_bytes(&bytes).unwrap();
+        assert_eq!(trace.calls.len(), 1);
+        assert!(
+            matches!(trace.incomplete(), Some(Incomplete::Cut { offset, .. }) if offset > barrier_at(1) as u64 && offset < barrier_at(2) as u64),
+            "{:?}",
+            trace.end
+        );
+    }
+
     #[test]
     fn a_damaged_record_before_the_end_at_exit_is_a_cut() {
         let mut whole = barriers(3).exited();
-        let second = HEADER_SIZE + (16 + SCHEMA.len()).div_ceil(8) * 8 + 48;
+        let second = barrier_at(1);
         whole[second..second + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
         let trace = read_trace_bytes(&whole).unwrap();
         assert_eq!(trace.calls.len(), 1);
