@@ -284,21 +284,25 @@ impl Recorder {
     }
 
     /// Returns the space of a record that was folded into the one before it: when it is the
-    /// last reservation, the end of the record area moves back over it (its frame zeroed
-    /// first, so a reader never takes stale bytes for a record); else it stays as a record
-    /// readers skip.
+    /// last reservation, the end of the record area moves back over it; else it stays as a
+    /// record readers skip. The space is left all zero either way (under a skip frame, or
+    /// none), so that a record later reserved there whose writer is ended before writing
+    /// its frame reads as a hole, never as stale words (trace format: "Holes"); while it is
+    /// being zeroed, a skip frame covers it.
     fn give_back(&self, rec: *mut u8, len: usize) {
         let at = rec as u64 - self.base as u64;
         // SAFETY: the record is ours; its first word is the frame.
         let frame = unsafe { &*(rec as *const AtomicU64) };
+        let skip = len as u64 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
+        frame.store(skip, Ordering::Release);
+        // SAFETY: the record's `len` bytes are ours until the end moves back over them.
+        unsafe { ptr::write_bytes(rec.add(8), 0, len - 8) };
         frame.store(0, Ordering::Release);
         let given_back = self
             .header_u64(offset::RECORDS_END)
             .compare_exchange(at + len as u64, at, Ordering::SeqCst, Ordering::Relaxed)
             .is_ok();
         if !given_back {
-            let skip =
-                len as u64 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
             frame.store(skip, Ordering::Release);
         }
     }
@@ -469,8 +473,9 @@ impl Recorder {
         let Some(rec) = self.reserve(len) else { return };
         // SAFETY: `rec` points at `len` reserved bytes, zero-filled by the file growth.
         unsafe {
-            ptr::write(rec as *mut u32, len32);
-            ptr::write(rec.add(4) as *mut u16, kind::TEXT);
+            // The frame first and whole (state RESERVED), as for calls (see `begin`).
+            ptr::write(rec as *mut u64, len32 as u64 | (kind::TEXT as u64) << 32);
+            std::sync::atomic::fence(Ordering::Release);
             ptr::write(rec.add(8) as *mut u32, subkind);
             ptr::write(rec.add(12) as *mut u32, content.len() as u32);
             ptr::copy_nonoverlapping(content.as_ptr(), rec.add(16), content.len());
@@ -980,6 +985,9 @@ unsafe fn begin(
     // return code (12..16) is written at the end.
     let frame = len as u64 | (kind::CALL as u64) << 32 | (flags as u64) << 56;
     ptr::write(rec as *mut u64, frame);
+    // The frame before any other word, so that a writer ended in between leaves a hole of
+    // zeros the reader can step over (trace format: "Holes"). Free on x86_64.
+    std::sync::atomic::fence(Ordering::Release);
     ptr::write(rec.add(8) as *mut u16, func_id);
     ptr::write(rec.add(10) as *mut u16, thread);
     ptr::write(rec.add(16) as *mut u64, r.clock.now());
