@@ -45,20 +45,6 @@ const CALL_THREAD_OFFSET: usize = 10;
 /// At most this much of a trace is read per poll, so a flood of records never holds much
 /// memory; the rest is read at the next poll.
 const READ_CHUNK: u64 = 64 << 20;
-/// The calls that only ask whether something happened: a thread repeating them waits.
-const POLLS: &[&str] = &[
-    "MPI_Test",
-    "MPI_Testany",
-    "MPI_Testall",
-    "MPI_Testsome",
-    "MPI_Iprobe",
-    "MPI_Improbe",
-    "MPI_Request_get_status",
-    "MPI_Request_get_status_any",
-    "MPI_Request_get_status_all",
-    "MPI_Request_get_status_some",
-    "MPI_Win_test",
-];
 
 /// What a thread's last record says it is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,7 +214,7 @@ impl TailedTrace {
         let ids = |names: &[&str]| -> BTreeSet<u16> {
             names.iter().filter_map(|n| schema.id_of(n)).collect()
         };
-        let polls = ids(POLLS);
+        let polls = ids(mpicheck_analyzer::polling::POLL_CALLS);
         let max = polls.iter().max().map_or(0, |&m| m as usize + 1);
         self.polls = (0..max).map(|id| polls.contains(&(id as u16))).collect();
         self.sync_id = schema.id_of("MPICHECK_Sync");
