@@ -203,6 +203,19 @@ pub(super) extern "C" fn at_exit() {
         .next_multiple_of(PAGE_SIZE)
         .min(file_len);
     r.exit_limit.store(limit, Ordering::SeqCst);
+    // Another thread's folded poll may give its space back after the load above, moving the
+    // end back below it (`give_back`), and a late call would land there, before the end at
+    // exit. An empty skip record reserved now moves the end, so that such a give-back
+    // fails (its space stays a skip record); late calls come after it.
+    let end = match r.reserve(8) {
+        Some(rec) => {
+            let skip = 8 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
+            // SAFETY: the 8 bytes just reserved, inside the allocated file.
+            unsafe { ptr::write(rec as *mut u64, skip) };
+            rec as u64 - r.base as u64 + 8
+        }
+        None => end,
+    };
     r.header_u64(offset::EXIT_RECORDS_END)
         .store(end.min(limit), Ordering::Release);
     if limit < file_len {

@@ -50,7 +50,8 @@
 //! records are written into it, so a full disk or quota never faults the program. When space
 //! runs out the writer stops recording, sets [`state::NO_SPACE`] and counts the calls it
 //! dropped (offset 48). At exit the file keeps its length (late calls from library
-//! destructors or other threads still land in a small margin after offset 160), and the
+//! destructors or other threads still land in a small margin after offset 160, which ends
+//! with an empty skip record the exit handler writes), and the
 //! disk space of the unused tail is released by punching a hole, so a reader sees zeros
 //! there. A trace of an exited process whose file is shorter than offset 160 says was cut
 //! after the process finished (a truncated copy). Records may still stop before offset 160
