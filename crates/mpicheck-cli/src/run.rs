@@ -292,6 +292,21 @@ fn supervise(
             ended = Some(EndReason::Interrupted);
             terminate_started = Some(terminate(child));
         } else if let Some(stuck) = (!reported_deadlock).then(|| watcher.poll()).flatten() {
+            if let Some(death) = stuck.death_summary() {
+                // The others wait on a process that is gone: nothing can come of it, whatever
+                // the analysis of the calls would say.
+                let stuck_for = watcher.stuck_for().as_secs_f64();
+                if args.on_deadlock == OnDeadlock::Abort {
+                    eprintln!("mpicheck: {death}; nothing has moved for {stuck_for:.0} s and the launcher did not end the job: mpicheck ended it");
+                    ended = Some(EndReason::RankDied);
+                    terminate_started = Some(terminate(child));
+                } else {
+                    eprintln!("mpicheck: {death}; nothing has moved for {stuck_for:.0} s; the job keeps waiting (--on-deadlock report); press Ctrl-C to end it");
+                    reported_deadlock = true;
+                }
+                std::thread::sleep(POLL_INTERVAL);
+                continue;
+            }
             // In abort mode the final analysis of the ended job prints the deadlock; so does
             // the final analysis in report mode for the machine formats (one document on
             // stdout, not two).

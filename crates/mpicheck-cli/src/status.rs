@@ -33,7 +33,8 @@ pub enum ProgramEnd {
     RankKilled { rank: Option<i32>, signal: i32 },
     /// The launcher itself was killed by a signal.
     LauncherKilled { signal: i32 },
-    /// mpicheck ended the job: on an actual deadlock, or because mpicheck was interrupted.
+    /// mpicheck ended the job: on an actual deadlock, after a rank died while the others
+    /// waited, or because mpicheck was interrupted.
     EndedByMpicheck { reason: EndReason },
 }
 
@@ -42,6 +43,8 @@ pub enum ProgramEnd {
 pub enum EndReason {
     Deadlock,
     Interrupted,
+    /// A rank died and the others waited for it, in a job its launcher did not end.
+    RankDied,
 }
 
 impl ProgramEnd {
@@ -66,6 +69,9 @@ impl ProgramEnd {
             ProgramEnd::EndedByMpicheck {
                 reason: EndReason::Interrupted,
             } => "the job was interrupted before it finished".to_string(),
+            ProgramEnd::EndedByMpicheck {
+                reason: EndReason::RankDied,
+            } => "a rank died, and mpicheck ended the job its launcher left waiting".to_string(),
         })
     }
 }

@@ -20,6 +20,11 @@
 //! seen for the timeout, the analyzer decides whether the recorded calls (with each polling
 //! thread's loop modelled as the blocking call it stands for) form a deadlock.
 //!
+//! A rank whose process is gone although its trace says it did not finalize MPI (killed,
+//! crashed, ended by `MPI_Abort`, or exited without `MPI_Finalize`) *died*: it counts as finished, and the stuck
+//! job names it (in [`Stuck::died`]) with the call it died in or after, so that a job whose
+//! launcher does not end it after a rank died is ended, never left to hang.
+//!
 //! Traces of processes that never initialized MPI (children of a rank that called an MPI
 //! function) do not count once every rank has initialized; files that are not traces are
 //! ignored.
@@ -40,20 +45,6 @@ const CALL_THREAD_OFFSET: usize = 10;
 /// At most this much of a trace is read per poll, so a flood of records never holds much
 /// memory; the rest is read at the next poll.
 const READ_CHUNK: u64 = 64 << 20;
-/// The calls that only ask whether something happened: a thread repeating them waits.
-const POLLS: &[&str] = &[
-    "MPI_Test",
-    "MPI_Testany",
-    "MPI_Testall",
-    "MPI_Testsome",
-    "MPI_Iprobe",
-    "MPI_Improbe",
-    "MPI_Request_get_status",
-    "MPI_Request_get_status_any",
-    "MPI_Request_get_status_all",
-    "MPI_Request_get_status_some",
-    "MPI_Win_test",
-];
 
 /// What a thread's last record says it is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,6 +63,8 @@ enum Activity {
 struct ThreadWatch {
     /// Offset of its last call record, whose state byte tells whether the call returned.
     last_record: u64,
+    /// Function id of that record.
+    last_func: u16,
     last_is_poll: bool,
     /// For a synchronization record: what it leaves the thread doing (else None).
     last_sync: Option<Activity>,
@@ -90,6 +83,8 @@ struct TailedTrace {
     /// For each function id of the trace's schema: whether it is a poll, or the sync record.
     polls: Vec<bool>,
     sync_id: Option<u16>,
+    /// The function table, for naming calls.
+    schema: Option<Schema>,
     /// Offset of the first record not yet walked.
     cursor: u64,
     threads: BTreeMap<u16, ThreadWatch>,
@@ -116,6 +111,7 @@ impl TailedTrace {
             header_bytes: vec![0u8; HEADER_SIZE],
             polls: Vec::new(),
             sync_id: None,
+            schema: None,
             cursor: HEADER_SIZE as u64,
             threads: BTreeMap::new(),
             progress_at: Instant::now(),
@@ -189,6 +185,7 @@ impl TailedTrace {
                 });
                 let watch = self.threads.entry(thread).or_insert(ThreadWatch {
                     last_record: offset,
+                    last_func: frame.func,
                     last_is_poll: is_poll,
                     last_sync: sync,
                     activity: Activity::Outside,
@@ -199,6 +196,7 @@ impl TailedTrace {
                     watch.progress_at = now;
                 }
                 watch.last_record = offset;
+                watch.last_func = frame.func;
                 watch.last_is_poll = is_poll;
                 watch.last_sync = sync;
                 // The state byte decides whether the call returned (refresh_states).
@@ -216,10 +214,60 @@ impl TailedTrace {
         let ids = |names: &[&str]| -> BTreeSet<u16> {
             names.iter().filter_map(|n| schema.id_of(n)).collect()
         };
-        let polls = ids(POLLS);
+        let polls = ids(mpicheck_analyzer::polling::POLL_CALLS);
         let max = polls.iter().max().map_or(0, |&m| m as usize + 1);
         self.polls = (0..max).map(|id| polls.contains(&(id as u16))).collect();
         self.sync_id = schema.id_of("MPICHECK_Sync");
+        self.schema = Some(schema);
+    }
+
+    fn call_name(&self, func: u16) -> String {
+        self.schema
+            .as_ref()
+            .and_then(|s| s.function(func))
+            .map_or_else(|| format!("MPI function {func}"), |f| f.name.clone())
+    }
+
+    /// A rank's process that is gone without having finalized MPI: what it died in, or
+    /// after (its last recorded call, of any thread).
+    fn death(&self) -> Option<DeadRank> {
+        let header = self.header.as_ref()?;
+        if !header.initialized() || header.finalized() || process_alive(header.pid) {
+            return None;
+        }
+        let last = self
+            .threads
+            .values()
+            .filter(|w| w.last_sync.is_none())
+            .max_by_key(|w| w.last_record);
+        let mut inside = false;
+        if let Some(watch) = last {
+            let mut state = [0u8; 1];
+            inside = self
+                .file
+                .read_exact_at(&mut state, watch.last_record + 6)
+                .is_ok_and(|()| state[0] == record_state::ENTERED);
+        }
+        Some(DeadRank {
+            rank: header.best_rank(),
+            pid: header.pid,
+            exited: header.exited(),
+            last_call: last.map(|w| (self.call_name(w.last_func), inside)),
+        })
+    }
+
+    /// The calls the threads of a blocked process wait in (or poll with), in thread order.
+    fn waiting_in(&self) -> Vec<String> {
+        let mut calls: Vec<String> = Vec::new();
+        for watch in self.threads.values() {
+            if matches!(watch.activity, Activity::InCall | Activity::Polling) {
+                let name = self.call_name(watch.last_func);
+                if !calls.contains(&name) {
+                    calls.push(name);
+                }
+            }
+        }
+        calls
     }
 
     /// A blocking call that returned is progress; so is a thread's CPU time moving while it
@@ -352,6 +400,71 @@ pub struct Stuck {
     /// The threads that poll, by the rank the trace claims: the analysis models their loop
     /// as the blocking call it stands for.
     pub polling: Vec<(i32, u16)>,
+    /// The ranks that died (see the module docs); the others wait for nothing that can come
+    /// from them.
+    pub died: Vec<DeadRank>,
+    /// Each blocked rank and the calls its threads wait in.
+    pub waiting: Vec<(i32, Vec<String>)>,
+}
+
+/// A rank whose process is gone although it initialized MPI and did not finalize it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadRank {
+    pub rank: Option<i32>,
+    pub pid: u32,
+    /// It ran its exit handlers (exited without finalizing MPI).
+    pub exited: bool,
+    /// Its last recorded call, and whether it was still inside it.
+    pub last_call: Option<(String, bool)>,
+}
+
+impl Stuck {
+    /// "rank 0 (pid 42) died inside MPI_Get; rank 1 waits in MPI_Finalize, rank 2 in
+    /// MPI_Win_fence", or None when no rank died.
+    pub fn death_summary(&self) -> Option<String> {
+        if self.died.is_empty() {
+            return None;
+        }
+        let died: Vec<String> = self
+            .died
+            .iter()
+            .map(|d| {
+                let who = match d.rank {
+                    Some(rank) => format!("rank {rank} (pid {})", d.pid),
+                    None => format!("the process {}", d.pid),
+                };
+                let how = if d.exited {
+                    "exited without finalizing MPI"
+                } else {
+                    "died"
+                };
+                match &d.last_call {
+                    Some((call, true)) => format!("{who} {how} inside {call}"),
+                    Some((call, false)) => format!("{who} {how} after {call}"),
+                    None => format!("{who} {how}"),
+                }
+            })
+            .collect();
+        let mut waiting: Vec<String> = Vec::new();
+        for (rank, calls) in &self.waiting {
+            let calls = if calls.is_empty() {
+                "MPI".to_string()
+            } else {
+                calls.join(" and ")
+            };
+            waiting.push(if waiting.is_empty() {
+                format!("rank {rank} waits in {calls}")
+            } else {
+                format!("rank {rank} in {calls}")
+            });
+        }
+        let mut summary = died.join(", ");
+        if !waiting.is_empty() {
+            summary.push_str("; ");
+            summary.push_str(&waiting.join(", "));
+        }
+        Some(summary)
+    }
 }
 
 /// Tails every trace of an output directory.
@@ -414,6 +527,8 @@ impl Watcher {
         let mut blocked = 0;
         let mut finished = 0;
         let mut polling = Vec::new();
+        let mut died = Vec::new();
+        let mut waiting = Vec::new();
         for trace in self.traces.values() {
             let Some(header) = &trace.header else {
                 continue; // not a trace (yet): nothing that can make progress
@@ -428,6 +543,7 @@ impl Watcher {
             }
             if trace.finished() {
                 finished += 1;
+                died.extend(trace.death());
                 continue;
             }
             if !header.initialized() {
@@ -437,8 +553,14 @@ impl Watcher {
             blocked += 1;
             let rank = header.best_rank().unwrap_or(-1);
             polling.extend(threads.into_iter().map(|t| (rank, t)));
+            waiting.push((rank, trace.waiting_in()));
         }
-        (blocked > 0 && blocked + finished >= self.ranks).then_some(Stuck { polling })
+        waiting.sort();
+        (blocked > 0 && blocked + finished >= self.ranks).then_some(Stuck {
+            polling,
+            died,
+            waiting,
+        })
     }
 
     /// Starts the timeout again (after a stuck state the analyzer did not call a deadlock).
@@ -473,5 +595,42 @@ impl Watcher {
             .unwrap_or(self.since)
             .max(self.since);
         last.elapsed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_death_summary_names_the_dead_and_what_the_others_wait_in() {
+        let mut stuck = Stuck {
+            polling: vec![(2, 0)],
+            died: Vec::new(),
+            waiting: vec![
+                (1, vec!["MPI_Finalize".into()]),
+                (2, vec!["MPI_Test".into(), "MPI_Recv".into()]),
+            ],
+        };
+        assert_eq!(stuck.death_summary(), None);
+        stuck.died = vec![
+            DeadRank {
+                rank: Some(0),
+                pid: 42,
+                exited: false,
+                last_call: Some(("MPI_Get".into(), true)),
+            },
+            DeadRank {
+                rank: Some(3),
+                pid: 43,
+                exited: true,
+                last_call: Some(("MPI_Send".into(), false)),
+            },
+        ];
+        assert_eq!(
+            stuck.death_summary().unwrap(),
+            "rank 0 (pid 42) died inside MPI_Get, rank 3 (pid 43) exited without finalizing MPI after MPI_Send; \
+             rank 1 waits in MPI_Finalize, rank 2 in MPI_Test and MPI_Recv"
+        );
     }
 }

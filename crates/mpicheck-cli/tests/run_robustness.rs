@@ -443,3 +443,65 @@ fn buffer_checking_only_when_asked_mpich() {
 fn buffer_checking_only_when_asked_openmpi() {
     check_buffer_checking_only_when_asked(OPENMPI);
 }
+
+/// A launcher that never sees a rank die: `LAUNCHER MPIEXEC -n N COMMAND...` runs each rank
+/// under a shell that stays after it (as launchers that keep a job alive after a failure
+/// do), so the others wait for the dead rank forever.
+const KEEP_ALIVE_LAUNCHER: &str = r#"#!/bin/sh
+mpiexec=$1
+n=$3
+shift 3
+exec "$mpiexec" -n "$n" sh -c '"$@"; exec sleep 300' sh "$@"
+"#;
+
+/// A rank dies in the middle of an exchange and the launcher does not end the job: mpicheck
+/// says which rank died, after which call, and what the others wait in, and ends the job
+/// within the deadlock timeout (it used to say nothing and wait forever).
+fn check_dead_rank_ends_the_job(family: Family) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "rank_dies.c", dir.path());
+    let launcher = dir.path().join("keep-alive-launcher");
+    fs::write(&launcher, KEEP_ALIVE_LAUNCHER).unwrap();
+    fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755)).unwrap();
+    let launcher = format!("{} mpiexec.{}", launcher.display(), family.name);
+    let out = dir.path().join("out");
+    let (run, elapsed) = mpicheck_run(
+        family,
+        3,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "2", "--launcher", &launcher],
+        b"",
+    );
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    let said = stderr
+        .lines()
+        .find(|l| l.starts_with("mpicheck: rank 0 (pid "))
+        .unwrap_or_else(|| panic!("no line about the dead rank\n{stderr}"));
+    assert!(
+        said.contains(" died after MPI_Send; rank 1 waits in MPI_Recv, rank 2 in MPI_Barrier;")
+            && said.ends_with("the launcher did not end the job: mpicheck ended it"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("a rank died, and mpicheck ended the job its launcher left waiting"),
+        "{stderr}"
+    );
+    // Timeout, the launcher's grace, start-up and analysis on a loaded machine; the job
+    // used to run until killed.
+    assert!(
+        elapsed < Duration::from_secs(60),
+        "took {elapsed:?}\n{stderr}"
+    );
+}
+
+#[test]
+fn a_dead_rank_ends_a_job_its_launcher_keeps_mpich() {
+    check_dead_rank_ends_the_job(MPICH);
+}
+#[test]
+fn a_dead_rank_ends_a_job_its_launcher_keeps_openmpi() {
+    check_dead_rank_ends_the_job(OPENMPI);
+}

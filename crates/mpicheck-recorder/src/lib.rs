@@ -40,6 +40,11 @@ use std::sync::atomic::{
 };
 use std::sync::Mutex;
 
+mod space;
+mod start;
+
+use start::*;
+
 use mpicheck_trace::{
     clock, kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE,
     MAGIC,
@@ -225,239 +230,27 @@ impl Recorder {
         Some(unsafe { self.base.add(at as usize) })
     }
 
-    /// Cold path of `reserve`: grows the file if `needed` is beyond it, wakes the helper to
-    /// populate further ahead, and populates the next pages itself if the helper is behind
-    /// (or absent): one `madvise` for many pages costs much less than a fault per page.
-    /// False if the file cannot grow.
-    #[cold]
-    fn beyond_soft_limit(&self, needed: u64) -> bool {
-        if self.exiting.load(Ordering::SeqCst) {
-            // Late calls at exit: the space below the limit is allocated and stays so.
-            return needed <= self.exit_limit.load(Ordering::SeqCst);
-        }
-        if needed > self.file_len.load(Ordering::Acquire) && !self.grow(needed) {
-            if self.no_space.load(Ordering::Relaxed) {
-                self.header_u64(offset::DROPPED)
-                    .fetch_add(1, Ordering::Relaxed);
-            }
-            return false;
-        }
-        let file_len = self.file_len.load(Ordering::Acquire);
-        if !self.populate_supported.load(Ordering::Relaxed) {
-            self.set_soft_limit(file_len);
-            return true;
-        }
-        if self.helper_running.load(Ordering::Relaxed) {
-            self.helper_wake.fetch_add(1, Ordering::Release);
-            // SAFETY: futex wake on our own word; wakes at most the one helper.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_futex,
-                    self.helper_wake.as_ptr(),
-                    libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-                    1,
-                );
-            }
-        }
-        let populated = self.populated.load(Ordering::Acquire);
-        let limit = if needed + WRITER_CHUNK / 2 > populated {
-            // Pages below `needed - WRITER_CHUNK` were written already, faulted in or not.
-            let from = populated.max(needed.saturating_sub(WRITER_CHUNK) / PAGE_SIZE * PAGE_SIZE);
-            let to = (needed + WRITER_CHUNK)
-                .next_multiple_of(PAGE_SIZE)
-                .min(file_len);
-            match self.populate_range(from, to, false) {
-                Some(done) if done < to => {
-                    file_len // failed: fault page by page until the helper moves the limit
-                }
-                Some(done) => done - WRITER_CHUNK / 2,
-                // The helper is populating right now, most likely these very pages: fault
-                // the next ones in as they come, and look again a little further on.
-                None => needed + WRITER_CHUNK / 4,
-            }
-        } else {
-            // Come back if the writers get close to the populated end before the helper.
-            populated - WRITER_CHUNK / 2
-        };
-        self.set_soft_limit(limit.max(needed).min(file_len));
-        true
-    }
-
     /// Returns the space of a record that was folded into the one before it: when it is the
-    /// last reservation, the end of the record area moves back over it (its frame zeroed
-    /// first, so a reader never takes stale bytes for a record); else it stays as a record
-    /// readers skip.
+    /// last reservation, the end of the record area moves back over it; else it stays as a
+    /// record readers skip. The space is left all zero either way (under a skip frame, or
+    /// none), so that a record later reserved there whose writer is ended before writing
+    /// its frame reads as a hole, never as stale words (trace format: "Holes"); while it is
+    /// being zeroed, a skip frame covers it.
     fn give_back(&self, rec: *mut u8, len: usize) {
         let at = rec as u64 - self.base as u64;
         // SAFETY: the record is ours; its first word is the frame.
         let frame = unsafe { &*(rec as *const AtomicU64) };
+        let skip = len as u64 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
+        frame.store(skip, Ordering::Release);
+        // SAFETY: the record's `len` bytes are ours until the end moves back over them.
+        unsafe { ptr::write_bytes(rec.add(8), 0, len - 8) };
         frame.store(0, Ordering::Release);
         let given_back = self
             .header_u64(offset::RECORDS_END)
             .compare_exchange(at + len as u64, at, Ordering::SeqCst, Ordering::Relaxed)
             .is_ok();
         if !given_back {
-            let skip =
-                len as u64 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
             frame.store(skip, Ordering::Release);
-        }
-    }
-
-    /// Moves the writers' fast-path limit, unless exit has begun: from then on every
-    /// reservation takes the cold path, which checks it against `exit_limit`.
-    fn set_soft_limit(&self, limit: u64) {
-        self.soft_limit.store(limit, Ordering::SeqCst);
-        // The exit handler sets `exiting` before zeroing the limit: if this store came after
-        // that zeroing, `exiting` is seen here and the limit is zeroed again.
-        if self.exiting.load(Ordering::SeqCst) {
-            self.soft_limit.store(0, Ordering::SeqCst);
-        }
-    }
-
-    /// Populates the pages of `[from, to)` (page-aligned, inside the file) in chunks; returns
-    /// how far it got. A writer (`wait` false) never waits for the helper's chunk: None when
-    /// the helper holds the lock.
-    fn populate_range(&self, from: u64, to: u64, wait: bool) -> Option<u64> {
-        let mut done = from;
-        while done < to {
-            let _guard = match self.populate_lock.try_lock() {
-                Ok(guard) => guard,
-                Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-                Err(std::sync::TryLockError::WouldBlock) if !wait => return None,
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    self.populate_lock.lock().unwrap_or_else(|e| e.into_inner())
-                }
-            };
-            if self.exiting.load(Ordering::Acquire) {
-                break;
-            }
-            let chunk = (to - done).min(POPULATE_CHUNK);
-            // SAFETY: [done, done + chunk) is inside the file (only cut at exit, after
-            // `exiting` is set) and inside the mapping. Populating only faults the pages in
-            // writable; it does not change their contents.
-            let failed = unsafe {
-                libc::madvise(
-                    self.base.add(done as usize) as *mut c_void,
-                    chunk as usize,
-                    MADV_POPULATE_WRITE,
-                )
-            } != 0;
-            if failed {
-                if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINVAL) {
-                    // Kernel before 5.14: the writers fault pages in themselves.
-                    self.populate_supported.store(false, Ordering::Relaxed);
-                }
-                break;
-            }
-            done += chunk;
-            self.populated.fetch_max(done, Ordering::Release);
-        }
-        Some(done)
-    }
-
-    /// The helper thread: keeps the file grown and its pages populated ahead of the writers,
-    /// sleeping on `helper_wake` in between.
-    fn helper_loop(&self) {
-        let mut ahead = POPULATE_AHEAD_MIN;
-        loop {
-            let seen = self.helper_wake.load(Ordering::Acquire);
-            if self.exiting.load(Ordering::Acquire) {
-                return;
-            }
-            let reserved = self.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
-            // Writers came within half the distance of the populated end: look further ahead.
-            if reserved + ahead / 2 > self.populated.load(Ordering::Relaxed) {
-                ahead = (ahead * 2).min(POPULATE_AHEAD_MAX);
-            }
-            self.populate_to(reserved + ahead, ahead);
-            self.calibrate();
-            let timeout = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: HELPER_PERIOD_NS,
-            };
-            // SAFETY: futex wait on our own word with a relative timeout; returns at once if
-            // a writer bumped the word since `seen` was read.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_futex,
-                    self.helper_wake.as_ptr(),
-                    libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-                    seen,
-                    &timeout as *const libc::timespec,
-                );
-            }
-        }
-    }
-
-    /// Grows the file to at least `target` and populates its pages up to there; then lets
-    /// the writers run until they come within `ahead / 2` of the populated end.
-    fn populate_to(&self, target: u64, ahead: u64) {
-        let target = target.next_multiple_of(PAGE_SIZE);
-        if !self.populate_supported.load(Ordering::Relaxed)
-            || (target > self.file_len.load(Ordering::Acquire) && !self.grow(target))
-        {
-            return;
-        }
-        let from = self.populated.load(Ordering::Acquire);
-        let done = self
-            .populate_range(from, target, true)
-            .unwrap_or(from)
-            .max(from);
-        let file_len = self.file_len.load(Ordering::Acquire);
-        let limit = if self.populate_supported.load(Ordering::Relaxed) {
-            done.saturating_sub(ahead / 2).min(file_len)
-        } else {
-            file_len
-        };
-        self.set_soft_limit(limit);
-    }
-
-    /// Grows the file to at least `needed`, with its disk space allocated, so that no store
-    /// into the mapping below the new length can fault for want of space. False when it
-    /// cannot: at exit, or when space ran out (then for good, with the header saying so).
-    #[cold]
-    fn grow(&self, needed: u64) -> bool {
-        if self.no_space.load(Ordering::Relaxed) {
-            return false;
-        }
-        let _guard = self.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
-        if self.exiting.load(Ordering::Acquire) || self.no_space.load(Ordering::Relaxed) {
-            return false;
-        }
-        let current = self.file_len.load(Ordering::Acquire);
-        if needed <= current {
-            return true;
-        }
-        let step = (current / 4).clamp(GROW_STEP, GROW_STEP_MAX);
-        let new_len = needed.max(current + step).min(MAP_RESERVE as u64);
-        if needed > new_len || !self.allocate(current, new_len) {
-            self.stop_for_no_space();
-            return false;
-        }
-        self.file_len.store(new_len, Ordering::Release);
-        true
-    }
-
-    /// Allocates the file's blocks in `[from, to)`, extending it to `to`.
-    fn allocate(&self, from: u64, to: u64) -> bool {
-        // SAFETY: plain syscall on our own descriptor. glibc emulates it by writing where the
-        // file system cannot allocate (then it is slower, but still reserves the blocks).
-        let err = unsafe {
-            libc::posix_fallocate(
-                self.file.as_raw_fd(),
-                from as libc::off_t,
-                (to - from) as libc::off_t,
-            )
-        };
-        err == 0
-    }
-
-    /// The trace cannot grow any more: say so in the header; every later call is dropped
-    /// (and counted) instead of recorded.
-    #[cold]
-    fn stop_for_no_space(&self) {
-        if !self.no_space.swap(true, Ordering::AcqRel) {
-            self.set_state_flag(state::NO_SPACE);
         }
     }
 
@@ -469,8 +262,9 @@ impl Recorder {
         let Some(rec) = self.reserve(len) else { return };
         // SAFETY: `rec` points at `len` reserved bytes, zero-filled by the file growth.
         unsafe {
-            ptr::write(rec as *mut u32, len32);
-            ptr::write(rec.add(4) as *mut u16, kind::TEXT);
+            // The frame first and whole (state RESERVED), as for calls (see `begin`).
+            ptr::write(rec as *mut u64, len32 as u64 | (kind::TEXT as u64) << 32);
+            std::sync::atomic::fence(Ordering::Release);
             ptr::write(rec.add(8) as *mut u32, subkind);
             ptr::write(rec.add(12) as *mut u32, content.len() as u32);
             ptr::copy_nonoverlapping(content.as_ptr(), rec.add(16), content.len());
@@ -518,237 +312,11 @@ fn recorder() -> Option<&'static Recorder> {
     (!p.is_null()).then(|| unsafe { &*p })
 }
 
-fn env_rank() -> i32 {
-    [
-        "MPICHECK_RANK",
-        "PMI_RANK",
-        "OMPI_COMM_WORLD_RANK",
-        "PMIX_RANK",
-        "SLURM_PROCID",
-    ]
-    .iter()
-    .find_map(|name| std::env::var(name).ok()?.parse().ok())
-    .unwrap_or(-1)
-}
-
-/// The process's start time in clock ticks since boot (`/proc/self/stat` field 22), which
-/// orders a rank before the children it started; 0 if unknown.
-fn process_start_ticks() -> u64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0;
-    };
-    // The command name (field 2) is in parentheses and may hold spaces: count after it.
-    stat.rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().nth(19)?.parse().ok())
-        .unwrap_or(0)
-}
-
-/// Creates this process's trace file in `dir`: a new file, never one that exists (the name
-/// of an earlier process with the same pid, or anything planted there), never through a
-/// symbolic link.
-fn create_trace_file(dir: &std::path::Path, pid: u32) -> std::io::Result<(File, PathBuf)> {
-    let suffix = mpicheck_trace::TRACE_SUFFIX;
-    let mut last_error = None;
-    for attempt in 0..16 {
-        let name = if attempt == 0 {
-            format!("trace-{pid}{suffix}")
-        } else {
-            format!("trace-{pid}-{attempt}{suffix}")
-        };
-        let path = dir.join(name);
-        match OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
-            .mode(0o644)
-            .open(&path)
-        {
-            Ok(file) => return Ok((file, path)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last_error = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last_error.unwrap_or_else(|| std::io::Error::other("no free trace name")))
-}
-
-fn open_trace(family: &str) -> Option<Recorder> {
-    let dir = PathBuf::from(std::env::var_os("MPICHECK_OUT_DIR")?);
-    let pid = std::process::id();
-    let (file, path) = create_trace_file(&dir, pid)
-        .map_err(|e| {
-            eprintln!(
-                "mpicheck: cannot create a trace in {}: {e}; this process is not recorded",
-                dir.display()
-            )
-        })
-        .ok()?;
-    // SAFETY: mapping our own file; the mapping is never unmapped (records may be written
-    // until the very end of the process).
-    let base = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            MAP_RESERVE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_NORESERVE,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
-        eprintln!(
-            "mpicheck: cannot map trace {}; this process is not recorded",
-            path.display()
-        );
-        return None;
-    }
-    let recorder = Recorder {
-        base: base as *mut u8,
-        file_len: AtomicU64::new(0),
-        soft_limit: AtomicU64::new(0),
-        populated: AtomicU64::new(0),
-        helper_wake: AtomicU32::new(0),
-        helper_running: AtomicBool::new(false),
-        exiting: AtomicBool::new(false),
-        exit_limit: AtomicU64::new(0),
-        no_space: AtomicBool::new(false),
-        populate_lock: Mutex::new(()),
-        populate_supported: AtomicBool::new(true),
-        file,
-        grow_lock: Mutex::new(()),
-        calibration_lock: Mutex::new(()),
-        clock: Clock::detect(),
-    };
-    if !recorder.grow(GROW_STEP) {
-        eprintln!(
-            "mpicheck: cannot reserve space for trace {} (disk full?); this process is not recorded",
-            path.display()
-        );
-        // An empty file would read as a damaged trace.
-        let _ = std::fs::remove_file(&path);
-        return None;
-    }
-    let start_unix_ns = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    // SAFETY: the header lies in the first page, which the growth above made writable.
-    unsafe {
-        let b = recorder.base;
-        ptr::copy_nonoverlapping(MAGIC.as_ptr(), b.add(offset::MAGIC), 8);
-        ptr::write(b.add(offset::VERSION) as *mut u32, FORMAT_VERSION);
-        ptr::write(b.add(offset::HEADER_SIZE) as *mut u32, HEADER_SIZE as u32);
-        ptr::write(b.add(offset::PID) as *mut u32, pid);
-        ptr::write(
-            b.add(offset::PARENT_PID) as *mut u32,
-            libc::getppid() as u32,
-        );
-        ptr::write(
-            b.add(offset::PROCESS_START) as *mut u64,
-            process_start_ticks(),
-        );
-        ptr::write(b.add(offset::ENV_RANK) as *mut i32, env_rank());
-        ptr::write(b.add(offset::RANK) as *mut i32, -1);
-        ptr::write(b.add(offset::WORLD_SIZE) as *mut i32, -1);
-        ptr::write(b.add(offset::THREAD_LEVEL) as *mut i32, -1);
-        ptr::write(b.add(offset::START_UNIX_NS) as *mut u64, start_unix_ns);
-        ptr::write(b.add(offset::CLOCK) as *mut u32, recorder.clock.kind());
-        let (ticks, ns) = recorder.clock_pair();
-        ptr::write(b.add(offset::CLOCK_START) as *mut u64, ticks);
-        ptr::write(b.add(offset::CLOCK_START_NS) as *mut u64, ns);
-        // Slot 0 holds the start pair until the first calibration.
-        ptr::write(b.add(offset::CALIBRATION) as *mut u64, ticks);
-        ptr::write(b.add(offset::CALIBRATION + 8) as *mut u64, ns);
-        let family = family.as_bytes();
-        let n = family.len().min(offset::FAMILY_LEN - 1);
-        ptr::copy_nonoverlapping(family.as_ptr(), b.add(offset::FAMILY), n);
-    }
-    recorder
-        .header_u64(offset::RECORDS_END)
-        .store(HEADER_SIZE as u64, Ordering::Release);
-    Some(recorder)
-}
-
-fn process_text() -> String {
-    let exe = std::fs::read_link("/proc/self/exe")
-        .map(|p| p.display().to_string())
-        .unwrap_or_default();
-    let cmdline = std::fs::read("/proc/self/cmdline")
-        .map(|b| {
-            b.split(|&c| c == 0)
-                .filter(|s| !s.is_empty())
-                .map(|s| String::from_utf8_lossy(s).into_owned())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_default();
-    format!("exe={exe}\ncmdline={cmdline}\n")
-}
-
 unsafe fn c_text<'a>(p: *const c_char) -> &'a [u8] {
     if p.is_null() {
         &[]
     } else {
         CStr::from_ptr(p).to_bytes()
-    }
-}
-
-/// Runs once, at the owner process's normal exit. Other threads, and library destructors
-/// that run after this, may still record: the file keeps its length and the writers keep a
-/// margin of allocated space after the last record; only the space beyond the margin is
-/// released.
-extern "C" fn at_exit() {
-    let Some(r) = recorder() else { return };
-    if OWNER_PID.load(Ordering::Relaxed) != std::process::id() {
-        return;
-    }
-    if let Ok(maps) = std::fs::read("/proc/self/maps") {
-        r.write_text(text::PROC_MAPS, &maps);
-    }
-    r.calibrate();
-    // Margin for late calls, allocated now while the file may still grow.
-    let end = r.header_u64(offset::RECORDS_END).load(Ordering::SeqCst);
-    r.grow(end + EXIT_MARGIN);
-    {
-        // Stop the helper from growing or populating from here on.
-        let _grow = r.grow_lock.lock().unwrap_or_else(|e| e.into_inner());
-        let _populate = r.populate_lock.lock().unwrap_or_else(|e| e.into_inner());
-        r.exiting.store(true, Ordering::SeqCst);
-    }
-    // From now every reservation takes the cold path; this load sees every reservation that
-    // did not see the lowered limit (see `reserve`).
-    r.soft_limit.store(0, Ordering::SeqCst);
-    let end = r.header_u64(offset::RECORDS_END).load(Ordering::SeqCst);
-    let file_len = r.file_len.load(Ordering::Acquire);
-    let limit = (end + EXIT_MARGIN)
-        .next_multiple_of(PAGE_SIZE)
-        .min(file_len);
-    r.exit_limit.store(limit, Ordering::SeqCst);
-    r.header_u64(offset::EXIT_RECORDS_END)
-        .store(end.min(limit), Ordering::Release);
-    if limit < file_len {
-        let _populate = r.populate_lock.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: plain syscall on our own descriptor; nobody writes beyond `limit` any more.
-        // Where holes are not supported the space simply stays allocated.
-        unsafe {
-            libc::fallocate(
-                r.file.as_raw_fd(),
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                limit as libc::off_t,
-                (file_len - limit) as libc::off_t,
-            )
-        };
-    }
-    r.set_state_flag(state::EXITED);
-}
-
-/// In a child forked after recording started: the trace mapping is shared with the parent,
-/// so the child must never write into it (nor finalize it at exit). A child that execs a
-/// program starts afresh with the library's constructor.
-extern "C" fn in_forked_child() {
-    if RECORDING.load(Ordering::Relaxed) == ON {
-        RECORDING.store(OFF, Ordering::Relaxed);
-        RECORDER.store(ptr::null_mut(), Ordering::Relaxed);
-        END_MODE.store(END_OFF, Ordering::Relaxed);
     }
 }
 
@@ -775,81 +343,6 @@ pub unsafe extern "C" fn mpicheck_prepare(
         on_start,
     });
     libc::pthread_atfork(None, None, Some(in_forked_child));
-}
-
-/// The recorder, opening the trace if this is the process's first MPI call; None when the
-/// process does not record.
-#[cold]
-fn start_recording() -> Option<&'static Recorder> {
-    if RECORDING.load(Ordering::Acquire) != UNSTARTED {
-        return recorder();
-    }
-    let mut prepared = PREPARED.lock().unwrap_or_else(|e| e.into_inner());
-    // Another thread may have started it while this one waited for the lock.
-    if RECORDING.load(Ordering::Acquire) != UNSTARTED {
-        return recorder();
-    }
-    let Some(prepared) = prepared.take() else {
-        return None; // not prepared: the interposition library's constructor did not run
-    };
-    let Some(recorder) = open_trace(&prepared.family) else {
-        RECORDING.store(OFF, Ordering::Release);
-        return None;
-    };
-    let recorder: &'static Recorder = Box::leak(Box::new(recorder));
-    recorder.write_text(text::PROCESS, process_text().as_bytes());
-    recorder.write_text(text::SCHEMA, prepared.schema.as_bytes());
-    recorder.write_text(text::CONSTANTS, prepared.constants.as_bytes());
-    if let Ok(maps) = std::fs::read("/proc/self/maps") {
-        recorder.write_text(text::PROC_MAPS, &maps);
-    }
-    recorder.calibrate();
-    // The first pages synchronously, the rest by the helper.
-    let reserved = recorder
-        .header_u64(offset::RECORDS_END)
-        .load(Ordering::Relaxed);
-    recorder.populate_to(reserved + POPULATE_AHEAD_MIN, POPULATE_AHEAD_MIN);
-    OWNER_PID.store(std::process::id(), Ordering::Relaxed);
-    let end_mode = if recorder.clock.tsc {
-        END_TSC
-    } else {
-        END_CALL
-    };
-    END_MODE.store(end_mode, Ordering::Relaxed);
-    RECORDER.store(
-        recorder as *const Recorder as *mut Recorder,
-        Ordering::Release,
-    );
-    RECORDING.store(ON, Ordering::Release);
-    // SAFETY: registering a plain extern "C" function.
-    unsafe { libc::atexit(at_exit) };
-    start_helper(recorder);
-    if let Some(on_start) = prepared.on_start {
-        // SAFETY: the C library's start hook, which records through this recorder.
-        unsafe { on_start() };
-    }
-    Some(recorder)
-}
-
-/// Starts the helper thread with every signal blocked, so that no signal meant for the
-/// program is ever delivered to it.
-fn start_helper(recorder: &'static Recorder) {
-    // SAFETY: plain signal mask manipulation of the calling thread, restored below; the new
-    // thread inherits the full mask.
-    unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
-        let spawned = std::thread::Builder::new()
-            .name("mpicheck-trace".into())
-            .stack_size(64 << 10)
-            .spawn(move || recorder.helper_loop());
-        if spawned.is_ok() {
-            recorder.helper_running.store(true, Ordering::Relaxed);
-        }
-        libc::pthread_sigmask(libc::SIG_SETMASK, &old, ptr::null_mut());
-    }
 }
 
 fn thread_index(r: &Recorder) -> u16 {
@@ -980,6 +473,9 @@ unsafe fn begin(
     // return code (12..16) is written at the end.
     let frame = len as u64 | (kind::CALL as u64) << 32 | (flags as u64) << 56;
     ptr::write(rec as *mut u64, frame);
+    // The frame before any other word, so that a writer ended in between leaves a hole of
+    // zeros the reader can step over (trace format: "Holes"). Free on x86_64.
+    std::sync::atomic::fence(Ordering::Release);
     ptr::write(rec.add(8) as *mut u16, func_id);
     ptr::write(rec.add(10) as *mut u16, thread);
     ptr::write(rec.add(16) as *mut u64, r.clock.now());

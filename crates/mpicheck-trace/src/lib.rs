@@ -50,12 +50,13 @@
 //! records are written into it, so a full disk or quota never faults the program. When space
 //! runs out the writer stops recording, sets [`state::NO_SPACE`] and counts the calls it
 //! dropped (offset 48). At exit the file keeps its length (late calls from library
-//! destructors or other threads still land in a small margin after offset 160), and the
+//! destructors or other threads still land in a small margin after offset 160, which ends
+//! with an empty skip record the exit handler writes), and the
 //! disk space of the unused tail is released by punching a hole, so a reader sees zeros
 //! there. A trace of an exited process whose file is shorter than offset 160 says was cut
 //! after the process finished (a truncated copy). Records may still stop before offset 160
 //! in a whole trace: `exit` ends the other threads wherever they are, possibly between
-//! reserving a record and writing its frame.
+//! reserving a record and writing its frame (see "Holes" below).
 //!
 //! Call times are raw readings of the clock named at offset 96: `CLOCK_MONOTONIC` nanoseconds
 //! ([`clock::MONOTONIC_NS`]), or the CPU's time-stamp counter ([`clock::TSC`], used when the
@@ -69,7 +70,17 @@
 //!
 //! Every record starts with an 8-byte frame: `u32 len` (whole record in bytes, a multiple of
 //! 8), `u16 kind` ([`kind`]), `u8 state` ([`record_state`]), `u8 flags` ([`flags`]). A `len`
-//! of zero marks the end of the trace.
+//! of zero marks the end of the trace, unless nonzero words follow it below the reserved end
+//! (offset 40): then it is a hole.
+//!
+//! **Holes.** A thread ended (by `exit` or a kill of the process) after reserving a record
+//! but before writing its frame leaves the record's bytes zero, with other threads' records
+//! after it. The writer stores the frame before any other word of a record, and space it
+//! gives back (a folded poll) is left all zero, so a hole is zeros throughout: the reader
+//! steps to the next nonzero word, which must be a frame, and counts the hole among the
+//! partial records. The hole's call never reached MPI (its wrapper was still reserving).
+//! Writers before this rule (same format version) zeroed only the frame of space they gave
+//! back; a reader then finds no frame after the hole and stops there as at damage.
 //!
 //! A **call record** (`kind::CALL`) continues with:
 //!

@@ -233,7 +233,8 @@ pub struct Trace {
     /// counted as [`Trace::calls`] would hold them (a folded poll as two), whether or not
     /// it holds them.
     pub mpi_calls: u64,
-    /// Records whose writer never finished them (a thread was interrupted mid-write).
+    /// Records whose writer never finished them (a thread was interrupted mid-write), holes
+    /// (records whose frame was never written, see "Holes" in the crate docs) included.
     pub partial_records: u64,
     pub end: EndOfTrace,
 }
@@ -444,6 +445,13 @@ impl TraceBytes for &[u8] {
 struct Walk {
     at: usize,
     exited: bool,
+    /// The end of the reserved record area (header offset 40): a zero frame below it with
+    /// records after it is a hole.
+    records_end: u64,
+    /// Holes stepped over (records whose writer was ended before it wrote their frame).
+    holes: u64,
+    /// The last step went over a hole: the next record must be a valid one.
+    after_a_hole: bool,
     /// How the records stopped, once they did (before the check for a cut).
     end: Option<EndOfTrace>,
     /// The last record did not fit the file.
@@ -455,6 +463,9 @@ impl Walk {
         Walk {
             at: HEADER_SIZE,
             exited: header.exited(),
+            records_end: header.records_end,
+            holes: 0,
+            after_a_hole: false,
             end: None,
             bad_record: false,
         }
@@ -465,37 +476,84 @@ impl Walk {
         if self.end.is_some() {
             return None;
         }
-        let at = self.at;
-        let truncated = |reason: &str| EndOfTrace::Truncated {
-            offset: at as u64,
-            reason: reason.to_string(),
-        };
-        if at + 8 > b.len() {
-            self.end = Some(if self.exited {
-                EndOfTrace::Clean
-            } else {
-                truncated("the file ends without an end marker")
-            });
-            return None;
+        loop {
+            let at = self.at;
+            let truncated = |reason: &str| EndOfTrace::Truncated {
+                offset: at as u64,
+                reason: reason.to_string(),
+            };
+            if at + 8 > b.len() {
+                self.end = Some(if self.exited {
+                    EndOfTrace::Clean
+                } else {
+                    truncated("the file ends without an end marker")
+                });
+                return None;
+            }
+            let frame = b.get(at, 8);
+            let len = u32_at(frame, 0) as usize;
+            let (record_kind, state) = (u16_at(frame, 4), frame[6]);
+            if len == 0 {
+                if let Some(next) = self.after_hole(b, at) {
+                    // A record whose writer was ended before it wrote the frame: it never got
+                    // to call MPI, so no call is missing; counted, and the walk goes on.
+                    self.holes += 1;
+                    self.at = next;
+                    self.after_a_hole = true;
+                    continue;
+                }
+                self.end = Some(if self.exited {
+                    EndOfTrace::Clean
+                } else {
+                    truncated(
+                        "the process did not exit normally (killed, crashed, or still running)",
+                    )
+                });
+                return None;
+            }
+            if len < 8 || len & 7 != 0 || at + len > b.len() {
+                self.end = Some(truncated(&format!(
+                    "record of {len} bytes does not fit the file"
+                )));
+                self.bad_record = true;
+                return None;
+            }
+            // What follows a hole must be a record, not a stray word: unknown kinds are
+            // refused there, not skipped.
+            if std::mem::take(&mut self.after_a_hole)
+                && (!matches!(record_kind, kind::CALL | kind::TEXT | kind::SKIP)
+                    || state > record_state::COMPLETE)
+            {
+                self.end = Some(truncated(
+                    "a record left unwritten is followed by damaged bytes",
+                ));
+                self.bad_record = true;
+                return None;
+            }
+            self.at += len;
+            return Some((at, len));
         }
-        let len = u32_at(b.get(at, 8), 0) as usize;
-        if len == 0 {
-            self.end = Some(if self.exited {
-                EndOfTrace::Clean
-            } else {
-                truncated("the process did not exit normally (killed, crashed, or still running)")
-            });
-            return None;
+    }
+
+    /// Where the walk goes on after the zero frame at `at`, when records follow it: a hole
+    /// left by a thread ended (by `exit` or a kill) between reserving a record and writing
+    /// its frame. The recorder writes nothing into a record before its frame and leaves
+    /// space it gives back zeroed, so a hole is all zeros and the next nonzero word below
+    /// the reserved end is the next record's frame: `None` when only zeros follow (the end
+    /// of the records). A nonzero word that is no frame is returned too, and the walk stops
+    /// there at a damaged record.
+    fn after_hole(&self, b: &mut impl TraceBytes, at: usize) -> Option<usize> {
+        let end = usize::try_from(self.records_end)
+            .unwrap_or(usize::MAX)
+            .min(b.len());
+        let mut word = at + 8;
+        while word + 8 <= end {
+            if b.get(word, 8) != [0; 8] {
+                return Some(word);
+            }
+            word += 8;
         }
-        if len < 8 || len & 7 != 0 || at + len > b.len() {
-            self.end = Some(truncated(&format!(
-                "record of {len} bytes does not fit the file"
-            )));
-            self.bad_record = true;
-            return None;
-        }
-        self.at += len;
-        Some((at, len))
+        None
     }
 
     /// How the trace ended, once the walk stopped: a trace of an exited process whose
@@ -591,6 +649,7 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
         .filter(|&(func, _)| !trace.function_name(func as u16).starts_with("MPICHECK_"))
         .map(|(_, &n)| n)
         .sum();
+    trace.partial_records += walk.holes;
     trace.end = walk.end_of_trace(&trace.header, b.len());
     Ok(trace)
 }
@@ -824,10 +883,47 @@ mod tests {
         assert_eq!(trace.incomplete(), None);
     }
 
+    /// Offset of the `i`-th barrier record of [`barriers`] (48 bytes each).
+    fn barrier_at(i: usize) -> usize {
+        HEADER_SIZE + (16 + SCHEMA.len()).div_ceil(8) * 8 + 48 * i
+    }
+
+    #[test]
+    fn records_after_a_hole_are_read() {
+        // A thread ended between reserving its record and writing the frame leaves zeros in
+        // the middle; the records other threads wrote after it are still read, exited or not.
+        for exited in [true, false] {
+            let mut b = barriers(5);
+            let mut bytes = if exited { b.exited() } else { b.bytes() };
+            bytes[barrier_at(1)..barrier_at(3)].fill(0);
+            let trace = read_trace_bytes(&bytes).unwrap();
+            let times: Vec<_> = trace.calls.iter().map(|c| c.t_enter_ns).collect();
+            assert_eq!(times, [0, 30, 40], "exited: {exited}");
+            assert_eq!(trace.partial_records, 1);
+            assert_eq!(trace.incomplete(), None);
+            let end_clean = trace.end == EndOfTrace::Clean;
+            assert_eq!(end_clean, exited, "{:?}", trace.end);
+        }
+    }
+
+    #[test]
+    fn a_hole_followed_by_no_record_is_damage() {
+        // Only the frame zeroed: the words after it are no record, and reading stops there.
+        let mut bytes = barriers(3).exited();
+        bytes[barrier_at(1)..barrier_at(1) + 8].fill(0);
+        let trace = read_trace_bytes(&bytes).unwrap();
+        assert_eq!(trace.calls.len(), 1);
+        assert!(
+            matches!(trace.incomplete(), Some(Incomplete::Cut { offset, .. }) if offset > barrier_at(1) as u64 && offset < barrier_at(2) as u64),
+            "{:?}",
+            trace.end
+        );
+    }
+
     #[test]
     fn a_damaged_record_before_the_end_at_exit_is_a_cut() {
         let mut whole = barriers(3).exited();
-        let second = HEADER_SIZE + (16 + SCHEMA.len()).div_ceil(8) * 8 + 48;
+        let second = barrier_at(1);
         whole[second..second + 4].copy_from_slice(&1_000_000u32.to_le_bytes());
         let trace = read_trace_bytes(&whole).unwrap();
         assert_eq!(trace.calls.len(), 1);

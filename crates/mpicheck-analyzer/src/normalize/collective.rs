@@ -208,16 +208,12 @@ impl<'t> RankNormalizer<'t> {
             return None;
         };
         let comm_raw = args.first_of_kind("COMMUNICATOR");
+        // A file or window the trace did not see opened or created (or freed already): its
+        // communicator is unknown, and none is made up; the call is no collective then.
         let comm = match args.int("fh").filter(|_| short.starts_with("File_")) {
-            Some(fh) if short != "File_open" => match self.files.get(&fh) {
-                Some(c) => c.clone(),
-                None => self.comm(None),
-            },
+            Some(fh) if short != "File_open" => self.files.get(&fh)?.clone(),
             _ => match args.int("win").filter(|_| comm_raw.is_none()) {
-                Some(win) => match self.windows.get(&win) {
-                    Some(c) => c.clone(),
-                    None => self.comm(None),
-                },
+                Some(win) => self.windows.get(&win)?.clone(),
                 None => self.comm(comm_raw),
             },
         };

@@ -163,10 +163,14 @@ impl<'t> RankNormalizer<'t> {
                 .or(args.int("local_comm"))
                 .or(args.int("intercomm"))
                 .or(args.int("comm_old"));
-            let parent = self.comm(parent_raw);
-            let ordinal = self.creations.entry(parent.id).or_insert(0);
-            *ordinal += 1;
-            self.pending_creation = Some((parent.id, intern(full_name), *ordinal));
+            // Calls on windows and files name no communicator and create none: none is made
+            // up for them.
+            self.pending_creation = parent_raw.map(|raw| {
+                let parent = self.comm(Some(raw));
+                let ordinal = self.creations.entry(parent.id).or_insert(0);
+                *ordinal += 1;
+                (parent.id, intern(full_name), *ordinal)
+            });
         }
         Some(Event {
             call: intern(full_name),

@@ -167,3 +167,41 @@ fn the_checks_see_what_the_raw_words_say() {
         ]
     );
 }
+
+/// Fences and frees take their window's communicator, also in a free the rank was killed in
+/// (its record has no output and did not return): no communicator is made up for a call
+/// that names none (`mpicheck events` listed one per rank, "creation not recorded").
+#[test]
+fn calls_on_windows_make_up_no_communicator() {
+    let mut traces = ranks();
+    let last_free = traces[0].calls.iter().rposition(|c| c.func == 4).unwrap();
+    traces[0].calls.truncate(last_free + 1);
+    traces[0].calls[last_free].complete = false;
+    traces[0].header.state = mpicheck_trace::state::INITIALIZED;
+    // Rank 1 fences a window it freed: no collective, on no made-up communicator.
+    let finalize = traces[1].calls.pop().unwrap();
+    traces[1].calls.push(call(2, vec![0, 0x7f08], 15));
+    traces[1].calls.push(finalize);
+    let run = normalize(&traces, &mut line).unwrap();
+    let names: Vec<&str> = run.comms.iter().map(|c| c.name.as_str()).collect();
+    assert!(
+        !names.iter().any(|n| n.contains("creation not recorded")),
+        "{names:?}"
+    );
+    for (rank, trace) in run.ranks.iter().enumerate() {
+        let on_windows: Vec<_> = trace
+            .events
+            .iter()
+            .filter(|e| matches!(e.call, "MPI_Win_fence" | "MPI_Win_free"))
+            .map(|e| match &e.op {
+                Op::Collective { comm, .. } => Some(*comm),
+                _ => None,
+            })
+            .collect();
+        let mut expected = vec![Some(CommId(0)); 4];
+        if rank == 1 {
+            expected.push(None);
+        }
+        assert_eq!(on_windows, expected, "rank {rank}");
+    }
+}
