@@ -85,6 +85,8 @@ struct TailedTrace {
     sync_id: Option<u16>,
     /// The function table, for naming calls.
     schema: Option<Schema>,
+    /// The machine the process runs on (`host=` of its process text), once read.
+    host: Option<String>,
     /// Offset of the first record not yet walked.
     cursor: u64,
     threads: BTreeMap<u16, ThreadWatch>,
@@ -112,6 +114,7 @@ impl TailedTrace {
             polls: Vec::new(),
             sync_id: None,
             schema: None,
+            host: None,
             cursor: HEADER_SIZE as u64,
             threads: BTreeMap::new(),
             progress_at: Instant::now(),
@@ -159,10 +162,15 @@ impl TailedTrace {
             let offset = self.cursor + at as u64;
             if frame.kind == kind::TEXT && frame.len >= 16 {
                 let subkind = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap());
+                let len = u32::from_le_bytes(bytes[at + 12..at + 16].try_into().unwrap());
+                let content = &bytes[at + 16..at + 16 + (len as usize).min(frame.len - 16)];
                 if subkind == text::SCHEMA {
-                    let len = u32::from_le_bytes(bytes[at + 12..at + 16].try_into().unwrap());
-                    let content = &bytes[at + 16..at + 16 + (len as usize).min(frame.len - 16)];
                     self.learn_schema(&String::from_utf8_lossy(content));
+                } else if subkind == text::PROCESS {
+                    self.host = String::from_utf8_lossy(content)
+                        .lines()
+                        .find_map(|l| l.strip_prefix("host="))
+                        .map(str::to_string);
                 }
             } else if frame.kind == kind::CALL && frame.len >= CALL_FIXED_SIZE {
                 let thread = u16::from_le_bytes([
@@ -232,7 +240,11 @@ impl TailedTrace {
     /// after (its last recorded call, of any thread).
     fn death(&self) -> Option<DeadRank> {
         let header = self.header.as_ref()?;
-        if !header.initialized() || header.finalized() || process_alive(header.pid) {
+        if !self.on_this_host()
+            || !header.initialized()
+            || header.finalized()
+            || process_alive(header.pid)
+        {
             return None;
         }
         let last = self
@@ -307,7 +319,16 @@ impl TailedTrace {
     fn finished(&self) -> bool {
         self.header
             .as_ref()
-            .is_some_and(|h| h.exited() || !process_alive(h.pid))
+            .is_some_and(|h| h.exited() || (self.on_this_host() && !process_alive(h.pid)))
+    }
+
+    /// Whether the process runs on this machine, so that its pid means something here: a
+    /// rank of a multi-node job is never taken for dead because no local process has its
+    /// pid. Unknown (a trace before its process text, or of an older recorder): assumed.
+    fn on_this_host(&self) -> bool {
+        self.host
+            .as_deref()
+            .is_none_or(|host| host.is_empty() || Some(host) == this_host().as_deref())
     }
 
     /// Whether every live thread waits (see the module docs) and has for `timeout`, with at
@@ -343,6 +364,20 @@ impl TailedTrace {
         }
         in_mpi.then_some(polling)
     }
+}
+
+/// This machine's host name, as the recorder writes it (`gethostname`).
+fn this_host() -> Option<String> {
+    static HOST: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let mut host = [0u8; 256];
+        // SAFETY: the buffer is writable for its length; NUL-terminated on success.
+        (unsafe { libc::gethostname(host.as_mut_ptr().cast(), host.len() - 1) } == 0).then(|| {
+            let end = host.iter().position(|&b| b == 0).unwrap_or(0);
+            String::from_utf8_lossy(&host[..end]).into_owned()
+        })
+    })
+    .clone()
 }
 
 /// The process exists and is not a zombie.
@@ -632,5 +667,37 @@ mod tests {
             "rank 0 (pid 42) died inside MPI_Get, rank 3 (pid 43) exited without finalizing MPI after MPI_Send; \
              rank 1 waits in MPI_Finalize, rank 2 in MPI_Test and MPI_Recv"
         );
+    }
+    use mpicheck_trace::builder::TraceBuilder;
+    use mpicheck_trace::offset;
+
+    /// A trace of a process that initialized MPI and is gone (its pid is a child that was
+    /// reaped), written on `host`.
+    fn dead_process_trace(dir: &Path, host: &str) -> TailedTrace {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        let mut trace = TraceBuilder::new();
+        trace.set_u32(offset::PID, pid).rank(0, 2).text(
+            text::PROCESS,
+            &format!("exe=/bin/x\ncmdline=x\nhost={host}\n"),
+        );
+        let path = dir.join(format!("trace-{pid}.mpitrace"));
+        std::fs::write(&path, trace.bytes()).unwrap();
+        let mut tailed = TailedTrace::open(&path).unwrap();
+        tailed.poll(Instant::now());
+        tailed
+    }
+
+    #[test]
+    fn pids_of_another_host_say_nothing_about_its_processes() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = dead_process_trace(dir.path(), &this_host().unwrap());
+        assert!(here.finished());
+        assert!(here.death().is_some());
+        // A rank of a multi-node job: no local process has its pid, which proves nothing.
+        let elsewhere = dead_process_trace(dir.path(), "another-node.example");
+        assert!(!elsewhere.finished());
+        assert!(elsewhere.death().is_none());
     }
 }

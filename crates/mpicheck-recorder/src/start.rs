@@ -169,7 +169,17 @@ pub(super) fn process_text() -> String {
                 .join(" ")
         })
         .unwrap_or_default();
-    format!("exe={exe}\ncmdline={cmdline}\n")
+    // The host, so that a supervisor on another machine does not judge this process by
+    // pids of its own (a multi-node job started with `--launcher`).
+    let mut host = [0u8; 256];
+    // SAFETY: the buffer is writable for its length; gethostname NUL-terminates on success.
+    let host = if unsafe { libc::gethostname(host.as_mut_ptr().cast(), host.len() - 1) } == 0 {
+        let end = host.iter().position(|&b| b == 0).unwrap_or(0);
+        String::from_utf8_lossy(&host[..end]).into_owned()
+    } else {
+        String::new()
+    };
+    format!("exe={exe}\ncmdline={cmdline}\nhost={host}\n")
 }
 
 /// Runs once, at the owner process's normal exit. Other threads, and library destructors
