@@ -23,7 +23,8 @@
 //! A rank whose process is gone although its trace says it did not finalize MPI (killed,
 //! crashed, ended by `MPI_Abort`, or exited without `MPI_Finalize`) *died*: it counts as finished, and the stuck
 //! job names it (in [`Stuck::died`]) with the call it died in or after, so that a job whose
-//! launcher does not end it after a rank died is ended, never left to hang.
+//! launcher does not end it after a rank died is ended, never left to hang. That includes a
+//! job whose ranks all ended after one died while the launcher stays (hung in its teardown).
 //!
 //! Traces of processes that never initialized MPI (children of a rank that called an MPI
 //! function) do not count once every rank has initialized; files that are not traces are
@@ -591,11 +592,17 @@ impl Watcher {
             waiting.push((rank, trace.waiting_in()));
         }
         waiting.sort();
-        (blocked > 0 && blocked + finished >= self.ranks).then_some(Stuck {
-            polling,
-            died,
-            waiting,
-        })
+        // Every rank ended, one of them without finalizing MPI, and the launcher is still
+        // there: it hangs in its own teardown (seen with Open MPI's mpiexec after
+        // MPI_Abort, its ranks left as zombies), and nothing else will end it.
+        let ended_after_a_death = blocked == 0 && !died.is_empty();
+        ((blocked > 0 || ended_after_a_death) && blocked + finished >= self.ranks).then_some(
+            Stuck {
+                polling,
+                died,
+                waiting,
+            },
+        )
     }
 
     /// Starts the timeout again (after a stuck state the analyzer did not call a deadlock).

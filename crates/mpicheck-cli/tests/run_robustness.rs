@@ -505,3 +505,56 @@ fn a_dead_rank_ends_a_job_its_launcher_keeps_mpich() {
 fn a_dead_rank_ends_a_job_its_launcher_keeps_openmpi() {
     check_dead_rank_ends_the_job(OPENMPI);
 }
+
+/// A launcher that stays after its job ended: `LAUNCHER MPIEXEC -n N COMMAND...` runs the job
+/// and then lingers, as Open MPI's mpiexec sometimes does after `MPI_Abort` (hung in its
+/// teardown with every rank a zombie).
+const LINGERING_LAUNCHER: &str = r#"#!/bin/sh
+"$@"
+exec sleep 300
+"#;
+
+/// Rank 0 dies, the MPI ends the other ranks, and the launcher does not exit: mpicheck says
+/// how the ranks ended and ends the launcher (it used to wait for it forever, silently).
+fn check_lingering_launcher_is_ended(family: Family) {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "rank_dies.c", dir.path());
+    let launcher = dir.path().join("lingering-launcher");
+    fs::write(&launcher, LINGERING_LAUNCHER).unwrap();
+    fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755)).unwrap();
+    let launcher = format!("{} mpiexec.{}", launcher.display(), family.name);
+    let out = dir.path().join("out");
+    let (run, elapsed) = mpicheck_run(
+        family,
+        3,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "2", "--launcher", &launcher],
+        b"",
+    );
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(3), "{stderr}");
+    let said = stderr
+        .lines()
+        .find(|l| l.starts_with("mpicheck: rank 0 (pid "))
+        .unwrap_or_else(|| panic!("no line about the dead rank\n{stderr}"));
+    assert!(
+        said.contains(" died after MPI_Send")
+            && said.ends_with("the launcher did not end the job: mpicheck ended it"),
+        "{stderr}"
+    );
+    assert!(
+        elapsed < Duration::from_secs(60),
+        "took {elapsed:?}\n{stderr}"
+    );
+}
+
+#[test]
+fn a_launcher_left_after_its_ranks_died_is_ended_mpich() {
+    check_lingering_launcher_is_ended(MPICH);
+}
+#[test]
+fn a_launcher_left_after_its_ranks_died_is_ended_openmpi() {
+    check_lingering_launcher_is_ended(OPENMPI);
+}
