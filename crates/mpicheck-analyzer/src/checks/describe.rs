@@ -5,7 +5,7 @@
 use super::Context;
 use crate::diagnostic::Location;
 use crate::engine::{self, Replay, WaitCond, WaitOn};
-use crate::model::{Event, Op, Rank, Run, SendMode};
+use crate::model::{Event, Op, Rank, Run, SendMode, SiteId};
 use crate::ranks::format_ranks;
 use crate::waitfor::collective_call_name;
 
@@ -121,17 +121,8 @@ pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -
         .into_iter()
         .map(|((site, call, generic), mut ranks, precise)| {
             ranks.sort_unstable();
-            let loc = ctx.run.site(crate::model::SiteId(site));
-            Location {
-                label: if ranks.len() == 1 { precise } else { generic },
-                ranks,
-                call: call.to_string(),
-                file: loc.file.clone(),
-                line: loc.line,
-                function: loc.function.clone(),
-                object: loc.object.clone(),
-                offset: loc.offset,
-            }
+            let label = if ranks.len() == 1 { precise } else { generic };
+            site_location(ctx.run, SiteId(site), ranks, call, label)
         })
         .collect()
 }
@@ -153,10 +144,21 @@ pub(crate) fn run_event_location(
     event: &Event,
     label: String,
 ) -> Location {
-    let loc = run.site(event.site);
+    site_location(run, event.site, ranks, event.call, label)
+}
+
+/// A location at a call site of one or more ranks: where the call `call` was made.
+pub(crate) fn site_location(
+    run: &Run,
+    site: SiteId,
+    ranks: Vec<Rank>,
+    call: &str,
+    label: String,
+) -> Location {
+    let loc = run.site(site);
     Location {
         ranks,
-        call: event.call.to_string(),
+        call: call.to_string(),
         file: loc.file.clone(),
         line: loc.line,
         function: loc.function.clone(),

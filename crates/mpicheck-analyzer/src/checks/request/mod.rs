@@ -8,8 +8,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Check, Context};
-use crate::diagnostic::{CheckInfo, Diagnostic, Location};
+use super::{site_location, Check, Context};
+use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
 
 pub mod free_active;
@@ -236,22 +236,18 @@ pub(crate) fn fold_by_site(
         .map(|((site, call, message, label), mut ranks)| {
             ranks.sort_unstable();
             ranks.dedup();
-            let loc = run.site(crate::model::SiteId(site));
             Diagnostic {
                 code: info.code,
                 category: info.category,
                 severity: info.severity,
                 message,
-                locations: vec![Location {
+                locations: vec![site_location(
+                    run,
+                    crate::model::SiteId(site),
                     ranks,
-                    call: call.to_string(),
-                    file: loc.file.clone(),
-                    line: loc.line,
-                    function: loc.function.clone(),
-                    object: loc.object.clone(),
-                    offset: loc.offset,
+                    call,
                     label,
-                }],
+                )],
                 notes: notes.iter().map(|n| n.to_string()).collect(),
                 help: Some(help.to_string()),
                 wait_for: None,

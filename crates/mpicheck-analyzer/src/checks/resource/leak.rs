@@ -1,9 +1,9 @@
 //! MPI objects created and never freed before `MPI_Finalize` (RS001).
 
-use crate::checks::{Check, Context};
+use crate::checks::{site_location, Check, Context};
 use std::collections::{BTreeMap, HashMap};
 
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Blocking, ObjectKind, ObjectRef, Op, Rank, Run, SiteId};
 
 pub const RS001: CheckInfo = CheckInfo {
@@ -147,16 +147,13 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 category: RS001.category,
                 severity: RS001.severity,
                 message: format!("{what}{place} {verb} never freed{per_rank}"),
-                locations: vec![Location {
+                locations: vec![site_location(
+                    run,
+                    SiteId(site),
                     ranks,
-                    call: call.to_string(),
-                    file: loc.file.clone(),
-                    line: loc.line,
-                    function: loc.function.clone(),
-                    object: loc.object.clone(),
-                    offset: loc.offset,
-                    label: format!("creates the {} that {verb} never freed", if n == 1 { kind.noun().to_string() } else { kind.plural() }),
-                }],
+                    call,
+                    format!("creates the {} that {verb} never freed", if n == 1 { kind.noun().to_string() } else { kind.plural() }),
+                )],
                 notes: vec!["MPI_Finalize does not free MPI objects; each must be freed by its free call (MPI 4.1 §11.2.2)".into()],
                 help: Some(format!("free it when it is no longer needed ({})", free_call(kind))),
                 wait_for: None,

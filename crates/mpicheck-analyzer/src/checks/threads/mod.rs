@@ -26,8 +26,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
+use super::{site_location, Check, Context};
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel};
 use crate::threads::{overlap, HappensBefore};
 
@@ -375,17 +375,7 @@ impl Findings {
                     .sites
                     .iter()
                     .map(|(site, call, label)| {
-                        let loc = ctx.run.site(SiteId(*site));
-                        Location {
-                            ranks: f.ranks.clone(),
-                            call: call.to_string(),
-                            file: loc.file.clone(),
-                            line: loc.line,
-                            function: loc.function.clone(),
-                            object: loc.object.clone(),
-                            offset: loc.offset,
-                            label: label.clone(),
-                        }
+                        site_location(ctx.run, SiteId(*site), f.ranks.clone(), call, label.clone())
                     })
                     .collect();
                 Diagnostic {
