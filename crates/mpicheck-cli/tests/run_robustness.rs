@@ -454,15 +454,15 @@ shift 3
 exec "$mpiexec" -n "$n" sh -c '"$@"; exec sleep 300' sh "$@"
 "#;
 
-/// A rank dies in the middle of an exchange and the launcher does not end the job: mpicheck
-/// says which rank died, after which call, and what the others wait in, and ends the job
-/// within the deadlock timeout (it used to say nothing and wait forever).
-fn check_dead_rank_ends_the_job(family: Family) {
+/// Runs `rank_dies.c` on 3 ranks under `launcher_script` (called with the family's mpiexec
+/// first) with a 2 s deadlock timeout; checks that mpicheck ended with status 3, and returns
+/// its stderr, its line about the dead rank 0 and how long the run took.
+fn run_rank_dies(family: Family, launcher_script: &str) -> (String, String, Duration) {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
     let exe = compile(family, "rank_dies.c", dir.path());
-    let launcher = dir.path().join("keep-alive-launcher");
-    fs::write(&launcher, KEEP_ALIVE_LAUNCHER).unwrap();
+    let launcher = dir.path().join("launcher");
+    fs::write(&launcher, launcher_script).unwrap();
     fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755)).unwrap();
     let launcher = format!("{} mpiexec.{}", launcher.display(), family.name);
     let out = dir.path().join("out");
@@ -479,7 +479,16 @@ fn check_dead_rank_ends_the_job(family: Family) {
     let said = stderr
         .lines()
         .find(|l| l.starts_with("mpicheck: rank 0 (pid "))
-        .unwrap_or_else(|| panic!("no line about the dead rank\n{stderr}"));
+        .unwrap_or_else(|| panic!("no line about the dead rank\n{stderr}"))
+        .to_string();
+    (stderr, said, elapsed)
+}
+
+/// A rank dies in the middle of an exchange and the launcher does not end the job: mpicheck
+/// says which rank died, after which call, and what the others wait in, and ends the job
+/// within the deadlock timeout (it used to say nothing and wait forever).
+fn check_dead_rank_ends_the_job(family: Family) {
+    let (stderr, said, elapsed) = run_rank_dies(family, KEEP_ALIVE_LAUNCHER);
     assert!(
         said.contains(" died after MPI_Send; rank 1 waits in MPI_Recv, rank 2 in MPI_Barrier;")
             && said.ends_with("the launcher did not end the job: mpicheck ended it"),
@@ -517,28 +526,7 @@ exec sleep 300
 /// Rank 0 dies, the MPI ends the other ranks, and the launcher does not exit: mpicheck says
 /// how the ranks ended and ends the launcher (it used to wait for it forever, silently).
 fn check_lingering_launcher_is_ended(family: Family) {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    let exe = compile(family, "rank_dies.c", dir.path());
-    let launcher = dir.path().join("lingering-launcher");
-    fs::write(&launcher, LINGERING_LAUNCHER).unwrap();
-    fs::set_permissions(&launcher, fs::Permissions::from_mode(0o755)).unwrap();
-    let launcher = format!("{} mpiexec.{}", launcher.display(), family.name);
-    let out = dir.path().join("out");
-    let (run, elapsed) = mpicheck_run(
-        family,
-        3,
-        &out,
-        &[exe.to_str().unwrap()],
-        &["--deadlock-timeout", "2", "--launcher", &launcher],
-        b"",
-    );
-    let stderr = text(&run.stderr);
-    assert_eq!(run.status.code(), Some(3), "{stderr}");
-    let said = stderr
-        .lines()
-        .find(|l| l.starts_with("mpicheck: rank 0 (pid "))
-        .unwrap_or_else(|| panic!("no line about the dead rank\n{stderr}"));
+    let (stderr, said, elapsed) = run_rank_dies(family, LINGERING_LAUNCHER);
     assert!(
         said.contains(" died after MPI_Send")
             && said.ends_with("the launcher did not end the job: mpicheck ended it"),
