@@ -90,6 +90,8 @@ pub struct ReportOptions {
     pub suppressions: Suppressions,
     pub max_findings: Option<usize>,
     pub color: ColorArg,
+    /// `--max-memory`: the memory the analysis may take, instead of what is available.
+    pub max_memory: Option<u64>,
 }
 
 impl ReportOptions {
@@ -132,6 +134,7 @@ impl ReportOptions {
             suppressions,
             max_findings: args.max_findings,
             color: args.color,
+            max_memory: args.max_memory,
         })
     }
 }
@@ -144,6 +147,7 @@ impl Default for ReportOptions {
             suppressions: Suppressions::default(),
             max_findings: None,
             color: ColorArg::Auto,
+            max_memory: None,
         }
     }
 }
@@ -251,6 +255,10 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     // Scanned, not decoded: each rank's calls are decoded one at a time as it is normalized.
     let loaded = load_traces_with(dir, &progress, mpicheck_trace::scan_trace_file)?;
     let traces = &loaded.traces;
+    let calls = traces.iter().map(|t| t.mpi_calls).sum();
+    let limit = options.max_memory.or_else(crate::memory::available);
+    progress
+        .suspend(|| crate::memory::check_fits(calls, limit, options.max_memory.is_some(), dir))?;
     progress.stage("resolving call sites and normalizing");
     // Cannot fail where normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(traces).unwrap_or_default();

@@ -11,6 +11,7 @@
 
 mod analyze;
 mod launch;
+mod memory;
 mod out_dir;
 mod progress;
 mod relay;
@@ -147,6 +148,11 @@ pub struct ReportArgs {
     /// set), `always` or `never`.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = ColorArg::Auto)]
     pub color: ColorArg,
+    /// Refuse to analyze when the recorded calls need more memory than SIZE (`512M`, `4G`)
+    /// instead of the memory available to mpicheck (including its cgroup's limit); the
+    /// traces are kept either way.
+    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

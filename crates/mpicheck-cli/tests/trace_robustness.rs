@@ -384,3 +384,31 @@ fn a_damaged_world_size_is_a_one_line_error() {
     assert_eq!(analyzed.status.code(), Some(2));
     assert!(took < Duration::from_secs(20), "took {took:?}");
 }
+
+/// A run whose calls cannot fit in the memory the analysis may use is refused with a
+/// one-line error before the analysis starts (not ended by the OOM killer with no report),
+/// and its traces are kept for an analysis elsewhere.
+#[test]
+fn a_run_too_large_for_the_memory_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_traces(&fixture("features-mpich"), dir.path());
+    let before = rank_traces(dir.path()).len();
+    let d = dir.path().to_str().unwrap();
+    let (refused, _) = mpicheck(&["analyze", "--max-memory", "1K", "--format", "none", d]);
+    support::assert_error(&refused, "recorded MPI calls needs at least");
+    assert!(
+        text(&refused.stderr).contains(&format!("mpicheck analyze {d}")),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert_eq!(rank_traces(dir.path()).len(), before);
+    assert!(!dir.path().join("report.json").exists());
+    let (analyzed, _) = mpicheck(&["analyze", "--max-memory", "1G", "--format", "none", d]);
+    assert_ne!(
+        analyzed.status.code(),
+        Some(2),
+        "{}",
+        text(&analyzed.stderr)
+    );
+    assert!(dir.path().join("report.json").exists());
+}

@@ -1,0 +1,196 @@
+//! Whether the analysis of a run fits in memory, decided before it starts.
+//!
+//! The analysis still holds every recorded call (issue 14 makes it stream), so a long run can
+//! need more memory than the machine has; the kernel's OOM killer would then end mpicheck
+//! with a bare "Killed" and no report. Instead, the calls are counted when the traces are
+//! scanned and the analysis refuses to start, with a one-line error, when even the least it
+//! can take per call does not fit; the traces stay for `mpicheck analyze` elsewhere.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+
+/// The least memory the analysis takes per recorded MPI call, a lower bound: a call with no
+/// facts (a wait) holds its 128-byte event and its 24-byte replay operation. Programs that
+/// mix point-to-point, collectives and derived types take 2–3 times as much (BENCHMARKS.md,
+/// "Analysis cost as the run grows").
+pub const LEAST_BYTES_PER_CALL: u64 = 152;
+
+/// What the analysis of a varied program took per call at 10× and 100× its smallest size
+/// (peak RSS, BENCHMARKS.md): above this, the analysis may not fit.
+pub const TYPICAL_BYTES_PER_CALL: u64 = 450;
+
+/// Parses `--max-memory`: a number of bytes with an optional unit, `512M`, `4GiB`, `1.5G`.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    parse_size::Config::new()
+        .with_binary()
+        .parse_size(text)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| {
+            format!("expected a size such as 512M, 4G or 1.5GiB (binary units), got `{text}`")
+        })
+}
+
+/// The memory mpicheck may still use: the kernel's estimate of available memory plus free
+/// swap, lowered by the memory limit of mpicheck's cgroup (a batch job's or container's
+/// limit) when there is one. `None` when neither can be read.
+pub fn available() -> Option<u64> {
+    let system = fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| meminfo_available(&text));
+    let cgroup = fs::read_to_string("/proc/self/cgroup")
+        .ok()
+        .and_then(|text| cgroup_room(&text, Path::new("/sys/fs/cgroup")));
+    match (system, cgroup) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `MemAvailable` + `SwapFree` of `/proc/meminfo`, in bytes.
+fn meminfo_available(meminfo: &str) -> Option<u64> {
+    let field = |name: &str| -> Option<u64> {
+        let line = meminfo.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line[name.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        Some(kib * 1024)
+    };
+    Some(field("MemAvailable:")? + field("SwapFree:").unwrap_or(0))
+}
+
+/// Room left under the memory limit of the cgroup named in `/proc/self/cgroup`: v2
+/// (`memory.max` − `memory.current`) or v1 (`memory.limit_in_bytes` −
+/// `memory.usage_in_bytes`). A container often sees its own cgroup as the root of the
+/// mount, so the mount's root is tried after the named path.
+fn cgroup_room(proc_cgroup: &str, root: &Path) -> Option<u64> {
+    let mut candidates: Vec<(PathBuf, &str, &str)> = Vec::new();
+    for line in proc_cgroup.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        let path = path.trim_start_matches('/');
+        if controllers.is_empty() {
+            for dir in [root.join(path), root.to_path_buf()] {
+                candidates.push((dir, "memory.max", "memory.current"));
+            }
+        } else if controllers.split(',').any(|c| c == "memory") {
+            let mount = root.join("memory");
+            for dir in [mount.join(path), mount] {
+                candidates.push((dir, "memory.limit_in_bytes", "memory.usage_in_bytes"));
+            }
+        }
+    }
+    candidates.into_iter().find_map(|(dir, limit, usage)| {
+        let read = |name: &str| fs::read_to_string(dir.join(name)).ok();
+        let limit = read(limit)?;
+        // "max" (v2) or a huge number (v1's "no limit"): no limit here.
+        let limit: u64 = limit.trim().parse().ok().filter(|&l| l < 1 << 60)?;
+        let usage: u64 = read(usage).and_then(|u| u.trim().parse().ok()).unwrap_or(0);
+        Some(limit.saturating_sub(usage))
+    })
+}
+
+/// Refuses an analysis of `calls` recorded calls that cannot fit in `limit` bytes (given
+/// with `--max-memory`, else what is available); warns when it may not.
+pub fn check_fits(calls: u64, limit: Option<u64>, given: bool, dir: &Path) -> Result<()> {
+    let Some(limit) = limit else {
+        return Ok(());
+    };
+    let least = calls.saturating_mul(LEAST_BYTES_PER_CALL);
+    let typical = calls.saturating_mul(TYPICAL_BYTES_PER_CALL);
+    let whose = if given {
+        "the limit set by --max-memory"
+    } else {
+        "the memory available"
+    };
+    if least > limit {
+        bail!(
+            "analyzing the {calls} recorded MPI calls needs at least {} of memory, more than {whose} ({}); the traces are kept: analyze them on a machine with more memory (`mpicheck analyze {}`), or record a shorter run",
+            gib(least),
+            gib(limit),
+            dir.display()
+        );
+    }
+    if typical > limit {
+        eprintln!(
+            "mpicheck: warning: analyzing the {calls} recorded MPI calls may need up to {} of memory, more than {whose} ({})",
+            gib(typical),
+            gib(limit)
+        );
+    }
+    Ok(())
+}
+
+fn gib(bytes: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    if bytes as f64 >= GIB {
+        format!("{:.1} GiB", bytes as f64 / GIB)
+    } else {
+        format!("{:.0} MiB", (bytes as f64 / MIB).ceil())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_available_memory_and_free_swap() {
+        let meminfo = "MemTotal: 100 kB\nMemAvailable:   2048 kB\nSwapFree:  1024 kB\n";
+        assert_eq!(meminfo_available(meminfo), Some(3 * 1024 * 1024));
+        assert_eq!(meminfo_available("MemAvailable: 1 kB\n"), Some(1024));
+        assert_eq!(meminfo_available("MemTotal: 1 kB\n"), None);
+    }
+
+    #[test]
+    fn reads_the_room_under_a_cgroup_limit() {
+        let root = tempfile::tempdir().unwrap();
+        let v2 = root.path().join("job");
+        fs::create_dir_all(&v2).unwrap();
+        fs::write(v2.join("memory.max"), "1000\n").unwrap();
+        fs::write(v2.join("memory.current"), "400\n").unwrap();
+        assert_eq!(cgroup_room("0::/job\n", root.path()), Some(600));
+        fs::write(v2.join("memory.max"), "max\n").unwrap();
+        assert_eq!(cgroup_room("0::/job\n", root.path()), None);
+
+        let v1 = root.path().join("memory");
+        fs::create_dir_all(&v1).unwrap();
+        // The named path is not mounted here (a container): its root is read.
+        fs::write(v1.join("memory.limit_in_bytes"), "5000\n").unwrap();
+        fs::write(v1.join("memory.usage_in_bytes"), "1000\n").unwrap();
+        assert_eq!(
+            cgroup_room("4:memory:/elsewhere/abc\n0::/\n", root.path()),
+            Some(4000)
+        );
+        fs::write(v1.join("memory.limit_in_bytes"), "9223372036854771712\n").unwrap();
+        assert_eq!(cgroup_room("4:memory:/elsewhere/abc\n", root.path()), None);
+    }
+
+    #[test]
+    fn refuses_only_what_cannot_fit() {
+        let dir = Path::new("out");
+        assert!(check_fits(1000, Some(1000 * LEAST_BYTES_PER_CALL), false, dir).is_ok());
+        let err = check_fits(1000, Some(1000 * LEAST_BYTES_PER_CALL - 1), true, dir)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("1000 recorded MPI calls"), "{err}");
+        assert!(err.contains("--max-memory"), "{err}");
+        assert!(err.contains("mpicheck analyze out"), "{err}");
+        assert!(check_fits(u64::MAX, None, false, dir).is_ok());
+    }
+
+    #[test]
+    fn parses_sizes_with_binary_units() {
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("0").is_err());
+    }
+}
