@@ -218,7 +218,7 @@ pub fn print_events(dir: &Path) -> Result<u8> {
 /// rank's own object numbers), so that a leak (RS001) can be followed from the call that
 /// made the object to the frees that did not come.
 fn object_changes(event: &mpicheck_analyzer::model::Event) -> String {
-    let Some(facts) = &event.facts else {
+    let Some(facts) = event.facts() else {
         return String::new();
     };
     let mut text = String::new();

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use mpicheck_analyzer::checks::{catalogue, run_all, undeclared_uses};
 use mpicheck_analyzer::model::{
-    ArgProblem, CallTime, ObjectKind, Op, ParallelRegion, Run, SiteId, SourceLocation, SyncEvent,
-    SyncKind, ThreadLevel,
+    ArgProblem, CallTime, EventFacts, ObjectKind, Op, ParallelRegion, Run, SiteId, SourceLocation,
+    SyncEvent, SyncKind, ThreadLevel,
 };
 use mpicheck_analyzer::text_trace::parse;
 use mpicheck_analyzer::Diagnostic;
@@ -407,7 +407,10 @@ fn with_problem(trace: &str, actual: ArgProblem) -> Run {
         .ranks
         .iter_mut()
         .flat_map(|r| &mut r.events)
-        .filter_map(|e| e.facts.as_mut())
+        .filter_map(|e| match &mut e.facts {
+            EventFacts::Full(facts) => Some(facts),
+            _ => None,
+        })
         .flat_map(|f| &mut f.arg_issues);
     for issue in issues {
         issue.problem = actual.clone();

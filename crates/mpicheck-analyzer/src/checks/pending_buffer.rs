@@ -92,10 +92,7 @@ fn posting_event<'r>(run: &'r Run, access: &BufferAccess) -> Option<&'r Event> {
             )
         )
     };
-    let same_buffer = |e: &&Event| {
-        e.facts()
-            .is_some_and(|f| f.buffers.iter().any(|b| b.start == access.start))
-    };
+    let same_buffer = |e: &&Event| e.buffers().iter().any(|b| b.start == access.start);
     before
         .iter()
         .rev()

@@ -252,7 +252,7 @@ impl RankNormalizer<'_> {
         call: &CallRecord,
         op: &Op,
         short: &str,
-    ) -> Option<Box<CallFacts>> {
+    ) -> EventFacts {
         let mut facts = CallFacts::default();
         if matches!(op, Op::Init { .. }) || short.starts_with("Session_init") {
             self.objects.initialized = true;
@@ -293,17 +293,7 @@ impl RankNormalizer<'_> {
                 facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        if facts == CallFacts::default() {
-            return None;
-        }
-        // Kept for the whole analysis, one per call: spare capacity (a pushed vector holds
-        // four spans) would be most of the facts' memory.
-        facts.created.shrink_to_fit();
-        facts.freed.shrink_to_fit();
-        facts.arg_issues.shrink_to_fit();
-        facts.other_requests.shrink_to_fit();
-        facts.buffers.shrink_to_fit();
-        Some(Box::new(facts))
+        EventFacts::from_facts(facts)
     }
 
     fn lifecycle(
@@ -574,20 +564,20 @@ impl RankNormalizer<'_> {
             }
         };
         let sendrecv_replace = short.ends_with("_replace");
-        for (buf, count, datatype, write) in [
+        for (param, count, datatype, write) in [
             (
-                "buf",
+                BufferParam::Buf,
                 "count",
                 "datatype",
                 !matches!(op, Op::Send { .. }) || sendrecv_replace,
             ),
-            ("sendbuf", "sendcount", "sendtype", false),
-            ("recvbuf", "recvcount", "recvtype", true),
-            ("sendbuf", "count", "datatype", false),
-            ("recvbuf", "count", "datatype", true),
+            (BufferParam::Sendbuf, "sendcount", "sendtype", false),
+            (BufferParam::Recvbuf, "recvcount", "recvtype", true),
+            (BufferParam::Sendbuf, "count", "datatype", false),
+            (BufferParam::Recvbuf, "count", "datatype", true),
         ] {
             let (Some(start), Some(n), Some(t)) =
-                (address(buf), args.int(count), args.int(datatype))
+                (address(param.name()), args.int(count), args.int(datatype))
             else {
                 continue;
             };
@@ -599,7 +589,7 @@ impl RankNormalizer<'_> {
             }
             if let Some(len) = self.contiguous_bytes(n, t) {
                 facts.buffers.push(BufferSpan {
-                    param: super::intern(buf),
+                    param,
                     start: start as u64,
                     len,
                     write,

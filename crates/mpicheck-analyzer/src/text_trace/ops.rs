@@ -246,7 +246,7 @@ impl Parser {
     /// The keys every line may carry: `new=comm:1,type:2` (objects made), `freed=comm:1`,
     /// `bad=tag:tag,dest:rank` (argument problems), `bsend_bytes=N`,
     /// `mem=buf:4096+32:r,recvbuf:4100+8:w` (bytes a buffer argument covers; w: MPI writes it).
-    pub(super) fn facts(&self, keys: &Keys) -> Result<Option<Box<CallFacts>>, TextTraceError> {
+    pub(super) fn facts(&self, keys: &Keys) -> Result<EventFacts, TextTraceError> {
         let mut facts = CallFacts::default();
         let objects = |key: &str| -> Result<Vec<ObjectRef>, TextTraceError> {
             let Some(list) = keys.get(key) else {
@@ -319,8 +319,13 @@ impl Parser {
                 let Some((start, len)) = range.split_once('+') else {
                     return self.err(format!("`mem={item}`: expected PARAM:START+LEN:r|w"));
                 };
+                let Some(param) = BufferParam::from_name(param) else {
+                    return self.err(format!(
+                        "`mem={item}`: the buffer is buf, sendbuf or recvbuf"
+                    ));
+                };
                 facts.buffers.push(BufferSpan {
-                    param: intern(param),
+                    param,
                     start: self.int("mem", start)?,
                     len: self.int("mem", len)?,
                     write: access == "w",
@@ -331,7 +336,7 @@ impl Parser {
             .get("bsend_bytes")
             .map(|v| self.int("bsend_bytes", v))
             .transpose()?;
-        Ok((facts != CallFacts::default()).then(|| Box::new(facts)))
+        Ok(EventFacts::from_facts(facts))
     }
 
     /// An `access` line: a [`BufferAccess`] of each rank, after the rank's events so far.

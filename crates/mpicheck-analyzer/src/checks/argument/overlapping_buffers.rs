@@ -50,8 +50,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     let mut items = Vec::new();
     for trace in &run.ranks {
         for (i, event) in trace.events.iter().enumerate() {
-            let Some(facts) = event.facts() else { continue };
-            let spans = &facts.buffers;
+            let spans = event.buffers();
             let clash = spans.iter().enumerate().find_map(|(k, a)| {
                 spans[k + 1..]
                     .iter()

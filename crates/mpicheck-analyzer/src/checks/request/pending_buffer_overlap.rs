@@ -124,7 +124,7 @@ pub(super) fn diagnostics(run: &Run, proofs: &Proofs) -> Vec<Diagnostic> {
                 freed.pop();
                 pending.remove(&r);
             }
-            let spans: &[BufferSpan] = event.facts().map_or(&[], |f| &f.buffers);
+            let spans = event.buffers();
             if let Some(c) = conflict(spans, &pending) {
                 report(i, c);
             }

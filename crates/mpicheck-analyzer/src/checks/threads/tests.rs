@@ -42,7 +42,7 @@ impl RankBuilder {
             site: SiteId(self.sites),
             thread,
             returned: exit.is_some(),
-            facts: None,
+            facts: EventFacts::None,
             time: Some(CallTime {
                 order: self.order,
                 enter_ns: enter,
@@ -370,7 +370,7 @@ fn large_threaded_runs_stay_linear() {
                 site: SiteId(1),
                 thread,
                 returned: true,
-                facts: None,
+                facts: EventFacts::None,
                 time: Some(CallTime {
                     order: b.order,
                     enter_ns: t,

@@ -265,7 +265,7 @@ fn a_copy_has_the_committed_state_of_its_original() {
     };
     let info = &run.datatypes[send.datatype.expect("the copy's type is known").0 as usize];
     assert_eq!(info.size, Some(8));
-    let spans = &run.ranks[0].events[4].facts().expect("buffer span").buffers;
+    let spans = run.ranks[0].events[4].buffers();
     assert_eq!((spans[0].start, spans[0].len), (0x1000, 32));
 }
 
