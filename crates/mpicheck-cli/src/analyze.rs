@@ -252,17 +252,10 @@ pub struct Analysis {
 pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -> Result<Analysis> {
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
-    // Scanned, not decoded: each rank's calls are decoded one at a time as it is normalized.
-    let loaded = load_traces_with(dir, &progress, mpicheck_trace::scan_trace_file)?;
+    let (loaded, mut run) = scan_run(dir, options, &progress)?;
     let traces = &loaded.traces;
-    let calls = traces.iter().map(|t| t.mpi_calls).sum();
-    let limit = options.max_memory.or_else(crate::memory::available);
-    progress
-        .suspend(|| crate::memory::check_fits(calls, limit, options.max_memory.is_some(), dir))?;
-    progress.stage("resolving call sites and normalizing");
     // Cannot fail where normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(traces).unwrap_or_default();
-    let mut run = build_run_streaming(traces, &loaded.paths)?;
     model_polling(&mut run, &meta.polling);
     progress.stage(&format!(
         "replaying {} calls of {} ranks and running the checks",
@@ -307,9 +300,26 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     })
 }
 
+/// The traces of `dir`, scanned, and the run they make: each rank's calls are decoded one
+/// at a time as it is normalized, after a check that the analysis fits in memory.
+pub fn scan_run(
+    dir: &Path,
+    options: &ReportOptions,
+    progress: &Progress,
+) -> Result<(LoadedTraces, Run)> {
+    let loaded = load_traces_with(dir, progress, mpicheck_trace::scan_trace_file)?;
+    let calls = loaded.traces.iter().map(|t| t.mpi_calls).sum();
+    let limit = options.max_memory.or_else(crate::memory::available);
+    progress
+        .suspend(|| crate::memory::check_fits(calls, limit, options.max_memory.is_some(), dir))?;
+    progress.stage("resolving call sites and normalizing");
+    let run = build_run_streaming(&loaded.traces, &loaded.paths)?;
+    Ok((loaded, run))
+}
+
 /// The traces of an output directory, and the trace files that could not be read.
-struct LoadedTraces {
-    traces: Vec<Trace>,
+pub struct LoadedTraces {
+    pub traces: Vec<Trace>,
     /// The file of each trace.
     paths: Vec<PathBuf>,
     /// The warnings printed for trace files skipped as unreadable.

@@ -202,12 +202,8 @@ fn recorded_mpi_calls(dir: &Path) -> bool {
         if out_dir::trace_header(path).is_some_and(|h| h.initialized()) {
             return true;
         }
-        mpicheck_trace::read_trace(path).is_ok_and(|trace| {
-            trace
-                .calls
-                .iter()
-                .any(|call| !trace.function_name(call.func).starts_with("MPICHECK_"))
-        })
+        // Counted by the scan, without decoding the calls.
+        mpicheck_trace::scan_trace_file(path).is_ok_and(|trace| trace.mpi_calls > 0)
     })
 }
 
@@ -358,8 +354,20 @@ fn live_deadlock(
     polling: &[PollingThread],
     print: bool,
 ) -> Option<()> {
-    let traces = analyze::load_traces(out_dir).ok()?;
-    let mut run = analyze::build_run(&traces).ok()?;
+    // Scanned and streamed like the final analysis: a job that hangs after many calls must
+    // not have its supervisor hold every decoded record, or run out of memory.
+    let (loaded, mut run) = match analyze::scan_run(out_dir, options, &Progress::disabled()) {
+        Ok(scanned) => scanned,
+        Err(e) => {
+            // Once: the watcher asks again after every timeout.
+            static SAID: AtomicBool = AtomicBool::new(false);
+            if !SAID.swap(true, Ordering::SeqCst) {
+                eprintln!("mpicheck: warning: cannot analyze the stuck job: {e:#}");
+            }
+            return None;
+        }
+    };
+    let traces = &loaded.traces;
     if !analyze::model_polling(&mut run, polling) {
         return None;
     }
@@ -371,7 +379,7 @@ fn live_deadlock(
     // Written now as well, so the report exists even if the job cannot be ended.
     let progress = Progress::disabled();
     let print = print.then_some(&progress);
-    if let Err(e) = analyze::report(out_dir, meta, &traces, &run, findings, options, print) {
+    if let Err(e) = analyze::report(out_dir, meta, traces, &run, findings, options, print) {
         eprintln!("mpicheck: warning: {e:#}");
     }
     Some(())
