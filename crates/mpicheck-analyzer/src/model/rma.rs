@@ -137,9 +137,15 @@ pub enum RmaKind {
     },
     LockAll,
     UnlockAll,
-    /// `MPI_Win_post` (exposure epoch) and `MPI_Win_start` (access epoch).
-    Post,
-    Start,
+    /// `MPI_Win_post` (exposure epoch: `group` are the origins) and `MPI_Win_start` (access
+    /// epoch: `group` are the targets), with the group's world ranks when the normalizer
+    /// could follow the group handle (`None`: the epoch's partners are unknown).
+    Post {
+        group: Option<Vec<Rank>>,
+    },
+    Start {
+        group: Option<Vec<Rank>>,
+    },
     Complete,
     Wait,
     /// `MPI_Win_test`; `done`: the flag it returned.

@@ -43,6 +43,7 @@ pub(super) struct Constants {
     /// The `MPI_Win_fence` assertions every member must give if any gives them.
     pub(super) mode_noprecede: Option<i64>,
     pub(super) mode_nosucceed: Option<i64>,
+    pub(super) group_empty: Option<i64>,
 }
 
 impl Constants {
@@ -61,6 +62,7 @@ impl Constants {
             in_place: get("MPI_IN_PLACE"),
             mode_noprecede: get("MPI_MODE_NOPRECEDE_VALUE"),
             mode_nosucceed: get("MPI_MODE_NOSUCCEED_VALUE"),
+            group_empty: get("HANDLE.MPI_GROUP_EMPTY"),
             ..Default::default()
         };
         for (name, value) in &trace.constants {

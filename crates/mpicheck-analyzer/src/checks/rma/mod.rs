@@ -192,7 +192,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     }
                     state.lock_all = false;
                 }
-                RmaKind::Start => {
+                RmaKind::Start { .. } => {
                     if state.start {
                         unmatched(
                             format!("{name} in {} while an access epoch started by MPI_Win_start is still open", window.name),
@@ -210,7 +210,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     }
                     state.start = false;
                 }
-                RmaKind::Post => {
+                RmaKind::Post { .. } => {
                     if state.post {
                         unmatched(
                             format!("{name} in {} while an exposure epoch started by MPI_Win_post is still open", window.name),
