@@ -204,6 +204,12 @@ fn notes_for(inv: &Involved, strict: bool) -> Vec<String> {
                 .to_string(),
         );
     }
+    if inv.epoch {
+        notes.push(
+            "MPI_Win_wait returns only after every origin in its post group has called MPI_Win_complete, and MPI_Win_start or MPI_Win_complete may wait until every target in its start group has called MPI_Win_post (MPI 4.1 §12.5.2)"
+                .to_string(),
+        );
+    }
     if inv.gone_peer {
         notes.push(
             "a rank that has called MPI_Finalize or exited can no longer send, receive or take part in a collective (MPI 4.1 §11.2)"
@@ -224,6 +230,9 @@ fn help_for(inv: &Involved) -> String {
         help.push(
             "call collectives in the same order on every rank of a communicator and never make a collective wait for a point-to-point message issued after it (nonblocking collectives can break such cycles)",
         );
+    }
+    if inv.epoch {
+        help.push("make every origin named in a target's MPI_Win_post group call MPI_Win_start with a group that includes the target, then MPI_Win_complete, and call MPI_Win_post before the MPI_Win_start it matches can block on it");
     }
     if inv.gone_peer {
         help.push("make sure every message and collective a rank waits for is issued before its peer calls MPI_Finalize");
@@ -376,6 +385,7 @@ fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagn
     let because = match (inv.standard_send, inv.collective) {
         (true, true) => "MPI buffered standard-mode sends and collectives did not synchronize",
         (false, true) => "collective operations did not synchronize",
+        (false, false) if inv.epoch => "MPI_Win_start returned before the matching MPI_Win_post",
         _ => "MPI buffered standard-mode sends",
     };
     Some(Diagnostic {
