@@ -164,7 +164,7 @@ fn a_start_may_wait_for_the_matching_post() {
     assert_eq!(d[0].code, "DL002");
     assert!(
         d[0].message
-            .contains("unless MPI_Win_start returned before the matching MPI_Win_post"),
+            .contains("unless MPI_Win_start and MPI_Win_complete return without waiting for the matching MPI_Win_post"),
         "{}",
         d[0].message
     );

@@ -91,7 +91,7 @@ impl RankNormalizer<'_> {
 /// triplets first, last, stride); `None` when a rank or range is invalid.
 fn subgroup(short: &str, group: &[Rank], array: &[i64]) -> Option<Vec<Rank>> {
     let positions: Vec<usize> = if short.starts_with("Group_range") {
-        if array.len() % 3 != 0 {
+        if !array.len().is_multiple_of(3) {
             return None;
         }
         let mut positions = Vec::new();
