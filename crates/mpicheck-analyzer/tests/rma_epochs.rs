@@ -276,3 +276,30 @@ fn a_fence_missing_on_one_member_is_an_actual_deadlock() {
     let dl = d.iter().find(|d| d.code == "DL001").expect("DL001");
     assert!(dl.message.contains("ranks 0, 1"), "{}", dl.message);
 }
+
+#[test]
+fn a_hung_win_test_loop_stands_for_the_wait() {
+    // The run's watcher saw rank 0 poll MPI_Win_test for the whole timeout; rank 1 never
+    // starts the epoch.
+    let text = window(
+        2,
+        "0: win_post win=0 group=1
+         0: win_test win=0 flag=0              @ t.c:12
+         0: end interrupted still polling
+         1: blocked win_free win=0             @ t.c:20",
+    );
+    let mut run = parse(&text).unwrap();
+    assert!(mpicheck_analyzer::checks::actual_deadlock(&run).is_none());
+    assert!(mpicheck_analyzer::polling::block_trailing_polls(
+        &mut run.ranks[0],
+        0
+    ));
+    let dl = mpicheck_analyzer::checks::actual_deadlock(&run).expect("DL001");
+    assert_eq!(dl.locations[0].line, Some(12), "{dl:#?}");
+    assert!(
+        dl.locations[0]
+            .label
+            .contains("waits for rank 1 to call MPI_Win_complete on window 0"),
+        "{dl:#?}"
+    );
+}

@@ -57,6 +57,11 @@ pub(super) fn compile(
         }
         RmaKind::Complete => out.kind = OpKind::WinComplete,
         RmaKind::Wait => out.kind = OpKind::WinWait,
+        // A test of a polling loop a hung run never left (`polling::block_trailing_polls`)
+        // stands for the wait.
+        RmaKind::Test { done: false } if op.flags & flags::RETURNED == 0 => {
+            out.kind = OpKind::WinWait
+        }
         // A test that succeeded after unsuccessful ones ended a polling loop: it waited.
         // A single successful one waited for nothing.
         RmaKind::Test { done: true } => {
