@@ -128,9 +128,11 @@ pub enum RmaKind {
     Fence {
         nosucceed: bool,
     },
-    /// `MPI_Win_lock` (its lock type is not needed by the checks yet).
+    /// `MPI_Win_lock`; `exclusive`: `MPI_LOCK_EXCLUSIVE` (`Some(false)`: `MPI_LOCK_SHARED`,
+    /// `None`: not known).
     Lock {
         target: RmaTarget,
+        exclusive: Option<bool>,
     },
     Unlock {
         target: RmaTarget,

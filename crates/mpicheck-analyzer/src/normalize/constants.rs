@@ -44,6 +44,8 @@ pub(super) struct Constants {
     pub(super) mode_noprecede: Option<i64>,
     pub(super) mode_nosucceed: Option<i64>,
     pub(super) group_empty: Option<i64>,
+    pub(super) lock_exclusive: Option<i64>,
+    pub(super) lock_shared: Option<i64>,
 }
 
 impl Constants {
@@ -63,6 +65,8 @@ impl Constants {
             mode_noprecede: get("MPI_MODE_NOPRECEDE_VALUE"),
             mode_nosucceed: get("MPI_MODE_NOSUCCEED_VALUE"),
             group_empty: get("HANDLE.MPI_GROUP_EMPTY"),
+            lock_exclusive: get("MPI_LOCK_EXCLUSIVE_VALUE"),
+            lock_shared: get("MPI_LOCK_SHARED_VALUE"),
             ..Default::default()
         };
         for (name, value) in &trace.constants {

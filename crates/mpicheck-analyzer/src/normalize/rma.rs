@@ -87,7 +87,14 @@ impl RankNormalizer<'_> {
                     (Some(a), Some(bit)) if a & bit != 0
                 ),
             },
-            "Win_lock" => RmaKind::Lock { target: rank_arg },
+            "Win_lock" => RmaKind::Lock {
+                target: rank_arg,
+                exclusive: match args.int("lock_type") {
+                    Some(t) if Some(t) == self.constants.lock_exclusive => Some(true),
+                    Some(t) if Some(t) == self.constants.lock_shared => Some(false),
+                    _ => None,
+                },
+            },
             "Win_unlock" => RmaKind::Unlock { target: rank_arg },
             "Win_lock_all" => RmaKind::LockAll,
             "Win_unlock_all" => RmaKind::UnlockAll,

@@ -74,6 +74,16 @@ impl Parser {
             },
             "win_lock" => RmaKind::Lock {
                 target: target(self)?,
+                exclusive: match keys.get("type") {
+                    None => None,
+                    Some(&"exclusive") => Some(true),
+                    Some(&"shared") => Some(false),
+                    Some(other) => {
+                        return self.err(format!(
+                            "`type={other}`: a lock type is `exclusive` or `shared`"
+                        ))
+                    }
+                },
             },
             "win_unlock" => RmaKind::Unlock {
                 target: target(self)?,

@@ -34,6 +34,8 @@ fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
         ("MPI_PROC_NULL", PROC_NULL),
         ("MPI_MODE_NOPRECEDE_VALUE", 0x2000),
         ("MPI_MODE_NOSUCCEED_VALUE", NOSUCCEED),
+        ("MPI_LOCK_EXCLUSIVE_VALUE", 1),
+        ("MPI_LOCK_SHARED_VALUE", 2),
         ("DATATYPE.MPI_INT", INT),
         ("DATATYPE_SIZE.MPI_INT", 4),
     ];
@@ -129,6 +131,14 @@ fn windows_get_one_id_on_every_member_with_each_members_memory() {
     }
     assert_eq!(run.rma[&(0, 2)].kind, RmaKind::Fence { nosucceed: false });
     assert_eq!(run.rma[&(0, 6)].kind, RmaKind::Fence { nosucceed: true });
+    // Rank 1's MPI_Win_lock passed lock type 1, this MPI's MPI_LOCK_EXCLUSIVE.
+    assert_eq!(
+        run.rma[&(1, 6)].kind,
+        RmaKind::Lock {
+            target: RmaTarget::Rank(0),
+            exclusive: Some(true)
+        }
+    );
 }
 
 #[test]
