@@ -66,6 +66,7 @@ mod outcome;
 mod polling;
 mod program;
 mod queues;
+mod rma;
 
 use polling::Poll;
 pub use program::ProgramBuilder;
@@ -127,6 +128,15 @@ pub enum OpKind {
     RequestFree,
     /// `a` = request.
     Cancel,
+    /// Active-target synchronization (`engine/rma.rs`): `comm` = window, `a` = offset in
+    /// the aux table of the group's world ranks, `b` = their number.
+    WinPost,
+    /// As [`OpKind::WinPost`].
+    WinStart,
+    /// `comm` = window.
+    WinComplete,
+    /// `comm` = window: `MPI_Win_wait`, or an `MPI_Win_test` that ended a polling loop.
+    WinWait,
 }
 
 /// Bits of [`ReplayOp::flags`].
@@ -379,6 +389,9 @@ pub enum WaitOn {
     Receive { comm: CommId, tag: i32 },
     /// The peers' calls of a collective.
     Collective { comm: CommId, kind: CollectiveKind },
+    /// A partner's call of an active-target epoch on a window (`MPI_Win_post` a start or
+    /// complete waits for, `MPI_Win_complete` a wait waits for).
+    Epoch { win: WinId, call: &'static str },
 }
 
 /// The condition under which a blocked call could complete.
@@ -622,6 +635,7 @@ struct Engine<'p> {
     series_ids: FxHashMap<SeriesKey, u32>,
     races: Vec<WildcardRace>,
     stats: ReplayStats,
+    epochs: rma::Epochs,
 }
 
 #[derive(PartialEq, Eq)]

@@ -70,6 +70,9 @@ fn is_poll(op: &Op) -> bool {
 /// when the thread's last call is not an unsuccessful poll, or its polls mix probes with
 /// tests or differ in what they probe for (no single blocking call stands for them).
 pub fn block_trailing_polls(rank: &mut RankTrace, thread: u16) -> bool {
+    if block_trailing_win_tests(rank, thread) {
+        return true;
+    }
     let mut thread_events = rank
         .events
         .iter()
@@ -126,6 +129,26 @@ pub fn block_trailing_polls(rank: &mut RankTrace, thread: u16) -> bool {
     event.op = op;
     event.returned = false;
     true
+}
+
+/// A loop of `MPI_Win_test` stands for `MPI_Win_wait`: its last call is marked as not
+/// returned, which the replay models as the wait (`engine/rma.rs`); the flags the tests
+/// returned are in the run's RMA calls, not in the events.
+fn block_trailing_win_tests(rank: &mut RankTrace, thread: u16) -> bool {
+    let last = rank
+        .events
+        .iter()
+        .enumerate()
+        .rev()
+        .find(|(_, e)| e.thread == thread)
+        .map(|(i, _)| i);
+    match last {
+        Some(i) if rank.events[i].call == "MPI_Win_test" => {
+            rank.events[i].returned = false;
+            true
+        }
+        _ => false,
+    }
 }
 
 /// The wait that stands for a run of unsuccessful tests, or None if they are not all tests.

@@ -219,6 +219,10 @@ pub fn wait_on_label(run: &Run, on: &WaitOn) -> String {
         WaitOn::Message { tag: Some(t), .. } => format!("message tag {t}"),
         WaitOn::Message { tag: None, .. } => "message (any tag)".into(),
         WaitOn::Receive { tag, .. } => format!("matching receive of tag {tag}"),
+        WaitOn::Epoch { win, call } => match run.windows.get(win.0 as usize) {
+            Some(w) => format!("{call} on {}", w.name),
+            None => format!("{call} on window {}", win.0),
+        },
         WaitOn::Collective { comm, kind } => {
             format!(
                 "{} on {}",

@@ -382,3 +382,52 @@ fn the_same_pair_of_call_sites_is_reported_once() {
         "writes target bytes the other call also accesses"
     );
 }
+
+/// Ranks 1 and 2 each put into rank 0 under a lock of `lock_type` between the same two
+/// barriers, at the given displacements; `between` runs on rank 2 before its epoch.
+fn shared_epochs(lock_type: &str, disp_2: u32, between: &str) -> String {
+    with_window(
+        3,
+        &format!(
+            "*: barrier                                        @ w.c:3
+             1-2: win_lock win=0 target=0 type={lock_type}    @ w.c:4
+             1: put win=0 target=0 disp=0 count=2 type=int    @ w.c:5
+             {between}
+             2: put win=0 target=0 disp={disp_2} count=1 type=int @ w.c:5
+             1-2: win_unlock win=0 target=0                   @ w.c:6
+             *: barrier                                        @ w.c:7"
+        ),
+    )
+}
+
+#[test]
+fn puts_to_the_same_bytes_under_shared_locks_race() {
+    let text = shared_epochs("shared", 1, "");
+    assert_eq!(codes_at(&text), vec![("DR003", Some(5))]);
+    let d = &findings(&text)[0];
+    assert!(
+        d.message.contains("MPI_Put from rank 1 (w.c:5) and MPI_Put from rank 2 (w.c:5) access bytes 4..8 of rank 0 in window 0")
+            && d.message.contains("shared-lock epochs nothing orders"),
+        "{}",
+        d.message
+    );
+    assert_eq!(d.locations[0].ranks, vec![1]);
+    assert_eq!(d.locations[1].ranks, vec![2]);
+}
+
+#[test]
+fn shared_lock_epochs_that_cannot_race_report_nothing() {
+    // Exclusive locks serialize the epochs; disjoint bytes do not conflict; a message
+    // between the epochs may order them; accumulates with one op may overlap.
+    assert_eq!(codes_at(&shared_epochs("exclusive", 1, "")), vec![]);
+    assert_eq!(codes_at(&shared_epochs("shared", 2, "")), vec![]);
+    let ordered = shared_epochs("shared", 1, "1: send dest=2 tag=0\n 2: recv src=1 tag=0");
+    assert_eq!(codes_at(&ordered), vec![]);
+    let sums = shared_epochs("shared", 1, "").replace("put win=0", "accumulate op=sum win=0");
+    assert_eq!(codes_at(&sums), vec![]);
+    // Unknown lock type (an MPI that did not record it): not judged.
+    assert_eq!(
+        codes_at(&shared_epochs("shared", 1, "").replace(" type=shared", "")),
+        vec![]
+    );
+}

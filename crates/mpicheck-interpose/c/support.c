@@ -588,6 +588,9 @@ void mpicheck_after_init(void)
         /* The fence assertions that must agree across a window's members (CO005). */
         fprintf(out, "MPI_MODE_NOPRECEDE_VALUE=%d\nMPI_MODE_NOSUCCEED_VALUE=%d\n",
                 (int)MPI_MODE_NOPRECEDE, (int)MPI_MODE_NOSUCCEED);
+        /* Lock types of MPI_Win_lock (shared locks allow concurrent epochs, DR003). */
+        fprintf(out, "MPI_LOCK_EXCLUSIVE_VALUE=%d\nMPI_LOCK_SHARED_VALUE=%d\n",
+                (int)MPI_LOCK_EXCLUSIVE, (int)MPI_LOCK_SHARED);
         fclose(out);
         mpicheck_text(MPICHECK_TEXT_CONSTANTS, text);
         free(text);

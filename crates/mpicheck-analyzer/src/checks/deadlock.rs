@@ -22,7 +22,9 @@ pub const DL001: CheckInfo = CheckInfo {
 Finds ranks that were blocked in an MPI call when their trace ended (the launcher ended a
 hung job, or the job was killed) and proves, by replaying the run with MPI's matching and
 completion rules, that those calls can never complete: the ranks wait for each other in a
-cycle (AND semantics: a blocking call, `MPI_Waitall`, a collective) or a knot (OR
+cycle (AND semantics: a blocking call, `MPI_Waitall`, a collective, an active-target
+epoch: `MPI_Win_wait` waits for its origins' `MPI_Win_complete`, a blocked
+`MPI_Win_start` or `MPI_Win_complete` for its targets' `MPI_Win_post`) or a knot (OR
 semantics: `MPI_ANY_SOURCE`, `MPI_Waitany`), or they wait for a rank that has already
 called `MPI_Finalize` or exited. Ranks that only wait on the cycle are shown folded.
 
@@ -69,7 +71,8 @@ pub const DL002: CheckInfo = CheckInfo {
 
 Replays a run that completed under the rules MPI guarantees to a portable program:
 standard-mode (and ready-mode) sends complete only when the matching receive is posted,
-buffered sends only while the attached buffer has room, and every collective synchronizes.
+buffered sends only while the attached buffer has room, every collective synchronizes, and
+`MPI_Win_start` waits for the matching `MPI_Win_post` of every target in its group.
 If that replay gets stuck in a cycle, the run only completed because the MPI library
 buffered a message (the eager protocol) or let a rank leave a collective early.
 
@@ -103,7 +106,8 @@ deadlock even if every collective synchronized; nonblocking collectives help.
 MPI 4.1 §3.5 ("a program is unsafe if it relies on system buffering"), §3.6 (buffer
 allocation for buffered mode), §6.14 ("a correct, portable program must invoke collective
 communications so that deadlock will not occur, whether collective communications are
-synchronizing or not").
+synchronizing or not"), §12.5.2 (`MPI_Win_start` may block until the matching
+`MPI_Win_post`).
 "#,
 };
 
@@ -204,6 +208,12 @@ fn notes_for(inv: &Involved, strict: bool) -> Vec<String> {
                 .to_string(),
         );
     }
+    if inv.epoch {
+        notes.push(
+            "MPI_Win_wait returns only after every origin in its post group has called MPI_Win_complete, and MPI_Win_start or MPI_Win_complete may wait until every target in its start group has called MPI_Win_post (MPI 4.1 §12.5.2)"
+                .to_string(),
+        );
+    }
     if inv.gone_peer {
         notes.push(
             "a rank that has called MPI_Finalize or exited can no longer send, receive or take part in a collective (MPI 4.1 §11.2)"
@@ -224,6 +234,9 @@ fn help_for(inv: &Involved) -> String {
         help.push(
             "call collectives in the same order on every rank of a communicator and never make a collective wait for a point-to-point message issued after it (nonblocking collectives can break such cycles)",
         );
+    }
+    if inv.epoch {
+        help.push("make every origin named in a target's MPI_Win_post group call MPI_Win_start with a group that includes the target, then MPI_Win_complete, and call MPI_Win_post before the MPI_Win_start it matches can block on it");
     }
     if inv.gone_peer {
         help.push("make sure every message and collective a rank waits for is issued before its peer calls MPI_Finalize");
@@ -376,6 +389,7 @@ fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagn
     let because = match (inv.standard_send, inv.collective) {
         (true, true) => "MPI buffered standard-mode sends and collectives did not synchronize",
         (false, true) => "collective operations did not synchronize",
+        (false, false) if inv.epoch => "MPI_Win_start and MPI_Win_complete return without waiting for the matching MPI_Win_post",
         _ => "MPI buffered standard-mode sends",
     };
     Some(Diagnostic {

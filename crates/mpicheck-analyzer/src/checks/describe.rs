@@ -50,10 +50,19 @@ pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> 
                     collective_call_name(*kind)
                 )
             }
+            WaitOn::Epoch { win, call } if precise => format!(
+                "waits for rank {rank} to call {call} on window {}{}",
+                win.0,
+                gone(*rank)
+            ),
+            WaitOn::Epoch { win, call } => {
+                format!("waits for its partner to call {call} on window {}", win.0)
+            }
         },
         WaitCond::Ranks { ranks, on } => {
             let what = match on {
                 WaitOn::Collective { kind, .. } => collective_call_name(*kind).to_string(),
+                WaitOn::Epoch { win, call } => format!("{call} on window {}", win.0),
                 _ => "the matching call".into(),
             };
             if precise && !ranks.is_empty() {
@@ -179,6 +188,9 @@ pub(crate) struct Involved {
     /// A rank is stuck in a loop of tests or nonblocking probes, which stands for a wait.
     pub polling_loop: bool,
     pub gone_peer: bool,
+    /// A rank waits for a partner's call of an active-target epoch (post, start, complete,
+    /// wait on a window).
+    pub epoch: bool,
 }
 
 impl Involved {
@@ -218,6 +230,7 @@ impl Involved {
                 }
                 match on {
                     WaitOn::Collective { .. } => inv.collective = true,
+                    WaitOn::Epoch { .. } => inv.epoch = true,
                     WaitOn::Receive { .. }
                         if matches!(event.op, Op::Wait { .. } | Op::RequestStatus { .. }) =>
                     {

@@ -38,6 +38,7 @@ impl<'p> Engine<'p> {
             series_ids: FxHashMap::default(),
             races: Vec::new(),
             stats: ReplayStats::default(),
+            epochs: Default::default(),
         }
     }
 
@@ -262,6 +263,9 @@ impl<'p> Engine<'p> {
                     }
                 }
                 Step::Next
+            }
+            OpKind::WinPost | OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait => {
+                self.exec_epoch(r, op)
             }
             OpKind::Probe => {
                 if op.peer == NO_RANK || self.probe_ready(r, &op) {

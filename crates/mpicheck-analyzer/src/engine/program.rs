@@ -22,8 +22,12 @@ impl Program {
             let mut origin: FxHashMap<u32, usize> = FxHashMap::default();
             let polls = polling::polls(&trace.events);
             let mut ids = RequestIds::new(&trace.events);
-            for (event, poll) in trace.events.iter().zip(polls) {
-                let op = compile_event(event, poll, &mut ids, run, &mut b);
+            let rank = (b.program.rank_start.len() - 1) as Rank;
+            for (index, (event, poll)) in trace.events.iter().zip(polls).enumerate() {
+                let mut op = compile_event(event, poll, &mut ids, run, &mut b);
+                if let Some(call) = run.rma.get(&(rank, index as u32)) {
+                    op = rma::compile(call, index, op, run, rank, &mut b);
+                }
                 if matches!(
                     op.kind,
                     OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective

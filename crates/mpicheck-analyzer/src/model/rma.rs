@@ -128,18 +128,26 @@ pub enum RmaKind {
     Fence {
         nosucceed: bool,
     },
-    /// `MPI_Win_lock` (its lock type is not needed by the checks yet).
+    /// `MPI_Win_lock`; `exclusive`: `MPI_LOCK_EXCLUSIVE` (`Some(false)`: `MPI_LOCK_SHARED`,
+    /// `None`: not known).
     Lock {
         target: RmaTarget,
+        exclusive: Option<bool>,
     },
     Unlock {
         target: RmaTarget,
     },
     LockAll,
     UnlockAll,
-    /// `MPI_Win_post` (exposure epoch) and `MPI_Win_start` (access epoch).
-    Post,
-    Start,
+    /// `MPI_Win_post` (exposure epoch: `group` are the origins) and `MPI_Win_start` (access
+    /// epoch: `group` are the targets), with the group's world ranks when the normalizer
+    /// could follow the group handle (`None`: the epoch's partners are unknown).
+    Post {
+        group: Option<Vec<Rank>>,
+    },
+    Start {
+        group: Option<Vec<Rank>>,
+    },
     Complete,
     Wait,
     /// `MPI_Win_test`; `done`: the flag it returned.

@@ -27,6 +27,8 @@ pub(super) struct RankWindows {
     by_handle: HashMap<i64, WinId>,
     /// Window constructors on each communicator so far on this rank.
     created: HashMap<CommId, u32>,
+    /// Group handles → world ranks, for the groups of `MPI_Win_post` and `MPI_Win_start`.
+    groups: HashMap<i64, Vec<Rank>>,
 }
 
 impl RankNormalizer<'_> {
@@ -36,6 +38,10 @@ impl RankNormalizer<'_> {
         let Some(short) = name.strip_prefix("MPI_") else {
             return;
         };
+        if (short.starts_with("Group_") || short.contains("_group")) && self.group_call(short, args)
+        {
+            return;
+        }
         // Most calls are not on windows: decided by name before any argument is looked up.
         if !short.starts_with("Win_") && access_kind(short).is_none() {
             return;
@@ -81,12 +87,23 @@ impl RankNormalizer<'_> {
                     (Some(a), Some(bit)) if a & bit != 0
                 ),
             },
-            "Win_lock" => RmaKind::Lock { target: rank_arg },
+            "Win_lock" => RmaKind::Lock {
+                target: rank_arg,
+                exclusive: match args.int("lock_type") {
+                    Some(t) if Some(t) == self.constants.lock_exclusive => Some(true),
+                    Some(t) if Some(t) == self.constants.lock_shared => Some(false),
+                    _ => None,
+                },
+            },
             "Win_unlock" => RmaKind::Unlock { target: rank_arg },
             "Win_lock_all" => RmaKind::LockAll,
             "Win_unlock_all" => RmaKind::UnlockAll,
-            "Win_post" => RmaKind::Post,
-            "Win_start" => RmaKind::Start,
+            "Win_post" => RmaKind::Post {
+                group: self.group(args.int("group")),
+            },
+            "Win_start" => RmaKind::Start {
+                group: self.group(args.int("group")),
+            },
             "Win_complete" => RmaKind::Complete,
             "Win_wait" => RmaKind::Wait,
             "Win_test" => RmaKind::Test {
@@ -206,5 +223,6 @@ fn access_kind(short: &str) -> Option<(AccessKind, bool)> {
     })
 }
 
+mod groups;
 #[cfg(test)]
 mod tests;

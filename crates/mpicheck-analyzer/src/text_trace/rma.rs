@@ -74,14 +74,28 @@ impl Parser {
             },
             "win_lock" => RmaKind::Lock {
                 target: target(self)?,
+                exclusive: match keys.get("type") {
+                    None => None,
+                    Some(&"exclusive") => Some(true),
+                    Some(&"shared") => Some(false),
+                    Some(other) => {
+                        return self.err(format!(
+                            "`type={other}`: a lock type is `exclusive` or `shared`"
+                        ))
+                    }
+                },
             },
             "win_unlock" => RmaKind::Unlock {
                 target: target(self)?,
             },
             "win_lock_all" => RmaKind::LockAll,
             "win_unlock_all" => RmaKind::UnlockAll,
-            "win_post" => RmaKind::Post,
-            "win_start" => RmaKind::Start,
+            "win_post" => RmaKind::Post {
+                group: self.group(keys)?,
+            },
+            "win_start" => RmaKind::Start {
+                group: self.group(keys)?,
+            },
             "win_complete" => RmaKind::Complete,
             "win_wait" => RmaKind::Wait,
             "win_test" => RmaKind::Test {
@@ -176,6 +190,13 @@ impl Parser {
             );
         }
         Ok(())
+    }
+
+    /// `group=1,2` (world ranks; `group=none` is the empty group); absent: not known.
+    fn group(&self, keys: &Keys) -> Result<Option<Vec<Rank>>, TextTraceError> {
+        keys.get("group")
+            .map(|v| self.index_list("group", v))
+            .transpose()
     }
 
     /// `target=N` (a window rank), `target=null` for `MPI_PROC_NULL`.

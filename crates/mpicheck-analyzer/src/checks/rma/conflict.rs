@@ -69,7 +69,7 @@ fn basic_datatype<'r>(run: &'r Run, access: &RmaAccess) -> Option<&'r str> {
 /// Whether two overlapping accesses conflict. Accumulates are compared by their basic
 /// datatype, not the handle: two ranks' derived types of `MPI_INT` (PETSc's star forests
 /// build one per target) update the same ints atomically.
-fn conflicting(run: &Run, a: &RmaAccess, b: &RmaAccess) -> bool {
+pub(super) fn conflicting(run: &Run, a: &RmaAccess, b: &RmaAccess) -> bool {
     if !a.writes_target() && !b.writes_target() {
         return false;
     }

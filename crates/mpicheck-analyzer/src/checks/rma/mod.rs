@@ -1,5 +1,5 @@
 //! One-sided communication (RMA) checks: synchronization epochs (RM001-RM004), arguments
-//! of RMA calls (RM005, RM006) and conflicting accesses (DR001).
+//! of RMA calls (RM005, RM006) and conflicting accesses (DR001, DR003).
 //!
 //! [`walk`] follows each rank's calls on each window in program order with the rank's
 //! epoch state (fence epoch, locks, lock_all, PSCW access and exposure epochs) and records
@@ -17,6 +17,7 @@ pub mod conflict;
 pub mod no_epoch;
 pub mod open_at_free;
 pub mod request_outside_passive;
+pub mod shared_lock;
 pub mod target_rank;
 pub mod unmatched_sync;
 
@@ -25,6 +26,7 @@ pub use conflict::DR001;
 pub use no_epoch::RM001;
 pub use open_at_free::RM003;
 pub use request_outside_passive::RM004;
+pub use shared_lock::DR003;
 pub use target_rank::RM005;
 pub use unmatched_sync::RM002;
 
@@ -33,7 +35,7 @@ pub(crate) struct RmaChecks;
 
 impl Check for RmaChecks {
     fn infos(&self) -> &'static [CheckInfo] {
-        &[RM001, RM002, RM003, RM004, RM005, RM006, DR001]
+        &[RM001, RM002, RM003, RM004, RM005, RM006, DR001, DR003]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
         check(ctx.run)
@@ -53,6 +55,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(target_rank::check(run));
     out.extend(beyond_window::check(run));
     out.extend(conflict::diagnostics(run, &walk));
+    out.extend(shared_lock::check(run));
     out
 }
 
@@ -132,7 +135,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     state.fence_open = !nosucceed;
                     state.pending_since_fence = None;
                 }
-                RmaKind::Lock { target } => {
+                RmaKind::Lock { target, .. } => {
                     let RmaTarget::Rank(t) = *target else {
                         continue;
                     };
@@ -192,7 +195,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     }
                     state.lock_all = false;
                 }
-                RmaKind::Start => {
+                RmaKind::Start { .. } => {
                     if state.start {
                         unmatched(
                             format!("{name} in {} while an access epoch started by MPI_Win_start is still open", window.name),
@@ -210,7 +213,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     }
                     state.start = false;
                 }
-                RmaKind::Post => {
+                RmaKind::Post { .. } => {
                     if state.post {
                         unmatched(
                             format!("{name} in {} while an exposure epoch started by MPI_Win_post is still open", window.name),

@@ -56,7 +56,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             };
             let (target, param) = match &call.kind {
                 RmaKind::Access(a) => (a.target, "target_rank"),
-                RmaKind::Lock { target }
+                RmaKind::Lock { target, .. }
                 | RmaKind::Unlock { target }
                 | RmaKind::Flush {
                     target: Some(target),

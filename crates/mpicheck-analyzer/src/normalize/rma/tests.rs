@@ -34,6 +34,8 @@ fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
         ("MPI_PROC_NULL", PROC_NULL),
         ("MPI_MODE_NOPRECEDE_VALUE", 0x2000),
         ("MPI_MODE_NOSUCCEED_VALUE", NOSUCCEED),
+        ("MPI_LOCK_EXCLUSIVE_VALUE", 1),
+        ("MPI_LOCK_SHARED_VALUE", 2),
         ("DATATYPE.MPI_INT", INT),
         ("DATATYPE_SIZE.MPI_INT", 4),
     ];
@@ -129,6 +131,14 @@ fn windows_get_one_id_on_every_member_with_each_members_memory() {
     }
     assert_eq!(run.rma[&(0, 2)].kind, RmaKind::Fence { nosucceed: false });
     assert_eq!(run.rma[&(0, 6)].kind, RmaKind::Fence { nosucceed: true });
+    // Rank 1's MPI_Win_lock passed lock type 1, this MPI's MPI_LOCK_EXCLUSIVE.
+    assert_eq!(
+        run.rma[&(1, 6)].kind,
+        RmaKind::Lock {
+            target: RmaTarget::Rank(0),
+            exclusive: Some(true)
+        }
+    );
 }
 
 #[test]
@@ -204,4 +214,69 @@ fn calls_on_windows_make_up_no_communicator() {
         }
         assert_eq!(on_windows, expected, "rank {rank}");
     }
+}
+
+/// Group handles become world ranks through the constructors the trace records (their rank
+/// arrays included), so post and start know their partners; an unknown handle is not
+/// guessed.
+#[test]
+fn post_and_start_groups_are_world_ranks() {
+    const SCHEMA: &str = "\
+0 MPI_Init argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s
+1 MPI_Win_create base:BUFFER:in:s size:WINDOW_SIZE:in:s disp_unit:POLYRMA_DISPLACEMENT:in:s info:INFO:in:s comm:COMMUNICATOR:in:s win:WINDOW:out:s
+2 MPI_Comm_group comm:COMMUNICATOR:in:s group:GROUP:out:s
+3 MPI_Group_incl group:GROUP:in:s n:ARRAY_LENGTH:in:s ranks:RANK:in:a newgroup:GROUP:out:s
+4 MPI_Group_excl group:GROUP:in:s n:ARRAY_LENGTH:in:s ranks:RANK:in:a newgroup:GROUP:out:s
+5 MPI_Group_range_excl group:GROUP:in:s n:ARRAY_LENGTH:in:s ranges:RANK:in:a newgroup:GROUP:out:s
+6 MPI_Group_free group:GROUP:inout:s
+7 MPI_Win_post group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
+8 MPI_Win_start group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
+9 MPI_Finalize
+";
+    const WIN: i64 = 0xa0000000;
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        call(1, vec![0x1000, 8, 1, 0, WORLD, WIN], 2),
+        call(2, vec![WORLD, 0x88], 3),
+        call(3, vec![0x88, 2, 2, 1, 0, 0x89], 4),
+        call(4, vec![0x88, 1, 1, 0, 0x8a], 5),
+        call(5, vec![0x88, 1, 3, 0, 0, 1, 0x8b], 6),
+        call(6, vec![0x88, 0], 7),
+        call(7, vec![0x8a, 0, WIN], 8),
+        call(8, vec![0x89, 0, WIN], 9),
+        call(7, vec![0x8b, 0, WIN], 10),
+        // The freed handle, and one never made: unknown.
+        call(7, vec![0x88, 0, WIN], 11),
+        call(8, vec![0x77, 0, WIN], 12),
+        call(9, vec![], 13),
+    ];
+    let traces: Vec<Trace> = (0..2)
+        .map(|rank| {
+            let mut t = trace(rank, calls.clone());
+            t.schema = mpicheck_trace::schema::Schema::parse(SCHEMA).unwrap();
+            t
+        })
+        .collect();
+    let run = normalize(&traces, &mut line).unwrap();
+    let kind = |event: u32| run.rma[&(0, event)].kind.clone();
+    assert_eq!(
+        kind(7),
+        RmaKind::Post {
+            group: Some(vec![1])
+        }
+    );
+    assert_eq!(
+        kind(8),
+        RmaKind::Start {
+            group: Some(vec![1, 0])
+        }
+    );
+    assert_eq!(
+        kind(9),
+        RmaKind::Post {
+            group: Some(vec![1])
+        }
+    );
+    assert_eq!(kind(10), RmaKind::Post { group: None });
+    assert_eq!(kind(11), RmaKind::Start { group: None });
 }

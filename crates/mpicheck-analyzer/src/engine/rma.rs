@@ -1,0 +1,227 @@
+//! Active-target synchronization (post, start, complete, wait) in the replay.
+//!
+//! MPI 4.1 §12.5.2: `MPI_Win_wait` on a target returns once every origin of its post group
+//! has called `MPI_Win_complete` for the matching access epoch, and `MPI_Win_start` or
+//! `MPI_Win_complete` may block until every target of the start group has called the
+//! matching `MPI_Win_post`. Epochs match in order per (window, origin, target): the k-th
+//! start of an origin naming a target pairs with the k-th post of that target naming the
+//! origin. So the replay counts, per pair, the posts, starts and completes so far.
+//!
+//! [`Mode::Strict`] takes the strict reading (a start waits for its posts, a wait for its
+//! completes); [`Mode::Recorded`] makes a call wait only when the trace shows it did not
+//! return, for what it can only be waiting for. Epochs whose group the normalizer could
+//! not follow are not replayed (no finding is made up from them).
+
+use super::*;
+use crate::model::{RmaCall, RmaKind};
+
+/// Per (window, rank, partner) counts, and each rank's open epochs.
+#[derive(Default)]
+pub(super) struct Epochs {
+    /// (window, target, origin) → posts of the target naming the origin.
+    posts: FxHashMap<(u32, Rank, Rank), u32>,
+    /// (window, origin, target) → starts of the origin naming the target.
+    starts: FxHashMap<(u32, Rank, Rank), u32>,
+    /// (window, origin, target) → completes of those starts.
+    completes: FxHashMap<(u32, Rank, Rank), u32>,
+    /// (window, rank) → the group (aux offset, length) of its open exposure epoch.
+    exposure: FxHashMap<(u32, Rank), (u32, u32)>,
+    /// (window, rank) → the group of its open access epoch.
+    access: FxHashMap<(u32, Rank), (u32, u32)>,
+    /// Ranks blocked in one of these calls.
+    blocked: Vec<Rank>,
+}
+
+/// The replay operation of a call on a window, given what [`compile_event`] made of it
+/// (`op`, for its flags); `index` is the call's event index in its rank.
+pub(super) fn compile(
+    call: &RmaCall,
+    index: usize,
+    op: ReplayOp,
+    run: &Run,
+    rank: Rank,
+    b: &mut ProgramBuilder,
+) -> ReplayOp {
+    let mut out = ReplayOp::new(OpKind::Nop);
+    out.flags = op.flags;
+    out.comm = call.win.0;
+    match &call.kind {
+        RmaKind::Post { group: Some(g) } | RmaKind::Start { group: Some(g) } => {
+            out.kind = if matches!(call.kind, RmaKind::Post { .. }) {
+                OpKind::WinPost
+            } else {
+                OpKind::WinStart
+            };
+            out.a = b.push_aux(g);
+            out.b = g.len() as u32;
+        }
+        RmaKind::Complete => out.kind = OpKind::WinComplete,
+        RmaKind::Wait => out.kind = OpKind::WinWait,
+        // A test of a polling loop a hung run never left (`polling::block_trailing_polls`)
+        // stands for the wait.
+        RmaKind::Test { done: false } if op.flags & flags::RETURNED == 0 => {
+            out.kind = OpKind::WinWait
+        }
+        // A test that succeeded after unsuccessful ones ended a polling loop: it waited.
+        // A single successful one waited for nothing.
+        RmaKind::Test { done: true } => {
+            let polled = index
+                .checked_sub(1)
+                .and_then(|prev| run.rma.get(&(rank, prev as u32)))
+                .is_some_and(|prev| {
+                    prev.win == call.win && prev.kind == RmaKind::Test { done: false }
+                });
+            if polled {
+                out.kind = OpKind::WinWait;
+            }
+        }
+        _ => return op,
+    }
+    out
+}
+
+impl Engine<'_> {
+    fn group(&self, (at, len): (u32, u32)) -> &[Rank] {
+        &self.p.aux[at as usize..(at + len) as usize]
+    }
+
+    fn must_wait(&self, op: &ReplayOp) -> bool {
+        self.mode == Mode::Strict || op.flags & flags::RETURNED == 0
+    }
+
+    /// Targets of `origin`'s open access epoch that have not posted the matching epoch.
+    fn unposted(&self, win: u32, origin: Rank) -> Vec<Rank> {
+        let Some(&group) = self.epochs.access.get(&(win, origin)) else {
+            return Vec::new();
+        };
+        let e = &self.epochs;
+        self.group(group)
+            .iter()
+            .copied()
+            .filter(|&t| {
+                e.posts.get(&(win, t, origin)).copied().unwrap_or(0)
+                    < e.starts.get(&(win, origin, t)).copied().unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// Origins of `target`'s open exposure epoch that have not completed the matching epoch.
+    fn uncompleted(&self, win: u32, target: Rank) -> Vec<Rank> {
+        let Some(&group) = self.epochs.exposure.get(&(win, target)) else {
+            return Vec::new();
+        };
+        let e = &self.epochs;
+        self.group(group)
+            .iter()
+            .copied()
+            .filter(|&o| {
+                e.completes.get(&(win, o, target)).copied().unwrap_or(0)
+                    < e.posts.get(&(win, target, o)).copied().unwrap_or(0)
+            })
+            .collect()
+    }
+
+    pub(super) fn exec_epoch(&mut self, r: Rank, op: ReplayOp) -> Step {
+        let win = op.comm;
+        match op.kind {
+            OpKind::WinPost => {
+                let group = (op.a, op.b);
+                self.epochs.exposure.insert((win, r), group);
+                for i in 0..op.b {
+                    let o = self.p.aux[(op.a + i) as usize];
+                    *self.epochs.posts.entry((win, r, o)).or_default() += 1;
+                }
+                self.wake_epochs();
+                Step::Next
+            }
+            OpKind::WinStart => {
+                self.epochs.access.insert((win, r), (op.a, op.b));
+                for i in 0..op.b {
+                    let t = self.p.aux[(op.a + i) as usize];
+                    *self.epochs.starts.entry((win, r, t)).or_default() += 1;
+                }
+                if self.must_wait(&op) && !self.unposted(win, r).is_empty() {
+                    return self.block_epoch(r);
+                }
+                Step::Next
+            }
+            OpKind::WinComplete | OpKind::WinWait => {
+                if self.must_wait(&op) && !self.epoch_ready(r, &op) {
+                    return self.block_epoch(r);
+                }
+                self.finish_epoch(r, &op);
+                Step::Next
+            }
+            _ => Step::Next,
+        }
+    }
+
+    fn block_epoch(&mut self, r: Rank) -> Step {
+        self.ranks[r as usize].pending = 1;
+        self.epochs.blocked.push(r);
+        Step::Block
+    }
+
+    fn epoch_ready(&self, r: Rank, op: &ReplayOp) -> bool {
+        match op.kind {
+            OpKind::WinStart | OpKind::WinComplete => self.unposted(op.comm, r).is_empty(),
+            OpKind::WinWait => self.uncompleted(op.comm, r).is_empty(),
+            _ => true,
+        }
+    }
+
+    /// Ends the epoch a complete or wait closes.
+    fn finish_epoch(&mut self, r: Rank, op: &ReplayOp) {
+        let win = op.comm;
+        if op.kind == OpKind::WinComplete {
+            if let Some(group) = self.epochs.access.remove(&(win, r)) {
+                for i in 0..group.1 {
+                    let t = self.p.aux[(group.0 + i) as usize];
+                    *self.epochs.completes.entry((win, r, t)).or_default() += 1;
+                }
+                self.wake_epochs();
+            }
+        } else if op.kind == OpKind::WinWait {
+            self.epochs.exposure.remove(&(win, r));
+        }
+    }
+
+    fn current_op(&self, r: Rank) -> ReplayOp {
+        self.p.ops[self.p.rank_start[r as usize] + self.ranks[r as usize].pc as usize]
+    }
+
+    /// Releases the blocked ranks whose call can now complete (a complete that ends may
+    /// release waits in turn).
+    fn wake_epochs(&mut self) {
+        let mut i = 0;
+        while i < self.epochs.blocked.len() {
+            let r = self.epochs.blocked[i];
+            let op = self.current_op(r);
+            if !self.epoch_ready(r, &op) {
+                i += 1;
+                continue;
+            }
+            self.epochs.blocked.swap_remove(i);
+            self.ranks[r as usize].pending = 0;
+            self.enqueue(r);
+            // May push to and wake from `blocked`: scan again from the start.
+            self.finish_epoch(r, &op);
+            i = 0;
+        }
+    }
+
+    /// What a rank blocked in one of these calls waits for.
+    pub(super) fn epoch_cond(&self, r: Rank, op: ReplayOp) -> WaitCond {
+        let (ranks, call) = match op.kind {
+            OpKind::WinWait => (self.uncompleted(op.comm, r), "MPI_Win_complete"),
+            _ => (self.unposted(op.comm, r), "MPI_Win_post"),
+        };
+        WaitCond::Ranks {
+            ranks: ranks.into(),
+            on: WaitOn::Epoch {
+                win: WinId(op.comm),
+                call,
+            },
+        }
+    }
+}
