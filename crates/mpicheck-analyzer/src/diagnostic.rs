@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::model::Rank;
+use crate::ranks::RankSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,8 +55,8 @@ impl Category {
 /// plays the same role on many ranks).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Location {
-    /// Sorted, non-empty.
-    pub ranks: Vec<Rank>,
+    /// Non-empty.
+    pub ranks: RankSet,
     /// The MPI function, e.g. `MPI_Recv`.
     pub call: String,
     pub file: Option<String>,

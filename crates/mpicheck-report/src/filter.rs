@@ -335,7 +335,7 @@ mod tests {
             severity,
             message: format!("{code} finding"),
             locations: vec![Location {
-                ranks: ranks.to_vec(),
+                ranks: ranks.into(),
                 call: "MPI_Recv".into(),
                 file: Some(file.into()),
                 line: Some(12),

@@ -215,9 +215,7 @@ pub fn fold(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
             Some(&g) => {
                 let (first, first_texts, count) = &mut groups[g];
                 for (mine, theirs) in first.locations.iter_mut().zip(&d.locations) {
-                    mine.ranks.extend_from_slice(&theirs.ranks);
-                    mine.ranks.sort_unstable();
-                    mine.ranks.dedup();
+                    mine.ranks.union_with(&theirs.ranks);
                 }
                 first_texts.merge(&texts);
                 *count += 1;
@@ -253,7 +251,7 @@ mod tests {
 
     fn loc(ranks: &[Rank], call: &str, line: u32, label: &str) -> Location {
         Location {
-            ranks: ranks.to_vec(),
+            ranks: ranks.into(),
             call: call.to_string(),
             file: Some("ring.c".to_string()),
             line: Some(line),

@@ -6,7 +6,7 @@ use super::Context;
 use crate::diagnostic::Location;
 use crate::engine::{self, Replay, WaitCond, WaitOn};
 use crate::model::{Event, Op, Rank, Run, SendMode, SiteId};
-use crate::ranks::format_ranks;
+use crate::ranks::{format_ranks, RankSet};
 use crate::waitfor::collective_call_name;
 
 fn tag_text(tag: Option<i32>) -> String {
@@ -130,7 +130,7 @@ pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -
 /// A location for one event of one or more ranks.
 pub(crate) fn event_location(
     ctx: &Context,
-    ranks: Vec<Rank>,
+    ranks: impl Into<RankSet>,
     event: &Event,
     label: String,
 ) -> Location {
@@ -140,7 +140,7 @@ pub(crate) fn event_location(
 /// [`event_location`] for checks that read the run alone.
 pub(crate) fn run_event_location(
     run: &Run,
-    ranks: Vec<Rank>,
+    ranks: impl Into<RankSet>,
     event: &Event,
     label: String,
 ) -> Location {
@@ -151,13 +151,13 @@ pub(crate) fn run_event_location(
 pub(crate) fn site_location(
     run: &Run,
     site: SiteId,
-    ranks: Vec<Rank>,
+    ranks: impl Into<RankSet>,
     call: &str,
     label: String,
 ) -> Location {
     let loc = run.site(site);
     Location {
-        ranks,
+        ranks: ranks.into(),
         call: call.to_string(),
         file: loc.file.clone(),
         line: loc.line,

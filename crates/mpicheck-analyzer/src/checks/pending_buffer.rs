@@ -4,6 +4,7 @@
 use super::{run_event_location, Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::*;
+use crate::ranks::RankSet;
 
 pub const DR002: CheckInfo = CheckInfo {
     code: "DR002",
@@ -128,7 +129,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             );
             let site = run.site(access.site);
             let mut locations = vec![Location {
-                ranks: vec![access.rank],
+                ranks: RankSet::one(access.rank),
                 call: if access.write { "store" } else { "load" }.to_string(),
                 file: site.file.clone(),
                 line: site.line,
@@ -143,7 +144,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             } else if access.post_site != SiteId(0) {
                 let s = run.site(access.post_site);
                 locations.push(Location {
-                    ranks: vec![access.rank],
+                    ranks: RankSet::one(access.rank),
                     call: call.to_string(),
                     file: s.file.clone(),
                     line: s.line,

@@ -23,7 +23,7 @@ pub fn loc(
     label: &str,
 ) -> Location {
     Location {
-        ranks: ranks.to_vec(),
+        ranks: ranks.into(),
         call: call.into(),
         file: file.map(Into::into),
         line,

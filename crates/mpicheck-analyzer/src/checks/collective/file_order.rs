@@ -180,12 +180,7 @@ fn fold_ranks(findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
         match out.iter_mut().find(|o| same(o)) {
             Some(o) => {
                 for (a, b) in o.locations.iter_mut().zip(&d.locations) {
-                    for &r in &b.ranks {
-                        if !a.ranks.contains(&r) {
-                            a.ranks.push(r);
-                        }
-                    }
-                    a.ranks.sort_unstable();
+                    a.ranks.union_with(&b.ranks);
                 }
             }
             None => out.push(d),

@@ -279,10 +279,7 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     *repeats.entry(i).or_insert(1) += 1;
                     // Fold the ranks that make the same mistake at the same two sites.
                     for (loc, rank) in out[i].locations.iter_mut().zip([trace.rank, sender]) {
-                        if !loc.ranks.contains(&rank) {
-                            loc.ranks.push(rank);
-                            loc.ranks.sort_unstable();
-                        }
+                        loc.ranks.insert(rank);
                     }
                 }
                 continue;

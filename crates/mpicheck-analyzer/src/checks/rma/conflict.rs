@@ -190,9 +190,9 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
                 }
             };
             let mut first = run_event_location(run, vec![p.origin], ep, label(ap, p, &f.origins_a));
-            first.ranks = f.origins_a;
+            first.ranks = f.origins_a.into();
             let mut second = run_event_location(run, vec![q.origin], eq, label(aq, q, &f.origins_b));
-            second.ranks = f.origins_b;
+            second.ranks = f.origins_b.into();
             Some(Diagnostic {
                 code: DR001.code,
                 category: DR001.category,
