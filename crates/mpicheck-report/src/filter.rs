@@ -333,7 +333,7 @@ mod tests {
             code,
             category: Category::Deadlock,
             severity,
-            message: format!("{code} finding"),
+            message: format!("{code} finding").into(),
             locations: vec![Location {
                 ranks: ranks.into(),
                 call: "MPI_Recv".into(),

@@ -52,6 +52,7 @@ use std::io::{self, Write};
 
 use mpicheck_analyzer::diagnostic::{Diagnostic, Location, WaitForGraph};
 use mpicheck_analyzer::model::Rank;
+use mpicheck_analyzer::text::Text;
 use serde::Serialize;
 
 use crate::{ReportInput, RunInfo, Summary, TOOL_NAME, TOOL_VERSION};
@@ -81,7 +82,7 @@ struct Finding<'a> {
     severity: mpicheck_analyzer::diagnostic::Severity,
     message: &'a str,
     locations: Vec<JsonLocation<'a>>,
-    notes: &'a [String],
+    notes: &'a [Text],
     help: Option<&'a str>,
     wait_for: Option<&'a WaitForGraph>,
     /// The command that prints the check's docs.

@@ -136,7 +136,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 function: site.function.clone(),
                 object: site.object.clone(),
                 offset: site.offset,
-                label: format!("{verb} the pending {what} buffer"),
+                label: format!("{verb} the pending {what} buffer").into(),
             }];
             let started = format!("starts the {what} with this buffer");
             if let Some(event) = post {
@@ -151,23 +151,24 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                     function: s.function.clone(),
                     object: s.object.clone(),
                     offset: s.offset,
-                    label: started,
+                    label: started.into(),
                 });
             }
             Diagnostic {
                 code: DR002.code,
                 category: DR002.category,
                 severity: DR002.severity,
-                message,
+                message: message.into(),
                 locations,
                 notes: vec![format!(
                     "until a wait or test completes it, MPI may {} the buffer at any moment (MPI 4.1 §3.7.2)",
                     if access.recv { "write" } else { "read" }
-                )],
+                )
+                .into()],
                 help: Some(if access.recv {
-                    "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".to_string()
+                    "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".into()
                 } else {
-                    "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".to_string()
+                    "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".into()
                 }),
                 wait_for: None,
             }

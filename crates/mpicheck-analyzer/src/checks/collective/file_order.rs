@@ -85,7 +85,7 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     code: CO006.code,
                     category: CO006.category,
                     severity: CO006.severity,
-                    message,
+                    message: message.into(),
                     locations,
                     notes: vec![
                         "a file handle has at most one active split collective operation, and its end call must match its begin call (MPI 4.1 §14.4.5)".into(),
@@ -147,12 +147,12 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                 code: CO006.code,
                 category: CO006.category,
                 severity: CO006.severity,
-                message: format!("{} is never ended", begin.call),
+                message: format!("{} is never ended", begin.call).into(),
                 locations: vec![event_location(
                     ctx,
                     vec![trace.rank],
                     begin,
-                    "starts a split collective with no matching _end".into(),
+                    "starts a split collective with no matching _end",
                 )],
                 notes: vec![
                     "every split collective begin call must be followed by its end call (MPI 4.1 §14.4.5)".into(),

@@ -240,7 +240,7 @@ pub(crate) fn fold_by_site(
                 code: info.code,
                 category: info.category,
                 severity: info.severity,
-                message,
+                message: message.into(),
                 locations: vec![site_location(
                     run,
                     crate::model::SiteId(site),
@@ -248,8 +248,8 @@ pub(crate) fn fold_by_site(
                     call,
                     label,
                 )],
-                notes: notes.iter().map(|n| n.to_string()).collect(),
-                help: Some(help.to_string()),
+                notes: notes.iter().map(|&n| n.into()).collect(),
+                help: Some(help.into()),
                 wait_for: None,
             }
         })
