@@ -133,7 +133,7 @@ fn child(iterations: u64, planted: bool) {
     let leaks: Vec<String> = findings
         .iter()
         .filter(|d| d.code == "RS001")
-        .map(|d| d.message.clone())
+        .map(|d| d.message.to_string())
         .collect();
     assert_eq!(leaks.is_empty(), !planted, "{leaks:?}");
     assert!(

@@ -7,6 +7,8 @@
 use serde::Serialize;
 
 use crate::model::Rank;
+use crate::ranks::RankSet;
+use crate::text::Text;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -54,8 +56,8 @@ impl Category {
 /// plays the same role on many ranks).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Location {
-    /// Sorted, non-empty.
-    pub ranks: Vec<Rank>,
+    /// Non-empty.
+    pub ranks: RankSet,
     /// The MPI function, e.g. `MPI_Recv`.
     pub call: String,
     pub file: Option<String>,
@@ -67,7 +69,7 @@ pub struct Location {
     pub object: Option<String>,
     pub offset: Option<u64>,
     /// What this call does in the finding ("waits for a message from rank 1").
-    pub label: String,
+    pub label: Text,
 }
 
 /// A wait-for graph reduced to what causes a deadlock, for pictures (DOT, SVG).
@@ -111,13 +113,13 @@ pub struct Diagnostic {
     pub code: &'static str,
     pub category: Category,
     pub severity: Severity,
-    pub message: String,
+    pub message: Text,
     /// The reporting rank's call first, then the other ranks' calls.
     pub locations: Vec<Location>,
     /// The MPI rule that is broken.
-    pub notes: Vec<String>,
+    pub notes: Vec<Text>,
     /// How to fix it.
-    pub help: Option<String>,
+    pub help: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wait_for: Option<WaitForGraph>,
 }

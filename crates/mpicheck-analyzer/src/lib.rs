@@ -15,6 +15,7 @@ pub mod model;
 pub mod normalize;
 pub mod polling;
 pub mod ranks;
+pub mod text;
 pub mod text_trace;
 pub mod threads;
 pub mod typesig;

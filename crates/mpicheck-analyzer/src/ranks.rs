@@ -1,7 +1,8 @@
-//! Compact text for sets of ranks: `rank 3`, `ranks 0-3`, `ranks 0-63 stride 2`,
-//! `ranks 0, 5, 9-12`, and the parser that reads that text back. The one rank-set formatter:
-//! the checks' messages and every report format write rank sets with [`format_ranks`], so
-//! the report can fold findings across ranks by reading them back.
+//! Sets of ranks ([`RankSet`]) and their compact text: `rank 3`, `ranks 0-3`,
+//! `ranks 0-63 stride 2`, `ranks 0, 5, 9-12`, and the parser that reads that text back (for
+//! rank sets people type, such as `--ranks`). The one rank-set formatter: findings hold
+//! their ranks as [`RankSet`]s whose `Display` is [`format_ranks`], and every report format
+//! writes rank sets with it.
 //!
 //! Grammar of what [`format_ranks`] writes and [`parse_ranks`] reads:
 //!
@@ -15,8 +16,119 @@
 //! `a, a+s, ..., b` (so `b - a` is a multiple of `s`).
 
 use std::fmt;
+use std::ops::Deref;
+
+use serde::Serialize;
 
 use crate::model::Rank;
+
+/// A set of ranks, sorted and distinct; displays as [`format_ranks`] writes it (`rank 3`,
+/// `ranks 0-3`) and serializes as the array of its ranks.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct RankSet(Vec<Rank>);
+
+impl RankSet {
+    /// The set of the given ranks, in any order, duplicates counting once.
+    pub fn new(ranks: impl IntoIterator<Item = Rank>) -> RankSet {
+        let mut v: Vec<Rank> = ranks.into_iter().collect();
+        v.sort_unstable();
+        v.dedup();
+        RankSet(v)
+    }
+
+    pub fn one(rank: Rank) -> RankSet {
+        RankSet(vec![rank])
+    }
+
+    pub fn insert(&mut self, rank: Rank) {
+        if let Err(at) = self.0.binary_search(&rank) {
+            self.0.insert(at, rank);
+        }
+    }
+
+    /// Adds every rank of `other`.
+    pub fn union_with(&mut self, other: &RankSet) {
+        self.0.extend_from_slice(&other.0);
+        self.0.sort_unstable();
+        self.0.dedup();
+    }
+
+    pub fn as_slice(&self) -> &[Rank] {
+        &self.0
+    }
+
+    pub fn into_vec(self) -> Vec<Rank> {
+        self.0
+    }
+}
+
+impl Deref for RankSet {
+    type Target = [Rank];
+    fn deref(&self) -> &[Rank] {
+        &self.0
+    }
+}
+
+impl fmt::Display for RankSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_ranks(&self.0))
+    }
+}
+
+impl From<Vec<Rank>> for RankSet {
+    fn from(v: Vec<Rank>) -> RankSet {
+        RankSet::new(v)
+    }
+}
+
+impl From<&[Rank]> for RankSet {
+    fn from(v: &[Rank]) -> RankSet {
+        RankSet::new(v.iter().copied())
+    }
+}
+
+impl From<&Vec<Rank>> for RankSet {
+    fn from(v: &Vec<Rank>) -> RankSet {
+        RankSet::new(v.iter().copied())
+    }
+}
+
+impl From<Rank> for RankSet {
+    fn from(r: Rank) -> RankSet {
+        RankSet::one(r)
+    }
+}
+
+impl FromIterator<Rank> for RankSet {
+    fn from_iter<I: IntoIterator<Item = Rank>>(iter: I) -> RankSet {
+        RankSet::new(iter)
+    }
+}
+
+impl PartialEq<Vec<Rank>> for RankSet {
+    fn eq(&self, other: &Vec<Rank>) -> bool {
+        &self.0 == other
+    }
+}
+
+impl PartialEq<[Rank]> for RankSet {
+    fn eq(&self, other: &[Rank]) -> bool {
+        self.0 == other
+    }
+}
+
+impl<const N: usize> PartialEq<[Rank; N]> for RankSet {
+    fn eq(&self, other: &[Rank; N]) -> bool {
+        self.0 == other
+    }
+}
+
+impl<const N: usize> PartialEq<&[Rank; N]> for RankSet {
+    fn eq(&self, other: &&[Rank; N]) -> bool {
+        self.0 == *other
+    }
+}
 
 /// One item of a rank list: `first..=last` stepping by `stride` (1 for a plain range or a
 /// single rank).
@@ -226,6 +338,19 @@ pub fn parse_ranks(text: &str) -> Result<Vec<Rank>, RankParseError> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn rank_set_normalizes_and_displays_with_the_one_formatter() {
+        let mut set = RankSet::new([5, 1, 3, 1]);
+        assert_eq!(set, vec![1, 3, 5]);
+        set.insert(7);
+        set.insert(3);
+        assert_eq!(set.to_string(), "ranks 1-7 stride 2");
+        set.union_with(&RankSet::new([0, 2]));
+        assert_eq!(set.to_string(), "ranks 0-3, 5, 7");
+        assert_eq!(RankSet::one(4).to_string(), "rank 4");
+        assert_eq!(RankSet::default().to_string(), "no ranks");
+    }
 
     #[test]
     fn examples_from_the_conventions() {

@@ -49,7 +49,7 @@ fn analyze(traces: &[Trace]) -> (Run, Vec<Diagnostic>) {
 fn summary(findings: &[Diagnostic]) -> Vec<(&'static str, Vec<u32>)> {
     let mut out: Vec<(&'static str, Vec<u32>)> = findings
         .iter()
-        .map(|d| (d.code, d.locations[0].ranks.clone()))
+        .map(|d| (d.code, d.locations[0].ranks.clone().into_vec()))
         .collect();
     out.sort();
     out

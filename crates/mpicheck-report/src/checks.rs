@@ -70,6 +70,27 @@ pub fn render_explain(check: &CheckInfo) -> String {
     out
 }
 
+/// A check's docs page (`docs/checks/CODE.md`, see [`crate::docs_path`]): a title with code
+/// and name, the category, default severity and summary, then its docs.
+pub fn render_docs_page(check: &CheckInfo) -> String {
+    let mut out = format!(
+        "# {} {}\n\n{} ({} by default): {}\n\n`mpicheck explain {}` prints this page.\n",
+        check.code,
+        check.name,
+        check.category.as_str(),
+        severity(check.severity),
+        check.summary,
+        check.code,
+    );
+    let docs = check.docs.trim();
+    if !docs.is_empty() {
+        out.push('\n');
+        out.push_str(docs);
+        out.push('\n');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -333,9 +333,9 @@ mod tests {
             code,
             category: Category::Deadlock,
             severity,
-            message: format!("{code} finding"),
+            message: format!("{code} finding").into(),
             locations: vec![Location {
-                ranks: ranks.to_vec(),
+                ranks: ranks.into(),
                 call: "MPI_Recv".into(),
                 file: Some(file.into()),
                 line: Some(12),

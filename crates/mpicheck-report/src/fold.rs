@@ -3,202 +3,82 @@
 //!
 //! Two diagnostics fold when they have the same code, category and severity, the same call
 //! sites in the same order (call, file, line of every location), the same wait-for graph,
-//! and the same message, labels, notes and help once every rank expression in them
-//! (`rank 3`, `ranks 0-3`, anything [`crate::ranks::parse_ranks`] reads) is blanked out.
-//! The folded diagnostic keeps the first one's position in the list; each location gets the
-//! union of the ranks of that location across the group, and each rank expression in the
-//! texts becomes the union of the ranks it named across the group, so
+//! and texts (message, labels, notes, help) with the same literal pieces: they differ only
+//! in the [`RankSet`](mpicheck_analyzer::ranks::RankSet) slots of their
+//! [`Text`](mpicheck_analyzer::text::Text)s. The folded diagnostic keeps the first one's
+//! position in the list; each location gets the union of the ranks of that location across
+//! the group, and each rank slot the union of that slot across the group, so
 //! `rank 0 waits for rank 1` and `rank 2 waits for rank 3` fold into
-//! `ranks 0, 2 waits for ranks 1, 3`.
-//!
-//! Checks should therefore word their texts so that a rank expression can stand for a set.
+//! `ranks 0, 2 waits for ranks 1, 3`. Nothing is read back out of the rendered English.
 
 use std::collections::HashMap;
 
 use mpicheck_analyzer::diagnostic::Diagnostic;
-use mpicheck_analyzer::model::Rank;
-
-use crate::ranks::{format_ranks, parse_rank_list, parse_ranks};
-
-/// A text with its rank expressions cut out: `parts.len() == slots.len() + 1`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct Template {
-    parts: Vec<String>,
-    slots: Vec<Vec<Rank>>,
-}
-
-fn is_word_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// The longest prefix of `s` that is a rank list item sequence, with its ranks. Stops before
-/// a `, ` that is not followed by a number, so `ranks 0, 1, and 2` keeps `, and 2`.
-fn longest_list_prefix(s: &str) -> Option<(usize, Vec<Rank>)> {
-    // Candidate ends: after each run of list characters, cut back to item boundaries.
-    let bytes = s.as_bytes();
-    let mut end = 0;
-    while end < bytes.len()
-        && (bytes[end].is_ascii_digit()
-            || matches!(bytes[end], b'-' | b',' | b' ')
-            || s[end..].starts_with("stride"))
-    {
-        end += if s[end..].starts_with("stride") { 6 } else { 1 };
-    }
-    // Try the longest candidate first; shrink to the previous boundary until it parses.
-    let mut cut = end;
-    while cut > 0 {
-        let candidate = &s[..cut];
-        let ends_in_digit = candidate.as_bytes()[cut - 1].is_ascii_digit();
-        let next_is_digit = bytes.get(cut).is_some_and(|b| b.is_ascii_digit());
-        if ends_in_digit && !next_is_digit {
-            if let Ok(v) = parse_rank_list(candidate) {
-                if !v.is_empty() {
-                    return Some((cut, v));
-                }
-            }
-        }
-        cut -= 1;
-    }
-    None
-}
-
-fn template(text: &str) -> Template {
-    let mut parts = Vec::new();
-    let mut slots = Vec::new();
-    let mut current = String::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < text.len() {
-        let at_word_start = i == 0 || !is_word_byte(bytes[i - 1]);
-        if at_word_start {
-            let found = if text[i..].starts_with("ranks ") {
-                longest_list_prefix(&text[i + 6..])
-                    .filter(|(_, v)| v.len() >= 2)
-                    .map(|(len, v)| (6 + len, v))
-            } else if text[i..].starts_with("rank ") {
-                longest_list_prefix(&text[i + 5..])
-                    .filter(|(_, v)| v.len() == 1)
-                    .map(|(len, v)| (5 + len, v))
-            } else {
-                None
-            };
-            if let Some((len, ranks)) = found {
-                // The expression must re-parse as a whole to count (no partial matches).
-                debug_assert!(parse_ranks(&text[i..i + len]).is_ok());
-                parts.push(std::mem::take(&mut current));
-                slots.push(ranks);
-                i += len;
-                continue;
-            }
-        }
-        let ch = text[i..].chars().next().expect("i is on a char boundary");
-        current.push(ch);
-        i += ch.len_utf8();
-    }
-    parts.push(current);
-    Template { parts, slots }
-}
-
-impl Template {
-    fn merge(&mut self, other: &Template) {
-        for (mine, theirs) in self.slots.iter_mut().zip(&other.slots) {
-            mine.extend_from_slice(theirs);
-            mine.sort_unstable();
-            mine.dedup();
-        }
-    }
-
-    fn render(&self) -> String {
-        let mut out = self.parts[0].clone();
-        for (slot, part) in self.slots.iter().zip(&self.parts[1..]) {
-            out.push_str(&format_ranks(slot));
-            out.push_str(part);
-        }
-        out
-    }
-}
+use mpicheck_analyzer::text::Text;
 
 /// A location as folding compares it: call, file, line, object and offset (which tell
-/// sites apart when there is no file) and the label with ranks blanked.
-type Site = (
-    String,
-    Option<String>,
+/// sites apart when there is no file) and the label's shape.
+type Site<'d> = (
+    &'d str,
+    Option<&'d str>,
     Option<u32>,
-    Option<String>,
+    Option<&'d str>,
     Option<u64>,
-    Vec<String>,
+    Vec<Option<&'d str>>,
 );
 
 /// Everything that must be equal for two diagnostics to fold.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Key {
+struct Key<'d> {
     code: &'static str,
     category: &'static str,
     severity: mpicheck_analyzer::diagnostic::Severity,
-    message: Vec<String>,
-    sites: Vec<Site>,
-    notes: Vec<Vec<String>>,
-    help: Option<Vec<String>>,
+    message: Vec<Option<&'d str>>,
+    sites: Vec<Site<'d>>,
+    notes: Vec<Vec<Option<&'d str>>>,
+    help: Option<Vec<Option<&'d str>>>,
     /// The graph in its Debug form: graphs are small and `WaitForGraph` has no `Hash`.
     wait_for: Option<String>,
 }
 
-/// Texts of one diagnostic in template form, in a fixed order: message, labels, notes, help.
-struct Texts {
-    message: Template,
-    labels: Vec<Template>,
-    notes: Vec<Template>,
-    help: Option<Template>,
+fn key(d: &Diagnostic) -> Key<'_> {
+    Key {
+        code: d.code,
+        category: d.category.as_str(),
+        severity: d.severity,
+        message: d.message.shape(),
+        sites: d
+            .locations
+            .iter()
+            .map(|l| {
+                (
+                    l.call.as_str(),
+                    l.file.as_deref(),
+                    l.line,
+                    l.object.as_deref(),
+                    l.offset,
+                    l.label.shape(),
+                )
+            })
+            .collect(),
+        notes: d.notes.iter().map(Text::shape).collect(),
+        help: d.help.as_ref().map(Text::shape),
+        wait_for: d.wait_for.as_ref().map(|g| format!("{g:?}")),
+    }
 }
 
-impl Texts {
-    fn of(d: &Diagnostic) -> Texts {
-        Texts {
-            message: template(&d.message),
-            labels: d.locations.iter().map(|l| template(&l.label)).collect(),
-            notes: d.notes.iter().map(|n| template(n)).collect(),
-            help: d.help.as_deref().map(template),
-        }
+/// Unites the ranks of `other`, a diagnostic with the same [`key`], into `d`.
+fn unite(d: &mut Diagnostic, other: &Diagnostic) {
+    for (mine, theirs) in d.locations.iter_mut().zip(&other.locations) {
+        mine.ranks.union_with(&theirs.ranks);
+        mine.label.unite_ranks(&theirs.label);
     }
-
-    fn key(&self, d: &Diagnostic) -> Key {
-        Key {
-            code: d.code,
-            category: d.category.as_str(),
-            severity: d.severity,
-            message: self.message.parts.clone(),
-            sites: d
-                .locations
-                .iter()
-                .zip(&self.labels)
-                .map(|(l, t)| {
-                    (
-                        l.call.clone(),
-                        l.file.clone(),
-                        l.line,
-                        l.object.clone(),
-                        l.offset,
-                        t.parts.clone(),
-                    )
-                })
-                .collect(),
-            notes: self.notes.iter().map(|t| t.parts.clone()).collect(),
-            help: self.help.as_ref().map(|t| t.parts.clone()),
-            wait_for: d.wait_for.as_ref().map(|g| format!("{g:?}")),
-        }
+    d.message.unite_ranks(&other.message);
+    for (mine, theirs) in d.notes.iter_mut().zip(&other.notes) {
+        mine.unite_ranks(theirs);
     }
-
-    fn merge(&mut self, other: &Texts) {
-        self.message.merge(&other.message);
-        for (a, b) in self.labels.iter_mut().zip(&other.labels) {
-            a.merge(b);
-        }
-        for (a, b) in self.notes.iter_mut().zip(&other.notes) {
-            a.merge(b);
-        }
-        if let (Some(a), Some(b)) = (&mut self.help, &other.help) {
-            a.merge(b);
-        }
+    if let (Some(mine), Some(theirs)) = (&mut d.help, &other.help) {
+        mine.unite_ranks(theirs);
     }
 }
 
@@ -206,61 +86,43 @@ impl Texts {
 /// Order is kept: each folded diagnostic sits where the first of its group was. A group of
 /// one comes back unchanged, so folding twice changes nothing more.
 pub fn fold(diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut groups: Vec<(Diagnostic, Texts, usize)> = Vec::new();
-    let mut index: HashMap<Key, usize> = HashMap::new();
-    for d in diagnostics {
-        let texts = Texts::of(&d);
-        let key = texts.key(&d);
-        match index.get(&key) {
-            Some(&g) => {
-                let (first, first_texts, count) = &mut groups[g];
-                for (mine, theirs) in first.locations.iter_mut().zip(&d.locations) {
-                    mine.ranks.extend_from_slice(&theirs.ranks);
-                    mine.ranks.sort_unstable();
-                    mine.ranks.dedup();
-                }
-                first_texts.merge(&texts);
-                *count += 1;
-            }
-            None => {
-                index.insert(key, groups.len());
-                groups.push((d, texts, 1));
-            }
+    let mut group_of: Vec<usize> = Vec::with_capacity(diagnostics.len());
+    {
+        let mut index: HashMap<Key<'_>, usize> = HashMap::new();
+        for d in &diagnostics {
+            let next = index.len();
+            group_of.push(*index.entry(key(d)).or_insert(next));
+        }
+    }
+    let mut groups: Vec<Diagnostic> = Vec::new();
+    for (d, g) in diagnostics.into_iter().zip(group_of) {
+        if g == groups.len() {
+            groups.push(d);
+        } else {
+            unite(&mut groups[g], &d);
         }
     }
     groups
-        .into_iter()
-        .map(|(mut d, texts, count)| {
-            // Re-rendering a single diagnostic could rewrite `ranks 0, 1` spelled another way
-            // by its check; leave texts of unfolded diagnostics exactly as written.
-            if count > 1 {
-                d.message = texts.message.render();
-                for (l, t) in d.locations.iter_mut().zip(&texts.labels) {
-                    l.label = t.render();
-                }
-                d.notes = texts.notes.iter().map(Template::render).collect();
-                d.help = texts.help.as_ref().map(Template::render);
-            }
-            d
-        })
-        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use mpicheck_analyzer::diagnostic::{Category, Location, Severity, WaitForGraph};
+    use mpicheck_analyzer::model::Rank;
+    use mpicheck_analyzer::text;
+    use mpicheck_analyzer::text::ranks;
 
-    fn loc(ranks: &[Rank], call: &str, line: u32, label: &str) -> Location {
+    fn loc(ranks: &[Rank], call: &str, line: u32, label: Text) -> Location {
         Location {
-            ranks: ranks.to_vec(),
+            ranks: ranks.into(),
             call: call.to_string(),
             file: Some("ring.c".to_string()),
             line: Some(line),
             function: None,
             object: None,
             offset: None,
-            label: label.to_string(),
+            label,
         }
     }
 
@@ -269,47 +131,33 @@ mod tests {
             code: "DL002",
             category: Category::Deadlock,
             severity: Severity::Error,
-            message: format!("rank {rank} waits for a message from rank {from} that is never sent"),
+            message: text!(
+                "{} waits for a message from {} that is never sent",
+                ranks(rank),
+                ranks(from)
+            ),
             locations: vec![loc(
                 &[rank],
                 "MPI_Recv",
                 14,
-                &format!("waits for a message from rank {from}"),
+                text!("waits for a message from {}", ranks(from)),
             )],
             notes: vec!["a blocking receive returns only once a matching message arrives".into()],
-            help: Some(format!("send the message on rank {from}")),
+            help: Some(text!("send the message on {}", ranks(from))),
             wait_for: None,
         }
     }
 
     #[test]
-    fn template_finds_rank_expressions() {
-        let t = template("rank 0 waits for ranks 1-3, 7 and rank 9, then stops");
-        assert_eq!(t.slots, vec![vec![0], vec![1, 2, 3, 7], vec![9]]);
-        assert_eq!(t.parts, vec!["", " waits for ", " and ", ", then stops"]);
-        assert_eq!(
-            t.render(),
-            "rank 0 waits for ranks 1-3, 7 and rank 9, then stops"
-        );
-    }
-
-    #[test]
-    fn template_leaves_other_numbers_alone() {
-        let t = template("frank 3 sent tag 5 on comm 2 to rank 1, count 4");
-        assert_eq!(t.slots, vec![vec![1]]);
-        assert_eq!(
-            t.parts,
-            vec!["frank 3 sent tag 5 on comm 2 to ", ", count 4"]
-        );
-        let t = template("ranks are fine, rank x too");
-        assert!(t.slots.is_empty());
-        let t = template("rank 1-3 is not a single rank");
-        assert!(t.slots.is_empty(), "{t:?}");
-        let t = template("ranks 0-4 stride 2 wait");
-        assert_eq!(t.slots, vec![vec![0, 2, 4]]);
-        // Non-ASCII text around expressions survives.
-        let t = template("rank 2 → rank 3 ≠ ok");
-        assert_eq!(t.render(), "rank 2 → rank 3 ≠ ok");
+    fn rank_numbers_in_literal_text_do_not_fold() {
+        // Old-style text with ranks formatted into it: no slots, so only identical texts
+        // fold (the check_findings fixtures test that no check writes such text).
+        let mut a = unmatched_recv(0, 1);
+        a.message = format!("rank {} waits", 0).into();
+        let mut b = unmatched_recv(2, 3);
+        b.message = format!("rank {} waits", 2).into();
+        let out = fold(vec![a.clone(), b.clone()]);
+        assert_eq!(out, vec![a, b]);
     }
 
     #[test]
@@ -345,7 +193,11 @@ mod tests {
         let mut other_code = unmatched_recv(4, 5);
         other_code.code = "DL003";
         let mut other_text = unmatched_recv(6, 7);
-        other_text.message = "rank 6 waits for a message from rank 7 with tag 3".into();
+        other_text.message = text!(
+            "{} waits for a message from {} with tag 3",
+            ranks(6),
+            ranks(7)
+        );
         let mut other_severity = unmatched_recv(8, 9);
         other_severity.severity = Severity::Warning;
         let input = vec![
@@ -384,10 +236,13 @@ mod tests {
             code: "DL001",
             category: Category::Deadlock,
             severity: Severity::Error,
-            message: format!("ranks {a}, {b} send to each other with synchronous sends"),
+            message: text!(
+                "{} send to each other with synchronous sends",
+                ranks(vec![a, b])
+            ),
             locations: vec![
-                loc(&[a], "MPI_Ssend", 10, &format!("sends to rank {b}")),
-                loc(&[b], "MPI_Ssend", 20, &format!("sends to rank {a}")),
+                loc(&[a], "MPI_Ssend", 10, text!("sends to {}", ranks(b))),
+                loc(&[b], "MPI_Ssend", 20, text!("sends to {}", ranks(a))),
             ],
             notes: vec![],
             help: None,
@@ -445,7 +300,7 @@ mod tests {
                 want.dedup();
                 proptest::prop_assert_eq!(&d.locations[0].ranks, &want);
                 // The message names the same ranks as the location.
-                let named = template(&d.message).slots[0].clone();
+                let named = d.message.rank_slots().next().unwrap().clone();
                 proptest::prop_assert_eq!(named, want);
             }
         }

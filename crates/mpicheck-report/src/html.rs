@@ -186,6 +186,21 @@ fn finding_html(out: &mut String, index: usize, d: &Diagnostic, sources: &mut So
         }
         out.push_str("</ul>\n");
     }
+    // The report is one self-contained file, opened away from the repository: the check's
+    // docs travel inside it, folded, with where to find them again.
+    if let Some(check) = mpicheck_analyzer::checks::catalogue()
+        .iter()
+        .find(|c| c.code == d.code)
+    {
+        out.push_str(&format!(
+            "<details class=\"docs\"><summary>about {code}: {} (<code>{}</code>, <code>{}</code>)</summary><pre>{}</pre></details>\n",
+            esc(check.summary),
+            esc(&crate::explain_command(d.code)),
+            esc(&crate::docs_path(d.code)),
+            esc(&crate::render_explain(check)),
+            code = esc(d.code),
+        ));
+    }
     if let Some(g) = &d.wait_for {
         out.push_str("<figure>\n");
         out.push_str(&to_svg(g, &format!("wf{index}")));

@@ -17,6 +17,7 @@
 //!   "findings": [ {
 //!     "code": "DL001", "category": "deadlock", "severity": "error",
 //!     "message": "ranks 0-3 wait for each other in a receive cycle",
+//!     "ranks": [0, 1, 2, 3], "message_ranks": [[0, 1, 2, 3]],
 //!     "locations": [ { "rank": 0, "ranks": [0], "call": "MPI_Recv", "file": "ring.c",
 //!                      "line": 14, "label": "waits for a message from rank 3" } ],
 //!     "notes": ["a blocking receive returns only once a matching message arrives"],
@@ -24,7 +25,7 @@
 //!     "wait_for": { "nodes": [ { "ranks": [0], "label": "MPI_Recv at ring.c:14",
 //!                                "semantics": "and", "in_cycle": true } ],
 //!                   "edges": [ { "from": 0, "to": 0, "label": "message tag 0" } ] },
-//!     "explain": "mpicheck explain DL001"
+//!     "explain": "mpicheck explain DL001", "docs": "docs/checks/DL001.md"
 //!   } ],
 //!   "summary": { "errors": 1, "warnings": 0, "suppressed": 0, "below_threshold": 0 }
 //! }
@@ -38,7 +39,10 @@
 //!   and `rank` is the first of them; `file` and `line` are `null` when unknown. The first
 //!   location is the reporting rank's call.
 //! - `explain` is the command that prints the check's docs (what it detects, why it is
-//!   wrong, how to fix it, the MPI standard's section).
+//!   wrong, how to fix it, the MPI standard's section); `docs` the same text's page in the
+//!   repository.
+//! - `ranks` are the reporting ranks (those of the first location); `message_ranks` the
+//!   rank sets the message names, in order, so that no one has to parse them out of it.
 //! - `help` and `wait_for` are `null` when absent; `exit_status` is `null` when the launcher
 //!   was killed, mpicheck ended the job (a deadlock), or its status is unknown; `reason` appears only on interrupted traces.
 //! - `wait_for.edges[].from`/`to` index `wait_for.nodes`; `semantics` is `"and"` (the node
@@ -52,6 +56,7 @@ use std::io::{self, Write};
 
 use mpicheck_analyzer::diagnostic::{Diagnostic, Location, WaitForGraph};
 use mpicheck_analyzer::model::Rank;
+use mpicheck_analyzer::text::Text;
 use serde::Serialize;
 
 use crate::{ReportInput, RunInfo, Summary, TOOL_NAME, TOOL_VERSION};
@@ -80,12 +85,18 @@ struct Finding<'a> {
     category: &'static str,
     severity: mpicheck_analyzer::diagnostic::Severity,
     message: &'a str,
+    /// The reporting ranks: those of the first location.
+    ranks: &'a [Rank],
+    /// The rank sets the message names, in order (its typed rank slots).
+    message_ranks: Vec<&'a [Rank]>,
     locations: Vec<JsonLocation<'a>>,
-    notes: &'a [String],
+    notes: &'a [Text],
     help: Option<&'a str>,
     wait_for: Option<&'a WaitForGraph>,
     /// The command that prints the check's docs.
     explain: String,
+    /// The check's docs page in the repository.
+    docs: String,
 }
 
 #[derive(Serialize)]
@@ -124,11 +135,14 @@ impl<'a> From<&'a Diagnostic> for Finding<'a> {
             category: d.category.as_str(),
             severity: d.severity,
             message: &d.message,
+            ranks: d.locations.first().map_or(&[], |l| &l.ranks),
+            message_ranks: d.message.rank_slots().map(|r| r.as_slice()).collect(),
             locations: d.locations.iter().map(JsonLocation::from).collect(),
             notes: &d.notes,
             help: d.help.as_deref(),
             wait_for: d.wait_for.as_ref(),
             explain: crate::explain_command(d.code),
+            docs: crate::docs_path(d.code),
         }
     }
 }

@@ -26,7 +26,7 @@ mod source;
 pub mod svg;
 pub mod terminal;
 
-pub use checks::{render_check_list, render_explain};
+pub use checks::{render_check_list, render_docs_page, render_explain};
 pub use dot::to_dot;
 pub use filter::{cap, Selected, Selection, Suppressions};
 pub use fold::fold;
@@ -41,6 +41,14 @@ pub const TOOL_NAME: &str = "mpicheck";
 /// The command that prints a check's docs (linked from every finding).
 pub fn explain_command(code: &str) -> String {
     format!("{TOOL_NAME} explain {code}")
+}
+
+/// The page of a check's docs, relative to the repository root: `docs/checks/DL001.md`.
+/// The pages are [`render_explain`]'s text, kept in sync with the catalogue by a test
+/// (`tests/check_docs.rs`). A repository path and not a URL: the project publishes no site,
+/// and the path works in every checkout and on any forge the repository is hosted on.
+pub fn docs_path(code: &str) -> String {
+    format!("docs/checks/{code}.md")
 }
 
 /// This crate's version, reported as the tool version.

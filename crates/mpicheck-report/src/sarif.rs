@@ -2,7 +2,8 @@
 //!
 //! One run. The tool driver lists one rule per check passed in (id = check code, name =
 //! the check's kebab-case name, `shortDescription` = its summary, `fullDescription` and
-//! `help` = its docs, `defaultConfiguration.level` = its severity). Each finding is a result
+//! `help` = its docs, `defaultConfiguration.level` = its severity, `properties.docs` = the
+//! docs page in the repository, `docs/checks/CODE.md`). Each finding is a result
 //! with `ruleId` (and `ruleIndex` when the rule is in the list), `level` (`error` or
 //! `warning`), the message, and:
 //!
@@ -177,7 +178,9 @@ fn rule(c: &CheckInfo) -> Value {
         "fullDescription": { "text": c.docs },
         "help": { "text": c.docs, "markdown": c.docs },
         "defaultConfiguration": { "level": level(c.severity) },
-        "properties": { "category": c.category.as_str() },
+        // No `helpUri`: SARIF wants an absolute URI there and the project publishes no
+        // site; `help` carries the docs themselves and `docs` their page in the repository.
+        "properties": { "category": c.category.as_str(), "docs": crate::docs_path(c.code) },
     })
 }
 

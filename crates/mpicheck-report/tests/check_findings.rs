@@ -78,10 +78,52 @@ macro_rules! pin {
         }
         for d in &r.findings {
             assert!(expected.contains(&d.code), "unexpected {}:\n{}", d.code, r.text);
+            assert_ranks_are_slots(d);
         }
         insta::assert_snapshot!($name, r.text);
         insta::assert_snapshot!(concat!($name, "_json"), r.json);
     }};
+}
+
+/// A rank expression (`rank 3`, `ranks 0-3`) at the start of `s` or after a non-word
+/// character: what a check wrote with `format!` instead of a rank-set slot.
+fn rank_expression(s: &str) -> Option<&str> {
+    let bytes = s.as_bytes();
+    s.char_indices().find_map(|(i, _)| {
+        let at_word_start =
+            i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let rest = &s[i..];
+        let after = rest
+            .strip_prefix("ranks ")
+            .or_else(|| rest.strip_prefix("rank "))?;
+        (at_word_start && after.starts_with(|c: char| c.is_ascii_digit())).then_some(rest)
+    })
+}
+
+/// Every rank a finding's texts name is a rank-set slot, so that folding can unite it:
+/// none hides in literal text, where it would keep the same finding on two ranks apart.
+fn assert_ranks_are_slots(d: &Diagnostic) {
+    let texts = std::iter::once(&d.message)
+        .chain(d.locations.iter().map(|l| &l.label))
+        .chain(&d.notes)
+        .chain(&d.help);
+    for text in texts {
+        for literal in text.literals() {
+            assert!(
+                rank_expression(literal).is_none(),
+                "{}: `{literal}` in `{text}` names a rank in literal text: pass a RankSet to text!",
+                d.code
+            );
+        }
+    }
+}
+
+#[test]
+fn rank_expressions_are_found_in_literal_text() {
+    assert!(rank_expression("receives from rank 3").is_some());
+    assert!(rank_expression("ranks 0-3 wait").is_some());
+    assert!(rank_expression("frank 3, ranks are fine, rank x").is_none());
+    assert!(rank_expression("the root (0 in the communicator)").is_none());
 }
 
 /// The finding with `code` is complete and every one of its locations is shown on its

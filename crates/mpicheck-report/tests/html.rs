@@ -99,6 +99,10 @@ fn page_shows_the_terminal_content() {
         "ranks 0-5: interrupted: killed by the launcher after 10 s without progress",
         // DOT text of the graph.
         "digraph wait_for",
+        // The check's docs, folded, and where to find them again.
+        "about DL001",
+        "docs/checks/DL001.md",
+        "## What it does",
     ] {
         assert!(text.contains(expected), "missing {expected:?}");
     }

@@ -107,6 +107,10 @@ fn findings_carry_every_field() {
     assert_eq!(dl["code"], "DL001");
     assert_eq!(dl["category"], "deadlock");
     assert_eq!(dl["severity"], "error");
+    // Typed fields: nobody parses ranks out of the message, and the docs are linked.
+    assert_eq!(dl["ranks"], json!([0]));
+    assert_eq!(dl["message_ranks"], json!([[0, 1, 2, 3]]));
+    assert_eq!(dl["docs"], "docs/checks/DL001.md");
     assert_eq!(
         dl["locations"][1],
         json!({
@@ -122,6 +126,7 @@ fn findings_carry_every_field() {
     );
 
     let leak = &report["findings"][1];
+    assert_eq!(leak["message_ranks"], json!([]));
     assert_eq!(leak["severity"], "warning");
     assert_eq!(leak["wait_for"], Value::Null);
     assert_eq!(

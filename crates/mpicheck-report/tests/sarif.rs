@@ -77,6 +77,10 @@ fn rules_results_and_locations() {
     let driver = &run["tool"]["driver"];
     assert_eq!(driver["name"], "mpicheck");
     assert_eq!(driver["rules"][0]["id"], "DL001");
+    assert_eq!(
+        driver["rules"][0]["properties"]["docs"],
+        "docs/checks/DL001.md"
+    );
     assert_eq!(driver["rules"][0]["name"], "recv-cycle");
     assert_eq!(
         driver["rules"][0]["shortDescription"]["text"],

@@ -7,7 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::{event_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::{Blocking, CollectiveKind, CommId, Op, Rank, RankEnd, RankTrace};
-use crate::ranks::format_ranks;
+use crate::ranks::RankSet;
+use crate::text;
+use crate::text::Text;
 use rustc_hash::FxHashMap;
 
 pub const CO001: CheckInfo = CheckInfo {
@@ -241,51 +243,49 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
         ordered.sort_by_key(|g| g.0[0]);
         by_signature.sort_by_key(|g| g.0[0]);
         let mut locations: Vec<Location> = Vec::new();
-        let mut notes = vec![
-            "all members of a communicator must call the same collective operations in the same order (MPI 4.1 §6.14)"
-                .to_string(),
-        ];
+        let mut notes = vec![Text::from(
+            "all members of a communicator must call the same collective operations in the same order (MPI 4.1 §6.14)",
+        )];
         let message;
         match problem {
             Problem::Mismatch(k) => {
                 for (ranks, call, first, index) in &ordered {
-                    let others: Vec<String> = by_signature
+                    let others: Vec<Text> = by_signature
                         .iter()
                         .filter(|(_, n)| n != call)
-                        .map(|(r, n)| format!("{n} on {}", format_ranks(r)))
+                        .map(|(r, n)| text!("{n} on {}", RankSet::from(r)))
                         .collect();
                     let event = &run.ranks[*first as usize].events[*index];
                     locations.push(event_location(
                         ctx,
                         ranks.clone(),
                         event,
-                        format!(
+                        text!(
                             "collective #{} on {comm_name} is {call} here but {}",
                             k + 1,
-                            others.join(" and ")
+                            Text::join(others, " and ")
                         ),
                     ));
                 }
-                let parts: Vec<String> = by_signature
+                let parts: Vec<Text> = by_signature
                     .iter()
                     .map(|(r, n)| {
-                        format!(
+                        text!(
                             "{} {} {n}",
-                            format_ranks(r),
+                            RankSet::from(r),
                             if r.len() == 1 { "calls" } else { "call" }
                         )
                     })
                     .collect();
-                message = format!(
+                message = text!(
                     "collective mismatch on {comm_name}: {} at the same point",
-                    parts.join(" while ")
+                    Text::join(parts, " while ")
                 );
                 let classes: BTreeSet<u8> = groups.keys().map(|s| s.class).collect();
                 if classes.len() > 1 {
-                    notes.push(
-                        "a blocking, a nonblocking and a persistent collective never match each other (MPI 4.1 §6.12, §6.13)"
-                            .to_string(),
-                    );
+                    notes.push(Text::from(
+                        "a blocking, a nonblocking and a persistent collective never match each other (MPI 4.1 §6.12, §6.13)",
+                    ));
                 }
             }
             Problem::Missing(k) => {
@@ -305,10 +305,10 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                         ctx,
                         ranks.clone(),
                         event,
-                        format!(
+                        text!(
                             "collective #{} on {comm_name}, which {} never {}",
                             k + 1,
-                            format_ranks(&missing),
+                            RankSet::from(&missing),
                             if missing.len() == 1 { "calls" } else { "call" }
                         ),
                     ));
@@ -336,11 +336,11 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                         format!("finishes without calling {call}"),
                     ));
                 }
-                message = format!(
+                message = text!(
                     "collective mismatch on {comm_name}: {} never {} the {call} that {} {}",
-                    format_ranks(&missing),
+                    RankSet::from(&missing),
                     if missing.len() == 1 { "calls" } else { "call" },
-                    format_ranks(&callers.iter().copied().collect::<Vec<_>>()),
+                    callers.iter().copied().collect::<RankSet>(),
                     if callers.len() == 1 { "calls" } else { "call" },
                 );
             }

@@ -7,8 +7,10 @@ use super::check::{Check, Needs, Replaying, Slot};
 use super::{stuck_locations, Context, Involved};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::engine::{self, ForcedMatch, Mode, Replay, ReplayOptions, WaitOn};
-use crate::model::{CommId, Op, Rank};
-use crate::ranks::format_ranks;
+use crate::model::{CommId, Op};
+use crate::ranks::RankSet;
+use crate::text;
+use crate::text::{ranks, Text};
 use crate::waitfor::{self, DeadlockSet};
 
 pub const DL001: CheckInfo = CheckInfo {
@@ -166,11 +168,11 @@ fn blocked_in_trace(ctx: &Context, replay: &Replay, indices: &[usize]) -> Vec<us
         .collect()
 }
 
-fn cycle_ranks(replay: &Replay, indices: &[usize]) -> Vec<Rank> {
+fn cycle_ranks(replay: &Replay, indices: &[usize]) -> RankSet {
     indices.iter().map(|&i| replay.stuck[i].rank).collect()
 }
 
-fn notes_for(inv: &Involved, strict: bool) -> Vec<String> {
+fn notes_for(inv: &Involved, strict: bool) -> Vec<Text> {
     let mut notes = Vec::new();
     if inv.synchronous_send {
         notes.push(
@@ -220,10 +222,10 @@ fn notes_for(inv: &Involved, strict: bool) -> Vec<String> {
                 .to_string(),
         );
     }
-    notes
+    notes.into_iter().map(Text::from).collect()
 }
 
-fn help_for(inv: &Involved) -> String {
+fn help_for(inv: &Involved) -> Text {
     let mut help = Vec::new();
     if inv.synchronous_send || inv.standard_send || inv.receive || inv.wait || inv.polling_loop {
         help.push(
@@ -244,7 +246,7 @@ fn help_for(inv: &Involved) -> String {
     if help.is_empty() {
         help.push("break the cycle of waits by reordering the calls");
     }
-    help.join("; ")
+    help.join("; ").into()
 }
 
 /// DL001 from the recorded replay.
@@ -286,30 +288,29 @@ pub(super) fn actual(ctx: &Context) -> Option<Diagnostic> {
                 gone.insert(t);
             });
         }
-        let gone: Vec<Rank> = gone.into_iter().collect();
-        format!(
+        text!(
             "deadlock: {} {} blocked forever waiting for {}, which already finished",
-            format_ranks(&core_ranks),
+            &core_ranks,
             if core_ranks.len() == 1 { "is" } else { "are" },
-            format_ranks(&gone)
+            RankSet::new(gone)
         )
     } else if core_ranks.len() == 1 {
-        format!(
+        text!(
             "deadlock: {} is blocked forever waiting for itself",
-            format_ranks(&core_ranks)
+            &core_ranks
         )
     } else {
-        format!(
+        text!(
             "deadlock: {} are blocked forever waiting for each other",
-            format_ranks(&core_ranks)
+            &core_ranks
         )
     };
     if others > 0 {
-        message.push_str(&format!(
-            " ({} more {} waiting on them)",
-            others,
+        message = text!(
+            "{} ({others} more {} waiting on them)",
+            message,
             if others == 1 { "rank is" } else { "ranks are" }
-        ));
+        );
     }
     Some(Diagnostic {
         code: DL001.code,
@@ -397,14 +398,14 @@ fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagn
         category: DL002.category,
         severity: DL002.severity,
         message: if core_ranks.len() == 1 {
-            format!(
+            text!(
                 "potential deadlock: {} waits for itself unless {because}",
-                format_ranks(&core_ranks)
+                &core_ranks
             )
         } else {
-            format!(
+            text!(
                 "potential deadlock: {} wait for each other unless {because}",
-                format_ranks(&core_ranks)
+                &core_ranks
             )
         },
         locations: stuck_locations(ctx, strict, &ordered),
@@ -466,9 +467,10 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                 ctx,
                 vec![race.rank],
                 recv_event,
-                format!(
-                    "wildcard receive matched rank {} in this run, but can match rank {source}",
-                    race.matched
+                text!(
+                    "wildcard receive matched {} in this run, but can match {}",
+                    ranks(race.matched),
+                    ranks(source)
                 ),
             )];
             if let Some(send) = ctx.event(source, send_event) {
@@ -476,7 +478,7 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                     ctx,
                     vec![source],
                     send,
-                    "competing send".into(),
+                    "competing send",
                 ));
             }
             let core: BTreeSet<usize> = set.core.iter().copied().collect();
@@ -484,20 +486,20 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
             ordered.extend(set.deadlocked.iter().copied().filter(|i| !core.contains(i)));
             locations.extend(stuck_locations(ctx, &alt, &ordered));
             let inv = Involved::of(ctx, &alt, &ordered);
-            let mut notes = vec![
-                "messages from different senders are not ordered: which one a MPI_ANY_SOURCE receive takes depends on timing (MPI 4.1 §3.5)"
-                    .to_string(),
-            ];
+            let mut notes = vec![Text::from(
+                "messages from different senders are not ordered: which one a MPI_ANY_SOURCE receive takes depends on timing (MPI 4.1 §3.5)",
+            )];
             notes.extend(notes_for(&inv, true));
             out.push(Diagnostic {
                 code: DL003.code,
                 category: DL003.category,
                 severity: DL003.severity,
-                message: format!(
-                    "potential deadlock: if the wildcard receive of rank {} matches rank {source} instead of rank {}, {} would be blocked forever",
-                    race.rank,
-                    race.matched,
-                    format_ranks(&cycle_ranks(&alt, &set.core))
+                message: text!(
+                    "potential deadlock: if the wildcard receive of {} matches {} instead of {}, {} would be blocked forever",
+                    ranks(race.rank),
+                    ranks(source),
+                    ranks(race.matched),
+                    cycle_ranks(&alt, &set.core)
                 ),
                 locations,
                 notes,
@@ -512,7 +514,7 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
     }
     if inconclusive {
         for d in &mut out {
-            d.notes.push(format!(
+            d.notes.push(text!(
                 "inconclusive: the exploration stopped after {EXPLORATION_BOUND} alternative matchings; other wildcard receives were not explored"
             ));
         }

@@ -6,7 +6,9 @@ use super::Context;
 use crate::diagnostic::Location;
 use crate::engine::{self, Replay, WaitCond, WaitOn};
 use crate::model::{Event, Op, Rank, Run, SendMode, SiteId};
-use crate::ranks::format_ranks;
+use crate::ranks::RankSet;
+use crate::text;
+use crate::text::{ranks, Text};
 use crate::waitfor::collective_call_name;
 
 fn tag_text(tag: Option<i32>) -> String {
@@ -18,7 +20,7 @@ fn tag_text(tag: Option<i32>) -> String {
 
 /// What a stuck rank waits for. `precise`: name the peers; otherwise a description that is
 /// the same for every rank in the same role (for folding).
-pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> String {
+pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> Text {
     let gone = |r: Rank| match replay.ranks.get(r as usize) {
         Some(engine::RankOutcome::Finalized) => ", which has already called MPI_Finalize",
         Some(engine::RankOutcome::Exited) => ", which has exited",
@@ -26,26 +28,29 @@ pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> 
     };
     match cond {
         WaitCond::Rank { rank, on } => match on {
-            WaitOn::Message { tag, .. } if precise => format!(
-                "waits for a message from rank {rank} ({}){}",
+            WaitOn::Message { tag, .. } if precise => text!(
+                "waits for a message from {} ({}){}",
+                ranks(*rank),
                 tag_text(*tag),
                 gone(*rank)
             ),
-            WaitOn::Message { tag, .. } => format!("waits for a message ({})", tag_text(*tag)),
-            WaitOn::Receive { tag, .. } if precise => format!(
-                "waits for rank {rank} to post the matching receive (tag {tag}){}",
+            WaitOn::Message { tag, .. } => text!("waits for a message ({})", tag_text(*tag)),
+            WaitOn::Receive { tag, .. } if precise => text!(
+                "waits for {} to post the matching receive (tag {tag}){}",
+                ranks(*rank),
                 gone(*rank)
             ),
             WaitOn::Receive { tag, .. } => {
-                format!("waits for the matching receive to be posted (tag {tag})")
+                text!("waits for the matching receive to be posted (tag {tag})")
             }
-            WaitOn::Collective { kind, .. } if precise => format!(
-                "waits for rank {rank} to call {}{}",
+            WaitOn::Collective { kind, .. } if precise => text!(
+                "waits for {} to call {}{}",
+                ranks(*rank),
                 collective_call_name(*kind),
                 gone(*rank)
             ),
             WaitOn::Collective { kind, .. } => {
-                format!(
+                text!(
                     "waits for the other ranks to call {}",
                     collective_call_name(*kind)
                 )
@@ -69,9 +74,9 @@ pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> 
                 let gone_all = ranks
                     .iter()
                     .all(|&r| replay.ranks.get(r as usize).is_some_and(|o| o.terminated()));
-                format!(
+                text!(
                     "waits for {} to call {what}{}",
-                    format_ranks(ranks),
+                    RankSet::new(ranks.iter().copied()),
                     if gone_all {
                         ", which have already finished"
                     } else {
@@ -79,25 +84,23 @@ pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> 
                     }
                 )
             } else {
-                format!("waits for the other ranks to call {what}")
+                text!("waits for the other ranks to call {what}")
             }
         }
         WaitCond::AnySource { on, .. } => match on {
             WaitOn::Message { tag, .. } => {
-                format!("waits for a message from any rank ({})", tag_text(*tag))
+                text!("waits for a message from any rank ({})", tag_text(*tag))
             }
-            _ => "waits for any rank".into(),
+            _ => Text::from("waits for any rank"),
         },
-        WaitCond::AllOf(parts) => parts
-            .iter()
-            .map(|p| describe_wait(p, replay, precise))
-            .collect::<Vec<_>>()
-            .join(", and "),
-        WaitCond::AnyOf(parts) => parts
-            .iter()
-            .map(|p| describe_wait(p, replay, precise))
-            .collect::<Vec<_>>()
-            .join(", or "),
+        WaitCond::AllOf(parts) => Text::join(
+            parts.iter().map(|p| describe_wait(p, replay, precise)),
+            ", and ",
+        ),
+        WaitCond::AnyOf(parts) => Text::join(
+            parts.iter().map(|p| describe_wait(p, replay, precise)),
+            ", or ",
+        ),
     }
 }
 
@@ -105,8 +108,8 @@ pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> 
 /// (indices into `replay.stuck`), in the given order.
 pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Vec<Location> {
     // (site, call, generic label) → (ranks, precise label of the first)
-    type Key = (u32, &'static str, String);
-    let mut groups: Vec<(Key, Vec<Rank>, String)> = Vec::new();
+    type Key = (u32, &'static str, Text);
+    let mut groups: Vec<(Key, Vec<Rank>, Text)> = Vec::new();
     let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
     for &i in stuck {
         let s = &replay.stuck[i];
@@ -139,9 +142,9 @@ pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -
 /// A location for one event of one or more ranks.
 pub(crate) fn event_location(
     ctx: &Context,
-    ranks: Vec<Rank>,
+    ranks: impl Into<RankSet>,
     event: &Event,
-    label: String,
+    label: impl Into<Text>,
 ) -> Location {
     run_event_location(ctx.run, ranks, event, label)
 }
@@ -149,9 +152,9 @@ pub(crate) fn event_location(
 /// [`event_location`] for checks that read the run alone.
 pub(crate) fn run_event_location(
     run: &Run,
-    ranks: Vec<Rank>,
+    ranks: impl Into<RankSet>,
     event: &Event,
-    label: String,
+    label: impl Into<Text>,
 ) -> Location {
     site_location(run, event.site, ranks, event.call, label)
 }
@@ -160,20 +163,20 @@ pub(crate) fn run_event_location(
 pub(crate) fn site_location(
     run: &Run,
     site: SiteId,
-    ranks: Vec<Rank>,
+    ranks: impl Into<RankSet>,
     call: &str,
-    label: String,
+    label: impl Into<Text>,
 ) -> Location {
     let loc = run.site(site);
     Location {
-        ranks,
+        ranks: ranks.into(),
         call: call.to_string(),
         file: loc.file.clone(),
         line: loc.line,
         function: loc.function.clone(),
         object: loc.object.clone(),
         offset: loc.offset,
-        label,
+        label: label.into(),
     }
 }
 

@@ -6,7 +6,9 @@ use super::check::{Check, Needs, Replaying, Slot};
 use super::{event_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::Rank;
-use crate::ranks::format_ranks;
+use crate::ranks::RankSet;
+use crate::text;
+use crate::text::Text;
 
 pub const MR001: CheckInfo = CheckInfo {
     code: "MR001",
@@ -98,9 +100,9 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
             ctx,
             ranks.clone(),
             recv,
-            format!(
+            text!(
                 "wildcard receive can match messages from {}",
-                format_ranks(&sources)
+                RankSet::from(&sources)
             ),
         )];
         for ((_, _), (mut senders, (sender, event))) in sends {
@@ -111,16 +113,15 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
                     ctx,
                     senders,
                     send,
-                    "sends a message the wildcard receive can match".into(),
+                    "sends a message the wildcard receive can match",
                 ));
             }
         }
-        let mut notes = vec![
-            "a receive with MPI_ANY_SOURCE takes whichever matching message arrives first; only messages from the same sender are ordered (MPI 4.1 §3.5)"
-                .to_string(),
-        ];
+        let mut notes = vec![Text::from(
+            "a receive with MPI_ANY_SOURCE takes whichever matching message arrives first; only messages from the same sender are ordered (MPI 4.1 §3.5)",
+        )];
         if inconclusive {
-            notes.push(format!(
+            notes.push(text!(
                 "inconclusive: whether another matching deadlocks was explored for only {} alternatives",
                 super::deadlock::EXPLORATION_BOUND
             ));
@@ -129,10 +130,10 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
             code: MR001.code,
             category: MR001.category,
             severity: MR001.severity,
-            message: format!(
+            message: text!(
                 "message race: the wildcard receive of {} can match messages from {}, depending on timing",
-                format_ranks(&ranks),
-                format_ranks(&sources)
+                RankSet::from(&ranks),
+                RankSet::from(&sources)
             ),
             locations,
             notes,

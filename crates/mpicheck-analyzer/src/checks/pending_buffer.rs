@@ -4,6 +4,7 @@
 use super::{run_event_location, Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::*;
+use crate::ranks::RankSet;
 
 pub const DR002: CheckInfo = CheckInfo {
     code: "DR002",
@@ -125,14 +126,14 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             );
             let site = run.site(access.site);
             let mut locations = vec![Location {
-                ranks: vec![access.rank],
+                ranks: RankSet::one(access.rank),
                 call: if access.write { "store" } else { "load" }.to_string(),
                 file: site.file.clone(),
                 line: site.line,
                 function: site.function.clone(),
                 object: site.object.clone(),
                 offset: site.offset,
-                label: format!("{verb} the pending {what} buffer"),
+                label: format!("{verb} the pending {what} buffer").into(),
             }];
             let started = format!("starts the {what} with this buffer");
             if let Some(event) = post {
@@ -140,30 +141,31 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             } else if access.post_site != SiteId(0) {
                 let s = run.site(access.post_site);
                 locations.push(Location {
-                    ranks: vec![access.rank],
+                    ranks: RankSet::one(access.rank),
                     call: call.to_string(),
                     file: s.file.clone(),
                     line: s.line,
                     function: s.function.clone(),
                     object: s.object.clone(),
                     offset: s.offset,
-                    label: started,
+                    label: started.into(),
                 });
             }
             Diagnostic {
                 code: DR002.code,
                 category: DR002.category,
                 severity: DR002.severity,
-                message,
+                message: message.into(),
                 locations,
                 notes: vec![format!(
                     "until a wait or test completes it, MPI may {} the buffer at any moment (MPI 4.1 §3.7.2)",
                     if access.recv { "write" } else { "read" }
-                )],
+                )
+                .into()],
                 help: Some(if access.recv {
-                    "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".to_string()
+                    "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".into()
                 } else {
-                    "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".to_string()
+                    "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".into()
                 }),
                 wait_for: None,
             }

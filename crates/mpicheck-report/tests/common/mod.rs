@@ -23,7 +23,7 @@ pub fn loc(
     label: &str,
 ) -> Location {
     Location {
-        ranks: ranks.to_vec(),
+        ranks: ranks.into(),
         call: call.into(),
         file: file.map(Into::into),
         line,
@@ -83,7 +83,10 @@ pub fn ring_deadlock() -> Diagnostic {
         code: "DL001",
         category: Category::Deadlock,
         severity: Severity::Error,
-        message: "ranks 0-3 wait for each other in a cycle of blocking receives".into(),
+        message: mpicheck_analyzer::text!(
+            "{} wait for each other in a cycle of blocking receives",
+            mpicheck_analyzer::text::ranks(vec![0, 1, 2, 3])
+        ),
         locations: vec![
             loc(
                 &[0],

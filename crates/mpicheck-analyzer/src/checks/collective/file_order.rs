@@ -85,7 +85,7 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     code: CO006.code,
                     category: CO006.category,
                     severity: CO006.severity,
-                    message,
+                    message: message.into(),
                     locations,
                     notes: vec![
                         "a file handle has at most one active split collective operation, and its end call must match its begin call (MPI 4.1 §14.4.5)".into(),
@@ -147,12 +147,12 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                 code: CO006.code,
                 category: CO006.category,
                 severity: CO006.severity,
-                message: format!("{} is never ended", begin.call),
+                message: format!("{} is never ended", begin.call).into(),
                 locations: vec![event_location(
                     ctx,
                     vec![trace.rank],
                     begin,
-                    "starts a split collective with no matching _end".into(),
+                    "starts a split collective with no matching _end",
                 )],
                 notes: vec![
                     "every split collective begin call must be followed by its end call (MPI 4.1 §14.4.5)".into(),
@@ -180,12 +180,7 @@ fn fold_ranks(findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
         match out.iter_mut().find(|o| same(o)) {
             Some(o) => {
                 for (a, b) in o.locations.iter_mut().zip(&d.locations) {
-                    for &r in &b.ranks {
-                        if !a.ranks.contains(&r) {
-                            a.ranks.push(r);
-                        }
-                    }
-                    a.ranks.sort_unstable();
+                    a.ranks.union_with(&b.ranks);
                 }
             }
             None => out.push(d),

@@ -5,7 +5,8 @@ use super::{aligned, by_value, disagreement, group_locations, Context};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{CollectiveKind, Op};
-use crate::ranks::format_ranks;
+use crate::ranks::RankSet;
+use crate::text;
 
 pub const CO004: CheckInfo = CheckInfo {
     code: "CO004",
@@ -121,24 +122,26 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
             if offenders.is_empty() {
                 continue;
             }
-            let ranks: Vec<_> = offenders.iter().map(|c| c.rank).collect();
+            let ranks: RankSet = offenders.iter().map(|c| c.rank).collect();
             let root = offenders[0].root().unwrap_or(0);
             let call = position.call();
             out.push(Diagnostic {
                 code: CO004.code,
                 category: CO004.category,
                 severity: CO004.severity,
-                message: format!(
-                    "MPI_IN_PLACE on a non-root rank in {call} (collective #{} on {}): {} {} it, but only the root (rank {root} of the communicator) may",
+                // The root is a rank of the communicator, not a world rank: literal text,
+                // so that findings with different roots do not fold.
+                message: text!(
+                    "MPI_IN_PLACE on a non-root rank in {call} (collective #{} on {}): {} {} it, but only the root ({root} in the communicator) may",
                     position.k + 1,
-                    info.name,
-                    format_ranks(&ranks),
+                    info.name.as_str(),
+                    &ranks,
                     if ranks.len() == 1 { "passes" } else { "pass" },
                 ),
                 locations: group_locations(
                     ctx,
                     &offenders,
-                    &format!("passes MPI_IN_PLACE but is not the root (root {root})"),
+                    &text!("passes MPI_IN_PLACE but is not the root (root {root})"),
                 ),
                 notes: vec![
                     "in rooted collectives only the root may pass MPI_IN_PLACE (MPI 4.1 §6.5, §6.6, §6.9.1)".into(),

@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use super::{event_location, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{CollectiveArgs, CommId, Event, Op, Rank, Run};
-use crate::ranks::format_ranks;
+use crate::ranks::RankSet;
+use crate::text;
+use crate::text::Text;
 
 pub mod arguments;
 pub mod file_order;
@@ -125,7 +127,7 @@ pub(crate) fn by_value<'r, V: Ord + Clone>(
 }
 
 /// Locations of a group of calls, one per call site.
-pub(crate) fn group_locations(ctx: &Context, calls: &[Call], label: &str) -> Vec<Location> {
+pub(crate) fn group_locations(ctx: &Context, calls: &[Call], label: &Text) -> Vec<Location> {
     let mut sites: BTreeMap<(u32, &'static str), (Vec<Rank>, Call)> = BTreeMap::new();
     for c in calls {
         sites
@@ -138,12 +140,12 @@ pub(crate) fn group_locations(ctx: &Context, calls: &[Call], label: &str) -> Vec
         .into_values()
         .map(|(mut ranks, first)| {
             ranks.sort_unstable();
-            event_location(ctx, ranks, first.event, label.to_string())
+            event_location(ctx, ranks, first.event, label.clone())
         })
         .collect()
 }
 
-fn ranks_of(calls: &[Call]) -> Vec<Rank> {
+fn ranks_of(calls: &[Call]) -> RankSet {
     calls.iter().map(|c| c.rank).collect()
 }
 
@@ -173,18 +175,18 @@ pub(crate) fn disagreement(
     let mut parts = Vec::new();
     let mut locations = Vec::new();
     for (value, calls) in &groups[1..] {
-        parts.push(format!(
+        parts.push(text!(
             "{} {} {value}",
-            format_ranks(&ranks_of(calls)),
+            ranks_of(calls),
             verb(calls, "passes", "pass")
         ));
         locations.extend(group_locations(
             ctx,
             calls,
-            &format!(
+            &text!(
                 "{} {value} here; {} {} {reference}",
                 verb(calls, "passes", "pass"),
-                format_ranks(&ranks_of(reference_calls)),
+                ranks_of(reference_calls),
                 verb(reference_calls, "passes", "pass")
             ),
         ));
@@ -192,22 +194,22 @@ pub(crate) fn disagreement(
     locations.extend(group_locations(
         ctx,
         reference_calls,
-        &format!("{} {reference}", verb(reference_calls, "passes", "pass")),
+        &text!("{} {reference}", verb(reference_calls, "passes", "pass")),
     ));
     Diagnostic {
         code: info.code,
         category: info.category,
         severity: info.severity,
-        message: format!(
+        message: text!(
             "{what} mismatch in {call} (collective #{} on {comm_name}): {} while {} {} {reference}",
             position.k + 1,
-            parts.join(" and "),
-            format_ranks(&ranks_of(reference_calls)),
+            Text::join(parts, " and "),
+            ranks_of(reference_calls),
             verb(reference_calls, "passes", "pass"),
         ),
         locations,
-        notes: vec![note.to_string()],
-        help: Some(help.to_string()),
+        notes: vec![note.into()],
+        help: Some(help.into()),
         wait_for: None,
     }
 }

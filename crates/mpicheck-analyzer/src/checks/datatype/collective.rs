@@ -9,7 +9,8 @@ use crate::checks::collective::{aligned, by_value, group_locations, Call, Positi
 use crate::checks::Context;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::{CollectiveKind, CommInfo, Op, Rank};
-use crate::ranks::format_ranks;
+use crate::text;
+use crate::text::{ranks, Text};
 use crate::typesig::Typed;
 
 pub const TY001: CheckInfo = CheckInfo {
@@ -357,7 +358,7 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
         }
         if *kind == CollectiveKind::ReduceScatter {
             if let Some(d) = reduce_scatter_counts(ctx, &position) {
-                if seen.insert(d.message.clone()) {
+                if seen.insert(d.message.to_string()) {
                     out.push(d);
                 }
                 continue;
@@ -400,20 +401,20 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
             } else {
                 "expect"
             };
-            lines.push(format!(
+            lines.push(text!(
                 "{} {s_verb} {sent}, {} {r_verb} {expected}",
-                format_ranks(senders),
-                format_ranks(receivers)
+                ranks(senders),
+                ranks(receivers)
             ));
             let s_locs = group_locations(
                 ctx,
                 &calls_of(senders),
-                &format!("{s_verb} {sent} to {}; {why}", format_ranks(receivers)),
+                &text!("{s_verb} {sent} to {}; {why}", ranks(receivers)),
             );
             let r_locs = group_locations(
                 ctx,
                 &calls_of(receivers),
-                &format!("{r_verb} {expected} from {}", format_ranks(senders)),
+                &text!("{r_verb} {expected} from {}", ranks(senders)),
             );
             // The side with fewer ranks is the one that disagrees with the others.
             let count = |spec: &String| spec_counts.get(spec).copied().unwrap_or(0);
@@ -437,13 +438,13 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
             .first()
             .map(|(_, _, why, _, _)| why.to_string())
             .unwrap_or_default();
-        let message = format!(
+        let message = text!(
             "type signature mismatch in {call} (collective #{} on {}): {} ({detail})",
             position.k + 1,
-            info.name,
-            lines.join("; ")
+            info.name.as_str(),
+            Text::join(lines, "; ")
         );
-        if !seen.insert(message.clone()) {
+        if !seen.insert(message.to_string()) {
             continue;
         }
         out.push(Diagnostic {

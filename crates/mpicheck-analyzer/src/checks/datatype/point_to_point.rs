@@ -15,6 +15,8 @@ use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{
     Blocking, CommId, Event, Op, Rank, RecvSpec, ReqId, SendSpec, Source, TagMatch,
 };
+use crate::text;
+use crate::text::ranks;
 use crate::typesig::{self, Mismatch};
 
 pub const TY002: CheckInfo = CheckInfo {
@@ -252,21 +254,33 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
             let (info, message_text, recv_label, send_label) = match &why {
                 Mismatch::TooShort { .. } => (
                     &TY003,
-                    format!(
-                        "receive too small: rank {sender} sends {sent} (tag {msg_tag}), rank {} posts {} for {room} ({why})",
-                        trace.rank, recv_event.call
+                    text!(
+                        "receive too small: {} sends {sent} (tag {msg_tag}), {} posts {} for {room} ({why})",
+                        ranks(sender),
+                        ranks(trace.rank),
+                        recv_event.call
                     ),
-                    format!("has room for {room} only; the message from rank {sender} is {sent}"),
-                    format!("sends {sent} to rank {}", trace.rank),
+                    text!(
+                        "has room for {room} only; the message from {} is {sent}",
+                        ranks(sender)
+                    ),
+                    text!("sends {sent} to {}", ranks(trace.rank)),
                 ),
                 _ => (
                     &TY002,
-                    format!(
-                        "type signature mismatch: rank {sender} sends {sent} (tag {msg_tag}), rank {} receives it as {room} ({why})",
-                        trace.rank
+                    text!(
+                        "type signature mismatch: {} sends {sent} (tag {msg_tag}), {} receives it as {room} ({why})",
+                        ranks(sender),
+                        ranks(trace.rank)
                     ),
-                    format!("receives {room} from rank {sender}, which sends {sent}"),
-                    format!("sends {sent} to rank {}, which receives {room}", trace.rank),
+                    text!(
+                        "receives {room} from {}, which sends {sent}",
+                        ranks(sender)
+                    ),
+                    text!(
+                        "sends {sent} to {}, which receives {room}",
+                        ranks(trace.rank)
+                    ),
                 ),
             };
             let key = (
@@ -279,10 +293,7 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     *repeats.entry(i).or_insert(1) += 1;
                     // Fold the ranks that make the same mistake at the same two sites.
                     for (loc, rank) in out[i].locations.iter_mut().zip([trace.rank, sender]) {
-                        if !loc.ranks.contains(&rank) {
-                            loc.ranks.push(rank);
-                            loc.ranks.sort_unstable();
-                        }
+                        loc.ranks.insert(rank);
                     }
                 }
                 continue;
@@ -312,7 +323,7 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
         }
     }
     for (i, n) in repeats {
-        out[i].notes.push(format!(
+        out[i].notes.push(text!(
             "the same mismatch occurs {n} times between these two calls"
         ));
     }

@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use super::{site_location, Check, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
+use crate::text::Text;
 
 pub mod free_active;
 mod freed;
@@ -207,18 +208,20 @@ pub(crate) fn walk(run: &Run, proofs: &freed::Proofs) -> RequestFindings {
     found
 }
 
-/// Folds per-event findings into one diagnostic per (call site, message): `make` gives the
-/// message and label for one rank's event, the same for every rank in the same role.
-pub(crate) fn fold_by_site(
+/// Folds per-event findings (rank, event index, message, label) into one diagnostic per
+/// (call site, message, label): the texts must be the same for every rank in the same role.
+/// Texts are [`Text`]s (or strings, taken as literal text).
+pub(crate) fn fold_by_site<M: Into<Text>, L: Into<Text>>(
     run: &Run,
-    items: impl IntoIterator<Item = (Rank, usize, String, String)>,
+    items: impl IntoIterator<Item = (Rank, usize, M, L)>,
     info: &CheckInfo,
     notes: &[&str],
     help: &str,
 ) -> Vec<Diagnostic> {
     // (site, call, message, label) → ranks
-    let mut groups: BTreeMap<(u32, &'static str, String, String), Vec<Rank>> = BTreeMap::new();
+    let mut groups: BTreeMap<(u32, &'static str, Text, Text), Vec<Rank>> = BTreeMap::new();
     for (rank, index, message, label) in items {
+        let (message, label) = (message.into(), label.into());
         let Some(event) = run
             .ranks
             .get(rank as usize)
@@ -248,8 +251,8 @@ pub(crate) fn fold_by_site(
                     call,
                     label,
                 )],
-                notes: notes.iter().map(|n| n.to_string()).collect(),
-                help: Some(help.to_string()),
+                notes: notes.iter().map(|&n| n.into()).collect(),
+                help: Some(help.into()),
                 wait_for: None,
             }
         })

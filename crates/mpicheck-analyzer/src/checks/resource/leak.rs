@@ -138,15 +138,15 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             let verb = if n == 1 { "was" } else { "were" };
             // The count is per rank: each of these ranks leaked `n` objects here.
             let per_rank = if ranks.len() > 1 {
-                format!(" on each of {}", crate::ranks::format_ranks(&ranks))
+                crate::text!(" on each of {}", crate::text::ranks(&ranks))
             } else {
-                String::new()
+                crate::text::Text::default()
             };
             Diagnostic {
                 code: RS001.code,
                 category: RS001.category,
                 severity: RS001.severity,
-                message: format!("{what}{place} {verb} never freed{per_rank}"),
+                message: crate::text!("{what}{place} {verb} never freed{}", per_rank),
                 locations: vec![site_location(
                     run,
                     SiteId(site),
@@ -155,7 +155,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                     format!("creates the {} that {verb} never freed", if n == 1 { kind.noun().to_string() } else { kind.plural() }),
                 )],
                 notes: vec!["MPI_Finalize does not free MPI objects; each must be freed by its free call (MPI 4.1 §11.2.2)".into()],
-                help: Some(format!("free it when it is no longer needed ({})", free_call(kind))),
+                help: Some(format!("free it when it is no longer needed ({})", free_call(kind)).into()),
                 wait_for: None,
             }
         })

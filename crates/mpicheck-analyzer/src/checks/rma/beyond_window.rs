@@ -74,11 +74,12 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                 items.push((
                     trace.rank,
                     index,
-                    format!(
-                        "{what} has a negative target displacement ({})",
+                    crate::text!(
+                        "{} has a negative target displacement ({})",
+                        &what,
                         access.disp
                     ),
-                    format!("target_disp = {} is negative", access.disp),
+                    format!("target_disp = {} is negative", access.disp).into(),
                 ));
                 continue;
             }
@@ -89,14 +90,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                 items.push((
                     trace.rank,
                     index,
-                    format!(
-                        "{what} reaches bytes {start}..{end} of the target's window, which has {} bytes",
+                    crate::text!(
+                        "{} reaches bytes {start}..{end} of the target's window, which has {} bytes",
+                        &what,
                         memory.size
                     ),
                     format!(
                         "target_disp = {} × disp_unit {} and {} element(s) end at byte {end}, past {}",
                         access.disp, memory.disp_unit, access.count, memory.size
-                    ),
+                    )
+                    .into(),
                 ));
             }
         }

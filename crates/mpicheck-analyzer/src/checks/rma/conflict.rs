@@ -6,6 +6,7 @@ use super::{site_text, FenceAccess, Walk};
 use crate::checks::run_event_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
+use crate::text::ranks;
 
 pub const DR001: CheckInfo = CheckInfo {
     code: "DR001",
@@ -157,16 +158,16 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
             let (eq, aq) = access(run, q)?;
             let (start, end) = (p.start.max(q.start), p.end.min(q.end));
             let verb = |a: &RmaAccess| if a.writes_target() { "writes" } else { "reads" };
-            let message = format!(
-                "{} from rank {} ({}) and {} from rank {} ({}) access bytes {start}..{end} of rank {} in {} in the same fence epoch, and {}{}",
+            let message = crate::text!(
+                "{} from {} ({}) and {} from {} ({}) access bytes {start}..{end} of {} in {} in the same fence epoch, and {}{}",
                 ep.call,
-                p.origin,
+                ranks(p.origin),
                 site_text(run, ep),
                 eq.call,
-                q.origin,
+                ranks(q.origin),
                 site_text(run, eq),
-                p.target,
-                window.name,
+                ranks(p.target),
+                window.name.as_str(),
                 if ap.writes_target() && aq.writes_target() {
                     "both write them"
                 } else {
@@ -184,15 +185,21 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
             // A location folded over several origins may stand for other targets and bytes.
             let label = |a: &RmaAccess, x: &FenceAccess, origins: &[Rank]| {
                 if origins.len() == 1 {
-                    format!("{} bytes {}..{} of rank {}", verb(a), x.start, x.end, x.target)
+                    crate::text!(
+                        "{} bytes {}..{} of {}",
+                        verb(a),
+                        x.start,
+                        x.end,
+                        ranks(x.target)
+                    )
                 } else {
-                    format!("{} target bytes the other call also accesses", verb(a))
+                    crate::text!("{} target bytes the other call also accesses", verb(a))
                 }
             };
             let mut first = run_event_location(run, vec![p.origin], ep, label(ap, p, &f.origins_a));
-            first.ranks = f.origins_a;
+            first.ranks = f.origins_a.into();
             let mut second = run_event_location(run, vec![q.origin], eq, label(aq, q, &f.origins_b));
-            second.ranks = f.origins_b;
+            second.ranks = f.origins_b.into();
             Some(Diagnostic {
                 code: DR001.code,
                 category: DR001.category,
@@ -200,10 +207,10 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
                 message,
                 locations: vec![first, second],
                 notes: vec![
-                    "RMA calls of one epoch are not ordered: overlapping accesses to one target location where one writes are erroneous, except accumulates with the same operation and basic datatype (MPI 4.1 §12.7.1)".to_string(),
+                    "RMA calls of one epoch are not ordered: overlapping accesses to one target location where one writes are erroneous, except accumulates with the same operation and basic datatype (MPI 4.1 §12.7.1)".into(),
                 ],
                 help: Some(
-                    "give each origin its own target bytes, separate the accesses with MPI_Win_fence, or use MPI_Accumulate with one operation for concurrent updates".to_string(),
+                    "give each origin its own target bytes, separate the accesses with MPI_Win_fence, or use MPI_Accumulate with one operation for concurrent updates".into(),
                 ),
                 wait_for: None,
             })

@@ -11,6 +11,9 @@ use std::collections::{BTreeMap, HashMap};
 use super::{Check, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::*;
+use crate::ranks::RankSet;
+use crate::text;
+use crate::text::{ranks, Text};
 
 pub mod beyond_window;
 pub mod conflict;
@@ -60,7 +63,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
 }
 
 /// A finding of one call: (rank, event index, message, label), as `fold_by_site` takes.
-pub(crate) type Item = (Rank, usize, String, String);
+pub(crate) type Item = (Rank, usize, Text, Text);
 
 /// One access made in a fence epoch, for DR001.
 #[derive(Clone, Debug)]
@@ -102,11 +105,12 @@ struct Epochs {
 }
 
 /// `MPI_Put to rank 1 of window 0`.
-pub(crate) fn describe_access(call: &str, access: &RmaAccess, window: &WindowInfo) -> String {
+pub(crate) fn describe_access(call: &str, access: &RmaAccess, window: &WindowInfo) -> Text {
+    let window = window.name.as_str();
     match access.target {
-        RmaTarget::Rank(r) => format!("{call} to rank {r} in {}", window.name),
-        RmaTarget::ProcNull => format!("{call} to MPI_PROC_NULL in {}", window.name),
-        RmaTarget::Invalid(v) => format!("{call} to target {v} in {}", window.name),
+        RmaTarget::Rank(r) => text!("{call} to {} in {window}", ranks(r)),
+        RmaTarget::ProcNull => text!("{call} to MPI_PROC_NULL in {window}"),
+        RmaTarget::Invalid(v) => text!("{call} to target {v} in {window}"),
     }
 }
 
@@ -124,9 +128,8 @@ pub(crate) fn walk(run: &Run) -> Walk {
             let state = epochs.entry(call.win).or_default();
             let rank = trace.rank;
             let name = event.call;
-            let mut unmatched = |message: String, label: &str| {
-                out.unmatched
-                    .push((rank, index, message, label.to_string()));
+            let mut unmatched = |message: Text, label: &str| {
+                out.unmatched.push((rank, index, message, label.into()));
             };
             match &call.kind {
                 RmaKind::Create => *state = Epochs::default(),
@@ -141,12 +144,21 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     };
                     if state.lock_all {
                         unmatched(
-                            format!("{name} of rank {t} in {} while this rank holds MPI_Win_lock_all on it", window.name),
+                            text!(
+                                "{name} of {} in {} while this rank holds MPI_Win_lock_all on it",
+                                ranks(t),
+                                window.name.as_str()
+                            ),
                             "locks a target already locked by MPI_Win_lock_all",
                         );
                     } else if state.locks.contains_key(&t) {
                         unmatched(
-                            format!("{name} of rank {t} in {} while this rank already holds a lock on rank {t}", window.name),
+                            text!(
+                                "{name} of {} in {} while this rank already holds a lock on {}",
+                                ranks(t),
+                                window.name.as_str(),
+                                ranks(t)
+                            ),
                             "locks a target this rank has already locked",
                         );
                     }
@@ -163,9 +175,10 @@ pub(crate) fn walk(run: &Run) -> Walk {
                             ""
                         };
                         unmatched(
-                            format!(
-                                "{name} of rank {t} in {} without a matching MPI_Win_lock{also}",
-                                window.name
+                            text!(
+                                "{name} of {} in {} without a matching MPI_Win_lock{also}",
+                                ranks(t),
+                                window.name.as_str()
                             ),
                             "unlocks a target this rank has not locked",
                         );
@@ -174,9 +187,9 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::LockAll => {
                     if state.lock_all || !state.locks.is_empty() {
                         unmatched(
-                            format!(
+                            text!(
                                 "{name} in {} while this rank already holds locks on it",
-                                window.name
+                                &window.name
                             ),
                             "locks targets this rank has already locked",
                         );
@@ -186,9 +199,9 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::UnlockAll => {
                     if !state.lock_all {
                         unmatched(
-                            format!(
+                            text!(
                                 "{name} in {} without a matching MPI_Win_lock_all",
-                                window.name
+                                &window.name
                             ),
                             "ends a lock_all epoch that was never started",
                         );
@@ -198,7 +211,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::Start { .. } => {
                     if state.start {
                         unmatched(
-                            format!("{name} in {} while an access epoch started by MPI_Win_start is still open", window.name),
+                            text!("{name} in {} while an access epoch started by MPI_Win_start is still open", &window.name),
                             "starts a second access epoch before MPI_Win_complete",
                         );
                     }
@@ -207,7 +220,10 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::Complete => {
                     if !state.start {
                         unmatched(
-                            format!("{name} in {} without a matching MPI_Win_start", window.name),
+                            text!(
+                                "{name} in {} without a matching MPI_Win_start",
+                                &window.name
+                            ),
                             "completes an access epoch that was never started",
                         );
                     }
@@ -216,7 +232,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::Post { .. } => {
                     if state.post {
                         unmatched(
-                            format!("{name} in {} while an exposure epoch started by MPI_Win_post is still open", window.name),
+                            text!("{name} in {} while an exposure epoch started by MPI_Win_post is still open", &window.name),
                             "posts a second exposure epoch before MPI_Win_wait",
                         );
                     }
@@ -225,7 +241,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::Wait | RmaKind::Test { done: true } => {
                     if !state.post {
                         unmatched(
-                            format!("{name} in {} without a matching MPI_Win_post", window.name),
+                            text!("{name} in {} without a matching MPI_Win_post", &window.name),
                             "ends an exposure epoch that was never posted",
                         );
                     }
@@ -234,7 +250,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::Test { done: false } => {
                     if !state.post {
                         unmatched(
-                            format!("{name} in {} without a matching MPI_Win_post", window.name),
+                            text!("{name} in {} without a matching MPI_Win_post", &window.name),
                             "tests an exposure epoch that was never posted",
                         );
                     }
@@ -243,39 +259,33 @@ pub(crate) fn walk(run: &Run) -> Walk {
                 RmaKind::Free => {
                     let mut open = Vec::new();
                     if !state.locks.is_empty() {
-                        let targets: Vec<String> =
-                            state.locks.keys().map(|t| t.to_string()).collect();
-                        open.push(format!(
-                            "an open lock on {} {} (MPI_Win_lock)",
-                            if targets.len() == 1 { "rank" } else { "ranks" },
-                            targets.join(", ")
-                        ));
+                        let targets: RankSet = state.locks.keys().copied().collect();
+                        open.push(text!("an open lock on {} (MPI_Win_lock)", targets));
                     }
                     if state.lock_all {
-                        open.push("an open lock_all epoch (MPI_Win_lock_all)".to_string());
+                        open.push(Text::from("an open lock_all epoch (MPI_Win_lock_all)"));
                     }
                     if state.start {
-                        open.push("an open access epoch (MPI_Win_start)".to_string());
+                        open.push(Text::from("an open access epoch (MPI_Win_start)"));
                     }
                     if state.post {
-                        open.push("an open exposure epoch (MPI_Win_post)".to_string());
+                        open.push(Text::from("an open exposure epoch (MPI_Win_post)"));
                     }
                     if state.fence_open && state.pending_since_fence.is_some() {
-                        open.push(
-                            "RMA calls since the last MPI_Win_fence that no fence completed"
-                                .to_string(),
-                        );
+                        open.push(Text::from(
+                            "RMA calls since the last MPI_Win_fence that no fence completed",
+                        ));
                     }
                     if !open.is_empty() {
                         out.open_at_free.push((
                             rank,
                             index,
-                            format!(
+                            text!(
                                 "{name} of {} while this rank still has {}",
-                                window.name,
-                                open.join(" and ")
+                                window.name.as_str(),
+                                Text::join(open, " and ")
                             ),
-                            "frees the window with an epoch still open".to_string(),
+                            "frees the window with an epoch still open".into(),
                         ));
                     }
                     epochs.remove(&call.win);
@@ -295,11 +305,11 @@ pub(crate) fn walk(run: &Run) -> Walk {
                         out.no_epoch.push((
                             rank,
                             index,
-                            format!(
+                            text!(
                                 "{} is outside any access epoch{last}",
                                 describe_access(name, access, window)
                             ),
-                            "no fence, MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all opens an epoch to this target".to_string(),
+                            "no fence, MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all opens an epoch to this target".into(),
                         ));
                         continue;
                     }
@@ -307,7 +317,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                         out.request_outside_passive.push((
                             rank,
                             index,
-                            format!(
+                            text!(
                                 "{} is request-based but is made in an active target epoch ({})",
                                 describe_access(name, access, window),
                                 if state.start {
@@ -316,8 +326,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                                     "MPI_Win_fence"
                                 }
                             ),
-                            "request-based RMA is allowed only in passive target epochs"
-                                .to_string(),
+                            "request-based RMA is allowed only in passive target epochs".into(),
                         ));
                     }
                     if state.fence_open && !passive && !state.start {

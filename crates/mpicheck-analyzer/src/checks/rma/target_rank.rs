@@ -76,11 +76,13 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                 format!(
                     "{} is given {param} = {value}, outside the {size} ranks of {}",
                     event.call, window.name
-                ),
+                )
+                .into(),
                 format!(
                     "{param} = {value} is not a rank of the window (0..{})",
                     size - 1
-                ),
+                )
+                .into(),
             ));
         }
     }

@@ -112,7 +112,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
                 vec![
                     Role {
                         event: e,
-                        label: on_thread(e, &format!("calls {}", e.call)),
+                        label: on_thread(e, format!("calls {}", e.call)),
                     },
                     fin_role("finalized MPI before"),
                 ],
@@ -152,7 +152,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
                 fin_role("calls MPI_Finalize"),
                 Role {
                     event: e,
-                    label: on_thread(e, &format!("calls {}", e.call)),
+                    label: on_thread(e, format!("calls {}", e.call)),
                 },
             ],
             NOTE,

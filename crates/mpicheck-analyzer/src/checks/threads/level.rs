@@ -84,7 +84,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
     let init_role = |label: String| {
         t.init.map(|i| Role {
             event: t.event(i),
-            label,
+            label: label.into(),
         })
     };
     let events = &t.rank.events;
@@ -96,7 +96,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
                 }
                 let mut roles = vec![Role {
                     event: e,
-                    label: on_thread(e, &format!("calls {}", e.call)),
+                    label: on_thread(e, format!("calls {}", e.call)),
                 }];
                 roles.extend(init_role(format!(
                     "thread {}: initializes MPI with {}",
@@ -165,7 +165,7 @@ fn single_in_parallel(t: &RankThreads, out: &mut Findings, note: &str, init_hint
                 event: e,
                 label: on_thread(
                     e,
-                    &format!(
+                    format!(
                         "calls {} inside a parallel region of {} threads",
                         e.call, region.threads
                     ),
@@ -174,7 +174,10 @@ fn single_in_parallel(t: &RankThreads, out: &mut Findings, note: &str, init_hint
             if let Some(i) = t.init {
                 roles.push(Role {
                     event: t.event(i),
-                    label: format!("thread {}: initializes MPI with MPI_THREAD_SINGLE", t.main),
+                    label: crate::text!(
+                        "thread {}: initializes MPI with MPI_THREAD_SINGLE",
+                        t.main
+                    ),
                 });
             }
             out.add(

@@ -29,6 +29,7 @@ use std::collections::{BTreeMap, HashSet};
 use super::{site_location, Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel};
+use crate::text::{IntoPieces, Text};
 use crate::threads::{overlap, HappensBefore};
 
 pub mod collective;
@@ -202,7 +203,7 @@ impl<'r> RankThreads<'r> {
                 .into_iter()
                 .map(|event| Role {
                     event,
-                    label: on_thread(event, &label(event)),
+                    label: on_thread(event, label(event)),
                 })
                 .collect();
             out.add(
@@ -288,7 +289,7 @@ pub(crate) struct Findings {
 struct FindingKey {
     code: &'static str,
     message: String,
-    sites: Vec<(u32, &'static str, String)>,
+    sites: Vec<(u32, &'static str, Text)>,
 }
 
 struct Finding {
@@ -301,7 +302,7 @@ struct Finding {
 /// One call of a finding: the event and what it does in it.
 pub(crate) struct Role<'e> {
     pub event: &'e Event,
-    pub label: String,
+    pub label: Text,
 }
 
 /// One place of a finding: where, the function called there, and what it does.
@@ -309,7 +310,7 @@ pub(crate) struct Role<'e> {
 pub(crate) struct SiteRole {
     pub site: SiteId,
     pub call: &'static str,
-    pub label: String,
+    pub label: Text,
 }
 
 impl Findings {
@@ -382,10 +383,10 @@ impl Findings {
                     code: key.code,
                     category: Category::ThreadSafety,
                     severity: f.severity,
-                    message: key.message,
+                    message: key.message.into(),
                     locations,
-                    notes: f.notes,
-                    help: Some(f.help),
+                    notes: f.notes.into_iter().map(Text::from).collect(),
+                    help: Some(f.help.into()),
                     wait_for: None,
                 }
             })
@@ -394,8 +395,8 @@ impl Findings {
 }
 
 /// "thread 1" with the call: a location label.
-pub(crate) fn on_thread(event: &Event, what: &str) -> String {
-    format!("thread {}: {what}", event.thread)
+pub(crate) fn on_thread(event: &Event, what: impl IntoPieces) -> Text {
+    crate::text!("thread {}: {}", event.thread, what)
 }
 
 /// "at the same time" or "can run at the same time" for messages.

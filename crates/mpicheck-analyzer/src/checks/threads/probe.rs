@@ -124,15 +124,16 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
             let mut roles = vec![
                 Role {
                     event: re,
-                    label: on_thread(re, &format!("{} accepts the probed message", re.call)),
+                    label: on_thread(re, format!("{} accepts the probed message", re.call)),
                 },
                 Role {
                     event: pe,
                     label: on_thread(
                         pe,
-                        &format!(
-                            "{} found a message from rank {source} with tag {tag}",
-                            pe.call
+                        crate::text!(
+                            "{} found a message from {} with tag {tag}",
+                            pe.call,
+                            crate::text::ranks(source)
                         ),
                     ),
                 },

@@ -86,7 +86,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
     let init_role = SiteRole {
         site: init.site,
         call: init.call,
-        label: format!(
+        label: crate::text!(
             "thread {}: initializes MPI with MPI_THREAD_SINGLE",
             init.thread
         ),
@@ -108,7 +108,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
                 SiteRole {
                     site: start.site,
                     call: "pthread_create",
-                    label: format!("thread {}: starts a thread", start.by),
+                    label: crate::text!("thread {}: starts a thread", start.by),
                 },
                 init_role.clone(),
             ],
@@ -141,9 +141,10 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
                 SiteRole {
                     site: region.site,
                     call: "#pragma omp parallel",
-                    label: format!(
+                    label: crate::text!(
                         "thread {}: starts a parallel region of {} threads",
-                        region.thread, region.threads
+                        region.thread,
+                        region.threads.to_string()
                     ),
                 },
                 init_role.clone(),
