@@ -987,6 +987,23 @@ fn dr002_store_into_a_pending_send_buffer() {
     pin!("dr002_store_into_a_pending_send_buffer", r, ["DR002"]);
 }
 
+#[test]
+fn dr003_puts_under_shared_locks_to_one_element() {
+    let r = render_trace(
+        "ranks 3
+         *: init @ rm_shared_lock_race.c:17
+         *: win_create win=0 size=16 unit=4 @ rm_shared_lock_race.c:24
+         *: barrier @ rm_shared_lock_race.c:26
+         1-2: win_lock win=0 target=0 type=shared @ rm_shared_lock_race.c:28
+         1-2: put win=0 target=0 disp=0 count=1 type=int @ rm_shared_lock_race.c:29
+         1-2: win_unlock win=0 target=0 @ rm_shared_lock_race.c:30
+         *: barrier @ rm_shared_lock_race.c:32
+         *: win_free win=0 @ rm_shared_lock_race.c:34
+         *: finalize @ rm_shared_lock_race.c:35",
+    );
+    pin!("dr003_puts_under_shared_locks_to_one_element", r, ["DR003"]);
+}
+
 // ---------------------------------------------------------------------------------------
 
 /// Every check in the catalogue has its output pinned: a terminal snapshot showing a

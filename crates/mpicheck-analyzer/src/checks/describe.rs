@@ -55,13 +55,17 @@ pub(crate) fn describe_wait(cond: &WaitCond, replay: &Replay, precise: bool) -> 
                     collective_call_name(*kind)
                 )
             }
-            WaitOn::Epoch { win, call } if precise => format!(
-                "waits for rank {rank} to call {call} on window {}{}",
-                win.0,
+            WaitOn::Epoch { win, call } if precise => text!(
+                "waits for {} to call {call} on window {}{}",
+                ranks(*rank),
+                win.0.to_string(),
                 gone(*rank)
             ),
             WaitOn::Epoch { win, call } => {
-                format!("waits for its partner to call {call} on window {}", win.0)
+                text!(
+                    "waits for its partner to call {call} on window {}",
+                    win.0.to_string()
+                )
             }
         },
         WaitCond::Ranks { ranks, on } => {

@@ -7,6 +7,8 @@ use super::site_text;
 use crate::checks::run_event_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
+use crate::text;
+use crate::text::ranks;
 
 pub const DR003: CheckInfo = CheckInfo {
     code: "DR003",
@@ -210,16 +212,16 @@ type Side<'a> = (&'a LoneEpoch, &'a Event, &'a RmaAccess, u64, u64);
 fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
     let verb = |a: &RmaAccess| if a.writes_target() { "writes" } else { "reads" };
     let (start, end) = (p.3.max(q.3), p.4.min(q.4));
-    let message = format!(
-        "{} from rank {} ({}) and {} from rank {} ({}) access bytes {start}..{end} of rank {} in {} in shared-lock epochs nothing orders, and {}",
+    let message = text!(
+        "{} from {} ({}) and {} from {} ({}) access bytes {start}..{end} of {} in {} in shared-lock epochs nothing orders, and {}",
         p.1.call,
-        p.0.origin,
+        ranks(p.0.origin),
         site_text(run, p.1),
         q.1.call,
-        q.0.origin,
+        ranks(q.0.origin),
         site_text(run, q.1),
-        p.0.target,
-        window.name,
+        ranks(p.0.target),
+        window.name.as_str(),
         if p.2.writes_target() && q.2.writes_target() {
             "both write them"
         } else {
@@ -231,12 +233,12 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
             run,
             vec![s.0.origin],
             s.1,
-            format!(
-                "{} bytes {}..{} of rank {} under MPI_LOCK_SHARED",
+            text!(
+                "{} bytes {}..{} of {} under MPI_LOCK_SHARED",
                 verb(s.2),
-                s.3,
-                s.4,
-                s.0.target
+                s.3.to_string(),
+                s.4.to_string(),
+                ranks(s.0.target)
             ),
         )
     };
@@ -247,10 +249,10 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
         message,
         locations: vec![location(&p), location(&q)],
         notes: vec![
-            "a shared lock lets epochs of several origins run at the same time, and the only calls between these two collectives are the epochs themselves: overlapping accesses where one writes are erroneous, except accumulates with the same operation and basic datatype (MPI 4.1 §12.5.3, §12.7.1)".to_string(),
+            "a shared lock lets epochs of several origins run at the same time, and the only calls between these two collectives are the epochs themselves: overlapping accesses where one writes are erroneous, except accumulates with the same operation and basic datatype (MPI 4.1 §12.5.3, §12.7.1)".into(),
         ],
         help: Some(
-            "lock with MPI_LOCK_EXCLUSIVE when an epoch writes bytes other origins access, give each origin its own target bytes, or use MPI_Accumulate with one operation".to_string(),
+            "lock with MPI_LOCK_EXCLUSIVE when an epoch writes bytes other origins access, give each origin its own target bytes, or use MPI_Accumulate with one operation".into(),
         ),
         wait_for: None,
     }
