@@ -8,7 +8,7 @@
 //! lists functions by hand except the exceptions: a new function in the API description
 //! with a parameter of a checked kind is checked without a change here.
 
-use mpicheck_trace::schema::{Direction, FunctionSchema};
+use mpicheck_trace::schema::{Direction, FunctionSchema, ParamShape};
 use mpicheck_trace::ArgValue;
 
 use crate::model::{ArgIssue, ArgProblem, ObjectKind};
@@ -29,6 +29,7 @@ pub const COUNT_KINDS: &[&str] = &[
     "POLYDTYPE_NUM_ELEM_NNI",
     "ARRAY_LENGTH_NNI",
     "POLYNUM_BYTES_NNI",
+    "DEGREE",
 ];
 
 /// Handle kinds whose null handle is never a valid input (datatypes: where significant).
@@ -51,9 +52,9 @@ const HANDLE_KINDS: &[&str] = &[
 /// The table the docs' parameter-kind table is generated from (`kind_table`).
 pub const KIND_RULES: &[KindRule] = &[
     KindRule {
-        kinds: &["RANK"],
+        kinds: &["RANK", "RANK_NNI"],
         code: "AR001",
-        rule: "a peer rank (`dest`, `source`, `root`, the `rank` of a topology query) is a rank of the communicator (the remote group of an intercommunicator), or `MPI_PROC_NULL`; `MPI_ANY_SOURCE` for receives; `MPI_ROOT` or `MPI_PROC_NULL` as an intercommunicator root (an RMA `target_rank` is RM005's)",
+        rule: "a peer rank (`dest`, `source`, `root`, the `rank` of a topology query) is a rank of the communicator (the remote group of an intercommunicator), or `MPI_PROC_NULL`; `MPI_ANY_SOURCE` for receives; `MPI_ROOT` or `MPI_PROC_NULL` as an intercommunicator root (an RMA `target_rank` is RM005's); every rank of a group's `ranks` or `ranges` is in the group, of a graph's `edges` in 0..`nnodes`-1, of a distributed graph's `sources` and `destinations` in the communicator",
     },
     KindRule {
         kinds: &["TAG"],
@@ -63,7 +64,7 @@ pub const KIND_RULES: &[KindRule] = &[
     KindRule {
         kinds: COUNT_KINDS,
         code: "AR003",
-        rule: "a count or array length, and every entry of an array of counts, is not negative",
+        rule: "a count, array length or graph degree, and every entry of an array of them, is not negative",
     },
     KindRule {
         kinds: &["COMMUNICATOR", "GROUP", "OPERATION", "WINDOW", "DATATYPE", "REQUEST"],
@@ -91,19 +92,24 @@ pub const KIND_RULES: &[KindRule] = &[
         rule: "`MPI_IN_PLACE` only where the function accepts it: the send buffer of the collectives that allow it, the receive buffer of a scatter (at a non-root of a rooted collective CO004 reports it)",
     },
     KindRule {
-        kinds: &["COLOR"],
+        kinds: &["COLOR", "SPLIT_TYPE"],
         code: "AR011",
-        rule: "a split color is not negative, or is `MPI_UNDEFINED`",
+        rule: "a split color or split type is not negative, or is `MPI_UNDEFINED`",
     },
     KindRule {
-        kinds: &["NUM_DIMS", "DIMENSION", "COMM_SIZE"],
+        kinds: &["NUM_DIMS", "DIMENSION", "COMM_SIZE", "INDEX", "COORDINATE"],
         code: "AR012",
-        rule: "topology sizes are not negative, and a cartesian grid has no more processes than its communicator",
+        rule: "topology sizes are not negative, a cartesian grid has no more processes than its communicator, a graph's `index` is non-decreasing from 0, a cartesian `direction` is a dimension of the grid and a coordinate of `MPI_Cart_rank` inside it on a non-periodic dimension",
     },
     KindRule {
         kinds: &["COMMUNICATOR"],
         code: "AR013",
         rule: "the communicator of a cartesian (`MPI_Cart_*`), graph (`MPI_Graph_*`), distributed graph (`MPI_Dist_graph_neighbors*`) query or neighborhood collective has that topology",
+    },
+    KindRule {
+        kinds: &["RANK"],
+        code: "AR014",
+        rule: "the ranks a group is made of or without (`MPI_Group_incl`, `MPI_Group_excl`, the ranks the triplets of `MPI_Group_range_incl`/`_excl` name) are distinct, and no triplet has stride 0",
     },
 ];
 
@@ -159,6 +165,17 @@ pub trait ArgState {
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState;
     fn comm(&self, raw: i64) -> Option<CommView>;
     fn predefined_datatype(&self, raw: i64) -> bool;
+    /// The number of processes of a group, where the rank knows it.
+    fn group_size(&self, raw: i64) -> Option<u32>;
+    /// The grid of a cartesian communicator, where the rank saw it made.
+    fn cart_shape(&self, raw: i64) -> Option<&CartShape>;
+}
+
+/// A cartesian grid: the extent of each dimension and whether it is periodic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CartShape {
+    pub dims: Vec<i64>,
+    pub periods: Vec<bool>,
 }
 
 /// One call: its function, its short name (`Send`) and each parameter's `(input, output)`
@@ -528,13 +545,17 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     issue(name, problem);
                 }
             }
-            ("COLOR", ArgValue::Int(color)) if *color < 0 && Some(*color) != c.undefined => {
+            ("COLOR" | "SPLIT_TYPE", ArgValue::Int(color))
+                if *color < 0 && Some(*color) != c.undefined =>
+            {
                 issue(name, ArgProblem::InvalidColor { value: *color });
             }
             _ => {}
         }
     }
     topology_issues(call, state, &mut issue);
+    arrays::rank_array_issues(call, state, &mut issue);
+    arrays::grid_issues(call, state, &mut issue);
     issues
 }
 
@@ -668,8 +689,13 @@ fn rule_applies(rule: &KindRule, f: &FunctionSchema) -> bool {
         }
         match (rule.code, kind) {
             ("AR001", _) => {
-                matches!(name, "dest" | "source" | "root") || (name == "rank" && topology)
+                matches!(name, "dest" | "source" | "root")
+                    || (name == "rank" && topology)
+                    || (arrays::RANK_ARRAYS.contains(&name) && p.shape == ParamShape::Array)
             }
+            ("AR012", "INDEX") => matches!(short, "Graph_create" | "Graph_map" | "Cart_shift"),
+            ("AR012", "COORDINATE") => short == "Cart_rank",
+            ("AR014", _) => matches!(name, "ranks" | "ranges") && short.starts_with("Group_"),
             ("AR004", "REQUEST") => matches!(short, "Start" | "Request_free" | "Cancel"),
             ("AR006", _) => moves_data(f, short),
             ("AR007", _) => matches!(
@@ -751,5 +777,8 @@ pub fn kind_table(functions: &[FunctionSchema]) -> String {
     table
 }
 
+mod arrays;
 #[cfg(test)]
 mod tests;
+
+pub use arrays::{range_ranks, ranges_len};
