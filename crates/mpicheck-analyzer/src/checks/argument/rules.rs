@@ -32,8 +32,35 @@ pub const COUNT_KINDS: &[&str] = &[
     "DEGREE",
 ];
 
-/// Handle kinds whose null handle is never a valid input (datatypes: where significant).
-const NULL_CHECKED_KINDS: &[&str] = &["COMMUNICATOR", "GROUP", "OPERATION", "WINDOW", "DATATYPE"];
+/// Handle kinds whose null handle is never a valid input (datatypes: where significant;
+/// the rest: see [`null_forbidden`]).
+const NULL_CHECKED_KINDS: &[&str] = &[
+    "COMMUNICATOR",
+    "GROUP",
+    "OPERATION",
+    "WINDOW",
+    "DATATYPE",
+    "ERRHANDLER",
+    "FILE",
+    "INFO",
+    "SESSION",
+];
+
+/// Whether the null handle of a handle kind is an error as this call's input: never for
+/// `MPI_INFO_NULL` except in the `MPI_Info_*` calls that work on the info object itself
+/// (everywhere else it means "no hints"); never for `MPI_FILE_NULL` in
+/// `MPI_File_set_errhandler`/`_get_errhandler`, where it names the default error handler
+/// of files (MPI 4.1 §9.3.4), or `MPI_File_call_errhandler`.
+fn null_forbidden(short: &str, kind: &str) -> bool {
+    match kind {
+        "INFO" => short.starts_with("Info_") && !short.starts_with("Info_create"),
+        "FILE" => !matches!(
+            short,
+            "File_set_errhandler" | "File_get_errhandler" | "File_call_errhandler"
+        ),
+        _ => NULL_CHECKED_KINDS.contains(&kind),
+    }
+}
 
 /// Every handle kind, for the freed-handle rule.
 const HANDLE_KINDS: &[&str] = &[
@@ -67,9 +94,20 @@ pub const KIND_RULES: &[KindRule] = &[
         rule: "a count, array length or graph degree, and every entry of an array of them, is not negative",
     },
     KindRule {
-        kinds: &["COMMUNICATOR", "GROUP", "OPERATION", "WINDOW", "DATATYPE", "REQUEST"],
+        kinds: &[
+            "COMMUNICATOR",
+            "GROUP",
+            "OPERATION",
+            "WINDOW",
+            "DATATYPE",
+            "ERRHANDLER",
+            "FILE",
+            "INFO",
+            "SESSION",
+            "REQUEST",
+        ],
         code: "AR004",
-        rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`)",
+        rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`; `MPI_INFO_NULL` only in the `MPI_Info_*` calls on the info object; `MPI_FILE_NULL` except where it names the default file error handler)",
     },
     KindRule {
         kinds: HANDLE_KINDS,
@@ -492,7 +530,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             (_, ArgValue::Int(raw)) if handle_kind.is_some() => {
                 let kind = handle_kind.unwrap_or(ObjectKind::Communicator);
                 match state.handle(kind, *raw) {
-                    HandleState::Null if NULL_CHECKED_KINDS.contains(&param.kind.as_str()) => {
+                    HandleState::Null if null_forbidden(call.short, &param.kind) => {
                         issue(name, ArgProblem::NullHandle { kind })
                     }
                     HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
@@ -697,6 +735,7 @@ fn rule_applies(rule: &KindRule, f: &FunctionSchema) -> bool {
             ("AR012", "COORDINATE") => short == "Cart_rank",
             ("AR014", _) => matches!(name, "ranks" | "ranges") && short.starts_with("Group_"),
             ("AR004", "REQUEST") => matches!(short, "Start" | "Request_free" | "Cancel"),
+            ("AR004", _) => null_forbidden(short, kind),
             ("AR006", _) => moves_data(f, short),
             ("AR007", _) => matches!(
                 name,

@@ -31,6 +31,12 @@ const SCHEMA: &str = "\
 23 MPI_Cart_shift comm:COMMUNICATOR:in:s direction:INDEX:in:s disp:DIMENSION:in:s rank_source:RANK:out:s rank_dest:RANK:out:s
 24 MPI_Cart_rank comm:COMMUNICATOR:in:s coords:COORDINATE:in:a rank:RANK:out:s
 25 MPI_Comm_split_type comm:COMMUNICATOR:in:s split_type:SPLIT_TYPE:in:s key:KEY:in:s info:INFO:in:s newcomm:COMMUNICATOR:out:s
+26 MPI_Comm_set_errhandler comm:COMMUNICATOR:in:s errhandler:ERRHANDLER:in:s
+27 MPI_Comm_set_info comm:COMMUNICATOR:in:s info:INFO:in:s
+28 MPI_Info_get_nkeys info:INFO:in:s nkeys:INDEX:out:s
+29 MPI_File_set_errhandler file:FILE:in:s errhandler:ERRHANDLER:in:s
+30 MPI_File_get_size fh:FILE:in:s size:OFFSET:out:s
+31 MPI_Info_free info:INFO:inout:s
 ";
 
 const WORLD: i64 = 100;
@@ -53,6 +59,9 @@ const ROOT: i64 = -4;
 /// A group of 4 processes, and one whose size the rank does not know.
 const GROUP4: i64 = 400;
 const GROUP_UNKNOWN: i64 = 401;
+const ERRHANDLER_NULL: i64 = 500;
+const INFO_NULL: i64 = 501;
+const FILE_NULL: i64 = 502;
 
 /// A rank of a 4-process world (rank `me`) with a 1-d grid of 4, a 2x2 torus and a 2-to-3
 /// intercommunicator.
@@ -98,7 +107,10 @@ impl ArgState for State {
         match (kind, raw) {
             (ObjectKind::Datatype, TYPE_NULL)
             | (ObjectKind::Op, OP_NULL)
-            | (ObjectKind::Communicator, COMM_NULL) => HandleState::Null,
+            | (ObjectKind::Communicator, COMM_NULL)
+            | (ObjectKind::Errhandler, ERRHANDLER_NULL)
+            | (ObjectKind::Info, INFO_NULL)
+            | (ObjectKind::File, FILE_NULL) => HandleState::Null,
             (ObjectKind::Datatype, FREED_TYPE) => HandleState::Freed,
             (ObjectKind::Datatype, NEW_TYPE) => HandleState::Uncommitted,
             _ => HandleState::Usable,
@@ -808,5 +820,30 @@ fn split_types_are_not_negative_or_are_undefined() {
     assert_eq!(
         split(-1),
         vec![("split_type", ArgProblem::InvalidColor { value: -1 })]
+    );
+}
+
+#[test]
+fn null_error_handlers_files_and_infos_where_the_standard_forbids_them() {
+    let null = |kind| ArgProblem::NullHandle { kind };
+    assert_eq!(
+        problems(0, 26, &[I(WORLD), I(ERRHANDLER_NULL)]),
+        vec![("errhandler", null(ObjectKind::Errhandler))]
+    );
+    // MPI_INFO_NULL is "no hints" as an argument, not an info object to work on.
+    assert_eq!(problems(0, 27, &[I(WORLD), I(INFO_NULL)]), vec![]);
+    assert_eq!(
+        problems(0, 28, &[I(INFO_NULL), I(0)]),
+        vec![("info", null(ObjectKind::Info))]
+    );
+    assert_eq!(
+        problems(0, 31, &[I(INFO_NULL)]),
+        vec![("info", null(ObjectKind::Info))]
+    );
+    // MPI_FILE_NULL names the default error handler of files.
+    assert_eq!(problems(0, 29, &[I(FILE_NULL), I(0x77)]), vec![]);
+    assert_eq!(
+        problems(0, 30, &[I(FILE_NULL), I(0)]),
+        vec![("fh", null(ObjectKind::File))]
     );
 }
