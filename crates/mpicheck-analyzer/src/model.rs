@@ -416,6 +416,11 @@ pub enum ArgProblem {
         dim: Option<usize>,
         limit: i64,
     },
+    /// An RMA assertion with modes its call does not accept.
+    InvalidAssert {
+        value: i64,
+        not_allowed: Vec<&'static str>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -204,6 +204,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
         0: other MPI_Group_range_incl bad=ranges:stride @ x.c:17
         0: other MPI_Graph_create bad=index:index   @ x.c:18
         0: other MPI_Cart_shift bad=direction:direction @ x.c:19
+        0: other MPI_Win_start bad=assert:assert    @ x.c:20
         1: recv src=0 tag=0
         1: recv src=0 tag=0
         1: recv src=0 tag=0
@@ -235,6 +236,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
         ("AR014", 17),
         ("AR012", 18),
         ("AR012", 19),
+        ("AR015", 20),
     ] {
         assert!(
             got.contains(&(code, Some(line))),
@@ -243,7 +245,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
     }
     assert_eq!(
         got.iter().filter(|(c, _)| c.starts_with("AR")).count(),
-        19,
+        20,
         "{got:?}"
     );
 }

@@ -57,6 +57,7 @@ static REGISTRY: &[&dyn Check] = &[
     &argument::invalid_topology::InvalidTopology, // AR012
     &argument::missing_topology::MissingTopology, // AR013
     &argument::invalid_rank_list::InvalidRankList, // AR014
+    &argument::invalid_assert::InvalidAssert,     // AR015
     &argument::overlapping_buffers::OverlappingBuffers, // BF002
     &request::RequestLifecycle,                   // RQ001-RQ004, BF001
     &resource::leak::ObjectNeverFreed,            // RS001

@@ -79,6 +79,16 @@ impl FactConstants {
                 undefined: get("MPI_UNDEFINED"),
                 request_null: get("MPI_REQUEST_NULL"),
                 no_op: get("OP.MPI_NO_OP"),
+                rma_modes: [
+                    "MPI_MODE_NOCHECK",
+                    "MPI_MODE_NOSTORE",
+                    "MPI_MODE_NOPUT",
+                    "MPI_MODE_NOPRECEDE",
+                    "MPI_MODE_NOSUCCEED",
+                ]
+                .into_iter()
+                .filter_map(|name| Some((name, get(&format!("{name}_VALUE"))?)))
+                .collect(),
             },
         }
     }

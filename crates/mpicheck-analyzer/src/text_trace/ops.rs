@@ -300,6 +300,10 @@ impl Parser {
                         position: 1,
                         value: 0,
                     },
+                    "assert" => ArgProblem::InvalidAssert {
+                        value: 8192,
+                        not_allowed: vec!["MPI_MODE_NOPRECEDE"],
+                    },
                     "direction" => ArgProblem::OutsideGrid {
                         value: 2,
                         dim: None,
@@ -313,7 +317,7 @@ impl Parser {
                             ("freed", Some(kind)) => ArgProblem::FreedHandle { kind },
                             _ => {
                                 return self.err(format!(
-                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|color|topology|grid|no-topology|rank-list|repeated|stride|index|direction|null-KIND|freed-KIND"
+                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|color|topology|grid|no-topology|rank-list|repeated|stride|index|direction|assert|null-KIND|freed-KIND"
                                 ))
                             }
                         }

@@ -149,6 +149,11 @@ pub const KIND_RULES: &[KindRule] = &[
         code: "AR014",
         rule: "the ranks a group is made of or without (`MPI_Group_incl`, `MPI_Group_excl`, the ranks the triplets of `MPI_Group_range_incl`/`_excl` name) are distinct, and no triplet has stride 0",
     },
+    KindRule {
+        kinds: &["ASSERT"],
+        code: "AR015",
+        rule: "an RMA assertion holds only the `MPI_MODE_*` bits its call accepts: `MPI_MODE_NOCHECK` for `MPI_Win_start`, `MPI_Win_lock`, `MPI_Win_lock_all`; `NOCHECK`, `NOSTORE`, `NOPUT` for `MPI_Win_post`; `NOSTORE`, `NOPUT`, `NOPRECEDE`, `NOSUCCEED` for `MPI_Win_fence`",
+    },
 ];
 
 /// The constants the rules need, from the trace's constants record.
@@ -163,6 +168,8 @@ pub struct ArgConstants {
     pub undefined: Option<i64>,
     pub request_null: Option<i64>,
     pub no_op: Option<i64>,
+    /// The RMA assertion bits (`MPI_MODE_NOCHECK`, ...) and their values in this MPI.
+    pub rma_modes: Vec<(&'static str, i64)>,
 }
 
 /// What the rank knows of a handle.
@@ -583,6 +590,13 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     issue(name, problem);
                 }
             }
+            ("ASSERT", ArgValue::Int(value)) => {
+                let not_allowed = asserts::not_allowed(call.short, *value, c);
+                if !not_allowed.is_empty() {
+                    let value = *value;
+                    issue(name, ArgProblem::InvalidAssert { value, not_allowed });
+                }
+            }
             ("COLOR" | "SPLIT_TYPE", ArgValue::Int(color))
                 if *color < 0 && Some(*color) != c.undefined =>
             {
@@ -733,6 +747,7 @@ fn rule_applies(rule: &KindRule, f: &FunctionSchema) -> bool {
             }
             ("AR012", "INDEX") => matches!(short, "Graph_create" | "Graph_map" | "Cart_shift"),
             ("AR012", "COORDINATE") => short == "Cart_rank",
+            ("AR015", _) => asserts::judged(short),
             ("AR014", _) => matches!(name, "ranks" | "ranges") && short.starts_with("Group_"),
             ("AR004", "REQUEST") => matches!(short, "Start" | "Request_free" | "Cancel"),
             ("AR004", _) => null_forbidden(short, kind),
@@ -817,6 +832,7 @@ pub fn kind_table(functions: &[FunctionSchema]) -> String {
 }
 
 mod arrays;
+mod asserts;
 #[cfg(test)]
 mod tests;
 

@@ -37,6 +37,9 @@ const SCHEMA: &str = "\
 29 MPI_File_set_errhandler file:FILE:in:s errhandler:ERRHANDLER:in:s
 30 MPI_File_get_size fh:FILE:in:s size:OFFSET:out:s
 31 MPI_Info_free info:INFO:inout:s
+32 MPI_Win_fence assert:ASSERT:in:s win:WINDOW:in:s
+33 MPI_Win_start group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
+34 MPI_Win_post group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
 ";
 
 const WORLD: i64 = 100;
@@ -86,6 +89,13 @@ impl State {
                 undefined: Some(UNDEFINED),
                 request_null: Some(0),
                 no_op: Some(NO_OP),
+                rma_modes: vec![
+                    ("MPI_MODE_NOCHECK", 1024),
+                    ("MPI_MODE_NOSTORE", 2048),
+                    ("MPI_MODE_NOPUT", 4096),
+                    ("MPI_MODE_NOPRECEDE", 8192),
+                    ("MPI_MODE_NOSUCCEED", 16384),
+                ],
             },
             line: CartShape {
                 dims: vec![4],
@@ -599,6 +609,7 @@ fn the_kind_table_counts_the_functions_of_each_rule() {
     assert_eq!(row("AR012"), "5");
     // MPI_Group_incl, MPI_Group_range_excl.
     assert_eq!(row("AR014"), "2");
+    assert_eq!(row("AR015"), "3"); // MPI_Win_fence, MPI_Win_start, MPI_Win_post
 }
 
 #[test]
@@ -845,5 +856,44 @@ fn null_error_handlers_files_and_infos_where_the_standard_forbids_them() {
     assert_eq!(
         problems(0, 30, &[I(FILE_NULL), I(0)]),
         vec![("fh", null(ObjectKind::File))]
+    );
+}
+
+#[test]
+fn rma_assertions_hold_only_the_modes_of_their_call() {
+    let (nocheck, nostore, noput, noprecede, nosucceed) = (1024, 2048, 4096, 8192, 16384);
+    let fence = |a| problems(0, 32, &[I(a), I(0x99)]);
+    let start = |a| problems(0, 33, &[I(GROUP4), I(a), I(0x99)]);
+    let post = |a| problems(0, 34, &[I(GROUP4), I(a), I(0x99)]);
+    let bad = |value, not_allowed: &[&'static str]| {
+        vec![(
+            "assert",
+            ArgProblem::InvalidAssert {
+                value,
+                not_allowed: not_allowed.to_vec(),
+            },
+        )]
+    };
+    assert_eq!(fence(0), vec![]);
+    assert_eq!(fence(noprecede | nostore | noput), vec![]);
+    assert_eq!(fence(nosucceed), vec![]);
+    assert_eq!(fence(nocheck), bad(nocheck, &["MPI_MODE_NOCHECK"]));
+    assert_eq!(start(nocheck), vec![]);
+    assert_eq!(
+        start(noprecede | nocheck),
+        bad(noprecede | nocheck, &["MPI_MODE_NOPRECEDE"])
+    );
+    assert_eq!(post(nocheck | nostore | noput), vec![]);
+    assert_eq!(post(1), bad(1, &["bits of no MPI_MODE_* value"]));
+    assert_eq!(
+        post(-1),
+        bad(
+            -1,
+            &[
+                "MPI_MODE_NOPRECEDE",
+                "MPI_MODE_NOSUCCEED",
+                "bits of no MPI_MODE_* value"
+            ]
+        )
     );
 }
