@@ -40,6 +40,7 @@ const SCHEMA: &str = "\
 32 MPI_Win_fence assert:ASSERT:in:s win:WINDOW:in:s
 33 MPI_Win_start group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
 34 MPI_Win_post group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
+35 MPI_Graph_map comm:COMMUNICATOR:in:s nnodes:ARRAY_LENGTH:in:s index:INDEX:in:a edges:RANK:in:a newrank:RANK:out:s
 ";
 
 const WORLD: i64 = 100;
@@ -715,6 +716,20 @@ fn graph_arrays_are_offsets_and_nodes_of_the_graph() {
     };
     // A ring of 3 nodes.
     assert_eq!(graph(3, &[2, 4, 6], &[1, 2, 0, 2, 0, 1]), vec![]);
+    // MPI_Graph_map takes the same description.
+    let map =
+        |index: &'static [i64]| problems(0, 35, &[I(WORLD), I(2), A(index), A(&[1, 0]), I(0)]);
+    assert_eq!(map(&[1, 2]), vec![]);
+    assert_eq!(
+        map(&[1, 0]),
+        vec![(
+            "index",
+            ArgProblem::DecreasingIndex {
+                position: 1,
+                value: 0
+            }
+        )]
+    );
     assert_eq!(
         graph(3, &[2, 1, 6], &[1, 2, 0, 2, 0, 1]),
         vec![(
