@@ -18,11 +18,12 @@ Checks the size arguments of the functions that create or query process topologi
 (`MPI_Cart_*`, `MPI_Dims_create`, `MPI_Graph_*`, `MPI_Dist_graph_*`): the number of
 dimensions (`NUM_DIMS`), each dimension (`DIMENSION`) and node counts (`COMM_SIZE`) must
 not be negative, and the grid of `MPI_Cart_create` must not have more processes than the
-communicator it is made from. The `index` of `MPI_Graph_create` holds running totals of
-the nodes' degrees, so it never decreases (and starts at 0 or more). The `direction` of
-`MPI_Cart_shift` is a dimension of the grid (0..ndims-1; the displacement may be
-negative), and the `coords` of `MPI_Cart_rank` lie inside the grid on the dimensions that
-are not periodic (a periodic one wraps any coordinate).
+communicator it is made from, nor the graph of `MPI_Graph_create` more nodes. The
+`index` of `MPI_Graph_create` holds running totals of the nodes' degrees, so it never
+decreases (and starts at 0 or more). The `direction` of `MPI_Cart_shift` is a dimension
+of the grid (0..ndims-1; the displacement may be negative), and the `coords` of
+`MPI_Cart_rank` lie inside the grid on the dimensions that are not periodic (a periodic
+one wraps any coordinate).
 
 ## Why is this bad
 
@@ -71,7 +72,8 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             )),
             ArgProblem::GridTooLarge { processes, size } => Some((
                 format!(
-                    "{call} is given a grid of {processes} processes for a communicator of {size}"
+                    "{call} is given a {} of {processes} processes for a communicator of {size}",
+                    if call.contains("Graph") { "graph" } else { "grid" }
                 ),
                 format!(
                     "{} makes {processes} processes, more than {size}",

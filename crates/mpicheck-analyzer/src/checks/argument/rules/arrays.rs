@@ -86,6 +86,13 @@ pub(super) fn rank_array_issues(
                 }
             }
             let nodes = call.int("nnodes").and_then(|n| u32::try_from(n).ok());
+            // A graph of more nodes than the communicator has processes (MPI 4.1 §8.5.3).
+            if let (Some(nodes), Some(size)) = (nodes, comm_size()) {
+                if nodes > size && call.short == "Graph_create" {
+                    let processes = i64::from(nodes);
+                    issue("nnodes", ArgProblem::GridTooLarge { processes, size });
+                }
+            }
             if let (Some(edges), Some(size)) = (call.array("edges"), nodes) {
                 in_range(edges, size, "graph", "edges", issue);
             }

@@ -604,10 +604,12 @@ fn the_kind_table_counts_the_functions_of_each_rule() {
             .trim()
             .to_string()
     };
-    assert_eq!(row("AR011"), "2"); // Comm_split, Comm_split_type
-    assert_eq!(row("AR013"), "4"); // ... and MPI_Cart_shift, MPI_Cart_rank
-                                   // Cart_create, Dims_create, Graph_create, Cart_shift, Cart_rank.
-    assert_eq!(row("AR012"), "5");
+    // Comm_split, Comm_split_type.
+    assert_eq!(row("AR011"), "2");
+    // AR013: ... and MPI_Cart_shift, MPI_Cart_rank.
+    assert_eq!(row("AR013"), "4");
+    // Cart_create, Dims_create, Graph_create, Cart_shift, Cart_rank, Graph_map.
+    assert_eq!(row("AR012"), "6");
     // MPI_Group_incl, MPI_Group_range_excl.
     assert_eq!(row("AR014"), "2");
     assert_eq!(row("AR015"), "3"); // MPI_Win_fence, MPI_Win_start, MPI_Win_post
@@ -716,6 +718,16 @@ fn graph_arrays_are_offsets_and_nodes_of_the_graph() {
     };
     // A ring of 3 nodes.
     assert_eq!(graph(3, &[2, 4, 6], &[1, 2, 0, 2, 0, 1]), vec![]);
+    assert_eq!(
+        graph(5, &[1, 2, 3, 4, 5], &[1, 0, 3, 2, 4]),
+        vec![(
+            "nnodes",
+            ArgProblem::GridTooLarge {
+                processes: 5,
+                size: 4
+            }
+        )]
+    );
     // MPI_Graph_map takes the same description.
     let map =
         |index: &'static [i64]| problems(0, 35, &[I(WORLD), I(2), A(index), A(&[1, 0]), I(0)]);
