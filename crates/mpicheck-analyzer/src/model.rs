@@ -395,6 +395,32 @@ pub enum ArgProblem {
     GridTooLarge { processes: i64, size: u32 },
     /// A topology query or neighborhood collective on a communicator without that topology.
     MissingTopology,
+    /// An entry of an array of ranks (a group's `ranks`, a graph's `edges`, a distributed
+    /// graph's `sources`) outside the `size` ranks of `of` (`group`, `graph`,
+    /// `communicator`).
+    RankListOutOfRange {
+        value: i64,
+        size: u32,
+        of: &'static str,
+    },
+    /// A rank named twice in a list of ranks that must be distinct.
+    RepeatedRank { value: i64 },
+    /// A rank range (`first`, `last`, `stride`) with stride 0; `range` counts from 0.
+    ZeroStride { range: usize },
+    /// `MPI_Graph_create`'s `index` decreases (or starts negative) at `position`.
+    DecreasingIndex { position: usize, value: i64 },
+    /// A cartesian direction or coordinate outside the grid: `value` for dimension `dim`
+    /// (`None`: the direction itself), which has `limit` dimensions or processes.
+    OutsideGrid {
+        value: i64,
+        dim: Option<usize>,
+        limit: i64,
+    },
+    /// An RMA assertion with modes its call does not accept.
+    InvalidAssert {
+        value: i64,
+        not_allowed: Vec<&'static str>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -199,6 +199,12 @@ fn argument_issues_are_reported_by_their_own_codes() {
         0: other MPI_Cart_create bad=dims:topology  @ x.c:12
         0: other MPI_Cart_create bad=dims:grid      @ x.c:13
         0: other MPI_Cart_coords bad=comm:no-topology @ x.c:14
+        0: other MPI_Group_incl bad=ranks:rank-list @ x.c:15
+        0: other MPI_Group_incl bad=ranks:repeated  @ x.c:16
+        0: other MPI_Group_range_incl bad=ranges:stride @ x.c:17
+        0: other MPI_Graph_create bad=index:index   @ x.c:18
+        0: other MPI_Cart_shift bad=direction:direction @ x.c:19
+        0: other MPI_Win_start bad=assert:assert    @ x.c:20
         1: recv src=0 tag=0
         1: recv src=0 tag=0
         1: recv src=0 tag=0
@@ -225,6 +231,12 @@ fn argument_issues_are_reported_by_their_own_codes() {
         ("AR012", 12),
         ("AR012", 13),
         ("AR013", 14),
+        ("AR001", 15),
+        ("AR014", 16),
+        ("AR014", 17),
+        ("AR012", 18),
+        ("AR012", 19),
+        ("AR015", 20),
     ] {
         assert!(
             got.contains(&(code, Some(line))),
@@ -233,7 +245,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
     }
     assert_eq!(
         got.iter().filter(|(c, _)| c.starts_with("AR")).count(),
-        14,
+        20,
         "{got:?}"
     );
 }

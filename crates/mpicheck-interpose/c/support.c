@@ -585,12 +585,15 @@ void mpicheck_after_init(void)
         int *tag_ub = NULL, flag = 0;
         if (PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag) == MPI_SUCCESS && flag && tag_ub)
             fprintf(out, "MPI_TAG_UB_VALUE=%d\n", *tag_ub);
-        /* The fence assertions that must agree across a window's members (CO005). */
+        /* The fence assertions that must agree across a window's members (CO005), and the
+         * other RMA assertions, whose values differ between MPIs (AR015). */
         fprintf(out, "MPI_MODE_NOPRECEDE_VALUE=%d\nMPI_MODE_NOSUCCEED_VALUE=%d\n",
                 (int)MPI_MODE_NOPRECEDE, (int)MPI_MODE_NOSUCCEED);
         /* Lock types of MPI_Win_lock (shared locks allow concurrent epochs, DR003). */
         fprintf(out, "MPI_LOCK_EXCLUSIVE_VALUE=%d\nMPI_LOCK_SHARED_VALUE=%d\n",
                 (int)MPI_LOCK_EXCLUSIVE, (int)MPI_LOCK_SHARED);
+        fprintf(out, "MPI_MODE_NOCHECK_VALUE=%d\nMPI_MODE_NOSTORE_VALUE=%d\nMPI_MODE_NOPUT_VALUE=%d\n",
+                (int)MPI_MODE_NOCHECK, (int)MPI_MODE_NOSTORE, (int)MPI_MODE_NOPUT);
         fclose(out);
         mpicheck_text(MPICHECK_TEXT_CONSTANTS, text);
         free(text);

@@ -650,6 +650,35 @@ fn ar013_cart_query_without_topology() {
 }
 
 #[test]
+fn ar014_overlapping_group_ranges() {
+    let r = with_problem(
+        "ranks 3
+         *: init @ ar_group_range_overlap.c:13
+         *: other MPI_Group_range_incl bad=ranges:repeated @ ar_group_range_overlap.c:14",
+        ArgProblem::RepeatedRank { value: 1 },
+    );
+    pin!("ar014_overlapping_group_ranges", render_run(&r), ["AR014"]);
+}
+
+#[test]
+fn ar015_fence_given_a_start_assertion() {
+    let r = with_problem(
+        "ranks 2
+         *: init @ ar_rma_assert_wrong_call.c:12
+         *: other MPI_Win_fence bad=assert:assert @ ar_rma_assert_wrong_call.c:14",
+        ArgProblem::InvalidAssert {
+            value: 1024,
+            not_allowed: vec!["MPI_MODE_NOCHECK"],
+        },
+    );
+    pin!(
+        "ar015_fence_given_a_start_assertion",
+        render_run(&r),
+        ["AR015"]
+    );
+}
+
+#[test]
 fn bf001_receive_into_a_pending_send() {
     let r = render_trace(
         "ranks 2

@@ -56,6 +56,8 @@ static REGISTRY: &[&dyn Check] = &[
     &argument::invalid_color::InvalidColor,       // AR011
     &argument::invalid_topology::InvalidTopology, // AR012
     &argument::missing_topology::MissingTopology, // AR013
+    &argument::invalid_rank_list::InvalidRankList, // AR014
+    &argument::invalid_assert::InvalidAssert,     // AR015
     &argument::overlapping_buffers::OverlappingBuffers, // BF002
     &request::RequestLifecycle,                   // RQ001-RQ004, BF001
     &resource::leak::ObjectNeverFreed,            // RS001

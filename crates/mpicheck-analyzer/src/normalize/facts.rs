@@ -18,7 +18,7 @@ use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
 
 use super::{parse_int, Args, LocalComm, RankNormalizer};
 use crate::checks::argument::rules::{
-    self, object_kind, ArgConstants, ArgState, CommView, HandleState, TopologyKind,
+    self, object_kind, ArgConstants, ArgState, CartShape, CommView, HandleState, TopologyKind,
 };
 use crate::model::*;
 
@@ -79,6 +79,16 @@ impl FactConstants {
                 undefined: get("MPI_UNDEFINED"),
                 request_null: get("MPI_REQUEST_NULL"),
                 no_op: get("OP.MPI_NO_OP"),
+                rma_modes: [
+                    "MPI_MODE_NOCHECK",
+                    "MPI_MODE_NOSTORE",
+                    "MPI_MODE_NOPUT",
+                    "MPI_MODE_NOPRECEDE",
+                    "MPI_MODE_NOSUCCEED",
+                ]
+                .into_iter()
+                .filter_map(|name| Some((name, get(&format!("{name}_VALUE"))?)))
+                .collect(),
             },
         }
     }
@@ -113,6 +123,10 @@ pub(super) struct ObjectTables {
     /// The topology of each communicator whose creation the trace shows (`None`: it has
     /// none), by raw handle; communicators not in it are not judged.
     topologies: FxHashMap<i64, Option<TopologyKind>>,
+    /// The number of processes of each group whose size is known, by raw handle.
+    group_sizes: FxHashMap<i64, u32>,
+    /// The grid of each cartesian communicator whose making the trace shows, by raw handle.
+    cart_shapes: FxHashMap<i64, CartShape>,
     next: u32,
 }
 
@@ -124,9 +138,14 @@ impl ObjectTables {
                 topologies.insert(raw, None);
             }
         }
+        let mut group_sizes = FxHashMap::default();
+        if let Some(raw) = trace.constant("HANDLE.MPI_GROUP_EMPTY").and_then(parse_int) {
+            group_sizes.insert(raw, 0);
+        }
         ObjectTables {
             constants: FactConstants::of(trace),
             topologies,
+            group_sizes,
             ..Default::default()
         }
     }
@@ -264,6 +283,8 @@ impl RankNormalizer<'_> {
         }
         self.argument_issues(function, args, call, short, &mut facts);
         self.note_topology(function, args, short, call.ret);
+        self.note_group_size(function, args, short, call.ret);
+        self.note_cart_shape(function, args, short, call.ret);
         self.buffer_spans(function, call, args, op, short, &mut facts);
         self.lifecycle(function, args, short, call.ret, &mut facts);
         if matches!(op, Op::Other) {
@@ -626,7 +647,17 @@ impl ArgState for RankNormalizer<'_> {
     fn predefined_datatype(&self, raw: i64) -> bool {
         self.constants.datatypes.contains_key(&raw)
     }
+
+    fn group_size(&self, raw: i64) -> Option<u32> {
+        self.objects.group_sizes.get(&raw).copied()
+    }
+
+    fn cart_shape(&self, raw: i64) -> Option<&CartShape> {
+        self.objects.cart_shapes.get(&raw)
+    }
 }
 
+mod grids;
+mod groups;
 #[cfg(test)]
 mod tests;

@@ -289,6 +289,26 @@ impl Parser {
                         size: 4,
                     },
                     "no-topology" => ArgProblem::MissingTopology,
+                    "rank-list" => ArgProblem::RankListOutOfRange {
+                        value: 4,
+                        size: 4,
+                        of: "group",
+                    },
+                    "repeated" => ArgProblem::RepeatedRank { value: 1 },
+                    "stride" => ArgProblem::ZeroStride { range: 0 },
+                    "index" => ArgProblem::DecreasingIndex {
+                        position: 1,
+                        value: 0,
+                    },
+                    "assert" => ArgProblem::InvalidAssert {
+                        value: 8192,
+                        not_allowed: vec!["MPI_MODE_NOPRECEDE"],
+                    },
+                    "direction" => ArgProblem::OutsideGrid {
+                        value: 2,
+                        dim: None,
+                        limit: 2,
+                    },
                     other => {
                         let (state, kind) = other.split_once('-').unwrap_or(("", other));
                         let kind = object_kind(kind);
@@ -297,7 +317,7 @@ impl Parser {
                             ("freed", Some(kind)) => ArgProblem::FreedHandle { kind },
                             _ => {
                                 return self.err(format!(
-                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|color|topology|grid|no-topology|null-KIND|freed-KIND"
+                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|color|topology|grid|no-topology|rank-list|repeated|stride|index|direction|assert|null-KIND|freed-KIND"
                                 ))
                             }
                         }

@@ -10,12 +10,15 @@ pub const AR011: CheckInfo = CheckInfo {
     name: "invalid-color",
     category: Category::InvalidArgument,
     severity: Severity::Error,
-    summary: "a split color is negative and not MPI_UNDEFINED",
+    summary: "a split color or split type is negative and not MPI_UNDEFINED",
     docs: r#"## What it does
 
 Checks the `color` argument of every function with a parameter of the `COLOR` kind
 (`MPI_Comm_split`): a color is a non-negative integer, or `MPI_UNDEFINED` for a process
-that joins no new communicator.
+that joins no new communicator. Likewise the `split_type` of `MPI_Comm_split_type`
+(`SPLIT_TYPE` kind), whose values (`MPI_COMM_TYPE_SHARED`, the library's own types) are
+all non-negative in MPICH and Open MPI. (A non-negative type the library does not define
+is not judged.)
 
 ## Why is this bad
 
@@ -37,7 +40,9 @@ Pass `MPI_UNDEFINED` for the processes that must not be in any new communicator 
 
 ## MPI standard reference
 
-MPI 4.1 §7.4.2 (`MPI_Comm_split`: "color must be non-negative or MPI_UNDEFINED").
+MPI 4.1 §7.4.2 (`MPI_Comm_split`: "color must be non-negative or MPI_UNDEFINED";
+`MPI_Comm_split_type`: the split types the standard and the implementation define, or
+`MPI_UNDEFINED`).
 "#,
 };
 

@@ -10,15 +10,19 @@ pub const AR004: CheckInfo = CheckInfo {
     name: "null-handle",
     category: Category::InvalidArgument,
     severity: Severity::Error,
-    summary: "a null handle (MPI_COMM_NULL, MPI_DATATYPE_NULL, MPI_OP_NULL, MPI_GROUP_NULL, MPI_WIN_NULL, MPI_REQUEST_NULL) is passed where a valid object is needed",
+    summary: "a null handle (MPI_COMM_NULL, MPI_DATATYPE_NULL, MPI_OP_NULL, MPI_GROUP_NULL, MPI_WIN_NULL, MPI_ERRHANDLER_NULL, MPI_FILE_NULL, MPI_INFO_NULL, MPI_SESSION_NULL, MPI_REQUEST_NULL) is passed where a valid object is needed",
     docs: r#"## What it does
 
-Reports `MPI_COMM_NULL`, `MPI_GROUP_NULL`, `MPI_OP_NULL` and `MPI_WIN_NULL` passed as
-input arguments, `MPI_DATATYPE_NULL` as the datatype of a point-to-point call or of a
-collective whose datatype matters on every rank, and `MPI_REQUEST_NULL` passed to
-`MPI_Start`, `MPI_Cancel` or `MPI_Request_free`. Null handles that the standard allows
-(`MPI_INFO_NULL`, a `peer_comm` that matters only at the leaders, arguments significant
-only at the root) are not reported.
+Reports `MPI_COMM_NULL`, `MPI_GROUP_NULL`, `MPI_OP_NULL`, `MPI_WIN_NULL`,
+`MPI_ERRHANDLER_NULL` and `MPI_SESSION_NULL` passed as input arguments,
+`MPI_DATATYPE_NULL` as the datatype of a point-to-point call or of a collective whose
+datatype matters on every rank, `MPI_FILE_NULL` to the file calls (except
+`MPI_File_set_errhandler`/`MPI_File_get_errhandler`, where it names the default error
+handler of files), `MPI_INFO_NULL` to the `MPI_Info_*` calls that work on an info object,
+and `MPI_REQUEST_NULL` passed to `MPI_Start`, `MPI_Cancel` or `MPI_Request_free`. Null
+handles that the standard allows (`MPI_INFO_NULL` as the hints of any other call, a
+`peer_comm` that matters only at the leaders, arguments significant only at the root) are
+not reported.
 
 ## Why is this bad
 
@@ -41,7 +45,9 @@ not use handles after the call that frees them (which sets them to null).
 ## MPI standard reference
 
 MPI 4.1 §2.5.1 (opaque objects and null handles), §6.4.2 (`MPI_Comm_split` returns
-`MPI_COMM_NULL`), §3.7.3 and §3.9 (`MPI_Request_free`, `MPI_Start` need a request).
+`MPI_COMM_NULL`), §3.7.3 and §3.9 (`MPI_Request_free`, `MPI_Start` need a request),
+§9.3 (error handlers; `MPI_FILE_NULL` for the default file error handler), §10
+(`MPI_INFO_NULL` as hints).
 "#,
 };
 

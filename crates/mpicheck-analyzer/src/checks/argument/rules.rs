@@ -8,7 +8,7 @@
 //! lists functions by hand except the exceptions: a new function in the API description
 //! with a parameter of a checked kind is checked without a change here.
 
-use mpicheck_trace::schema::{Direction, FunctionSchema};
+use mpicheck_trace::schema::{Direction, FunctionSchema, ParamShape};
 use mpicheck_trace::ArgValue;
 
 use crate::model::{ArgIssue, ArgProblem, ObjectKind};
@@ -29,10 +29,38 @@ pub const COUNT_KINDS: &[&str] = &[
     "POLYDTYPE_NUM_ELEM_NNI",
     "ARRAY_LENGTH_NNI",
     "POLYNUM_BYTES_NNI",
+    "DEGREE",
 ];
 
-/// Handle kinds whose null handle is never a valid input (datatypes: where significant).
-const NULL_CHECKED_KINDS: &[&str] = &["COMMUNICATOR", "GROUP", "OPERATION", "WINDOW", "DATATYPE"];
+/// Handle kinds whose null handle is never a valid input (datatypes: where significant;
+/// the rest: see [`null_forbidden`]).
+const NULL_CHECKED_KINDS: &[&str] = &[
+    "COMMUNICATOR",
+    "GROUP",
+    "OPERATION",
+    "WINDOW",
+    "DATATYPE",
+    "ERRHANDLER",
+    "FILE",
+    "INFO",
+    "SESSION",
+];
+
+/// Whether the null handle of a handle kind is an error as this call's input: never for
+/// `MPI_INFO_NULL` except in the `MPI_Info_*` calls that work on the info object itself
+/// (everywhere else it means "no hints"); never for `MPI_FILE_NULL` in
+/// `MPI_File_set_errhandler`/`_get_errhandler`, where it names the default error handler
+/// of files (MPI 4.1 §9.3.4), or `MPI_File_call_errhandler`.
+fn null_forbidden(short: &str, kind: &str) -> bool {
+    match kind {
+        "INFO" => short.starts_with("Info_") && !short.starts_with("Info_create"),
+        "FILE" => !matches!(
+            short,
+            "File_set_errhandler" | "File_get_errhandler" | "File_call_errhandler"
+        ),
+        _ => NULL_CHECKED_KINDS.contains(&kind),
+    }
+}
 
 /// Every handle kind, for the freed-handle rule.
 const HANDLE_KINDS: &[&str] = &[
@@ -51,9 +79,9 @@ const HANDLE_KINDS: &[&str] = &[
 /// The table the docs' parameter-kind table is generated from (`kind_table`).
 pub const KIND_RULES: &[KindRule] = &[
     KindRule {
-        kinds: &["RANK"],
+        kinds: &["RANK", "RANK_NNI"],
         code: "AR001",
-        rule: "a peer rank (`dest`, `source`, `root`, the `rank` of a topology query) is a rank of the communicator (the remote group of an intercommunicator), or `MPI_PROC_NULL`; `MPI_ANY_SOURCE` for receives; `MPI_ROOT` or `MPI_PROC_NULL` as an intercommunicator root (an RMA `target_rank` is RM005's)",
+        rule: "a peer rank (`dest`, `source`, `root`, the `rank` of a topology query) is a rank of the communicator (the remote group of an intercommunicator), or `MPI_PROC_NULL`; `MPI_ANY_SOURCE` for receives; `MPI_ROOT` or `MPI_PROC_NULL` as an intercommunicator root (an RMA `target_rank` is RM005's); every rank of a group's `ranks` or `ranges` is in the group, of a graph's `edges` in 0..`nnodes`-1, of a distributed graph's `sources` and `destinations` in the communicator",
     },
     KindRule {
         kinds: &["TAG"],
@@ -63,12 +91,23 @@ pub const KIND_RULES: &[KindRule] = &[
     KindRule {
         kinds: COUNT_KINDS,
         code: "AR003",
-        rule: "a count or array length, and every entry of an array of counts, is not negative",
+        rule: "a count, array length or graph degree, and every entry of an array of them, is not negative",
     },
     KindRule {
-        kinds: &["COMMUNICATOR", "GROUP", "OPERATION", "WINDOW", "DATATYPE", "REQUEST"],
+        kinds: &[
+            "COMMUNICATOR",
+            "GROUP",
+            "OPERATION",
+            "WINDOW",
+            "DATATYPE",
+            "ERRHANDLER",
+            "FILE",
+            "INFO",
+            "SESSION",
+            "REQUEST",
+        ],
         code: "AR004",
-        rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`)",
+        rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`; `MPI_INFO_NULL` only in the `MPI_Info_*` calls on the info object; `MPI_FILE_NULL` except where it names the default file error handler)",
     },
     KindRule {
         kinds: HANDLE_KINDS,
@@ -91,19 +130,29 @@ pub const KIND_RULES: &[KindRule] = &[
         rule: "`MPI_IN_PLACE` only where the function accepts it: the send buffer of the collectives that allow it, the receive buffer of a scatter (at a non-root of a rooted collective CO004 reports it)",
     },
     KindRule {
-        kinds: &["COLOR"],
+        kinds: &["COLOR", "SPLIT_TYPE"],
         code: "AR011",
-        rule: "a split color is not negative, or is `MPI_UNDEFINED`",
+        rule: "a split color or split type is not negative, or is `MPI_UNDEFINED`",
     },
     KindRule {
-        kinds: &["NUM_DIMS", "DIMENSION", "COMM_SIZE"],
+        kinds: &["NUM_DIMS", "DIMENSION", "COMM_SIZE", "INDEX", "COORDINATE"],
         code: "AR012",
-        rule: "topology sizes are not negative, and a cartesian grid has no more processes than its communicator",
+        rule: "topology sizes are not negative, a cartesian grid has no more processes than its communicator, a graph's `index` is non-decreasing from 0, a cartesian `direction` is a dimension of the grid and a coordinate of `MPI_Cart_rank` inside it on a non-periodic dimension",
     },
     KindRule {
         kinds: &["COMMUNICATOR"],
         code: "AR013",
         rule: "the communicator of a cartesian (`MPI_Cart_*`), graph (`MPI_Graph_*`), distributed graph (`MPI_Dist_graph_neighbors*`) query or neighborhood collective has that topology",
+    },
+    KindRule {
+        kinds: &["RANK"],
+        code: "AR014",
+        rule: "the ranks a group is made of or without (`MPI_Group_incl`, `MPI_Group_excl`, the ranks the triplets of `MPI_Group_range_incl`/`_excl` name) are distinct, and no triplet has stride 0",
+    },
+    KindRule {
+        kinds: &["ASSERT"],
+        code: "AR015",
+        rule: "an RMA assertion holds only the `MPI_MODE_*` bits its call accepts: `MPI_MODE_NOCHECK` for `MPI_Win_start`, `MPI_Win_lock`, `MPI_Win_lock_all`; `NOCHECK`, `NOSTORE`, `NOPUT` for `MPI_Win_post`; `NOSTORE`, `NOPUT`, `NOPRECEDE`, `NOSUCCEED` for `MPI_Win_fence`",
     },
 ];
 
@@ -119,6 +168,8 @@ pub struct ArgConstants {
     pub undefined: Option<i64>,
     pub request_null: Option<i64>,
     pub no_op: Option<i64>,
+    /// The RMA assertion bits (`MPI_MODE_NOCHECK`, ...) and their values in this MPI.
+    pub rma_modes: Vec<(&'static str, i64)>,
 }
 
 /// What the rank knows of a handle.
@@ -159,6 +210,17 @@ pub trait ArgState {
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState;
     fn comm(&self, raw: i64) -> Option<CommView>;
     fn predefined_datatype(&self, raw: i64) -> bool;
+    /// The number of processes of a group, where the rank knows it.
+    fn group_size(&self, raw: i64) -> Option<u32>;
+    /// The grid of a cartesian communicator, where the rank saw it made.
+    fn cart_shape(&self, raw: i64) -> Option<&CartShape>;
+}
+
+/// A cartesian grid: the extent of each dimension and whether it is periodic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CartShape {
+    pub dims: Vec<i64>,
+    pub periods: Vec<bool>,
 }
 
 /// One call: its function, its short name (`Send`) and each parameter's `(input, output)`
@@ -475,7 +537,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             (_, ArgValue::Int(raw)) if handle_kind.is_some() => {
                 let kind = handle_kind.unwrap_or(ObjectKind::Communicator);
                 match state.handle(kind, *raw) {
-                    HandleState::Null if NULL_CHECKED_KINDS.contains(&param.kind.as_str()) => {
+                    HandleState::Null if null_forbidden(call.short, &param.kind) => {
                         issue(name, ArgProblem::NullHandle { kind })
                     }
                     HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
@@ -528,13 +590,24 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     issue(name, problem);
                 }
             }
-            ("COLOR", ArgValue::Int(color)) if *color < 0 && Some(*color) != c.undefined => {
+            ("ASSERT", ArgValue::Int(value)) => {
+                let not_allowed = asserts::not_allowed(call.short, *value, c);
+                if !not_allowed.is_empty() {
+                    let value = *value;
+                    issue(name, ArgProblem::InvalidAssert { value, not_allowed });
+                }
+            }
+            ("COLOR" | "SPLIT_TYPE", ArgValue::Int(color))
+                if *color < 0 && Some(*color) != c.undefined =>
+            {
                 issue(name, ArgProblem::InvalidColor { value: *color });
             }
             _ => {}
         }
     }
     topology_issues(call, state, &mut issue);
+    arrays::rank_array_issues(call, state, &mut issue);
+    arrays::grid_issues(call, state, &mut issue);
     issues
 }
 
@@ -668,9 +741,16 @@ fn rule_applies(rule: &KindRule, f: &FunctionSchema) -> bool {
         }
         match (rule.code, kind) {
             ("AR001", _) => {
-                matches!(name, "dest" | "source" | "root") || (name == "rank" && topology)
+                matches!(name, "dest" | "source" | "root")
+                    || (name == "rank" && topology)
+                    || (arrays::RANK_ARRAYS.contains(&name) && p.shape == ParamShape::Array)
             }
+            ("AR012", "INDEX") => matches!(short, "Graph_create" | "Graph_map" | "Cart_shift"),
+            ("AR012", "COORDINATE") => short == "Cart_rank",
+            ("AR015", _) => asserts::judged(short),
+            ("AR014", _) => matches!(name, "ranks" | "ranges") && short.starts_with("Group_"),
             ("AR004", "REQUEST") => matches!(short, "Start" | "Request_free" | "Cancel"),
+            ("AR004", _) => null_forbidden(short, kind),
             ("AR006", _) => moves_data(f, short),
             ("AR007", _) => matches!(
                 name,
@@ -751,5 +831,9 @@ pub fn kind_table(functions: &[FunctionSchema]) -> String {
     table
 }
 
+mod arrays;
+mod asserts;
 #[cfg(test)]
 mod tests;
+
+pub use arrays::{range_ranks, ranges_len};

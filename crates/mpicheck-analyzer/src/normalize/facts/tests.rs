@@ -28,6 +28,14 @@ const SCHEMA: &str = "\
 19 MPI_Comm_get_errhandler comm:COMMUNICATOR:in:s errhandler:ERRHANDLER:out:s
 20 MPI_Errhandler_free errhandler:ERRHANDLER:inout:s
 21 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s
+22 MPI_Group_incl group:GROUP:in:s n:ARRAY_LENGTH:in:s ranks:RANK:in:a newgroup:GROUP:out:s
+23 MPI_Group_union group1:GROUP:in:s group2:GROUP:in:s newgroup:GROUP:out:s
+24 MPI_Group_size group:GROUP:in:s size:COMM_SIZE:out:s
+25 MPI_Group_range_excl group:GROUP:in:s n:ARRAY_LENGTH:in:s ranges:RANK:in:a newgroup:GROUP:out:s
+26 MPI_Cart_create comm_old:COMMUNICATOR:in:s ndims:NUM_DIMS:in:s dims:DIMENSION:in:a periods:LOGICAL:in:a reorder:LOGICAL:in:s comm_cart:COMMUNICATOR:out:s
+27 MPI_Cart_sub comm:COMMUNICATOR:in:s remain_dims:LOGICAL:in:a newcomm:COMMUNICATOR:out:s
+28 MPI_Cart_rank comm:COMMUNICATOR:in:s coords:COORDINATE:in:a rank:RANK:out:s
+29 MPI_Cart_shift comm:COMMUNICATOR:in:s direction:INDEX:in:s disp:DIMENSION:in:s rank_source:RANK:out:s rank_dest:RANK:out:s
 ";
 const WORLD: i64 = 0x44000000;
 const COMM_NULL: i64 = 0x04000000;
@@ -362,4 +370,75 @@ fn accessors_hand_out_new_references_to_live_objects() {
         )]
     );
     assert!(balance(&run).is_empty(), "{:?}", balance(&run));
+}
+
+#[test]
+fn group_lists_are_judged_against_the_sizes_the_rank_knows() {
+    let (world_group, pair, union, rest) = (0x88000001, 0x88000002, 0x88000003, 0x88000004);
+    let out = |value, size| ArgProblem::RankListOutOfRange {
+        value,
+        size,
+        of: "group",
+    };
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        call(15, vec![WORLD, world_group], 2), // 2 processes
+        call(22, vec![world_group, 1, 1, 2, 0], 3), // rank 2 of 2
+        call(22, vec![world_group, 2, 2, 1, 0, pair], 4),
+        call(22, vec![pair, 1, 1, 2, 0], 5), // rank 2 of the pair
+        call(23, vec![pair, world_group, union], 6), // size not known
+        call(22, vec![union, 1, 1, 5, 0], 7), // not judged
+        call(24, vec![union, 2], 8),
+        call(22, vec![union, 1, 1, 5, 0], 9), // now it is
+        // All but rank 1 of the pair (0..=0 stride 1): one left.
+        call(25, vec![pair, 1, 3, 0, 0, 1, rest], 10),
+        call(22, vec![rest, 1, 1, 1, 0], 11), // rank 1 of 1
+        call(16, vec![rest, 0x08000000], 12),
+        // The handle again, for a group of unknown size: the old size is gone.
+        call(23, vec![pair, world_group, rest], 13),
+        call(22, vec![rest, 1, 1, 1, 0], 14),
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    assert_eq!(issues(&run, 2), vec![("ranks", out(2, 2))]);
+    assert_eq!(issues(&run, 3), vec![]);
+    assert_eq!(issues(&run, 4), vec![("ranks", out(2, 2))]);
+    assert_eq!(issues(&run, 6), vec![]);
+    assert_eq!(issues(&run, 8), vec![("ranks", out(5, 2))]);
+    assert_eq!(issues(&run, 9), vec![]);
+    assert_eq!(issues(&run, 10), vec![("ranks", out(1, 1))]);
+    assert_eq!(issues(&run, 13), vec![]);
+}
+
+#[test]
+fn coordinates_are_judged_on_the_grid_the_rank_made() {
+    let (torus, column, copy) = (0x84000001, 0x84000002, 0x84000003);
+    let outside = |value, dim, limit| ArgProblem::OutsideGrid { value, dim, limit };
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        // A 1x2 grid, periodic in dimension 0.
+        call(26, vec![WORLD, 2, 2, 1, 2, 2, 1, 0, 0, torus], 2),
+        call(28, vec![torus, 2, 7, 1, 0], 3), // wraps
+        call(28, vec![torus, 2, 0, 2, 0], 4), // 2 of 2
+        call(29, vec![torus, 2, -1, 0, 0], 5),
+        // Dimension 1 alone: not periodic, extent 2.
+        call(27, vec![torus, 2, 0, 1, column], 6),
+        call(28, vec![column, 1, -1, 0], 7),
+        call(1, vec![column, copy], 8),
+        call(28, vec![copy, 1, 1, 0], 9),
+        call(29, vec![copy, 0, 1, 0, 0], 10),
+        call(29, vec![copy, 1, 1, 0, 0], 11),
+        call(2, vec![copy, COMM_NULL], 12),
+        // The handle again, for a communicator without a grid.
+        call(1, vec![WORLD, copy], 13),
+        call(28, vec![copy, 1, 5, 0], 14),
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    assert_eq!(issues(&run, 2), vec![]);
+    assert_eq!(issues(&run, 3), vec![("coords", outside(2, Some(1), 2))]);
+    assert_eq!(issues(&run, 4), vec![("direction", outside(2, None, 2))]);
+    assert_eq!(issues(&run, 6), vec![("coords", outside(-1, Some(0), 2))]);
+    assert_eq!(issues(&run, 8), vec![]);
+    assert_eq!(issues(&run, 9), vec![]);
+    assert_eq!(issues(&run, 10), vec![("direction", outside(1, None, 1))]);
+    assert_eq!(issues(&run, 13), vec![], "the old grid is forgotten");
 }

@@ -23,11 +23,31 @@ const SCHEMA: &str = "\
 15 MPI_Start request:REQUEST:inout:s
 16 MPI_Allgatherv sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcounts:POLYXFER_NUM_ELEM_NNI:in:a displs:POLYDISPLACEMENT:in:a recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s
 17 MPI_Intercomm_create local_comm:COMMUNICATOR:in:s local_leader:RANK:in:s peer_comm:COMMUNICATOR:in:s remote_leader:RANK:in:s tag:TAG:in:s newintercomm:COMMUNICATOR:out:s
+18 MPI_Group_incl group:GROUP:in:s n:ARRAY_LENGTH:in:s ranks:RANK:in:a newgroup:GROUP:out:s
+19 MPI_Group_range_excl group:GROUP:in:s n:ARRAY_LENGTH:in:s ranges:RANK:in:a newgroup:GROUP:out:s
+20 MPI_Graph_create comm_old:COMMUNICATOR:in:s nnodes:COMM_SIZE:in:s index:INDEX:in:a edges:RANK:in:a reorder:LOGICAL:in:s comm_graph:COMMUNICATOR:out:s
+21 MPI_Dist_graph_create comm_old:COMMUNICATOR:in:s n:ARRAY_LENGTH_NNI:in:s sources:RANK_NNI:in:a degrees:DEGREE:in:a destinations:RANK_NNI:in:a weights:WEIGHT:in:a info:INFO:in:s reorder:LOGICAL:in:s comm_dist_graph:COMMUNICATOR:out:s
+22 MPI_Dist_graph_create_adjacent comm_old:COMMUNICATOR:in:s indegree:DEGREE:in:s sources:RANK_NNI:in:a sourceweights:WEIGHT:in:a outdegree:DEGREE:in:s destinations:RANK_NNI:in:a destweights:WEIGHT:in:a info:INFO:in:s reorder:LOGICAL:in:s comm_dist_graph:COMMUNICATOR:out:s
+23 MPI_Cart_shift comm:COMMUNICATOR:in:s direction:INDEX:in:s disp:DIMENSION:in:s rank_source:RANK:out:s rank_dest:RANK:out:s
+24 MPI_Cart_rank comm:COMMUNICATOR:in:s coords:COORDINATE:in:a rank:RANK:out:s
+25 MPI_Comm_split_type comm:COMMUNICATOR:in:s split_type:SPLIT_TYPE:in:s key:KEY:in:s info:INFO:in:s newcomm:COMMUNICATOR:out:s
+26 MPI_Comm_set_errhandler comm:COMMUNICATOR:in:s errhandler:ERRHANDLER:in:s
+27 MPI_Comm_set_info comm:COMMUNICATOR:in:s info:INFO:in:s
+28 MPI_Info_get_nkeys info:INFO:in:s nkeys:INDEX:out:s
+29 MPI_File_set_errhandler file:FILE:in:s errhandler:ERRHANDLER:in:s
+30 MPI_File_get_size fh:FILE:in:s size:OFFSET:out:s
+31 MPI_Info_free info:INFO:inout:s
+32 MPI_Win_fence assert:ASSERT:in:s win:WINDOW:in:s
+33 MPI_Win_start group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
+34 MPI_Win_post group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
+35 MPI_Graph_map comm:COMMUNICATOR:in:s nnodes:ARRAY_LENGTH:in:s index:INDEX:in:a edges:RANK:in:a newrank:RANK:out:s
 ";
 
 const WORLD: i64 = 100;
 const COMM_NULL: i64 = 101;
 const CART: i64 = 200;
+/// A 2x2 grid, periodic in dimension 0 only.
+const TORUS: i64 = 201;
 const INTER: i64 = 300;
 const INT: i64 = 1;
 const TYPE_NULL: i64 = 0;
@@ -40,11 +60,20 @@ const IN_PLACE: i64 = -1;
 const UNDEFINED: i64 = -32766;
 const PROC_NULL: i64 = -3;
 const ROOT: i64 = -4;
+/// A group of 4 processes, and one whose size the rank does not know.
+const GROUP4: i64 = 400;
+const GROUP_UNKNOWN: i64 = 401;
+const ERRHANDLER_NULL: i64 = 500;
+const INFO_NULL: i64 = 501;
+const FILE_NULL: i64 = 502;
 
-/// A rank of a 4-process world (rank `me`) with a 1-d grid and a 2-to-3 intercommunicator.
+/// A rank of a 4-process world (rank `me`) with a 1-d grid of 4, a 2x2 torus and a 2-to-3
+/// intercommunicator.
 struct State {
     me: u32,
     constants: ArgConstants,
+    line: CartShape,
+    torus: CartShape,
 }
 
 impl State {
@@ -61,6 +90,21 @@ impl State {
                 undefined: Some(UNDEFINED),
                 request_null: Some(0),
                 no_op: Some(NO_OP),
+                rma_modes: vec![
+                    ("MPI_MODE_NOCHECK", 1024),
+                    ("MPI_MODE_NOSTORE", 2048),
+                    ("MPI_MODE_NOPUT", 4096),
+                    ("MPI_MODE_NOPRECEDE", 8192),
+                    ("MPI_MODE_NOSUCCEED", 16384),
+                ],
+            },
+            line: CartShape {
+                dims: vec![4],
+                periods: vec![false],
+            },
+            torus: CartShape {
+                dims: vec![2, 2],
+                periods: vec![true, false],
             },
         }
     }
@@ -74,7 +118,10 @@ impl ArgState for State {
         match (kind, raw) {
             (ObjectKind::Datatype, TYPE_NULL)
             | (ObjectKind::Op, OP_NULL)
-            | (ObjectKind::Communicator, COMM_NULL) => HandleState::Null,
+            | (ObjectKind::Communicator, COMM_NULL)
+            | (ObjectKind::Errhandler, ERRHANDLER_NULL)
+            | (ObjectKind::Info, INFO_NULL)
+            | (ObjectKind::File, FILE_NULL) => HandleState::Null,
             (ObjectKind::Datatype, FREED_TYPE) => HandleState::Freed,
             (ObjectKind::Datatype, NEW_TYPE) => HandleState::Uncommitted,
             _ => HandleState::Usable,
@@ -90,6 +137,7 @@ impl ArgState for State {
         match raw {
             WORLD => Some(view(None)),
             CART => Some(view(Some(TopologyKind::Cart { ndims: 1 }))),
+            TORUS => Some(view(Some(TopologyKind::Cart { ndims: 2 }))),
             INTER => Some(CommView {
                 size: 2,
                 remote_size: Some(3),
@@ -101,6 +149,16 @@ impl ArgState for State {
     }
     fn predefined_datatype(&self, raw: i64) -> bool {
         raw == INT
+    }
+    fn group_size(&self, raw: i64) -> Option<u32> {
+        (raw == GROUP4).then_some(4)
+    }
+    fn cart_shape(&self, raw: i64) -> Option<&CartShape> {
+        match raw {
+            CART => Some(&self.line),
+            TORUS => Some(&self.torus),
+            _ => None,
+        }
     }
 }
 
@@ -531,7 +589,10 @@ fn the_kind_table_counts_the_functions_of_each_rule() {
         .collect();
     let table = kind_table(&functions);
     // AR011: MPI_Comm_split; AR013: MPI_Cart_coords and MPI_Neighbor_allgather.
-    assert!(table.contains("| `COLOR` | AR011 |"), "{table}");
+    assert!(
+        table.contains("| `COLOR`, `SPLIT_TYPE` | AR011 |"),
+        "{table}"
+    );
     let row = |code: &str| {
         table
             .lines()
@@ -543,9 +604,15 @@ fn the_kind_table_counts_the_functions_of_each_rule() {
             .trim()
             .to_string()
     };
-    assert_eq!(row("AR011"), "1");
-    assert_eq!(row("AR013"), "2");
-    assert_eq!(row("AR012"), "2"); // Cart_create, Dims_create
+    // Comm_split, Comm_split_type.
+    assert_eq!(row("AR011"), "2");
+    // AR013: ... and MPI_Cart_shift, MPI_Cart_rank.
+    assert_eq!(row("AR013"), "4");
+    // Cart_create, Dims_create, Graph_create, Cart_shift, Cart_rank, Graph_map.
+    assert_eq!(row("AR012"), "6");
+    // MPI_Group_incl, MPI_Group_range_excl.
+    assert_eq!(row("AR014"), "2");
+    assert_eq!(row("AR015"), "3"); // MPI_Win_fence, MPI_Win_start, MPI_Win_post
 }
 
 #[test]
@@ -579,4 +646,281 @@ fn every_form_of_a_collective_is_that_collective() {
     }
     assert_eq!(collective_base("Isend"), None);
     assert_eq!(collective_base("Irecv"), None);
+}
+
+#[test]
+fn group_rank_lists_are_distinct_ranks_of_the_group() {
+    let incl = |group, ranks: &'static [i64]| {
+        problems(0, 18, &[I(group), I(ranks.len() as i64), A(ranks), I(0)])
+    };
+    assert_eq!(incl(GROUP4, &[3, 0, 1]), vec![]);
+    let out = |value| ArgProblem::RankListOutOfRange {
+        value,
+        size: 4,
+        of: "group",
+    };
+    assert_eq!(incl(GROUP4, &[0, 4]), vec![("ranks", out(4))]);
+    assert_eq!(incl(GROUP4, &[-1]), vec![("ranks", out(-1))]);
+    assert_eq!(
+        incl(GROUP4, &[2, 1, 2]),
+        vec![("ranks", ArgProblem::RepeatedRank { value: 2 })]
+    );
+    // A group of unknown size: only repeats are known wrong.
+    assert_eq!(incl(GROUP_UNKNOWN, &[7, 9]), vec![]);
+    assert_eq!(
+        incl(GROUP_UNKNOWN, &[7, 7]),
+        vec![("ranks", ArgProblem::RepeatedRank { value: 7 })]
+    );
+
+    let range_excl = |group, ranges: &'static [i64]| {
+        problems(
+            0,
+            19,
+            &[I(group), I(ranges.len() as i64 / 3), A(ranges), I(0)],
+        )
+    };
+    // 0, 2 and 3, 1 (a negative stride): distinct, in the group.
+    assert_eq!(range_excl(GROUP4, &[0, 3, 2, 3, 1, -2]), vec![]);
+    // A range the other way names nothing.
+    assert_eq!(range_excl(GROUP4, &[3, 0, 1]), vec![]);
+    assert_eq!(
+        range_excl(GROUP4, &[0, 1, 1, 2, 2, 0]),
+        vec![("ranges", ArgProblem::ZeroStride { range: 1 })]
+    );
+    assert_eq!(
+        range_excl(GROUP_UNKNOWN, &[0, 1, 0]),
+        vec![("ranges", ArgProblem::ZeroStride { range: 0 })]
+    );
+    // 0, 2, 4: the last one is outside; `last` itself need not be a rank named.
+    assert_eq!(range_excl(GROUP4, &[0, 4, 2]), vec![("ranges", out(4))]);
+    assert_eq!(range_excl(GROUP4, &[0, 5, 2]), vec![("ranges", out(4))]);
+    assert_eq!(range_excl(GROUP4, &[1, 4, 4]), vec![]);
+    assert_eq!(
+        range_excl(GROUP4, &[0, 2, 1, 2, 3, 1]),
+        vec![("ranges", ArgProblem::RepeatedRank { value: 2 })]
+    );
+    // A huge range costs no more than the group.
+    assert_eq!(
+        range_excl(GROUP4, &[0, 2_147_483_647, 1]),
+        vec![("ranges", out(4))]
+    );
+    assert_eq!(range_excl(GROUP_UNKNOWN, &[0, 2_147_483_647, 1]), vec![]);
+}
+
+#[test]
+fn graph_arrays_are_offsets_and_nodes_of_the_graph() {
+    let graph = |nnodes, index: &'static [i64], edges: &'static [i64]| {
+        problems(
+            0,
+            20,
+            &[I(WORLD), I(nnodes), A(index), A(edges), I(0), I(0)],
+        )
+    };
+    // A ring of 3 nodes.
+    assert_eq!(graph(3, &[2, 4, 6], &[1, 2, 0, 2, 0, 1]), vec![]);
+    assert_eq!(
+        graph(5, &[1, 2, 3, 4, 5], &[1, 0, 3, 2, 4]),
+        vec![(
+            "nnodes",
+            ArgProblem::GridTooLarge {
+                processes: 5,
+                size: 4
+            }
+        )]
+    );
+    // MPI_Graph_map takes the same description.
+    let map =
+        |index: &'static [i64]| problems(0, 35, &[I(WORLD), I(2), A(index), A(&[1, 0]), I(0)]);
+    assert_eq!(map(&[1, 2]), vec![]);
+    assert_eq!(
+        map(&[1, 0]),
+        vec![(
+            "index",
+            ArgProblem::DecreasingIndex {
+                position: 1,
+                value: 0
+            }
+        )]
+    );
+    assert_eq!(
+        graph(3, &[2, 1, 6], &[1, 2, 0, 2, 0, 1]),
+        vec![(
+            "index",
+            ArgProblem::DecreasingIndex {
+                position: 1,
+                value: 1
+            }
+        )]
+    );
+    assert_eq!(
+        graph(1, &[-1], &[]),
+        vec![(
+            "index",
+            ArgProblem::DecreasingIndex {
+                position: 0,
+                value: -1
+            }
+        )]
+    );
+    assert_eq!(
+        graph(3, &[2, 4, 6], &[1, 2, 0, 3, 0, 1]),
+        vec![(
+            "edges",
+            ArgProblem::RankListOutOfRange {
+                value: 3,
+                size: 3,
+                of: "graph"
+            }
+        )]
+    );
+}
+
+#[test]
+fn distributed_graph_ranks_are_ranks_of_the_communicator_and_degrees_not_negative() {
+    let out = |value| ArgProblem::RankListOutOfRange {
+        value,
+        size: 4,
+        of: "communicator",
+    };
+    let create = |sources: &'static [i64], degrees: &'static [i64], dest: &'static [i64]| {
+        problems(
+            0,
+            21,
+            &[
+                I(WORLD),
+                I(sources.len() as i64),
+                A(sources),
+                A(degrees),
+                A(dest),
+                I(0),
+                I(0),
+                I(0),
+                I(0),
+            ],
+        )
+    };
+    assert_eq!(create(&[0, 3], &[1, 2], &[1, 0, 2]), vec![]);
+    assert_eq!(create(&[0, 4], &[1, 1], &[1, 0]), vec![("sources", out(4))]);
+    assert_eq!(
+        create(&[0], &[-1], &[]),
+        vec![("degrees", ArgProblem::NegativeCount { value: -1 })]
+    );
+    let adjacent = |indeg, sources: &'static [i64], outdeg, dest: &'static [i64]| {
+        problems(
+            0,
+            22,
+            &[
+                I(WORLD),
+                I(indeg),
+                A(sources),
+                I(0),
+                I(outdeg),
+                A(dest),
+                I(0),
+                I(0),
+                I(0),
+                I(0),
+            ],
+        )
+    };
+    assert_eq!(adjacent(1, &[3], 2, &[1, 2]), vec![]);
+    assert_eq!(adjacent(1, &[1], 1, &[-5]), vec![("destinations", out(-5))]);
+    assert_eq!(
+        adjacent(-1, &[], 0, &[]),
+        vec![("indegree", ArgProblem::NegativeCount { value: -1 })]
+    );
+}
+
+#[test]
+fn directions_and_coordinates_are_inside_the_grid() {
+    let shift = |comm, direction| problems(0, 23, &[I(comm), I(direction), I(-3), I(0), I(0)]);
+    assert_eq!(shift(TORUS, 1), vec![], "a negative displacement is fine");
+    let outside = |value, dim, limit| ArgProblem::OutsideGrid { value, dim, limit };
+    assert_eq!(shift(TORUS, 2), vec![("direction", outside(2, None, 2))]);
+    assert_eq!(shift(CART, -1), vec![("direction", outside(-1, None, 1))]);
+    assert_eq!(shift(WORLD, 5), vec![("comm", ArgProblem::MissingTopology)]);
+    let rank = |comm, coords: &'static [i64]| problems(0, 24, &[I(comm), A(coords), I(0)]);
+    assert_eq!(rank(CART, &[3]), vec![]);
+    assert_eq!(rank(CART, &[4]), vec![("coords", outside(4, Some(0), 4))]);
+    // Dimension 0 of the torus is periodic: any coordinate wraps.
+    assert_eq!(rank(TORUS, &[-1, 1]), vec![]);
+    assert_eq!(
+        rank(TORUS, &[5, -1]),
+        vec![("coords", outside(-1, Some(1), 2))]
+    );
+}
+
+#[test]
+fn split_types_are_not_negative_or_are_undefined() {
+    let split = |split_type| problems(0, 25, &[I(WORLD), I(split_type), I(0), I(0), I(0)]);
+    assert_eq!(split(1), vec![]);
+    assert_eq!(split(UNDEFINED), vec![]);
+    assert_eq!(
+        split(-1),
+        vec![("split_type", ArgProblem::InvalidColor { value: -1 })]
+    );
+}
+
+#[test]
+fn null_error_handlers_files_and_infos_where_the_standard_forbids_them() {
+    let null = |kind| ArgProblem::NullHandle { kind };
+    assert_eq!(
+        problems(0, 26, &[I(WORLD), I(ERRHANDLER_NULL)]),
+        vec![("errhandler", null(ObjectKind::Errhandler))]
+    );
+    // MPI_INFO_NULL is "no hints" as an argument, not an info object to work on.
+    assert_eq!(problems(0, 27, &[I(WORLD), I(INFO_NULL)]), vec![]);
+    assert_eq!(
+        problems(0, 28, &[I(INFO_NULL), I(0)]),
+        vec![("info", null(ObjectKind::Info))]
+    );
+    assert_eq!(
+        problems(0, 31, &[I(INFO_NULL)]),
+        vec![("info", null(ObjectKind::Info))]
+    );
+    // MPI_FILE_NULL names the default error handler of files.
+    assert_eq!(problems(0, 29, &[I(FILE_NULL), I(0x77)]), vec![]);
+    assert_eq!(
+        problems(0, 30, &[I(FILE_NULL), I(0)]),
+        vec![("fh", null(ObjectKind::File))]
+    );
+}
+
+#[test]
+fn rma_assertions_hold_only_the_modes_of_their_call() {
+    let (nocheck, nostore, noput, noprecede, nosucceed) = (1024, 2048, 4096, 8192, 16384);
+    let fence = |a| problems(0, 32, &[I(a), I(0x99)]);
+    let start = |a| problems(0, 33, &[I(GROUP4), I(a), I(0x99)]);
+    let post = |a| problems(0, 34, &[I(GROUP4), I(a), I(0x99)]);
+    let bad = |value, not_allowed: &[&'static str]| {
+        vec![(
+            "assert",
+            ArgProblem::InvalidAssert {
+                value,
+                not_allowed: not_allowed.to_vec(),
+            },
+        )]
+    };
+    assert_eq!(fence(0), vec![]);
+    assert_eq!(fence(noprecede | nostore | noput), vec![]);
+    assert_eq!(fence(nosucceed), vec![]);
+    assert_eq!(fence(nocheck), bad(nocheck, &["MPI_MODE_NOCHECK"]));
+    assert_eq!(start(nocheck), vec![]);
+    assert_eq!(
+        start(noprecede | nocheck),
+        bad(noprecede | nocheck, &["MPI_MODE_NOPRECEDE"])
+    );
+    assert_eq!(post(nocheck | nostore | noput), vec![]);
+    assert_eq!(post(1), bad(1, &["bits of no MPI_MODE_* value"]));
+    assert_eq!(
+        post(-1),
+        bad(
+            -1,
+            &[
+                "MPI_MODE_NOPRECEDE",
+                "MPI_MODE_NOSUCCEED",
+                "bits of no MPI_MODE_* value"
+            ]
+        )
+    );
 }
