@@ -573,7 +573,11 @@ void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype ty
     uintptr_t start = 0, end = 0;
     int known = layout(buf, count, type, &start, &end);
     lock(my_tid());
+    /* The handle of a request freed where no hook saw it (a Fortran MPI_Request_free) may
+     * come back: its old entry is replaced. */
     int slot = -1;
+    for (int i = 0; i < MAX_PERSISTENT && slot < 0; i++)
+        if (persistent[i].used && persistent[i].req == req) slot = i;
     for (int i = 0; i < MAX_PERSISTENT && slot < 0; i++)
         if (!persistent[i].used) slot = i;
     if (slot >= 0) {
