@@ -3,7 +3,8 @@
  * send buffers and of a root's own input block used in place, arguments that only count at
  * the root (a non-root's MPI_Ireduce receive buffer, MPI_Iscatter send buffer), stores into
  * the holes between the blocks of a v-variant's receive buffer, input beyond the result of
- * an in-place MPI_Ireduce_scatter_block, and stores after the wait. Results must be right.
+ * an in-place MPI_Ireduce_scatter(_block), and stores after the wait; also MPI_Ialltoallw
+ * (byte displacements), MPI_Iscatterv, MPI_Iscan and MPI_Iexscan. Results must be right.
  */
 /* mpicheck: ranks=2 check-buffers */
 /* expect: none */
@@ -85,6 +86,45 @@ int main(int argc, char **argv)
     sum += a[3];
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     b[0] += 0;
+
+    /* MPI_Ialltoallw: byte displacements, a type per peer; the gap between the receive
+     * blocks is the program's. */
+    int wc[2] = {n / 4, n / 4}, wsd[2] = {0, (n / 4) * (int)sizeof(int)};
+    int wrd[2] = {0, (n / 4 + 16) * (int)sizeof(int)};
+    MPI_Datatype wt[2] = {MPI_INT, MPI_INT};
+    for (int i = 0; i < n / 2; i++) a[i] = rank * n + i;
+    MPI_Ialltoallw(a, wc, wsd, wt, c, wc, wrd, wt, MPI_COMM_WORLD, &req);
+    for (int i = n / 4; i < n / 4 + 16; i++) c[i] = -3;
+    sum += a[5];
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < n / 4; i++) bad += c[wrd[r] / (int)sizeof(int) + i] != r * n + rank * (n / 4) + i;
+    for (int i = n / 4; i < n / 4 + 16; i++) bad += c[i] != -3;
+
+    /* MPI_Iscatterv from the root's blocks in reverse order. */
+    int vc[2] = {n / 2, n / 2}, vd[2] = {n / 2, 0};
+    for (int i = 0; i < n; i++) a[i] = i;
+    MPI_Iscatterv(a, vc, vd, MPI_INT, b, n / 2, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    if (rank == 0) sum += a[n - 1];
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; i < n / 2; i++) bad += b[i] != vd[rank] + i;
+
+    /* MPI_Iscan and MPI_Iexscan; MPI_Ireduce_scatter in place. */
+    for (int i = 0; i < n; i++) a[i] = 1;
+    MPI_Iscan(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+    sum += a[0];
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; i < n; i++) bad += b[i] != rank + 1;
+    MPI_Iexscan(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (rank > 0)
+        for (int i = 0; i < n; i++) bad += b[i] != rank;
+    int rs[2] = {n / 4, n - n / 4};
+    for (int i = 0; i < n; i++) b[i] = i;
+    MPI_Ireduce_scatter(MPI_IN_PLACE, b, rs, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+    sum += b[n - 1]; /* input beyond this rank's result */
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    for (int i = 0; i < rs[rank]; i++) bad += b[i] != size * ((rank ? rs[0] : 0) + i);
 
     printf("rank %d: sum %ld\n", rank, sum);
     if (bad) printf("rank %d: %d wrong values\n", rank, bad);

@@ -55,6 +55,7 @@ extern const uint16_t mpicheck_buffers_id;
 struct watched {
     int used;     /* the operation is pending */
     int recv;     /* MPI writes the buffer */
+    int readable; /* a receive buffer that other processes may read: never inaccessible */
     int reported; /* an access was reported: no longer protected */
     int kind;
     MPI_Request req; /* MPI_REQUEST_NULL for MPICHECK_WATCH_EPOCH */
@@ -186,7 +187,7 @@ static int page_prot(uintptr_t page)
     for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
-        if (w->recv && page >= w->start && page + page_size <= w->end) return PROT_NONE;
+        if (w->recv && !w->readable && page >= w->start && page + page_size <= w->end) return PROT_NONE;
         prot = PROT_READ;
     }
     return prot;
@@ -537,7 +538,8 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
     if (slot) {
         if (slot - watched >= watched_end) watched_end = (int)(slot - watched) + 1;
         slot->used = 1;
-        slot->recv = recv;
+        slot->recv = recv != 0;
+        slot->readable = recv == MPICHECK_RECV_READABLE;
         slot->reported = 0;
         slot->kind = kind;
         slot->req = req;

@@ -2,6 +2,10 @@
  * the watching): which bytes of which buffer arguments MPI reads (send: stores forbidden) or
  * writes (receive: any access forbidden) until the request completes, per MPI 4.1 §6.12.
  *
+ * - Receive buffers are protected read-only, not inaccessible: collective algorithms
+ *   forward data from them (a peer reads them with process_vm_readv while this process is
+ *   outside MPI, which fails with EFAULT on an inaccessible page: seen with MPICH's UCX
+ *   transport and MPI_Iallgatherv). Stores into them are found, loads are not.
  * - Root-only arguments count only at the root; MPI_IN_PLACE buffers are both read and
  *   written, except the blocks that only hold this process's input (MPI_Igather(v) at the
  *   root, MPI_Iallgather(v), MPI_Ireduce_scatter(_block) beyond the result), which are
@@ -110,7 +114,8 @@ static void watch_blocks(const struct blocks *b, int recv, int input, MPI_Reques
         mpicheck_buffers_unwatched();
     } else {
         for (int i = 0; i < nr; i++)
-            mpicheck_buffers_watch(r[i].lo, r[i].hi, MPICHECK_WATCH_REQUEST, req, MPI_WIN_NULL, 0, recv, site);
+            mpicheck_buffers_watch(r[i].lo, r[i].hi, MPICHECK_WATCH_REQUEST, req, MPI_WIN_NULL, 0,
+                                   recv ? MPICHECK_RECV_READABLE : 0, site);
         for (int i = 0; i < ni; i++)
             mpicheck_buffers_watch(in[i].lo, in[i].hi, MPICHECK_WATCH_REQUEST, req, MPI_WIN_NULL, 0, 0, site);
     }

@@ -96,6 +96,10 @@ void mpicheck_buffers_ialltoall(const void *sendbuf, int64_t sendcount, const vo
 /* What ends a watch: the request's completion (immediate operations: its handle is freed;
  * persistent ones: the completion call says so), or the RMA epoch's closing call. */
 enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH };
+/* recv of mpicheck_buffers_watch for a receive buffer that other processes may read while
+ * it is pending (a collective's algorithm forwards data from it, a peer's transport reads
+ * it with process_vm_readv): protected read-only, so only stores into it are found. */
+#define MPICHECK_RECV_READABLE 2
 int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb);
 void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
                             int recv, const void *site);

@@ -29,7 +29,9 @@ neighbours on the same page) is reported with the instruction that made it, reso
 file and line, the thread, and the call that started the operation. Stores into a send
 buffer are reported, loads from it are not (MPI allows them); both loads and stores of a
 receive buffer are, except loads on the receive buffer's first and last page, which stay
-readable so that the program's system calls on neighbouring data keep working. Buffers
+readable so that the program's system calls on neighbouring data keep working, and loads
+from the receive buffers of nonblocking collectives, which stay readable because other
+processes read them (collective algorithms forward data out of them). Buffers
 with a non-contiguous datatype, on a thread's stack, or in memory other than a private
 read-write mapping, on a page of an RMA window's memory, and the results of gets (which
 another process may write through shared memory at any time) are not watched. The first
