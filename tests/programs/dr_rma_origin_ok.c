@@ -1,7 +1,8 @@
 /*
  * Correct uses of RMA origin buffers under --check-buffers: reads of a pending put's origin
  * buffer, stores after the closing fence, after a flush and after the request's wait, a
- * get's result read after the fence (never protected), a put to MPI_PROC_NULL, and an origin
+ * get's result read after the fence (never protected), puts to MPI_PROC_NULL, the ignored
+ * origin buffer of an MPI_NO_OP get-accumulate, and an origin
  * buffer on the same page as the window's memory, which the other rank writes meanwhile
  * (never protected). Data must arrive intact.
  */
@@ -41,6 +42,14 @@ int main(int argc, char **argv)
     MPI_Win_fence(0, win);
     for (int i = 0; i < n; i++) bad += org[i] != rank * n + i;
 
+    /* MPI_NO_OP: a get-accumulate ignores its origin buffer, which stays the program's. */
+    int got = 0;
+    MPI_Win_fence(0, win);
+    MPI_Get_accumulate(org + 8, 1, MPI_INT, &got, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_NO_OP, win);
+    org[8] = -4;
+    MPI_Win_fence(0, win);
+    bad += got != rank * n;
+
     /* Lock epochs: a flush completes the put at the origin; a request its wait. */
     MPI_Win_lock_all(0, win);
     MPI_Put(org, n, MPI_INT, peer, 0, n, MPI_INT, win);
@@ -50,6 +59,9 @@ int main(int argc, char **argv)
     sum += org[2];
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     org[2] = -1;
+    MPI_Rput(org + 16, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, win, &req);
+    org[16] = -1; /* a request to MPI_PROC_NULL does not use its buffer */
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Win_unlock_all(win);
     MPI_Barrier(MPI_COMM_WORLD);
 

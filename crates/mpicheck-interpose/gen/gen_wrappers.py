@@ -673,14 +673,17 @@ def buffer_rma_hooks(func, base, site):
     on = "__builtin_expect(mpicheck_buffers_on, 0)"
     ok = f"{on} && mpicheck_ret == MPI_SUCCESS"
     out = []
+    # MPI_NO_OP: the origin buffer of a get-accumulate is ignored, not read; MPI_PROC_NULL:
+    # the call has no effect (checked again for the epoch kind in c/buffers.c).
+    used = " && op != MPI_NO_OP" if base.endswith("et_accumulate") else ""
     if base in BUFFER_RMA_REQUEST:
         out += [
-            f"if ({ok} && request)",
+            f"if ({ok} && request && target_rank != MPI_PROC_NULL{used})",
             f"    mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, {site});",
         ]
     if base in BUFFER_RMA_EPOCH:
         out += [
-            f"if ({ok})",
+            f"if ({ok}{used})",
             f"    mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, {site});",
         ]
     if base in BUFFER_RMA_WRITTEN:

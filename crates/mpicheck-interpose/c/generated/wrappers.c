@@ -13537,7 +13537,7 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
         mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -13575,7 +13575,7 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
         mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -19488,7 +19488,7 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -19526,7 +19526,7 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -20659,7 +20659,7 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -20701,7 +20701,7 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -20739,7 +20739,7 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -20776,7 +20776,7 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
