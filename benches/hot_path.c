@@ -4,8 +4,13 @@
  * Driven by benches/hot_path.sh, which runs it plainly and with the library preloaded.
  *
  *   hot_path [N] [OPS]    N iterations per operation (default 10000000); OPS is a comma list
- *                         of send,recv,rank,exchange,heapexchange (default the first four;
- *                         heapexchange is exchange with malloc'd buffers). Every rank runs the loops;
+ *                         of send,recv,rank,exchange,heapexchange,persistent,iallreduce
+ *                         (default the first four; heapexchange is exchange with malloc'd
+ *                         buffers; persistent: the same with a persistent receive and send,
+ *                         MPI_Startall + MPI_Waitall; iallreduce: MPI_Iallreduce of one int +
+ *                         MPI_Wait, heap buffers; rmaput: MPI_Put of one int to oneself +
+ *                         MPI_Win_flush in a lock_all epoch, origin and window on their
+ *                         own pages). Every rank runs the loops;
  *                         rank 0 prints one line per operation: "op <name> <ns per call>
  *                         <user ns> <kernel ns>" (the slowest rank's wall time, and rank 0's
  *                         calling thread's CPU time; exchange: N calls in N/3 messages, per
@@ -41,6 +46,7 @@ static double run(const char *op, long n)
     MPI_Request req[2];
     MPI_Comm_rank(MPI_COMM_WORLD, &self);
     if (!strcmp(op, "exchange") || !strcmp(op, "heapexchange")) n = n / 3 > 0 ? n / 3 : 1;
+    if (!strcmp(op, "persistent") || !strcmp(op, "iallreduce") || !strcmp(op, "rmaput")) n = n / 2 > 0 ? n / 2 : 1;
     double t0 = now_ns();
     if (!strcmp(op, "send"))
         for (long i = 0; i < n; i++) MPI_Send(&v, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
@@ -64,6 +70,46 @@ static double run(const char *op, long n)
         free(hs);
         free(hr);
         return (now_ns() - t0) / (3.0 * n);
+    } else if (!strcmp(op, "persistent")) {
+        int *hs = malloc(sizeof *hs), *hr = malloc(sizeof *hr);
+        MPI_Recv_init(hr, 1, MPI_INT, self, 0, MPI_COMM_WORLD, &req[0]);
+        MPI_Send_init(hs, 1, MPI_INT, self, 0, MPI_COMM_WORLD, &req[1]);
+        t0 = now_ns();
+        for (long i = 0; i < n; i++) {
+            MPI_Startall(2, req);
+            MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+        }
+        double t = (now_ns() - t0) / (2.0 * n);
+        MPI_Request_free(&req[0]);
+        MPI_Request_free(&req[1]);
+        free(hs);
+        free(hr);
+        return t;
+    } else if (!strcmp(op, "iallreduce")) {
+        int *hs = malloc(sizeof *hs), *hr = malloc(sizeof *hr);
+        *hs = 1;
+        for (long i = 0; i < n; i++) {
+            MPI_Iallreduce(hs, hr, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req[0]);
+            MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+        }
+        free(hs);
+        free(hr);
+        return (now_ns() - t0) / (2.0 * n);
+    } else if (!strcmp(op, "rmaput")) {
+        int *mem, *org = aligned_alloc(4096, 4096);
+        MPI_Win win;
+        MPI_Win_allocate(4096, sizeof(int), MPI_INFO_NULL, MPI_COMM_SELF, &mem, &win);
+        MPI_Win_lock_all(0, win);
+        t0 = now_ns();
+        for (long i = 0; i < n; i++) {
+            MPI_Put(org, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+            MPI_Win_flush(0, win);
+        }
+        double t = (now_ns() - t0) / (2.0 * n);
+        MPI_Win_unlock_all(win);
+        MPI_Win_free(&win);
+        free(org);
+        return t;
     } else
         for (long i = 0; i < n; i++) MPI_Comm_rank(MPI_COMM_WORLD, &r);
     return (now_ns() - t0) / n;

@@ -48,7 +48,7 @@
 //! | `put` `get` `accumulate` `get_accumulate` `fetch_and_op` `compare_and_swap`, and `rput` `rget` `raccumulate` `rget_accumulate` | `win=N` `target=N\|null` `disp=N` `count=N` `type=T` `op=sum` |
 //! | `init` `finalize` | |
 //! | `other NAME` | any other MPI call, e.g. `other MPI_Comm_rank` |
-//! | `access` | not a call: a load or store into a pending operation's buffer (`--check-buffers`), at the line's `@` site: `write=0\|1` `addr=N` `buf=START+LEN` `recv=0\|1` `thread=N` (absent: a thread without MPI calls) `tid=N` |
+//! | `access` | not a call: a load or store into a pending operation's buffer (`--check-buffers`), at the line's `@` site: `write=0\|1` `addr=N` `buf=START+LEN` `recv=0\|1` `thread=N` (absent: a thread without MPI calls) `tid=N` `post=FILE:LINE` (where the operation started, as the recorder gives it) |
 //!
 //! A line `type NAME 2*int,1*double` declares a derived datatype (a struct of blocks of
 //! builtin or earlier declared types) usable as `type=NAME`.

@@ -347,6 +347,75 @@ fn a_store_into_a_pending_send_buffer_is_reported_with_the_call_that_started_it(
 }
 
 #[test]
+fn an_access_to_a_started_persistent_buffer_names_the_request_and_its_start() {
+    let text = "ranks 2
+        *: init
+        0: send_init dest=1 tag=0 req=0 mem=buf:4096+64:r  @ a.c:8
+        0: recv_init src=1 tag=0 req=1 mem=buf:8192+64:w   @ a.c:9
+        0: isend dest=1 tag=1 req=2 mem=buf:4096+64:r      @ a.c:10
+        0: wait req=2                                      @ a.c:11
+        0: startall reqs=0,1                               @ a.c:12
+        0: access write=1 addr=4100 buf=4096+64 thread=0   @ a.c:13
+        0: access addr=8192 buf=8192+64 recv=1 thread=0    @ a.c:14
+        0: waitall reqs=0,1                                @ a.c:15
+        0: request_free req=0                              @ a.c:16
+        0: request_free req=1                              @ a.c:17
+        1: recv src=0 tag=1                                @ a.c:10
+        1: recv src=0 tag=0                                @ a.c:10
+        1: send dest=0 tag=0                               @ a.c:11
+        *: finalize                                        @ a.c:20";
+    assert_eq!(
+        codes_at(text),
+        vec![("DR002", Some(13)), ("DR002", Some(14))]
+    );
+    let found = findings(text);
+    assert_eq!(
+        found[0].message,
+        "store into byte 4 of the 64-byte buffer of a pending MPI_Send_init request (started by MPI_Startall) by the thread that started it, before the send completed"
+    );
+    assert!(
+        found[1].message.starts_with("load from byte 0 of the 64-byte buffer of a pending MPI_Recv_init request (started by MPI_Startall)"),
+        "{}",
+        found[1].message
+    );
+    for d in &found {
+        assert_eq!(
+            (d.locations[1].call.as_str(), d.locations[1].line),
+            ("MPI_Startall", Some(12))
+        );
+    }
+}
+
+#[test]
+fn a_store_into_a_put_origin_buffer_names_the_put_at_the_recorded_site() {
+    // The recorder gives the put's site: the put is the posting call even though an
+    // earlier MPI_Isend had the same buffer.
+    let text = "ranks 2
+        *: init
+        *: win_create win=0 size=40 unit=4                 @ w.c:1
+        0: isend dest=1 tag=0 req=0 mem=buf:4096+64:r      @ w.c:2
+        0: wait req=0                                      @ w.c:3
+        1: recv src=0 tag=0                                @ w.c:2
+        *: win_fence win=0                                 @ w.c:4
+        0: put win=0 target=1 disp=0 count=1 type=int      @ w.c:5
+        0: access write=1 addr=4096 buf=4096+4 thread=0 post=w.c:5 @ w.c:6
+        *: win_fence win=0                                 @ w.c:7
+        *: win_free win=0                                  @ w.c:99
+        *: finalize                                        @ w.c:100";
+    assert_eq!(codes_at(text), vec![("DR002", Some(6))]);
+    let d = &findings(text)[0];
+    assert_eq!(
+        d.message,
+        "store into byte 0 of the 4-byte buffer of a pending MPI_Put by the thread that started it, before the operation completed at the origin"
+    );
+    assert_eq!(
+        (d.locations[1].call.as_str(), d.locations[1].line),
+        ("MPI_Put", Some(5))
+    );
+    assert!(d.notes[0].contains("§12.3"), "{:?}", d.notes);
+}
+
+#[test]
 fn loads_of_pending_receive_buffers_by_other_threads_are_reported() {
     let text = "ranks 2
         *: init

@@ -44,6 +44,8 @@ extern const uint16_t mpicheck_buffers_id;
 #define MAX_STEPPERS 64
 #define MAX_RELEASED 64
 #define MAX_SPANS 32
+#define MAX_PERSISTENT 256
+#define MAX_WINDOWS 64
 /* Larger buffers are not watched: protecting them costs a page-table walk per MPI call. */
 #define MAX_WATCHED_BYTES ((uintptr_t)1 << 30)
 /* Bytes below a thread pointer that hold the thread's static TLS (never protected). */
@@ -53,8 +55,12 @@ extern const uint16_t mpicheck_buffers_id;
 struct watched {
     int used;     /* the operation is pending */
     int recv;     /* MPI writes the buffer */
+    int readable; /* a receive buffer that other processes may read: never inaccessible */
     int reported; /* an access was reported: no longer protected */
-    MPI_Request req;
+    int kind;
+    MPI_Request req; /* MPI_REQUEST_NULL for MPICHECK_WATCH_EPOCH */
+    MPI_Win win;     /* MPICHECK_WATCH_EPOCH: the window and the target rank */
+    int target;
     uint64_t mark; /* held by a completion call in progress */
     uintptr_t start, end, page_lo, page_hi;
     const void *site;
@@ -106,6 +112,27 @@ static struct {
     int ok;
 } spans[MAX_SPANS];
 static unsigned spans_next;
+
+/* Persistent point-to-point requests (MPI_Send_init ...): the bytes each MPI_Start watches,
+ * found when the request was made (its datatype may be freed before a start). Under the lock. */
+static struct {
+    int used;
+    int watchable; /* 1: contiguous, 0: not watched (counted at each start), -1: nothing to watch */
+    int recv;
+    MPI_Request req;
+    uintptr_t start, end;
+} persistent[MAX_PERSISTENT];
+
+/* The local memory of the process's RMA windows (MPI_Win_create, _allocate, _attach): other
+ * processes may write it at any time, also through system calls (process_vm_writev) that a
+ * protected page would make fail, so no watched buffer may share a page with it. Under the
+ * lock; once the table overflowed nothing more is watched. */
+static struct {
+    int used;
+    MPI_Win win;
+    uintptr_t lo, hi; /* page-aligned */
+} windows[MAX_WINDOWS];
+static int windows_overflow;
 
 static struct sigaction old_segv, old_trap;
 
@@ -160,7 +187,7 @@ static int page_prot(uintptr_t page)
     for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
-        if (w->recv && page >= w->start && page + page_size <= w->end) return PROT_NONE;
+        if (w->recv && !w->readable && page >= w->start && page + page_size <= w->end) return PROT_NONE;
         prot = PROT_READ;
     }
     return prot;
@@ -458,39 +485,66 @@ void mpicheck_buffers_leave(void)
     unlock();
 }
 
-void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
-                           const void *site)
+int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb)
 {
-    if (req == MPI_REQUEST_NULL || count <= 0 || buf == NULL || buf == MPI_BOTTOM) return;
-    /* Contiguous layouts only: the bytes MPI uses are then exactly [buf + lb, + count * size). */
-    int size;
-    MPI_Aint lb, extent, true_lb, true_extent;
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size <= 0 ||
+    /* The bytes MPI uses are then exactly [buf + true_lb, + count * size). */
+    int sz;
+    MPI_Aint lb, extent, tlb, true_extent;
+    if (type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &sz) != MPI_SUCCESS || sz <= 0 ||
         PMPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
-        PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS || true_extent != size ||
-        extent != size || (uint64_t)count > MAX_WATCHED_BYTES / (uint64_t)size) {
-        __atomic_fetch_add(&count_unwatched, 1, __ATOMIC_RELAXED);
-        return;
-    }
-    uintptr_t start = (uintptr_t)buf + (uintptr_t)true_lb;
-    uintptr_t end = start + (uintptr_t)count * (uintptr_t)size;
+        PMPI_Type_get_true_extent(type, &tlb, &true_extent) != MPI_SUCCESS || true_extent != sz || extent != sz)
+        return 0;
+    *size = sz;
+    *true_lb = tlb;
+    return 1;
+}
+
+/* The bytes of count elements of a contiguous datatype at buf: 1, 0 when the layout is not
+ * known to be contiguous or too large, -1 when there is nothing to watch. */
+static int layout(const void *buf, int64_t count, MPI_Datatype type, uintptr_t *start, uintptr_t *end)
+{
+    if (count <= 0 || buf == NULL || buf == MPI_BOTTOM) return -1;
+    int64_t size, true_lb;
+    if (!mpicheck_buffers_contiguous(type, &size, &true_lb) || (uint64_t)count > MAX_WATCHED_BYTES / (uint64_t)size)
+        return 0;
+    *start = (uintptr_t)buf + (uintptr_t)true_lb;
+    *end = *start + (uintptr_t)count * (uintptr_t)size;
+    return 1;
+}
+
+void mpicheck_buffers_unwatched(void)
+{
+    __atomic_fetch_add(&count_unwatched, 1, __ATOMIC_RELAXED);
+}
+
+void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
+                            int recv, const void *site)
+{
+    if (end <= start) return;
     uintptr_t page_lo = start & ~(page_size - 1);
     uintptr_t page_hi = (end + page_size - 1) & ~(page_size - 1);
-    if (near_tls(page_lo, page_hi, thread_pointer()) || near_tls(page_lo, page_hi, main_thread_pointer) ||
-        !private_rw(page_lo, page_hi)) {
-        __atomic_fetch_add(&count_unwatched, 1, __ATOMIC_RELAXED);
+    if (end - start > MAX_WATCHED_BYTES || near_tls(page_lo, page_hi, thread_pointer()) ||
+        near_tls(page_lo, page_hi, main_thread_pointer) || !private_rw(page_lo, page_hi)) {
+        mpicheck_buffers_unwatched();
         return;
     }
     lock(my_tid());
+    int near_window = windows_overflow;
+    for (int i = 0; i < MAX_WINDOWS && !near_window; i++)
+        near_window = windows[i].used && page_lo < windows[i].hi && windows[i].lo < page_hi;
     struct watched *slot = NULL;
-    for (int i = 0; i < MAX_WATCHED && !slot; i++)
+    for (int i = 0; i < MAX_WATCHED && !slot && !near_window; i++)
         if (!watched[i].used) slot = &watched[i];
     if (slot) {
         if (slot - watched >= watched_end) watched_end = (int)(slot - watched) + 1;
         slot->used = 1;
-        slot->recv = recv;
+        slot->recv = recv != 0;
+        slot->readable = recv == MPICHECK_RECV_READABLE;
         slot->reported = 0;
+        slot->kind = kind;
         slot->req = req;
+        slot->win = win;
+        slot->target = target;
         slot->mark = 0;
         slot->start = start;
         slot->end = end;
@@ -504,6 +558,132 @@ void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MP
     unlock();
 }
 
+void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
+                           const void *site)
+{
+    if (req == MPI_REQUEST_NULL) return;
+    uintptr_t start, end;
+    int known = layout(buf, count, type, &start, &end);
+    if (known == 0) mpicheck_buffers_unwatched();
+    if (known <= 0) return;
+    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_REQUEST, req, MPI_WIN_NULL, 0, recv, site);
+}
+
+void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv)
+{
+    if (req == MPI_REQUEST_NULL) return;
+    uintptr_t start = 0, end = 0;
+    int known = layout(buf, count, type, &start, &end);
+    lock(my_tid());
+    /* The handle of a request freed where no hook saw it (a Fortran MPI_Request_free) may
+     * come back: its old entry is replaced. */
+    int slot = -1;
+    for (int i = 0; i < MAX_PERSISTENT && slot < 0; i++)
+        if (persistent[i].used && persistent[i].req == req) slot = i;
+    for (int i = 0; i < MAX_PERSISTENT && slot < 0; i++)
+        if (!persistent[i].used) slot = i;
+    if (slot >= 0) {
+        persistent[slot].used = 1;
+        persistent[slot].watchable = known;
+        persistent[slot].recv = recv;
+        persistent[slot].req = req;
+        persistent[slot].start = start;
+        persistent[slot].end = end;
+    } else if (known >= 0) {
+        count_unwatched++;
+    }
+    unlock();
+}
+
+void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
+{
+    for (int j = 0; reqs && j < n; j++) {
+        if (reqs[j] == MPI_REQUEST_NULL) continue;
+        int watchable = -1, recv = 0;
+        uintptr_t start = 0, end = 0;
+        lock(my_tid());
+        for (int i = 0; i < MAX_PERSISTENT; i++)
+            if (persistent[i].used && persistent[i].req == reqs[j]) {
+                watchable = persistent[i].watchable;
+                recv = persistent[i].recv;
+                start = persistent[i].start;
+                end = persistent[i].end;
+                break;
+            }
+        unlock();
+        /* Not a persistent point-to-point request (a persistent collective, a partitioned
+         * one, or one made when the table was full and counted then). */
+        if (watchable == 0) mpicheck_buffers_unwatched();
+        if (watchable == 1) mpicheck_buffers_watch(start, end, MPICHECK_WATCH_PERSISTENT, reqs[j], MPI_WIN_NULL, 0, recv, site);
+    }
+}
+
+void mpicheck_buffers_forget(MPI_Request req)
+{
+    if (req == MPI_REQUEST_NULL) return;
+    lock(my_tid());
+    for (int i = 0; i < MAX_PERSISTENT; i++)
+        if (persistent[i].used && persistent[i].req == req) persistent[i].used = 0;
+    unlock();
+}
+
+void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size)
+{
+    if (win == MPI_WIN_NULL || base == NULL || size <= 0) return;
+    uintptr_t lo = (uintptr_t)base & ~(page_size - 1);
+    uintptr_t hi = ((uintptr_t)base + (uintptr_t)size + page_size - 1) & ~(page_size - 1);
+    lock(my_tid());
+    int slot = -1;
+    for (int i = 0; i < MAX_WINDOWS && slot < 0; i++)
+        if (!windows[i].used) slot = i;
+    if (slot < 0) {
+        windows_overflow = 1;
+    } else {
+        windows[slot].used = 1;
+        windows[slot].win = win;
+        windows[slot].lo = lo;
+        windows[slot].hi = hi;
+    }
+    /* Buffers already watched on these pages stop being protected. */
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (w->used && w->page_lo < hi && lo < w->page_hi) release(w);
+    }
+    unlock();
+}
+
+void mpicheck_buffers_window_gone(MPI_Win win, const void *base)
+{
+    lock(my_tid());
+    for (int i = 0; i < MAX_WINDOWS; i++)
+        if (windows[i].used && windows[i].win == win &&
+            (base == NULL || windows[i].lo == ((uintptr_t)base & ~(page_size - 1))))
+            windows[i].used = 0;
+    unlock();
+}
+
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+                          const void *site)
+{
+    if (target == MPI_PROC_NULL) return; /* no effect: the buffer is not used */
+    uintptr_t start, end;
+    int known = layout(buf, count, type, &start, &end);
+    if (known == 0) mpicheck_buffers_unwatched();
+    if (known <= 0) return;
+    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_EPOCH, MPI_REQUEST_NULL, win, target, 0, site);
+}
+
+void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all)
+{
+    if (!__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) return;
+    lock(my_tid());
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (w->used && w->kind == MPICHECK_WATCH_EPOCH && w->win == win && (all || w->target == target)) release(w);
+    }
+    unlock();
+}
+
 uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
 {
     if (!reqs || n <= 0 || !__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) return 0;
@@ -512,7 +692,7 @@ uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
     int any = 0;
     for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
-        if (!w->used) continue;
+        if (!w->used || w->kind == MPICHECK_WATCH_EPOCH) continue;
         for (int j = 0; j < n; j++)
             if (reqs[j] == w->req) {
                 w->mark = mark;
@@ -524,17 +704,27 @@ uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
     return any ? mark : 0;
 }
 
-/* A marked request no longer in the array was completed and freed by the call. */
-void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark)
+/* After a call that may complete requests: an immediate request no longer in the array was
+ * completed and freed. A persistent one keeps its handle: it completed when the call says so
+ * (ok: the call succeeded; all: it completed every request; else the positions in done[]),
+ * and a failed call ends its watch too (unsure: not protected). */
+void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int ok, int all, int ndone,
+                             const int *done)
 {
     lock(my_tid());
     for (int i = 0; i < watched_end; i++) {
         struct watched *w = &watched[i];
         if (!w->used || w->mark != mark) continue;
         w->mark = 0;
-        int still = 0;
-        for (int j = 0; j < n && !still; j++) still = reqs[j] == w->req;
-        if (!still) release(w);
+        int at = -1;
+        for (int j = 0; j < n && at < 0; j++)
+            if (reqs[j] == w->req) at = j;
+        int ended = at < 0;
+        if (!ended && w->kind == MPICHECK_WATCH_PERSISTENT) {
+            ended = !ok || all;
+            for (int k = 0; k < ndone && done && !ended; k++) ended = done[k] == at;
+        }
+        if (ended) release(w);
     }
     unlock();
 }
@@ -543,7 +733,7 @@ void mpicheck_buffers_completed(MPI_Request req)
 {
     lock(my_tid());
     for (int i = 0; i < watched_end; i++)
-        if (watched[i].used && watched[i].req == req) release(&watched[i]);
+        if (watched[i].used && watched[i].kind != MPICHECK_WATCH_EPOCH && watched[i].req == req) release(&watched[i]);
     unlock();
 }
 
@@ -582,6 +772,8 @@ void mpicheck_buffers_finalized(void)
     lock(my_tid());
     for (int i = 0; i < MAX_WATCHED; i++) watched[i].used = 0;
     watched_end = 0;
+    for (int i = 0; i < MAX_PERSISTENT; i++) persistent[i].used = 0;
+    for (int i = 0; i < MAX_WINDOWS; i++) windows[i].used = 0;
     unlock();
     int64_t *w = mpicheck_begin(mpicheck_buffers_id, 3, __builtin_return_address(0), 0);
     if (w) {
@@ -598,19 +790,105 @@ void mpicheck_buffers_finalized(void)
 void mpicheck_buffers_prepare(void) {}
 void mpicheck_buffers_enter(void) {}
 void mpicheck_buffers_leave(void) {}
+int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb)
+{
+    (void)type, (void)size, (void)true_lb;
+    return 0;
+}
+void mpicheck_buffers_unwatched(void) {}
+void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
+                            int recv, const void *site)
+{
+    (void)start, (void)end, (void)kind, (void)req, (void)win, (void)target, (void)recv, (void)site;
+}
 void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
                            const void *site)
 {
     (void)buf, (void)count, (void)type, (void)req, (void)recv, (void)site;
 }
+void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv)
+{
+    (void)buf, (void)count, (void)type, (void)req, (void)recv;
+}
+void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
+{
+    (void)reqs, (void)n, (void)site;
+}
+void mpicheck_buffers_forget(MPI_Request req) { (void)req; }
+void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size) { (void)win, (void)base, (void)size; }
+void mpicheck_buffers_window_gone(MPI_Win win, const void *base) { (void)win, (void)base; }
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+                          const void *site)
+{
+    (void)buf, (void)count, (void)type, (void)target, (void)win, (void)site;
+}
+void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all) { (void)win, (void)target, (void)all; }
+void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size)
+{
+    if (win == MPI_WIN_NULL || base == NULL || size <= 0) return;
+    uintptr_t lo = (uintptr_t)base & ~(page_size - 1);
+    uintptr_t hi = ((uintptr_t)base + (uintptr_t)size + page_size - 1) & ~(page_size - 1);
+    lock(my_tid());
+    int slot = -1;
+    for (int i = 0; i < MAX_WINDOWS && slot < 0; i++)
+        if (!windows[i].used) slot = i;
+    if (slot < 0) {
+        windows_overflow = 1;
+    } else {
+        windows[slot].used = 1;
+        windows[slot].win = win;
+        windows[slot].lo = lo;
+        windows[slot].hi = hi;
+    }
+    /* Buffers already watched on these pages stop being protected. */
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (w->used && w->page_lo < hi && lo < w->page_hi) release(w);
+    }
+    unlock();
+}
+
+void mpicheck_buffers_window_gone(MPI_Win win, const void *base)
+{
+    lock(my_tid());
+    for (int i = 0; i < MAX_WINDOWS; i++)
+        if (windows[i].used && windows[i].win == win &&
+            (base == NULL || windows[i].lo == ((uintptr_t)base & ~(page_size - 1))))
+            windows[i].used = 0;
+    unlock();
+}
+
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+                          const void *site)
+{
+    if (target == MPI_PROC_NULL) return; /* no effect: the buffer is not used */
+    uintptr_t start, end;
+    int known = layout(buf, count, type, &start, &end);
+    if (known == 0) mpicheck_buffers_unwatched();
+    if (known <= 0) return;
+    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_EPOCH, MPI_REQUEST_NULL, win, target, 0, site);
+}
+
+void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all)
+{
+    if (!__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) return;
+    lock(my_tid());
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (w->used && w->kind == MPICHECK_WATCH_EPOCH && w->win == win && (all || w->target == target)) release(w);
+    }
+    unlock();
+}
+
 uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
 {
     (void)reqs, (void)n;
     return 0;
 }
-void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark)
+void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int ok, int all, int ndone,
+                             const int *done)
 {
-    (void)reqs, (void)n, (void)mark;
+    (void)reqs, (void)n, (void)mark, (void)ok, (void)all, (void)ndone, (void)done;
 }
 void mpicheck_buffers_completed(MPI_Request req) { (void)req; }
 void mpicheck_buffers_flush(void) {}

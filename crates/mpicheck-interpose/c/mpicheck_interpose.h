@@ -50,15 +50,60 @@ void mpicheck_threads_on_start(void);
 
 /* Buffer checking (buffers.c, on with MPICHECK_CHECK_BUFFERS=1): nonzero while on. The
  * wrappers call enter/leave around every outermost MPI call (buffers are unprotected while
- * any thread is inside MPI), post after a nonblocking send or receive returned, and
- * mark/settle around the calls that may complete requests. */
+ * any thread is inside MPI), post after a nonblocking send or receive returned, persistent
+ * after a persistent send or receive was made, started after MPI_Start(all), forget after
+ * MPI_Request_free, and mark/settle around the calls that may complete requests. */
 extern int mpicheck_buffers_on;
 void mpicheck_buffers_enter(void);
 void mpicheck_buffers_leave(void);
 void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
                            const void *site);
+void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv);
+void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site);
+void mpicheck_buffers_forget(MPI_Request req);
 uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n);
-void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark);
+void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int ok, int all, int ndone,
+                             const int *done);
+/* For the hooks of buffers_coll.c: 1 when count elements of the type cover exactly
+ * [true_lb, + count * size) from the buffer; watching [start, end) (memory checks, counts);
+ * counting a buffer left unwatched. */
+/* RMA: a window's local memory (never protected, nor pages shared with it; base NULL: all
+ * of the window's), the origin buffer of MPI_Put/MPI_Accumulate watched until a call that
+ * completes the operations to that target at the origin (all: to every target). */
+void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size);
+void mpicheck_buffers_window_gone(MPI_Win win, const void *base);
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+                          const void *site);
+void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all);
+/* Nonblocking collectives (buffers_coll.c), after the call returned a request. */
+void mpicheck_buffers_ibcast(void *buf, int64_t count, MPI_Datatype type, int root, MPI_Comm comm,
+                             MPI_Request req, const void *site);
+void mpicheck_buffers_ireduce(const void *sendbuf, void *recvbuf, int64_t count, MPI_Datatype type, int root,
+                              int kind, MPI_Comm comm, MPI_Request req, const void *site);
+void mpicheck_buffers_ireduce_scatter(const void *sendbuf, void *recvbuf, int64_t recvcount, const void *recvcounts,
+                                      MPI_Datatype type, MPI_Comm comm, int big, MPI_Request req, const void *site);
+void mpicheck_buffers_igather(const void *sendbuf, int64_t sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              int64_t recvcount, const void *recvcounts, const void *displs, MPI_Datatype recvtype,
+                              int root, int all, MPI_Comm comm, int big, MPI_Request req, const void *site);
+void mpicheck_buffers_iscatter(const void *sendbuf, int64_t sendcount, const void *sendcounts, const void *displs,
+                               MPI_Datatype sendtype, void *recvbuf, int64_t recvcount, MPI_Datatype recvtype,
+                               int root, MPI_Comm comm, int big, MPI_Request req, const void *site);
+void mpicheck_buffers_ialltoall(const void *sendbuf, int64_t sendcount, const void *sendcounts, const void *sdispls,
+                                MPI_Datatype sendtype, const MPI_Datatype *sendtypes, void *recvbuf,
+                                int64_t recvcount, const void *recvcounts, const void *rdispls,
+                                MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm, int big,
+                                MPI_Request req, const void *site);
+/* What ends a watch: the request's completion (immediate operations: its handle is freed;
+ * persistent ones: the completion call says so), or the RMA epoch's closing call. */
+enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH };
+/* recv of mpicheck_buffers_watch for a receive buffer that other processes may read while
+ * it is pending (a collective's algorithm forwards data from it, a peer's transport reads
+ * it with process_vm_readv): protected read-only, so only stores into it are found. */
+#define MPICHECK_RECV_READABLE 2
+int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb);
+void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
+                            int recv, const void *site);
+void mpicheck_buffers_unwatched(void);
 void mpicheck_buffers_completed(MPI_Request req);
 void mpicheck_buffers_prepare(void);
 void mpicheck_buffers_flush(void);

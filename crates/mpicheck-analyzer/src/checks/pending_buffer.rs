@@ -1,5 +1,6 @@
-//! Loads and stores of the program into the buffer of a pending nonblocking send or receive
-//! (DR002), as `mpicheck run --check-buffers` caught them ([`Run::buffer_accesses`]).
+//! Loads and stores of the program into the buffer of a pending nonblocking send or receive,
+//! started persistent request, nonblocking collective or RMA operation (DR002), as `mpicheck
+//! run --check-buffers` caught them ([`Run::buffer_accesses`]).
 
 use super::{run_event_location, Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
@@ -11,20 +12,31 @@ pub const DR002: CheckInfo = CheckInfo {
     name: "pending-buffer-access",
     category: Category::DataRace,
     severity: Severity::Error,
-    summary: "the program stores into the buffer of a pending nonblocking send, or loads or stores the buffer of a pending nonblocking receive, before the operation completes",
+    summary: "the program stores into the buffer of a pending nonblocking send (or RMA origin buffer), or loads or stores the buffer of a pending nonblocking receive, before the operation completes",
     docs: r#"## What it does
 
-With `mpicheck run --check-buffers`, the memory pages of the buffer of every pending
-`MPI_Isend`, `MPI_Issend`, `MPI_Ibsend`, `MPI_Irsend` and `MPI_Irecv` are protected while
-no thread of the process is inside MPI, until a wait, test or `MPI_Request_free`
-completes the request. An access by the program to the buffer's own bytes (not to its
+With `mpicheck run --check-buffers`, the memory pages of the buffers of pending operations
+are protected while no thread of the process is inside MPI: of every `MPI_Isend`,
+`MPI_Issend`, `MPI_Ibsend`, `MPI_Irsend` and `MPI_Irecv`, and every persistent send or
+receive from `MPI_Start`/`MPI_Startall`, until a wait, test or `MPI_Request_free`
+completes the request; the send and receive buffers of nonblocking collectives
+(`MPI_Ibcast`, `MPI_Iallreduce`, `MPI_Igatherv`, ...; root-only arguments at the root only,
+the blocks of v-variants as their counts and displacements give them) until their
+request completes; the origin buffers of `MPI_Rput`, `MPI_Raccumulate` and
+`MPI_Rget_accumulate` until their request completes, and of `MPI_Put`, `MPI_Accumulate`
+and `MPI_Get_accumulate` until the fence, unlock, flush or complete that ends them at the
+origin. An access by the program to the buffer's own bytes (not to its
 neighbours on the same page) is reported with the instruction that made it, resolved to
 file and line, the thread, and the call that started the operation. Stores into a send
 buffer are reported, loads from it are not (MPI allows them); both loads and stores of a
 receive buffer are, except loads on the receive buffer's first and last page, which stay
-readable so that the program's system calls on neighbouring data keep working. Buffers
+readable so that the program's system calls on neighbouring data keep working, and loads
+from the receive buffers of nonblocking collectives, which stay readable because other
+processes read them (collective algorithms forward data out of them). Buffers
 with a non-contiguous datatype, on a thread's stack, or in memory other than a private
-read-write mapping are not watched. The first access to each buffer is reported.
+read-write mapping, on a page of an RMA window's memory, and the results of gets (which
+another process may write through shared memory at any time) are not watched. The first
+access to each buffer is reported.
 
 ## Why is this bad
 
@@ -54,7 +66,8 @@ buffer is allowed.
 
 MPI 4.1 §3.7.2 (communication initiation: the send buffer must not be modified, the
 receive buffer must not be accessed until the operation completes), §3.7.3
-(communication completion), §11.6.2 (the same across threads).
+(communication completion), §3.9 (persistent requests), §6.12 (nonblocking collectives),
+§12.3 (RMA origin buffers), §11.6.2 (the same across threads).
 "#,
 };
 
@@ -69,51 +82,119 @@ impl Check for PendingBufferAccess {
     }
 }
 
-/// The call that started the pending operation: the latest nonblocking send or receive
-/// before the access whose buffer starts at the watched bytes (any of the right direction
+/// The call that started the pending operation: the latest call before the access at the
+/// site the recorder gave; without one, the latest nonblocking send or receive, or start of
+/// a persistent one, whose buffer starts at the watched bytes (any of the right direction
 /// when the call's buffers are unknown).
-fn posting_event<'r>(run: &'r Run, access: &BufferAccess) -> Option<&'r Event> {
+fn posting_event<'r>(run: &'r Run, access: &BufferAccess) -> Option<(usize, &'r Event)> {
     let events = &run.ranks.get(access.rank as usize)?.events;
     let before = &events[..(access.events_before as usize).min(events.len())];
-    let right_kind = |e: &&Event| {
-        matches!(
-            (&e.op, access.recv),
-            (
-                Op::Send {
-                    blocking: Blocking::Nonblocking(_),
-                    ..
-                },
-                false
-            ) | (
-                Op::Recv {
-                    blocking: Blocking::Nonblocking(_),
-                    ..
-                },
-                true
-            )
-        )
+    if access.post_site != SiteId(0) {
+        if let Some(found) = before
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, e)| e.site == access.post_site)
+        {
+            return Some(found);
+        }
+    }
+    let right_kind = |e: &&Event| match &e.op {
+        Op::Start { requests } => requests
+            .iter()
+            .any(|r| persistent_init(before, *r, access).is_some()),
+        op => starts_direction(op, access.recv, false),
     };
-    let same_buffer = |e: &&Event| e.buffers().iter().any(|b| b.start == access.start);
-    before
+    let same_buffer = |e: &&Event| match &e.op {
+        Op::Start { .. } => true,
+        _ => has_buffer(e, access),
+    };
+    let found = before
         .iter()
-        .rev()
-        .filter(right_kind)
-        .find(same_buffer)
-        .or_else(|| before.iter().rev().find(right_kind))
+        .rposition(|e| right_kind(&e) && same_buffer(&e))
+        .or_else(|| before.iter().rposition(|e| right_kind(&e)))?;
+    Some((found, &before[found]))
+}
+
+fn starts_direction(op: &Op, recv: bool, persistent: bool) -> bool {
+    let started = |b: &Blocking| match b {
+        Blocking::Nonblocking(_) => !persistent,
+        Blocking::Persistent(_) => persistent,
+        _ => false,
+    };
+    match op {
+        Op::Send { blocking, .. } => !recv && started(blocking),
+        Op::Recv { blocking, .. } => recv && started(blocking),
+        _ => false,
+    }
+}
+
+fn has_buffer(e: &Event, access: &BufferAccess) -> bool {
+    e.buffers().iter().any(|b| b.start == access.start)
+}
+
+/// The `MPI_Send_init`/`MPI_Recv_init`... that made the persistent request `req`, when it
+/// moves data in the access's direction and its buffer (if known) is the watched one.
+fn persistent_init<'r>(
+    before: &'r [Event],
+    req: ReqId,
+    access: &BufferAccess,
+) -> Option<&'r Event> {
+    before.iter().rev().find(|e| {
+        let made = match &e.op {
+            Op::Send { blocking, .. } | Op::Recv { blocking, .. } => {
+                *blocking == Blocking::Persistent(req)
+            }
+            _ => false,
+        };
+        made && starts_direction(&e.op, access.recv, true)
+            && (e.buffers().is_empty() || has_buffer(e, access))
+    })
+}
+
+/// How the message names the pending operation: its call, or for a started persistent
+/// request the call that made it.
+fn operation_name(run: &Run, access: &BufferAccess, post: &Event) -> String {
+    let Op::Start { requests } = &post.op else {
+        return post.call.to_string();
+    };
+    let events = &run.ranks[access.rank as usize].events;
+    let before = &events[..(access.events_before as usize).min(events.len())];
+    match requests
+        .iter()
+        .find_map(|r| persistent_init(before, *r, access))
+    {
+        Some(init) => format!("{} request (started by {})", init.call, post.call),
+        None => format!("persistent request (started by {})", post.call),
+    }
 }
 
 fn check(run: &Run) -> Vec<Diagnostic> {
     run.buffer_accesses
         .iter()
         .map(|access| {
-            let post = posting_event(run, access);
-            let call = post.map_or(if access.recv { "MPI_Irecv" } else { "MPI_Isend" }, |e| e.call);
+            let posted = posting_event(run, access);
+            let post = posted.map(|(_, e)| e);
+            let call = post.map_or(
+                if access.recv { "MPI_Irecv" } else { "MPI_Isend" }.to_string(),
+                |e| operation_name(run, access, e),
+            );
             let (noun, verb) = if access.write {
                 ("store into", "stores into")
             } else {
                 ("load from", "loads from")
             };
+            // An RMA origin buffer (MPI_Put, MPI_Rput...): completed by a request or by the
+            // epoch's synchronization, not by a matching receive.
+            let rma = posted.is_some_and(|(i, _)| {
+                run.rma.get(&(access.rank, i as u32)).is_some_and(|c| matches!(c.kind, RmaKind::Access(_)))
+            });
             let what = if access.recv { "receive" } else { "send" };
+            let until = if rma {
+                "the operation completed at the origin".to_string()
+            } else {
+                format!("the {what} completed")
+            };
             let thread = match (access.thread, post.map(|e| e.thread)) {
                 (Some(t), Some(p)) if t == p => "the thread that started it".to_string(),
                 (Some(t), _) => format!("thread {t}"),
@@ -121,7 +202,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             };
             let offset = access.address.wrapping_sub(access.start);
             let message = format!(
-                "{noun} byte {offset} of the {len}-byte buffer of a pending {call} by {thread}, before the {what} completed",
+                "{noun} byte {offset} of the {len}-byte buffer of a pending {call} by {thread}, before {until}",
                 len = access.len
             );
             let site = run.site(access.site);
@@ -142,7 +223,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 let s = run.site(access.post_site);
                 locations.push(Location {
                     ranks: RankSet::one(access.rank),
-                    call: call.to_string(),
+                    call: call.clone(),
                     file: s.file.clone(),
                     line: s.line,
                     function: s.function.clone(),
@@ -157,12 +238,18 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 severity: DR002.severity,
                 message: message.into(),
                 locations,
-                notes: vec![format!(
-                    "until a wait or test completes it, MPI may {} the buffer at any moment (MPI 4.1 §3.7.2)",
-                    if access.recv { "write" } else { "read" }
-                )
-                .into()],
-                help: Some(if access.recv {
+                notes: vec![if rma {
+                    "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may read the origin buffer at any moment (MPI 4.1 §12.3)".into()
+                } else {
+                    format!(
+                        "until a wait or test completes it, MPI may {} the buffer at any moment (MPI 4.1 §3.7.2)",
+                        if access.recv { "write" } else { "read" }
+                    )
+                    .into()
+                }],
+                help: Some(if rma {
+                    "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rput) before modifying the origin buffer; reading it is allowed".into()
+                } else if access.recv {
                     "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".into()
                 } else {
                     "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".into()

@@ -394,6 +394,10 @@ impl Parser {
             .transpose()?
             .unwrap_or(0);
         let (write, recv) = (flag(self, "write")?, flag(self, "recv")?);
+        let post_site = match keys.get("post") {
+            Some(v) => self.site(v)?,
+            None => SiteId(0),
+        };
         for &rank in ranks {
             let events_before = self.run.ranks[rank as usize].events.len() as u32;
             self.run.buffer_accesses.push(BufferAccess {
@@ -406,7 +410,7 @@ impl Parser {
                 start,
                 len,
                 recv,
-                post_site: SiteId(0),
+                post_site,
                 events_before,
             });
         }

@@ -6450,6 +6450,8 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -6482,6 +6484,8 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -7881,6 +7885,8 @@ int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -7914,6 +7920,8 @@ int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13461,6 +13469,7 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13492,6 +13501,7 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13527,6 +13537,9 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13562,6 +13575,9 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14634,6 +14650,8 @@ int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, 0, 1, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14668,6 +14686,8 @@ int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, 0, 1, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14707,6 +14727,8 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 0, 1, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14746,6 +14768,8 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 0, 1, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14779,6 +14803,8 @@ int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype d
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14812,6 +14838,8 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14846,6 +14874,8 @@ int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, voi
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14880,6 +14910,8 @@ int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendt
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14924,6 +14956,8 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14968,6 +15002,8 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15016,6 +15052,8 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15064,6 +15102,8 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15125,6 +15165,8 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ibcast(buffer, (int64_t)count, datatype, root, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15158,6 +15200,8 @@ int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root,
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ibcast(buffer, (int64_t)count, datatype, root, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15261,6 +15305,8 @@ int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 2, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15294,6 +15340,8 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 2, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15329,6 +15377,8 @@ int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, root, 0, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15364,6 +15414,8 @@ int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, root, 0, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15404,6 +15456,8 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, 0, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -15444,6 +15498,8 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, 0, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16701,6 +16757,8 @@ int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, root, 0, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16735,6 +16793,8 @@ int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, root, 0, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16770,6 +16830,8 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16805,6 +16867,8 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16838,6 +16902,8 @@ int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, (int64_t)recvcount, NULL, datatype, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -16871,6 +16937,8 @@ int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count re
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, (int64_t)recvcount, NULL, datatype, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17001,6 +17069,8 @@ int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dataty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17034,6 +17104,8 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17069,6 +17141,8 @@ int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_iscatter(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17104,6 +17178,8 @@ int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_iscatter(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17144,6 +17220,8 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_iscatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17184,6 +17262,8 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_iscatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19310,6 +19390,8 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19341,6 +19423,8 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19404,6 +19488,8 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19440,6 +19526,8 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19543,6 +19631,8 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int t
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19576,6 +19666,8 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20223,13 +20315,16 @@ int MPI_Request_free(MPI_Request* request)
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_freed = request ? *request : MPI_REQUEST_NULL;
     uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(request, 1) : 0;
     int mpicheck_ret = PMPI_Request_free(request);
     if (mpicheck_w) {
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (0), mpicheck_ret == MPI_SUCCESS ? (0) : 0, NULL);
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_forget(mpicheck_freed);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20488,6 +20583,7 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20523,6 +20619,7 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20562,6 +20659,9 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20601,6 +20701,9 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20636,6 +20739,8 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20671,6 +20776,8 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20762,6 +20869,8 @@ int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20795,6 +20904,8 @@ int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -21300,6 +21411,8 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, i
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -21333,6 +21446,8 @@ int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, int
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22119,6 +22234,8 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, 
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22152,6 +22269,8 @@ int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype, in
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_persistent(buf, (int64_t)count, datatype, *request, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22180,6 +22299,8 @@ int MPI_Start(MPI_Request* request)
         mpicheck_o_request[0] = (request ? MPICHECK_W(*request) : 0);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_started(request, 1, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22212,6 +22333,8 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_started(array_of_requests, count, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24294,7 +24417,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
-    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (flag && *flag), mpicheck_ret == MPI_SUCCESS ? (0) : 0, NULL);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24376,7 +24499,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
-    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (flag && *flag), mpicheck_ret == MPI_SUCCESS ? (0) : 0, NULL);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24424,7 +24547,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
-    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (0), mpicheck_ret == MPI_SUCCESS ? (index && *index != MPI_UNDEFINED) : 0, index);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24483,7 +24606,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (outcount && *outcount == 0));
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
-    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, incount, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, incount, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (0), mpicheck_ret == MPI_SUCCESS ? (outcount && *outcount != MPI_UNDEFINED ? *outcount : 0) : 0, array_of_indices);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26438,7 +26561,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(request, 1, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (1), mpicheck_ret == MPI_SUCCESS ? (0) : 0, NULL);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26487,7 +26610,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
-    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (1), mpicheck_ret == MPI_SUCCESS ? (0) : 0, NULL);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26531,7 +26654,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, count, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (0), mpicheck_ret == MPI_SUCCESS ? (index && *index != MPI_UNDEFINED) : 0, index);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26590,7 +26713,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_st_array_of_statuses != array_of_statuses && mpicheck_st_array_of_statuses != mpicheck_stack_array_of_statuses) free(mpicheck_st_array_of_statuses);
-    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, incount, mpicheck_bk);
+    if (mpicheck_bk) mpicheck_buffers_settle(array_of_requests, incount, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, mpicheck_ret == MPI_SUCCESS && (0), mpicheck_ret == MPI_SUCCESS ? (outcount && *outcount != MPI_UNDEFINED ? *outcount : 0) : 0, array_of_indices);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26623,6 +26746,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && win) mpicheck_buffers_window(*win, baseptr ? *(void **)baseptr : NULL, (int64_t)size);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26655,6 +26779,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && win) mpicheck_buffers_window(*win, baseptr ? *(void **)baseptr : NULL, (int64_t)size);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26687,6 +26812,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && win) mpicheck_buffers_window(*win, baseptr ? *(void **)baseptr : NULL, (int64_t)size);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26719,6 +26845,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && win) mpicheck_buffers_window(*win, baseptr ? *(void **)baseptr : NULL, (int64_t)size);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26745,6 +26872,7 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_window(win, base, (int64_t)size);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26818,6 +26946,7 @@ int MPI_Win_complete(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, 0, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26850,6 +26979,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && win) mpicheck_buffers_window(*win, base, (int64_t)size);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26882,6 +27012,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && win) mpicheck_buffers_window(*win, base, (int64_t)size);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27019,6 +27150,7 @@ int MPI_Win_detach(MPI_Win win, const void* base)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_window_gone(win, base);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27068,6 +27200,7 @@ int MPI_Win_fence(int assert, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, 0, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27093,6 +27226,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, rank, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27117,6 +27251,7 @@ int MPI_Win_flush_all(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, 0, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27142,6 +27277,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, rank, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27166,6 +27302,7 @@ int MPI_Win_flush_local_all(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, 0, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27189,10 +27326,15 @@ int MPI_Win_free(MPI_Win* win)
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Win mpicheck_freed_win = win ? *win : MPI_WIN_NULL;
     int mpicheck_ret = PMPI_Win_free(win);
     if (mpicheck_w) {
         mpicheck_o_win[0] = (win ? MPICHECK_W(*win) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) {
+        mpicheck_buffers_epoch_end(mpicheck_freed_win, 0, 1);
+        mpicheck_buffers_window_gone(mpicheck_freed_win, NULL);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -27763,6 +27905,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, rank, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -27787,6 +27930,7 @@ int MPI_Win_unlock_all(MPI_Win win)
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_epoch_end(win, 0, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
