@@ -180,11 +180,14 @@ fn program_end(outcome: &Outcome, notes: &LauncherNotes, dir: &Path) -> ProgramE
         // A rank killed by a signal: MPICH's launcher exits with the bare signal number,
         // Open MPI's with 128 + it; both say which rank (or pid) it was.
         (Some(status), _) => match notes.signal {
-            Some(signal) => ProgramEnd::RankKilled {
-                rank: notes
-                    .killed_rank
-                    .or_else(|| mpich_killed_rank(dir, notes, signal)),
-                signal,
+            Some(signal) => match mpich_rank_exited_early(dir, notes, signal) {
+                Some(rank) => ProgramEnd::RankExitedEarly { rank },
+                None => ProgramEnd::RankKilled {
+                    rank: notes
+                        .killed_rank
+                        .or_else(|| mpich_killed_rank(dir, notes, signal)),
+                    signal,
+                },
             },
             None => ProgramEnd::Exited { status },
         },
@@ -229,6 +232,34 @@ fn mpich_killed_rank(dir: &Path, notes: &LauncherNotes, signal: i32) -> Option<i
         .filter(|h| h.pid != pid && h.initialized() && !h.exited())
         .filter_map(|h| h.best_rank());
     match (others.next(), others.next()) {
+        (Some(rank), None) => Some(rank),
+        _ => None,
+    }
+}
+
+/// The rank whose early exit ended an MPICH job that MPICH reports as killed by SIGKILL:
+/// when a rank exits without MPI_Finalize, MPICH's cleanup kills the others and may find one
+/// of them first, naming it with status 9 and the job's exit string "Killed (signal 9)".
+/// The traces tell: the named process did not exit, and exactly one other rank exited
+/// without finalizing.
+fn mpich_rank_exited_early(dir: &Path, notes: &LauncherNotes, signal: i32) -> Option<i32> {
+    if signal != libc::SIGKILL || notes.killed_rank.is_some() {
+        return None;
+    }
+    let pid = notes.killed_pid?;
+    let headers: Vec<_> = out_dir::run_traces(dir)
+        .ok()?
+        .iter()
+        .filter_map(|path| out_dir::trace_header(path))
+        .collect();
+    if headers.iter().find(|h| h.pid == pid)?.exited() {
+        return None;
+    }
+    let mut early = headers
+        .iter()
+        .filter(|h| h.pid != pid && h.initialized() && h.exited() && !h.finalized())
+        .filter_map(|h| h.best_rank());
+    match (early.next(), early.next()) {
         (Some(rank), None) => Some(rank),
         _ => None,
     }
@@ -451,6 +482,27 @@ mod tests {
         assert_eq!(mpich_killed_rank(dir.path(), &notes(11, 11), 11), Some(1));
         // Core dumped: the status has 0x80 set.
         assert_eq!(mpich_killed_rank(dir.path(), &notes(11, 139), 11), Some(1));
+    }
+
+    #[test]
+    fn a_rank_that_exited_early_is_named_instead_of_mpichs_cleanup_kill() {
+        // Rank 1 exited without MPI_Finalize; MPICH killed rank 0 and reported it.
+        let dir = run_dir(&[(10, 0, false), (11, 1, true)]);
+        let killed = LauncherNotes {
+            signal: Some(9),
+            ..notes(10, 9)
+        };
+        assert_eq!(mpich_rank_exited_early(dir.path(), &killed, 9), Some(1));
+        // Another signal, or the named process exited itself: not this case.
+        assert_eq!(
+            mpich_rank_exited_early(dir.path(), &notes(10, 11), 11),
+            None
+        );
+        let dir = run_dir(&[(10, 0, true), (11, 1, true)]);
+        assert_eq!(mpich_rank_exited_early(dir.path(), &killed, 9), None);
+        // Two ranks that exited: which one ended the job is unknown.
+        let dir = run_dir(&[(10, 0, false), (11, 1, true), (12, 2, true)]);
+        assert_eq!(mpich_rank_exited_early(dir.path(), &killed, 9), None);
     }
 
     #[test]

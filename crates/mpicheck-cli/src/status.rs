@@ -31,6 +31,9 @@ pub enum ProgramEnd {
     Exited { status: i32 },
     /// The launcher said that a rank was killed by this signal.
     RankKilled { rank: Option<i32>, signal: i32 },
+    /// A rank exited without calling MPI_Finalize and the launcher killed the others: MPICH
+    /// then reports one of those as killed by SIGKILL, and its exit status is lost.
+    RankExitedEarly { rank: i32 },
     /// The launcher itself was killed by a signal.
     LauncherKilled { signal: i32 },
     /// mpicheck ended the job: on an actual deadlock, after a rank died while the others
@@ -60,6 +63,9 @@ impl ProgramEnd {
             ProgramEnd::RankKilled { rank: None, signal } => {
                 format!("a rank was killed by {}", signal_text(*signal))
             }
+            ProgramEnd::RankExitedEarly { rank } => format!(
+                "rank {rank} exited without calling MPI_Finalize, and the launcher killed the other ranks"
+            ),
             ProgramEnd::LauncherKilled { signal } => {
                 format!("the launcher was killed by {}", signal_text(*signal))
             }
