@@ -122,6 +122,13 @@ pub struct Diagnostic {
     pub help: Option<Text>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub wait_for: Option<WaitForGraph>,
+    /// The communicator the finding is about, as reports name it (`MPI_COMM_WORLD`,
+    /// `communicator 3 (MPI_Comm_split of MPI_COMM_WORLD)`), when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub communicator: Option<String>,
+    /// The message tag the finding is about, when it is about one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<i32>,
 }
 
 /// The documentation and defaults of one check, listed by `mpicheck checks`.

@@ -347,6 +347,8 @@ mod tests {
             notes: vec![],
             help: None,
             wait_for: None,
+            communicator: None,
+            tag: None,
         }
     }
 

@@ -39,6 +39,8 @@ struct Key<'d> {
     help: Option<Vec<Option<&'d str>>>,
     /// The graph in its Debug form: graphs are small and `WaitForGraph` has no `Hash`.
     wait_for: Option<String>,
+    communicator: Option<&'d str>,
+    tag: Option<i32>,
 }
 
 fn key(d: &Diagnostic) -> Key<'_> {
@@ -64,6 +66,8 @@ fn key(d: &Diagnostic) -> Key<'_> {
         notes: d.notes.iter().map(Text::shape).collect(),
         help: d.help.as_ref().map(Text::shape),
         wait_for: d.wait_for.as_ref().map(|g| format!("{g:?}")),
+        communicator: d.communicator.as_deref(),
+        tag: d.tag,
     }
 }
 
@@ -145,6 +149,8 @@ mod tests {
             notes: vec!["a blocking receive returns only once a matching message arrives".into()],
             help: Some(text!("send the message on {}", ranks(from))),
             wait_for: None,
+            communicator: None,
+            tag: None,
         }
     }
 
@@ -158,6 +164,23 @@ mod tests {
         b.message = format!("rank {} waits", 2).into();
         let out = fold(vec![a.clone(), b.clone()]);
         assert_eq!(out, vec![a, b]);
+    }
+
+    #[test]
+    fn findings_on_other_communicators_or_tags_do_not_fold() {
+        let on = |comm: &str, tag: i32, rank: Rank| Diagnostic {
+            communicator: Some(comm.into()),
+            tag: Some(tag),
+            ..unmatched_recv(rank, rank + 1)
+        };
+        let out = fold(vec![on("MPI_COMM_WORLD", 0, 0), on("MPI_COMM_WORLD", 0, 2)]);
+        assert_eq!(out.len(), 1, "same communicator and tag: one finding");
+        assert_eq!(out[0].communicator.as_deref(), Some("MPI_COMM_WORLD"));
+        assert_eq!(out[0].tag, Some(0));
+        let other_comm = vec![on("MPI_COMM_WORLD", 0, 0), on("communicator 3", 0, 2)];
+        assert_eq!(fold(other_comm).len(), 2);
+        let other_tag = vec![on("MPI_COMM_WORLD", 0, 0), on("MPI_COMM_WORLD", 7, 2)];
+        assert_eq!(fold(other_tag).len(), 2);
     }
 
     #[test]
@@ -247,6 +270,8 @@ mod tests {
             notes: vec![],
             help: None,
             wait_for: None,
+            communicator: None,
+            tag: None,
         };
         let out = fold(vec![pair(0, 1), pair(2, 3), pair(0, 1)]);
         assert_eq!(out.len(), 1);

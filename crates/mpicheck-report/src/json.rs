@@ -93,6 +93,10 @@ struct Finding<'a> {
     notes: &'a [Text],
     help: Option<&'a str>,
     wait_for: Option<&'a WaitForGraph>,
+    /// The communicator the finding is about, when it is about one.
+    communicator: Option<&'a str>,
+    /// The message tag the finding is about, when it is about one.
+    tag: Option<i32>,
     /// The command that prints the check's docs.
     explain: String,
     /// The check's docs page in the repository.
@@ -141,6 +145,8 @@ impl<'a> From<&'a Diagnostic> for Finding<'a> {
             notes: &d.notes,
             help: d.help.as_deref(),
             wait_for: d.wait_for.as_ref(),
+            communicator: d.communicator.as_deref(),
+            tag: d.tag,
             explain: crate::explain_command(d.code),
             docs: crate::docs_path(d.code),
         }

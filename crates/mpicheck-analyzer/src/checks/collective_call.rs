@@ -357,6 +357,8 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                     .into(),
             ),
             wait_for: None,
+            communicator: Some(comm_name.clone()),
+            tag: None,
         });
     }
     (out, comms)

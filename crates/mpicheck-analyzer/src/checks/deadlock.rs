@@ -321,6 +321,8 @@ pub(super) fn actual(ctx: &Context) -> Option<Diagnostic> {
         notes: notes_for(&inv, false),
         help: Some(help_for(&inv)),
         wait_for: Some(waitfor::graph(ctx.run, ctx.program(), replay, &set)),
+        communicator: None,
+        tag: None,
     })
 }
 
@@ -412,6 +414,8 @@ fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagn
         notes: notes_for(&inv, true),
         help: Some(help_for(&inv)),
         wait_for: Some(waitfor::graph(ctx.run, ctx.program(), strict, &set)),
+        communicator: None,
+        tag: None,
     })
 }
 
@@ -508,6 +512,8 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                         .into(),
                 ),
                 wait_for: Some(waitfor::graph(ctx.run, ctx.program(), &alt, &set)),
+                communicator: None,
+                tag: None,
             });
             continue 'races;
         }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use super::check::{Check, Needs, Replaying, Slot};
 use super::{event_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Rank;
+use crate::model::{Op, Rank, TagMatch};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::Text;
@@ -96,6 +96,17 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
         let Some(recv) = ctx.event(first_rank, first_event) else {
             continue;
         };
+        // The receive's communicator and tag, for the finding's typed fields.
+        let (communicator, tag) = match &recv.op {
+            Op::Recv { recv: spec, .. } => (
+                Some(ctx.run.comm(spec.comm).name.clone()),
+                match spec.tag {
+                    TagMatch::Tag(t) => Some(t),
+                    TagMatch::Any => None,
+                },
+            ),
+            _ => (None, None),
+        };
         let mut locations = vec![event_location(
             ctx,
             ranks.clone(),
@@ -142,6 +153,8 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
                     .into(),
             ),
             wait_for: None,
+            communicator,
+            tag,
         });
     }
     out

@@ -255,6 +255,8 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                     "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".into()
                 }),
                 wait_for: None,
+                communicator: None,
+                tag: None,
             }
         })
         .collect()

@@ -116,6 +116,8 @@ pub fn ring_deadlock() -> Diagnostic {
         ],
         help: Some("post the receive with MPI_Irecv before the send, or use MPI_Sendrecv".into()),
         wait_for: Some(ring_graph()),
+        communicator: None,
+        tag: None,
     }
 }
 
@@ -137,6 +139,8 @@ pub fn request_leak() -> Diagnostic {
         ],
         help: Some("call MPI_Wait on the request before MPI_Finalize".into()),
         wait_for: None,
+        communicator: None,
+        tag: None,
     }
 }
 
@@ -170,6 +174,8 @@ pub fn collective_mismatch() -> Diagnostic {
         ],
         help: None,
         wait_for: None,
+        communicator: None,
+        tag: None,
     }
 }
 
@@ -270,5 +276,7 @@ pub fn stripped_binary_finding() -> Diagnostic {
         notes: vec![],
         help: None,
         wait_for: None,
+        communicator: None,
+        tag: None,
     }
 }

@@ -95,6 +95,8 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                             .into(),
                     ),
                     wait_for: None,
+                    communicator: None,
+                    tag: None,
                 }
             };
             let pending = open.get(comm).copied();
@@ -159,6 +161,8 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                 ],
                 help: Some("call the matching _end".into()),
                 wait_for: None,
+                communicator: None,
+                tag: None,
             });
         }
     }

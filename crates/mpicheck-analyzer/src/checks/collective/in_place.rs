@@ -148,6 +148,8 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                 ],
                 help: Some("pass a real buffer on the non-root ranks".into()),
                 wait_for: None,
+                communicator: None,
+                tag: None,
             });
         }
     }

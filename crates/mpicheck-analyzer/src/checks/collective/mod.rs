@@ -211,5 +211,7 @@ pub(crate) fn disagreement(
         notes: vec![note.into()],
         help: Some(help.into()),
         wait_for: None,
+        communicator: Some(comm_name.clone()),
+        tag: None,
     }
 }

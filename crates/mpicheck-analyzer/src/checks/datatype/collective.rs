@@ -461,6 +461,8 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     .into(),
             ),
             wait_for: None,
+            communicator: Some(info.name.clone()),
+            tag: None,
         });
     }
     out

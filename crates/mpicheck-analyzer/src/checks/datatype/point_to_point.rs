@@ -319,6 +319,8 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     "receive with the datatype the message was sent with, or one with the same type signature".into()
                 }),
                 wait_for: None,
+                communicator: Some(run.comm(recv.comm).name.clone()),
+                tag: Some(msg_tag),
             });
         }
     }

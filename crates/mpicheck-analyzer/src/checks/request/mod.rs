@@ -254,6 +254,8 @@ pub(crate) fn fold_by_site<M: Into<Text>, L: Into<Text>>(
                 notes: notes.iter().map(|&n| n.into()).collect(),
                 help: Some(help.into()),
                 wait_for: None,
+                communicator: None,
+                tag: None,
             }
         })
         .collect()

@@ -157,6 +157,8 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 notes: vec!["MPI_Finalize does not free MPI objects; each must be freed by its free call (MPI 4.1 §11.2.2)".into()],
                 help: Some(format!("free it when it is no longer needed ({})", free_call(kind)).into()),
                 wait_for: None,
+                communicator: None,
+                tag: None,
             }
         })
         .collect()

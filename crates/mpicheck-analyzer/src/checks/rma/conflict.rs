@@ -213,6 +213,8 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
                     "give each origin its own target bytes, separate the accesses with MPI_Win_fence, or use MPI_Accumulate with one operation for concurrent updates".into(),
                 ),
                 wait_for: None,
+                communicator: None,
+                tag: None,
             })
         })
         .collect()

@@ -255,5 +255,7 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
             "lock with MPI_LOCK_EXCLUSIVE when an epoch writes bytes other origins access, give each origin its own target bytes, or use MPI_Accumulate with one operation".into(),
         ),
         wait_for: None,
+        communicator: None,
+        tag: None,
     }
 }

@@ -388,6 +388,8 @@ impl Findings {
                     notes: f.notes.into_iter().map(Text::from).collect(),
                     help: Some(f.help.into()),
                     wait_for: None,
+                    communicator: None,
+                    tag: None,
                 }
             })
             .collect()
