@@ -6,7 +6,6 @@
 
 use serde::Serialize;
 
-use crate::model::Rank;
 use crate::ranks::RankSet;
 use crate::text::Text;
 
@@ -82,7 +81,7 @@ pub struct WaitForGraph {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WaitNode {
     /// Ranks this node stands for (one, or a folded group that only waits on the cycle).
-    pub ranks: Vec<Rank>,
+    pub ranks: RankSet,
     /// The blocking call and where: `MPI_Recv at ring.c:14`.
     pub label: String,
     /// `and` when the node needs all its out-edges satisfied, `or` when any one suffices.

@@ -70,6 +70,15 @@ impl Deref for RankSet {
     }
 }
 
+impl IntoIterator for RankSet {
+    type Item = Rank;
+    type IntoIter = std::vec::IntoIter<Rank>;
+    /// The ranks in increasing order.
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
 impl fmt::Display for RankSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&format_ranks(&self.0))

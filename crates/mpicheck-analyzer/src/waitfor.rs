@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use crate::diagnostic::{WaitEdge, WaitForGraph, WaitNode, WaitSemantics};
 use crate::engine::{Program, RankOutcome, Replay, WaitOn};
 use crate::model::{CollectiveKind, Rank, Run};
+use crate::ranks::RankSet;
 
 /// The result of reducing a replay's wait-for graph.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -292,7 +293,7 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
             let key = event.map_or((0, "?"), |e| (e.site.0, e.call));
             *site_nodes.entry(key).or_insert_with(|| {
                 g.nodes.push(WaitNode {
-                    ranks: Vec::new(),
+                    ranks: RankSet::default(),
                     label: call_label(run, s.rank, s.event),
                     semantics,
                     in_cycle: true,
@@ -301,14 +302,14 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
             })
         } else {
             g.nodes.push(WaitNode {
-                ranks: Vec::new(),
+                ranks: RankSet::default(),
                 label: call_label(run, s.rank, s.event),
                 semantics,
                 in_cycle: true,
             });
             g.nodes.len() - 1
         };
-        g.nodes[node].ranks.push(s.rank);
+        g.nodes[node].ranks.insert(s.rank);
         node_of[s.rank as usize] = node as u32;
     }
     let core_len = g.nodes.len();
@@ -363,7 +364,7 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
             } else if outcome.terminated() {
                 *gone_nodes.entry(t).or_insert_with(|| {
                     g.nodes.push(WaitNode {
-                        ranks: vec![t],
+                        ranks: RankSet::one(t),
                         label: if *outcome == RankOutcome::Finalized {
                             "finalized (MPI_Finalize)".into()
                         } else {
@@ -394,9 +395,6 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
                 }
             });
         }
-    }
-    for node in &mut g.nodes {
-        node.ranks.sort_unstable();
     }
     g.edges = edge_set
         .into_iter()

@@ -128,7 +128,7 @@ proptest! {
             let dl = findings.iter().find(|d| d.code == "DL002");
             prop_assert!(dl.is_some(), "{findings:#?}");
             let g = dl.unwrap().wait_for.as_ref().unwrap();
-            let in_cycle: Vec<u32> = g.nodes.iter().filter(|n| n.in_cycle).flat_map(|n| n.ranks.clone()).collect();
+            let in_cycle: Vec<u32> = g.nodes.iter().filter(|n| n.in_cycle).flat_map(|n| n.ranks.iter().copied()).collect();
             prop_assert!(in_cycle.contains(&a) && in_cycle.contains(&b), "{g:?}");
         }
     }

@@ -90,19 +90,19 @@ mod tests {
         WaitForGraph {
             nodes: vec![
                 WaitNode {
-                    ranks: vec![0],
+                    ranks: vec![0].into(),
                     label: "MPI_Recv at ring.c:12".into(),
                     semantics: WaitSemantics::And,
                     in_cycle: true,
                 },
                 WaitNode {
-                    ranks: vec![1],
+                    ranks: vec![1].into(),
                     label: "MPI_Recv at \"odd\\name\".c:3".into(),
                     semantics: WaitSemantics::And,
                     in_cycle: true,
                 },
                 WaitNode {
-                    ranks: vec![2, 3, 4],
+                    ranks: vec![2, 3, 4].into(),
                     label: "MPI_Waitany at ring.c:20".into(),
                     semantics: WaitSemantics::Or,
                     in_cycle: false,

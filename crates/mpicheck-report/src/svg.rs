@@ -526,7 +526,7 @@ mod tests {
 
     fn node(rank: u32, in_cycle: bool, semantics: WaitSemantics) -> WaitNode {
         WaitNode {
-            ranks: vec![rank],
+            ranks: vec![rank].into(),
             label: format!("MPI_Recv at ring.c:{}", 10 + rank),
             semantics,
             in_cycle,

@@ -36,7 +36,7 @@ pub fn loc(
 
 pub fn node(ranks: &[Rank], label: &str, semantics: WaitSemantics, in_cycle: bool) -> WaitNode {
     WaitNode {
-        ranks: ranks.to_vec(),
+        ranks: ranks.into(),
         label: label.into(),
         semantics,
         in_cycle,
