@@ -642,6 +642,18 @@ fn a_rank_that_waits_for_itself_is_one_rank_not_each_other() {
         messages.contains(&"deadlock: rank 0 is blocked forever waiting for itself"),
         "{messages:?}"
     );
+    // A rank waiting on the one stuck rank: "on it", not "on them".
+    let waited_on = "ranks 2
+        0: blocked ssend dest=0 tag=0
+        1: blocked recv src=0 tag=1";
+    let findings = run_all(&run(waited_on));
+    let messages: Vec<&str> = findings.iter().map(|d| d.message.as_str()).collect();
+    assert!(
+        messages.contains(
+            &"deadlock: rank 0 is blocked forever waiting for itself (1 more rank is waiting on it)"
+        ),
+        "{messages:?}"
+    );
     let potential = "ranks 2
         0: send dest=0 tag=0
         0: recv src=0 tag=0

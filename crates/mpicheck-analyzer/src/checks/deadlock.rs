@@ -307,9 +307,10 @@ pub(super) fn actual(ctx: &Context) -> Option<Diagnostic> {
     };
     if others > 0 {
         message = text!(
-            "{} ({others} more {} waiting on them)",
+            "{} ({others} more {} waiting on {})",
             message,
-            if others == 1 { "rank is" } else { "ranks are" }
+            if others == 1 { "rank is" } else { "ranks are" },
+            if core_ranks.len() == 1 { "it" } else { "them" }
         );
     }
     Some(Diagnostic {
