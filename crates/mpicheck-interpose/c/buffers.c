@@ -823,62 +823,6 @@ void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int
     (void)buf, (void)count, (void)type, (void)target, (void)win, (void)site;
 }
 void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all) { (void)win, (void)target, (void)all; }
-void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size)
-{
-    if (win == MPI_WIN_NULL || base == NULL || size <= 0) return;
-    uintptr_t lo = (uintptr_t)base & ~(page_size - 1);
-    uintptr_t hi = ((uintptr_t)base + (uintptr_t)size + page_size - 1) & ~(page_size - 1);
-    lock(my_tid());
-    int slot = -1;
-    for (int i = 0; i < MAX_WINDOWS && slot < 0; i++)
-        if (!windows[i].used) slot = i;
-    if (slot < 0) {
-        windows_overflow = 1;
-    } else {
-        windows[slot].used = 1;
-        windows[slot].win = win;
-        windows[slot].lo = lo;
-        windows[slot].hi = hi;
-    }
-    /* Buffers already watched on these pages stop being protected. */
-    for (int i = 0; i < watched_end; i++) {
-        struct watched *w = &watched[i];
-        if (w->used && w->page_lo < hi && lo < w->page_hi) release(w);
-    }
-    unlock();
-}
-
-void mpicheck_buffers_window_gone(MPI_Win win, const void *base)
-{
-    lock(my_tid());
-    for (int i = 0; i < MAX_WINDOWS; i++)
-        if (windows[i].used && windows[i].win == win &&
-            (base == NULL || windows[i].lo == ((uintptr_t)base & ~(page_size - 1))))
-            windows[i].used = 0;
-    unlock();
-}
-
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
-                          const void *site)
-{
-    if (target == MPI_PROC_NULL) return; /* no effect: the buffer is not used */
-    uintptr_t start, end;
-    int known = layout(buf, count, type, &start, &end);
-    if (known == 0) mpicheck_buffers_unwatched();
-    if (known <= 0) return;
-    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_EPOCH, MPI_REQUEST_NULL, win, target, 0, site);
-}
-
-void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all)
-{
-    if (!__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) return;
-    lock(my_tid());
-    for (int i = 0; i < watched_end; i++) {
-        struct watched *w = &watched[i];
-        if (w->used && w->kind == MPICHECK_WATCH_EPOCH && w->win == win && (all || w->target == target)) release(w);
-    }
-    unlock();
-}
 
 uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
 {
