@@ -226,6 +226,15 @@ fn frees(short: &str) -> bool {
         || matches!(short, "Comm_disconnect" | "File_close" | "Session_finalize")
 }
 
+/// The handle a call returned in its output parameter of `kind` (`COMMUNICATOR`, `GROUP`).
+fn out_handle(function: &FunctionSchema, args: &Args, kind: &str) -> Option<i64> {
+    let i = function
+        .params
+        .iter()
+        .position(|p| p.kind == kind && p.direction == Direction::Out)?;
+    args.values[i].1.as_int()
+}
+
 /// Calls whose output handles are not new objects the program must free: predefined
 /// datatypes (`MPI_Type_create_f90_*`, `MPI_Type_match_size`, `MPI_Type_get_value_index`),
 /// the parent intercommunicator, handle conversions.
@@ -491,14 +500,7 @@ impl RankNormalizer<'_> {
         if ret != 0 || returns_borrowed(short) {
             return;
         }
-        let Some(i) = function
-            .params
-            .iter()
-            .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::Out)
-        else {
-            return;
-        };
-        let Some(new) = args.values[i].1.as_int() else {
+        let Some(new) = out_handle(function, args, "COMMUNICATOR") else {
             return;
         };
         let topology = match short {

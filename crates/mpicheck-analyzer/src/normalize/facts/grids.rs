@@ -2,11 +2,10 @@
 //! `MPI_Cart_rank` (AR012): from `MPI_Cart_create`'s `dims` and `periods`, the dimensions
 //! `MPI_Cart_sub` keeps, or the communicator a duplicate copies.
 
-use mpicheck_trace::schema::Direction;
 use mpicheck_trace::{ArgValue, FunctionSchema};
 
 use super::super::{Args, RankNormalizer};
-use super::returns_borrowed;
+use super::{out_handle, returns_borrowed};
 use crate::checks::argument::rules::CartShape;
 
 impl RankNormalizer<'_> {
@@ -21,14 +20,7 @@ impl RankNormalizer<'_> {
         if ret != 0 || returns_borrowed(short) {
             return;
         }
-        let Some(i) = function
-            .params
-            .iter()
-            .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::Out)
-        else {
-            return;
-        };
-        let Some(new) = args.values[i].1.as_int() else {
+        let Some(new) = out_handle(function, args, "COMMUNICATOR") else {
             return;
         };
         let array = |name| args.input(name).and_then(ArgValue::as_array);

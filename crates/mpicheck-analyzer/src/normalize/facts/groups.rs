@@ -3,10 +3,10 @@
 //! of, or `MPI_Group_size`. A group made any other way (`MPI_Group_union`, ...) has no
 //! known size until the program asks for it, and its lists are not judged.
 
-use mpicheck_trace::schema::Direction;
 use mpicheck_trace::FunctionSchema;
 
 use super::super::{Args, RankNormalizer};
+use super::out_handle;
 use crate::checks::argument::rules::ranges_len;
 use crate::model::ObjectKind;
 
@@ -30,14 +30,7 @@ impl RankNormalizer<'_> {
             }
             return;
         }
-        let Some(i) = function
-            .params
-            .iter()
-            .position(|p| p.kind == "GROUP" && p.direction == Direction::Out)
-        else {
-            return;
-        };
-        let Some(new) = args.values[i].1.as_int() else {
+        let Some(new) = out_handle(function, args, "GROUP") else {
             return;
         };
         let constants = &self.objects.constants;
