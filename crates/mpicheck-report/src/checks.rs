@@ -53,7 +53,7 @@ pub fn render_check_list(checks: &[CheckInfo]) -> String {
 /// The documentation of one check: a heading line with code, name, category and severity,
 /// the summary, then its docs (Markdown with the fixed headings).
 pub fn render_explain(check: &CheckInfo) -> String {
-    let mut out = format!(
+    let head = format!(
         "{} {} ({}, {} by default)\n\n{}\n",
         check.code,
         check.name,
@@ -61,19 +61,13 @@ pub fn render_explain(check: &CheckInfo) -> String {
         severity(check.severity),
         check.summary,
     );
-    let docs = check.docs.trim();
-    if !docs.is_empty() {
-        out.push('\n');
-        out.push_str(docs);
-        out.push('\n');
-    }
-    out
+    with_docs(head, check)
 }
 
 /// A check's docs page (`docs/checks/CODE.md`, see [`crate::docs_path`]): a title with code
 /// and name, the category, default severity and summary, then its docs.
 pub fn render_docs_page(check: &CheckInfo) -> String {
-    let mut out = format!(
+    let head = format!(
         "# {} {}\n\n{} ({} by default): {}\n\n`mpicheck explain {}` prints this page.\n",
         check.code,
         check.name,
@@ -82,13 +76,18 @@ pub fn render_docs_page(check: &CheckInfo) -> String {
         check.summary,
         check.code,
     );
+    with_docs(head, check)
+}
+
+/// `head`, then the check's docs after a blank line, when it has any.
+fn with_docs(mut head: String, check: &CheckInfo) -> String {
     let docs = check.docs.trim();
     if !docs.is_empty() {
-        out.push('\n');
-        out.push_str(docs);
-        out.push('\n');
+        head.push('\n');
+        head.push_str(docs);
+        head.push('\n');
     }
-    out
+    head
 }
 
 #[cfg(test)]
