@@ -218,11 +218,7 @@ fn recorded_mpi_calls(dir: &Path) -> bool {
 /// other rank's process neither exited nor was that one.
 fn mpich_killed_rank(dir: &Path, notes: &LauncherNotes, signal: i32) -> Option<i32> {
     let pid = notes.killed_pid?;
-    let headers: Vec<_> = out_dir::run_traces(dir)
-        .ok()?
-        .iter()
-        .filter_map(|path| out_dir::trace_header(path))
-        .collect();
+    let headers = trace_headers(dir)?;
     let named_signal = notes.killed_pid_status.map(|status| status & 0x7f);
     if named_signal.is_none_or(|named| named == signal) {
         return headers.iter().find(|h| h.pid == pid)?.best_rank();
@@ -247,11 +243,7 @@ fn mpich_rank_exited_early(dir: &Path, notes: &LauncherNotes, signal: i32) -> Op
         return None;
     }
     let pid = notes.killed_pid?;
-    let headers: Vec<_> = out_dir::run_traces(dir)
-        .ok()?
-        .iter()
-        .filter_map(|path| out_dir::trace_header(path))
-        .collect();
+    let headers = trace_headers(dir)?;
     if headers.iter().find(|h| h.pid == pid)?.exited() {
         return None;
     }
@@ -263,6 +255,17 @@ fn mpich_rank_exited_early(dir: &Path, notes: &LauncherNotes, signal: i32) -> Op
         (Some(rank), None) => Some(rank),
         _ => None,
     }
+}
+
+/// The headers of the run's traces that can be read.
+fn trace_headers(dir: &Path) -> Option<Vec<mpicheck_trace::TraceHeader>> {
+    let paths = out_dir::run_traces(dir).ok()?;
+    Some(
+        paths
+            .iter()
+            .filter_map(|p| out_dir::trace_header(p))
+            .collect(),
+    )
 }
 
 struct Outcome {
