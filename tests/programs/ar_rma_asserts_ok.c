@@ -2,6 +2,8 @@
  * RMA assertions each given to a call that defines them: nothing to report. Fences that
  * open and close an epoch with no stores or puts, a post/start pair with no conflicting
  * lock (MPI_MODE_NOCHECK on both sides), a shared lock with MPI_MODE_NOCHECK.
+ * MPI_MODE_NOCHECK on MPI_Win_start promises that the matching post has already completed,
+ * so a barrier separates them; without it Open MPI may start the epoch before the post.
  */
 /* mpicheck: ranks=2 */
 /* expect: none */
@@ -22,6 +24,7 @@ int main(int argc, char **argv)
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Group_incl(world, 1, &peer, &other);
     MPI_Win_post(other, MPI_MODE_NOCHECK | MPI_MODE_NOPUT, win);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_start(other, MPI_MODE_NOCHECK, win);
     MPI_Get(&y, 1, MPI_INT, peer, 0, 1, MPI_INT, win);
     MPI_Win_complete(win);
