@@ -509,6 +509,23 @@ mod tests {
     }
 
     #[test]
+    fn nothing_recorded_says_how_the_job_ended_in_one_clause() {
+        let interrupted = ProgramEnd::EndedByMpicheck {
+            reason: EndReason::Interrupted,
+        };
+        let why = nothing_recorded(
+            Path::new("./app"),
+            MpiFamily::Openmpi,
+            Some(MpiFamily::Openmpi),
+            &interrupted,
+        );
+        assert!(
+            why.ends_with(": the job was interrupted before its first MPI call"),
+            "{why}"
+        );
+    }
+
+    #[test]
     fn a_rank_killed_by_mpichs_cleanup_is_not_blamed_for_the_signal() {
         // Rank 1 died of SIGSEGV; MPICH found rank 0, which its cleanup killed, first.
         let dir = run_dir(&[(10, 0, false), (11, 1, false)]);

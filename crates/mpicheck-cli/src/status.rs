@@ -74,7 +74,7 @@ impl ProgramEnd {
             } => "mpicheck ended the deadlocked job".to_string(),
             ProgramEnd::EndedByMpicheck {
                 reason: EndReason::Interrupted,
-            } => "the job was interrupted before it finished".to_string(),
+            } => "the job was interrupted".to_string(),
             ProgramEnd::EndedByMpicheck {
                 reason: EndReason::RankDied,
             } => "a rank died, and mpicheck ended the job its launcher left waiting".to_string(),
