@@ -127,8 +127,8 @@ def _overrides():
     table[("dist_graph_create_adjacent", "destweights")] = "mpicheck_weights_len(destweights, outdegree)"
     table[("dist_graph_neighbors", "sourceweights")] = "mpicheck_weights_len(sourceweights, maxindegree)"
     table[("dist_graph_neighbors", "destweights")] = "mpicheck_weights_len(destweights, maxoutdegree)"
-    table[("graph_create", "edges")] = "(nnodes > 0 ? (int64_t)index[nnodes - 1] : 0)"
-    table[("graph_map", "edges")] = "(nnodes > 0 ? (int64_t)index[nnodes - 1] : 0)"
+    table[("graph_create", "edges")] = "mpicheck_last_entry(index, nnodes)"
+    table[("graph_map", "edges")] = "mpicheck_last_entry(index, nnodes)"
     for f in ["waitall", "testall", "request_get_status_all"]:
         table[(f, "array_of_statuses")] = "count"
     # Data-dependent lengths: recorded at their length known on entry (incount); entries past
@@ -285,9 +285,13 @@ class CAccess:
         return f"({p.name} ? MPICHECK_W(*{p.name}) : 0)"
 
     def elem(self, p, i):
+        return f"{self.elem_ptr(p)}[{i}]"
+
+    def elem_ptr(self, p):
+        """The pointer whose entries the record copies."""
         if p.array.startswith("[]["):
-            return f"((const int *){p.name})[{i}]"
-        return f"{p.name}[{i}]"
+            return f"((const int *){p.name})"
+        return p.name
 
     def status_ptr(self, p):
         return f"mpicheck_st_{p.name}"
@@ -329,12 +333,19 @@ def emit_record(func, acc, lines, indent):
                 conds.append("!mpicheck_is_root(comm, root)")
             if sendbuf is not None and prm.name in ("sendcounts", "sdispls", "sendtypes"):
                 conds.append("sendbuf == MPI_IN_PLACE")
+            # Arrays read from the user's memory are checked readable; statuses are
+            # substituted or written by MPI, and only capped.
+            if prm.mode == "array":
+                ptr = acc.elem_ptr(prm)
+                length = f"mpicheck_array_len({ptr}, (int64_t)({expr}), sizeof(({ptr})[0]))"
+            else:
+                length = f"mpicheck_len_cap((int64_t)({expr}))"
             if prm.length is None:
                 pre.append(f"int64_t {n} = -1;")
             elif conds:
-                pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : (int64_t)({expr});")
+                pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : {length};")
             else:
-                pre.append(f"int64_t {n} = (int64_t)({expr});")
+                pre.append(f"int64_t {n} = {length};")
             per = 4 if prm.mode == "statuses" else 1
             fixed += reps
             dyn.append(f"{reps * per} * MPICHECK_POS({n})")
@@ -757,6 +768,10 @@ class FAccess(CAccess):
 
     def elem(self, p, i):
         return fconv(p, f"f_{p.name}[{i}]")
+
+    def elem_ptr(self, p):
+        """The pointer whose entries the record copies (converted one by one)."""
+        return f"f_{p.name}"
 
     def status_ptr(self, p):
         return f"mpicheck_cst_{p.name}"

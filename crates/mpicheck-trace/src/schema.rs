@@ -13,7 +13,7 @@
 //! | shape | words                                                                  |
 //! |-------|------------------------------------------------------------------------|
 //! | `s`   | 1: the value (handles as their raw bits, pointers as addresses)        |
-//! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded   |
+//! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded (NULL, over 2^24 entries, or memory not readable) |
 //! | `st`  | 4: a status's `MPI_SOURCE`, `MPI_TAG`, `MPI_ERROR`, received bytes      |
 //! | `sa`  | 1 + 4n: the count n, then n statuses                                   |
 //!

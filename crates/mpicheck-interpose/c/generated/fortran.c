@@ -1166,8 +1166,8 @@ static void mpicheck_f_plain_allgatherv(void **next, const char *next_name, cons
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(18, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -1222,8 +1222,8 @@ static void mpicheck_f_desc_allgatherv(void **next, const char *next_name, const
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(18, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -1274,8 +1274,8 @@ static void mpicheck_f_plain_allgatherv_c(void **next, const char *next_name, co
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(19, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -1323,8 +1323,8 @@ static void mpicheck_f_desc_allgatherv_c(void **next, const char *next_name, con
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(19, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -1377,8 +1377,8 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(20, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -1440,8 +1440,8 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(20, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -1499,8 +1499,8 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(21, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -1555,8 +1555,8 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(21, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -2445,10 +2445,10 @@ static void mpicheck_f_plain_alltoallv(void **next, const char *next_name, const
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(31, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -2507,10 +2507,10 @@ static void mpicheck_f_desc_alltoallv(void **next, const char *next_name, const 
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(31, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -2565,10 +2565,10 @@ static void mpicheck_f_plain_alltoallv_c(void **next, const char *next_name, con
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(32, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -2620,10 +2620,10 @@ static void mpicheck_f_desc_alltoallv_c(void **next, const char *next_name, cons
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(32, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -2680,10 +2680,10 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(33, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -2749,10 +2749,10 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(33, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -2814,10 +2814,10 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(34, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -2876,10 +2876,10 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(34, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -2939,12 +2939,12 @@ static void mpicheck_f_plain_alltoallw(void **next, const char *next_name, const
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(35, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -3005,12 +3005,12 @@ static void mpicheck_f_desc_alltoallw(void **next, const char *next_name, const 
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(35, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -3067,12 +3067,12 @@ static void mpicheck_f_plain_alltoallw_c(void **next, const char *next_name, con
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(36, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -3126,12 +3126,12 @@ static void mpicheck_f_desc_alltoallw_c(void **next, const char *next_name, cons
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(36, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -3190,12 +3190,12 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(37, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3263,12 +3263,12 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(37, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3332,12 +3332,12 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(38, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3398,12 +3398,12 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(38, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -4789,7 +4789,7 @@ static void mpicheck_f_plain_cart_coords(void **next, const char *next_name, con
     int rank = (int)(*f_rank);
     int maxdims = (int)(*f_maxdims);
     MPI_Fint *coords __attribute__((unused)) = f_coords;
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(f_coords, (int64_t)(maxdims), sizeof((f_coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin(59, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_coords)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
@@ -4843,8 +4843,8 @@ static void mpicheck_f_plain_cart_create(void **next, const char *next_name, con
     MPI_Fint *periods __attribute__((unused)) = f_periods;
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_cart __attribute__((unused)) = f_comm_cart;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(ndims), sizeof((f_dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(f_periods, (int64_t)(ndims), sizeof((f_periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin(60, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_comm_cart = NULL;
     if (mpicheck_w) {
@@ -4901,9 +4901,9 @@ static void mpicheck_f_plain_cart_get(void **next, const char *next_name, const 
     MPI_Fint *dims __attribute__((unused)) = f_dims;
     MPI_Fint *periods __attribute__((unused)) = f_periods;
     MPI_Fint *coords __attribute__((unused)) = f_coords;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(maxdims), sizeof((f_dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(f_periods, (int64_t)(maxdims), sizeof((f_periods)[0]));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(f_coords, (int64_t)(maxdims), sizeof((f_coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin(61, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods) + 1 * MPICHECK_POS(mpicheck_n_coords)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_dims = NULL;
     int64_t *mpicheck_o_periods = NULL;
@@ -4965,8 +4965,8 @@ static void mpicheck_f_plain_cart_map(void **next, const char *next_name, const 
     MPI_Fint *dims __attribute__((unused)) = f_dims;
     MPI_Fint *periods __attribute__((unused)) = f_periods;
     MPI_Fint *newrank __attribute__((unused)) = f_newrank;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(ndims), sizeof((f_dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(f_periods, (int64_t)(ndims), sizeof((f_periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin(62, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -5019,7 +5019,7 @@ static void mpicheck_f_plain_cart_rank(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *coords __attribute__((unused)) = f_coords;
     MPI_Fint *rank __attribute__((unused)) = f_rank;
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(f_coords, (int64_t)(mpicheck_cartdim(comm)), sizeof((f_coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin(63, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_coords)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
@@ -5124,7 +5124,7 @@ static void mpicheck_f_plain_cart_sub(void **next, const char *next_name, const 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *remain_dims __attribute__((unused)) = f_remain_dims;
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
-    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : mpicheck_array_len(f_remain_dims, (int64_t)(mpicheck_cartdim(comm)), sizeof((f_remain_dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin(65, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_remain_dims)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -7106,7 +7106,7 @@ static void mpicheck_f_plain_comm_spawn(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *intercomm __attribute__((unused)) = f_intercomm;
     MPI_Fint *array_of_errcodes __attribute__((unused)) = (MPI_Fint *)mpicheck_f_array(f_array_of_errcodes);
-    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs)));
+    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : mpicheck_array_len(f_array_of_errcodes, (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs))), sizeof((f_array_of_errcodes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(109, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_intercomm = NULL;
     int64_t *mpicheck_o_array_of_errcodes = NULL;
@@ -7171,8 +7171,8 @@ static void mpicheck_f_plain_comm_spawn_multiple(void **next, const char *next_n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *intercomm __attribute__((unused)) = f_intercomm;
     MPI_Fint *array_of_errcodes __attribute__((unused)) = (MPI_Fint *)mpicheck_f_array(f_array_of_errcodes);
-    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_array_of_maxprocs, (int64_t)(count), sizeof((f_array_of_maxprocs)[0]));
+    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_array_of_info, (int64_t)(count), sizeof((f_array_of_info)[0]));
     int64_t mpicheck_n_array_of_errcodes = -1;
     int64_t *mpicheck_w = mpicheck_begin(110, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_array_of_maxprocs) + 1 * MPICHECK_POS(mpicheck_n_array_of_info) + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_intercomm = NULL;
@@ -7481,7 +7481,7 @@ static void mpicheck_f_plain_dims_create(void **next, const char *next_name, con
     int nnodes = (int)(*f_nnodes);
     int ndims = (int)(*f_ndims);
     MPI_Fint *dims __attribute__((unused)) = f_dims;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(ndims), sizeof((f_dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin(116, (uint32_t)(4 + 2 * MPICHECK_POS(mpicheck_n_dims)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_dims = NULL;
     if (mpicheck_w) {
@@ -7539,10 +7539,10 @@ static void mpicheck_f_plain_dist_graph_create(void **next, const char *next_nam
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_dist_graph __attribute__((unused)) = f_comm_dist_graph;
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(mpicheck_sum(degrees, n));
-    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n)));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(f_sources, (int64_t)(n), sizeof((f_sources)[0]));
+    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : mpicheck_array_len(f_degrees, (int64_t)(n), sizeof((f_degrees)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(f_destinations, (int64_t)(mpicheck_sum(degrees, n)), sizeof((f_destinations)[0]));
+    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : mpicheck_array_len(f_weights, (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n))), sizeof((f_weights)[0]));
     int64_t *mpicheck_w = mpicheck_begin(117, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sources) + 1 * MPICHECK_POS(mpicheck_n_degrees) + 1 * MPICHECK_POS(mpicheck_n_destinations) + 1 * MPICHECK_POS(mpicheck_n_weights)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -7609,10 +7609,10 @@ static void mpicheck_f_plain_dist_graph_create_adjacent(void **next, const char 
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_dist_graph __attribute__((unused)) = f_comm_dist_graph;
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(indegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, indegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(outdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, outdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(f_sources, (int64_t)(indegree), sizeof((f_sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(f_sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, indegree)), sizeof((f_sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(f_destinations, (int64_t)(outdegree), sizeof((f_destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(f_destweights, (int64_t)(mpicheck_weights_len(destweights, outdegree)), sizeof((f_destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin(118, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sources) + 1 * MPICHECK_POS(mpicheck_n_sourceweights) + 1 * MPICHECK_POS(mpicheck_n_destinations) + 1 * MPICHECK_POS(mpicheck_n_destweights)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -7677,10 +7677,10 @@ static void mpicheck_f_plain_dist_graph_neighbors(void **next, const char *next_
     int maxoutdegree = (int)(*f_maxoutdegree);
     MPI_Fint *destinations __attribute__((unused)) = f_destinations;
     MPI_Fint *destweights __attribute__((unused)) = (MPI_Fint *)mpicheck_f_array(f_destweights);
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(maxindegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, maxindegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(maxoutdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, maxoutdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(f_sources, (int64_t)(maxindegree), sizeof((f_sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(f_sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, maxindegree)), sizeof((f_sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(f_destinations, (int64_t)(maxoutdegree), sizeof((f_destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(f_destweights, (int64_t)(mpicheck_weights_len(destweights, maxoutdegree)), sizeof((f_destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin(119, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_sources) + 1 * MPICHECK_POS(mpicheck_n_sourceweights) + 1 * MPICHECK_POS(mpicheck_n_destinations) + 1 * MPICHECK_POS(mpicheck_n_destweights)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_sources = NULL;
     int64_t *mpicheck_o_sourceweights = NULL;
@@ -15908,8 +15908,8 @@ static void mpicheck_f_plain_gatherv(void **next, const char *next_name, const v
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(232, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -15966,8 +15966,8 @@ static void mpicheck_f_desc_gatherv(void **next, const char *next_name, const vo
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(232, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16020,8 +16020,8 @@ static void mpicheck_f_plain_gatherv_c(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(233, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16071,8 +16071,8 @@ static void mpicheck_f_desc_gatherv_c(void **next, const char *next_name, const 
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(233, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -16127,8 +16127,8 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(234, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16192,8 +16192,8 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(234, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16253,8 +16253,8 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(235, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16311,8 +16311,8 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(235, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17288,8 +17288,8 @@ static void mpicheck_f_plain_graph_create(void **next, const char *next_name, co
     MPI_Fint *edges __attribute__((unused)) = f_edges;
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_graph __attribute__((unused)) = f_comm_graph;
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(f_index, (int64_t)(nnodes), sizeof((f_index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(f_edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((f_edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(250, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_comm_graph = NULL;
     if (mpicheck_w) {
@@ -17346,8 +17346,8 @@ static void mpicheck_f_plain_graph_get(void **next, const char *next_name, const
     int maxedges = (int)(*f_maxedges);
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *edges __attribute__((unused)) = f_edges;
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(maxindex);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)(maxedges);
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(f_index, (int64_t)(maxindex), sizeof((f_index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(f_edges, (int64_t)(maxedges), sizeof((f_edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(251, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_edges = NULL;
@@ -17405,8 +17405,8 @@ static void mpicheck_f_plain_graph_map(void **next, const char *next_name, const
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *edges __attribute__((unused)) = f_edges;
     MPI_Fint *newrank __attribute__((unused)) = f_newrank;
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(f_index, (int64_t)(nnodes), sizeof((f_index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(f_edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((f_edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(252, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -17460,7 +17460,7 @@ static void mpicheck_f_plain_graph_neighbors(void **next, const char *next_name,
     int rank = (int)(*f_rank);
     int maxneighbors = (int)(*f_maxneighbors);
     MPI_Fint *neighbors __attribute__((unused)) = f_neighbors;
-    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : (int64_t)(maxneighbors);
+    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : mpicheck_array_len(f_neighbors, (int64_t)(maxneighbors), sizeof((f_neighbors)[0]));
     int64_t *mpicheck_w = mpicheck_begin(253, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_neighbors)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_neighbors = NULL;
     if (mpicheck_w) {
@@ -17800,7 +17800,7 @@ static void mpicheck_f_plain_group_excl(void **next, const char *next_name, cons
     int n = (int)(*f_n);
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(f_ranks, (int64_t)(n), sizeof((f_ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin(261, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranks)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -17945,7 +17945,7 @@ static void mpicheck_f_plain_group_incl(void **next, const char *next_name, cons
     int n = (int)(*f_n);
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(f_ranks, (int64_t)(n), sizeof((f_ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin(266, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranks)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18045,7 +18045,7 @@ static void mpicheck_f_plain_group_range_excl(void **next, const char *next_name
     int n = (int)(*f_n);
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(f_ranges, (int64_t)((int64_t)n * 3), sizeof((f_ranges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(268, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranges)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18097,7 +18097,7 @@ static void mpicheck_f_plain_group_range_incl(void **next, const char *next_name
     int n = (int)(*f_n);
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(f_ranges, (int64_t)((int64_t)n * 3), sizeof((f_ranges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(269, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranges)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18242,8 +18242,8 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
     MPI_Fint *ranks1 __attribute__((unused)) = f_ranks1;
     MPI_Group group2 = PMPI_Group_f2c(*f_group2);
     MPI_Fint *ranks2 __attribute__((unused)) = f_ranks2;
-    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : mpicheck_array_len(f_ranks1, (int64_t)(n), sizeof((f_ranks1)[0]));
+    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : mpicheck_array_len(f_ranks2, (int64_t)(n), sizeof((f_ranks2)[0]));
     int64_t *mpicheck_w = mpicheck_begin(273, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_ranks1) + 1 * MPICHECK_POS(mpicheck_n_ranks2)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_ranks2 = NULL;
     if (mpicheck_w) {
@@ -18555,8 +18555,8 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(277, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18616,8 +18616,8 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(277, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18673,8 +18673,8 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(278, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18727,8 +18727,8 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(278, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19187,10 +19187,10 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(283, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19254,10 +19254,10 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(283, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19317,10 +19317,10 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(284, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19377,10 +19377,10 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(284, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19440,12 +19440,12 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(285, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19511,12 +19511,12 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(285, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19578,12 +19578,12 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(286, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19642,12 +19642,12 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(286, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20555,8 +20555,8 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(296, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20618,8 +20618,8 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(296, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20677,8 +20677,8 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(297, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20733,8 +20733,8 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(297, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21256,8 +21256,8 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(303, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21317,8 +21317,8 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(303, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21374,8 +21374,8 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(304, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21428,8 +21428,8 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(304, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21691,10 +21691,10 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(307, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21758,10 +21758,10 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(307, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21821,10 +21821,10 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(308, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21881,10 +21881,10 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(308, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21944,12 +21944,12 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(309, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22015,12 +22015,12 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(309, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22082,12 +22082,12 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(310, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22146,12 +22146,12 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(310, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23495,7 +23495,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(337, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23550,7 +23550,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(337, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23601,7 +23601,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(338, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23649,7 +23649,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(338, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -24551,8 +24551,8 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(348, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -24614,8 +24614,8 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(348, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -24673,8 +24673,8 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(349, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -24729,8 +24729,8 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(349, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26439,8 +26439,8 @@ static void mpicheck_f_plain_neighbor_allgatherv(void **next, const char *next_n
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(372, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26495,8 +26495,8 @@ static void mpicheck_f_desc_neighbor_allgatherv(void **next, const char *next_na
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(372, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26547,8 +26547,8 @@ static void mpicheck_f_plain_neighbor_allgatherv_c(void **next, const char *next
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(373, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26596,8 +26596,8 @@ static void mpicheck_f_desc_neighbor_allgatherv_c(void **next, const char *next_
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(373, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -26650,8 +26650,8 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(374, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26713,8 +26713,8 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(374, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26772,8 +26772,8 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(375, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26828,8 +26828,8 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(375, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -27284,10 +27284,10 @@ static void mpicheck_f_plain_neighbor_alltoallv(void **next, const char *next_na
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(380, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -27346,10 +27346,10 @@ static void mpicheck_f_desc_neighbor_alltoallv(void **next, const char *next_nam
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(380, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -27404,10 +27404,10 @@ static void mpicheck_f_plain_neighbor_alltoallv_c(void **next, const char *next_
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(381, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -27459,10 +27459,10 @@ static void mpicheck_f_desc_neighbor_alltoallv_c(void **next, const char *next_n
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(381, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -27519,10 +27519,10 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(382, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -27588,10 +27588,10 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(382, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -27653,10 +27653,10 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(383, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -27715,10 +27715,10 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(383, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -27778,12 +27778,12 @@ static void mpicheck_f_plain_neighbor_alltoallw(void **next, const char *next_na
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(384, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -27844,12 +27844,12 @@ static void mpicheck_f_desc_neighbor_alltoallw(void **next, const char *next_nam
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(384, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -27906,12 +27906,12 @@ static void mpicheck_f_plain_neighbor_alltoallw_c(void **next, const char *next_
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(385, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -27965,12 +27965,12 @@ static void mpicheck_f_desc_neighbor_alltoallw_c(void **next, const char *next_n
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(385, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -28029,12 +28029,12 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(386, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28102,12 +28102,12 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(386, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28171,12 +28171,12 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(387, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28237,12 +28237,12 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(387, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -29241,7 +29241,7 @@ static void mpicheck_f_plain_pready_list(void **next, const char *next_name, con
     int length = (int)(*f_length);
     MPI_Fint *array_of_partitions __attribute__((unused)) = f_array_of_partitions;
     MPI_Request request = PMPI_Request_f2c(*f_request);
-    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : (int64_t)(length);
+    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : mpicheck_array_len(f_array_of_partitions, (int64_t)(length), sizeof((f_array_of_partitions)[0]));
     int64_t *mpicheck_w = mpicheck_begin(408, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_array_of_partitions)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -31089,7 +31089,7 @@ static void mpicheck_f_plain_reduce_scatter(void **next, const char *next_name, 
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(429, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -31139,7 +31139,7 @@ static void mpicheck_f_desc_reduce_scatter(void **next, const char *next_name, c
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(429, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -31185,7 +31185,7 @@ static void mpicheck_f_plain_reduce_scatter_c(void **next, const char *next_name
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(430, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -31228,7 +31228,7 @@ static void mpicheck_f_desc_reduce_scatter_c(void **next, const char *next_name,
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(430, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -31658,7 +31658,7 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(435, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -31715,7 +31715,7 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(435, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -31768,7 +31768,7 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(436, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -31818,7 +31818,7 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(436, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -32179,8 +32179,8 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -32254,7 +32254,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -32317,9 +32317,9 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
     MPI_Fint *array_of_indices __attribute__((unused)) = f_array_of_indices;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(incount), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(f_array_of_indices, (int64_t)(incount), sizeof((f_array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -34244,8 +34244,8 @@ static void mpicheck_f_plain_scatterv(void **next, const char *next_name, const 
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(469, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -34302,8 +34302,8 @@ static void mpicheck_f_desc_scatterv(void **next, const char *next_name, const v
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(469, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -34356,8 +34356,8 @@ static void mpicheck_f_plain_scatterv_c(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(470, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -34407,8 +34407,8 @@ static void mpicheck_f_desc_scatterv_c(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(470, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -34463,8 +34463,8 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(471, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -34528,8 +34528,8 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(471, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -34589,8 +34589,8 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(472, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -34647,8 +34647,8 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(472, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -36765,7 +36765,7 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin(506, (uint32_t)(3 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_array_of_requests = NULL;
     if (mpicheck_w) {
@@ -37501,8 +37501,8 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -37581,7 +37581,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -37649,9 +37649,9 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
     MPI_Fint *array_of_indices __attribute__((unused)) = f_array_of_indices;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(incount), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(f_array_of_indices, (int64_t)(incount), sizeof((f_array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -37922,10 +37922,10 @@ static void mpicheck_f_plain_type_create_darray(void **next, const char *next_na
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_gsizes, (int64_t)(ndims), sizeof((f_array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(f_array_of_distribs, (int64_t)(ndims), sizeof((f_array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(f_array_of_dargs, (int64_t)(ndims), sizeof((f_array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(f_array_of_psizes, (int64_t)(ndims), sizeof((f_array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(584, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs) + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs) + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -37992,10 +37992,10 @@ static void mpicheck_f_plain_type_create_darray_c(void **next, const char *next_
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_gsizes, (int64_t)(ndims), sizeof((f_array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(f_array_of_distribs, (int64_t)(ndims), sizeof((f_array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(f_array_of_dargs, (int64_t)(ndims), sizeof((f_array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(f_array_of_psizes, (int64_t)(ndims), sizeof((f_array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(585, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs) + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs) + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38192,8 +38192,8 @@ static void mpicheck_f_plain_type_create_hindexed(void **next, const char *next_
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(589, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38248,8 +38248,8 @@ static void mpicheck_f_plain_type_create_hindexed_c(void **next, const char *nex
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(590, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38297,7 +38297,7 @@ static void mpicheck_f_plain_type_create_hindexed_block(void **next, const char 
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(591, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38351,7 +38351,7 @@ static void mpicheck_f_plain_type_create_hindexed_block_c(void **next, const cha
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(592, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38495,7 +38495,7 @@ static void mpicheck_f_plain_type_create_indexed_block(void **next, const char *
     MPI_Fint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(595, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38549,7 +38549,7 @@ static void mpicheck_f_plain_type_create_indexed_block_c(void **next, const char
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(596, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38739,9 +38739,9 @@ static void mpicheck_f_plain_type_create_struct(void **next, const char *next_na
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Fint *array_of_types __attribute__((unused)) = f_array_of_types;
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(f_array_of_types, (int64_t)(count), sizeof((f_array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin(600, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements) + 1 * MPICHECK_POS(mpicheck_n_array_of_types)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38797,9 +38797,9 @@ static void mpicheck_f_plain_type_create_struct_c(void **next, const char *next_
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Fint *array_of_types __attribute__((unused)) = f_array_of_types;
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(f_array_of_types, (int64_t)(count), sizeof((f_array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin(601, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements) + 1 * MPICHECK_POS(mpicheck_n_array_of_types)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38850,9 +38850,9 @@ static void mpicheck_f_plain_type_create_subarray(void **next, const char *next_
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(f_array_of_sizes, (int64_t)(ndims), sizeof((f_array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_subsizes, (int64_t)(ndims), sizeof((f_array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(f_array_of_starts, (int64_t)(ndims), sizeof((f_array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(602, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -38912,9 +38912,9 @@ static void mpicheck_f_plain_type_create_subarray_c(void **next, const char *nex
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(f_array_of_sizes, (int64_t)(ndims), sizeof((f_array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_subsizes, (int64_t)(ndims), sizeof((f_array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(f_array_of_starts, (int64_t)(ndims), sizeof((f_array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(603, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -39196,9 +39196,9 @@ static void mpicheck_f_plain_type_get_contents(void **next, const char *next_nam
     MPI_Fint *array_of_integers __attribute__((unused)) = f_array_of_integers;
     MPI_Aint *array_of_addresses __attribute__((unused)) = f_array_of_addresses;
     MPI_Fint *array_of_datatypes __attribute__((unused)) = f_array_of_datatypes;
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(f_array_of_integers, (int64_t)(max_integers), sizeof((f_array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(f_array_of_addresses, (int64_t)(max_addresses), sizeof((f_array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(f_array_of_datatypes, (int64_t)(max_datatypes), sizeof((f_array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(611, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers) + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses) + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_array_of_integers = NULL;
     int64_t *mpicheck_o_array_of_addresses = NULL;
@@ -39266,10 +39266,10 @@ static void mpicheck_f_plain_type_get_contents_c(void **next, const char *next_n
     MPI_Aint *array_of_addresses __attribute__((unused)) = f_array_of_addresses;
     MPI_Count *array_of_large_counts __attribute__((unused)) = f_array_of_large_counts;
     MPI_Fint *array_of_datatypes __attribute__((unused)) = f_array_of_datatypes;
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : (int64_t)(max_large_counts);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(f_array_of_integers, (int64_t)(max_integers), sizeof((f_array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(f_array_of_addresses, (int64_t)(max_addresses), sizeof((f_array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : mpicheck_array_len(f_array_of_large_counts, (int64_t)(max_large_counts), sizeof((f_array_of_large_counts)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(f_array_of_datatypes, (int64_t)(max_datatypes), sizeof((f_array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(612, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers) + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses) + 1 * MPICHECK_POS(mpicheck_n_array_of_large_counts) + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_array_of_integers = NULL;
     int64_t *mpicheck_o_array_of_addresses = NULL;
@@ -39840,8 +39840,8 @@ static void mpicheck_f_plain_type_indexed(void **next, const char *next_name, co
     MPI_Fint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(623, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -39896,8 +39896,8 @@ static void mpicheck_f_plain_type_indexed_c(void **next, const char *next_name, 
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(624, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40806,8 +40806,8 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -40881,7 +40881,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -40945,9 +40945,9 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
     MPI_Fint *array_of_indices __attribute__((unused)) = f_array_of_indices;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(incount), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(f_array_of_indices, (int64_t)(incount), sizeof((f_array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {

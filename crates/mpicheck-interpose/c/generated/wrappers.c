@@ -6759,8 +6759,8 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(18, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6794,8 +6794,8 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(19, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -6829,8 +6829,8 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(20, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -6869,8 +6869,8 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(21, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7191,10 +7191,10 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(31, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7231,10 +7231,10 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(32, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7271,10 +7271,10 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(33, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7316,10 +7316,10 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(34, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7361,12 +7361,12 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(35, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7405,12 +7405,12 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(36, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -7449,12 +7449,12 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(37, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -7498,12 +7498,12 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(38, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -8115,7 +8115,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_coords(comm, rank, maxdims, coords);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(coords, (int64_t)(maxdims), sizeof((coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin(59, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
@@ -8147,8 +8147,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(ndims), sizeof((dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(periods, (int64_t)(ndims), sizeof((periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin(60, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm_cart = NULL;
     if (mpicheck_w) {
@@ -8184,9 +8184,9 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(maxdims), sizeof((dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(periods, (int64_t)(maxdims), sizeof((periods)[0]));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(coords, (int64_t)(maxdims), sizeof((coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin(61, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods) + 1 * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_dims = NULL;
     int64_t *mpicheck_o_periods = NULL;
@@ -8227,8 +8227,8 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(ndims), sizeof((dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(periods, (int64_t)(ndims), sizeof((periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin(62, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_dims) + 1 * MPICHECK_POS(mpicheck_n_periods)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -8262,7 +8262,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_rank(comm, coords, rank);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(coords, (int64_t)(mpicheck_cartdim(comm)), sizeof((coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin(63, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
@@ -8327,7 +8327,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : mpicheck_array_len(remain_dims, (int64_t)(mpicheck_cartdim(comm)), sizeof((remain_dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin(65, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_remain_dims)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -9560,7 +9560,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs)));
+    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : mpicheck_array_len(array_of_errcodes, (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs))), sizeof((array_of_errcodes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(109, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_intercomm = NULL;
     int64_t *mpicheck_o_array_of_errcodes = NULL;
@@ -9600,8 +9600,8 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(array_of_maxprocs, (int64_t)(count), sizeof((array_of_maxprocs)[0]));
+    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(array_of_info, (int64_t)(count), sizeof((array_of_info)[0]));
     int64_t mpicheck_n_array_of_errcodes = -1;
     int64_t *mpicheck_w = mpicheck_begin(110, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_array_of_maxprocs) + 1 * MPICHECK_POS(mpicheck_n_array_of_info) + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_intercomm = NULL;
@@ -9790,7 +9790,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dims_create(nnodes, ndims, dims);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(ndims), sizeof((dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin(116, (uint32_t)(4 + 2 * MPICHECK_POS(mpicheck_n_dims)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_dims = NULL;
     if (mpicheck_w) {
@@ -9823,10 +9823,10 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(mpicheck_sum(degrees, n));
-    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n)));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(sources, (int64_t)(n), sizeof((sources)[0]));
+    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : mpicheck_array_len(degrees, (int64_t)(n), sizeof((degrees)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(destinations, (int64_t)(mpicheck_sum(degrees, n)), sizeof((destinations)[0]));
+    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : mpicheck_array_len(weights, (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n))), sizeof((weights)[0]));
     int64_t *mpicheck_w = mpicheck_begin(117, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sources) + 1 * MPICHECK_POS(mpicheck_n_degrees) + 1 * MPICHECK_POS(mpicheck_n_destinations) + 1 * MPICHECK_POS(mpicheck_n_weights)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -9867,10 +9867,10 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(indegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, indegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(outdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, outdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(sources, (int64_t)(indegree), sizeof((sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, indegree)), sizeof((sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(destinations, (int64_t)(outdegree), sizeof((destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(destweights, (int64_t)(mpicheck_weights_len(destweights, outdegree)), sizeof((destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin(118, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sources) + 1 * MPICHECK_POS(mpicheck_n_sourceweights) + 1 * MPICHECK_POS(mpicheck_n_destinations) + 1 * MPICHECK_POS(mpicheck_n_destweights)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -9912,10 +9912,10 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(maxindegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, maxindegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(maxoutdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, maxoutdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(sources, (int64_t)(maxindegree), sizeof((sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, maxindegree)), sizeof((sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(destinations, (int64_t)(maxoutdegree), sizeof((destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(destweights, (int64_t)(mpicheck_weights_len(destweights, maxoutdegree)), sizeof((destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin(119, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_sources) + 1 * MPICHECK_POS(mpicheck_n_sourceweights) + 1 * MPICHECK_POS(mpicheck_n_destinations) + 1 * MPICHECK_POS(mpicheck_n_destweights)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_sources = NULL;
     int64_t *mpicheck_o_sourceweights = NULL;
@@ -13297,8 +13297,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(232, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13333,8 +13333,8 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(233, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -13369,8 +13369,8 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(234, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -13410,8 +13410,8 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(235, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -13883,8 +13883,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(index, (int64_t)(nnodes), sizeof((index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(250, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_comm_graph = NULL;
     if (mpicheck_w) {
@@ -13920,8 +13920,8 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(maxindex);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)(maxedges);
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(index, (int64_t)(maxindex), sizeof((index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(edges, (int64_t)(maxedges), sizeof((edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(251, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_edges = NULL;
@@ -13958,8 +13958,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(index, (int64_t)(nnodes), sizeof((index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin(252, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_index) + 1 * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -13993,7 +13993,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : (int64_t)(maxneighbors);
+    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : mpicheck_array_len(neighbors, (int64_t)(maxneighbors), sizeof((neighbors)[0]));
     int64_t *mpicheck_w = mpicheck_begin(253, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_neighbors)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_neighbors = NULL;
     if (mpicheck_w) {
@@ -14223,7 +14223,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_excl(group, n, ranks, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(ranks, (int64_t)(n), sizeof((ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin(261, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranks)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -14360,7 +14360,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_incl(group, n, ranks, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(ranks, (int64_t)(n), sizeof((ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin(266, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranks)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -14421,7 +14421,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_range_excl(group, n, ranges, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(((const int *)ranges), (int64_t)((int64_t)n * 3), sizeof((((const int *)ranges))[0]));
     int64_t *mpicheck_w = mpicheck_begin(268, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranges)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -14453,7 +14453,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_range_incl(group, n, ranges, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(((const int *)ranges), (int64_t)((int64_t)n * 3), sizeof((((const int *)ranges))[0]));
     int64_t *mpicheck_w = mpicheck_begin(269, (uint32_t)(4 + 1 * MPICHECK_POS(mpicheck_n_ranges)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -14565,8 +14565,8 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : mpicheck_array_len(ranks1, (int64_t)(n), sizeof((ranks1)[0]));
+    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : mpicheck_array_len(ranks2, (int64_t)(n), sizeof((ranks2)[0]));
     int64_t *mpicheck_w = mpicheck_begin(273, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_ranks1) + 1 * MPICHECK_POS(mpicheck_n_ranks2)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_ranks2 = NULL;
     if (mpicheck_w) {
@@ -14701,8 +14701,8 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(277, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14742,8 +14742,8 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(278, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14925,10 +14925,10 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(283, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -14971,10 +14971,10 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(284, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15017,12 +15017,12 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(285, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15067,12 +15067,12 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(286, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15429,8 +15429,8 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(296, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15471,8 +15471,8 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(297, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15691,8 +15691,8 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(303, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15730,8 +15730,8 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(304, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15837,10 +15837,10 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(307, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15881,10 +15881,10 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(308, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15925,12 +15925,12 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(309, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -15973,12 +15973,12 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(310, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16808,7 +16808,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(337, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -16845,7 +16845,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(338, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17193,8 +17193,8 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(348, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17235,8 +17235,8 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(349, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17985,8 +17985,8 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(372, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18020,8 +18020,8 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(373, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18055,8 +18055,8 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(374, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18095,8 +18095,8 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(375, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18265,10 +18265,10 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(380, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18305,10 +18305,10 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(381, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18345,10 +18345,10 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(382, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18390,10 +18390,10 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin(383, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18435,12 +18435,12 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(384, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18479,12 +18479,12 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(385, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -18523,12 +18523,12 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(386, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18572,12 +18572,12 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(387, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_sdispls) + 1 * MPICHECK_POS(mpicheck_n_sendtypes) + 1 * MPICHECK_POS(mpicheck_n_recvcounts) + 1 * MPICHECK_POS(mpicheck_n_rdispls) + 1 * MPICHECK_POS(mpicheck_n_recvtypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19190,7 +19190,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pready_list(length, array_of_partitions, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : (int64_t)(length);
+    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : mpicheck_array_len(array_of_partitions, (int64_t)(length), sizeof((array_of_partitions)[0]));
     int64_t *mpicheck_w = mpicheck_begin(408, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_array_of_partitions)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19869,7 +19869,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(429, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -19900,7 +19900,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(430, (uint32_t)(6 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -20057,7 +20057,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(435, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20093,7 +20093,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(436, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20398,8 +20398,8 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -20446,7 +20446,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin(448, (uint32_t)(8 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_flag = NULL;
@@ -20485,9 +20485,9 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(incount), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(array_of_indices, (int64_t)(incount), sizeof((array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -21179,8 +21179,8 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(469, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21215,8 +21215,8 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(470, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         int64_t *mpicheck_p = mpicheck_w;
@@ -21251,8 +21251,8 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(471, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21292,8 +21292,8 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin(472, (uint32_t)(11 + 1 * MPICHECK_POS(mpicheck_n_sendcounts) + 1 * MPICHECK_POS(mpicheck_n_displs)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22314,7 +22314,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Startall(count, array_of_requests);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin(506, (uint32_t)(3 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_requests = NULL;
     if (mpicheck_w) {
@@ -22844,7 +22844,7 @@ int MPI_T_category_get_categories(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_categories(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin(524, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -22875,7 +22875,7 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_cvars(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin(525, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -22906,7 +22906,7 @@ int MPI_T_category_get_events(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_events(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin(526, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -23068,7 +23068,7 @@ int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_pvars(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin(531, (uint32_t)(3 + 1 * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -23498,8 +23498,8 @@ int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbos
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(num_elements);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(num_elements);
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(array_of_datatypes, (int64_t)(num_elements), sizeof((array_of_datatypes)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(num_elements), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(545, (uint32_t)(15 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_name_len = NULL;
     int64_t *mpicheck_o_verbosity = NULL;
@@ -24460,8 +24460,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -24515,7 +24515,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin(577, (uint32_t)(9 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_index = NULL;
@@ -24561,9 +24561,9 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(incount), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(array_of_indices, (int64_t)(incount), sizeof((array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -24759,10 +24759,10 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(array_of_gsizes, (int64_t)(ndims), sizeof((array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(array_of_distribs, (int64_t)(ndims), sizeof((array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(array_of_dargs, (int64_t)(ndims), sizeof((array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(array_of_psizes, (int64_t)(ndims), sizeof((array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(584, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs) + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs) + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -24803,10 +24803,10 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(array_of_gsizes, (int64_t)(ndims), sizeof((array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(array_of_distribs, (int64_t)(ndims), sizeof((array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(array_of_dargs, (int64_t)(ndims), sizeof((array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(array_of_psizes, (int64_t)(ndims), sizeof((array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(585, (uint32_t)(10 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs) + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs) + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -24933,8 +24933,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(589, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -24968,8 +24968,8 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(590, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25003,7 +25003,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(591, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25036,7 +25036,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(592, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25131,7 +25131,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(595, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25164,7 +25164,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(596, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25287,9 +25287,9 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(array_of_types, (int64_t)(count), sizeof((array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin(600, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements) + 1 * MPICHECK_POS(mpicheck_n_array_of_types)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25324,9 +25324,9 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(array_of_types, (int64_t)(count), sizeof((array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin(601, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements) + 1 * MPICHECK_POS(mpicheck_n_array_of_types)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25361,9 +25361,9 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(array_of_sizes, (int64_t)(ndims), sizeof((array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(array_of_subsizes, (int64_t)(ndims), sizeof((array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(array_of_starts, (int64_t)(ndims), sizeof((array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(602, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25400,9 +25400,9 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(array_of_sizes, (int64_t)(ndims), sizeof((array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(array_of_subsizes, (int64_t)(ndims), sizeof((array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(array_of_starts, (int64_t)(ndims), sizeof((array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin(603, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes) + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -25626,9 +25626,9 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(array_of_integers, (int64_t)(max_integers), sizeof((array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(array_of_addresses, (int64_t)(max_addresses), sizeof((array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(array_of_datatypes, (int64_t)(max_datatypes), sizeof((array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(611, (uint32_t)(7 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers) + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses) + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_integers = NULL;
     int64_t *mpicheck_o_array_of_addresses = NULL;
@@ -25671,10 +25671,10 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : (int64_t)(max_large_counts);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(array_of_integers, (int64_t)(max_integers), sizeof((array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(array_of_addresses, (int64_t)(max_addresses), sizeof((array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : mpicheck_array_len(array_of_large_counts, (int64_t)(max_large_counts), sizeof((array_of_large_counts)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(array_of_datatypes, (int64_t)(max_datatypes), sizeof((array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin(612, (uint32_t)(9 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers) + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses) + 1 * MPICHECK_POS(mpicheck_n_array_of_large_counts) + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_integers = NULL;
     int64_t *mpicheck_o_array_of_addresses = NULL;
@@ -26057,8 +26057,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(623, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -26092,8 +26092,8 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin(624, (uint32_t)(5 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths) + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -26575,8 +26575,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -26626,7 +26626,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin(641, (uint32_t)(8 + 2 * MPICHECK_POS(mpicheck_n_array_of_requests)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_index = NULL;
@@ -26668,9 +26668,9 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(incount), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(array_of_indices, (int64_t)(incount), sizeof((array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
