@@ -62,6 +62,16 @@ int64_t mpicheck_root_len(MPI_Comm comm, int root, int64_t n);
 void mpicheck_comm_info(uint16_t id, MPI_Comm comm, const void *site, uint8_t flags);
 void mpicheck_type_info(uint16_t id, MPI_Datatype type, const void *site, uint8_t flags);
 
+/* Keyval constructors (callbacks.c): the program's attribute functions behind trampolines
+ * that record the MPI calls they make; the state is given to MPI as extra_state. */
+void *mpicheck_keyval_state(void (*copy)(void), void (*del)(void), void *extra);
+int mpicheck_comm_copy_trampoline(MPI_Comm, int, void *, void *, void *, int *);
+int mpicheck_comm_delete_trampoline(MPI_Comm, int, void *, void *);
+int mpicheck_type_copy_trampoline(MPI_Datatype, int, void *, void *, void *, int *);
+int mpicheck_type_delete_trampoline(MPI_Datatype, int, void *, void *);
+int mpicheck_win_copy_trampoline(MPI_Win, int, void *, void *, void *, int *);
+int mpicheck_win_delete_trampoline(MPI_Win, int, void *, void *);
+
 /* MPI_Init* returned successfully (idempotent: C and Fortran wrappers may both call it). */
 void mpicheck_after_init(void);
 /* MPI_Finalize returned successfully. */

@@ -150,6 +150,16 @@ for _f in ["waitsome", "testsome", "request_get_status_some"]:
     VALID[(_f, "array_of_indices")] = "(*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount)"
     VALID[(_f, "array_of_statuses")] = "(*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount)"
 
+# Keyval constructors: the program's copy and delete functions are given to MPI behind
+# trampolines (c/callbacks.c), so the MPI calls they make are recorded. name -> (kind, copy
+# parameter, delete parameter).
+KEYVAL_CREATORS = {
+    "MPI_Comm_create_keyval": ("comm", "comm_copy_attr_fn", "comm_delete_attr_fn"),
+    "MPI_Type_create_keyval": ("type", "type_copy_attr_fn", "type_delete_attr_fn"),
+    "MPI_Win_create_keyval": ("win", "win_copy_attr_fn", "win_delete_attr_fn"),
+    "MPI_Keyval_create": ("comm", "copy_fn", "delete_fn"),
+}
+
 # Nonblocking communicator constructors: the new communicator is not usable before the request
 # completes, so no MPICHECK_Comm_info is recorded for them.
 NONBLOCKING_COMM_CREATORS = {"MPI_Comm_idup", "MPI_Comm_idup_with_info"}
@@ -562,6 +572,15 @@ def gen_c_wrapper(func):
     lines.append("        (void)mpicheck_p;")
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
+    keyval = KEYVAL_CREATORS.get(func.name)
+    if keyval:
+        kind, copy, delete = keyval
+        lines.append(
+            f"    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void)){copy}, (void (*)(void)){delete}, extra_state) : NULL;"
+        )
+        call_map[copy] = f"(mpicheck_kv ? mpicheck_{kind}_copy_trampoline : {copy})"
+        call_map[delete] = f"(mpicheck_kv ? mpicheck_{kind}_delete_trampoline : {delete})"
+        call_map["extra_state"] = "(mpicheck_kv ? mpicheck_kv : extra_state)"
     completes = BUFFER_COMPLETERS.get(func.name)
     lines += ["    " + l for l in buffer_pre_hooks(func)]
     if completes:

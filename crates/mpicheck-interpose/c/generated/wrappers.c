@@ -8738,7 +8738,8 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_C
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))comm_copy_attr_fn, (void (*)(void))comm_delete_attr_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Comm_create_keyval((mpicheck_kv ? mpicheck_comm_copy_trampoline : comm_copy_attr_fn), (mpicheck_kv ? mpicheck_comm_delete_trampoline : comm_delete_attr_fn), comm_keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         mpicheck_o_comm_keyval[0] = (comm_keyval ? MPICHECK_W(*comm_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -17577,7 +17578,8 @@ int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))copy_fn, (void (*)(void))delete_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Keyval_create((mpicheck_kv ? mpicheck_comm_copy_trampoline : copy_fn), (mpicheck_kv ? mpicheck_comm_delete_trampoline : delete_fn), keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         mpicheck_o_keyval[0] = (keyval ? MPICHECK_W(*keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -25209,7 +25211,8 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))type_copy_attr_fn, (void (*)(void))type_delete_attr_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Type_create_keyval((mpicheck_kv ? mpicheck_type_copy_trampoline : type_copy_attr_fn), (mpicheck_kv ? mpicheck_type_delete_trampoline : type_delete_attr_fn), type_keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         mpicheck_o_type_keyval[0] = (type_keyval ? MPICHECK_W(*type_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -27095,7 +27098,8 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
         (void)mpicheck_p;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))win_copy_attr_fn, (void (*)(void))win_delete_attr_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Win_create_keyval((mpicheck_kv ? mpicheck_win_copy_trampoline : win_copy_attr_fn), (mpicheck_kv ? mpicheck_win_delete_trampoline : win_delete_attr_fn), win_keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         mpicheck_o_win_keyval[0] = (win_keyval ? MPICHECK_W(*win_keyval) : 0);
         mpicheck_end(mpicheck_w, mpicheck_ret);
