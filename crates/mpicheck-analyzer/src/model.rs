@@ -608,6 +608,18 @@ pub struct ThreadInfo {
     /// Requests whose handle MPI also gave to another live request (a shared, already
     /// complete request object): waits on that handle cannot be attributed to one of them.
     pub shared_requests: Vec<ReqId>,
+    /// Objects freed by one thread after another thread used them (recorded before the
+    /// free): each other thread's last such use, for TH007.
+    pub freed_after_use: Vec<FreedAfterUse>,
+}
+
+/// An object freed by a call (`freed`, an event index) that another thread's call (`used`)
+/// passed earlier in record order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FreedAfterUse {
+    pub kind: ObjectKind,
+    pub used: usize,
+    pub freed: usize,
 }
 
 /// An OpenMP parallel region (or another team of threads) as the encountering thread saw it.

@@ -160,6 +160,12 @@ impl ThreadInfoBuilder {
         true
     }
 
+    /// Whether the process has started threads so far (a recorded parallel region or
+    /// `pthread_create`).
+    pub fn threads_started(&self) -> bool {
+        !self.info.parallel_regions.is_empty() || !self.thread_starts.is_empty()
+    }
+
     /// The rank's thread information; `site` resolves a call site address.
     pub fn finish(mut self, mut site: impl FnMut(u64) -> SiteId) -> ThreadInfo {
         for (region, &address) in self

@@ -2,7 +2,7 @@
 //! MPI + OpenMP programs, seed 004): the thread level provided (TH001), `MPI_Finalize`
 //! (TH002), requests completed by two threads (TH003), probes whose message another thread
 //! receives (TH004), concurrent collectives on one communicator (TH005), threads started
-//! under `MPI_THREAD_SINGLE` (TH006).
+//! under `MPI_THREAD_SINGLE` (TH006), objects one thread uses and another frees (TH007).
 //!
 //! A violation that *occurred* is seen in the recorded intervals: two threads were inside
 //! MPI at the same moment (one process, one monotonic clock). A violation that *could*
@@ -34,6 +34,7 @@ use crate::threads::{overlap, HappensBefore};
 
 pub mod collective;
 pub mod finalize;
+pub mod freed;
 pub mod level;
 pub mod probe;
 pub mod request;
@@ -41,24 +42,25 @@ pub mod single;
 
 pub use collective::TH005;
 pub use finalize::TH002;
+pub use freed::TH007;
 pub use level::TH001;
 pub use probe::TH004;
 pub use request::TH003;
 pub use single::TH006;
 
-/// TH001-TH006, from one look at each rank's threads.
+/// TH001-TH007, from one look at each rank's threads.
 pub(crate) struct ThreadChecks;
 
 impl Check for ThreadChecks {
     fn infos(&self) -> &'static [CheckInfo] {
-        &[TH001, TH002, TH003, TH004, TH005, TH006]
+        &[TH001, TH002, TH003, TH004, TH005, TH006, TH007]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
         check(ctx)
     }
 }
 
-/// Runs TH001-TH006.
+/// Runs TH001-TH007.
 pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut findings = Findings::default();
     for rank in &ctx.run.ranks {
@@ -78,6 +80,7 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         probe::check(&threads, &mut findings);
         collective::check(&threads, &mut findings);
         single::check(&threads, &mut findings);
+        freed::check(&threads, &mut findings);
     }
     findings.into_diagnostics(ctx)
 }
