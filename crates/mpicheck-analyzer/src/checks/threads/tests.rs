@@ -90,6 +90,7 @@ impl RankBuilder {
                 thread_starts: Vec::new(),
                 shared_requests: Vec::new(),
                 freed_after_use: Vec::new(),
+                workshares: Vec::new(),
             },
         };
         Run {
@@ -566,4 +567,60 @@ fn th007_request_freed_by_another_thread() {
     // The other thread's last use before the free is reported.
     assert_eq!(lines(&d[0]), vec![3, 4]);
     assert!(d[0].message.contains("the request"), "{}", d[0].message);
+}
+
+#[test]
+fn funneled_call_in_a_single_block_of_the_main_thread_is_possible() {
+    // Thread 0 (main) runs a `single` block of a team of 2 (site 50) and calls MPI in it,
+    // then calls MPI again after the block ended.
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(1), 0, Some(10)) // order 1, line 1
+        .fork()
+        .call(0, "MPI_Bcast", barrier_op(), 100, Some(200)) // order 5, line 2
+        .call(0, "MPI_Wtime", Op::Other, 210, Some(220)) // order 6, line 3
+        .call(0, "MPI_Barrier", barrier_op(), 300, Some(400)); // order 7, line 4
+    let block = |thread, end_order, team| WorkshareBlock {
+        thread,
+        construct: Workshare::Single,
+        begin_order: 4,
+        end_order,
+        team,
+    };
+    let with = |level, blocks: &[WorkshareBlock]| {
+        let mut run = b.run(level, true);
+        run.sites.resize(
+            51,
+            SourceLocation {
+                file: Some("t.c".into()),
+                line: Some(50),
+                ..Default::default()
+            },
+        );
+        run.ranks[0].threads.workshares = blocks.to_vec();
+        run.ranks[0].threads.parallel_regions = vec![ParallelRegion {
+            thread: 0,
+            site: SiteId(50),
+            begin_order: 2,
+            end_order: 8,
+            threads: 2,
+        }];
+        thread_findings(&run)
+    };
+    let d = with(ThreadLevel::Funneled, &[block(0, 7, 2)]);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "TH001");
+    assert_eq!(d[0].severity, Severity::Warning);
+    assert_eq!(lines(&d[0]), vec![2, 1]);
+    assert!(
+        d[0].message
+            .starts_with("MPI_Bcast in a `#pragma omp single` block"),
+        "{}",
+        d[0].message
+    );
+    // A block that ended before the call, of another thread, of a team of one thread, or
+    // under MPI_THREAD_MULTIPLE: nothing.
+    assert!(with(ThreadLevel::Funneled, &[block(0, 5, 2)]).is_empty());
+    assert!(with(ThreadLevel::Funneled, &[block(1, 7, 2)]).is_empty());
+    assert!(with(ThreadLevel::Funneled, &[block(0, 7, 1)]).is_empty());
+    assert!(with(ThreadLevel::Multiple, &[block(0, 7, 2)]).is_empty());
 }
