@@ -2,7 +2,7 @@
 
 use super::{always_allowed, on_thread, Findings, RankThreads, Role, SiteRole};
 use crate::diagnostic::{Category, CheckInfo, Severity};
-use crate::model::{ThreadLevel, WorkshareBlock};
+use crate::model::ThreadLevel;
 
 pub const TH001: CheckInfo = CheckInfo {
     code: "TH001",
@@ -204,29 +204,16 @@ fn single_in_parallel(t: &RankThreads, out: &mut Findings, note: &str, init_hint
 /// `MPI_THREAD_FUNNELED`: the main thread called MPI inside a `single` block or a section of
 /// a team of several threads, which another thread can execute in another run.
 fn funneled_workshare(t: &RankThreads, out: &mut Findings, note: &str, help: &str) {
-    let blocks: Vec<&WorkshareBlock> = t
-        .rank
-        .threads
-        .workshares
-        .iter()
-        .filter(|b| b.thread == t.main && b.team >= 2)
-        .collect();
-    if blocks.is_empty() {
+    if t.rank.threads.workshares.is_empty() {
         return;
     }
     for e in &t.rank.events {
-        let Some(time) = e.time else { continue };
-        if e.thread != t.main || always_allowed(e.call) {
+        if always_allowed(e.call) {
             continue;
         }
-        // Blocks of one thread do not overlap: the last one begun before the call.
-        let i = blocks.partition_point(|b| b.begin_order < time.order);
-        let Some(block) = i.checked_sub(1).map(|i| blocks[i]) else {
+        let Some(block) = t.main_thread_workshare(e) else {
             continue;
         };
-        if time.order >= block.end_order {
-            continue;
-        }
         let construct = block.construct.pragma();
         // The construct itself has no line of its own in GCC's line table (its runtime call
         // is put on the previous statement's line): the call, in the block, stands for it.

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::{site_location, Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel};
+use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel, WorkshareBlock};
 use crate::text::{IntoPieces, Text};
 use crate::threads::{overlap, HappensBefore};
 
@@ -110,6 +110,9 @@ pub(crate) struct RankThreads<'r> {
     /// The thread that initialized MPI (the main thread).
     pub main: u16,
     pub provided: Option<ThreadLevel>,
+    /// The main thread's `single` blocks and sections in teams of several threads, in
+    /// order.
+    main_workshares: Vec<WorkshareBlock>,
 }
 
 /// How two calls of different threads conflict.
@@ -137,6 +140,13 @@ impl<'r> RankThreads<'r> {
             init,
             main,
             provided: rank.threads.provided,
+            main_workshares: rank
+                .threads
+                .workshares
+                .iter()
+                .filter(|b| b.thread == main && b.team >= 2)
+                .copied()
+                .collect(),
         }
     }
 
@@ -169,6 +179,21 @@ impl<'r> RankThreads<'r> {
 
     pub fn event(&self, i: usize) -> &'r Event {
         &self.rank.events[i]
+    }
+
+    /// The `single` block or section of a team of several threads that the main thread was
+    /// executing when it made call `e`: another thread of the team could have made it.
+    pub fn main_thread_workshare(&self, e: &Event) -> Option<&WorkshareBlock> {
+        let order = e.time?.order;
+        if e.thread != self.main {
+            return None;
+        }
+        // A thread's blocks do not overlap: the last one it began before the call.
+        let i = self
+            .main_workshares
+            .partition_point(|b| b.begin_order < order);
+        let block = &self.main_workshares[i.checked_sub(1)?];
+        (order < block.end_order).then_some(block)
     }
 
     /// Whether two calls of different threads ran, or could run, at the same time.

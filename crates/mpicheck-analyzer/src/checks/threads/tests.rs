@@ -624,3 +624,40 @@ fn funneled_call_in_a_single_block_of_the_main_thread_is_possible() {
     assert!(with(ThreadLevel::Funneled, &[block(0, 7, 1)]).is_empty());
     assert!(with(ThreadLevel::Multiple, &[block(0, 7, 2)]).is_empty());
 }
+
+#[test]
+fn finalize_in_a_single_block_of_the_main_thread_is_possible() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(3), 0, Some(10)) // order 1
+        .fork()
+        .call(0, "MPI_Finalize", Op::Finalize, 100, Some(200)); // order 5
+    let with = |end_order| {
+        let mut run = b.run(ThreadLevel::Multiple, true);
+        run.ranks[0].threads.workshares = vec![WorkshareBlock {
+            thread: 0,
+            construct: Workshare::Single,
+            begin_order: 4,
+            end_order,
+            team: 2,
+        }];
+        run.ranks[0].threads.parallel_regions = vec![ParallelRegion {
+            thread: 0,
+            site: SiteId(1),
+            begin_order: 2,
+            end_order: 8,
+            threads: 2,
+        }];
+        thread_findings(&run)
+    };
+    let d = with(6);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!((d[0].code, d[0].severity), ("TH002", Severity::Warning));
+    assert_eq!(lines(&d[0]), vec![2]);
+    assert!(
+        d[0].message.contains("`#pragma omp single` block"),
+        "{}",
+        d[0].message
+    );
+    // After the block: fine.
+    assert!(with(5).is_empty());
+}
