@@ -72,7 +72,7 @@ static atomic_uint_fast64_t mpicheck_next_token = 1;
 /* The innermost parallel region this thread runs in (0 outside any). */
 static __thread uint64_t mpicheck_team;
 /* This thread runs the block of a `single` or a section, and no record since says so. */
-static __thread int mpicheck_in_workshare;
+static __thread int mpicheck_in_workshare __attribute__((tls_model("initial-exec")));
 /* The main executable's code, for telling application calls from library calls. */
 static uintptr_t mpicheck_exe_lo, mpicheck_exe_hi;
 
