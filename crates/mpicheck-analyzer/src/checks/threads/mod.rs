@@ -13,7 +13,9 @@
 //! What is recorded and what is not (`c/threads.c` of the interposition library): GCC's
 //! libgomp has no OMPT tool interface (GCC 12-14), so OpenMP is observed at libgomp's entry
 //! points (parallel regions, barriers including the implicit ones of worksharing constructs,
-//! critical, atomic, ordered, locks); POSIX threads through create/join/exit, mutexes,
+//! critical, atomic, ordered, locks, and the `single` blocks and sections a thread executes:
+//! the main thread's MPI calls in them are reported where another thread could make them,
+//! [`RankThreads::main_thread_workshare`]); POSIX threads through create/join/exit, mutexes,
 //! condition waits, barriers, spin locks and semaphores called from the program itself.
 //! Explicit OpenMP tasks are not tracked: a process that creates tasks gets no "possible"
 //! reports. Threads whose start was not recorded (started by a library or another OpenMP
