@@ -322,7 +322,7 @@ fn build_family(family: Family) {
     let script = out_dir.join("exports.map");
     fs::write(
         &script,
-        "{\n  global:\n    MPI_*;\n    mpi_*;\n    GOMP_*;\n    omp_set_lock;\n    omp_unset_lock;\n    omp_test_lock;\n    omp_set_nest_lock;\n    omp_unset_nest_lock;\n    omp_test_nest_lock;\n    pthread_create;\n    pthread_join;\n    pthread_exit;\n    pthread_mutex_lock;\n    pthread_mutex_trylock;\n    pthread_mutex_unlock;\n    pthread_cond_wait;\n    pthread_cond_timedwait;\n    pthread_barrier_wait;\n    pthread_spin_lock;\n    pthread_spin_unlock;\n    sem_post;\n    sem_wait;\n    sem_trywait;\n    sem_timedwait;\n  local:\n    *;\n};\n",
+        "{\n  global:\n    MPI_*;\n    mpi_*;\n    GOMP_*;\n    omp_set_lock;\n    omp_unset_lock;\n    omp_test_lock;\n    omp_set_nest_lock;\n    omp_unset_nest_lock;\n    omp_test_nest_lock;\n    omp_get_thread_num;\n    pthread_create;\n    pthread_join;\n    pthread_exit;\n    pthread_mutex_lock;\n    pthread_mutex_trylock;\n    pthread_mutex_unlock;\n    pthread_cond_wait;\n    pthread_cond_timedwait;\n    pthread_barrier_wait;\n    pthread_spin_lock;\n    pthread_spin_unlock;\n    sem_post;\n    sem_wait;\n    sem_trywait;\n    sem_timedwait;\n  local:\n    *;\n};\n",
     )
     .unwrap();
     println!(

@@ -623,6 +623,51 @@ pub struct ThreadInfo {
     /// Requests whose handle MPI also gave to another live request (a shared, already
     /// complete request object): waits on that handle cannot be attributed to one of them.
     pub shared_requests: Vec<ReqId>,
+    /// Objects freed by one thread after another thread used them (recorded before the
+    /// free): each other thread's last such use, for TH007.
+    pub freed_after_use: Vec<FreedAfterUse>,
+    /// Blocks of OpenMP `single` and `sections` constructs that a thread executed, in
+    /// record order of their start.
+    pub workshares: Vec<WorkshareBlock>,
+}
+
+/// The block of a worksharing construct one thread of a team executed; any thread of the
+/// team could have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WorkshareBlock {
+    pub thread: u16,
+    pub construct: Workshare,
+    /// Record order of the block's start and of the thread's next record after it
+    /// (`u64::MAX` if none): the thread's calls in between ran in the block.
+    pub begin_order: u64,
+    pub end_order: u64,
+    /// Threads of the team (0 when the team's region was not recorded).
+    pub team: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Workshare {
+    Single,
+    Section,
+}
+
+impl Workshare {
+    /// The construct as the program writes it.
+    pub fn pragma(self) -> &'static str {
+        match self {
+            Workshare::Single => "#pragma omp single",
+            Workshare::Section => "#pragma omp section",
+        }
+    }
+}
+
+/// An object freed by a call (`freed`, an event index) that another thread's call (`used`)
+/// passed earlier in record order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FreedAfterUse {
+    pub kind: ObjectKind,
+    pub used: usize,
+    pub freed: usize,
 }
 
 /// An OpenMP parallel region (or another team of threads) as the encountering thread saw it.

@@ -255,6 +255,9 @@ where
                 continue;
             };
             if threads.sync_record(function, call) {
+                if threads.threads_started() {
+                    rank_state.objects.track_uses();
+                }
                 continue;
             }
             // A program has few call sites and calls them many times: resolving (and
@@ -380,6 +383,7 @@ where
                     shared.dedup();
                     shared
                 },
+                freed_after_use: std::mem::take(&mut rank_state.objects.freed_after_use),
                 ..thread_info
             },
         });

@@ -6,8 +6,12 @@
 //! `what` 0 = recording is on, 1 = release of `object`, 2 = acquire of `object`, 3 = an OpenMP
 //! parallel region `object` begins (a release of its start object), 4 = it ended (an acquire
 //! of its end object), 5 = the process synchronizes in ways that are not recorded (OpenMP
-//! tasks: then no call is reported as possibly concurrent). Releases are recorded before the real operation and acquires after it,
-//! so in the process's record order every acquire follows the releases it observed.
+//! tasks: then no call is reported as possibly concurrent), 6 = the thread begins the block
+//! of a `single` or a section that any thread of its team could have run (object: namespace
+//! 8 or 9 and the team's region token), 7 = it left the block (the block also ends at the
+//! thread's next record of any other kind). Releases are recorded before the real operation
+//! and acquires after it, so in the process's record order every acquire follows the
+//! releases it observed.
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,7 +19,7 @@ use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
 
 use crate::model::{
     CallTime, Event, ParallelRegion, RankTrace, SiteId, SyncEvent, SyncKind, ThreadInfo,
-    ThreadLevel, ThreadStart,
+    ThreadLevel, ThreadStart, Workshare, WorkshareBlock,
 };
 
 const SYNC_TRACKING: i64 = 0;
@@ -24,6 +28,7 @@ const SYNC_ACQUIRE: i64 = 2;
 const SYNC_REGION_BEGIN: i64 = 3;
 const SYNC_REGION_END: i64 = 4;
 const SYNC_UNTRACKED: i64 = 5;
+const SYNC_WORKSHARE_BEGIN: i64 = 6;
 
 /// Object namespaces of `c/threads.c` (the top byte).
 const NS_SHIFT: u32 = 56;
@@ -32,6 +37,8 @@ const NS_REGION_END: u64 = 2;
 const NS_THREAD_START: u64 = 4;
 
 const NS_BARRIER: u64 = 3;
+const NS_SINGLE: u64 = 8;
+const NS_SECTION: u64 = 9;
 
 /// Whether a synchronization record (`MPICHECK_Sync` words `what`, `object`) leaves its
 /// thread waiting for the rest of its OpenMP team: it entered a team barrier, or it finished
@@ -71,6 +78,10 @@ pub struct ThreadInfoBuilder {
     /// `pthread_create` with its start object.
     region_sites: Vec<u64>,
     thread_starts: Vec<(ThreadStart, u64, u64)>,
+    /// Per block of `info.workshares`: its team's region token.
+    workshare_teams: Vec<u64>,
+    /// Thread → its block (index into `info.workshares`) that no later record ended yet.
+    open_workshares: HashMap<u16, usize>,
 }
 
 impl ThreadInfoBuilder {
@@ -100,6 +111,8 @@ impl ThreadInfoBuilder {
             untracked: false,
             region_sites: Vec::new(),
             thread_starts: Vec::new(),
+            workshare_teams: Vec::new(),
+            open_workshares: HashMap::new(),
         }
     }
 
@@ -112,6 +125,10 @@ impl ThreadInfoBuilder {
             return true;
         };
         let value = value as u64;
+        // Any record of a thread ends the worksharing block it was in.
+        if let Some(i) = self.open_workshares.remove(&call.thread) {
+            self.info.workshares[i].end_order = call.seq;
+        }
         let mut push = |kind, object| {
             self.info.sync.push(SyncEvent {
                 thread: call.thread,
@@ -149,6 +166,23 @@ impl ThreadInfoBuilder {
                     threads: 0,
                 });
             }
+            SYNC_WORKSHARE_BEGIN => {
+                let construct = match value >> NS_SHIFT {
+                    NS_SINGLE => Workshare::Single,
+                    NS_SECTION => Workshare::Section,
+                    _ => return true,
+                };
+                self.open_workshares
+                    .insert(call.thread, self.info.workshares.len());
+                self.workshare_teams.push(value & ((1 << NS_SHIFT) - 1));
+                self.info.workshares.push(WorkshareBlock {
+                    thread: call.thread,
+                    construct,
+                    begin_order: call.seq,
+                    end_order: u64::MAX,
+                    team: 0,
+                });
+            }
             SYNC_REGION_END => {
                 push(SyncKind::Acquire, object(NS_REGION_END, value));
                 if let Some(i) = self.open_regions.remove(&value) {
@@ -158,6 +192,12 @@ impl ThreadInfoBuilder {
             _ => {}
         }
         true
+    }
+
+    /// Whether the process has started threads so far (a recorded parallel region or
+    /// `pthread_create`).
+    pub fn threads_started(&self) -> bool {
+        !self.info.parallel_regions.is_empty() || !self.thread_starts.is_empty()
     }
 
     /// The rank's thread information; `site` resolves a call site address.
@@ -207,6 +247,11 @@ impl ThreadInfoBuilder {
         }
         for (region, m) in self.info.parallel_regions.iter_mut().zip(&members) {
             region.threads = m.len() as u32;
+        }
+        for (block, team) in self.info.workshares.iter_mut().zip(&self.workshare_teams) {
+            block.team = token_of
+                .get(&object(NS_REGION_START, *team))
+                .map_or(0, |&i| members[i].len() as u32);
         }
         self.info
     }
@@ -366,4 +411,56 @@ pub fn overlap(a: &Event, b: &Event) -> bool {
     let a_end = ta.exit_ns.unwrap_or(u64::MAX);
     let b_end = tb.exit_ns.unwrap_or(u64::MAX);
     ta.enter_ns < b_end && tb.enter_ns < a_end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mpicheck_trace::builder::{decoded_call, decoded_trace};
+
+    #[test]
+    fn worksharing_blocks_end_at_the_threads_next_record() {
+        let schema = "0 MPICHECK_Sync what:INT:in:s object:INT:in:s\n";
+        let sync = |seq: u64, thread: u16, what: i64, object: u64, site: u64| {
+            let mut c = decoded_call(0, vec![what, object as i64], site, true);
+            c.seq = seq;
+            c.thread = thread;
+            c
+        };
+        let team = 7;
+        let start = object(NS_REGION_START, team);
+        let calls = vec![
+            sync(1, 0, SYNC_REGION_BEGIN, team, 10),
+            sync(2, 0, SYNC_ACQUIRE, start, 11),
+            sync(3, 1, SYNC_ACQUIRE, start, 11),
+            // Thread 0 runs a single (ends at its barrier), thread 1 a section (ends at an
+            // explicit end record), thread 0 another single (never ended).
+            sync(4, 0, SYNC_WORKSHARE_BEGIN, object(NS_SINGLE, team), 20),
+            sync(5, 1, SYNC_WORKSHARE_BEGIN, object(NS_SECTION, team), 21),
+            sync(6, 0, SYNC_RELEASE, object(NS_BARRIER, team), 22),
+            sync(7, 1, 7, 0, 23),
+            sync(8, 0, SYNC_WORKSHARE_BEGIN, object(NS_SINGLE, team), 24),
+        ];
+        let trace = decoded_trace(0, 1, 0, schema, &[], calls.clone());
+        let mut builder = ThreadInfoBuilder::new(&trace);
+        for c in &calls {
+            assert!(builder.sync_record(trace.schema.function(0).unwrap(), c));
+        }
+        let info = builder.finish(|address| SiteId(address as u32));
+        let blocks: Vec<(u16, Workshare, u64, u64, u32)> = info
+            .workshares
+            .iter()
+            .map(|b| (b.thread, b.construct, b.begin_order, b.end_order, b.team))
+            .collect();
+        assert_eq!(
+            blocks,
+            vec![
+                (0, Workshare::Single, 4, 6, 2),
+                (1, Workshare::Section, 5, 7, 2),
+                (0, Workshare::Single, 8, u64::MAX, 2),
+            ]
+        );
+        // They are no synchronization.
+        assert_eq!(info.sync.len(), 4);
+    }
 }

@@ -5,7 +5,8 @@
  * observed instead at libgomp's entry points, which the compiler calls from the application's
  * code and which this preloaded library interposes (GOMP_parallel*, GOMP_barrier and the
  * implicit barriers at the end of worksharing constructs, GOMP_critical*, GOMP_ordered*,
- * GOMP_atomic*, omp_*_lock, GOMP_task only to say that tasks are not tracked); POSIX threads
+ * GOMP_atomic*, omp_*_lock, GOMP_task only to say that tasks are not tracked; the blocks of
+ * `single` and `sections` a thread executes, see below); POSIX threads
  * through pthread_create/join/exit, pthread_mutex_*, pthread_cond_*wait, pthread_barrier_wait,
  * pthread_spin_*, sem_post/sem_*wait. Not observed: read-write locks, atomics and spin-waits on
  * plain variables, LLVM's libomp entry points (__kmpc_*): threads started by a runtime this
@@ -40,6 +41,9 @@ enum {
     MPICHECK_SYNC_REGION_BEGIN = 3, /* object = region token; releases REGION_START(token) */
     MPICHECK_SYNC_REGION_END = 4,   /* object = region token; acquires REGION_END(token) */
     MPICHECK_SYNC_UNTRACKED = 5,    /* the process synchronizes in ways not recorded (tasks) */
+    MPICHECK_SYNC_WORKSHARE_BEGIN = 6, /* object = WORKSHARE_*(team): this thread runs the block */
+    MPICHECK_SYNC_WORKSHARE_END = 7,   /* the thread left the block (written only when no other
+                                          record of the thread says so first) */
 };
 
 /* Object namespaces: addresses of mutexes and locks are below 2^48; the rest is tagged. */
@@ -52,6 +56,9 @@ enum {
 #define OBJ_CRITICAL MPICHECK_OBJ(6, 0)
 #define OBJ_ATOMIC MPICHECK_OBJ(6, 1)
 #define OBJ_ORDERED(t) MPICHECK_OBJ(7, t)
+/* A block of a worksharing construct that any thread of team `t` could have executed. */
+#define WORKSHARE_SINGLE(t) MPICHECK_OBJ(8, t)
+#define WORKSHARE_SECTION(t) MPICHECK_OBJ(9, t)
 
 extern const uint16_t mpicheck_sync_id;
 extern __thread int mpicheck_depth;
@@ -64,6 +71,8 @@ static atomic_int mpicheck_multi;
 static atomic_uint_fast64_t mpicheck_next_token = 1;
 /* The innermost parallel region this thread runs in (0 outside any). */
 static __thread uint64_t mpicheck_team;
+/* This thread runs the block of a `single` or a section, and no record since says so. */
+static __thread int mpicheck_in_workshare __attribute__((tls_model("initial-exec")));
 /* The main executable's code, for telling application calls from library calls. */
 static uintptr_t mpicheck_exe_lo, mpicheck_exe_hi;
 
@@ -74,6 +83,8 @@ static int mpicheck_sync(int what, uint64_t object, const void *site)
 {
     int64_t *w = mpicheck_begin_recording(mpicheck_sync_id, 2, site, 0);
     if (!w) return 0;
+    /* Any later record of this thread ends the block it was in (the analyzer reads it so). */
+    mpicheck_in_workshare = what == MPICHECK_SYNC_WORKSHARE_BEGIN;
     w[0] = what;
     w[1] = (int64_t)object;
     mpicheck_entered(w);
@@ -274,6 +285,80 @@ bool GOMP_sections_end_cancel(void)
     bool ret;
     MPICHECK_BARRIER(ret = real_GOMP_sections_end_cancel());
     return ret;
+}
+
+/* Blocks of worksharing constructs. Under MPI_THREAD_FUNNELED an MPI call in a `single`
+ * block or a section breaks the level in a run where another thread of the team executes it,
+ * even when the main thread did in this one (`master`/`masked` do not: they compile to a test
+ * of omp_get_thread_num). The compiler calls GOMP_single_start (or GOMP_single_copy_start)
+ * and GOMP_sections_start/next before each block but nothing at the end of a `single nowait`:
+ * the block is taken to end at the thread's next record of any kind (a barrier, the next
+ * construct, a lock, the end of the region), or at its next call of omp_get_thread_num
+ * (how `master` and the usual `if (omp_get_thread_num() == 0)` begin), so that a call the
+ * main thread makes after the block is never taken for one inside it. Static worksharing
+ * loops call nothing per iteration and are not observed. */
+static inline void mpicheck_workshare(int runs_block, uint64_t object, const void *site)
+{
+    if (!mpicheck_omp_call() || !mpicheck_team) return;
+    if (runs_block)
+        mpicheck_sync(MPICHECK_SYNC_WORKSHARE_BEGIN, object, site);
+    else if (mpicheck_in_workshare)
+        mpicheck_sync(MPICHECK_SYNC_WORKSHARE_END, 0, site);
+}
+
+bool GOMP_single_start(void)
+{
+    REAL(GOMP_single_start);
+    bool ret = real_GOMP_single_start();
+    mpicheck_workshare(ret, WORKSHARE_SINGLE(mpicheck_team), __builtin_return_address(0));
+    return ret;
+}
+
+/* `single copyprivate`: NULL for the thread that executes the block. */
+void *GOMP_single_copy_start(void)
+{
+    REAL(GOMP_single_copy_start);
+    void *ret = real_GOMP_single_copy_start();
+    mpicheck_workshare(ret == NULL, WORKSHARE_SINGLE(mpicheck_team), __builtin_return_address(0));
+    return ret;
+}
+
+void GOMP_single_copy_end(void *data)
+{
+    REAL(GOMP_single_copy_end);
+    mpicheck_workshare(0, 0, __builtin_return_address(0));
+    real_GOMP_single_copy_end(data);
+}
+
+/* The number of the section this thread runs next, 0 when none is left. */
+unsigned GOMP_sections_start(unsigned count)
+{
+    REAL(GOMP_sections_start);
+    unsigned ret = real_GOMP_sections_start(count);
+    mpicheck_workshare(ret != 0, WORKSHARE_SECTION(mpicheck_team), __builtin_return_address(0));
+    return ret;
+}
+
+unsigned GOMP_sections_next(void)
+{
+    REAL(GOMP_sections_next);
+    unsigned ret = real_GOMP_sections_next();
+    mpicheck_workshare(ret != 0, WORKSHARE_SECTION(mpicheck_team), __builtin_return_address(0));
+    return ret;
+}
+
+void GOMP_sections_end_nowait(void)
+{
+    REAL(GOMP_sections_end_nowait);
+    mpicheck_workshare(0, 0, __builtin_return_address(0));
+    real_GOMP_sections_end_nowait();
+}
+
+int omp_get_thread_num(void)
+{
+    REAL(omp_get_thread_num);
+    if (__builtin_expect(mpicheck_in_workshare, 0)) mpicheck_workshare(0, 0, __builtin_return_address(0));
+    return real_omp_get_thread_num();
 }
 
 /* Mutual exclusion: acquire after the real lock returns, release before the real unlock. */

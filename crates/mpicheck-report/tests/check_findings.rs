@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use mpicheck_analyzer::checks::{catalogue, run_all, undeclared_uses};
 use mpicheck_analyzer::model::{
-    ArgProblem, CallTime, EventFacts, ObjectKind, Op, ParallelRegion, Run, SiteId, SourceLocation,
-    SyncEvent, SyncKind, ThreadLevel,
+    ArgProblem, CallTime, EventFacts, FreedAfterUse, ObjectKind, Op, ParallelRegion, Run, SiteId,
+    SourceLocation, SyncEvent, SyncKind, ThreadLevel,
 };
 use mpicheck_analyzer::text_trace::parse;
 use mpicheck_analyzer::Diagnostic;
@@ -889,6 +889,30 @@ fn th006_parallel_region_under_thread_single() {
         "th006_parallel_region_under_thread_single",
         render_run(&run),
         ["TH006"]
+    );
+}
+
+#[test]
+fn th007_info_freed_by_another_thread() {
+    let mut run = threaded(
+        "ranks 1
+         0: init @ th_freed_by_other_thread.c:20
+         0: other MPI_Info_set thread=1 @ th_freed_by_other_thread.c:35
+         0: other MPI_Info_free @ th_freed_by_other_thread.c:44
+         0: finalize @ th_freed_by_other_thread.c:49",
+        ThreadLevel::Multiple,
+        &[(0, 10), (100, 200), (300, 400), (900, 950)],
+    );
+    // What the normalizer notes when thread 0 frees an object thread 1 used.
+    run.ranks[0].threads.freed_after_use = vec![FreedAfterUse {
+        kind: ObjectKind::Info,
+        used: 1,
+        freed: 2,
+    }];
+    pin!(
+        "th007_info_freed_by_another_thread",
+        render_run(&run),
+        ["TH007"]
     );
 }
 

@@ -133,8 +133,13 @@
 //! releases `object`, 2 = it acquires `object`, 3 = it starts parallel region `object` (a
 //! release of the region's start object), 4 = the region it started ended (an acquire of
 //! the region's end object), 5 = the process uses synchronization that is not recorded
-//! (OpenMP explicit tasks). Releases are recorded before the real operation and acquires
-//! after it, so in record order an acquire follows every release it observed. Objects are
+//! (OpenMP explicit tasks), 6 = the thread begins to execute the block of a worksharing
+//! construct that any thread of its team could have executed (`object`: top byte 8 a
+//! `single`, 9 a section of `sections`, then the team's region token), 7 = it left that
+//! block (written only where no other record of the thread follows first: the block ends at
+//! the thread's next record of any kind). Releases are recorded before the real operation
+//! and acquires after it, so in record order an acquire follows every release it observed.
+//! Objects are
 //! mutex and lock addresses, or tagged values (top byte: 1 region start, 2 region end,
 //! 3 team barrier, 4 thread start, 5 thread end, 6 unnamed critical/atomic, 7 ordered).
 //! The analyzer turns them into happens-before (`mpicheck_analyzer::threads`).

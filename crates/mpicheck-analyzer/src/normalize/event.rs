@@ -188,6 +188,7 @@ impl<'t> RankNormalizer<'t> {
             call,
             &op,
             name.strip_prefix("MPI_").unwrap_or(name),
+            this_index,
         );
         if MANAGEMENT_COLLECTIVES.contains(&name) {
             let parent_raw = args

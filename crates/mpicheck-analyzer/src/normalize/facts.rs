@@ -103,6 +103,9 @@ struct LiveObject {
     refs: Vec<ObjectId>,
     /// A datatype that is committed.
     committed: bool,
+    /// The last call of each thread that passed the object, by thread (once the process
+    /// started threads): another thread's free of it is TH007's if nothing orders the two.
+    uses: Vec<(u16, usize)>,
 }
 
 /// One rank's live objects.
@@ -128,6 +131,11 @@ pub(super) struct ObjectTables {
     /// The grid of each cartesian communicator whose making the trace shows, by raw handle.
     cart_shapes: FxHashMap<i64, CartShape>,
     next: u32,
+    /// The process started threads (a recorded parallel region or `pthread_create`): only
+    /// then are the uses of objects by thread kept.
+    track_uses: bool,
+    /// Objects freed after another thread's use, in record order.
+    pub(super) freed_after_use: Vec<FreedAfterUse>,
 }
 
 impl ObjectTables {
@@ -161,6 +169,11 @@ impl ObjectTables {
         self.live
             .get(&(ObjectKind::Datatype, raw))
             .is_none_or(|entry| entry.committed)
+    }
+
+    /// From now on, remember which thread used each object (the process started threads).
+    pub(super) fn track_uses(&mut self) {
+        self.track_uses = true;
     }
 
     /// Live objects right now (for tests and benchmarks of bounded state).
@@ -272,7 +285,8 @@ fn point_to_point(op: &Op) -> bool {
 }
 
 impl RankNormalizer<'_> {
-    /// The facts of one call; `op` is what the call was normalized to.
+    /// The facts of one call; `op` is what the call was normalized to, `index` the event it
+    /// becomes.
     pub(super) fn call_facts(
         &mut self,
         function: &FunctionSchema,
@@ -280,6 +294,7 @@ impl RankNormalizer<'_> {
         call: &CallRecord,
         op: &Op,
         short: &str,
+        index: usize,
     ) -> EventFacts {
         let mut facts = CallFacts::default();
         if matches!(op, Op::Init { .. }) || short.starts_with("Session_init") {
@@ -295,7 +310,11 @@ impl RankNormalizer<'_> {
         self.note_group_size(function, args, short, call.ret);
         self.note_cart_shape(function, args, short, call.ret);
         self.buffer_spans(function, call, args, op, short, &mut facts);
-        self.lifecycle(function, args, short, call.ret, &mut facts);
+        let by = (call.thread, index);
+        if self.objects.track_uses {
+            self.note_uses(function, args, by);
+        }
+        self.lifecycle(function, args, short, call.ret, by, &mut facts);
         if matches!(op, Op::Other) {
             // Requests of calls the model has no operation for (MPI_Rput, MPI_File_iwrite,
             // MPI_Grequest_start, partitioned and persistent RMA/IO requests).
@@ -326,12 +345,38 @@ impl RankNormalizer<'_> {
         EventFacts::from_facts(facts)
     }
 
+    /// Remembers the call as its thread's last use of each live object it passes.
+    fn note_uses(&mut self, function: &FunctionSchema, args: &Args, (thread, index): (u16, usize)) {
+        for (param, (input, _)) in function.params.iter().zip(&args.values) {
+            if param.direction == Direction::Out {
+                continue;
+            }
+            let Some(kind) = object_kind(&param.kind) else {
+                continue;
+            };
+            let raws = match input {
+                ArgValue::Int(raw) => std::slice::from_ref(raw),
+                ArgValue::Array(raws) => raws.as_slice(),
+                _ => continue,
+            };
+            for raw in raws {
+                if let Some(entry) = self.objects.live.get_mut(&(kind, *raw)) {
+                    match entry.uses.iter_mut().find(|(t, _)| *t == thread) {
+                        Some(used) => used.1 = index,
+                        None => entry.uses.push((thread, index)),
+                    }
+                }
+            }
+        }
+    }
+
     fn lifecycle(
         &mut self,
         function: &FunctionSchema,
         args: &Args,
         short: &str,
         ret: i32,
+        by: (u16, usize),
         facts: &mut CallFacts,
     ) {
         let freeing = frees(short);
@@ -358,7 +403,7 @@ impl RankNormalizer<'_> {
             }
             if freeing && param.direction == Direction::InOut {
                 if let Some(raw) = input.as_int() {
-                    self.release(kind, raw, facts);
+                    self.release(kind, raw, by, facts);
                 }
                 continue;
             }
@@ -429,13 +474,20 @@ impl RankNormalizer<'_> {
             LiveObject {
                 refs: vec![id],
                 committed,
+                uses: Vec::new(),
             },
         );
     }
 
     /// A handle a `*_free` call released: its newest reference; the object is gone with its
-    /// last one.
-    fn release(&mut self, kind: ObjectKind, raw: i64, facts: &mut CallFacts) {
+    /// last one, and the other threads' last uses of it are noted.
+    fn release(
+        &mut self,
+        kind: ObjectKind,
+        raw: i64,
+        (thread, index): (u16, usize),
+        facts: &mut CallFacts,
+    ) {
         let Some(entry) = self.objects.live.get_mut(&(kind, raw)) else {
             return;
         };
@@ -443,6 +495,13 @@ impl RankNormalizer<'_> {
             facts.freed.push(ObjectRef { kind, id });
         }
         if entry.refs.is_empty() {
+            for &(_, used) in entry.uses.iter().filter(|(t, _)| *t != thread) {
+                self.objects.freed_after_use.push(FreedAfterUse {
+                    kind,
+                    used,
+                    freed: index,
+                });
+            }
             self.objects.live.remove(&(kind, raw));
             self.objects.freed.insert((kind, raw));
             if kind == ObjectKind::Datatype {

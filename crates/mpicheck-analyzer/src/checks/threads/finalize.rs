@@ -15,7 +15,9 @@ pub const TH002: CheckInfo = CheckInfo {
 
 Reports, with both call sites:
 
-- `MPI_Finalize` called from a thread other than the one that initialized MPI;
+- `MPI_Finalize` called from a thread other than the one that initialized MPI, or, as a
+  possible violation (a warning), from the main thread inside an `omp single` block or an
+  `omp section` of a team of several threads (another thread could execute it);
 - another thread inside MPI while `MPI_Finalize` runs, or an MPI call of another thread
   that no synchronization orders before `MPI_Finalize` (it can run during or after it in
   another run);
@@ -70,7 +72,24 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
         event: f,
         label: on_thread(f, label),
     };
-    // (A) the wrong thread.
+    // (A) the wrong thread, or a block another thread can execute in another run.
+    if let Some(block) = t.main_thread_workshare(f) {
+        let construct = block.construct.pragma();
+        out.add(
+            "TH002",
+            Severity::Warning,
+            rank,
+            format!(
+                "MPI_Finalize in a `{construct}` block can be called from a thread other than the main one (the main thread executed the block in this run)"
+            ),
+            vec![fin_role(&format!(
+                "calls MPI_Finalize in a `{construct}` block that any of the team's {} threads can execute",
+                block.team
+            ))],
+            NOTE,
+            "call MPI_Finalize from the main thread outside the parallel region, after the threads' MPI use ends",
+        );
+    }
     if f.thread != t.main {
         let mut roles = vec![fin_role("calls MPI_Finalize")];
         if let Some(i) = t.init {

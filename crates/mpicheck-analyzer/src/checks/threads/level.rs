@@ -1,6 +1,6 @@
 //! TH001: MPI called from threads beyond what the provided thread level allows.
 
-use super::{always_allowed, on_thread, Findings, RankThreads, Role};
+use super::{always_allowed, on_thread, Findings, RankThreads, Role, SiteRole};
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::ThreadLevel;
 
@@ -18,7 +18,10 @@ Compares the threads that call MPI with the thread level `MPI_Init_thread` provi
 
 - `MPI_THREAD_SINGLE`: an MPI call from a second thread, or from the main thread while an
   OpenMP parallel region with more than one thread runs;
-- `MPI_THREAD_FUNNELED`: an MPI call from a thread other than the one that initialized MPI;
+- `MPI_THREAD_FUNNELED`: an MPI call from a thread other than the one that initialized MPI,
+  or, as a possible violation (a warning), an MPI call of the main thread inside an
+  `omp single` block or an `omp section` of a team of several threads: another thread
+  could execute the block in another run (`omp master` and `omp masked` blocks are fine);
 - `MPI_THREAD_SERIALIZED`: two threads inside MPI at the same time, or two calls of
   different threads that no synchronization orders (barrier, critical section, lock, mutex,
   thread join), so another run can make them overlap.
@@ -120,6 +123,8 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
             }
             if level == ThreadLevel::Single {
                 single_in_parallel(t, out, &note, init_hint);
+            } else {
+                funneled_workshare(t, out, &note, help);
             }
         }
         ThreadLevel::Serialized => {
@@ -193,5 +198,57 @@ fn single_in_parallel(t: &RankThreads, out: &mut Findings, note: &str, init_hint
                 "call MPI outside parallel regions, or initialize with MPI_Init_thread requesting MPI_THREAD_FUNNELED or higher and check `provided`",
             );
         }
+    }
+}
+
+/// `MPI_THREAD_FUNNELED`: the main thread called MPI inside a `single` block or a section of
+/// a team of several threads, which another thread can execute in another run.
+fn funneled_workshare(t: &RankThreads, out: &mut Findings, note: &str, help: &str) {
+    if t.rank.threads.workshares.is_empty() {
+        return;
+    }
+    for e in &t.rank.events {
+        if always_allowed(e.call) {
+            continue;
+        }
+        let Some(block) = t.main_thread_workshare(e) else {
+            continue;
+        };
+        let construct = block.construct.pragma();
+        // The construct itself has no line of its own in GCC's line table (its runtime call
+        // is put on the previous statement's line): the call, in the block, stands for it.
+        let mut sites = vec![SiteRole {
+            site: e.site,
+            call: e.call,
+            label: on_thread(
+                e,
+                format!(
+                    "calls {} in a `{construct}` block that any of the team's {} threads can execute",
+                    e.call, block.team
+                ),
+            ),
+        }];
+        if let Some(i) = t.init {
+            sites.push(SiteRole {
+                site: t.event(i).site,
+                call: t.event(i).call,
+                label: crate::text!(
+                    "thread {}: initializes MPI with MPI_THREAD_FUNNELED",
+                    t.main
+                ),
+            });
+        }
+        out.add_at_sites(
+            "TH001",
+            Severity::Warning,
+            t.rank.rank,
+            format!(
+                "{} in a `{construct}` block can be called from a thread other than the main one under MPI_THREAD_FUNNELED (the main thread executed the block in this run)",
+                e.call
+            ),
+            sites,
+            note,
+            help,
+        );
     }
 }

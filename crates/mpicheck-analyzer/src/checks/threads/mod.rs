@@ -2,7 +2,7 @@
 //! MPI + OpenMP programs, seed 004): the thread level provided (TH001), `MPI_Finalize`
 //! (TH002), requests completed by two threads (TH003), probes whose message another thread
 //! receives (TH004), concurrent collectives on one communicator (TH005), threads started
-//! under `MPI_THREAD_SINGLE` (TH006).
+//! under `MPI_THREAD_SINGLE` (TH006), objects one thread uses and another frees (TH007).
 //!
 //! A violation that *occurred* is seen in the recorded intervals: two threads were inside
 //! MPI at the same moment (one process, one monotonic clock). A violation that *could*
@@ -13,7 +13,9 @@
 //! What is recorded and what is not (`c/threads.c` of the interposition library): GCC's
 //! libgomp has no OMPT tool interface (GCC 12-14), so OpenMP is observed at libgomp's entry
 //! points (parallel regions, barriers including the implicit ones of worksharing constructs,
-//! critical, atomic, ordered, locks); POSIX threads through create/join/exit, mutexes,
+//! critical, atomic, ordered, locks, and the `single` blocks and sections a thread executes:
+//! the main thread's MPI calls in them are reported where another thread could make them,
+//! [`RankThreads::main_thread_workshare`]); POSIX threads through create/join/exit, mutexes,
 //! condition waits, barriers, spin locks and semaphores called from the program itself.
 //! Explicit OpenMP tasks are not tracked: a process that creates tasks gets no "possible"
 //! reports. Threads whose start was not recorded (started by a library or another OpenMP
@@ -28,12 +30,13 @@ use std::collections::{BTreeMap, HashSet};
 
 use super::{site_location, Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel};
+use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel, WorkshareBlock};
 use crate::text::{IntoPieces, Text};
 use crate::threads::{overlap, HappensBefore};
 
 pub mod collective;
 pub mod finalize;
+pub mod freed;
 pub mod level;
 pub mod probe;
 pub mod request;
@@ -41,24 +44,25 @@ pub mod single;
 
 pub use collective::TH005;
 pub use finalize::TH002;
+pub use freed::TH007;
 pub use level::TH001;
 pub use probe::TH004;
 pub use request::TH003;
 pub use single::TH006;
 
-/// TH001-TH006, from one look at each rank's threads.
+/// TH001-TH007, from one look at each rank's threads.
 pub(crate) struct ThreadChecks;
 
 impl Check for ThreadChecks {
     fn infos(&self) -> &'static [CheckInfo] {
-        &[TH001, TH002, TH003, TH004, TH005, TH006]
+        &[TH001, TH002, TH003, TH004, TH005, TH006, TH007]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
         check(ctx)
     }
 }
 
-/// Runs TH001-TH006.
+/// Runs TH001-TH007.
 pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut findings = Findings::default();
     for rank in &ctx.run.ranks {
@@ -78,6 +82,7 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         probe::check(&threads, &mut findings);
         collective::check(&threads, &mut findings);
         single::check(&threads, &mut findings);
+        freed::check(&threads, &mut findings);
     }
     findings.into_diagnostics(ctx)
 }
@@ -107,6 +112,9 @@ pub(crate) struct RankThreads<'r> {
     /// The thread that initialized MPI (the main thread).
     pub main: u16,
     pub provided: Option<ThreadLevel>,
+    /// The main thread's `single` blocks and sections in teams of several threads, in
+    /// order.
+    main_workshares: Vec<WorkshareBlock>,
 }
 
 /// How two calls of different threads conflict.
@@ -134,6 +142,13 @@ impl<'r> RankThreads<'r> {
             init,
             main,
             provided: rank.threads.provided,
+            main_workshares: rank
+                .threads
+                .workshares
+                .iter()
+                .filter(|b| b.thread == main && b.team >= 2)
+                .copied()
+                .collect(),
         }
     }
 
@@ -166,6 +181,21 @@ impl<'r> RankThreads<'r> {
 
     pub fn event(&self, i: usize) -> &'r Event {
         &self.rank.events[i]
+    }
+
+    /// The `single` block or section of a team of several threads that the main thread was
+    /// executing when it made call `e`: another thread of the team could have made it.
+    pub fn main_thread_workshare(&self, e: &Event) -> Option<&WorkshareBlock> {
+        let order = e.time?.order;
+        if e.thread != self.main {
+            return None;
+        }
+        // A thread's blocks do not overlap: the last one it began before the call.
+        let i = self
+            .main_workshares
+            .partition_point(|b| b.begin_order < order);
+        let block = &self.main_workshares[i.checked_sub(1)?];
+        (order < block.end_order).then_some(block)
     }
 
     /// Whether two calls of different threads ran, or could run, at the same time.

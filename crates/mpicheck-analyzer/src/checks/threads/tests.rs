@@ -1,4 +1,4 @@
-//! Tier-1 tests of TH001-TH006 on hand-built runs with call times and synchronization.
+//! Tier-1 tests of TH001-TH007 on hand-built runs with call times and synchronization.
 
 use crate::checks::{run_all, Context};
 use crate::diagnostic::{Diagnostic, Severity};
@@ -89,6 +89,8 @@ impl RankBuilder {
                 parallel_regions: Vec::new(),
                 thread_starts: Vec::new(),
                 shared_requests: Vec::new(),
+                freed_after_use: Vec::new(),
+                workshares: Vec::new(),
             },
         };
         Run {
@@ -454,4 +456,208 @@ fn threads_started_under_single_are_reported_unless_they_call_mpi() {
         &[region(12, 15, 11)]
     )
     .is_empty());
+}
+
+fn comm_op(call_kind: CollectiveKind) -> Op {
+    Op::Collective {
+        kind: call_kind,
+        comm: CommId(0),
+        root: None,
+        blocking: Blocking::Blocking,
+    }
+}
+
+#[test]
+fn th007_object_freed_by_another_thread_unless_ordered() {
+    // CorrBench's comm_free: thread 1 uses the communicator (a `single nowait`), thread 0
+    // frees it (the next `single`) with nothing in between.
+    let build = |barrier_between: bool| {
+        let mut b = RankBuilder::new();
+        b.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+            .fork()
+            .call(1, "MPI_Comm_rank", Op::Other, 100, Some(200));
+        if barrier_between {
+            b.barrier();
+        }
+        b.call(
+            0,
+            "MPI_Comm_free",
+            comm_op(CollectiveKind::Management),
+            300,
+            Some(400),
+        );
+        let mut run = b.run(ThreadLevel::Multiple, true);
+        run.ranks[0].threads.freed_after_use = vec![FreedAfterUse {
+            kind: ObjectKind::Communicator,
+            used: 1,
+            freed: 2,
+        }];
+        run
+    };
+    let d = thread_findings(&build(false));
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "TH007");
+    assert_eq!(d[0].severity, Severity::Warning);
+    assert_eq!(lines(&d[0]), vec![2, 3]);
+    assert!(
+        d[0].message.contains(
+            "MPI_Comm_rank of thread 1 can use the communicator after MPI_Comm_free of thread 0"
+        ),
+        "{}",
+        d[0].message
+    );
+    // A barrier orders the use before the free; without recorded synchronization nothing
+    // is claimed; under a lower thread level the pair is TH001's.
+    assert!(thread_findings(&build(true)).is_empty());
+    assert!(thread_findings(&{
+        let mut run = build(false);
+        run.ranks[0].threads.sync_recorded = false;
+        run
+    })
+    .is_empty());
+    let mut serialized = build(false);
+    serialized.ranks[0].threads.provided = Some(ThreadLevel::Serialized);
+    assert!(thread_findings(&serialized)
+        .iter()
+        .all(|d| d.code == "TH001"));
+}
+
+#[test]
+fn th007_request_freed_by_another_thread() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(3), 0, Some(10))
+        .fork()
+        .call(
+            1,
+            "MPI_Start",
+            Op::Start {
+                requests: vec![ReqId(4)],
+            },
+            100,
+            Some(110),
+        )
+        .call(1, "MPI_Test", wait(4, true), 120, Some(130))
+        .call(
+            0,
+            "MPI_Request_free",
+            Op::RequestFree { request: ReqId(4) },
+            300,
+            Some(310),
+        )
+        // Another request, freed by the thread that uses it: fine.
+        .call(
+            1,
+            "MPI_Start",
+            Op::Start {
+                requests: vec![ReqId(5)],
+            },
+            400,
+            Some(410),
+        )
+        .call(
+            1,
+            "MPI_Request_free",
+            Op::RequestFree { request: ReqId(5) },
+            420,
+            Some(430),
+        );
+    let d = thread_findings(&b.run(ThreadLevel::Multiple, true));
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "TH007");
+    // The other thread's last use before the free is reported.
+    assert_eq!(lines(&d[0]), vec![3, 4]);
+    assert!(d[0].message.contains("the request"), "{}", d[0].message);
+}
+
+#[test]
+fn funneled_call_in_a_single_block_of_the_main_thread_is_possible() {
+    // Thread 0 (main) runs a `single` block of a team of 2 (site 50) and calls MPI in it,
+    // then calls MPI again after the block ended.
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(1), 0, Some(10)) // order 1, line 1
+        .fork()
+        .call(0, "MPI_Bcast", barrier_op(), 100, Some(200)) // order 5, line 2
+        .call(0, "MPI_Wtime", Op::Other, 210, Some(220)) // order 6, line 3
+        .call(0, "MPI_Barrier", barrier_op(), 300, Some(400)); // order 7, line 4
+    let block = |thread, end_order, team| WorkshareBlock {
+        thread,
+        construct: Workshare::Single,
+        begin_order: 4,
+        end_order,
+        team,
+    };
+    let with = |level, blocks: &[WorkshareBlock]| {
+        let mut run = b.run(level, true);
+        run.sites.resize(
+            51,
+            SourceLocation {
+                file: Some("t.c".into()),
+                line: Some(50),
+                ..Default::default()
+            },
+        );
+        run.ranks[0].threads.workshares = blocks.to_vec();
+        run.ranks[0].threads.parallel_regions = vec![ParallelRegion {
+            thread: 0,
+            site: SiteId(50),
+            begin_order: 2,
+            end_order: 8,
+            threads: 2,
+        }];
+        thread_findings(&run)
+    };
+    let d = with(ThreadLevel::Funneled, &[block(0, 7, 2)]);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "TH001");
+    assert_eq!(d[0].severity, Severity::Warning);
+    assert_eq!(lines(&d[0]), vec![2, 1]);
+    assert!(
+        d[0].message
+            .starts_with("MPI_Bcast in a `#pragma omp single` block"),
+        "{}",
+        d[0].message
+    );
+    // A block that ended before the call, of another thread, of a team of one thread, or
+    // under MPI_THREAD_MULTIPLE: nothing.
+    assert!(with(ThreadLevel::Funneled, &[block(0, 5, 2)]).is_empty());
+    assert!(with(ThreadLevel::Funneled, &[block(1, 7, 2)]).is_empty());
+    assert!(with(ThreadLevel::Funneled, &[block(0, 7, 1)]).is_empty());
+    assert!(with(ThreadLevel::Multiple, &[block(0, 7, 2)]).is_empty());
+}
+
+#[test]
+fn finalize_in_a_single_block_of_the_main_thread_is_possible() {
+    let mut b = RankBuilder::new();
+    b.call(0, "MPI_Init_thread", init(3), 0, Some(10)) // order 1
+        .fork()
+        .call(0, "MPI_Finalize", Op::Finalize, 100, Some(200)); // order 5
+    let with = |end_order| {
+        let mut run = b.run(ThreadLevel::Multiple, true);
+        run.ranks[0].threads.workshares = vec![WorkshareBlock {
+            thread: 0,
+            construct: Workshare::Single,
+            begin_order: 4,
+            end_order,
+            team: 2,
+        }];
+        run.ranks[0].threads.parallel_regions = vec![ParallelRegion {
+            thread: 0,
+            site: SiteId(1),
+            begin_order: 2,
+            end_order: 8,
+            threads: 2,
+        }];
+        thread_findings(&run)
+    };
+    let d = with(6);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!((d[0].code, d[0].severity), ("TH002", Severity::Warning));
+    assert_eq!(lines(&d[0]), vec![2]);
+    assert!(
+        d[0].message.contains("`#pragma omp single` block"),
+        "{}",
+        d[0].message
+    );
+    // After the block: fine.
+    assert!(with(5).is_empty());
 }

@@ -36,6 +36,7 @@ const SCHEMA: &str = "\
 27 MPI_Cart_sub comm:COMMUNICATOR:in:s remain_dims:LOGICAL:in:a newcomm:COMMUNICATOR:out:s
 28 MPI_Cart_rank comm:COMMUNICATOR:in:s coords:COORDINATE:in:a rank:RANK:out:s
 29 MPI_Cart_shift comm:COMMUNICATOR:in:s direction:INDEX:in:s disp:DIMENSION:in:s rank_source:RANK:out:s rank_dest:RANK:out:s
+30 MPICHECK_Sync what:INT:in:s object:INT:in:s
 ";
 const WORLD: i64 = 0x44000000;
 const COMM_NULL: i64 = 0x04000000;
@@ -441,4 +442,48 @@ fn coordinates_are_judged_on_the_grid_the_rank_made() {
     assert_eq!(issues(&run, 9), vec![]);
     assert_eq!(issues(&run, 10), vec![("direction", outside(1, None, 1))]);
     assert_eq!(issues(&run, 13), vec![], "the old grid is forgotten");
+}
+
+#[test]
+fn uses_by_other_threads_are_noted_when_the_object_is_freed() {
+    let dup = 0x84000001;
+    let on = |thread: u16, mut c: CallRecord| {
+        c.thread = thread;
+        c
+    };
+    let sync = |thread, what, object| on(thread, call(30, vec![what, object], 99));
+    let calls = |threads_started: bool| {
+        let mut calls = vec![
+            call(0, vec![0, 0], 1),
+            call(1, vec![WORLD, dup], 2), // event 1: MPI_Comm_dup
+            call(8, vec![dup, 0], 3),     // event 2: thread 0 uses it
+        ];
+        if threads_started {
+            // Thread 0 begins parallel region 7, thread 1 starts in it.
+            calls.push(sync(0, 3, 7));
+            calls.push(sync(1, 2, (1 << 56) | 7));
+        }
+        calls.extend([
+            on(1, call(8, vec![dup, 0], 4)),  // event 3: thread 1 uses it
+            on(1, call(8, vec![dup, 0], 5)),  // event 4: and again (its last use)
+            call(8, vec![WORLD, 0], 6),       // event 5: another communicator
+            call(2, vec![dup, COMM_NULL], 7), // event 6: thread 0 frees it
+        ]);
+        for (seq, c) in calls.iter_mut().enumerate() {
+            c.seq = seq as u64;
+        }
+        calls
+    };
+    let run = normalize(&[trace(calls(true))], &mut line).unwrap();
+    assert_eq!(
+        run.ranks[0].threads.freed_after_use,
+        vec![FreedAfterUse {
+            kind: ObjectKind::Communicator,
+            used: 4,
+            freed: 6,
+        }]
+    );
+    // Before the process starts threads nothing is kept (one thread orders its own calls).
+    let run = normalize(&[trace(calls(false))], &mut line).unwrap();
+    assert!(run.ranks[0].threads.freed_after_use.is_empty());
 }
