@@ -389,6 +389,8 @@ pub enum ArgProblem {
     BeforeInit,
     /// A negative split color other than `MPI_UNDEFINED`.
     InvalidColor { value: i64 },
+    /// A non-negative split type that the library does not define.
+    UndefinedSplitType { value: i64 },
     /// A negative topology size (dimension count, dimension, node count).
     InvalidTopology { value: i64 },
     /// A cartesian grid of more processes than its communicator has.

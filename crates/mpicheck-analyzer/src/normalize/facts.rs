@@ -89,6 +89,9 @@ impl FactConstants {
                 .into_iter()
                 .filter_map(|name| Some((name, get(&format!("{name}_VALUE"))?)))
                 .collect(),
+                split_types: trace
+                    .constant("MPI_COMM_TYPE_VALUES")
+                    .map(|list| list.split(',').filter_map(parse_int).collect()),
             },
         }
     }

@@ -132,7 +132,7 @@ pub const KIND_RULES: &[KindRule] = &[
     KindRule {
         kinds: &["COLOR", "SPLIT_TYPE"],
         code: "AR011",
-        rule: "a split color or split type is not negative, or is `MPI_UNDEFINED`",
+        rule: "a split color is not negative, or is `MPI_UNDEFINED`; a split type is `MPI_UNDEFINED` or one the library defines (`MPI_COMM_TYPE_SHARED`, ...)",
     },
     KindRule {
         kinds: &["NUM_DIMS", "DIMENSION", "COMM_SIZE", "INDEX", "COORDINATE"],
@@ -170,6 +170,9 @@ pub struct ArgConstants {
     pub no_op: Option<i64>,
     /// The RMA assertion bits (`MPI_MODE_NOCHECK`, ...) and their values in this MPI.
     pub rma_modes: Vec<(&'static str, i64)>,
+    /// The split types of `MPI_Comm_split_type` this MPI defines (`MPI_COMM_TYPE_*`);
+    /// `None` in traces that do not list them (older recorders).
+    pub split_types: Option<Vec<i64>>,
 }
 
 /// What the rank knows of a handle.
@@ -601,6 +604,14 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                 if *color < 0 && Some(*color) != c.undefined =>
             {
                 issue(name, ArgProblem::InvalidColor { value: *color });
+            }
+            ("SPLIT_TYPE", ArgValue::Int(split_type))
+                if *split_type >= 0
+                    && c.split_types
+                        .as_ref()
+                        .is_some_and(|known| !known.contains(split_type)) =>
+            {
+                issue(name, ArgProblem::UndefinedSplitType { value: *split_type });
             }
             _ => {}
         }

@@ -97,6 +97,7 @@ impl State {
                     ("MPI_MODE_NOPRECEDE", 8192),
                     ("MPI_MODE_NOSUCCEED", 16384),
                 ],
+                split_types: Some(vec![1, 2, 3]),
             },
             line: CartShape {
                 dims: vec![4],
@@ -170,6 +171,11 @@ enum V {
 /// The problems `judge` finds in a call of function `func` with these input values (output
 /// buffers' addresses included), on rank `me`.
 fn problems(me: u32, func: u16, values: &[V]) -> Vec<(&'static str, ArgProblem)> {
+    judge_with(&State::rank(me), func, values)
+}
+
+/// The problems of one call judged with a given rank state.
+fn judge_with(state: &State, func: u16, values: &[V]) -> Vec<(&'static str, ArgProblem)> {
     let schema = Schema::parse(SCHEMA).unwrap();
     let function = schema.function(func).unwrap();
     assert_eq!(function.params.len(), values.len(), "{}", function.name);
@@ -195,7 +201,7 @@ fn problems(me: u32, func: u16, values: &[V]) -> Vec<(&'static str, ArgProblem)>
         short,
         values: &values,
     };
-    judge(&call, &State::rank(me))
+    judge(&call, state)
         .into_iter()
         .map(|i| (i.param, i.problem))
         .collect()
@@ -858,6 +864,24 @@ fn split_types_are_not_negative_or_are_undefined() {
     assert_eq!(
         split(-1),
         vec![("split_type", ArgProblem::InvalidColor { value: -1 })]
+    );
+    assert_eq!(
+        split(0),
+        vec![("split_type", ArgProblem::UndefinedSplitType { value: 0 })]
+    );
+    assert_eq!(
+        split(4),
+        vec![("split_type", ArgProblem::UndefinedSplitType { value: 4 })]
+    );
+}
+
+#[test]
+fn split_types_are_not_judged_without_the_library_s_list() {
+    let mut state = State::rank(0);
+    state.constants.split_types = None;
+    assert_eq!(
+        judge_with(&state, 25, &[I(WORLD), I(4), I(0), I(0), I(0)]),
+        vec![]
     );
 }
 
