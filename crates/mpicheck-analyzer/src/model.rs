@@ -423,6 +423,15 @@ pub enum ArgProblem {
         value: i64,
         not_allowed: Vec<&'static str>,
     },
+    /// A partitioned request of fewer than one partition.
+    InvalidPartitions { value: i64 },
+    /// A partition outside 0..`partitions`-1 of its request.
+    PartitionOutOfRange { value: i64, partitions: i64 },
+    /// `MPI_Pready*` on a partitioned send request that is not active (not started, or
+    /// already completed).
+    PartitionedInactive,
+    /// A partition marked ready a second time in one epoch.
+    PartitionReadyTwice { value: i64 },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

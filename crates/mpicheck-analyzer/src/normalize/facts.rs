@@ -18,7 +18,8 @@ use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
 
 use super::{parse_int, Args, LocalComm, RankNormalizer};
 use crate::checks::argument::rules::{
-    self, object_kind, ArgConstants, ArgState, CartShape, CommView, HandleState, TopologyKind,
+    self, object_kind, ArgConstants, ArgState, CartShape, CommView, HandleState,
+    PartitionedRequest, TopologyKind,
 };
 use crate::model::*;
 
@@ -130,6 +131,8 @@ pub(super) struct ObjectTables {
     group_sizes: FxHashMap<i64, u32>,
     /// The grid of each cartesian communicator whose making the trace shows, by raw handle.
     cart_shapes: FxHashMap<i64, CartShape>,
+    /// The partitioned requests the rank holds, by raw handle.
+    partitioned: FxHashMap<i64, PartitionedRequest>,
     next: u32,
 }
 
@@ -297,6 +300,7 @@ impl RankNormalizer<'_> {
         self.note_topology(function, args, short, call.ret);
         self.note_group_size(function, args, short, call.ret);
         self.note_cart_shape(function, args, short, call.ret);
+        self.note_partitioned(args, op, short, call.ret);
         self.buffer_spans(function, call, args, op, short, &mut facts);
         self.lifecycle(function, args, short, call.ret, &mut facts);
         if matches!(op, Op::Other) {
@@ -660,9 +664,14 @@ impl ArgState for RankNormalizer<'_> {
     fn cart_shape(&self, raw: i64) -> Option<&CartShape> {
         self.objects.cart_shapes.get(&raw)
     }
+
+    fn partitioned(&self, raw: i64) -> Option<&PartitionedRequest> {
+        self.objects.partitioned.get(&raw)
+    }
 }
 
 mod grids;
 mod groups;
+mod partitioned;
 #[cfg(test)]
 mod tests;
