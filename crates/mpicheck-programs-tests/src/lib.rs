@@ -683,3 +683,4 @@ mod tests {
         assert_eq!(Language::Fortran.compiler("openmpi"), "mpif90.openmpi");
     }
 }
+pub mod generated;

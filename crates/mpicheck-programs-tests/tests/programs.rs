@@ -1,5 +1,8 @@
 //! Tier-2 harness: every program of `tests/programs/` under every MPI family on this machine.
 //!
+//! The programs of `tests/programs/generated/` (the argument rules' generated suite) are
+//! run the same way, their tests named `generated/<file>::<family>`.
+//!
 //! For each program there is one test `<file>::expectations` (no MPI: the directive and
 //! expectations parse) and one test `<file>::<family>` per MPI family (`mpich`, `openmpi`):
 //! compile with the family's wrapper (`-g -O0`) into a temporary directory, run
@@ -77,21 +80,33 @@ fn on_path(program: &str) -> bool {
     })
 }
 
-fn collect_tests() -> Result<Vec<Test>, String> {
-    let dir = programs_dir();
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+/// The programs of a directory, sorted.
+fn programs_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| Language::of(p).is_some())
         .collect();
     files.sort();
+    Ok(files)
+}
+
+fn collect_tests() -> Result<Vec<Test>, String> {
+    let dir = programs_dir();
+    let mut files = programs_in(&dir)?;
+    // The generated argument-rule suite (`src/generated.rs`), named `generated/<file>`.
+    files.extend(programs_in(&dir.join("generated"))?);
     if files.is_empty() {
         return Err(format!("no programs in {}", dir.display()));
     }
     let mut tests = Vec::new();
     for path in files {
         let lang = Language::of(&path).expect("filtered above");
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let file = path
+            .strip_prefix(&dir)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
         tests.push(Test {
             name: format!("{file}::expectations"),
             path: path.clone(),
