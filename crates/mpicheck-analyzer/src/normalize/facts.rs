@@ -611,6 +611,8 @@ impl RankNormalizer<'_> {
             else {
                 continue;
             };
+            // A partitioned operation's buffer holds all its partitions.
+            let n = n.saturating_mul(super::p2p::partitions(args));
             if start == 0 || Some(start) == self.objects.constants.args.in_place || n <= 0 {
                 continue;
             }

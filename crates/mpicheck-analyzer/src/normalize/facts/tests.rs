@@ -471,6 +471,14 @@ fn partitions_are_marked_ready_once_in_each_epoch_of_an_active_request() {
     ];
     let run = normalize(&[trace(calls)], &mut line).unwrap();
     let inactive = vec![("request", ArgProblem::PartitionedInactive)];
+    // Matched as a persistent send of all its partitions: 2 x 4 ints.
+    match &run.ranks[0].events[1].op {
+        Op::Send {
+            send,
+            blocking: Blocking::Persistent(_),
+        } => assert_eq!((send.count, send.dest), (8, Some(1))),
+        other => panic!("MPI_Psend_init became {other:?}"),
+    }
     assert_eq!(issues(&run, 1), vec![]);
     assert_eq!(issues(&run, 2), inactive);
     assert_eq!(issues(&run, 4), vec![]);
