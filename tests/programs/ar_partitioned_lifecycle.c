@@ -1,6 +1,6 @@
 /*
- * A partitioned send freed while active: its epoch was started and its partitions marked
- * ready, but no wait or test completed it (RQ002, as for any persistent request).
+ * A partitioned send started again while active: its first epoch was not completed by a
+ * wait or test (RQ004, as for any persistent request). MPI rejects it and aborts.
  */
 /* mpicheck: ranks=2 mpi=mpich */
 #include <mpi.h>
@@ -18,7 +18,9 @@ int main(int argc, char **argv)
         MPI_Psend_init(data, PARTS, COUNT, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
         MPI_Start(&req);
         MPI_Pready_range(0, PARTS - 1, req);
-        MPI_Request_free(&req); /* expect: RQ002 */
+        MPI_Start(&req); /* expect: RQ004 */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Request_free(&req);
     } else if (rank == 1) {
         MPI_Precv_init(data, PARTS, COUNT, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
         MPI_Start(&req);

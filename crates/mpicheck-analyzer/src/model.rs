@@ -432,6 +432,8 @@ pub enum ArgProblem {
     PartitionedInactive,
     /// A partition marked ready a second time in one epoch.
     PartitionReadyTwice { value: i64 },
+    /// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` in a partitioned receive.
+    PartitionedWildcard { wildcard: &'static str },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -291,6 +291,20 @@ pub const CASES: &[Case] = &[
     },
     Case {
         mpi: Some("mpich"),
+        ..case!("AR016", "wildcard-source", "MPI_Precv_init", ranks = 2,
+            setup = &[
+                "MPI_Request req;",
+                "if (rank == 0) {",
+                "    MPI_Psend_init(sbuf, 4, 1, MPI_INT, 1, 0, comm, MPI_INFO_NULL, &req);",
+                "    MPI_Start(&req);",
+                "    MPI_Pready_range(0, 3, req);",
+                "} else {",
+            ],
+            "    MPI_Precv_init(rbuf, 4, 1, MPI_INT, MPI_ANY_SOURCE, 0, comm, MPI_INFO_NULL, &req);",
+            after = &["    MPI_Start(&req);", "}", "MPI_Wait(&req, MPI_STATUS_IGNORE);", "MPI_Request_free(&req);"])
+    },
+    Case {
+        mpi: Some("mpich"),
         ..case!("AR016", "partition-out-of-range", "MPI_Parrived", ranks = 2,
             setup = &[
                 "MPI_Request req;",

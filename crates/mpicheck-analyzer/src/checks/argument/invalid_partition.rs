@@ -11,7 +11,7 @@ pub const AR016: CheckInfo = CheckInfo {
     name: "invalid-partition",
     category: Category::InvalidArgument,
     severity: Severity::Error,
-    summary: "a partitioned request has no partitions, a partition is outside its request, or is marked ready outside an epoch or twice in one",
+    summary: "a partitioned request has no partitions or a wildcard peer or tag, or a partition is outside its request or marked ready outside an epoch or twice in one",
     docs: r#"## What it does
 
 Checks partitioned communication (`PARTITION` parameters): `MPI_Psend_init` and
@@ -19,15 +19,16 @@ Checks partitioned communication (`PARTITION` parameters): `MPI_Psend_init` and
 `MPI_Pready_list` and `MPI_Parrived` name partitions in 0..`partitions`-1 of the request
 the rank made; a send partition is marked ready only while its request is active (after
 `MPI_Start`/`MPI_Startall`, before the wait or test that completes it), and at most once
-in each such epoch. Requests the trace did not see made are not judged. (The other
-arguments of `MPI_Psend_init`/`MPI_Precv_init` are judged by the rules of their kinds:
-count AR003, datatype AR004-AR006, rank AR001, where a partitioned receive takes no
-`MPI_ANY_SOURCE`, and tag AR002, where it takes no `MPI_ANY_TAG`; the request lifecycle by
-RQ001-RQ004.)
+in each such epoch; `MPI_Precv_init` takes neither `MPI_ANY_SOURCE` nor `MPI_ANY_TAG`.
+Requests the trace did not see made are not judged. (The other arguments of
+`MPI_Psend_init`/`MPI_Precv_init` are judged by the rules of their kinds: count AR003,
+datatype AR004-AR006, rank AR001, tag AR002; the request lifecycle by RQ001-RQ004; the
+type signatures of the message, `partitions` × `count` elements, by TY002/TY003.)
 
 ## Why is this bad
 
-Each is erroneous. A partition index outside the request makes MPI read or report
+Each is erroneous. Partitioned operations match in the order they are initialized, by
+exact source and tag. A partition index outside the request makes MPI read or report
 memory outside the buffer; `MPI_Pready` on an inactive request or on a partition already
 marked ready breaks the count of ready partitions that ends the transfer, so MPI may send
 stale data, complete early, or abort.
@@ -44,7 +45,8 @@ for (int p = 1; p <= 4; p++)          /* partitions are 0..3 */
 ## How to fix
 
 Number partitions from 0 to `partitions`-1, start the request before marking its
-partitions ready, and mark each one once per `MPI_Start`.
+partitions ready, and mark each one once per `MPI_Start`; give a partitioned receive the
+sender's rank and tag.
 
 ## MPI standard reference
 
@@ -72,6 +74,10 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             ArgProblem::PartitionedInactive => Some((
                 format!("{call} marks a partition ready on a request that is not active"),
                 "the request was not started, or its epoch was completed".to_string(),
+            )),
+            ArgProblem::PartitionedWildcard { wildcard } => Some((
+                format!("{call} is given {} = {wildcard}: a partitioned receive takes no wildcard", issue.param),
+                format!("{} = {wildcard}", issue.param),
             )),
             ArgProblem::PartitionReadyTwice { value } => Some((
                 format!("{call} marks partition {value} ready a second time in one epoch"),

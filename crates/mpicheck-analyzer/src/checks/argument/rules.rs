@@ -171,7 +171,7 @@ pub const KIND_RULES: &[KindRule] = &[
     KindRule {
         kinds: &["PARTITION"],
         code: "AR016",
-        rule: "a partitioned request has at least one partition; `MPI_Pready`, `MPI_Pready_range`, `MPI_Pready_list` and `MPI_Parrived` name partitions in 0..`partitions`-1 of their request; a send partition is marked ready only while its request is active (started, not completed), and once per epoch",
+        rule: "a partitioned request has at least one partition, and a partitioned receive no `MPI_ANY_SOURCE` or `MPI_ANY_TAG`; `MPI_Pready`, `MPI_Pready_range`, `MPI_Pready_list` and `MPI_Parrived` name partitions in 0..`partitions`-1 of their request; a send partition is marked ready only while its request is active (started, not completed), and once per epoch",
     },
 ];
 
@@ -595,7 +595,9 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     short,
                     "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
                 );
-                let wildcard_ok = name == "recvtag" || (name == "tag" && receive);
+                // A partitioned receive's wildcard is AR016's (it takes none).
+                let wildcard_ok =
+                    name == "recvtag" || (name == "tag" && (receive || short == "Precv_init"));
                 if !(wildcard_ok && Some(*tag) == c.any_tag)
                     && (*tag < 0 || c.tag_ub.is_some_and(|ub| *tag > ub))
                 {
@@ -682,8 +684,8 @@ fn peer_problem(
     if Some(rank) == c.proc_null && name != "rank" {
         return None;
     }
-    // Partitioned receives take no wildcards (MPI 4.1 §4.2.2).
-    if name == "source" && Some(rank) == c.any_source && call.short != "Precv_init" {
+    // (A partitioned receive takes no wildcard: AR016 reports it.)
+    if name == "source" && Some(rank) == c.any_source {
         return None;
     }
     let size = match (name, group.remote_size) {

@@ -2,7 +2,7 @@
 //! `MPI_Precv_init` is at least 1, the partitions `MPI_Pready`, `MPI_Pready_range`,
 //! `MPI_Pready_list` and `MPI_Parrived` name are in 0..partitions-1 of their request, and a
 //! send partition is marked ready only while its request is active (started, not yet
-//! completed) and once per epoch.
+//! completed) and once per epoch; a partitioned receive takes no wildcard source or tag.
 
 use rustc_hash::FxHashSet;
 
@@ -59,6 +59,18 @@ pub(super) fn partition_issues(
     if matches!(call.short, "Psend_init" | "Precv_init") {
         if let Some(value) = call.int("partitions").filter(|&p| p < 1) {
             issue("partitions", ArgProblem::InvalidPartitions { value });
+        }
+        // Partitioned receives match exactly: no wildcards (MPI 4.1 §4.2.2).
+        let c = state.constants();
+        if call.short == "Precv_init" {
+            for (param, wildcard, name) in [
+                ("source", c.any_source, "MPI_ANY_SOURCE"),
+                ("tag", c.any_tag, "MPI_ANY_TAG"),
+            ] {
+                if wildcard.is_some() && call.int(param) == wildcard {
+                    issue(param, ArgProblem::PartitionedWildcard { wildcard: name });
+                }
+            }
         }
         return;
     }

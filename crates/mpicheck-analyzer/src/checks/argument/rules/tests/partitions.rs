@@ -58,18 +58,24 @@ fn partitioned_requests_have_partitions_and_no_wildcards() {
             ("dest", ArgProblem::RankOutOfRange { value: 4, size: 4 }),
         ]
     );
+    let wildcard = |wildcard| ArgProblem::PartitionedWildcard { wildcard };
     assert_eq!(
         init(37, 2, 1, -2, -1),
         vec![
-            ("source", ArgProblem::RankOutOfRange { value: -2, size: 4 }),
-            (
-                "tag",
-                ArgProblem::InvalidTag {
-                    value: -1,
-                    tag_ub: Some(32767)
-                }
-            ),
+            ("source", wildcard("MPI_ANY_SOURCE")),
+            ("tag", wildcard("MPI_ANY_TAG")),
         ]
+    );
+    // A send has no wildcard to give: -1 is a negative tag there.
+    assert_eq!(
+        init(36, 2, 1, 1, -1),
+        vec![(
+            "tag",
+            ArgProblem::InvalidTag {
+                value: -1,
+                tag_ub: Some(32767)
+            }
+        )]
     );
 }
 
