@@ -389,6 +389,8 @@ pub enum ArgProblem {
     BeforeInit,
     /// A negative split color other than `MPI_UNDEFINED`.
     InvalidColor { value: i64 },
+    /// A non-negative split type that the library does not define.
+    UndefinedSplitType { value: i64 },
     /// A negative topology size (dimension count, dimension, node count).
     InvalidTopology { value: i64 },
     /// A cartesian grid of more processes than its communicator has.
@@ -421,6 +423,17 @@ pub enum ArgProblem {
         value: i64,
         not_allowed: Vec<&'static str>,
     },
+    /// A partitioned request of fewer than one partition.
+    InvalidPartitions { value: i64 },
+    /// A partition outside 0..`partitions`-1 of its request.
+    PartitionOutOfRange { value: i64, partitions: i64 },
+    /// `MPI_Pready*` on a partitioned send request that is not active (not started, or
+    /// already completed).
+    PartitionedInactive,
+    /// A partition marked ready a second time in one epoch.
+    PartitionReadyTwice { value: i64 },
+    /// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` in a partitioned receive.
+    PartitionedWildcard { wildcard: &'static str },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

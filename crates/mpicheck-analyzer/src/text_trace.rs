@@ -56,7 +56,8 @@
 //! freed; KIND is `comm` `group` `type` `op` `win` `errhandler` `keyval` `info` `file`
 //! `session` `request`, N an object id of the rank), `bad=PARAM:PROBLEM,...` (argument
 //! problems: `rank` `tag` `count` `uncommitted` `nullbuf` `inplace` `before-init` `color`
-//! `topology` `grid` `no-topology` `null-KIND` `freed-KIND`), `bsend_bytes=N` (the attached-buffer space a buffered send needs) and
+//! `topology` `grid` `no-topology` `rank-list` `repeated` `stride` `index` `direction`
+//! `assert` `partition` `null-KIND` `freed-KIND`), `bsend_bytes=N` (the attached-buffer space a buffered send needs) and
 //! `mem=PARAM:START+LEN:r|w,...` (the bytes a buffer argument covers, `w` when MPI writes
 //! them).
 //!

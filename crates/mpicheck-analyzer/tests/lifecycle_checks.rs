@@ -205,6 +205,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
         0: other MPI_Graph_create bad=index:index   @ x.c:18
         0: other MPI_Cart_shift bad=direction:direction @ x.c:19
         0: other MPI_Win_start bad=assert:assert    @ x.c:20
+        0: other MPI_Pready bad=partition:partition @ x.c:21
         1: recv src=0 tag=0
         1: recv src=0 tag=0
         1: recv src=0 tag=0
@@ -237,6 +238,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
         ("AR012", 18),
         ("AR012", 19),
         ("AR015", 20),
+        ("AR016", 21),
     ] {
         assert!(
             got.contains(&(code, Some(line))),
@@ -245,7 +247,7 @@ fn argument_issues_are_reported_by_their_own_codes() {
     }
     assert_eq!(
         got.iter().filter(|(c, _)| c.starts_with("AR")).count(),
-        20,
+        21,
         "{got:?}"
     );
 }

@@ -590,6 +590,47 @@ static char *mpicheck_read_file(const char *path)
     return text;
 }
 
+/* The split types of MPI_Comm_split_type this library defines, comma-separated (AR011):
+ * MPICH's are macros; Open MPI's and the standard ABI's are enumerators, listed for the
+ * versions whose mpi.h was read (Open MPI 4.x: MPI_COMM_TYPE_SHARED..OMPI_COMM_TYPE_CLUSTER).
+ * Where the list is not known, nothing is written and split types are not judged. */
+static void mpicheck_put_split_types(FILE *out)
+{
+    static const int types[] = {
+#if defined(MPICHECK_FAMILY_MPIABI)
+        MPI_COMM_TYPE_SHARED, MPI_COMM_TYPE_HW_UNGUIDED, MPI_COMM_TYPE_HW_GUIDED,
+        MPI_COMM_TYPE_RESOURCE_GUIDED,
+#elif defined(OPEN_MPI)
+#if OMPI_MAJOR_VERSION == 4
+        MPI_COMM_TYPE_SHARED, OMPI_COMM_TYPE_HWTHREAD, OMPI_COMM_TYPE_CORE,
+        OMPI_COMM_TYPE_L1CACHE, OMPI_COMM_TYPE_L2CACHE, OMPI_COMM_TYPE_L3CACHE,
+        OMPI_COMM_TYPE_SOCKET, OMPI_COMM_TYPE_NUMA, OMPI_COMM_TYPE_BOARD,
+        OMPI_COMM_TYPE_HOST, OMPI_COMM_TYPE_CU, OMPI_COMM_TYPE_CLUSTER,
+#endif
+#elif defined(MPICH)
+        MPI_COMM_TYPE_SHARED,
+#ifdef MPI_COMM_TYPE_HW_GUIDED
+        MPI_COMM_TYPE_HW_GUIDED,
+#endif
+#ifdef MPI_COMM_TYPE_HW_UNGUIDED
+        MPI_COMM_TYPE_HW_UNGUIDED,
+#endif
+#ifdef MPI_COMM_TYPE_RESOURCE_GUIDED
+        MPI_COMM_TYPE_RESOURCE_GUIDED,
+#endif
+#ifdef MPIX_COMM_TYPE_NEIGHBORHOOD
+        MPIX_COMM_TYPE_NEIGHBORHOOD,
+#endif
+#endif
+        -1 /* end: not a split type */
+    };
+    size_t n = sizeof types / sizeof types[0] - 1;
+    if (n == 0) return;
+    fputs("MPI_COMM_TYPE_VALUES=", out);
+    for (size_t i = 0; i < n; i++) fprintf(out, "%s%d", i ? "," : "", types[i]);
+    fputc('\n', out);
+}
+
 void mpicheck_after_init(void)
 {
     static int done;
@@ -630,6 +671,7 @@ void mpicheck_after_init(void)
                 (int)MPI_LOCK_EXCLUSIVE, (int)MPI_LOCK_SHARED);
         fprintf(out, "MPI_MODE_NOCHECK_VALUE=%d\nMPI_MODE_NOSTORE_VALUE=%d\nMPI_MODE_NOPUT_VALUE=%d\n",
                 (int)MPI_MODE_NOCHECK, (int)MPI_MODE_NOSTORE, (int)MPI_MODE_NOPUT);
+        mpicheck_put_split_types(out);
         fclose(out);
         mpicheck_text(MPICHECK_TEXT_CONSTANTS, text);
         free(text);

@@ -9,6 +9,11 @@
 //!   `cflags=-fopenmp` for OpenMP programs; `check-buffers`: run with `mpicheck run
 //!   --check-buffers`; `checks-itself`: the program checks its own results and exits
 //!   non-zero when they are wrong, which fails the test (mpicheck changed what it does);
+//!   `mpi=FAMILY[,FAMILY...]`: run only under these MPI families (of
+//!   [`FAMILIES`]), for a program that calls a function another family's `mpi.h` lacks
+//!   (Open MPI 4.1 has no `MPI_Psend_init`); under the others its test passes and says why,
+//!   and fails if that family's `mpi.h` declares every function the program calls
+//!   ([`lacking_functions`]);
 //! - either `expect: none` (the program is correct: no finding at all), or one or more
 //!   `expect: CODE[, CODE...]` comments on the exact line that must be reported.
 //!
@@ -39,6 +44,9 @@ fn known_codes() -> String {
         .collect();
     codes.join(", ")
 }
+
+/// The MPI families the programs run under, as `mpi=` names them.
+pub const FAMILIES: &[&str] = &["mpich", "openmpi"];
 
 /// Largest rank count a program may ask for (the machines have 2 cores; tests oversubscribe).
 pub const MAX_RANKS: u32 = 8;
@@ -81,9 +89,18 @@ pub struct Expectations {
     pub check_buffers: bool,
     /// The program fails when its own results are wrong (`checks-itself`).
     pub checks_itself: bool,
+    /// The families it runs under (`mpi=`); `None`: all of [`FAMILIES`].
+    pub mpis: Option<Vec<String>>,
 }
 
 impl Expectations {
+    /// Whether the program runs under `family` (its `mpi=` directive lists it, or it has none).
+    pub fn runs_under(&self, family: &str) -> bool {
+        self.mpis
+            .as_ref()
+            .is_none_or(|m| m.iter().any(|f| f == family))
+    }
+
     /// The codes this file expects somewhere; a finding with any other code is a failure.
     pub fn allowed_codes(&self) -> BTreeSet<&str> {
         self.expected.iter().map(|(c, _)| c.as_str()).collect()
@@ -126,6 +143,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
     let mut cflags: Vec<String> = Vec::new();
     let mut check_buffers = false;
     let mut checks_itself = false;
+    let mut mpis: Option<Vec<String>> = None;
 
     for (idx, line) in text.lines().enumerate() {
         let lineno = idx as u32 + 1;
@@ -160,8 +178,28 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                         }
                         cflags.extend(flags.into_iter().map(str::to_string));
                     }
+                    Some(("mpi", list)) => {
+                        let names: Vec<&str> = list.split(',').filter(|f| !f.is_empty()).collect();
+                        if names.is_empty() {
+                            errors.push(format!("line {lineno}: `mpi=` without a family"));
+                        }
+                        for name in &names {
+                            if !FAMILIES.contains(name) {
+                                errors.push(format!(
+                                    "line {lineno}: unknown MPI family `{name}` in `mpi=` (known: {})",
+                                    FAMILIES.join(", ")
+                                ));
+                            }
+                        }
+                        if mpis
+                            .replace(names.iter().map(|n| n.to_string()).collect())
+                            .is_some()
+                        {
+                            errors.push(format!("line {lineno}: second `mpi=` directive"));
+                        }
+                    }
                     _ => errors.push(format!(
-                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS, check-buffers, checks-itself)"
+                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS, check-buffers, checks-itself, mpi=FAMILIES)"
                     )),
                 }
             }
@@ -214,10 +252,43 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
             cflags,
             check_buffers,
             checks_itself,
+            mpis,
         })
     } else {
         Err(errors)
     }
+}
+
+/// The MPI functions a program calls (`MPI_Xxx(`, outside comments or not: a name in a
+/// comment followed by `(` counts too, which only makes the check stricter).
+pub fn called_functions(source: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let bytes = source.as_bytes();
+    let mut from = 0;
+    while let Some(pos) = source[from..].find("MPI_") {
+        let start = from + pos;
+        let word_start = start == 0 || !is_ident(bytes[start - 1]);
+        let end = start + source[start..].bytes().take_while(|&b| is_ident(b)).count();
+        if word_start && source[end..].trim_start().starts_with('(') {
+            out.insert(source[start..end].to_string());
+        }
+        from = end.max(start + 4);
+    }
+    out
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The functions a program calls that an MPI's preprocessed `mpi.h` does not declare: why a
+/// family may be left out with `mpi=`. Empty means the family could run the program.
+pub fn lacking_functions(source: &str, preprocessed_header: &str) -> Vec<String> {
+    let declared = called_functions(preprocessed_header);
+    called_functions(source)
+        .into_iter()
+        .filter(|f| !declared.contains(f))
+        .collect()
 }
 
 /// One location of a finding in `report.json`.
@@ -429,6 +500,51 @@ mod tests {
     }
 
     #[test]
+    fn parses_mpi_directive_and_rejects_unknown_families() {
+        let only = "/* mpicheck: ranks=2 mpi=mpich */\n/* expect: none */\n";
+        let e = parse_program(only, Language::C).unwrap();
+        assert!(e.runs_under("mpich"));
+        assert!(!e.runs_under("openmpi"));
+        let both = parse_program(
+            "/* mpicheck: ranks=2 mpi=openmpi,mpich */\n/* expect: none */\n",
+            Language::C,
+        )
+        .unwrap();
+        assert!(both.runs_under("mpich") && both.runs_under("openmpi"));
+        let all =
+            parse_program("/* mpicheck: ranks=2 */\n/* expect: none */\n", Language::C).unwrap();
+        assert!(all.runs_under("openmpi"));
+
+        let bad = "/* mpicheck: ranks=2 mpi=mpich,intelmpi */\n/* mpicheck: mpi= */\n/* expect: none */\n";
+        let errs = parse_program(bad, Language::C).unwrap_err();
+        let all = errs.join("\n");
+        assert!(
+            all.contains("line 1: unknown MPI family `intelmpi`"),
+            "{all}"
+        );
+        assert!(all.contains("line 2: `mpi=` without a family"), "{all}");
+        assert!(all.contains("line 2: second `mpi=` directive"), "{all}");
+    }
+
+    #[test]
+    fn lacking_functions_are_the_calls_the_header_does_not_declare() {
+        let program = "/* MPI_Pready_list is not called here */\nMPI_Init(&argc, &argv);\nMPI_Psend_init (buf, 4, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &req);\nPMPI_Pready(0, req);\nmy_MPI_Wrapper(x);\n";
+        assert_eq!(
+            called_functions(program),
+            ["MPI_Init", "MPI_Psend_init"]
+                .into_iter()
+                .map(String::from)
+                .collect()
+        );
+        let header =
+            "int MPI_Init(int *argc, char ***argv);\nint PMPI_Psend_init(const void *buf);\n";
+        assert_eq!(lacking_functions(program, header), vec!["MPI_Psend_init"]);
+        let full =
+            "int MPI_Init(int*, char***) __attribute__((x));\nint MPI_Psend_init(const void*);\n";
+        assert!(lacking_functions(program, full).is_empty());
+    }
+
+    #[test]
     fn parses_fortran_and_none() {
         let f = "! mpicheck: ranks=3\nprogram p\n  call mpi_recv(x) ! expect: MR001\nend\n";
         let e = parse_program(f, Language::Fortran).unwrap();
@@ -577,3 +693,4 @@ mod tests {
         assert_eq!(Language::Fortran.compiler("openmpi"), "mpif90.openmpi");
     }
 }
+pub mod generated;

@@ -1,11 +1,17 @@
 //! Tier-2 harness: every program of `tests/programs/` under every MPI family on this machine.
 //!
+//! The programs of `tests/programs/generated/` (the argument rules' generated suite) are
+//! run the same way, their tests named `generated/<file>::<family>`.
+//!
 //! For each program there is one test `<file>::expectations` (no MPI: the directive and
 //! expectations parse) and one test `<file>::<family>` per MPI family (`mpich`, `openmpi`):
 //! compile with the family's wrapper (`-g -O0`) into a temporary directory, run
 //! `mpicheck run --mpi <family> -n N --out <dir> --deadlock-timeout 3 -- <program>` under a
 //! hard timeout, read `<dir>/report.json` and compare it with the program's expectations
-//! (see the library docs). A family whose compiler or `mpiexec` is missing gives ignored tests,
+//! (see the library docs). A program whose `mpi=` directive leaves a family out passes
+//! under it with the reason printed (`ok (not run: openmpi's mpi.h lacks MPI_Psend_init)`),
+//! after checking that the family's preprocessed `mpi.h` indeed lacks a function the
+//! program calls. A family whose compiler or `mpiexec` is missing gives ignored tests,
 //! failed ones in CI (`CI` set), where every test must run.
 //!
 //! A small libtest-compatible runner (`harness = false`): filters, `--exact`, `--skip`,
@@ -26,9 +32,10 @@ use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mpicheck_programs_tests::{compare, parse_program, parse_report, Expectations, Language};
+use mpicheck_programs_tests::{
+    compare, lacking_functions, parse_program, parse_report, Expectations, Language, FAMILIES,
+};
 
-const FAMILIES: &[&str] = &["mpich", "openmpi"];
 /// Whole `mpicheck run` of one program, compile excluded.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
@@ -73,21 +80,33 @@ fn on_path(program: &str) -> bool {
     })
 }
 
-fn collect_tests() -> Result<Vec<Test>, String> {
-    let dir = programs_dir();
-    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+/// The programs of a directory, sorted.
+fn programs_in(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| Language::of(p).is_some())
         .collect();
     files.sort();
+    Ok(files)
+}
+
+fn collect_tests() -> Result<Vec<Test>, String> {
+    let dir = programs_dir();
+    let mut files = programs_in(&dir)?;
+    // The generated argument-rule suite (`src/generated.rs`), named `generated/<file>`.
+    files.extend(programs_in(&dir.join("generated"))?);
     if files.is_empty() {
         return Err(format!("no programs in {}", dir.display()));
     }
     let mut tests = Vec::new();
     for path in files {
         let lang = Language::of(&path).expect("filtered above");
-        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let file = path
+            .strip_prefix(&dir)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
         tests.push(Test {
             name: format!("{file}::expectations"),
             path: path.clone(),
@@ -232,8 +251,49 @@ fn tail(path: &Path, max_lines: usize) -> String {
         .join("\n")
 }
 
-fn run_program(test: &Test, family: &str) -> Result<(), String> {
+/// Why a program whose `mpi=` leaves `family` out is not run under it: the functions it
+/// calls that the family's `mpi.h` lacks; an error if it lacks none (the directive would
+/// hide a program the family can run).
+fn not_run_reason(test: &Test, family: &str, source: &str) -> Result<String, String> {
+    let stem = test.path.file_stem().unwrap().to_string_lossy();
+    let work = std::env::temp_dir().join(format!(
+        "mpicheck-programs-{}-{stem}-{family}-header",
+        std::process::id()
+    ));
+    fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    let probe = work.join("probe.c");
+    fs::write(&probe, "#include <mpi.h>\n").map_err(|e| e.to_string())?;
+    let cc_name = Language::C.compiler(family);
+    let mut cc = Command::new(&cc_name);
+    cc.arg("-E").arg(&probe);
+    let (out, err) = (work.join("header.i"), work.join("header.stderr"));
+    let status = run_bounded(cc, COMPILE_TIMEOUT, &out, &err)?;
+    let header = fs::read_to_string(&out).unwrap_or_default();
+    let _ = fs::remove_dir_all(&work);
+    if !status.success() {
+        return Err(format!("`{cc_name} -E` of <mpi.h> failed ({status})"));
+    }
+    let lacking = lacking_functions(source, &header);
+    let file = test.path.file_name().unwrap().to_string_lossy();
+    if lacking.is_empty() {
+        return Err(format!(
+            "{file} is not run under {family} (its `mpi=` directive leaves it out), but \
+             {family}'s mpi.h declares every MPI function it calls: add {family} to `mpi=`"
+        ));
+    }
+    Ok(format!(
+        "not run: {family}'s mpi.h lacks {}",
+        lacking.join(", ")
+    ))
+}
+
+/// Runs one program under one family; `Ok(Some(why))` when its `mpi=` directive leaves the
+/// family out and the family lacks a function it calls.
+fn run_program(test: &Test, family: &str) -> Result<Option<String>, String> {
     let (source, exp) = read_program(&test.path, test.lang)?;
+    if !exp.runs_under(family) {
+        return not_run_reason(test, family, &source).map(Some);
+    }
     let mpicheck = mpicheck_binary()?;
     let file = test
         .path
@@ -324,7 +384,7 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
     }
     if problems.is_empty() {
         let _ = fs::remove_dir_all(&work);
-        return Ok(());
+        return Ok(None);
     }
     let mut msg = format!(
         "{file} under {family} ({} ranks, mpicheck {status}, {:.1} s) does not meet its expectations:\n",
@@ -346,7 +406,7 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
     Err(msg)
 }
 
-fn run_test(test: &Test) -> Result<(), String> {
+fn run_test(test: &Test) -> Result<Option<String>, String> {
     if let Some(why) = &test.unavailable {
         return Err(format!(
             "{why} (scripts/install-deps installs it); in CI every test must run (CI is set), \
@@ -354,7 +414,7 @@ fn run_test(test: &Test) -> Result<(), String> {
         ));
     }
     match test.kind {
-        Kind::Expectations => read_program(&test.path, test.lang).map(|_| ()),
+        Kind::Expectations => read_program(&test.path, test.lang).map(|_| None),
         Kind::Run { family } => run_program(test, family),
     }
 }
@@ -502,8 +562,9 @@ fn main() -> ExitCode {
                     .unwrap_or_else(|_| Err("the harness panicked".to_string()));
                 let mut stdout = std::io::stdout().lock();
                 match result {
-                    Ok(()) => {
-                        let _ = writeln!(stdout, "test {} ... ok", t.name);
+                    Ok(note) => {
+                        let note = note.map(|n| format!(" ({n})")).unwrap_or_default();
+                        let _ = writeln!(stdout, "test {} ... ok{note}", t.name);
                         *passed.lock().unwrap() += 1;
                     }
                     Err(e) => {

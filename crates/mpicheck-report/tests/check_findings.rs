@@ -679,6 +679,20 @@ fn ar015_fence_given_a_start_assertion() {
 }
 
 #[test]
+fn ar016_partition_out_of_range() {
+    let r = with_problem(
+        "ranks 2
+         *: init @ ar_partition_out_of_range.c:15
+         0: other MPI_Pready bad=partition:partition @ ar_partition_out_of_range.c:22",
+        ArgProblem::PartitionOutOfRange {
+            value: 4,
+            partitions: 4,
+        },
+    );
+    pin!("ar016_partition_out_of_range", render_run(&r), ["AR016"]);
+}
+
+#[test]
 fn bf001_receive_into_a_pending_send() {
     let r = render_trace(
         "ranks 2

@@ -58,6 +58,7 @@ static REGISTRY: &[&dyn Check] = &[
     &argument::missing_topology::MissingTopology, // AR013
     &argument::invalid_rank_list::InvalidRankList, // AR014
     &argument::invalid_assert::InvalidAssert,     // AR015
+    &argument::invalid_partition::InvalidPartition, // AR016
     &argument::overlapping_buffers::OverlappingBuffers, // BF002
     &request::RequestLifecycle,                   // RQ001-RQ004, BF001
     &resource::leak::ObjectNeverFreed,            // RS001

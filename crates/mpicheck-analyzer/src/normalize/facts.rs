@@ -18,7 +18,8 @@ use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
 
 use super::{parse_int, Args, LocalComm, RankNormalizer};
 use crate::checks::argument::rules::{
-    self, object_kind, ArgConstants, ArgState, CartShape, CommView, HandleState, TopologyKind,
+    self, object_kind, ArgConstants, ArgState, CartShape, CommView, HandleState,
+    PartitionedRequest, TopologyKind,
 };
 use crate::model::*;
 
@@ -89,6 +90,9 @@ impl FactConstants {
                 .into_iter()
                 .filter_map(|name| Some((name, get(&format!("{name}_VALUE"))?)))
                 .collect(),
+                split_types: trace
+                    .constant("MPI_COMM_TYPE_VALUES")
+                    .map(|list| list.split(',').filter_map(parse_int).collect()),
             },
         }
     }
@@ -130,6 +134,8 @@ pub(super) struct ObjectTables {
     group_sizes: FxHashMap<i64, u32>,
     /// The grid of each cartesian communicator whose making the trace shows, by raw handle.
     cart_shapes: FxHashMap<i64, CartShape>,
+    /// The partitioned requests the rank holds, by raw handle.
+    partitioned: FxHashMap<i64, PartitionedRequest>,
     next: u32,
     /// The process started threads (a recorded parallel region or `pthread_create`): only
     /// then are the uses of objects by thread kept.
@@ -309,6 +315,7 @@ impl RankNormalizer<'_> {
         self.note_topology(function, args, short, call.ret);
         self.note_group_size(function, args, short, call.ret);
         self.note_cart_shape(function, args, short, call.ret);
+        self.note_partitioned(args, op, short, call.ret);
         self.buffer_spans(function, call, args, op, short, &mut facts);
         let by = (call.thread, index);
         if self.objects.track_uses {
@@ -663,6 +670,8 @@ impl RankNormalizer<'_> {
             else {
                 continue;
             };
+            // A partitioned operation's buffer holds all its partitions.
+            let n = n.saturating_mul(super::p2p::partitions(args));
             if start == 0 || Some(start) == self.objects.constants.args.in_place || n <= 0 {
                 continue;
             }
@@ -716,9 +725,14 @@ impl ArgState for RankNormalizer<'_> {
     fn cart_shape(&self, raw: i64) -> Option<&CartShape> {
         self.objects.cart_shapes.get(&raw)
     }
+
+    fn partitioned(&self, raw: i64) -> Option<&PartitionedRequest> {
+        self.objects.partitioned.get(&raw)
+    }
 }
 
 mod grids;
 mod groups;
+mod partitioned;
 #[cfg(test)]
 mod tests;

@@ -101,7 +101,8 @@ impl<'t> RankNormalizer<'t> {
         events: &mut [Event],
     ) -> Option<Op> {
         let mode_of = |n: &str| match n {
-            "Send" | "Isend" | "Send_init" => Some(SendMode::Standard),
+            // A partitioned send is a persistent send of all its partitions (MPI 4.1 §4.1).
+            "Send" | "Isend" | "Send_init" | "Psend_init" => Some(SendMode::Standard),
             "Ssend" | "Issend" | "Ssend_init" => Some(SendMode::Synchronous),
             "Bsend" | "Ibsend" | "Bsend_init" => Some(SendMode::Buffered),
             "Rsend" | "Irsend" | "Rsend_init" => Some(SendMode::Ready),
@@ -111,7 +112,8 @@ impl<'t> RankNormalizer<'t> {
         let request_out = args.out_int("request");
         if let Some(mode) = mode_of(short) {
             let comm = self.comm(args.int("comm"));
-            let send = self.send_spec(args, &comm, mode, "");
+            let mut send = self.send_spec(args, &comm, mode, "");
+            send.count = send.count.saturating_mul(partitions(args));
             let blocking = if short.ends_with("_init") {
                 Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
             } else if short.starts_with('I') {
@@ -122,9 +124,10 @@ impl<'t> RankNormalizer<'t> {
             return Some(Op::Send { send, blocking });
         }
         match short {
-            "Recv" | "Irecv" | "Recv_init" => {
+            "Recv" | "Irecv" | "Recv_init" | "Precv_init" => {
                 let comm = self.comm(args.int("comm"));
-                let recv = self.recv_spec(args, &comm, false, args.status());
+                let mut recv = self.recv_spec(args, &comm, false, args.status());
+                recv.count = recv.count.saturating_mul(partitions(args));
                 let blocking = match short {
                     "Recv" => Blocking::Blocking,
                     "Irecv" => Blocking::Nonblocking(self.new_request(
@@ -254,4 +257,10 @@ impl<'t> RankNormalizer<'t> {
             _ => self.collective_op(short, args),
         }
     }
+}
+
+/// The partitions of a partitioned operation (`MPI_Psend_init`, `MPI_Precv_init`), whose
+/// message is `partitions` × `count` elements; 1 for any other call.
+pub(super) fn partitions(args: &Args) -> i64 {
+    args.int("partitions").map_or(1, |p| p.max(0))
 }

@@ -304,6 +304,10 @@ impl Parser {
                         value: 8192,
                         not_allowed: vec!["MPI_MODE_NOPRECEDE"],
                     },
+                    "partition" => ArgProblem::PartitionOutOfRange {
+                        value: 4,
+                        partitions: 4,
+                    },
                     "direction" => ArgProblem::OutsideGrid {
                         value: 2,
                         dim: None,
@@ -317,7 +321,7 @@ impl Parser {
                             ("freed", Some(kind)) => ArgProblem::FreedHandle { kind },
                             _ => {
                                 return self.err(format!(
-                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|color|topology|grid|no-topology|rank-list|repeated|stride|index|direction|assert|null-KIND|freed-KIND"
+                                    "`bad={item}`: expected PARAM:rank|tag|count|uncommitted|nullbuf|inplace|before-init|color|topology|grid|no-topology|rank-list|repeated|stride|index|direction|assert|partition|null-KIND|freed-KIND"
                                 ))
                             }
                         }

@@ -10,21 +10,25 @@ pub const AR011: CheckInfo = CheckInfo {
     name: "invalid-color",
     category: Category::InvalidArgument,
     severity: Severity::Error,
-    summary: "a split color or split type is negative and not MPI_UNDEFINED",
+    summary: "a split color is negative, or a split type not one the library defines, and not MPI_UNDEFINED",
     docs: r#"## What it does
 
 Checks the `color` argument of every function with a parameter of the `COLOR` kind
 (`MPI_Comm_split`): a color is a non-negative integer, or `MPI_UNDEFINED` for a process
-that joins no new communicator. Likewise the `split_type` of `MPI_Comm_split_type`
-(`SPLIT_TYPE` kind), whose values (`MPI_COMM_TYPE_SHARED`, the library's own types) are
-all non-negative in MPICH and Open MPI. (A non-negative type the library does not define
-is not judged.)
+that joins no new communicator. The `split_type` of `MPI_Comm_split_type` (`SPLIT_TYPE`
+kind) is `MPI_UNDEFINED` or one of the split types the library defines
+(`MPI_COMM_TYPE_SHARED`, `MPI_COMM_TYPE_HW_GUIDED`, `MPI_COMM_TYPE_HW_UNGUIDED`, the
+library's own such as Open MPI's `OMPI_COMM_TYPE_SOCKET` or MPICH's
+`MPIX_COMM_TYPE_NEIGHBORHOOD`): the recorder writes the library's list into the trace
+(traces of older recorders, and Open MPI versions other than 4.x, are judged for negative
+types only).
 
 ## Why is this bad
 
 A negative color is erroneous: MPI returns an error, which with the default error
 handler aborts the program. It usually is a computed color that went wrong, or a private
-"no group" value used instead of `MPI_UNDEFINED`.
+"no group" value used instead of `MPI_UNDEFINED`. A split type the library does not
+define (a number where the constant was meant, another MPI's type) is erroneous alike.
 
 ## Example
 
@@ -50,12 +54,16 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     report_issues(
         run,
         &AR011,
-        &["a color is non-negative or MPI_UNDEFINED (MPI 4.1 §7.4.2)"],
-        "pass MPI_UNDEFINED for processes that join no new communicator, a non-negative color otherwise",
+        &["a color is non-negative or MPI_UNDEFINED, a split type MPI_UNDEFINED or one the library defines (MPI 4.1 §7.4.2)"],
+        "pass MPI_UNDEFINED for processes that join no new communicator, a non-negative color or an MPI_COMM_TYPE_* constant otherwise",
         |issue, call| match &issue.problem {
             ArgProblem::InvalidColor { value } => Some((
                 format!("{call} is given the negative {} {value}", issue.param),
                 format!("{} = {value} is neither non-negative nor MPI_UNDEFINED", issue.param),
+            )),
+            ArgProblem::UndefinedSplitType { value } => Some((
+                format!("{call} is given the split type {value}, which this MPI library does not define"),
+                format!("{} = {value} is no MPI_COMM_TYPE_* constant of this library", issue.param),
             )),
             _ => None,
         },

@@ -62,6 +62,20 @@ fn null_forbidden(short: &str, kind: &str) -> bool {
     }
 }
 
+/// Calls that need a request, not `MPI_REQUEST_NULL` (waits and tests accept it).
+fn null_request_forbidden(short: &str) -> bool {
+    matches!(
+        short,
+        "Start"
+            | "Request_free"
+            | "Cancel"
+            | "Pready"
+            | "Pready_range"
+            | "Pready_list"
+            | "Parrived"
+    )
+}
+
 /// Every handle kind, for the freed-handle rule.
 const HANDLE_KINDS: &[&str] = &[
     "COMMUNICATOR",
@@ -107,7 +121,7 @@ pub const KIND_RULES: &[KindRule] = &[
             "REQUEST",
         ],
         code: "AR004",
-        rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`; `MPI_INFO_NULL` only in the `MPI_Info_*` calls on the info object; `MPI_FILE_NULL` except where it names the default file error handler)",
+        rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`, `MPI_Pready*`, `MPI_Parrived`; `MPI_INFO_NULL` only in the `MPI_Info_*` calls on the info object; `MPI_FILE_NULL` except where it names the default file error handler)",
     },
     KindRule {
         kinds: HANDLE_KINDS,
@@ -132,7 +146,7 @@ pub const KIND_RULES: &[KindRule] = &[
     KindRule {
         kinds: &["COLOR", "SPLIT_TYPE"],
         code: "AR011",
-        rule: "a split color or split type is not negative, or is `MPI_UNDEFINED`",
+        rule: "a split color is not negative, or is `MPI_UNDEFINED`; a split type is `MPI_UNDEFINED` or one the library defines (`MPI_COMM_TYPE_SHARED`, ...)",
     },
     KindRule {
         kinds: &["NUM_DIMS", "DIMENSION", "COMM_SIZE", "INDEX", "COORDINATE"],
@@ -154,6 +168,11 @@ pub const KIND_RULES: &[KindRule] = &[
         code: "AR015",
         rule: "an RMA assertion holds only the `MPI_MODE_*` bits its call accepts: `MPI_MODE_NOCHECK` for `MPI_Win_start`, `MPI_Win_lock`, `MPI_Win_lock_all`; `NOCHECK`, `NOSTORE`, `NOPUT` for `MPI_Win_post`; `NOSTORE`, `NOPUT`, `NOPRECEDE`, `NOSUCCEED` for `MPI_Win_fence`",
     },
+    KindRule {
+        kinds: &["PARTITION"],
+        code: "AR016",
+        rule: "a partitioned request has at least one partition, and a partitioned receive no `MPI_ANY_SOURCE` or `MPI_ANY_TAG`; `MPI_Pready`, `MPI_Pready_range`, `MPI_Pready_list` and `MPI_Parrived` name partitions in 0..`partitions`-1 of their request; a send partition is marked ready only while its request is active (started, not completed), and once per epoch",
+    },
 ];
 
 /// The constants the rules need, from the trace's constants record.
@@ -170,6 +189,9 @@ pub struct ArgConstants {
     pub no_op: Option<i64>,
     /// The RMA assertion bits (`MPI_MODE_NOCHECK`, ...) and their values in this MPI.
     pub rma_modes: Vec<(&'static str, i64)>,
+    /// The split types of `MPI_Comm_split_type` this MPI defines (`MPI_COMM_TYPE_*`);
+    /// `None` in traces that do not list them (older recorders).
+    pub split_types: Option<Vec<i64>>,
 }
 
 /// What the rank knows of a handle.
@@ -214,6 +236,8 @@ pub trait ArgState {
     fn group_size(&self, raw: i64) -> Option<u32>;
     /// The grid of a cartesian communicator, where the rank saw it made.
     fn cart_shape(&self, raw: i64) -> Option<&CartShape>;
+    /// A partitioned request the rank made, by raw handle.
+    fn partitioned(&self, raw: i64) -> Option<&PartitionedRequest>;
 }
 
 /// A cartesian grid: the extent of each dimension and whether it is periodic.
@@ -524,8 +548,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         }
         match (kind, value) {
             ("REQUEST", ArgValue::Int(raw))
-                if matches!(call.short, "Start" | "Request_free" | "Cancel")
-                    && Some(*raw) == c.request_null =>
+                if null_request_forbidden(call.short) && Some(*raw) == c.request_null =>
             {
                 issue(
                     name,
@@ -572,7 +595,9 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     short,
                     "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
                 );
-                let wildcard_ok = name == "recvtag" || (name == "tag" && receive);
+                // A partitioned receive's wildcard is AR016's (it takes none).
+                let wildcard_ok =
+                    name == "recvtag" || (name == "tag" && (receive || short == "Precv_init"));
                 if !(wildcard_ok && Some(*tag) == c.any_tag)
                     && (*tag < 0 || c.tag_ub.is_some_and(|ub| *tag > ub))
                 {
@@ -602,12 +627,21 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             {
                 issue(name, ArgProblem::InvalidColor { value: *color });
             }
+            ("SPLIT_TYPE", ArgValue::Int(split_type))
+                if *split_type >= 0
+                    && c.split_types
+                        .as_ref()
+                        .is_some_and(|known| !known.contains(split_type)) =>
+            {
+                issue(name, ArgProblem::UndefinedSplitType { value: *split_type });
+            }
             _ => {}
         }
     }
     topology_issues(call, state, &mut issue);
     arrays::rank_array_issues(call, state, &mut issue);
     arrays::grid_issues(call, state, &mut issue);
+    partitions::partition_issues(call, state, &mut issue);
     issues
 }
 
@@ -650,6 +684,7 @@ fn peer_problem(
     if Some(rank) == c.proc_null && name != "rank" {
         return None;
     }
+    // (A partitioned receive takes no wildcard: AR016 reports it.)
     if name == "source" && Some(rank) == c.any_source {
         return None;
     }
@@ -749,7 +784,8 @@ fn rule_applies(rule: &KindRule, f: &FunctionSchema) -> bool {
             ("AR012", "COORDINATE") => short == "Cart_rank",
             ("AR015", _) => asserts::judged(short),
             ("AR014", _) => matches!(name, "ranks" | "ranges") && short.starts_with("Group_"),
-            ("AR004", "REQUEST") => matches!(short, "Start" | "Request_free" | "Cancel"),
+            ("AR004", "REQUEST") => null_request_forbidden(short),
+            ("AR016", _) => partitions::judged(short),
             ("AR004", _) => null_forbidden(short, kind),
             ("AR006", _) => moves_data(f, short),
             ("AR007", _) => matches!(
@@ -833,7 +869,9 @@ pub fn kind_table(functions: &[FunctionSchema]) -> String {
 
 mod arrays;
 mod asserts;
+mod partitions;
 #[cfg(test)]
 mod tests;
 
 pub use arrays::{range_ranks, ranges_len};
+pub use partitions::{marked_ready, PartitionedRequest};

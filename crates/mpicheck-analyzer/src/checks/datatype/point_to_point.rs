@@ -29,8 +29,9 @@ pub const TY002: CheckInfo = CheckInfo {
     docs: r#"## What it does
 
 Pairs every point-to-point message (`MPI_Send` and its modes, nonblocking sends,
-`MPI_Sendrecv`, each `MPI_Start` of a persistent send) with the receive that takes it
-(blocking, nonblocking or persistent) and compares the type signatures: the
+`MPI_Sendrecv`, each `MPI_Start` of a persistent or partitioned send) with the receive
+that takes it (blocking, nonblocking, persistent or partitioned: a partitioned operation's
+message is all its partitions, `partitions × count`) and compares the type signatures: the
 sequence of basic types of `count × datatype` on both sides (derived types reduced to their
 basic types, hashed once when committed). The message must be a prefix of what the receive
 describes; a receive longer than the message is fine. `MPI_PACKED` matches anything.

@@ -36,7 +36,12 @@ const SCHEMA: &str = "\
 27 MPI_Cart_sub comm:COMMUNICATOR:in:s remain_dims:LOGICAL:in:a newcomm:COMMUNICATOR:out:s
 28 MPI_Cart_rank comm:COMMUNICATOR:in:s coords:COORDINATE:in:a rank:RANK:out:s
 29 MPI_Cart_shift comm:COMMUNICATOR:in:s direction:INDEX:in:s disp:DIMENSION:in:s rank_source:RANK:out:s rank_dest:RANK:out:s
-30 MPICHECK_Sync what:INT:in:s object:INT:in:s
+30 MPI_Psend_init buf:BUFFER:in:s partitions:PARTITION:in:s count:XFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s
+31 MPI_Start request:REQUEST:inout:s
+32 MPI_Wait request:REQUEST:inout:s status:STATUS:out:st
+33 MPI_Pready partition:PARTITION:in:s request:REQUEST:in:s
+34 MPI_Request_free request:REQUEST:inout:s
+35 MPICHECK_Sync what:INT:in:s object:INT:in:s
 ";
 const WORLD: i64 = 0x44000000;
 const COMM_NULL: i64 = 0x04000000;
@@ -451,7 +456,7 @@ fn uses_by_other_threads_are_noted_when_the_object_is_freed() {
         c.thread = thread;
         c
     };
-    let sync = |thread, what, object| on(thread, call(30, vec![what, object], 99));
+    let sync = |thread, what, object| on(thread, call(35, vec![what, object], 99));
     let calls = |threads_started: bool| {
         let mut calls = vec![
             call(0, vec![0, 0], 1),
@@ -486,4 +491,57 @@ fn uses_by_other_threads_are_noted_when_the_object_is_freed() {
     // Before the process starts threads nothing is kept (one thread orders its own calls).
     let run = normalize(&[trace(calls(false))], &mut line).unwrap();
     assert!(run.ranks[0].threads.freed_after_use.is_empty());
+}
+
+#[test]
+fn partitions_are_marked_ready_once_in_each_epoch_of_an_active_request() {
+    let req = 0x2c000007;
+    let null = 0x2c000000;
+    let pready = |p, line| call(33, vec![p, req], line);
+    let calls = vec![
+        call(0, vec![0, 0], 1),
+        call(30, vec![0x1000, 2, 4, INT, 1, 0, WORLD, 0, req], 2),
+        pready(0, 3), // not started
+        call(31, vec![req, req], 4),
+        pready(0, 5),
+        pready(0, 6), // twice
+        pready(2, 7), // partitions are 0, 1
+        call(32, vec![req, req, 0, 0, 0, 0], 8),
+        pready(1, 9), // completed
+        call(31, vec![req, req], 10),
+        pready(0, 11), // a new epoch
+        call(32, vec![req, req, 0, 0, 0, 0], 12),
+        call(34, vec![req, null], 13),
+        pready(5, 14), // a freed request is forgotten
+    ];
+    let run = normalize(&[trace(calls)], &mut line).unwrap();
+    let inactive = vec![("request", ArgProblem::PartitionedInactive)];
+    // Matched as a persistent send of all its partitions: 2 x 4 ints.
+    match &run.ranks[0].events[1].op {
+        Op::Send {
+            send,
+            blocking: Blocking::Persistent(_),
+        } => assert_eq!((send.count, send.dest), (8, Some(1))),
+        other => panic!("MPI_Psend_init became {other:?}"),
+    }
+    assert_eq!(issues(&run, 1), vec![]);
+    assert_eq!(issues(&run, 2), inactive);
+    assert_eq!(issues(&run, 4), vec![]);
+    assert_eq!(
+        issues(&run, 5),
+        vec![("partition", ArgProblem::PartitionReadyTwice { value: 0 })]
+    );
+    assert_eq!(
+        issues(&run, 6),
+        vec![(
+            "partition",
+            ArgProblem::PartitionOutOfRange {
+                value: 2,
+                partitions: 2
+            }
+        )]
+    );
+    assert_eq!(issues(&run, 8), inactive);
+    assert_eq!(issues(&run, 10), vec![]);
+    assert_eq!(issues(&run, 13), vec![]);
 }

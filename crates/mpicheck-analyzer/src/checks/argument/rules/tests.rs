@@ -41,6 +41,12 @@ const SCHEMA: &str = "\
 33 MPI_Win_start group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
 34 MPI_Win_post group:GROUP:in:s assert:ASSERT:in:s win:WINDOW:in:s
 35 MPI_Graph_map comm:COMMUNICATOR:in:s nnodes:ARRAY_LENGTH:in:s index:INDEX:in:a edges:RANK:in:a newrank:RANK:out:s
+36 MPI_Psend_init buf:BUFFER:in:s partitions:PARTITION:in:s count:XFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s
+37 MPI_Precv_init buf:BUFFER:in:s partitions:PARTITION:in:s count:XFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s info:INFO:in:s request:REQUEST:out:s
+38 MPI_Pready partition:PARTITION:in:s request:REQUEST:in:s
+39 MPI_Pready_range partition_low:PARTITION:in:s partition_high:PARTITION:in:s request:REQUEST:in:s
+40 MPI_Pready_list length:ARRAY_LENGTH:in:s array_of_partitions:PARTITION:in:a request:REQUEST:in:s
+41 MPI_Parrived request:REQUEST:in:s partition:PARTITION:in:s flag:LOGICAL:out:s
 ";
 
 const WORLD: i64 = 100;
@@ -74,6 +80,7 @@ struct State {
     constants: ArgConstants,
     line: CartShape,
     torus: CartShape,
+    partitioned: std::collections::HashMap<i64, PartitionedRequest>,
 }
 
 impl State {
@@ -97,6 +104,7 @@ impl State {
                     ("MPI_MODE_NOPRECEDE", 8192),
                     ("MPI_MODE_NOSUCCEED", 16384),
                 ],
+                split_types: Some(vec![1, 2, 3]),
             },
             line: CartShape {
                 dims: vec![4],
@@ -106,6 +114,7 @@ impl State {
                 dims: vec![2, 2],
                 periods: vec![true, false],
             },
+            partitioned: std::collections::HashMap::new(),
         }
     }
 }
@@ -113,6 +122,9 @@ impl State {
 impl ArgState for State {
     fn constants(&self) -> &ArgConstants {
         &self.constants
+    }
+    fn partitioned(&self, raw: i64) -> Option<&PartitionedRequest> {
+        self.partitioned.get(&raw)
     }
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState {
         match (kind, raw) {
@@ -170,6 +182,11 @@ enum V {
 /// The problems `judge` finds in a call of function `func` with these input values (output
 /// buffers' addresses included), on rank `me`.
 fn problems(me: u32, func: u16, values: &[V]) -> Vec<(&'static str, ArgProblem)> {
+    judge_with(&State::rank(me), func, values)
+}
+
+/// The problems of one call judged with a given rank state.
+fn judge_with(state: &State, func: u16, values: &[V]) -> Vec<(&'static str, ArgProblem)> {
     let schema = Schema::parse(SCHEMA).unwrap();
     let function = schema.function(func).unwrap();
     assert_eq!(function.params.len(), values.len(), "{}", function.name);
@@ -195,7 +212,7 @@ fn problems(me: u32, func: u16, values: &[V]) -> Vec<(&'static str, ArgProblem)>
         short,
         values: &values,
     };
-    judge(&call, &State::rank(me))
+    judge(&call, state)
         .into_iter()
         .map(|i| (i.param, i.problem))
         .collect()
@@ -859,6 +876,24 @@ fn split_types_are_not_negative_or_are_undefined() {
         split(-1),
         vec![("split_type", ArgProblem::InvalidColor { value: -1 })]
     );
+    assert_eq!(
+        split(0),
+        vec![("split_type", ArgProblem::UndefinedSplitType { value: 0 })]
+    );
+    assert_eq!(
+        split(4),
+        vec![("split_type", ArgProblem::UndefinedSplitType { value: 4 })]
+    );
+}
+
+#[test]
+fn split_types_are_not_judged_without_the_library_s_list() {
+    let mut state = State::rank(0);
+    state.constants.split_types = None;
+    assert_eq!(
+        judge_with(&state, 25, &[I(WORLD), I(4), I(0), I(0), I(0)]),
+        vec![]
+    );
 }
 
 #[test]
@@ -924,3 +959,5 @@ fn rma_assertions_hold_only_the_modes_of_their_call() {
         )
     );
 }
+
+mod partitions;

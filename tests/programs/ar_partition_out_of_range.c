@@ -1,0 +1,33 @@
+/*
+ * Partitions numbered from 1 instead of 0: the last MPI_Pready names partition 4 of a
+ * request of 4 (AR016).
+ */
+/* mpicheck: ranks=2 mpi=mpich */
+#include <mpi.h>
+
+#define PARTS 4
+#define COUNT 2
+
+int main(int argc, char **argv)
+{
+    int rank, data[PARTS * COUNT] = {0};
+    MPI_Request req;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        MPI_Psend_init(data, PARTS, COUNT, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+        MPI_Start(&req);
+        for (int p = 1; p < PARTS; p++)
+            MPI_Pready(p, req);
+        MPI_Pready(PARTS, req); /* expect: AR016 */
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Request_free(&req);
+    } else if (rank == 1) {
+        MPI_Precv_init(data, PARTS, COUNT, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+        MPI_Start(&req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        MPI_Request_free(&req);
+    }
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * AR002: negative tag in MPI_Isend (generated: do not edit).
+ * Written by crates/mpicheck-programs-tests/src/generated.rs; regenerate with
+ * MPICHECK_BLESS=1 cargo nextest run -p mpicheck-programs-tests --test generated.
+ */
+/* mpicheck: ranks=1 */
+#include <mpi.h>
+#include <stddef.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size, sbuf[16] = {0}, rbuf[16] = {0}, counts[16], displs[16];
+    MPI_Comm comm = MPI_COMM_WORLD;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int i = 0; i < 16; i++) {
+        counts[i] = 1;
+        displs[i] = i;
+    }
+    MPI_Request req;
+    MPI_Isend(sbuf, 1, MPI_INT, 0, -5, comm, &req); /* expect: AR002 */
+    MPI_Recv(rbuf, 1, MPI_INT, 0, MPI_ANY_TAG, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,25 @@
+/*
+ * AR012: negative nnodes in MPI_Dims_create (generated: do not edit).
+ * Written by crates/mpicheck-programs-tests/src/generated.rs; regenerate with
+ * MPICHECK_BLESS=1 cargo nextest run -p mpicheck-programs-tests --test generated.
+ */
+/* mpicheck: ranks=1 */
+#include <mpi.h>
+#include <stddef.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size, sbuf[16] = {0}, rbuf[16] = {0}, counts[16], displs[16];
+    MPI_Comm comm = MPI_COMM_WORLD;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int i = 0; i < 16; i++) {
+        counts[i] = 1;
+        displs[i] = i;
+    }
+    int dims[2] = {0, 0};
+    MPI_Dims_create(-4, 2, dims); /* expect: AR012 */
+    MPI_Finalize();
+    return 0;
+}
