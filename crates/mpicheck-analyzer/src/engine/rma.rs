@@ -46,7 +46,7 @@ pub(super) fn compile(
     out.flags = op.flags;
     out.comm = call.win.0;
     match &call.kind {
-        RmaKind::Post { group: Some(g) } | RmaKind::Start { group: Some(g) } => {
+        RmaKind::Post { group: Some(g), .. } | RmaKind::Start { group: Some(g), .. } => {
             out.kind = if matches!(call.kind, RmaKind::Post { .. }) {
                 OpKind::WinPost
             } else {
