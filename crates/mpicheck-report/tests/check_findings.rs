@@ -1012,6 +1012,24 @@ fn rm007_nocheck_start_not_ordered_after_its_post() {
 }
 
 #[test]
+fn rm008_post_group_names_an_origin_that_never_starts() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rm_pscw_start_group_lacks_target.c:22
+         *: win_create win=0 size=4 unit=4 @ rm_pscw_start_group_lacks_target.c:29
+         0: win_post win=0 group=1 @ rm_pscw_start_group_lacks_target.c:34
+         1: win_start win=0 group=1 @ rm_pscw_start_group_lacks_target.c:40
+         0: blocked win_wait win=0 @ rm_pscw_start_group_lacks_target.c:35
+         1: blocked win_complete win=0 @ rm_pscw_start_group_lacks_target.c:41",
+    );
+    pin!(
+        "rm008_post_group_names_an_origin_that_never_starts",
+        r,
+        ["DL001", "RM008", "RM008"]
+    );
+}
+
+#[test]
 fn dr001_two_puts_to_one_element() {
     let r = render_trace(
         "ranks 3
