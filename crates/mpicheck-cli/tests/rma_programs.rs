@@ -1,6 +1,5 @@
-//! `mpicheck run` on RMA programs whose verdict differs between the MPIs in the deadlock
-//! codes, so that the tier-2 harness (one expectation for both MPIs) cannot hold them: the
-//! RMA finding must be the same under both.
+//! `mpicheck run` on RMA programs whose verdict differs between the MPIs, so that the
+//! tier-2 harness (one expectation for both MPIs) cannot hold them.
 
 mod support;
 
@@ -68,4 +67,41 @@ fn pscw_ring_wrong_way_mpich() {
 #[test]
 fn pscw_ring_wrong_way_openmpi() {
     check_ring_wrong_way(OPENMPI);
+}
+
+/// A lock held across a receive from the origin waiting for it: DL001 at the receive where
+/// the job hangs (MPICH always), nothing where the MPI grants the second lock (some Open
+/// MPI components).
+fn check_lock_held_while_receiving(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "lock_held_while_receiving.c", dir.path());
+    let out = dir.path().join("out");
+    let (run, _) = mpicheck_run(family, 2, &out, &[exe.to_str().unwrap()], &[], b"");
+    let found = reported(&out);
+    let line = marked(&program_source("lock_held_while_receiving.c"), "DL001");
+    let hung = found.iter().any(|(c, _)| c == "DL001");
+    assert!(
+        !hung || found.contains(&("DL001".to_string(), line[0])),
+        "{}: {found:?}\n{}",
+        family.name,
+        text(&run.stderr)
+    );
+    assert!(
+        found.iter().all(|(c, _)| c == "DL001"),
+        "{}: {found:?}",
+        family.name
+    );
+    if family.name == "mpich" {
+        assert!(hung, "mpich: {found:?}\n{}", text(&run.stderr));
+    }
+}
+
+#[test]
+fn lock_held_while_receiving_mpich() {
+    check_lock_held_while_receiving(MPICH);
+}
+
+#[test]
+fn lock_held_while_receiving_openmpi() {
+    check_lock_held_while_receiving(OPENMPI);
 }
