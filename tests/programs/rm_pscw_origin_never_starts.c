@@ -4,7 +4,8 @@
  * calls MPI_Win_start/MPI_Win_complete and goes on to MPI_Win_free, which waits for rank 0.
  * MPI_Win_wait returns only after every origin of the post group called MPI_Win_complete
  * (MPI 4.1 §12.5.2): an actual deadlock.
- * Expected verdict: DL001 at rank 0's MPI_Win_wait (and rank 1's MPI_Win_free).
+ * Expected verdict: DL001 at rank 0's MPI_Win_wait (and rank 1's MPI_Win_free), and RM008
+ * at the post: its group names rank 1, which never starts an epoch toward rank 0.
  * Without mpicheck the program hangs (mpicheck must end it).
  */
 /* mpicheck: ranks=2 */
@@ -29,7 +30,7 @@ int main(int argc, char **argv)
     MPI_Group_incl(world_group, 1, &one, &origin);
 
     if (rank == 0) {
-        MPI_Win_post(origin, 0, win);
+        MPI_Win_post(origin, 0, win); /* expect: RM008 */
         MPI_Win_wait(win); /* expect: DL001 */
     }
     /* Bug: rank 1 should call MPI_Win_start(group of rank 0), MPI_Put, MPI_Win_complete. */

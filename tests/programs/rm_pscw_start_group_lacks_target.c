@@ -5,7 +5,8 @@
  * §12.5.2). Rank 0's MPI_Win_wait never returns; rank 1 blocks in MPI_Win_start or
  * MPI_Win_complete (waiting for a post from itself) or, on an MPI where those do not
  * wait, in MPI_Win_free: an actual deadlock either way.
- * Expected verdict: DL001 at rank 0's MPI_Win_wait (and where rank 1 blocks).
+ * Expected verdict: DL001 at rank 0's MPI_Win_wait (and where rank 1 blocks), and RM008 at
+ * the post (rank 1 never starts toward rank 0) and at the start (rank 1 never posts to itself).
  * Without mpicheck the program hangs (mpicheck must end it).
  */
 /* mpicheck: ranks=2 */
@@ -30,13 +31,13 @@ int main(int argc, char **argv)
 
     if (rank == 0) {
         MPI_Group_incl(world_group, 1, &origin_rank, &origin);
-        MPI_Win_post(origin, 0, win);
+        MPI_Win_post(origin, 0, win); /* expect: RM008 */
         MPI_Win_wait(win); /* expect: DL001 */
         MPI_Group_free(&origin);
     } else {
         /* Bug: the target is rank 0, not this rank. */
         MPI_Group_incl(world_group, 1, &rank, &access);
-        MPI_Win_start(access, 0, win);
+        MPI_Win_start(access, 0, win); /* expect: RM008 */
         MPI_Win_complete(win);
         MPI_Group_free(&access);
     }

@@ -3,7 +3,8 @@
  * exposes its window to rank 1 and polls MPI_Win_test until the epoch ends, but rank 1
  * never calls MPI_Win_start/MPI_Win_complete and waits in MPI_Win_free. The loop waits
  * like MPI_Win_wait (MPI 4.1 §12.5.2): an actual deadlock, though rank 0 keeps running.
- * Expected verdict: DL001 at rank 0's MPI_Win_test (and rank 1's MPI_Win_free).
+ * Expected verdict: DL001 at rank 0's MPI_Win_test (and rank 1's MPI_Win_free), and RM008
+ * at the post: rank 1 never starts an epoch toward rank 0.
  * Without mpicheck the program hangs (mpicheck must end it).
  */
 /* mpicheck: ranks=2 */
@@ -28,7 +29,7 @@ int main(int argc, char **argv)
     MPI_Group_incl(world_group, 1, &one, &origin);
 
     if (rank == 0) {
-        MPI_Win_post(origin, 0, win);
+        MPI_Win_post(origin, 0, win); /* expect: RM008 */
         while (!done)
             MPI_Win_test(win, &done); /* expect: DL001 */
     }

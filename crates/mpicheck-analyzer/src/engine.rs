@@ -137,6 +137,10 @@ pub enum OpKind {
     WinComplete,
     /// `comm` = window: `MPI_Win_wait`, or an `MPI_Win_test` that ended a polling loop.
     WinWait,
+    /// A lock, unlock, flush or RMA call the trace shows blocked while other origins hold
+    /// conflicting locks on its target in epochs that never end (`engine/rma.rs`): `comm` =
+    /// window, `a` = offset in the aux table of the holders' world ranks, `b` = their number.
+    WinLockWait,
 }
 
 /// Bits of [`ReplayOp::flags`].

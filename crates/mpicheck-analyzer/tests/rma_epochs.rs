@@ -133,7 +133,9 @@ fn a_complete_the_trace_shows_blocked_waits_for_the_targets_post() {
             (1, vec![2], "MPI_Win_post", 0)
         ]
     );
-    assert_eq!(codes(&text), vec!["DL001"]);
+    // Also RM008 twice: rank 1 starts toward rank 2, which never posts to it, and rank 0
+    // posts to rank 1, which never starts toward it.
+    assert_eq!(codes(&text), vec!["RM008", "RM008", "DL001"]);
 }
 
 #[test]
@@ -185,7 +187,8 @@ fn epochs_match_in_order_per_pair() {
     );
     let r = replay_mode(&text, Mode::Recorded);
     assert_eq!(waits(&r), vec![(0, vec![1], "MPI_Win_complete", 0)]);
-    assert_eq!(codes(&text), vec!["DL001"]);
+    // Also RM008: rank 1, which freed the window, never starts the second epoch.
+    assert_eq!(codes(&text), vec!["RM008", "DL001"]);
 }
 
 #[test]
@@ -302,4 +305,54 @@ fn a_hung_win_test_loop_stands_for_the_wait() {
             .contains("waits for rank 1 to call MPI_Win_complete on window 0"),
         "{dl:#?}"
     );
+}
+
+/// Rank 0 holds an exclusive lock on its own window and waits for rank 1's message; rank
+/// 1's lock epoch toward rank 0 is blocked in MPI_Win_unlock (the lock is granted lazily)
+/// before its send.
+const LOCK_CYCLE: &str = "0: win_lock win=0 target=0 type=exclusive   @ l.c:10
+         0: blocked recv src=1 tag=0                   @ l.c:11
+         1: win_lock win=0 target=0 type=exclusive     @ l.c:20
+         1: put win=0 target=0 disp=0 count=1 type=int @ l.c:21
+         1: blocked win_unlock win=0 target=0          @ l.c:22";
+
+#[test]
+fn a_lock_held_while_waiting_for_the_origin_blocked_on_it_is_a_deadlock() {
+    let found = findings(&window(2, LOCK_CYCLE));
+    let dl: Vec<_> = found.iter().filter(|d| d.code == "DL001").collect();
+    assert_eq!(dl.len(), 1, "{found:#?}");
+    let labels: Vec<String> = dl[0]
+        .locations
+        .iter()
+        .map(|l| l.label.to_string())
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.contains("waits for rank 0 to call MPI_Win_unlock on window 0")),
+        "{labels:?}"
+    );
+    assert!(dl[0]
+        .notes
+        .iter()
+        .any(|n| n.to_string().contains("§12.5.3")));
+}
+
+#[test]
+fn a_lock_wait_needs_a_conflicting_lock_held_to_the_end() {
+    // Shared locks on both sides do not conflict: whatever blocks rank 1, it is not rank 0.
+    let shared = LOCK_CYCLE.replace("type=exclusive", "type=shared");
+    assert!(codes(&window(2, &shared)).iter().all(|c| *c != "DL001"));
+    // Rank 0 unlocked before its receive: nothing holds the lock rank 1 waits for.
+    let unlocked = LOCK_CYCLE.replace(
+        "0: blocked recv",
+        "0: win_unlock win=0 target=0\n         0: blocked recv",
+    );
+    assert!(codes(&window(2, &unlocked)).iter().all(|c| *c != "DL001"));
+    // Rank 1's unlock returned: it did not wait for the lock (the lazy grant came).
+    let returned = LOCK_CYCLE.replace(
+        "1: blocked win_unlock win=0 target=0          @ l.c:22",
+        "1: win_unlock win=0 target=0\n         1: blocked send dest=0 tag=0",
+    );
+    assert!(codes(&window(2, &returned)).iter().all(|c| *c != "DL001"));
 }

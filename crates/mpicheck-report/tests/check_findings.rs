@@ -1026,6 +1026,48 @@ fn rm006_put_beyond_the_target_window() {
 }
 
 #[test]
+fn rm007_nocheck_start_not_ordered_after_its_post() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rm_pscw_nocheck_unordered.c:19
+         *: win_create win=0 size=4 unit=4 @ rm_pscw_nocheck_unordered.c:22
+         0: win_post win=0 group=1 assert=nocheck @ rm_pscw_nocheck_unordered.c:25
+         1: win_post win=0 group=0 assert=nocheck @ rm_pscw_nocheck_unordered.c:25
+         0: win_start win=0 group=1 assert=nocheck @ rm_pscw_nocheck_unordered.c:26
+         1: win_start win=0 group=0 assert=nocheck @ rm_pscw_nocheck_unordered.c:26
+         0: get win=0 target=1 disp=0 count=1 type=int @ rm_pscw_nocheck_unordered.c:27
+         1: get win=0 target=0 disp=0 count=1 type=int @ rm_pscw_nocheck_unordered.c:27
+         *: win_complete win=0 @ rm_pscw_nocheck_unordered.c:28
+         *: win_wait win=0 @ rm_pscw_nocheck_unordered.c:29
+         *: win_free win=0 @ rm_pscw_nocheck_unordered.c:32
+         *: finalize @ rm_pscw_nocheck_unordered.c:33",
+    );
+    pin!(
+        "rm007_nocheck_start_not_ordered_after_its_post",
+        r,
+        ["RM007"]
+    );
+}
+
+#[test]
+fn rm008_post_group_names_an_origin_that_never_starts() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rm_pscw_start_group_lacks_target.c:22
+         *: win_create win=0 size=4 unit=4 @ rm_pscw_start_group_lacks_target.c:29
+         0: win_post win=0 group=1 @ rm_pscw_start_group_lacks_target.c:34
+         1: win_start win=0 group=1 @ rm_pscw_start_group_lacks_target.c:40
+         0: blocked win_wait win=0 @ rm_pscw_start_group_lacks_target.c:35
+         1: blocked win_complete win=0 @ rm_pscw_start_group_lacks_target.c:41",
+    );
+    pin!(
+        "rm008_post_group_names_an_origin_that_never_starts",
+        r,
+        ["DL001", "RM008", "RM008"]
+    );
+}
+
+#[test]
 fn dr001_two_puts_to_one_element() {
     let r = render_trace(
         "ranks 3

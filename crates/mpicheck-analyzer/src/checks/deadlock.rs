@@ -216,6 +216,12 @@ fn notes_for(inv: &Involved, strict: bool) -> Vec<Text> {
                 .to_string(),
         );
     }
+    if inv.lock {
+        notes.push(
+            "MPI_Win_lock may return before the lock is granted, but MPI_Win_unlock, MPI_Win_flush and the RMA calls of the epoch wait until it is; a lock another origin holds in a conflicting mode (an exclusive lock on either side) is granted only after that origin's MPI_Win_unlock (MPI 4.1 §12.5.3)"
+                .to_string(),
+        );
+    }
     if inv.gone_peer {
         notes.push(
             "a rank that has called MPI_Finalize or exited can no longer send, receive or take part in a collective (MPI 4.1 §11.2)"
@@ -239,6 +245,9 @@ fn help_for(inv: &Involved) -> Text {
     }
     if inv.epoch {
         help.push("make every origin named in a target's MPI_Win_post group call MPI_Win_start with a group that includes the target, then MPI_Win_complete, and call MPI_Win_post before the MPI_Win_start it matches can block on it");
+    }
+    if inv.lock {
+        help.push("unlock (MPI_Win_unlock) before waiting for a message or collective another origin of the window sends after its own epoch, or lock with MPI_LOCK_SHARED where no epoch writes");
     }
     if inv.gone_peer {
         help.push("make sure every message and collective a rank waits for is issued before its peer calls MPI_Finalize");

@@ -198,6 +198,8 @@ pub(crate) struct Involved {
     /// A rank waits for a partner's call of an active-target epoch (post, start, complete,
     /// wait on a window).
     pub epoch: bool,
+    /// A rank waits for a lock another origin holds (`MPI_Win_unlock` it never calls).
+    pub lock: bool,
 }
 
 impl Involved {
@@ -237,6 +239,10 @@ impl Involved {
                 }
                 match on {
                     WaitOn::Collective { .. } => inv.collective = true,
+                    WaitOn::Epoch {
+                        call: "MPI_Win_unlock",
+                        ..
+                    } => inv.lock = true,
                     WaitOn::Epoch { .. } => inv.epoch = true,
                     WaitOn::Receive { .. }
                         if matches!(event.op, Op::Wait { .. } | Op::RequestStatus { .. }) =>

@@ -64,7 +64,7 @@ static REGISTRY: &[&dyn Check] = &[
     &resource::leak::ObjectNeverFreed,            // RS001
     &resource::buffer_not_detached::BufferNeverDetached, // RS002
     &resource::bsend_buffer::BsendBuffer,         // RS003, RS004
-    &rma::RmaChecks,                              // RM001-RM006, DR001
+    &rma::RmaChecks,                              // RM001-RM008, DR001, DR003
     &pending_buffer::PendingBufferAccess,         // DR002
     &collective_call::CollectiveCallMismatch,     // CO001
     &collective::root::CollectiveRootMismatch,    // CO002
@@ -178,7 +178,9 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 
 /// For the launcher watching a job whose ranks are all blocked although the recorded calls
 /// do not deadlock: the collective or datatype mismatches that explain the stall (an MPI
-/// often hangs inside mismatched collectives), or `None`.
+/// often hangs inside mismatched collectives), and the active-target epochs whose
+/// `MPI_MODE_NOCHECK` nothing backs or whose post and start groups do not name each other
+/// (an MPI may then hang in `MPI_Win_wait`), or `None`.
 pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
     let some_blocked = run
         .ranks
@@ -191,7 +193,7 @@ pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
         matches!(
             c.category,
             Category::CollectiveMismatch | Category::TypeMismatch
-        )
+        ) || [rma::RM007.code, rma::RM008.code].contains(&c.code)
     });
     (!found.is_empty()).then_some(found)
 }

@@ -264,9 +264,11 @@ impl<'p> Engine<'p> {
                 }
                 Step::Next
             }
-            OpKind::WinPost | OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait => {
-                self.exec_epoch(r, op)
-            }
+            OpKind::WinPost
+            | OpKind::WinStart
+            | OpKind::WinComplete
+            | OpKind::WinWait
+            | OpKind::WinLockWait => self.exec_epoch(r, op),
             OpKind::Probe => {
                 if op.peer == NO_RANK || self.probe_ready(r, &op) {
                     return Step::Next;

@@ -47,7 +47,9 @@ impl<'p> Engine<'p> {
         let op = self.p.ops[base + pc];
         match op.kind {
             OpKind::Probe => self.recv_cond(r, op.comm, op.peer, op.tag, NO_RANK, false),
-            OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait => self.epoch_cond(r, op),
+            OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait | OpKind::WinLockWait => {
+                self.epoch_cond(r, op)
+            }
             OpKind::Wait => {
                 let mut parts = Vec::new();
                 for k in 0..op.b {

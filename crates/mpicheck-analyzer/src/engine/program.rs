@@ -14,6 +14,7 @@ impl Program {
             }
             b.add_comm(members);
         }
+        let held = rma::HeldLocks::of(run);
         for trace in &run.ranks {
             b.begin_rank();
             let first = b.program.ops.len();
@@ -26,7 +27,7 @@ impl Program {
             for (index, (event, poll)) in trace.events.iter().zip(polls).enumerate() {
                 let mut op = compile_event(event, poll, &mut ids, run, &mut b);
                 if let Some(call) = run.rma.get(&(rank, index as u32)) {
-                    op = rma::compile(call, index, op, run, rank, &mut b);
+                    op = rma::compile(call, index, op, run, rank, &held, &mut b);
                 }
                 if matches!(
                     op.kind,

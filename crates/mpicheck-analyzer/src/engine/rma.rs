@@ -11,9 +11,160 @@
 //! completes); [`Mode::Recorded`] makes a call wait only when the trace shows it did not
 //! return, for what it can only be waiting for. Epochs whose group the normalizer could
 //! not follow are not replayed (no finding is made up from them).
+//!
+//! Passive target: MPIs grant locks lazily (`MPI_Win_lock` may return at once and the
+//! wait happen in `MPI_Win_unlock`, a flush or an RMA call), so a lock waits in the replay
+//! only where the trace shows the rank blocked in such a call, toward a target that other
+//! origins hold a conflicting lock on in an epoch their traces never end ([`HeldLocks`]).
+//! It then waits for those holders' `MPI_Win_unlock`, which never comes.
 
 use super::*;
-use crate::model::{RmaCall, RmaKind};
+use crate::model::{RmaCall, RmaKind, RmaTarget, WinId};
+
+/// A lock epoch whose `MPI_Win_lock` (or `MPI_Win_lock_all`) returned and whose rank never
+/// calls the matching unlock nor blocks inside the epoch: the lock is granted and held to
+/// the end of the trace.
+struct Held {
+    holder: Rank,
+    /// `None`: `MPI_Win_lock_all` (every target).
+    target: Option<Rank>,
+    exclusive: Option<bool>,
+}
+
+/// The locks held to the end of the run, by window.
+#[derive(Default)]
+pub(super) struct HeldLocks(FxHashMap<WinId, Vec<Held>>);
+
+impl HeldLocks {
+    pub(super) fn of(run: &Run) -> HeldLocks {
+        let mut out = HeldLocks::default();
+        if run.rma.is_empty() {
+            return out;
+        }
+        for trace in &run.ranks {
+            // (window, target or None for lock_all) → (exclusive, blocked inside)
+            let mut open: FxHashMap<(WinId, Option<Rank>), (Option<bool>, bool)> =
+                FxHashMap::default();
+            for (index, event) in trace.events.iter().enumerate() {
+                let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
+                    continue;
+                };
+                let key = |t: &RmaTarget| match t {
+                    RmaTarget::Rank(t) => Some((call.win, Some(*t))),
+                    _ => None,
+                };
+                match &call.kind {
+                    RmaKind::Lock { target, exclusive } => {
+                        if let Some(k) = key(target) {
+                            open.insert(k, (*exclusive, !event.returned));
+                        }
+                    }
+                    RmaKind::LockAll => {
+                        open.insert((call.win, None), (Some(false), !event.returned));
+                    }
+                    RmaKind::Unlock { target } => {
+                        if let Some(k) = key(target) {
+                            open.remove(&k);
+                        }
+                    }
+                    RmaKind::UnlockAll => {
+                        open.remove(&(call.win, None));
+                    }
+                    _ if !event.returned => {
+                        for state in open.values_mut() {
+                            state.1 = true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            for ((win, target), (exclusive, blocked)) in open {
+                if !blocked {
+                    out.0.entry(win).or_default().push(Held {
+                        holder: trace.rank,
+                        target,
+                        exclusive,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The other origins holding a lock on (`win`, `target`) that conflicts with a lock of
+    /// `rank` in mode `exclusive` (an exclusive lock on either side; unknown modes do not
+    /// conflict).
+    fn conflicting(
+        &self,
+        win: WinId,
+        target: Rank,
+        rank: Rank,
+        exclusive: Option<bool>,
+    ) -> Vec<Rank> {
+        let mut out: Vec<Rank> = self
+            .0
+            .get(&win)
+            .into_iter()
+            .flatten()
+            .filter(|h| h.holder != rank && h.target.is_none_or(|t| t == target))
+            .filter(|h| {
+                matches!(
+                    (exclusive, h.exclusive),
+                    (Some(true), Some(_)) | (Some(_), Some(true))
+                )
+            })
+            .map(|h| h.holder)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// The mode of the lock `rank` holds on (`win`, `target`) at event `index`: from its last
+/// `MPI_Win_lock` of the target (shared under `MPI_Win_lock_all`), or `None`.
+fn lock_mode(run: &Run, rank: Rank, index: usize, win: WinId, target: Rank) -> Option<bool> {
+    for i in (0..index).rev() {
+        let Some(call) = run.rma.get(&(rank, i as u32)).filter(|c| c.win == win) else {
+            continue;
+        };
+        match &call.kind {
+            RmaKind::Lock {
+                target: RmaTarget::Rank(t),
+                exclusive,
+            } if *t == target => return *exclusive,
+            RmaKind::LockAll => return Some(false),
+            RmaKind::Unlock {
+                target: RmaTarget::Rank(t),
+            } if *t == target => return None,
+            RmaKind::UnlockAll => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// A blocked call that waits for a lock: the holders it waits for, if any.
+fn lock_wait(call: &RmaCall, index: usize, run: &Run, rank: Rank, held: &HeldLocks) -> Vec<Rank> {
+    let (target, mode) = match &call.kind {
+        RmaKind::Lock {
+            target: RmaTarget::Rank(t),
+            exclusive,
+        } => (*t, *exclusive),
+        RmaKind::Unlock {
+            target: RmaTarget::Rank(t),
+        }
+        | RmaKind::Flush {
+            target: Some(RmaTarget::Rank(t)),
+        } => (*t, lock_mode(run, rank, index, call.win, *t)),
+        RmaKind::Access(a) => match a.target {
+            RmaTarget::Rank(t) => (t, lock_mode(run, rank, index, call.win, t)),
+            _ => return Vec::new(),
+        },
+        _ => return Vec::new(),
+    };
+    held.conflicting(call.win, target, rank, mode)
+}
 
 /// Per (window, rank, partner) counts, and each rank's open epochs.
 #[derive(Default)]
@@ -40,13 +191,23 @@ pub(super) fn compile(
     op: ReplayOp,
     run: &Run,
     rank: Rank,
+    held: &HeldLocks,
     b: &mut ProgramBuilder,
 ) -> ReplayOp {
     let mut out = ReplayOp::new(OpKind::Nop);
     out.flags = op.flags;
     out.comm = call.win.0;
+    if op.flags & flags::RETURNED == 0 {
+        let holders = lock_wait(call, index, run, rank, held);
+        if !holders.is_empty() {
+            out.kind = OpKind::WinLockWait;
+            out.a = b.push_aux(&holders);
+            out.b = holders.len() as u32;
+            return out;
+        }
+    }
     match &call.kind {
-        RmaKind::Post { group: Some(g) } | RmaKind::Start { group: Some(g) } => {
+        RmaKind::Post { group: Some(g), .. } | RmaKind::Start { group: Some(g), .. } => {
             out.kind = if matches!(call.kind, RmaKind::Post { .. }) {
                 OpKind::WinPost
             } else {
@@ -145,6 +306,11 @@ impl Engine<'_> {
                 }
                 Step::Next
             }
+            // The holders' unlock is not in their traces: the wait never ends.
+            OpKind::WinLockWait => {
+                self.ranks[r as usize].pending = 1;
+                Step::Block
+            }
             OpKind::WinComplete | OpKind::WinWait => {
                 if self.must_wait(&op) && !self.epoch_ready(r, &op) {
                     return self.block_epoch(r);
@@ -214,6 +380,7 @@ impl Engine<'_> {
     pub(super) fn epoch_cond(&self, r: Rank, op: ReplayOp) -> WaitCond {
         let (ranks, call) = match op.kind {
             OpKind::WinWait => (self.uncompleted(op.comm, r), "MPI_Win_complete"),
+            OpKind::WinLockWait => (self.group((op.a, op.b)).to_vec(), "MPI_Win_unlock"),
             _ => (self.unposted(op.comm, r), "MPI_Win_post"),
         };
         WaitCond::Ranks {

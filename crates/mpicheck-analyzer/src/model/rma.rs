@@ -141,12 +141,16 @@ pub enum RmaKind {
     UnlockAll,
     /// `MPI_Win_post` (exposure epoch: `group` are the origins) and `MPI_Win_start` (access
     /// epoch: `group` are the targets), with the group's world ranks when the normalizer
-    /// could follow the group handle (`None`: the epoch's partners are unknown).
+    /// could follow the group handle (`None`: the epoch's partners are unknown);
+    /// `nocheck`: `MPI_MODE_NOCHECK` was given (the program promises the matching call on
+    /// the other side is already ordered, MPI 4.1 §12.5.5).
     Post {
         group: Option<Vec<Rank>>,
+        nocheck: bool,
     },
     Start {
         group: Option<Vec<Rank>>,
+        nocheck: bool,
     },
     Complete,
     Wait,

@@ -43,6 +43,7 @@ pub(super) struct Constants {
     /// The `MPI_Win_fence` assertions every member must give if any gives them.
     pub(super) mode_noprecede: Option<i64>,
     pub(super) mode_nosucceed: Option<i64>,
+    pub(super) mode_nocheck: Option<i64>,
     pub(super) group_empty: Option<i64>,
     pub(super) lock_exclusive: Option<i64>,
     pub(super) lock_shared: Option<i64>,
@@ -64,6 +65,7 @@ impl Constants {
             in_place: get("MPI_IN_PLACE"),
             mode_noprecede: get("MPI_MODE_NOPRECEDE_VALUE"),
             mode_nosucceed: get("MPI_MODE_NOSUCCEED_VALUE"),
+            mode_nocheck: get("MPI_MODE_NOCHECK_VALUE"),
             group_empty: get("HANDLE.MPI_GROUP_EMPTY"),
             lock_exclusive: get("MPI_LOCK_EXCLUSIVE_VALUE"),
             lock_shared: get("MPI_LOCK_SHARED_VALUE"),

@@ -100,9 +100,11 @@ impl RankNormalizer<'_> {
             "Win_unlock_all" => RmaKind::UnlockAll,
             "Win_post" => RmaKind::Post {
                 group: self.group(args.int("group")),
+                nocheck: self.nocheck(args),
             },
             "Win_start" => RmaKind::Start {
                 group: self.group(args.int("group")),
+                nocheck: self.nocheck(args),
             },
             "Win_complete" => RmaKind::Complete,
             "Win_wait" => RmaKind::Wait,
@@ -120,6 +122,14 @@ impl RankNormalizer<'_> {
             },
         };
         self.record_rma(index, win, kind);
+    }
+
+    /// Whether the call's `assert` has `MPI_MODE_NOCHECK`.
+    fn nocheck(&self, args: &Args) -> bool {
+        matches!(
+            (args.int("assert"), self.constants.mode_nocheck),
+            (Some(a), Some(bit)) if a & bit != 0
+        )
     }
 
     fn record_rma(&mut self, index: usize, win: WinId, kind: RmaKind) {

@@ -92,9 +92,11 @@ impl Parser {
             "win_unlock_all" => RmaKind::UnlockAll,
             "win_post" => RmaKind::Post {
                 group: self.group(keys)?,
+                nocheck: nocheck(keys),
             },
             "win_start" => RmaKind::Start {
                 group: self.group(keys)?,
+                nocheck: nocheck(keys),
             },
             "win_complete" => RmaKind::Complete,
             "win_wait" => RmaKind::Wait,
@@ -214,4 +216,10 @@ impl Parser {
             }
         }
     }
+}
+
+/// `assert=nocheck` (assertions joined with `|`).
+fn nocheck(keys: &Keys) -> bool {
+    keys.get("assert")
+        .is_some_and(|a| a.split('|').any(|x| x == "nocheck"))
 }

@@ -430,6 +430,47 @@ pub(crate) fn freed_send_proofs(run: &Run) -> Proofs {
     proofs
 }
 
+/// A call: (rank, event index).
+pub(crate) type CallAt = (Rank, usize);
+
+/// Whether the first call of each pair happens before the second (by event index in their
+/// ranks): one call of a rank precedes its later calls, and calls of different ranks are
+/// ordered by the messages and collectives the clocks follow. Used by the RMA checks for
+/// what `MPI_MODE_NOCHECK` promises.
+pub(crate) fn happens_before(run: &Run, pairs: &[(CallAt, CallAt)]) -> Vec<bool> {
+    let mut goals: Vec<Goal> = Vec::new();
+    for (i, &((first, before), (second, _))) in pairs.iter().enumerate() {
+        if first != second {
+            goals.push(Goal {
+                sender: second,
+                request: ReqId(i as u32),
+                receiver: first,
+                completion: before,
+            });
+        }
+    }
+    let mut proofs = Proofs::new();
+    if !goals.is_empty() {
+        let ops: Vec<RankOps> = (0..run.world_size()).map(|r| rank_ops(run, r)).collect();
+        let messages = pair_messages(&ops);
+        clocks::prove(run, &ops, &messages, &goals, &mut proofs);
+    }
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, &((first, before), (second, after)))| {
+            if first == second {
+                before < after
+            } else {
+                // Known at a call before the second one (the proof is the call that brought it).
+                proofs
+                    .get(&(second, ReqId(i as u32)))
+                    .is_some_and(|&at| at < after)
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@ use crate::text::Text;
 
 pub mod free_active;
 mod freed;
+pub(crate) use freed::happens_before;
 pub mod pending_buffer_overlap;
 pub mod start_active;
 pub mod unknown_request;

@@ -1,5 +1,5 @@
-//! One-sided communication (RMA) checks: synchronization epochs (RM001-RM004), arguments
-//! of RMA calls (RM005, RM006) and conflicting accesses (DR001, DR003).
+//! One-sided communication (RMA) checks: synchronization epochs (RM001-RM004, RM007, RM008),
+//! arguments of RMA calls (RM005, RM006) and conflicting accesses (DR001, DR003).
 //!
 //! [`walk`] follows each rank's calls on each window in program order with the rank's
 //! epoch state (fence epoch, locks, lock_all, PSCW access and exposure epochs) and records
@@ -18,7 +18,10 @@ use crate::text::{ranks, Text};
 pub mod beyond_window;
 pub mod conflict;
 pub mod no_epoch;
+pub mod nocheck;
 pub mod open_at_free;
+mod pscw;
+pub mod pscw_partner;
 pub mod request_outside_passive;
 pub mod shared_lock;
 pub mod target_rank;
@@ -27,7 +30,9 @@ pub mod unmatched_sync;
 pub use beyond_window::RM006;
 pub use conflict::DR001;
 pub use no_epoch::RM001;
+pub use nocheck::RM007;
 pub use open_at_free::RM003;
+pub use pscw_partner::RM008;
 pub use request_outside_passive::RM004;
 pub use shared_lock::DR003;
 pub use target_rank::RM005;
@@ -38,7 +43,9 @@ pub(crate) struct RmaChecks;
 
 impl Check for RmaChecks {
     fn infos(&self) -> &'static [CheckInfo] {
-        &[RM001, RM002, RM003, RM004, RM005, RM006, DR001, DR003]
+        &[
+            RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, DR001, DR003,
+        ]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
         check(ctx.run)
@@ -57,6 +64,9 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(request_outside_passive::diagnostics(run, &walk));
     out.extend(target_rank::check(run));
     out.extend(beyond_window::check(run));
+    let pscw = pscw::pair(run);
+    out.extend(nocheck::check(run, &pscw));
+    out.extend(pscw_partner::check(run, &pscw));
     out.extend(conflict::diagnostics(run, &walk));
     out.extend(shared_lock::check(run));
     out

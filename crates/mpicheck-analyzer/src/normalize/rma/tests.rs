@@ -20,6 +20,7 @@ const WORLD: i64 = 0x44000000;
 const INT: i64 = 0x4c000405;
 const PROC_NULL: i64 = -1;
 const NOSUCCEED: i64 = 0x1000;
+const NOCHECK: i64 = 0x400;
 
 fn call(func: u16, words: Vec<i64>, line: u64) -> CallRecord {
     decoded_call(func, words, line, true)
@@ -34,6 +35,7 @@ fn trace(rank: i32, calls: Vec<CallRecord>) -> Trace {
         ("MPI_PROC_NULL", PROC_NULL),
         ("MPI_MODE_NOPRECEDE_VALUE", 0x2000),
         ("MPI_MODE_NOSUCCEED_VALUE", NOSUCCEED),
+        ("MPI_MODE_NOCHECK_VALUE", NOCHECK),
         ("MPI_LOCK_EXCLUSIVE_VALUE", 1),
         ("MPI_LOCK_SHARED_VALUE", 2),
         ("DATATYPE.MPI_INT", INT),
@@ -243,8 +245,8 @@ fn post_and_start_groups_are_world_ranks() {
         call(5, vec![0x88, 1, 3, 0, 0, 1, 0x8b], 6),
         call(6, vec![0x88, 0], 7),
         call(7, vec![0x8a, 0, WIN], 8),
-        call(8, vec![0x89, 0, WIN], 9),
-        call(7, vec![0x8b, 0, WIN], 10),
+        call(8, vec![0x89, NOCHECK, WIN], 9),
+        call(7, vec![0x8b, NOCHECK | 0x1000, WIN], 10),
         // The freed handle, and one never made: unknown.
         call(7, vec![0x88, 0, WIN], 11),
         call(8, vec![0x77, 0, WIN], 12),
@@ -262,21 +264,37 @@ fn post_and_start_groups_are_world_ranks() {
     assert_eq!(
         kind(7),
         RmaKind::Post {
-            group: Some(vec![1])
+            group: Some(vec![1]),
+            nocheck: false
         }
     );
+    // MPI_MODE_NOCHECK alone and with another assertion.
     assert_eq!(
         kind(8),
         RmaKind::Start {
-            group: Some(vec![1, 0])
+            group: Some(vec![1, 0]),
+            nocheck: true
         }
     );
     assert_eq!(
         kind(9),
         RmaKind::Post {
-            group: Some(vec![1])
+            group: Some(vec![1]),
+            nocheck: true
         }
     );
-    assert_eq!(kind(10), RmaKind::Post { group: None });
-    assert_eq!(kind(11), RmaKind::Start { group: None });
+    assert_eq!(
+        kind(10),
+        RmaKind::Post {
+            group: None,
+            nocheck: false
+        }
+    );
+    assert_eq!(
+        kind(11),
+        RmaKind::Start {
+            group: None,
+            nocheck: false
+        }
+    );
 }

@@ -1,0 +1,95 @@
+//! Pairs the `MPI_Win_post` and `MPI_Win_start` calls of active-target epochs, for RM007
+//! and RM008.
+//!
+//! MPI 4.1 §12.5.2: epochs match in order per (window, origin, target): the k-th start of
+//! an origin whose group names a target pairs with the k-th post of that target whose group
+//! names the origin (as the replay, `engine/rma.rs`, counts them). A rank's epochs on a
+//! window are not paired once one of its post or start groups is unknown (a group handle
+//! the normalizer could not follow): the counts after it would be guesses.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::*;
+
+/// One post or start call, as one side of an epoch toward one partner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SyncCall {
+    pub rank: Rank,
+    pub event: usize,
+    pub nocheck: bool,
+}
+
+/// What the pairing found on one window.
+#[derive(Default)]
+pub(crate) struct Pscw {
+    /// Matched (post of the target, start of the origin).
+    pub pairs: Vec<(SyncCall, SyncCall)>,
+    /// Posts naming an origin whose starts toward the target are fewer: (post, origin).
+    pub lone_posts: Vec<(SyncCall, Rank)>,
+    /// Starts naming a target whose posts toward the origin are fewer: (start, target).
+    pub lone_starts: Vec<(SyncCall, Rank)>,
+}
+
+/// The post/start pairing of every window, by window.
+pub(crate) fn pair(run: &Run) -> BTreeMap<WinId, Pscw> {
+    // (window, target, origin) → posts of the target naming the origin, in order; and
+    // (window, origin, target) → starts of the origin naming the target.
+    type Calls = BTreeMap<(WinId, Rank, Rank), Vec<SyncCall>>;
+    let (mut posts, mut starts): (Calls, Calls) = Default::default();
+    let mut unknown: BTreeSet<(WinId, Rank)> = BTreeSet::new();
+    for trace in &run.ranks {
+        for (index, _) in trace.events.iter().enumerate() {
+            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
+                continue;
+            };
+            let (group, nocheck, into) = match &call.kind {
+                RmaKind::Post { group, nocheck } => (group, *nocheck, &mut posts),
+                RmaKind::Start { group, nocheck } => (group, *nocheck, &mut starts),
+                _ => continue,
+            };
+            let Some(group) = group else {
+                unknown.insert((call.win, trace.rank));
+                continue;
+            };
+            let me = SyncCall {
+                rank: trace.rank,
+                event: index,
+                nocheck,
+            };
+            for &partner in group {
+                into.entry((call.win, trace.rank, partner))
+                    .or_default()
+                    .push(me);
+            }
+        }
+    }
+    let mut out: BTreeMap<WinId, Pscw> = BTreeMap::new();
+    let known =
+        |win: WinId, a: Rank, b: Rank| !unknown.contains(&(win, a)) && !unknown.contains(&(win, b));
+    for (&(win, target, origin), target_posts) in &posts {
+        if !known(win, target, origin) {
+            continue;
+        }
+        let origin_starts = starts
+            .get(&(win, origin, target))
+            .map_or(&[][..], Vec::as_slice);
+        let pscw = out.entry(win).or_default();
+        for (k, &post) in target_posts.iter().enumerate() {
+            match origin_starts.get(k) {
+                Some(&start) => pscw.pairs.push((post, start)),
+                None => pscw.lone_posts.push((post, origin)),
+            }
+        }
+    }
+    for (&(win, origin, target), origin_starts) in &starts {
+        if !known(win, origin, target) {
+            continue;
+        }
+        let posted = posts.get(&(win, target, origin)).map_or(0, Vec::len);
+        let pscw = out.entry(win).or_default();
+        for &start in origin_starts.iter().skip(posted) {
+            pscw.lone_starts.push((start, target));
+        }
+    }
+    out
+}
