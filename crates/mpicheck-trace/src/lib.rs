@@ -167,12 +167,17 @@ pub use reader::{
     read_trace, read_trace_bytes, scan_trace, CallRecord, ClockConversion, EndOfTrace, Incomplete,
     Trace, TraceBytes, TraceCalls, TraceError, TraceHeader,
 };
-pub use schema::{ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Status};
+pub use schema::{
+    encode_words, record_words, ArgValue, FunctionSchema, ParamSchema, ParamShape, Schema, Status,
+};
 
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"MPICHKTR";
 /// Bumped whenever the layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
+/// The first version whose argument words are sized by their C type (`s4` and `s8` in the
+/// function table) rather than all 8 bytes.
+pub const SIZED_WORDS_VERSION: u32 = 4;
 /// The oldest version the reader still reads: version 2 lacks only [`flags::INSTANT`].
 pub const OLDEST_READABLE_VERSION: u32 = 2;
 /// Size of the fixed header; records start here.

@@ -12,13 +12,23 @@
 //!
 //! | shape | words                                                                  |
 //! |-------|------------------------------------------------------------------------|
-//! | `s`   | 1: the value (handles as their raw bits, pointers as addresses)        |
+//! | `s4`  | 1 word of 4 bytes: a value whose C type has 4 bytes (`int`, MPICH's handles), sign-extended when read |
+//! | `s8`  | 1 word of 8 bytes: the value (handles as their raw bits, pointers as addresses, `MPI_Aint`, `MPI_Count`) |
+//! | `s`   | as `s8` (formats 2 and 3, where every scalar took 8 bytes)             |
 //! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded   |
 //! | `st`  | 4: a status's `MPI_SOURCE`, `MPI_TAG`, `MPI_ERROR`, received bytes      |
 //! | `sa`  | 1 + 4n: the count n, then n statuses                                   |
 //!
 //! A parameter with direction `inout` takes its shape twice: the value on entry, then the
 //! value on return. An `out` parameter's words are reserved on entry and written on return.
+//!
+//! Words follow each other without padding, except that an array, a status or an array of
+//! statuses (all of 8-byte words) starts at a multiple of 8 bytes from the first argument
+//! word: after an odd number of 4-byte words, 4 bytes of padding come first. The width of a
+//! scalar is the size of its C type in the MPI the writer was built with, so the same
+//! function's table differs between MPI families (MPICH's handles are `int`s, Open MPI's
+//! pointers); the reader needs no knowledge of families. [`record_words`] turns a record's
+//! argument bytes into the 8-byte words of [`decode_args`].
 
 use std::collections::HashMap;
 
@@ -46,6 +56,8 @@ pub struct ParamSchema {
     pub kind: String,
     pub direction: Direction,
     pub shape: ParamShape,
+    /// Bytes of each scalar word (4 or 8); 8 for the other shapes, whose words all have 8.
+    pub width: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,11 +77,12 @@ impl FunctionSchema {
                 Direction::Out => "out",
                 Direction::InOut => "inout",
             };
-            let shape = match p.shape {
-                ParamShape::Scalar => "s",
-                ParamShape::Array => "a",
-                ParamShape::Status => "st",
-                ParamShape::StatusArray => "sa",
+            let shape = match (p.shape, p.width) {
+                (ParamShape::Scalar, 4) => "s4",
+                (ParamShape::Scalar, _) => "s8",
+                (ParamShape::Array, _) => "a",
+                (ParamShape::Status, _) => "st",
+                (ParamShape::StatusArray, _) => "sa",
             };
             line += &format!(" {}:{}:{dir}:{shape}", p.name, p.kind);
         }
@@ -154,11 +167,12 @@ impl Schema {
                     "inout" => Direction::InOut,
                     _ => return Err(err(format!("bad direction in {field:?}"))),
                 };
-                let shape = match shape {
-                    "s" => ParamShape::Scalar,
-                    "a" => ParamShape::Array,
-                    "st" => ParamShape::Status,
-                    "sa" => ParamShape::StatusArray,
+                let (shape, width) = match shape {
+                    "s" | "s8" => (ParamShape::Scalar, 8),
+                    "s4" => (ParamShape::Scalar, 4),
+                    "a" => (ParamShape::Array, 8),
+                    "st" => (ParamShape::Status, 8),
+                    "sa" => (ParamShape::StatusArray, 8),
                     _ => return Err(err(format!("bad shape in {field:?}"))),
                 };
                 params.push(ParamSchema {
@@ -166,6 +180,7 @@ impl Schema {
                     kind: kind.into(),
                     direction,
                     shape,
+                    width,
                 });
             }
             let slot = id as usize;
@@ -226,6 +241,106 @@ pub fn decode_args(
             }
         })
         .collect()
+}
+
+/// The argument words of a record of `function` from its argument bytes (trace format 4:
+/// scalars of 4 or 8 bytes, see the module docs), as 8-byte words with 4-byte values
+/// sign-extended: the words [`decode_args`] takes, the same as a format 3 record of the call
+/// holds. Bytes that run short end the words (the parameters left decode as missing); an
+/// array longer than the bytes left is cut to them.
+pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
+    let mut words = Vec::with_capacity(bytes.len() / 4);
+    let mut at = 0usize;
+    let take = |at: &mut usize, width: usize, words: &mut Vec<i64>| -> Option<i64> {
+        let b = bytes.get(*at..*at + width)?;
+        let value = if width == 4 {
+            i32::from_le_bytes(b.try_into().unwrap()) as i64
+        } else {
+            i64::from_le_bytes(b.try_into().unwrap())
+        };
+        *at += width;
+        words.push(value);
+        Some(value)
+    };
+    for param in &function.params {
+        let times = if param.direction == Direction::InOut {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            if param.shape != ParamShape::Scalar {
+                at = at.next_multiple_of(8);
+            }
+            let taken = match param.shape {
+                ParamShape::Scalar => take(&mut at, param.width as usize, &mut words).map(|_| ()),
+                ParamShape::Status => {
+                    (0..4).try_for_each(|_| take(&mut at, 8, &mut words).map(|_| ()))
+                }
+                ParamShape::Array | ParamShape::StatusArray => take(&mut at, 8, &mut words)
+                    .and_then(|n| {
+                        let per = if param.shape == ParamShape::Array {
+                            1
+                        } else {
+                            4
+                        };
+                        let n = usize::try_from(n).unwrap_or(0).saturating_mul(per);
+                        let n = n.min(bytes.len().saturating_sub(at) / 8);
+                        (0..n).try_for_each(|_| take(&mut at, 8, &mut words).map(|_| ()))
+                    }),
+            };
+            if taken.is_none() {
+                return words;
+            }
+        }
+    }
+    words
+}
+
+/// The argument bytes of a record of `function` holding `words` (8-byte words as
+/// [`record_words`] returns them), laid out as a format 4 writer lays them out, without the
+/// padding at the end. Words beyond the parameters are appended as 8-byte words.
+pub fn encode_words(function: &FunctionSchema, words: &[i64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 * words.len());
+    let mut rest = words.iter().copied();
+    let mut put = |out: &mut Vec<u8>, width: u8| -> Option<i64> {
+        let word = rest.next()?;
+        if width == 4 {
+            out.extend_from_slice(&(word as i32).to_le_bytes());
+        } else {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        Some(word)
+    };
+    'params: for param in &function.params {
+        let times = if param.direction == Direction::InOut {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            if param.shape != ParamShape::Scalar {
+                out.resize(out.len().next_multiple_of(8), 0);
+            }
+            let count = match param.shape {
+                ParamShape::Scalar => put(&mut out, param.width).map(|_| 0),
+                ParamShape::Status => Some(4),
+                ParamShape::Array => put(&mut out, 8).map(|n| n.max(0)),
+                ParamShape::StatusArray => put(&mut out, 8).map(|n| 4 * n.max(0)),
+            };
+            let Some(count) = count else { break 'params };
+            for _ in 0..count {
+                if put(&mut out, 8).is_none() {
+                    break 'params;
+                }
+            }
+        }
+    }
+    for word in rest {
+        out.resize(out.len().next_multiple_of(8), 0);
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    out
 }
 
 struct WordCursor<'a> {
