@@ -609,11 +609,35 @@ void mpicheck_after_finalize(void)
     mpicheck_finalized();
 }
 
+/* The function table as the trace holds it (format 4): each scalar field `s` followed by its
+ * width in this MPI, `s4` or `s8`. NULL if the generated table and widths disagree. */
+static const char *mpicheck_sized_schema(void)
+{
+    const char *in = mpicheck_schema_text;
+    char *out = mpicheck_schema_sized;
+    uint32_t scalar = 0;
+    for (; *in; in++) {
+        *out++ = *in;
+        if (in[0] == 's' && in > mpicheck_schema_text && in[-1] == ':' && (in[1] == ' ' || in[1] == '\n')) {
+            if (scalar == mpicheck_schema_scalars) return NULL;
+            *out++ = (char)('0' + mpicheck_schema_widths[scalar++]);
+        }
+    }
+    *out = '\0';
+    return scalar == mpicheck_schema_scalars ? mpicheck_schema_sized : NULL;
+}
+
 __attribute__((constructor)) static void mpicheck_interpose_start(void)
 {
+    const char *schema = mpicheck_sized_schema();
+    if (!schema) {
+        /* A trace whose table misstates its words would be misread: record nothing. */
+        fprintf(stderr, "mpicheck: error: the recorder's function table does not match its argument widths; "
+                        "nothing is recorded\n");
+        return;
+    }
     char *constants = mpicheck_constants_text();
-    mpicheck_prepare(MPICHECK_FAMILY, mpicheck_schema_text, constants ? constants : "",
-                     mpicheck_threads_on_start);
+    mpicheck_prepare(MPICHECK_FAMILY, schema, constants ? constants : "", mpicheck_threads_on_start);
     free(constants);
     mpicheck_threads_prepare();
     mpicheck_buffers_prepare();
