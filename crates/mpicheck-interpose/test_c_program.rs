@@ -237,7 +237,7 @@ fn check_c_program(family: support::Family) {
         assert!(received);
 
         // Trace format 4: each scalar word has the size of its C type in this MPI, as the
-        // table says; the values above read back right through it. MPICH's handles are ints,
+        // table says, and statuses are packed; the values above read back right through it. MPICH's handles are ints,
         // except MPI_File (a pointer); Open MPI's are all pointers.
         let handle = if family.name == "mpich" { 4 } else { 8 };
         for (function, widths) in [
@@ -247,6 +247,9 @@ fn check_c_program(family: support::Family) {
             ("MPI_Isend", &[("request", handle)]),
             ("MPI_File_open", &[("amode", 4), ("fh", 8)]),
             ("MPI_File_read_at", &[("offset", 8)]),
+            // Statuses packed into 24 bytes (`st3`, `sa3`).
+            ("MPI_Recv", &[("status", 24)]),
+            ("MPI_Waitall", &[("array_of_statuses", 24)]),
         ] {
             let f = trace.schema.function(trace.schema.id_of(function).unwrap()).unwrap();
             for &(param, width) in widths {

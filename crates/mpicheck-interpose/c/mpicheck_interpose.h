@@ -43,7 +43,9 @@
 /* Statuses substituted for MPI_STATUSES_IGNORE live on the stack up to this count. */
 #define MPICHECK_STACK_STATUSES 16
 
-/* Writes a status as 4 words: source, tag, error, bytes received. */
+/* Writes a status as MPICHECK_STATUS_WORDS 8-byte words (trace format 4, shape `st3`): source
+ * (low half) and tag (high half), error (low half), bytes received. */
+#define MPICHECK_STATUS_WORDS 3
 void mpicheck_put_status(int64_t *w, const MPI_Status *status);
 /* A status that MPI did not fill (test not complete, beyond outcount): all -1. */
 void mpicheck_put_status_none(int64_t *w);

@@ -17,10 +17,11 @@ version of the package the script exits with status 3 (EXIT_MISSING_PACKAGE) and
 
 The word layout of every recorded call is the one documented in crate mpicheck-trace
 (src/schema.rs): one word per scalar, of the size of its C type (4 or 8 bytes, trace format
-4), `[n, v...]` per array and 4 words per status, both of 8-byte words starting at a multiple
-of 8. The function table says `s` for every scalar; the library writes each scalar's width
-after it at start (`mpicheck_schema_widths`, sizeof of the C type in this MPI: MPICH's handles
-are ints, Open MPI's pointers).
+4), `[n, v...]` per array and 3 words per status (source and tag, error, bytes), both of
+8-byte words starting at a multiple of 8. The function table says `s` for every scalar and
+`st`/`sa` for statuses; the library appends each scalar's width at start
+(`mpicheck_schema_widths`, sizeof of the C type in this MPI: MPICH's handles are ints, Open
+MPI's pointers) and `3` to each status shape (support.c).
 """
 
 import os
@@ -328,7 +329,7 @@ def emit_record(func, acc, lines, indent):
         if prm.mode in ("value", "deref", "addr"):
             nbytes = " + ".join([nbytes] + [prm.width()] * reps)
         elif prm.mode == "status":
-            nbytes = f"MPICHECK_ALIGN8({nbytes}) + {32 * reps}"
+            nbytes = f"MPICHECK_ALIGN8({nbytes}) + {reps} * 8 * MPICHECK_STATUS_WORDS"
         elif prm.mode in ("array", "statuses"):
             n = f"mpicheck_n_{prm.name}"
             expr = prm.length if prm.length is not None else "-1"
@@ -345,7 +346,7 @@ def emit_record(func, acc, lines, indent):
                 pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : (int64_t)({expr});")
             else:
                 pre.append(f"int64_t {n} = (int64_t)({expr});")
-            per = 4 if prm.mode == "statuses" else 1
+            per = "MPICHECK_STATUS_WORDS" if prm.mode == "statuses" else 1
             nbytes = f"MPICHECK_ALIGN8({nbytes}) + {8 * reps} * (1 + {per} * MPICHECK_POS({n}))"
     return pre, nbytes
 
@@ -361,7 +362,7 @@ def gen_input(func, acc, prm, out):
         out.append(f"MPICHECK_PUT(mpicheck_p, {prm.width()}, {acc.deref(prm)});")
     elif prm.mode == "status":
         out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
-        out.append(f"mpicheck_put_status(mpicheck_q, {acc.status_ptr(prm)}); mpicheck_p = (unsigned char *)(mpicheck_q + 4);")
+        out.append(f"mpicheck_put_status(mpicheck_q, {acc.status_ptr(prm)}); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);")
     elif prm.mode == "array":
         n = f"mpicheck_n_{prm.name}"
         out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
@@ -372,7 +373,7 @@ def gen_input(func, acc, prm, out):
         n = f"mpicheck_n_{prm.name}"
         out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
         out.append(f"*mpicheck_q++ = {n};")
-        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++, mpicheck_q += 4) mpicheck_put_status(mpicheck_q, &{acc.status_ptr(prm)}[mpicheck_i]);")
+        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++, mpicheck_q += MPICHECK_STATUS_WORDS) mpicheck_put_status(mpicheck_q, &{acc.status_ptr(prm)}[mpicheck_i]);")
         out.append("mpicheck_p = (unsigned char *)mpicheck_q;")
 
 
@@ -422,8 +423,8 @@ def gen_output(func, acc, prm, out):
         if valid_flag:
             valid = f"({valid_flag} ? {valid} : 0)"
         out.append(f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) {{")
-        out.append(f"    if (mpicheck_i < mpicheck_v) mpicheck_put_status({o} + 1 + 4 * mpicheck_i, &{acc.status_ptr(prm)}[mpicheck_i]);")
-        out.append(f"    else mpicheck_put_status_none({o} + 1 + 4 * mpicheck_i);")
+        out.append(f"    if (mpicheck_i < mpicheck_v) mpicheck_put_status({o} + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &{acc.status_ptr(prm)}[mpicheck_i]);")
+        out.append(f"    else mpicheck_put_status_none({o} + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);")
         out.append("}")
 
 
@@ -632,12 +633,11 @@ def cursor_decls():
 
 
 def words_expr(prm):
-    if prm.mode in ("value", "deref", "addr"):
-        return "1"
+    """The 8-byte words of an array or status parameter (one copy of it)."""
     if prm.mode == "status":
-        return "4"
+        return "MPICHECK_STATUS_WORDS"
     n = f"mpicheck_n_{prm.name}"
-    per = 4 if prm.mode == "statuses" else 1
+    per = "MPICHECK_STATUS_WORDS" if prm.mode == "statuses" else 1
     return f"1 + {per} * MPICHECK_POS({n})"
 
 
@@ -694,7 +694,10 @@ def schema_widths(funcs):
     out.append(
         f'_Static_assert(sizeof(mpicheck_schema_widths) == {count}, "one width per scalar field");'
     )
-    out.append(f"char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + {count}];")
+    # One more byte per scalar (its width) and per status shape (`st3`, `sa3`).
+    statuses = sum(1 for f in funcs for p in f.params if p.mode != "varargs" and p.shape in ("st", "sa"))
+    statuses += sum(1 for p in PSEUDO for field in p.split()[1:] if field.endswith((":st", ":sa")))
+    out.append(f"char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + {count} + {statuses}];")
     return out
 
 

@@ -850,11 +850,12 @@ mod tests {
         assert_eq!(times, [(100, 100), (100, 130)]);
     }
 
-    /// MPICH's `MPI_Send` and `MPI_Recv` as a format 4 writer describes them: `int`s and
-    /// `int` handles in 4 bytes, the buffer and `MPI_Count`-free rest in 8.
+    /// MPICH's `MPI_Send`, `MPI_Recv` and `MPI_Waitall` as a format 4 writer describes them:
+    /// `int`s and `int` handles in 4 bytes, the buffer in 8, statuses packed; and `MPI_Isend`
+    /// with Open MPI's 8-byte handles.
     const SIZED: &str = "0 MPI_Send buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4\n\
-                         1 MPI_Recv buf:BUFFER:out:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 source:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 status:STATUS:out:st\n\
-                         2 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s4 array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa\n\
+                         1 MPI_Recv buf:BUFFER:out:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 source:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 status:STATUS:out:st3\n\
+                         2 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s4 array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa3\n\
                          3 MPI_Isend buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s8 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s8 request:REQUEST:out:s8\n";
 
     #[test]
@@ -883,7 +884,7 @@ mod tests {
             0,
             12,
         ];
-        let waitall = vec![2, 2, 11, 12, 2, -1, -1, 2, 1, 5, 0, 8, 0, 9, 0, 4];
+        let waitall = vec![2, 2, 11, 12, 2, -1, -1, 2, 1, 5, 0, 8, -1, -1, -1, -1];
         let isend = vec![
             0x10,
             1,
@@ -915,14 +916,18 @@ mod tests {
         let at = at + len(at);
         assert_eq!(
             len(at),
-            40 + 32 + 32,
-            "MPI_Recv: 28 bytes, 4 of padding, a status"
+            40 + 32 + 24,
+            "MPI_Recv: 28 bytes, 4 of padding, a packed status"
         );
-        assert_eq!(&bytes[at + 40 + 32..at + 40 + 40], &0i64.to_le_bytes());
+        assert_eq!(
+            &bytes[at + 72..at + 84],
+            &[0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(&bytes[at + 88..at + 96], &12i64.to_le_bytes());
         let at = at + len(at);
         assert_eq!(
             len(at),
-            40 + 8 + 2 * 24 + 72,
+            40 + 8 + 2 * 24 + 8 + 2 * 24,
             "MPI_Waitall: count and padding, the requests twice, 2 statuses"
         );
         let at = at + len(at);

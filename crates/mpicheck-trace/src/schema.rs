@@ -18,12 +18,15 @@
 //! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded   |
 //! | `st`  | 4: a status's `MPI_SOURCE`, `MPI_TAG`, `MPI_ERROR`, received bytes      |
 //! | `sa`  | 1 + 4n: the count n, then n statuses                                   |
+//! | `st3` | 3: a status packed: `MPI_SOURCE` (first 4 bytes) and `MPI_TAG` (next 4), `MPI_ERROR` (4 bytes, then 4 of zeros), received bytes; read as the 4 words of `st` |
+//! | `sa3` | 1 + 3n: the count n, then n packed statuses                           |
 //!
 //! A parameter with direction `inout` takes its shape twice: the value on entry, then the
 //! value on return. An `out` parameter's words are reserved on entry and written on return.
 //!
 //! Words follow each other without padding, except that an array, a status or an array of
-//! statuses (all of 8-byte words) starts at a multiple of 8 bytes from the first argument
+//! statuses (all of 8-byte words; format 4 writes statuses packed, `st3` and `sa3`) starts
+//! at a multiple of 8 bytes from the first argument
 //! word: after an odd number of 4-byte words, 4 bytes of padding come first. The width of a
 //! scalar is the size of its C type in the MPI the writer was built with, so the same
 //! function's table differs between MPI families (MPICH's handles are `int`s, Open MPI's
@@ -56,7 +59,8 @@ pub struct ParamSchema {
     pub kind: String,
     pub direction: Direction,
     pub shape: ParamShape,
-    /// Bytes of each scalar word (4 or 8); 8 for the other shapes, whose words all have 8.
+    /// Bytes of each scalar word (4 or 8), or of each status (32, or 24 packed: `st3`,
+    /// `sa3`); 8 for arrays.
     pub width: u8,
 }
 
@@ -81,7 +85,9 @@ impl FunctionSchema {
                 (ParamShape::Scalar, 4) => "s4",
                 (ParamShape::Scalar, _) => "s8",
                 (ParamShape::Array, _) => "a",
+                (ParamShape::Status, PACKED_STATUS) => "st3",
                 (ParamShape::Status, _) => "st",
+                (ParamShape::StatusArray, PACKED_STATUS) => "sa3",
                 (ParamShape::StatusArray, _) => "sa",
             };
             line += &format!(" {}:{}:{dir}:{shape}", p.name, p.kind);
@@ -171,8 +177,10 @@ impl Schema {
                     "s" | "s8" => (ParamShape::Scalar, 8),
                     "s4" => (ParamShape::Scalar, 4),
                     "a" => (ParamShape::Array, 8),
-                    "st" => (ParamShape::Status, 8),
-                    "sa" => (ParamShape::StatusArray, 8),
+                    "st" => (ParamShape::Status, 32),
+                    "sa" => (ParamShape::StatusArray, 32),
+                    "st3" => (ParamShape::Status, PACKED_STATUS),
+                    "sa3" => (ParamShape::StatusArray, PACKED_STATUS),
                     _ => return Err(err(format!("bad shape in {field:?}"))),
                 };
                 params.push(ParamSchema {
@@ -243,25 +251,17 @@ pub fn decode_args(
         .collect()
 }
 
+/// Bytes of a packed status (`st3`, `sa3`; trace format 4).
+const PACKED_STATUS: u8 = 24;
+
 /// The argument words of a record of `function` from its argument bytes (trace format 4:
-/// scalars of 4 or 8 bytes, see the module docs), as 8-byte words with 4-byte values
-/// sign-extended: the words [`decode_args`] takes, the same as a format 3 record of the call
-/// holds. Bytes that run short end the words (the parameters left decode as missing); an
-/// array longer than the bytes left is cut to them.
+/// scalars of 4 or 8 bytes, packed statuses, see the module docs), as 8-byte words with
+/// 4-byte values sign-extended: the words [`decode_args`] takes, the same as a format 3
+/// record of the call holds. Bytes that run short end the words (the parameters left decode
+/// as missing); an array longer than the bytes left is cut to them.
 pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
     let mut words = Vec::with_capacity(bytes.len() / 4);
     let mut at = 0usize;
-    let take = |at: &mut usize, width: usize, words: &mut Vec<i64>| -> Option<i64> {
-        let b = bytes.get(*at..*at + width)?;
-        let value = if width == 4 {
-            i32::from_le_bytes(b.try_into().unwrap()) as i64
-        } else {
-            i64::from_le_bytes(b.try_into().unwrap())
-        };
-        *at += width;
-        words.push(value);
-        Some(value)
-    };
     for param in &function.params {
         let times = if param.direction == Direction::InOut {
             2
@@ -273,21 +273,17 @@ pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
                 at = at.next_multiple_of(8);
             }
             let taken = match param.shape {
-                ParamShape::Scalar => take(&mut at, param.width as usize, &mut words).map(|_| ()),
-                ParamShape::Status => {
-                    (0..4).try_for_each(|_| take(&mut at, 8, &mut words).map(|_| ()))
-                }
-                ParamShape::Array | ParamShape::StatusArray => take(&mut at, 8, &mut words)
-                    .and_then(|n| {
-                        let per = if param.shape == ParamShape::Array {
-                            1
-                        } else {
-                            4
-                        };
-                        let n = usize::try_from(n).unwrap_or(0).saturating_mul(per);
-                        let n = n.min(bytes.len().saturating_sub(at) / 8);
-                        (0..n).try_for_each(|_| take(&mut at, 8, &mut words).map(|_| ()))
-                    }),
+                ParamShape::Scalar => take(bytes, &mut at, param.width, &mut words).map(|_| ()),
+                ParamShape::Status => take_status(bytes, &mut at, param.width, &mut words),
+                ParamShape::Array => take(bytes, &mut at, 8, &mut words).and_then(|n| {
+                    let n = usize::try_from(n).unwrap_or(0);
+                    let n = n.min(bytes.len().saturating_sub(at) / 8);
+                    (0..n).try_for_each(|_| take(bytes, &mut at, 8, &mut words).map(|_| ()))
+                }),
+                ParamShape::StatusArray => take(bytes, &mut at, 8, &mut words).and_then(|n| {
+                    let n = usize::try_from(n).unwrap_or(0);
+                    (0..n).try_for_each(|_| take_status(bytes, &mut at, param.width, &mut words))
+                }),
             };
             if taken.is_none() {
                 return words;
@@ -297,20 +293,45 @@ pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
     words
 }
 
+/// Reads a word of `width` bytes (4: sign-extended) at `*at` into `words`.
+fn take(bytes: &[u8], at: &mut usize, width: u8, words: &mut Vec<i64>) -> Option<i64> {
+    let b = bytes.get(*at..*at + width as usize)?;
+    let value = if width == 4 {
+        i32::from_le_bytes(b.try_into().unwrap()) as i64
+    } else {
+        i64::from_le_bytes(b.try_into().unwrap())
+    };
+    *at += width as usize;
+    words.push(value);
+    Some(value)
+}
+
+/// Reads a status of `width` bytes (32: 4 words; 24: packed) at `*at` as 4 words.
+fn take_status(bytes: &[u8], at: &mut usize, width: u8, words: &mut Vec<i64>) -> Option<()> {
+    if width != PACKED_STATUS {
+        return (0..4).try_for_each(|_| take(bytes, at, 8, words).map(|_| ()));
+    }
+    // Source and tag, then error (and 4 bytes of zeros), then the bytes received.
+    bytes.get(*at..*at + 24)?;
+    for half in [0, 4, 8] {
+        take(bytes, &mut (*at + half), 4, words)?;
+    }
+    *at += 16;
+    take(bytes, at, 8, words).map(|_| ())
+}
+
 /// The argument bytes of a record of `function` holding `words` (8-byte words as
 /// [`record_words`] returns them), laid out as a format 4 writer lays them out, without the
 /// padding at the end. Words beyond the parameters are appended as 8-byte words.
 pub fn encode_words(function: &FunctionSchema, words: &[i64]) -> Vec<u8> {
     let mut out = Vec::with_capacity(8 * words.len());
     let mut rest = words.iter().copied();
-    let mut put = |out: &mut Vec<u8>, width: u8| -> Option<i64> {
-        let word = rest.next()?;
+    let put = |out: &mut Vec<u8>, value: i64, width: u8| {
         if width == 4 {
-            out.extend_from_slice(&(word as i32).to_le_bytes());
+            out.extend_from_slice(&(value as i32).to_le_bytes());
         } else {
-            out.extend_from_slice(&word.to_le_bytes());
+            out.extend_from_slice(&value.to_le_bytes());
         }
-        Some(word)
     };
     'params: for param in &function.params {
         let times = if param.direction == Direction::InOut {
@@ -322,16 +343,38 @@ pub fn encode_words(function: &FunctionSchema, words: &[i64]) -> Vec<u8> {
             if param.shape != ParamShape::Scalar {
                 out.resize(out.len().next_multiple_of(8), 0);
             }
-            let count = match param.shape {
-                ParamShape::Scalar => put(&mut out, param.width).map(|_| 0),
-                ParamShape::Status => Some(4),
-                ParamShape::Array => put(&mut out, 8).map(|n| n.max(0)),
-                ParamShape::StatusArray => put(&mut out, 8).map(|n| 4 * n.max(0)),
+            let (values, statuses) = match param.shape {
+                ParamShape::Status => (0, 1),
+                _ => {
+                    let Some(first) = rest.next() else {
+                        break 'params;
+                    };
+                    put(&mut out, first, param.width.min(8));
+                    match param.shape {
+                        ParamShape::Array => (first.max(0), 0),
+                        ParamShape::StatusArray => (0, first.max(0)),
+                        _ => (0, 0),
+                    }
+                }
             };
-            let Some(count) = count else { break 'params };
-            for _ in 0..count {
-                if put(&mut out, 8).is_none() {
+            for _ in 0..values {
+                let Some(value) = rest.next() else {
                     break 'params;
+                };
+                put(&mut out, value, 8);
+            }
+            for _ in 0..statuses {
+                let status: Vec<i64> = rest.by_ref().take(4).collect();
+                let [source, tag, error, received] = status[..] else {
+                    break 'params;
+                };
+                if param.width == PACKED_STATUS {
+                    for (value, width) in [(source, 4), (tag, 4), (error, 4), (0, 4), (received, 8)]
+                    {
+                        put(&mut out, value, width);
+                    }
+                } else {
+                    status.iter().for_each(|&w| put(&mut out, w, 8));
                 }
             }
         }

@@ -11780,7 +11780,7 @@ static void mpicheck_f_plain_file_read(void **next, const char *next_name, const
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(174, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(174, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11790,7 +11790,7 @@ static void mpicheck_f_plain_file_read(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -11834,7 +11834,7 @@ static void mpicheck_f_desc_file_read(void **next, const char *next_name, const 
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(174, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(174, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11844,7 +11844,7 @@ static void mpicheck_f_desc_file_read(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -11884,7 +11884,7 @@ static void mpicheck_f_plain_file_read_c(void **next, const char *next_name, con
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(175, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(175, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11894,7 +11894,7 @@ static void mpicheck_f_plain_file_read_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -11931,7 +11931,7 @@ static void mpicheck_f_desc_file_read_c(void **next, const char *next_name, cons
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(175, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(175, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11941,7 +11941,7 @@ static void mpicheck_f_desc_file_read_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -11981,7 +11981,7 @@ static void mpicheck_f_plain_file_read_all(void **next, const char *next_name, c
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(176, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(176, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11991,7 +11991,7 @@ static void mpicheck_f_plain_file_read_all(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12035,7 +12035,7 @@ static void mpicheck_f_desc_file_read_all(void **next, const char *next_name, co
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(176, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(176, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12045,7 +12045,7 @@ static void mpicheck_f_desc_file_read_all(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12085,7 +12085,7 @@ static void mpicheck_f_plain_file_read_all_c(void **next, const char *next_name,
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(177, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(177, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12095,7 +12095,7 @@ static void mpicheck_f_plain_file_read_all_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12132,7 +12132,7 @@ static void mpicheck_f_desc_file_read_all_c(void **next, const char *next_name, 
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(177, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(177, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12142,7 +12142,7 @@ static void mpicheck_f_desc_file_read_all_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12349,7 +12349,7 @@ static void mpicheck_f_plain_file_read_all_end(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(180, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(180, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12357,7 +12357,7 @@ static void mpicheck_f_plain_file_read_all_end(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12399,7 +12399,7 @@ static void mpicheck_f_desc_file_read_all_end(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(180, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(180, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12407,7 +12407,7 @@ static void mpicheck_f_desc_file_read_all_end(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12448,7 +12448,7 @@ static void mpicheck_f_plain_file_read_at(void **next, const char *next_name, co
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(181, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(181, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12459,7 +12459,7 @@ static void mpicheck_f_plain_file_read_at(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12504,7 +12504,7 @@ static void mpicheck_f_desc_file_read_at(void **next, const char *next_name, con
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(181, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(181, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12515,7 +12515,7 @@ static void mpicheck_f_desc_file_read_at(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12556,7 +12556,7 @@ static void mpicheck_f_plain_file_read_at_c(void **next, const char *next_name, 
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(182, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(182, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12567,7 +12567,7 @@ static void mpicheck_f_plain_file_read_at_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12605,7 +12605,7 @@ static void mpicheck_f_desc_file_read_at_c(void **next, const char *next_name, c
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(182, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(182, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12616,7 +12616,7 @@ static void mpicheck_f_desc_file_read_at_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12657,7 +12657,7 @@ static void mpicheck_f_plain_file_read_at_all(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(183, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(183, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12668,7 +12668,7 @@ static void mpicheck_f_plain_file_read_at_all(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12713,7 +12713,7 @@ static void mpicheck_f_desc_file_read_at_all(void **next, const char *next_name,
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(183, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(183, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12724,7 +12724,7 @@ static void mpicheck_f_desc_file_read_at_all(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12765,7 +12765,7 @@ static void mpicheck_f_plain_file_read_at_all_c(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(184, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(184, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12776,7 +12776,7 @@ static void mpicheck_f_plain_file_read_at_all_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -12814,7 +12814,7 @@ static void mpicheck_f_desc_file_read_at_all_c(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(184, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(184, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12825,7 +12825,7 @@ static void mpicheck_f_desc_file_read_at_all_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13040,7 +13040,7 @@ static void mpicheck_f_plain_file_read_at_all_end(void **next, const char *next_
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(187, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(187, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13048,7 +13048,7 @@ static void mpicheck_f_plain_file_read_at_all_end(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13090,7 +13090,7 @@ static void mpicheck_f_desc_file_read_at_all_end(void **next, const char *next_n
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(187, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(187, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13098,7 +13098,7 @@ static void mpicheck_f_desc_file_read_at_all_end(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13138,7 +13138,7 @@ static void mpicheck_f_plain_file_read_ordered(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(188, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(188, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13148,7 +13148,7 @@ static void mpicheck_f_plain_file_read_ordered(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13192,7 +13192,7 @@ static void mpicheck_f_desc_file_read_ordered(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(188, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(188, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13202,7 +13202,7 @@ static void mpicheck_f_desc_file_read_ordered(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13242,7 +13242,7 @@ static void mpicheck_f_plain_file_read_ordered_c(void **next, const char *next_n
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(189, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(189, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13252,7 +13252,7 @@ static void mpicheck_f_plain_file_read_ordered_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13289,7 +13289,7 @@ static void mpicheck_f_desc_file_read_ordered_c(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(189, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(189, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13299,7 +13299,7 @@ static void mpicheck_f_desc_file_read_ordered_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13506,7 +13506,7 @@ static void mpicheck_f_plain_file_read_ordered_end(void **next, const char *next
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(192, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(192, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13514,7 +13514,7 @@ static void mpicheck_f_plain_file_read_ordered_end(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13556,7 +13556,7 @@ static void mpicheck_f_desc_file_read_ordered_end(void **next, const char *next_
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(192, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(192, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13564,7 +13564,7 @@ static void mpicheck_f_desc_file_read_ordered_end(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13604,7 +13604,7 @@ static void mpicheck_f_plain_file_read_shared(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(193, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(193, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13614,7 +13614,7 @@ static void mpicheck_f_plain_file_read_shared(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13658,7 +13658,7 @@ static void mpicheck_f_desc_file_read_shared(void **next, const char *next_name,
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(193, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(193, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13668,7 +13668,7 @@ static void mpicheck_f_desc_file_read_shared(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13708,7 +13708,7 @@ static void mpicheck_f_plain_file_read_shared_c(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(194, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(194, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13718,7 +13718,7 @@ static void mpicheck_f_plain_file_read_shared_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13755,7 +13755,7 @@ static void mpicheck_f_desc_file_read_shared_c(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(194, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(194, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13765,7 +13765,7 @@ static void mpicheck_f_desc_file_read_shared_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14175,7 +14175,7 @@ static void mpicheck_f_plain_file_write(void **next, const char *next_name, cons
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(204, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(204, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14185,7 +14185,7 @@ static void mpicheck_f_plain_file_write(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14229,7 +14229,7 @@ static void mpicheck_f_desc_file_write(void **next, const char *next_name, const
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(204, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(204, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14239,7 +14239,7 @@ static void mpicheck_f_desc_file_write(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14279,7 +14279,7 @@ static void mpicheck_f_plain_file_write_c(void **next, const char *next_name, co
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(205, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(205, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14289,7 +14289,7 @@ static void mpicheck_f_plain_file_write_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14326,7 +14326,7 @@ static void mpicheck_f_desc_file_write_c(void **next, const char *next_name, con
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(205, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(205, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14336,7 +14336,7 @@ static void mpicheck_f_desc_file_write_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14376,7 +14376,7 @@ static void mpicheck_f_plain_file_write_all(void **next, const char *next_name, 
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(206, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(206, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14386,7 +14386,7 @@ static void mpicheck_f_plain_file_write_all(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14430,7 +14430,7 @@ static void mpicheck_f_desc_file_write_all(void **next, const char *next_name, c
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(206, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(206, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14440,7 +14440,7 @@ static void mpicheck_f_desc_file_write_all(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14480,7 +14480,7 @@ static void mpicheck_f_plain_file_write_all_c(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(207, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(207, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14490,7 +14490,7 @@ static void mpicheck_f_plain_file_write_all_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14527,7 +14527,7 @@ static void mpicheck_f_desc_file_write_all_c(void **next, const char *next_name,
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(207, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(207, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14537,7 +14537,7 @@ static void mpicheck_f_desc_file_write_all_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14744,7 +14744,7 @@ static void mpicheck_f_plain_file_write_all_end(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(210, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(210, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14752,7 +14752,7 @@ static void mpicheck_f_plain_file_write_all_end(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14794,7 +14794,7 @@ static void mpicheck_f_desc_file_write_all_end(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(210, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(210, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14802,7 +14802,7 @@ static void mpicheck_f_desc_file_write_all_end(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14843,7 +14843,7 @@ static void mpicheck_f_plain_file_write_at(void **next, const char *next_name, c
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(211, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(211, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14854,7 +14854,7 @@ static void mpicheck_f_plain_file_write_at(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14899,7 +14899,7 @@ static void mpicheck_f_desc_file_write_at(void **next, const char *next_name, co
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(211, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(211, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14910,7 +14910,7 @@ static void mpicheck_f_desc_file_write_at(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -14951,7 +14951,7 @@ static void mpicheck_f_plain_file_write_at_c(void **next, const char *next_name,
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(212, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(212, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -14962,7 +14962,7 @@ static void mpicheck_f_plain_file_write_at_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15000,7 +15000,7 @@ static void mpicheck_f_desc_file_write_at_c(void **next, const char *next_name, 
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(212, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(212, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15011,7 +15011,7 @@ static void mpicheck_f_desc_file_write_at_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15052,7 +15052,7 @@ static void mpicheck_f_plain_file_write_at_all(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(213, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(213, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15063,7 +15063,7 @@ static void mpicheck_f_plain_file_write_at_all(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15108,7 +15108,7 @@ static void mpicheck_f_desc_file_write_at_all(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(213, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(213, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15119,7 +15119,7 @@ static void mpicheck_f_desc_file_write_at_all(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15160,7 +15160,7 @@ static void mpicheck_f_plain_file_write_at_all_c(void **next, const char *next_n
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(214, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(214, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15171,7 +15171,7 @@ static void mpicheck_f_plain_file_write_at_all_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15209,7 +15209,7 @@ static void mpicheck_f_desc_file_write_at_all_c(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(214, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(214, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15220,7 +15220,7 @@ static void mpicheck_f_desc_file_write_at_all_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15435,7 +15435,7 @@ static void mpicheck_f_plain_file_write_at_all_end(void **next, const char *next
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(217, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(217, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15443,7 +15443,7 @@ static void mpicheck_f_plain_file_write_at_all_end(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15485,7 +15485,7 @@ static void mpicheck_f_desc_file_write_at_all_end(void **next, const char *next_
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(217, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(217, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15493,7 +15493,7 @@ static void mpicheck_f_desc_file_write_at_all_end(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15533,7 +15533,7 @@ static void mpicheck_f_plain_file_write_ordered(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(218, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(218, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15543,7 +15543,7 @@ static void mpicheck_f_plain_file_write_ordered(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15587,7 +15587,7 @@ static void mpicheck_f_desc_file_write_ordered(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(218, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(218, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15597,7 +15597,7 @@ static void mpicheck_f_desc_file_write_ordered(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15637,7 +15637,7 @@ static void mpicheck_f_plain_file_write_ordered_c(void **next, const char *next_
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(219, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(219, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15647,7 +15647,7 @@ static void mpicheck_f_plain_file_write_ordered_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15684,7 +15684,7 @@ static void mpicheck_f_desc_file_write_ordered_c(void **next, const char *next_n
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(219, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(219, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15694,7 +15694,7 @@ static void mpicheck_f_desc_file_write_ordered_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15901,7 +15901,7 @@ static void mpicheck_f_plain_file_write_ordered_end(void **next, const char *nex
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(222, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(222, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15909,7 +15909,7 @@ static void mpicheck_f_plain_file_write_ordered_end(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15951,7 +15951,7 @@ static void mpicheck_f_desc_file_write_ordered_end(void **next, const char *next
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(222, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(222, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15959,7 +15959,7 @@ static void mpicheck_f_desc_file_write_ordered_end(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15999,7 +15999,7 @@ static void mpicheck_f_plain_file_write_shared(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(223, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(223, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16009,7 +16009,7 @@ static void mpicheck_f_plain_file_write_shared(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16053,7 +16053,7 @@ static void mpicheck_f_desc_file_write_shared(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(223, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(223, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16063,7 +16063,7 @@ static void mpicheck_f_desc_file_write_shared(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16103,7 +16103,7 @@ static void mpicheck_f_plain_file_write_shared_c(void **next, const char *next_n
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(224, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(224, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16113,7 +16113,7 @@ static void mpicheck_f_plain_file_write_shared_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16150,7 +16150,7 @@ static void mpicheck_f_desc_file_write_shared_c(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(224, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(224, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16160,7 +16160,7 @@ static void mpicheck_f_desc_file_write_shared_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -17822,13 +17822,13 @@ static void mpicheck_f_plain_get_count(void **next, const char *next_name, const
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(241, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(241, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
@@ -17875,13 +17875,13 @@ static void mpicheck_f_plain_get_count_c(void **next, const char *next_name, con
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(242, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(242, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Count);
@@ -17921,13 +17921,13 @@ static void mpicheck_f_plain_get_elements(void **next, const char *next_name, co
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(243, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(243, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
@@ -17974,13 +17974,13 @@ static void mpicheck_f_plain_get_elements_c(void **next, const char *next_name, 
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(244, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(244, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Count);
@@ -18020,13 +18020,13 @@ static void mpicheck_f_plain_get_elements_x(void **next, const char *next_name, 
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(245, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(245, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Count);
@@ -22031,7 +22031,7 @@ static void mpicheck_f_plain_improbe(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(298, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Message)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(298, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -22046,7 +22046,7 @@ static void mpicheck_f_plain_improbe(void **next, const char *next_name, const v
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -24456,7 +24456,7 @@ static void mpicheck_f_plain_iprobe(void **next, const char *next_name, const vo
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(332, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(332, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -24468,7 +24468,7 @@ static void mpicheck_f_plain_iprobe(void **next, const char *next_name, const vo
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27324,7 +27324,7 @@ static void mpicheck_f_plain_mprobe(void **next, const char *next_name, const vo
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(365, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Message)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(365, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -27336,7 +27336,7 @@ static void mpicheck_f_plain_mprobe(void **next, const char *next_name, const vo
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27384,7 +27384,7 @@ static void mpicheck_f_plain_mrecv(void **next, const char *next_name, const voi
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(366, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(366, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -27397,7 +27397,7 @@ static void mpicheck_f_plain_mrecv(void **next, const char *next_name, const voi
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27442,7 +27442,7 @@ static void mpicheck_f_desc_mrecv(void **next, const char *next_name, const void
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(366, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(366, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -27455,7 +27455,7 @@ static void mpicheck_f_desc_mrecv(void **next, const char *next_name, const void
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27496,7 +27496,7 @@ static void mpicheck_f_plain_mrecv_c(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(367, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(367, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -27509,7 +27509,7 @@ static void mpicheck_f_plain_mrecv_c(void **next, const char *next_name, const v
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27547,7 +27547,7 @@ static void mpicheck_f_desc_mrecv_c(void **next, const char *next_name, const vo
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(367, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(367, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -27560,7 +27560,7 @@ static void mpicheck_f_desc_mrecv_c(void **next, const char *next_name, const vo
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -31329,7 +31329,7 @@ static void mpicheck_f_plain_probe(void **next, const char *next_name, const voi
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(411, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(411, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31338,7 +31338,7 @@ static void mpicheck_f_plain_probe(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -32024,7 +32024,7 @@ static void mpicheck_f_plain_recv(void **next, const char *next_name, const void
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(419, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(419, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32036,7 +32036,7 @@ static void mpicheck_f_plain_recv(void **next, const char *next_name, const void
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -32082,7 +32082,7 @@ static void mpicheck_f_desc_recv(void **next, const char *next_name, const void 
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(419, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(419, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32094,7 +32094,7 @@ static void mpicheck_f_desc_recv(void **next, const char *next_name, const void 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -32136,7 +32136,7 @@ static void mpicheck_f_plain_recv_c(void **next, const char *next_name, const vo
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(420, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(420, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32148,7 +32148,7 @@ static void mpicheck_f_plain_recv_c(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -32187,7 +32187,7 @@ static void mpicheck_f_desc_recv_c(void **next, const char *next_name, const voi
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(420, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(420, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -32199,7 +32199,7 @@ static void mpicheck_f_desc_recv_c(void **next, const char *next_name, const voi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -34136,7 +34136,7 @@ static void mpicheck_f_plain_request_get_status(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(446, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(446, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -34146,7 +34146,7 @@ static void mpicheck_f_plain_request_get_status(void **next, const char *next_na
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -34204,7 +34204,7 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -34218,7 +34218,7 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -34230,8 +34230,8 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*flag ? mpicheck_n_array_of_statuses : 0); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
@@ -34273,7 +34273,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -34290,7 +34290,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -34351,7 +34351,7 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -34368,7 +34368,7 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
         mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -34382,8 +34382,8 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
@@ -37244,7 +37244,7 @@ static void mpicheck_f_plain_sendrecv(void **next, const char *next_name, const 
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(477, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(477, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37261,7 +37261,7 @@ static void mpicheck_f_plain_sendrecv(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -37312,7 +37312,7 @@ static void mpicheck_f_desc_sendrecv(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(477, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(477, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37329,7 +37329,7 @@ static void mpicheck_f_desc_sendrecv(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -37376,7 +37376,7 @@ static void mpicheck_f_plain_sendrecv_c(void **next, const char *next_name, cons
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(478, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(478, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37393,7 +37393,7 @@ static void mpicheck_f_plain_sendrecv_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -37437,7 +37437,7 @@ static void mpicheck_f_desc_sendrecv_c(void **next, const char *next_name, const
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(478, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(478, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37454,7 +37454,7 @@ static void mpicheck_f_desc_sendrecv_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -37498,7 +37498,7 @@ static void mpicheck_f_plain_sendrecv_replace(void **next, const char *next_name
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(479, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(479, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37513,7 +37513,7 @@ static void mpicheck_f_plain_sendrecv_replace(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -37561,7 +37561,7 @@ static void mpicheck_f_desc_sendrecv_replace(void **next, const char *next_name,
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(479, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(479, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37576,7 +37576,7 @@ static void mpicheck_f_desc_sendrecv_replace(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -37620,7 +37620,7 @@ static void mpicheck_f_plain_sendrecv_replace_c(void **next, const char *next_na
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(480, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(480, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37635,7 +37635,7 @@ static void mpicheck_f_plain_sendrecv_replace_c(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -37676,7 +37676,7 @@ static void mpicheck_f_desc_sendrecv_replace_c(void **next, const char *next_nam
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(480, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(480, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -37691,7 +37691,7 @@ static void mpicheck_f_desc_sendrecv_replace_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -39140,13 +39140,13 @@ static void mpicheck_f_plain_status_get_error(void **next, const char *next_name
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(513, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(513, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_err = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_err = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -39191,13 +39191,13 @@ static void mpicheck_f_plain_status_get_source(void **next, const char *next_nam
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(514, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(514, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_source = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_source = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -39242,13 +39242,13 @@ static void mpicheck_f_plain_status_get_tag(void **next, const char *next_name, 
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(515, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(515, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_tag = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_tag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -39293,15 +39293,15 @@ static void mpicheck_f_plain_status_set_cancelled(void **next, const char *next_
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(516, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(516, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(flag));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -39347,15 +39347,15 @@ static void mpicheck_f_plain_status_set_elements(void **next, const char *next_n
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(517, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(517, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         (void)mpicheck_p;
@@ -39402,15 +39402,15 @@ static void mpicheck_f_plain_status_set_elements_c(void **next, const char *next
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(518, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(518, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         (void)mpicheck_p;
@@ -39450,15 +39450,15 @@ static void mpicheck_f_plain_status_set_elements_x(void **next, const char *next
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(519, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(519, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         (void)mpicheck_p;
@@ -39504,15 +39504,15 @@ static void mpicheck_f_plain_status_set_error(void **next, const char *next_name
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(520, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(520, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(err));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -39557,15 +39557,15 @@ static void mpicheck_f_plain_status_set_source(void **next, const char *next_nam
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(521, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(521, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -39610,15 +39610,15 @@ static void mpicheck_f_plain_status_set_tag(void **next, const char *next_name, 
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(522, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(522, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -39664,7 +39664,7 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_request = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -39677,7 +39677,7 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -39723,13 +39723,13 @@ static void mpicheck_f_plain_test_cancelled(void **next, const char *next_name, 
     MPI_Fint *mpicheck_fs_status = f_status;
     MPI_Status mpicheck_cst_status[1];
     mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(575, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(575, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_cst_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -39787,7 +39787,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -39804,7 +39804,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -39818,8 +39818,8 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*flag ? mpicheck_n_array_of_statuses : 0); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
@@ -39861,7 +39861,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
@@ -39881,7 +39881,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -39944,7 +39944,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
@@ -39964,7 +39964,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
         mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -39980,8 +39980,8 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (outcount && *outcount == 0));
     }
@@ -43223,7 +43223,7 @@ static void mpicheck_f_plain_wait(void **next, const char *next_name, const void
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(639, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(639, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -43233,7 +43233,7 @@ static void mpicheck_f_plain_wait(void **next, const char *next_name, const void
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -43290,7 +43290,7 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -43304,7 +43304,7 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
         mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -43317,8 +43317,8 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_statuses; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
@@ -43359,7 +43359,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 32), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -43376,7 +43376,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -43438,7 +43438,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
@@ -43458,7 +43458,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
         mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -43474,8 +43474,8 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }

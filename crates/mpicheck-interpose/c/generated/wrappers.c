@@ -9661,7 +9661,7 @@ const unsigned char mpicheck_schema_widths[] = {
 };
 const uint32_t mpicheck_schema_scalars = 2812;
 _Static_assert(sizeof(mpicheck_schema_widths) == 2812, "one width per scalar field");
-char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 2812];
+char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 2812 + 74];
 const uint16_t mpicheck_sync_id = 692;
 const uint16_t mpicheck_access_id = 693;
 const uint16_t mpicheck_buffers_id = 694;
@@ -15457,7 +15457,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(174, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(174, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15467,7 +15467,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15492,7 +15492,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(175, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(175, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15502,7 +15502,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15527,7 +15527,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(176, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(176, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15537,7 +15537,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15562,7 +15562,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(177, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(177, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15572,7 +15572,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15655,7 +15655,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(180, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(180, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15663,7 +15663,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15688,7 +15688,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(181, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(181, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15699,7 +15699,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15724,7 +15724,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(182, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(182, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15735,7 +15735,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15760,7 +15760,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(183, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(183, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15771,7 +15771,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15796,7 +15796,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(184, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(184, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15807,7 +15807,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15892,7 +15892,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(187, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(187, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15900,7 +15900,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15925,7 +15925,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(188, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(188, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15935,7 +15935,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -15960,7 +15960,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(189, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(189, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -15970,7 +15970,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16053,7 +16053,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(192, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(192, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16061,7 +16061,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16086,7 +16086,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(193, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(193, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16096,7 +16096,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16121,7 +16121,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(194, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(194, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16131,7 +16131,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16403,7 +16403,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(204, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(204, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16413,7 +16413,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16438,7 +16438,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(205, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(205, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16448,7 +16448,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16473,7 +16473,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(206, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(206, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16483,7 +16483,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16508,7 +16508,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(207, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(207, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16518,7 +16518,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16601,7 +16601,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(210, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(210, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16609,7 +16609,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16634,7 +16634,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(211, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(211, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16645,7 +16645,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16670,7 +16670,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(212, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(212, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16681,7 +16681,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16706,7 +16706,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(213, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(213, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16717,7 +16717,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16742,7 +16742,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(214, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(214, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16753,7 +16753,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16838,7 +16838,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(217, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(217, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16846,7 +16846,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16871,7 +16871,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(218, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(218, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16881,7 +16881,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16906,7 +16906,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(219, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(219, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16916,7 +16916,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -16999,7 +16999,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(222, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(222, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17007,7 +17007,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_File), MPICHECK_W(fh));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(buf));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -17032,7 +17032,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(223, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(223, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17042,7 +17042,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -17067,7 +17067,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(224, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(224, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17077,7 +17077,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -17680,13 +17680,13 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(241, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(241, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
@@ -17713,13 +17713,13 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(242, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(242, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Count);
@@ -17746,13 +17746,13 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(243, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(243, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
@@ -17779,13 +17779,13 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(244, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(244, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Count);
@@ -17812,13 +17812,13 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(245, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(245, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_count = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         mpicheck_o_count = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Count);
@@ -19768,7 +19768,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(298, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Message)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(298, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -19783,7 +19783,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -21001,7 +21001,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(332, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(332, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -21013,7 +21013,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -22194,7 +22194,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(365, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Message)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(365, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -22206,7 +22206,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -22232,7 +22232,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(366, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(366, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -22245,7 +22245,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -22271,7 +22271,7 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(367, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(367, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_message = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -22284,7 +22284,7 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
         mpicheck_o_message = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Message);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -23918,7 +23918,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(411, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(411, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23927,7 +23927,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -24196,7 +24196,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(419, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(419, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24208,7 +24208,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -24233,7 +24233,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(420, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(420, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24245,7 +24245,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -25079,7 +25079,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(446, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(446, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -25089,7 +25089,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -25122,7 +25122,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -25136,7 +25136,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -25146,8 +25146,8 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*flag ? mpicheck_n_array_of_statuses : 0); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
@@ -25168,7 +25168,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -25185,7 +25185,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -25218,7 +25218,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -25235,7 +25235,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
         mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -25247,8 +25247,8 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
@@ -26262,7 +26262,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(477, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(477, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26279,7 +26279,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -26304,7 +26304,7 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(478, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(478, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26321,7 +26321,7 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -26346,7 +26346,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(479, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(479, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26361,7 +26361,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -26386,7 +26386,7 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(480, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(480, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26401,7 +26401,7 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvtag));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27210,12 +27210,12 @@ int MPI_Status_c2f(const MPI_Status* c_status, MPI_Fint* f_status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_c_status = c_status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(507, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + 8u), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(507, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + 8u), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_c_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_c_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_status));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -27239,12 +27239,12 @@ int MPI_Status_c2f08(const MPI_Status* c_status, MPI_F08_status* f08_status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_c_status = c_status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(508, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + 8u), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(508, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + 8u), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_c_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_c_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f08_status));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -27269,14 +27269,14 @@ int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_c_status;
     MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? &mpicheck_local_c_status : c_status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(509, (uint32_t)(MPICHECK_ALIGN8(0 + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(509, (uint32_t)(MPICHECK_ALIGN8(0 + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_c_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f08_status));
         mpicheck_o_c_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_c_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_c_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27328,14 +27328,14 @@ int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_c_status;
     MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? &mpicheck_local_c_status : c_status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(511, (uint32_t)(MPICHECK_ALIGN8(0 + 8u) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(511, (uint32_t)(MPICHECK_ALIGN8(0 + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_c_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(f_status));
         mpicheck_o_c_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_c_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_c_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -27386,13 +27386,13 @@ int MPI_Status_get_error(const MPI_Status* status, int* err)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(513, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(513, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_err = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_err = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -27418,13 +27418,13 @@ int MPI_Status_get_source(const MPI_Status* status, int* source)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(514, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(514, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_source = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_source = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -27450,13 +27450,13 @@ int MPI_Status_get_tag(const MPI_Status* status, int* tag)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(515, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(515, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_tag = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_tag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -27483,15 +27483,15 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(516, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(516, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(flag));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -27517,15 +27517,15 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(517, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(517, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         (void)mpicheck_p;
@@ -27552,15 +27552,15 @@ int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(518, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(518, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         (void)mpicheck_p;
@@ -27587,15 +27587,15 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(519, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(519, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         (void)mpicheck_p;
@@ -27622,15 +27622,15 @@ int MPI_Status_set_error(MPI_Status* status, int err)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(520, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(520, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(err));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -27656,15 +27656,15 @@ int MPI_Status_set_source(MPI_Status* status, int source)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(521, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(521, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(source));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -27690,15 +27690,15 @@ int MPI_Status_set_tag(MPI_Status* status, int tag)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(522, (uint32_t)(MPICHECK_ALIGN8(0) + 64 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(522, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(tag));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -29400,7 +29400,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_request = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -29413,7 +29413,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -29441,13 +29441,13 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     const MPI_Status *mpicheck_st_status = status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(575, (uint32_t)(MPICHECK_ALIGN8(0) + 32 + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(575, (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + 4);
+        mpicheck_put_status(mpicheck_q, mpicheck_st_status); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -29479,7 +29479,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
@@ -29496,7 +29496,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -29509,8 +29509,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*flag ? mpicheck_n_array_of_statuses : 0); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
@@ -29532,7 +29532,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 32) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
@@ -29552,7 +29552,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -29589,7 +29589,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
@@ -29609,7 +29609,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -29624,8 +29624,8 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (outcount && *outcount == 0));
     }
@@ -31749,7 +31749,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(639, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(639, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -31759,7 +31759,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -31792,7 +31792,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -31806,7 +31806,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -31818,8 +31818,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_statuses; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
@@ -31841,7 +31841,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 32), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -31858,7 +31858,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_status + 4);
+        mpicheck_p = (unsigned char *)(mpicheck_o_status + MPICHECK_STATUS_WORDS);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -31894,7 +31894,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
     int64_t *mpicheck_o_array_of_indices = NULL;
@@ -31914,7 +31914,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + 4 * MPICHECK_POS(mpicheck_n_array_of_statuses));
+        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -31929,8 +31929,8 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1;
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
-            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
-            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + 4 * mpicheck_i);
+            if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
+            else mpicheck_put_status_none(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
