@@ -249,7 +249,10 @@ fn check_c_program(family: support::Family) {
             ("MPI_File_read_at", &[("offset", 8)]),
             // Statuses packed into 24 bytes (`st3`, `sa3`).
             ("MPI_Recv", &[("status", 24)]),
-            ("MPI_Waitall", &[("array_of_statuses", 24)]),
+            ("MPI_Waitall", &[("array_of_requests", handle), ("array_of_statuses", 24)]),
+            // Array elements sized by their C type too.
+            ("MPI_Gatherv", &[("recvcounts", 4)]),
+            ("MPI_Neighbor_alltoallw", &[("sdispls", 8), ("sendtypes", handle)]),
         ] {
             let f = trace.schema.function(trace.schema.id_of(function).unwrap()).unwrap();
             for &(param, width) in widths {

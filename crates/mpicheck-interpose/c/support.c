@@ -616,8 +616,9 @@ void mpicheck_after_finalize(void)
     mpicheck_finalized();
 }
 
-/* The function table as the trace holds it (format 4): each scalar field `s` followed by its
- * width in this MPI, `s4` or `s8`, and statuses as `st3`, `sa3` (3 words per status).
+/* The function table as the trace holds it (format 4): each scalar field `s` and array `a`
+ * followed by its (elements') width in this MPI, `s4`, `a8`, ..., and statuses as `st3`,
+ * `sa3` (3 words per status).
  * NULL if the generated table and widths disagree. */
 static const char *mpicheck_sized_schema(void)
 {
@@ -626,13 +627,13 @@ static const char *mpicheck_sized_schema(void)
     uint32_t scalar = 0;
     for (; *in; in++) {
         *out++ = *in;
-        if (in > mpicheck_schema_text && in[-1] == ':' && in[0] == 's') {
+        if (in > mpicheck_schema_text && in[-1] == ':' && (in[0] == 's' || in[0] == 'a')) {
             int end1 = in[1] == ' ' || in[1] == '\n';
             int end2 = (in[1] == 't' || in[1] == 'a') && (in[2] == ' ' || in[2] == '\n');
-            if (end1) { /* a scalar: its width */
+            if (end1) { /* a scalar or an array: its (elements') width */
                 if (scalar == mpicheck_schema_scalars) return NULL;
                 *out++ = (char)('0' + mpicheck_schema_widths[scalar++]);
-            } else if (end2) { /* a status or an array of statuses: 3 words each */
+            } else if (end2 && in[0] == 's') { /* a status or an array of statuses: 3 words each */
                 *out++ = *++in;
                 *out++ = '3';
             }

@@ -17,11 +17,12 @@ version of the package the script exits with status 3 (EXIT_MISSING_PACKAGE) and
 
 The word layout of every recorded call is the one documented in crate mpicheck-trace
 (src/schema.rs): one word per scalar, of the size of its C type (4 or 8 bytes, trace format
-4), `[n, v...]` per array and 3 words per status (source and tag, error, bytes), both of
-8-byte words starting at a multiple of 8. The function table says `s` for every scalar and
-`st`/`sa` for statuses; the library appends each scalar's width at start
-(`mpicheck_schema_widths`, sizeof of the C type in this MPI: MPICH's handles are ints, Open
-MPI's pointers) and `3` to each status shape (support.c).
+4), `[n, v...]` per array (an 8-byte count, then elements of the size of their C type) and 3
+8-byte words per status (source and tag, error, bytes), both starting at a multiple of 8. The
+function table says `s` for every scalar, `a` for arrays and `st`/`sa` for statuses; the
+library appends each scalar's and array element's width at start (`mpicheck_schema_widths`,
+sizeof of the C type in this MPI: MPICH's handles are ints, Open MPI's pointers) and `3` to
+each status shape (support.c).
 """
 
 import os
@@ -346,8 +347,11 @@ def emit_record(func, acc, lines, indent):
                 pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : (int64_t)({expr});")
             else:
                 pre.append(f"int64_t {n} = (int64_t)({expr});")
-            per = "MPICHECK_STATUS_WORDS" if prm.mode == "statuses" else 1
-            nbytes = f"MPICHECK_ALIGN8({nbytes}) + {8 * reps} * (1 + {per} * MPICHECK_POS({n}))"
+            for _ in range(reps):
+                if prm.mode == "statuses":
+                    nbytes = f"MPICHECK_ALIGN8({nbytes}) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS({n}))"
+                else:
+                    nbytes = f"MPICHECK_ALIGN8({nbytes}) + 8 + {prm.width()} * MPICHECK_POS({n})"
     return pre, nbytes
 
 
@@ -367,8 +371,8 @@ def gen_input(func, acc, prm, out):
         n = f"mpicheck_n_{prm.name}"
         out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
         out.append(f"*mpicheck_q++ = {n};")
-        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++) *mpicheck_q++ = MPICHECK_W({acc.elem(prm, 'mpicheck_i')});")
         out.append("mpicheck_p = (unsigned char *)mpicheck_q;")
+        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++) MPICHECK_PUT(mpicheck_p, {prm.width()}, MPICHECK_W({acc.elem(prm, 'mpicheck_i')}));")
     elif prm.mode == "statuses":
         n = f"mpicheck_n_{prm.name}"
         out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
@@ -383,14 +387,18 @@ def reserve_output(prm, out):
     if prm.mode in ("value", "deref"):
         out.append(f"{o} = mpicheck_p;")
         out.append(f"mpicheck_p += {prm.width()};")
+    elif prm.mode == "array":
+        out.append(f"{o} = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);")
+        out.append(f"mpicheck_p = {o} + 8 + {prm.width()} * MPICHECK_POS(mpicheck_n_{prm.name});")
     else:
         out.append(f"{o} = MPICHECK_ALIGN8_PTR(mpicheck_p);")
         out.append(f"mpicheck_p = (unsigned char *)({o} + {words_expr(prm)});")
 
 
 def output_decl(prm):
-    """The declaration of an output's place: bytes for a scalar, 8-byte words otherwise."""
-    kind = "unsigned char" if prm.mode in ("value", "deref") else "int64_t"
+    """The declaration of an output's place: bytes for a scalar or an array, 8-byte words for
+    statuses."""
+    kind = "unsigned char" if prm.mode in ("value", "deref", "array") else "int64_t"
     return f"{kind} *mpicheck_o_{prm.name} = NULL;"
 
 
@@ -411,10 +419,11 @@ def gen_output(func, acc, prm, out):
             out.append(f"mpicheck_put_status({o}, {acc.status_ptr(prm)});")
     elif prm.mode == "array":
         n = f"mpicheck_n_{prm.name}"
-        out.append(f"{o}[0] = {n};")
+        w = prm.width()
+        out.append(f"MPICHECK_SET({o}, 8, {n});")
         valid = prm.valid or n
         out.append(
-            f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) {o}[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W({acc.elem(prm, 'mpicheck_i')}) : -1;"
+            f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) MPICHECK_SET({o} + 8 + {w} * mpicheck_i, {w}, mpicheck_i < mpicheck_v ? MPICHECK_W({acc.elem(prm, 'mpicheck_i')}) : -1);"
         )
     elif prm.mode == "statuses":
         n = f"mpicheck_n_{prm.name}"
@@ -633,12 +642,10 @@ def cursor_decls():
 
 
 def words_expr(prm):
-    """The 8-byte words of an array or status parameter (one copy of it)."""
+    """The 8-byte words of a status or statuses parameter (one copy of it)."""
     if prm.mode == "status":
         return "MPICHECK_STATUS_WORDS"
-    n = f"mpicheck_n_{prm.name}"
-    per = "MPICHECK_STATUS_WORDS" if prm.mode == "statuses" else 1
-    return f"1 + {per} * MPICHECK_POS({n})"
+    return f"1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_{prm.name})"
 
 
 def post_hooks(func, site, flags="0", ret_ok="mpicheck_ret == MPI_SUCCESS", comm_out=None):
@@ -669,14 +676,15 @@ HEADER = """/* GENERATED by crates/mpicheck-interpose/gen/gen_wrappers.py from t
 
 
 def schema_widths(funcs):
-    """The width of every scalar field (`:s`) of the function table, in order, as this MPI's
-    sizeof of its C type (trace format 4; functions this MPI lacks take 8), and the buffer
-    support.c writes the table with widths into (`s` -> `s4`/`s8`)."""
-    out = ["/* Bytes of each scalar field of the table above, in order (support.c appends them). */"]
+    """The width of every scalar and array field (`:s`, `:a`) of the function table, in order,
+    as this MPI's sizeof of its (element) C type (trace format 4; functions this MPI lacks
+    take 8), and the buffer support.c writes the table with widths into (`s` -> `s4`/`s8`,
+    `a` -> `a4`/`a8`)."""
+    out = ["/* Bytes of each scalar and array element of the table above, in order (support.c appends them). */"]
     out.append("const unsigned char mpicheck_schema_widths[] = {")
     count = 0
     for f in funcs:
-        scalars = [p for p in f.params if p.mode != "varargs" and p.shape == "s"]
+        scalars = [p for p in f.params if p.mode != "varargs" and p.shape in ("s", "a")]
         if not scalars:
             continue
         count += len(scalars)
@@ -686,7 +694,7 @@ def schema_widths(funcs):
         out.append("    " + ", ".join("8" for _ in scalars) + ",")
         out.append("#endif")
     # The pseudo-calls' words are written by hand as 8-byte words.
-    pseudo = sum(1 for p in PSEUDO for field in p.split()[1:] if field.endswith(":s"))
+    pseudo = sum(1 for p in PSEUDO for field in p.split()[1:] if field.endswith((":s", ":a")))
     count += pseudo
     out.append("    " + ", ".join("8" for _ in range(pseudo)) + ",")
     out.append("};")

@@ -851,11 +851,11 @@ mod tests {
     }
 
     /// MPICH's `MPI_Send`, `MPI_Recv` and `MPI_Waitall` as a format 4 writer describes them:
-    /// `int`s and `int` handles in 4 bytes, the buffer in 8, statuses packed; and `MPI_Isend`
-    /// with Open MPI's 8-byte handles.
+    /// `int`s and `int` handles (arrays of them too) in 4 bytes, the buffer in 8, statuses
+    /// packed; and `MPI_Isend` with Open MPI's 8-byte handles.
     const SIZED: &str = "0 MPI_Send buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4\n\
                          1 MPI_Recv buf:BUFFER:out:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 source:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 status:STATUS:out:st3\n\
-                         2 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s4 array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa3\n\
+                         2 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s4 array_of_requests:REQUEST:inout:a4 array_of_statuses:STATUS:out:sa3\n\
                          3 MPI_Isend buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s8 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s8 request:REQUEST:out:s8\n";
 
     #[test]
@@ -927,8 +927,8 @@ mod tests {
         let at = at + len(at);
         assert_eq!(
             len(at),
-            40 + 8 + 2 * 24 + 8 + 2 * 24,
-            "MPI_Waitall: count and padding, the requests twice, 2 statuses"
+            40 + 8 + 2 * 16 + 8 + 2 * 24,
+            "MPI_Waitall: count and padding, the int requests twice, 2 statuses"
         );
         let at = at + len(at);
         assert_eq!(

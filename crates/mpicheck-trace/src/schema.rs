@@ -16,6 +16,7 @@
 //! | `s8`  | 1 word of 8 bytes: the value (handles as their raw bits, pointers as addresses, `MPI_Aint`, `MPI_Count`) |
 //! | `s`   | as `s8` (formats 2 and 3, where every scalar took 8 bytes)             |
 //! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded   |
+//! | `a4`, `a8` | as `a`: the count in 8 bytes, then n values of 4 (sign-extended when read) or 8 bytes each |
 //! | `st`  | 4: a status's `MPI_SOURCE`, `MPI_TAG`, `MPI_ERROR`, received bytes      |
 //! | `sa`  | 1 + 4n: the count n, then n statuses                                   |
 //! | `st3` | 3: a status packed: `MPI_SOURCE` (first 4 bytes) and `MPI_TAG` (next 4), `MPI_ERROR` (4 bytes, then 4 of zeros), received bytes; read as the 4 words of `st` |
@@ -59,8 +60,8 @@ pub struct ParamSchema {
     pub kind: String,
     pub direction: Direction,
     pub shape: ParamShape,
-    /// Bytes of each scalar word (4 or 8), or of each status (32, or 24 packed: `st3`,
-    /// `sa3`); 8 for arrays.
+    /// Bytes of each scalar word or array element (4 or 8), or of each status (32, or 24
+    /// packed: `st3`, `sa3`).
     pub width: u8,
 }
 
@@ -84,7 +85,8 @@ impl FunctionSchema {
             let shape = match (p.shape, p.width) {
                 (ParamShape::Scalar, 4) => "s4",
                 (ParamShape::Scalar, _) => "s8",
-                (ParamShape::Array, _) => "a",
+                (ParamShape::Array, 4) => "a4",
+                (ParamShape::Array, _) => "a8",
                 (ParamShape::Status, PACKED_STATUS) => "st3",
                 (ParamShape::Status, _) => "st",
                 (ParamShape::StatusArray, PACKED_STATUS) => "sa3",
@@ -176,7 +178,8 @@ impl Schema {
                 let (shape, width) = match shape {
                     "s" | "s8" => (ParamShape::Scalar, 8),
                     "s4" => (ParamShape::Scalar, 4),
-                    "a" => (ParamShape::Array, 8),
+                    "a" | "a8" => (ParamShape::Array, 8),
+                    "a4" => (ParamShape::Array, 4),
                     "st" => (ParamShape::Status, 32),
                     "sa" => (ParamShape::StatusArray, 32),
                     "st3" => (ParamShape::Status, PACKED_STATUS),
@@ -277,8 +280,9 @@ pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
                 ParamShape::Status => take_status(bytes, &mut at, param.width, &mut words),
                 ParamShape::Array => take(bytes, &mut at, 8, &mut words).and_then(|n| {
                     let n = usize::try_from(n).unwrap_or(0);
-                    let n = n.min(bytes.len().saturating_sub(at) / 8);
-                    (0..n).try_for_each(|_| take(bytes, &mut at, 8, &mut words).map(|_| ()))
+                    let n = n.min(bytes.len().saturating_sub(at) / param.width as usize);
+                    (0..n)
+                        .try_for_each(|_| take(bytes, &mut at, param.width, &mut words).map(|_| ()))
                 }),
                 ParamShape::StatusArray => take(bytes, &mut at, 8, &mut words).and_then(|n| {
                     let n = usize::try_from(n).unwrap_or(0);
@@ -349,7 +353,12 @@ pub fn encode_words(function: &FunctionSchema, words: &[i64]) -> Vec<u8> {
                     let Some(first) = rest.next() else {
                         break 'params;
                     };
-                    put(&mut out, first, param.width.min(8));
+                    let width = if param.shape == ParamShape::Scalar {
+                        param.width
+                    } else {
+                        8 // an array's count
+                    };
+                    put(&mut out, first, width);
                     match param.shape {
                         ParamShape::Array => (first.max(0), 0),
                         ParamShape::StatusArray => (0, first.max(0)),
@@ -361,7 +370,7 @@ pub fn encode_words(function: &FunctionSchema, words: &[i64]) -> Vec<u8> {
                 let Some(value) = rest.next() else {
                     break 'params;
                 };
-                put(&mut out, value, 8);
+                put(&mut out, value, param.width);
             }
             for _ in 0..statuses {
                 let status: Vec<i64> = rest.by_ref().take(4).collect();

@@ -1216,7 +1216,7 @@ static void mpicheck_f_plain_allgatherv(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -1226,12 +1226,12 @@ static void mpicheck_f_plain_allgatherv(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -1278,7 +1278,7 @@ static void mpicheck_f_desc_allgatherv(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -1288,12 +1288,12 @@ static void mpicheck_f_desc_allgatherv(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -1336,7 +1336,7 @@ static void mpicheck_f_plain_allgatherv_c(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -1346,12 +1346,12 @@ static void mpicheck_f_plain_allgatherv_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -1391,7 +1391,7 @@ static void mpicheck_f_desc_allgatherv_c(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -1401,12 +1401,12 @@ static void mpicheck_f_desc_allgatherv_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -1451,7 +1451,7 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1462,12 +1462,12 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -1520,7 +1520,7 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1531,12 +1531,12 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -1585,7 +1585,7 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1596,12 +1596,12 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -1647,7 +1647,7 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1658,12 +1658,12 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -2579,29 +2579,29 @@ static void mpicheck_f_plain_alltoallv(void **next, const char *next_name, const
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -2651,29 +2651,29 @@ static void mpicheck_f_desc_alltoallv(void **next, const char *next_name, const 
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -2719,29 +2719,29 @@ static void mpicheck_f_plain_alltoallv_c(void **next, const char *next_name, con
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -2784,29 +2784,29 @@ static void mpicheck_f_desc_alltoallv_c(void **next, const char *next_name, cons
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -2854,7 +2854,7 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2862,22 +2862,22 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -2933,7 +2933,7 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2941,22 +2941,22 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -3008,7 +3008,7 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3016,22 +3016,22 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -3080,7 +3080,7 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3088,22 +3088,22 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -3155,36 +3155,36 @@ static void mpicheck_f_plain_alltoallw(void **next, const char *next_name, const
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -3235,36 +3235,36 @@ static void mpicheck_f_desc_alltoallw(void **next, const char *next_name, const 
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -3311,36 +3311,36 @@ static void mpicheck_f_plain_alltoallw_c(void **next, const char *next_name, con
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -3384,36 +3384,36 @@ static void mpicheck_f_desc_alltoallw_c(void **next, const char *next_name, cons
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -3462,7 +3462,7 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3470,29 +3470,29 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -3549,7 +3549,7 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3557,29 +3557,29 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -3632,7 +3632,7 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3640,29 +3640,29 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -3712,7 +3712,7 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3720,29 +3720,29 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -5172,16 +5172,16 @@ static void mpicheck_f_plain_cart_coords(void **next, const char *next_name, con
     int maxdims = (int)(*f_maxdims);
     MPI_Fint *coords __attribute__((unused)) = f_coords;
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(59, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_coords))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_coords = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(59, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rank));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxdims));
-        mpicheck_o_coords = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_coords + 1 + 1 * MPICHECK_POS(mpicheck_n_coords));
+        mpicheck_o_coords = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -5189,8 +5189,8 @@ static void mpicheck_f_plain_cart_coords(void **next, const char *next_name, con
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_rank, f_maxdims, f_coords, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_coords[0] = mpicheck_n_coords;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_coords[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_coords, 8, mpicheck_n_coords);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) MPICHECK_SET(mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_coords[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -5229,7 +5229,7 @@ static void mpicheck_f_plain_cart_create(void **next, const char *next_name, con
     MPI_Fint *comm_cart __attribute__((unused)) = f_comm_cart;
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(60, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_periods)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(60, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_cart = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -5238,12 +5238,12 @@ static void mpicheck_f_plain_cart_create(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_dims[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_dims[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_periods;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_periods[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_periods[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_cart = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
@@ -5294,21 +5294,21 @@ static void mpicheck_f_plain_cart_get(void **next, const char *next_name, const 
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(maxdims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(maxdims);
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(61, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_periods))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_coords))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_dims = NULL;
-    int64_t *mpicheck_o_periods = NULL;
-    int64_t *mpicheck_o_coords = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(61, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_dims = NULL;
+    unsigned char *mpicheck_o_periods = NULL;
+    unsigned char *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxdims));
-        mpicheck_o_dims = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_dims + 1 + 1 * MPICHECK_POS(mpicheck_n_dims));
-        mpicheck_o_periods = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_periods + 1 + 1 * MPICHECK_POS(mpicheck_n_periods));
-        mpicheck_o_coords = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_coords + 1 + 1 * MPICHECK_POS(mpicheck_n_coords));
+        mpicheck_o_dims = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims);
+        mpicheck_o_periods = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_periods + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods);
+        mpicheck_o_coords = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -5316,12 +5316,12 @@ static void mpicheck_f_plain_cart_get(void **next, const char *next_name, const 
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_maxdims, f_dims, f_periods, f_coords, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_dims[0] = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) mpicheck_o_dims[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_dims[mpicheck_i])) : -1;
-        mpicheck_o_periods[0] = mpicheck_n_periods;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_periods; mpicheck_i < mpicheck_n_periods; mpicheck_i++) mpicheck_o_periods[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_periods[mpicheck_i])) : -1;
-        mpicheck_o_coords[0] = mpicheck_n_coords;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_coords[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_dims, 8, mpicheck_n_dims);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_SET(mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_dims[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_periods, 8, mpicheck_n_periods);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_periods; mpicheck_i < mpicheck_n_periods; mpicheck_i++) MPICHECK_SET(mpicheck_o_periods + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_periods[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_coords, 8, mpicheck_n_coords);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) MPICHECK_SET(mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_coords[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -5359,7 +5359,7 @@ static void mpicheck_f_plain_cart_map(void **next, const char *next_name, const 
     MPI_Fint *newrank __attribute__((unused)) = f_newrank;
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(62, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_periods)) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(62, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -5368,12 +5368,12 @@ static void mpicheck_f_plain_cart_map(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_dims[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_dims[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_periods;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_periods[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_periods[mpicheck_i])));
         mpicheck_o_newrank = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -5418,7 +5418,7 @@ static void mpicheck_f_plain_cart_rank(void **next, const char *next_name, const
     MPI_Fint *coords __attribute__((unused)) = f_coords;
     MPI_Fint *rank __attribute__((unused)) = f_rank;
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(63, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_coords)) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(63, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -5426,8 +5426,8 @@ static void mpicheck_f_plain_cart_rank(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_coords;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_coords; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_coords[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_coords; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_coords[mpicheck_i])));
         mpicheck_o_rank = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -5529,7 +5529,7 @@ static void mpicheck_f_plain_cart_sub(void **next, const char *next_name, const 
     MPI_Fint *remain_dims __attribute__((unused)) = f_remain_dims;
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
     int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(65, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_remain_dims)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(65, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_remain_dims) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -5537,8 +5537,8 @@ static void mpicheck_f_plain_cart_sub(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_remain_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_remain_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_remain_dims[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_remain_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_remain_dims[mpicheck_i])));
         mpicheck_o_newcomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
         (void)mpicheck_p;
@@ -7599,9 +7599,9 @@ static void mpicheck_f_plain_comm_spawn(void **next, const char *next_name, cons
     MPI_Fint *intercomm __attribute__((unused)) = f_intercomm;
     MPI_Fint *array_of_errcodes __attribute__((unused)) = (MPI_Fint *)mpicheck_f_array(f_array_of_errcodes);
     int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs)));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(109, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(109, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_intercomm = NULL;
-    int64_t *mpicheck_o_array_of_errcodes = NULL;
+    unsigned char *mpicheck_o_array_of_errcodes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -7613,8 +7613,8 @@ static void mpicheck_f_plain_comm_spawn(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_intercomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
-        mpicheck_o_array_of_errcodes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_errcodes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes));
+        mpicheck_o_array_of_errcodes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -7623,8 +7623,8 @@ static void mpicheck_f_plain_comm_spawn(void **next, const char *next_name, cons
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_intercomm, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(PMPI_Comm_f2c(*f_intercomm)));
-        mpicheck_o_array_of_errcodes[0] = mpicheck_n_array_of_errcodes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) mpicheck_o_array_of_errcodes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_errcodes[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_errcodes, 8, mpicheck_n_array_of_errcodes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_errcodes[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_intercomm), site, MPICHECK_FLAG_FORTRAN);
@@ -7668,9 +7668,9 @@ static void mpicheck_f_plain_comm_spawn_multiple(void **next, const char *next_n
     int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_errcodes = -1;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(110, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_maxprocs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_info)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(110, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_maxprocs)) + 8 + MPICHECK_WIDTH(MPI_Info) * MPICHECK_POS(mpicheck_n_array_of_info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_intercomm = NULL;
-    int64_t *mpicheck_o_array_of_errcodes = NULL;
+    unsigned char *mpicheck_o_array_of_errcodes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -7679,18 +7679,18 @@ static void mpicheck_f_plain_comm_spawn_multiple(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_argv));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_maxprocs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_maxprocs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_maxprocs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_maxprocs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_maxprocs[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_info;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_info; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Info_f2c(f_array_of_info[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_info; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(PMPI_Info_f2c(f_array_of_info[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_intercomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
-        mpicheck_o_array_of_errcodes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_errcodes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes));
+        mpicheck_o_array_of_errcodes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -7699,8 +7699,8 @@ static void mpicheck_f_plain_comm_spawn_multiple(void **next, const char *next_n
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_intercomm, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(PMPI_Comm_f2c(*f_intercomm)));
-        mpicheck_o_array_of_errcodes[0] = mpicheck_n_array_of_errcodes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) mpicheck_o_array_of_errcodes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_errcodes[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_errcodes, 8, mpicheck_n_array_of_errcodes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_errcodes[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, PMPI_Comm_f2c(*f_intercomm), site, MPICHECK_FLAG_FORTRAN);
@@ -7992,8 +7992,8 @@ static void mpicheck_f_plain_dims_create(void **next, const char *next_name, con
     int ndims = (int)(*f_ndims);
     MPI_Fint *dims __attribute__((unused)) = f_dims;
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(116, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_dims = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(116, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_dims = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -8001,10 +8001,10 @@ static void mpicheck_f_plain_dims_create(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_dims[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_dims = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_dims + 1 + 1 * MPICHECK_POS(mpicheck_n_dims));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_dims[mpicheck_i])));
+        mpicheck_o_dims = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -8012,8 +8012,8 @@ static void mpicheck_f_plain_dims_create(void **next, const char *next_name, con
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_nnodes, f_ndims, f_dims, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_dims[0] = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) mpicheck_o_dims[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_dims[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_dims, 8, mpicheck_n_dims);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_SET(mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_dims[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -8057,7 +8057,7 @@ static void mpicheck_f_plain_dist_graph_create(void **next, const char *next_nam
     int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : (int64_t)(n);
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(mpicheck_sum(degrees, n));
     int64_t mpicheck_n_weights = (weights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n)));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(117, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sources))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_degrees))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destinations))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_weights)) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(117, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_degrees)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_weights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -8066,20 +8066,20 @@ static void mpicheck_f_plain_dist_graph_create(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sources;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sources[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sources[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_degrees;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_degrees; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_degrees[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_degrees; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_degrees[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_destinations;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_destinations[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_destinations[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_weights;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_weights; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_weights[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_weights; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_weights[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_dist_graph = mpicheck_p;
@@ -8137,7 +8137,7 @@ static void mpicheck_f_plain_dist_graph_create_adjacent(void **next, const char 
     int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, indegree));
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(outdegree);
     int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, outdegree));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(118, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sources))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sourceweights)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destinations))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destweights)) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(118, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -8146,21 +8146,21 @@ static void mpicheck_f_plain_dist_graph_create_adjacent(void **next, const char 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(indegree));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sources;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sources[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sources[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sourceweights;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sourceweights[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sourceweights[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(outdegree));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_destinations;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_destinations[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_destinations[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_destweights;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_destweights[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_destweights[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_dist_graph = mpicheck_p;
@@ -8215,25 +8215,25 @@ static void mpicheck_f_plain_dist_graph_neighbors(void **next, const char *next_
     int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, maxindegree));
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(maxoutdegree);
     int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, maxoutdegree));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(119, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sources))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sourceweights)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destinations))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destweights))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_sources = NULL;
-    int64_t *mpicheck_o_sourceweights = NULL;
-    int64_t *mpicheck_o_destinations = NULL;
-    int64_t *mpicheck_o_destweights = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(119, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_sources = NULL;
+    unsigned char *mpicheck_o_sourceweights = NULL;
+    unsigned char *mpicheck_o_destinations = NULL;
+    unsigned char *mpicheck_o_destweights = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxindegree));
-        mpicheck_o_sources = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_sources + 1 + 1 * MPICHECK_POS(mpicheck_n_sources));
-        mpicheck_o_sourceweights = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_sourceweights + 1 + 1 * MPICHECK_POS(mpicheck_n_sourceweights));
+        mpicheck_o_sources = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_sources + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources);
+        mpicheck_o_sourceweights = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_sourceweights + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxoutdegree));
-        mpicheck_o_destinations = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_destinations + 1 + 1 * MPICHECK_POS(mpicheck_n_destinations));
-        mpicheck_o_destweights = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_destweights + 1 + 1 * MPICHECK_POS(mpicheck_n_destweights));
+        mpicheck_o_destinations = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_destinations + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations);
+        mpicheck_o_destweights = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_destweights + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -8241,14 +8241,14 @@ static void mpicheck_f_plain_dist_graph_neighbors(void **next, const char *next_
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_maxindegree, f_sources, f_sourceweights, f_maxoutdegree, f_destinations, f_destweights, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_sources[0] = mpicheck_n_sources;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sources; mpicheck_i < mpicheck_n_sources; mpicheck_i++) mpicheck_o_sources[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_sources[mpicheck_i])) : -1;
-        mpicheck_o_sourceweights[0] = mpicheck_n_sourceweights;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sourceweights; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) mpicheck_o_sourceweights[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_sourceweights[mpicheck_i])) : -1;
-        mpicheck_o_destinations[0] = mpicheck_n_destinations;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destinations; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) mpicheck_o_destinations[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_destinations[mpicheck_i])) : -1;
-        mpicheck_o_destweights[0] = mpicheck_n_destweights;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destweights; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) mpicheck_o_destweights[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_destweights[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_sources, 8, mpicheck_n_sources);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sources; mpicheck_i < mpicheck_n_sources; mpicheck_i++) MPICHECK_SET(mpicheck_o_sources + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_sources[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_sourceweights, 8, mpicheck_n_sourceweights);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sourceweights; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) MPICHECK_SET(mpicheck_o_sourceweights + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_sourceweights[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_destinations, 8, mpicheck_n_destinations);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destinations; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) MPICHECK_SET(mpicheck_o_destinations + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_destinations[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_destweights, 8, mpicheck_n_destweights);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destweights; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) MPICHECK_SET(mpicheck_o_destweights + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_destweights[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -16798,7 +16798,7 @@ static void mpicheck_f_plain_gatherv(void **next, const char *next_name, const v
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -16808,12 +16808,12 @@ static void mpicheck_f_plain_gatherv(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -16862,7 +16862,7 @@ static void mpicheck_f_desc_gatherv(void **next, const char *next_name, const vo
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -16872,12 +16872,12 @@ static void mpicheck_f_desc_gatherv(void **next, const char *next_name, const vo
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -16922,7 +16922,7 @@ static void mpicheck_f_plain_gatherv_c(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -16932,12 +16932,12 @@ static void mpicheck_f_plain_gatherv_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -16979,7 +16979,7 @@ static void mpicheck_f_desc_gatherv_c(void **next, const char *next_name, const 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -16989,12 +16989,12 @@ static void mpicheck_f_desc_gatherv_c(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17041,7 +17041,7 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17052,12 +17052,12 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17112,7 +17112,7 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17123,12 +17123,12 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17179,7 +17179,7 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17190,12 +17190,12 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17243,7 +17243,7 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17254,12 +17254,12 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -18269,7 +18269,7 @@ static void mpicheck_f_plain_graph_create(void **next, const char *next_name, co
     MPI_Fint *comm_graph __attribute__((unused)) = f_comm_graph;
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(250, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_index))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_edges)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(250, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_graph = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18278,12 +18278,12 @@ static void mpicheck_f_plain_graph_create(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(nnodes));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_index;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_index[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_index[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_edges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_edges[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_edges[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_graph = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
@@ -18333,19 +18333,19 @@ static void mpicheck_f_plain_graph_get(void **next, const char *next_name, const
     MPI_Fint *edges __attribute__((unused)) = f_edges;
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(maxindex);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)(maxedges);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(251, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_index))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_edges))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_index = NULL;
-    int64_t *mpicheck_o_edges = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(251, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_index = NULL;
+    unsigned char *mpicheck_o_edges = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxindex));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxedges));
-        mpicheck_o_index = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_index + 1 + 1 * MPICHECK_POS(mpicheck_n_index));
-        mpicheck_o_edges = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_edges + 1 + 1 * MPICHECK_POS(mpicheck_n_edges));
+        mpicheck_o_index = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_index + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index);
+        mpicheck_o_edges = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_edges + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -18353,10 +18353,10 @@ static void mpicheck_f_plain_graph_get(void **next, const char *next_name, const
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_maxindex, f_maxedges, f_index, f_edges, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_index[0] = mpicheck_n_index;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_index; mpicheck_i < mpicheck_n_index; mpicheck_i++) mpicheck_o_index[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_index[mpicheck_i])) : -1;
-        mpicheck_o_edges[0] = mpicheck_n_edges;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_edges; mpicheck_i < mpicheck_n_edges; mpicheck_i++) mpicheck_o_edges[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_edges[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_index, 8, mpicheck_n_index);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_index; mpicheck_i < mpicheck_n_index; mpicheck_i++) MPICHECK_SET(mpicheck_o_index + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_index[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_edges, 8, mpicheck_n_edges);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_edges; mpicheck_i < mpicheck_n_edges; mpicheck_i++) MPICHECK_SET(mpicheck_o_edges + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_edges[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -18394,7 +18394,7 @@ static void mpicheck_f_plain_graph_map(void **next, const char *next_name, const
     MPI_Fint *newrank __attribute__((unused)) = f_newrank;
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(252, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_index))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_edges)) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(252, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18403,12 +18403,12 @@ static void mpicheck_f_plain_graph_map(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(nnodes));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_index;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_index[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_index[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_edges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_edges[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_edges[mpicheck_i])));
         mpicheck_o_newrank = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -18454,16 +18454,16 @@ static void mpicheck_f_plain_graph_neighbors(void **next, const char *next_name,
     int maxneighbors = (int)(*f_maxneighbors);
     MPI_Fint *neighbors __attribute__((unused)) = f_neighbors;
     int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : (int64_t)(maxneighbors);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(253, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_neighbors))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_neighbors = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(253, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_neighbors)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_neighbors = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rank));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxneighbors));
-        mpicheck_o_neighbors = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_neighbors + 1 + 1 * MPICHECK_POS(mpicheck_n_neighbors));
+        mpicheck_o_neighbors = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_neighbors + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_neighbors);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -18471,8 +18471,8 @@ static void mpicheck_f_plain_graph_neighbors(void **next, const char *next_name,
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_rank, f_maxneighbors, f_neighbors, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_neighbors[0] = mpicheck_n_neighbors;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_neighbors; mpicheck_i < mpicheck_n_neighbors; mpicheck_i++) mpicheck_o_neighbors[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_neighbors[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_neighbors, 8, mpicheck_n_neighbors);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_neighbors; mpicheck_i < mpicheck_n_neighbors; mpicheck_i++) MPICHECK_SET(mpicheck_o_neighbors + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_neighbors[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -18808,7 +18808,7 @@ static void mpicheck_f_plain_group_excl(void **next, const char *next_name, cons
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
     int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(261, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks)) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(261, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18817,8 +18817,8 @@ static void mpicheck_f_plain_group_excl(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranks;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_ranks[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_ranks[mpicheck_i])));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -18961,7 +18961,7 @@ static void mpicheck_f_plain_group_incl(void **next, const char *next_name, cons
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
     int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(266, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks)) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(266, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18970,8 +18970,8 @@ static void mpicheck_f_plain_group_incl(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranks;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_ranks[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_ranks[mpicheck_i])));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -19067,7 +19067,7 @@ static void mpicheck_f_plain_group_range_excl(void **next, const char *next_name
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
     int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(268, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranges)) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(268, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19076,8 +19076,8 @@ static void mpicheck_f_plain_group_range_excl(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_ranges[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_ranges[mpicheck_i])));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -19123,7 +19123,7 @@ static void mpicheck_f_plain_group_range_incl(void **next, const char *next_name
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
     int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(269, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranges)) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(269, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19132,8 +19132,8 @@ static void mpicheck_f_plain_group_range_incl(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_ranges[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_ranges[mpicheck_i])));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -19277,8 +19277,8 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
     MPI_Fint *ranks2 __attribute__((unused)) = f_ranks2;
     int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : (int64_t)(n);
     int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : (int64_t)(n);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(273, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks1)) + MPICHECK_WIDTH(MPI_Group)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks2))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_ranks2 = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(273, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks1) + MPICHECK_WIDTH(MPI_Group)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks2)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_ranks2 = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -19286,11 +19286,11 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranks1;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks1; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_ranks1[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks1; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_ranks1[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Group), MPICHECK_W(group2));
-        mpicheck_o_ranks2 = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_ranks2 + 1 + 1 * MPICHECK_POS(mpicheck_n_ranks2));
+        mpicheck_o_ranks2 = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_ranks2 + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks2);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -19298,8 +19298,8 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group1, f_n, f_ranks1, f_group2, f_ranks2, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_ranks2[0] = mpicheck_n_ranks2;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) mpicheck_o_ranks2[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_ranks2[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_ranks2, 8, mpicheck_n_ranks2);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) MPICHECK_SET(mpicheck_o_ranks2 + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_ranks2[mpicheck_i])) : -1);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -19604,7 +19604,7 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19615,12 +19615,12 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -19671,7 +19671,7 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19682,12 +19682,12 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -19734,7 +19734,7 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19745,12 +19745,12 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -19794,7 +19794,7 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19805,12 +19805,12 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20278,7 +20278,7 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20286,22 +20286,22 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20355,7 +20355,7 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20363,22 +20363,22 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20428,7 +20428,7 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20436,22 +20436,22 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20498,7 +20498,7 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20506,22 +20506,22 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20573,7 +20573,7 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20581,29 +20581,29 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -20658,7 +20658,7 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20666,29 +20666,29 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -20739,7 +20739,7 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20747,29 +20747,29 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -20817,7 +20817,7 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20825,29 +20825,29 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -21774,7 +21774,7 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21785,12 +21785,12 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -21843,7 +21843,7 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21854,12 +21854,12 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -21908,7 +21908,7 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21919,12 +21919,12 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -21970,7 +21970,7 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21981,12 +21981,12 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -22517,7 +22517,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22528,12 +22528,12 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -22584,7 +22584,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22595,12 +22595,12 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -22647,7 +22647,7 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22658,12 +22658,12 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -22707,7 +22707,7 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22718,12 +22718,12 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -22986,7 +22986,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22994,22 +22994,22 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -23063,7 +23063,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23071,22 +23071,22 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -23136,7 +23136,7 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23144,22 +23144,22 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -23206,7 +23206,7 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23214,22 +23214,22 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -23281,7 +23281,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23289,29 +23289,29 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -23366,7 +23366,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23374,29 +23374,29 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -23447,7 +23447,7 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23455,29 +23455,29 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -23525,7 +23525,7 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23533,29 +23533,29 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -24935,7 +24935,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24944,8 +24944,8 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -24994,7 +24994,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25003,8 +25003,8 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -25049,7 +25049,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25058,8 +25058,8 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -25101,7 +25101,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25110,8 +25110,8 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -26042,7 +26042,7 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26050,12 +26050,12 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -26111,7 +26111,7 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26119,12 +26119,12 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -26176,7 +26176,7 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26184,12 +26184,12 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -26238,7 +26238,7 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26246,12 +26246,12 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -28018,7 +28018,7 @@ static void mpicheck_f_plain_neighbor_allgatherv(void **next, const char *next_n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -28028,12 +28028,12 @@ static void mpicheck_f_plain_neighbor_allgatherv(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -28080,7 +28080,7 @@ static void mpicheck_f_desc_neighbor_allgatherv(void **next, const char *next_na
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -28090,12 +28090,12 @@ static void mpicheck_f_desc_neighbor_allgatherv(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -28138,7 +28138,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_c(void **next, const char *next
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -28148,12 +28148,12 @@ static void mpicheck_f_plain_neighbor_allgatherv_c(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -28193,7 +28193,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_c(void **next, const char *next_
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -28203,12 +28203,12 @@ static void mpicheck_f_desc_neighbor_allgatherv_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -28253,7 +28253,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28264,12 +28264,12 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -28322,7 +28322,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28333,12 +28333,12 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -28387,7 +28387,7 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28398,12 +28398,12 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -28449,7 +28449,7 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28460,12 +28460,12 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -28929,29 +28929,29 @@ static void mpicheck_f_plain_neighbor_alltoallv(void **next, const char *next_na
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -29001,29 +29001,29 @@ static void mpicheck_f_desc_neighbor_alltoallv(void **next, const char *next_nam
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -29069,29 +29069,29 @@ static void mpicheck_f_plain_neighbor_alltoallv_c(void **next, const char *next_
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -29134,29 +29134,29 @@ static void mpicheck_f_desc_neighbor_alltoallv_c(void **next, const char *next_n
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -29204,7 +29204,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29212,22 +29212,22 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -29283,7 +29283,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29291,22 +29291,22 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -29358,7 +29358,7 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29366,22 +29366,22 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -29430,7 +29430,7 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29438,22 +29438,22 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -29505,36 +29505,36 @@ static void mpicheck_f_plain_neighbor_alltoallw(void **next, const char *next_na
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -29585,36 +29585,36 @@ static void mpicheck_f_desc_neighbor_alltoallw(void **next, const char *next_nam
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -29661,36 +29661,36 @@ static void mpicheck_f_plain_neighbor_alltoallw_c(void **next, const char *next_
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -29734,36 +29734,36 @@ static void mpicheck_f_desc_neighbor_alltoallw_c(void **next, const char *next_n
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -29812,7 +29812,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29820,29 +29820,29 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -29899,7 +29899,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29907,29 +29907,29 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -29982,7 +29982,7 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29990,29 +29990,29 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -30062,7 +30062,7 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30070,29 +30070,29 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_sdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_sendtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_rdispls[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_recvtypes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -31115,15 +31115,15 @@ static void mpicheck_f_plain_pready_list(void **next, const char *next_name, con
     MPI_Fint *array_of_partitions __attribute__((unused)) = f_array_of_partitions;
     MPI_Request request = PMPI_Request_f2c(*f_request);
     int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : (int64_t)(length);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(408, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_partitions)) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(408, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_partitions) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(length));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_partitions;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_partitions; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_partitions[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_partitions; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_partitions[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(request));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -33039,7 +33039,7 @@ static void mpicheck_f_plain_reduce_scatter(void **next, const char *next_name, 
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -33047,8 +33047,8 @@ static void mpicheck_f_plain_reduce_scatter(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -33093,7 +33093,7 @@ static void mpicheck_f_desc_reduce_scatter(void **next, const char *next_name, c
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -33101,8 +33101,8 @@ static void mpicheck_f_desc_reduce_scatter(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -33143,7 +33143,7 @@ static void mpicheck_f_plain_reduce_scatter_c(void **next, const char *next_name
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -33151,8 +33151,8 @@ static void mpicheck_f_plain_reduce_scatter_c(void **next, const char *next_name
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -33190,7 +33190,7 @@ static void mpicheck_f_desc_reduce_scatter_c(void **next, const char *next_name,
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -33198,8 +33198,8 @@ static void mpicheck_f_desc_reduce_scatter_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -33640,7 +33640,7 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33649,8 +33649,8 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -33701,7 +33701,7 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33710,8 +33710,8 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -33758,7 +33758,7 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33767,8 +33767,8 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -33812,7 +33812,7 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33821,8 +33821,8 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_recvcounts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -34204,7 +34204,7 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -34213,8 +34213,8 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
@@ -34273,7 +34273,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -34283,8 +34283,8 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_flag = mpicheck_p;
@@ -34351,9 +34351,9 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_outcount = NULL;
-    int64_t *mpicheck_o_array_of_indices = NULL;
+    unsigned char *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -34361,12 +34361,12 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
         mpicheck_o_outcount = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
-        mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
+        mpicheck_o_array_of_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -34378,8 +34378,8 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
     if (mpicheck_w) {
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) mpicheck_f_status_to_c(mpicheck_fs_array_of_statuses + MPICHECK_F_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_outcount)));
-        mpicheck_o_array_of_indices[0] = mpicheck_n_array_of_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
@@ -36341,19 +36341,19 @@ static void mpicheck_f_plain_scatterv(void **next, const char *next_name, const 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -36405,19 +36405,19 @@ static void mpicheck_f_desc_scatterv(void **next, const char *next_name, const v
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -36465,19 +36465,19 @@ static void mpicheck_f_plain_scatterv_c(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -36522,19 +36522,19 @@ static void mpicheck_f_desc_scatterv_c(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -36584,7 +36584,7 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36592,12 +36592,12 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -36655,7 +36655,7 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36663,12 +36663,12 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -36722,7 +36722,7 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36730,12 +36730,12 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -36786,7 +36786,7 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
     MPI_Fint *request __attribute__((unused)) = f_request;
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36794,12 +36794,12 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_sendcounts[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_displs[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -38995,18 +38995,18 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -39014,8 +39014,8 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -39787,8 +39787,8 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -39797,10 +39797,10 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
@@ -39813,8 +39813,8 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) mpicheck_f_status_to_c(mpicheck_fs_array_of_statuses + MPICHECK_F_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*flag ? mpicheck_n_array_of_statuses : 0); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
@@ -39861,8 +39861,8 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -39872,10 +39872,10 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_flag = mpicheck_p;
@@ -39890,8 +39890,8 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_index)));
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
@@ -39944,10 +39944,10 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
-    int64_t *mpicheck_o_array_of_indices = NULL;
+    unsigned char *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -39955,14 +39955,14 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_outcount = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
-        mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
+        mpicheck_o_array_of_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -39973,11 +39973,11 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) mpicheck_f_status_to_c(mpicheck_fs_array_of_statuses + MPICHECK_F_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_outcount)));
-        mpicheck_o_array_of_indices[0] = mpicheck_n_array_of_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
@@ -40218,7 +40218,7 @@ static void mpicheck_f_plain_type_create_darray(void **next, const char *next_na
     int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(584, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(584, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40228,20 +40228,20 @@ static void mpicheck_f_plain_type_create_darray(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_gsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_gsizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_gsizes[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_distribs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_distribs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_distribs[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_dargs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_dargs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_dargs[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_psizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_psizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_psizes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -40298,7 +40298,7 @@ static void mpicheck_f_plain_type_create_darray_c(void **next, const char *next_
     int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(585, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(585, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40308,20 +40308,20 @@ static void mpicheck_f_plain_type_create_darray_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_gsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_gsizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_gsizes[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_distribs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_distribs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_distribs[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_dargs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_dargs[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_dargs[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_psizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_psizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_psizes[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -40512,7 +40512,7 @@ static void mpicheck_f_plain_type_create_hindexed(void **next, const char *next_
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(589, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(589, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40520,12 +40520,12 @@ static void mpicheck_f_plain_type_create_hindexed(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_blocklengths[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_blocklengths[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -40574,7 +40574,7 @@ static void mpicheck_f_plain_type_create_hindexed_c(void **next, const char *nex
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(590, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(590, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40582,12 +40582,12 @@ static void mpicheck_f_plain_type_create_hindexed_c(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_blocklengths[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_blocklengths[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -40628,7 +40628,7 @@ static void mpicheck_f_plain_type_create_hindexed_block(void **next, const char 
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(591, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(591, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40637,8 +40637,8 @@ static void mpicheck_f_plain_type_create_hindexed_block(void **next, const char 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -40686,7 +40686,7 @@ static void mpicheck_f_plain_type_create_hindexed_block_c(void **next, const cha
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(592, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(592, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40695,8 +40695,8 @@ static void mpicheck_f_plain_type_create_hindexed_block_c(void **next, const cha
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -40838,7 +40838,7 @@ static void mpicheck_f_plain_type_create_indexed_block(void **next, const char *
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(595, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(595, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40847,8 +40847,8 @@ static void mpicheck_f_plain_type_create_indexed_block(void **next, const char *
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -40896,7 +40896,7 @@ static void mpicheck_f_plain_type_create_indexed_block_c(void **next, const char
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(596, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(596, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -40905,8 +40905,8 @@ static void mpicheck_f_plain_type_create_indexed_block_c(void **next, const char
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -41098,7 +41098,7 @@ static void mpicheck_f_plain_type_create_struct(void **next, const char *next_na
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(600, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_types)) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(600, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -41106,16 +41106,16 @@ static void mpicheck_f_plain_type_create_struct(void **next, const char *next_na
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_blocklengths[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_blocklengths[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Aint)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(f_array_of_displacements[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_types;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_array_of_types[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_array_of_types[mpicheck_i])));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
         (void)mpicheck_p;
@@ -41164,7 +41164,7 @@ static void mpicheck_f_plain_type_create_struct_c(void **next, const char *next_
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(601, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_types)) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(601, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -41172,16 +41172,16 @@ static void mpicheck_f_plain_type_create_struct_c(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_blocklengths[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_blocklengths[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_types;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Type_f2c(f_array_of_types[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(PMPI_Type_f2c(f_array_of_types[mpicheck_i])));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
         (void)mpicheck_p;
@@ -41225,7 +41225,7 @@ static void mpicheck_f_plain_type_create_subarray(void **next, const char *next_
     int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(602, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(602, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -41233,16 +41233,16 @@ static void mpicheck_f_plain_type_create_subarray(void **next, const char *next_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_sizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_sizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_sizes[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_subsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_subsizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_subsizes[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_starts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_starts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_starts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -41295,7 +41295,7 @@ static void mpicheck_f_plain_type_create_subarray_c(void **next, const char *nex
     int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(603, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(603, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -41303,16 +41303,16 @@ static void mpicheck_f_plain_type_create_subarray_c(void **next, const char *nex
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_sizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_sizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_sizes[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_subsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_subsizes[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_subsizes[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_starts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_starts[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_starts[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -41597,10 +41597,10 @@ static void mpicheck_f_plain_type_get_contents(void **next, const char *next_nam
     int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
     int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
     int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(611, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_array_of_integers = NULL;
-    int64_t *mpicheck_o_array_of_addresses = NULL;
-    int64_t *mpicheck_o_array_of_datatypes = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(611, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_array_of_integers = NULL;
+    unsigned char *mpicheck_o_array_of_addresses = NULL;
+    unsigned char *mpicheck_o_array_of_datatypes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -41608,12 +41608,12 @@ static void mpicheck_f_plain_type_get_contents(void **next, const char *next_nam
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(max_integers));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(max_addresses));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(max_datatypes));
-        mpicheck_o_array_of_integers = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_integers + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers));
-        mpicheck_o_array_of_addresses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_addresses + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses));
-        mpicheck_o_array_of_datatypes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_datatypes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes));
+        mpicheck_o_array_of_integers = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers);
+        mpicheck_o_array_of_addresses = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses);
+        mpicheck_o_array_of_datatypes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -41621,12 +41621,12 @@ static void mpicheck_f_plain_type_get_contents(void **next, const char *next_nam
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Aint *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_max_integers, f_max_addresses, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_datatypes, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_array_of_integers[0] = mpicheck_n_array_of_integers;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) mpicheck_o_array_of_integers[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_integers[mpicheck_i])) : -1;
-        mpicheck_o_array_of_addresses[0] = mpicheck_n_array_of_addresses;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) mpicheck_o_array_of_addresses[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((MPI_Aint)(f_array_of_addresses[mpicheck_i])) : -1;
-        mpicheck_o_array_of_datatypes[0] = mpicheck_n_array_of_datatypes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Type_f2c(f_array_of_datatypes[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_integers, 8, mpicheck_n_array_of_integers);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_integers[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_addresses, 8, mpicheck_n_array_of_addresses);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * mpicheck_i, MPICHECK_WIDTH(MPI_Aint), mpicheck_i < mpicheck_v ? MPICHECK_W((MPI_Aint)(f_array_of_addresses[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_datatypes, 8, mpicheck_n_array_of_datatypes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * mpicheck_i, MPICHECK_WIDTH(MPI_Datatype), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Type_f2c(f_array_of_datatypes[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -41670,11 +41670,11 @@ static void mpicheck_f_plain_type_get_contents_c(void **next, const char *next_n
     int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
     int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : (int64_t)(max_large_counts);
     int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(612, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_large_counts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_array_of_integers = NULL;
-    int64_t *mpicheck_o_array_of_addresses = NULL;
-    int64_t *mpicheck_o_array_of_large_counts = NULL;
-    int64_t *mpicheck_o_array_of_datatypes = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(612, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_large_counts)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_array_of_integers = NULL;
+    unsigned char *mpicheck_o_array_of_addresses = NULL;
+    unsigned char *mpicheck_o_array_of_large_counts = NULL;
+    unsigned char *mpicheck_o_array_of_datatypes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -41683,14 +41683,14 @@ static void mpicheck_f_plain_type_get_contents_c(void **next, const char *next_n
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(max_addresses));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(max_large_counts));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(max_datatypes));
-        mpicheck_o_array_of_integers = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_integers + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers));
-        mpicheck_o_array_of_addresses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_addresses + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses));
-        mpicheck_o_array_of_large_counts = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_large_counts + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_large_counts));
-        mpicheck_o_array_of_datatypes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_datatypes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes));
+        mpicheck_o_array_of_integers = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers);
+        mpicheck_o_array_of_addresses = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses);
+        mpicheck_o_array_of_large_counts = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_large_counts + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_large_counts);
+        mpicheck_o_array_of_datatypes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -41698,14 +41698,14 @@ static void mpicheck_f_plain_type_get_contents_c(void **next, const char *next_n
     ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Count *, MPI_Fint *, MPI_Aint *, MPI_Count *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_max_integers, f_max_addresses, f_max_large_counts, f_max_datatypes, f_array_of_integers, f_array_of_addresses, f_array_of_large_counts, f_array_of_datatypes, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
-        mpicheck_o_array_of_integers[0] = mpicheck_n_array_of_integers;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) mpicheck_o_array_of_integers[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_integers[mpicheck_i])) : -1;
-        mpicheck_o_array_of_addresses[0] = mpicheck_n_array_of_addresses;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) mpicheck_o_array_of_addresses[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((MPI_Aint)(f_array_of_addresses[mpicheck_i])) : -1;
-        mpicheck_o_array_of_large_counts[0] = mpicheck_n_array_of_large_counts;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_large_counts; mpicheck_i < mpicheck_n_array_of_large_counts; mpicheck_i++) mpicheck_o_array_of_large_counts[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((MPI_Count)(f_array_of_large_counts[mpicheck_i])) : -1;
-        mpicheck_o_array_of_datatypes[0] = mpicheck_n_array_of_datatypes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Type_f2c(f_array_of_datatypes[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_integers, 8, mpicheck_n_array_of_integers);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_integers[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_addresses, 8, mpicheck_n_array_of_addresses);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * mpicheck_i, MPICHECK_WIDTH(MPI_Aint), mpicheck_i < mpicheck_v ? MPICHECK_W((MPI_Aint)(f_array_of_addresses[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_large_counts, 8, mpicheck_n_array_of_large_counts);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_large_counts; mpicheck_i < mpicheck_n_array_of_large_counts; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_large_counts + 8 + MPICHECK_WIDTH(MPI_Count) * mpicheck_i, MPICHECK_WIDTH(MPI_Count), mpicheck_i < mpicheck_v ? MPICHECK_W((MPI_Count)(f_array_of_large_counts[mpicheck_i])) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_datatypes, 8, mpicheck_n_array_of_datatypes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * mpicheck_i, MPICHECK_WIDTH(MPI_Datatype), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Type_f2c(f_array_of_datatypes[mpicheck_i])) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -42264,7 +42264,7 @@ static void mpicheck_f_plain_type_indexed(void **next, const char *next_name, co
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(623, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(623, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -42272,12 +42272,12 @@ static void mpicheck_f_plain_type_indexed(void **next, const char *next_name, co
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_blocklengths[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_blocklengths[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((int)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W((int)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -42326,7 +42326,7 @@ static void mpicheck_f_plain_type_indexed_c(void **next, const char *next_name, 
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(624, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(624, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -42334,12 +42334,12 @@ static void mpicheck_f_plain_type_indexed_c(void **next, const char *next_name, 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_blocklengths[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_blocklengths[mpicheck_i])));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(f_array_of_displacements[mpicheck_i])));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -43290,8 +43290,8 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -43299,10 +43299,10 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -43313,8 +43313,8 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) mpicheck_f_status_to_c(mpicheck_fs_array_of_statuses + MPICHECK_F_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_statuses; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
@@ -43359,8 +43359,8 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
-    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -43369,10 +43369,10 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
@@ -43385,8 +43385,8 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_index)));
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -43438,10 +43438,10 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
             mpicheck_n_array_of_statuses = -1;
         }
     }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), site, MPICHECK_FLAG_FORTRAN);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
-    int64_t *mpicheck_o_array_of_indices = NULL;
+    unsigned char *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -43449,14 +43449,14 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i]));
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_outcount = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
-        mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
+        mpicheck_o_array_of_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -43467,11 +43467,11 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) mpicheck_f_status_to_c(mpicheck_fs_array_of_statuses + MPICHECK_F_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_outcount)));
-        mpicheck_o_array_of_indices[0] = mpicheck_n_array_of_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);

@@ -6230,7 +6230,7 @@ const char mpicheck_schema_text[] =
     "693 MPICHECK_Access write:INT:in:s address:INT:in:s thread:INT:in:s tid:INT:in:s start:INT:in:s len:INT:in:s recv:INT:in:s post_site:INT:in:s\n"
     "694 MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s\n"
     ;
-/* Bytes of each scalar field of the table above, in order (support.c appends them). */
+/* Bytes of each scalar and array element of the table above, in order (support.c appends them). */
 const unsigned char mpicheck_schema_widths[] = {
 #ifdef MPICHECK_HAVE_MPI_Abi_get_fortran_booleans
     MPICHECK_WIDTH(int), 8u, 8u, MPICHECK_WIDTH(int),
@@ -6323,24 +6323,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgatherv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Allgatherv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alloc_mem
     MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Info), 8u,
@@ -6388,44 +6388,44 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallv
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallv_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallv_init
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallv_init_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallw
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallw_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallw_init
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Alltoallw_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Attr_delete
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
@@ -6523,29 +6523,29 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Cart_coords
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
-#else
-    8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Cart_create
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
     8, 8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Cart_get
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
+#ifdef MPICHECK_HAVE_MPI_Cart_create
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8,
+    8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Cart_get
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#else
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Cart_map
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#else
+    8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Cart_rank
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
     8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Cart_rank
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
-#else
-    8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Cart_shift
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
@@ -6553,9 +6553,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Cart_sub
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Comm),
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Cartdim_get
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
@@ -6773,14 +6773,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Comm_spawn
-    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Comm),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Comm_spawn_multiple
-    MPICHECK_WIDTH(int), 8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Comm),
+    MPICHECK_WIDTH(int), 8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Comm_split
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -6808,24 +6808,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Dims_create
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
-#else
-    8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Dist_graph_create
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
-#else
-    8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Dist_graph_create_adjacent
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
-#else
-    8, 8, 8, 8, 8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Dist_graph_neighbors
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
     8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Dist_graph_create
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Dist_graph_create_adjacent
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+#else
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Dist_graph_neighbors
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#else
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Dist_graph_neighbors_count
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
@@ -7383,24 +7383,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gatherv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Gatherv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Get
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Win),
@@ -7473,24 +7473,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Graph_create
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Graph_get
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Graph_map
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Graph_neighbors
-    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Graph_neighbors_count
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
@@ -7528,9 +7528,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_excl
-    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
+    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_f2c
     MPICHECK_WIDTH(MPI_Fint),
@@ -7553,9 +7553,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_incl
-    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
+    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_intersection
     MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(MPI_Group),
@@ -7563,14 +7563,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_range_excl
-    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
+    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_range_incl
-    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
+    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
 #else
-    8, 8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_rank
     MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int),
@@ -7588,9 +7588,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_translate_ranks
-    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group),
+    MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Group_union
     MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(MPI_Group), MPICHECK_WIDTH(MPI_Group),
@@ -7608,14 +7608,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallgatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallgatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iallreduce
     8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
@@ -7638,24 +7638,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ialltoallv
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ialltoallv_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ialltoallw
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ialltoallw_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ibarrier
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
@@ -7703,14 +7703,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Igatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Igatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Improbe
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Message),
@@ -7738,14 +7738,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_allgatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_allgatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoall
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
@@ -7758,24 +7758,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallv
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallv_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallw
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ineighbor_alltoallw_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Info_c2f
     MPICHECK_WIDTH(MPI_Info),
@@ -7908,14 +7908,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce_scatter
-    8u, 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce_scatter_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Ireduce_scatter_block
     8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
@@ -7963,14 +7963,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscatterv
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Iscatterv_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Isend
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Request),
@@ -8083,24 +8083,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgatherv
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgatherv_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgatherv_init
-    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_allgatherv_init_c
-    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoall
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
@@ -8123,44 +8123,44 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallv
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallv_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallv_init
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallv_init_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallw
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallw_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallw_init
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Neighbor_alltoallw_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Op_c2f
     MPICHECK_WIDTH(MPI_Op),
@@ -8263,9 +8263,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Pready_list
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Pready_range
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request),
@@ -8368,14 +8368,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter
-    8u, 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_block
     8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm),
@@ -8398,14 +8398,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_init
-    8u, 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Reduce_scatter_init_c
-    8u, 8u, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Op), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Register_datarep
     8u, 8u, 8u, 8u, 8u,
@@ -8458,19 +8458,19 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_get_status_all
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
-#else
-    8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Request_get_status_any
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
 #else
     8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Request_get_status_some
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#ifdef MPICHECK_HAVE_MPI_Request_get_status_any
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Request_get_status_some
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#else
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Request_toint
     MPICHECK_WIDTH(MPI_Request),
@@ -8568,24 +8568,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatterv
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatterv_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
 #else
-    8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatterv_init
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Scatterv_init_c
-    8u, MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
+    8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), 8u, MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Request),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Send
     8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Comm),
@@ -8753,9 +8753,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Startall
-    MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request),
 #else
-    8,
+    8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Status_c2f
     8u,
@@ -8843,19 +8843,19 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_category_get_categories
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_category_get_cvars
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_category_get_events
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_category_get_index
     8u, MPICHECK_WIDTH(int),
@@ -8878,9 +8878,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_category_get_pvars
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_cvar_get_index
     8u, MPICHECK_WIDTH(int),
@@ -8948,9 +8948,9 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_event_get_info
-    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_T_enum), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_T_enum), MPICHECK_WIDTH(MPI_Info), 8u, MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_T_event_get_num
     MPICHECK_WIDTH(int),
@@ -9098,19 +9098,19 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Testall
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
-#else
-    8, 8,
-#endif
-#ifdef MPICHECK_HAVE_MPI_Testany
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
 #else
     8, 8, 8,
 #endif
-#ifdef MPICHECK_HAVE_MPI_Testsome
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#ifdef MPICHECK_HAVE_MPI_Testany
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8, 8,
+#endif
+#ifdef MPICHECK_HAVE_MPI_Testsome
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+#else
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Topo_test
     MPICHECK_WIDTH(MPI_Comm), MPICHECK_WIDTH(int),
@@ -9138,14 +9138,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_darray
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_darray_c
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_f90_complex
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype),
@@ -9163,24 +9163,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_hindexed
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_hindexed_c
-    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_hindexed_block
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_hindexed_block_c
-    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_hvector
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
@@ -9193,14 +9193,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_indexed_block
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_indexed_block_c
-    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_keyval
     8u, 8u, MPICHECK_WIDTH(int), 8u,
@@ -9218,24 +9218,24 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_struct
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_struct_c
-    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_subarray
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_create_subarray_c
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_delete_attr
     MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int),
@@ -9273,14 +9273,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_get_contents
-    MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_get_contents_c
-    MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count),
+    MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_get_envelope
     MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
@@ -9333,14 +9333,14 @@ const unsigned char mpicheck_schema_widths[] = {
     8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_indexed
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_indexed_c
-    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
+    MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Count), MPICHECK_WIDTH(MPI_Datatype), MPICHECK_WIDTH(MPI_Datatype),
 #else
-    8, 8, 8,
+    8, 8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Type_match_size
     MPICHECK_WIDTH(int), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Datatype),
@@ -9418,19 +9418,19 @@ const unsigned char mpicheck_schema_widths[] = {
     8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Waitall
-    MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request),
 #else
-    8,
+    8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Waitany
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Waitsome
-    MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
+    MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Request), MPICHECK_WIDTH(int), MPICHECK_WIDTH(int),
 #else
-    8, 8,
+    8, 8, 8, 8,
 #endif
 #ifdef MPICHECK_HAVE_MPI_Win_allocate
     MPICHECK_WIDTH(MPI_Aint), MPICHECK_WIDTH(int), MPICHECK_WIDTH(MPI_Info), MPICHECK_WIDTH(MPI_Comm), 8u, MPICHECK_WIDTH(MPI_Win),
@@ -9657,11 +9657,11 @@ const unsigned char mpicheck_schema_widths[] = {
 #else
     8,
 #endif
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 };
-const uint32_t mpicheck_schema_scalars = 2812;
-_Static_assert(sizeof(mpicheck_schema_widths) == 2812, "one width per scalar field");
-char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 2812 + 74];
+const uint32_t mpicheck_schema_scalars = 3087;
+_Static_assert(sizeof(mpicheck_schema_widths) == 3087, "one width per scalar field");
+char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 3087 + 74];
 const uint16_t mpicheck_sync_id = 692;
 const uint16_t mpicheck_access_id = 693;
 const uint16_t mpicheck_buffers_id = 694;
@@ -10229,7 +10229,7 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -10239,12 +10239,12 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -10270,7 +10270,7 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -10280,12 +10280,12 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -10311,7 +10311,7 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10322,12 +10322,12 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -10357,7 +10357,7 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10368,12 +10368,12 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -10705,29 +10705,29 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -10755,29 +10755,29 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -10805,7 +10805,7 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10813,22 +10813,22 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -10860,7 +10860,7 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10868,22 +10868,22 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -10917,36 +10917,36 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -10975,36 +10975,36 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -11033,7 +11033,7 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11041,29 +11041,29 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -11096,7 +11096,7 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11104,29 +11104,29 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -11762,24 +11762,24 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(59, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_coords))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_coords = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(59, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rank));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxdims));
-        mpicheck_o_coords = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_coords + 1 + 1 * MPICHECK_POS(mpicheck_n_coords));
+        mpicheck_o_coords = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Cart_coords(comm, rank, maxdims, coords);
     if (mpicheck_w) {
-        mpicheck_o_coords[0] = mpicheck_n_coords;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(coords[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_coords, 8, mpicheck_n_coords);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) MPICHECK_SET(mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(coords[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -11797,7 +11797,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(60, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_periods)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(60, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_cart = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11806,12 +11806,12 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(dims[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dims[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_periods;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(periods[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(periods[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_cart = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
@@ -11841,33 +11841,33 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(maxdims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(maxdims);
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(61, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_periods))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_coords))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_dims = NULL;
-    int64_t *mpicheck_o_periods = NULL;
-    int64_t *mpicheck_o_coords = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(61, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_dims = NULL;
+    unsigned char *mpicheck_o_periods = NULL;
+    unsigned char *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxdims));
-        mpicheck_o_dims = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_dims + 1 + 1 * MPICHECK_POS(mpicheck_n_dims));
-        mpicheck_o_periods = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_periods + 1 + 1 * MPICHECK_POS(mpicheck_n_periods));
-        mpicheck_o_coords = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_coords + 1 + 1 * MPICHECK_POS(mpicheck_n_coords));
+        mpicheck_o_dims = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims);
+        mpicheck_o_periods = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_periods + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods);
+        mpicheck_o_coords = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Cart_get(comm, maxdims, dims, periods, coords);
     if (mpicheck_w) {
-        mpicheck_o_dims[0] = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) mpicheck_o_dims[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(dims[mpicheck_i]) : -1;
-        mpicheck_o_periods[0] = mpicheck_n_periods;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_periods; mpicheck_i < mpicheck_n_periods; mpicheck_i++) mpicheck_o_periods[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(periods[mpicheck_i]) : -1;
-        mpicheck_o_coords[0] = mpicheck_n_coords;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) mpicheck_o_coords[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(coords[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_dims, 8, mpicheck_n_dims);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_SET(mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(dims[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_periods, 8, mpicheck_n_periods);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_periods; mpicheck_i < mpicheck_n_periods; mpicheck_i++) MPICHECK_SET(mpicheck_o_periods + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(periods[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_coords, 8, mpicheck_n_coords);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_coords; mpicheck_i < mpicheck_n_coords; mpicheck_i++) MPICHECK_SET(mpicheck_o_coords + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(coords[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -11885,7 +11885,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(62, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_periods)) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(62, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11894,12 +11894,12 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(dims[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dims[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_periods;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(periods[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_periods; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(periods[mpicheck_i]));
         mpicheck_o_newrank = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -11925,7 +11925,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(63, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_coords)) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(63, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11933,8 +11933,8 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_coords;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_coords; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(coords[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_coords; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(coords[mpicheck_i]));
         mpicheck_o_rank = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -11996,7 +11996,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(65, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_remain_dims)) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(65, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_remain_dims) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -12004,8 +12004,8 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_remain_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_remain_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(remain_dims[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_remain_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(remain_dims[mpicheck_i]));
         mpicheck_o_newcomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
         (void)mpicheck_p;
@@ -13319,9 +13319,9 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs)));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(109, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(109, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_intercomm = NULL;
-    int64_t *mpicheck_o_array_of_errcodes = NULL;
+    unsigned char *mpicheck_o_array_of_errcodes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -13333,8 +13333,8 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_intercomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
-        mpicheck_o_array_of_errcodes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_errcodes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes));
+        mpicheck_o_array_of_errcodes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13342,8 +13342,8 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
     int mpicheck_ret = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_intercomm, MPICHECK_WIDTH(MPI_Comm), (intercomm ? MPICHECK_W(*intercomm) : 0));
-        mpicheck_o_array_of_errcodes[0] = mpicheck_n_array_of_errcodes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) mpicheck_o_array_of_errcodes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_errcodes[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_errcodes, 8, mpicheck_n_array_of_errcodes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_errcodes[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *intercomm, __builtin_return_address(0), 0);
@@ -13363,9 +13363,9 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
     int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_errcodes = -1;
-    int64_t *mpicheck_w = mpicheck_begin_bytes(110, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_maxprocs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_info)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(110, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_maxprocs)) + 8 + MPICHECK_WIDTH(MPI_Info) * MPICHECK_POS(mpicheck_n_array_of_info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_intercomm = NULL;
-    int64_t *mpicheck_o_array_of_errcodes = NULL;
+    unsigned char *mpicheck_o_array_of_errcodes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -13374,18 +13374,18 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(array_of_argv));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_maxprocs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_maxprocs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_maxprocs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_maxprocs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_maxprocs[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_info;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_info; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_info[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_info; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(array_of_info[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_intercomm = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
-        mpicheck_o_array_of_errcodes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_errcodes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_errcodes));
+        mpicheck_o_array_of_errcodes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
@@ -13393,8 +13393,8 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
     int mpicheck_ret = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_intercomm, MPICHECK_WIDTH(MPI_Comm), (intercomm ? MPICHECK_W(*intercomm) : 0));
-        mpicheck_o_array_of_errcodes[0] = mpicheck_n_array_of_errcodes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) mpicheck_o_array_of_errcodes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_errcodes[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_errcodes, 8, mpicheck_n_array_of_errcodes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_errcodes; mpicheck_i < mpicheck_n_array_of_errcodes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_errcodes + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_errcodes[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (mpicheck_ret == MPI_SUCCESS) mpicheck_comm_info(690, *intercomm, __builtin_return_address(0), 0);
@@ -13567,8 +13567,8 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(116, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_dims))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_dims = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(116, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_dims = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -13576,18 +13576,18 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(dims[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_dims = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_dims + 1 + 1 * MPICHECK_POS(mpicheck_n_dims));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(dims[mpicheck_i]));
+        mpicheck_o_dims = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Dims_create(nnodes, ndims, dims);
     if (mpicheck_w) {
-        mpicheck_o_dims[0] = mpicheck_n_dims;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) mpicheck_o_dims[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(dims[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_dims, 8, mpicheck_n_dims);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_dims; mpicheck_i < mpicheck_n_dims; mpicheck_i++) MPICHECK_SET(mpicheck_o_dims + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(dims[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -13607,7 +13607,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : (int64_t)(n);
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(mpicheck_sum(degrees, n));
     int64_t mpicheck_n_weights = (weights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n)));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(117, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sources))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_degrees))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destinations))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_weights)) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(117, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_degrees)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_weights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13616,20 +13616,20 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sources;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sources[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sources[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_degrees;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_degrees; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(degrees[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_degrees; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(degrees[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_destinations;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(destinations[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(destinations[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_weights;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_weights; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(weights[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_weights; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(weights[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_dist_graph = mpicheck_p;
@@ -13661,7 +13661,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, indegree));
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(outdegree);
     int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, outdegree));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(118, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sources))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sourceweights)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destinations))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destweights)) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(118, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -13670,21 +13670,21 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(indegree));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sources;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sources[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sources; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sources[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sourceweights;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sourceweights[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sourceweights[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(outdegree));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_destinations;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(destinations[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(destinations[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_destweights;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(destweights[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(destweights[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_dist_graph = mpicheck_p;
@@ -13716,39 +13716,39 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
     int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, maxindegree));
     int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(maxoutdegree);
     int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, maxoutdegree));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(119, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sources))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sourceweights)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destinations))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_destweights))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_sources = NULL;
-    int64_t *mpicheck_o_sourceweights = NULL;
-    int64_t *mpicheck_o_destinations = NULL;
-    int64_t *mpicheck_o_destweights = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(119, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_sources = NULL;
+    unsigned char *mpicheck_o_sourceweights = NULL;
+    unsigned char *mpicheck_o_destinations = NULL;
+    unsigned char *mpicheck_o_destweights = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxindegree));
-        mpicheck_o_sources = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_sources + 1 + 1 * MPICHECK_POS(mpicheck_n_sources));
-        mpicheck_o_sourceweights = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_sourceweights + 1 + 1 * MPICHECK_POS(mpicheck_n_sourceweights));
+        mpicheck_o_sources = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_sources + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources);
+        mpicheck_o_sourceweights = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_sourceweights + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxoutdegree));
-        mpicheck_o_destinations = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_destinations + 1 + 1 * MPICHECK_POS(mpicheck_n_destinations));
-        mpicheck_o_destweights = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_destweights + 1 + 1 * MPICHECK_POS(mpicheck_n_destweights));
+        mpicheck_o_destinations = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_destinations + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations);
+        mpicheck_o_destweights = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_destweights + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     if (mpicheck_w) {
-        mpicheck_o_sources[0] = mpicheck_n_sources;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sources; mpicheck_i < mpicheck_n_sources; mpicheck_i++) mpicheck_o_sources[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(sources[mpicheck_i]) : -1;
-        mpicheck_o_sourceweights[0] = mpicheck_n_sourceweights;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sourceweights; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) mpicheck_o_sourceweights[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(sourceweights[mpicheck_i]) : -1;
-        mpicheck_o_destinations[0] = mpicheck_n_destinations;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destinations; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) mpicheck_o_destinations[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(destinations[mpicheck_i]) : -1;
-        mpicheck_o_destweights[0] = mpicheck_n_destweights;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destweights; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) mpicheck_o_destweights[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(destweights[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_sources, 8, mpicheck_n_sources);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sources; mpicheck_i < mpicheck_n_sources; mpicheck_i++) MPICHECK_SET(mpicheck_o_sources + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(sources[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_sourceweights, 8, mpicheck_n_sourceweights);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_sourceweights; mpicheck_i < mpicheck_n_sourceweights; mpicheck_i++) MPICHECK_SET(mpicheck_o_sourceweights + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(sourceweights[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_destinations, 8, mpicheck_n_destinations);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destinations; mpicheck_i < mpicheck_n_destinations; mpicheck_i++) MPICHECK_SET(mpicheck_o_destinations + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(destinations[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_destweights, 8, mpicheck_n_destweights);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_destweights; mpicheck_i < mpicheck_n_destweights; mpicheck_i++) MPICHECK_SET(mpicheck_o_destweights + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(destweights[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -17325,7 +17325,7 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -17335,12 +17335,12 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17367,7 +17367,7 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -17377,12 +17377,12 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17409,7 +17409,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17420,12 +17420,12 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17456,7 +17456,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17467,12 +17467,12 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -17968,7 +17968,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(250, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_index))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_edges)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(250, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_graph = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17977,12 +17977,12 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(nnodes));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_index;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(index[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(index[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_edges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(edges[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(edges[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(reorder));
         mpicheck_o_comm_graph = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Comm);
@@ -18011,29 +18011,29 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(maxindex);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)(maxedges);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(251, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_index))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_edges))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_index = NULL;
-    int64_t *mpicheck_o_edges = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(251, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_index = NULL;
+    unsigned char *mpicheck_o_edges = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxindex));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxedges));
-        mpicheck_o_index = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_index + 1 + 1 * MPICHECK_POS(mpicheck_n_index));
-        mpicheck_o_edges = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_edges + 1 + 1 * MPICHECK_POS(mpicheck_n_edges));
+        mpicheck_o_index = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_index + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index);
+        mpicheck_o_edges = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_edges + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
     if (mpicheck_w) {
-        mpicheck_o_index[0] = mpicheck_n_index;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_index; mpicheck_i < mpicheck_n_index; mpicheck_i++) mpicheck_o_index[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(index[mpicheck_i]) : -1;
-        mpicheck_o_edges[0] = mpicheck_n_edges;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_edges; mpicheck_i < mpicheck_n_edges; mpicheck_i++) mpicheck_o_edges[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(edges[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_index, 8, mpicheck_n_index);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_index; mpicheck_i < mpicheck_n_index; mpicheck_i++) MPICHECK_SET(mpicheck_o_index + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(index[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_edges, 8, mpicheck_n_edges);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_edges; mpicheck_i < mpicheck_n_edges; mpicheck_i++) MPICHECK_SET(mpicheck_o_edges + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(edges[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -18051,7 +18051,7 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
     int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(252, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_index))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_edges)) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(252, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18060,12 +18060,12 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(nnodes));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_index;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(index[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_index; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(index[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_edges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(edges[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_edges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(edges[mpicheck_i]));
         mpicheck_o_newrank = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         (void)mpicheck_p;
@@ -18091,24 +18091,24 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : (int64_t)(maxneighbors);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(253, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_neighbors))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_neighbors = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(253, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_neighbors)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_neighbors = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rank));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(maxneighbors));
-        mpicheck_o_neighbors = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_neighbors + 1 + 1 * MPICHECK_POS(mpicheck_n_neighbors));
+        mpicheck_o_neighbors = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_neighbors + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_neighbors);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
     if (mpicheck_w) {
-        mpicheck_o_neighbors[0] = mpicheck_n_neighbors;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_neighbors; mpicheck_i < mpicheck_n_neighbors; mpicheck_i++) mpicheck_o_neighbors[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(neighbors[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_neighbors, 8, mpicheck_n_neighbors);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_neighbors; mpicheck_i < mpicheck_n_neighbors; mpicheck_i++) MPICHECK_SET(mpicheck_o_neighbors + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(neighbors[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -18337,7 +18337,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(261, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks)) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(261, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18346,8 +18346,8 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranks;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(ranks[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ranks[mpicheck_i]));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -18486,7 +18486,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(266, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks)) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(266, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18495,8 +18495,8 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranks;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(ranks[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ranks[mpicheck_i]));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -18553,7 +18553,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(268, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranges)) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(268, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18562,8 +18562,8 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(((const int *)ranges)[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(((const int *)ranges)[mpicheck_i]));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -18589,7 +18589,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(269, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranges)) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(269, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18598,8 +18598,8 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranges;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(((const int *)ranges)[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranges; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(((const int *)ranges)[mpicheck_i]));
         mpicheck_o_newgroup = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Group);
         (void)mpicheck_p;
@@ -18712,8 +18712,8 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : (int64_t)(n);
     int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : (int64_t)(n);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(273, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks1)) + MPICHECK_WIDTH(MPI_Group)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_ranks2))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_ranks2 = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(273, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks1) + MPICHECK_WIDTH(MPI_Group)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks2)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_ranks2 = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -18721,19 +18721,19 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(n));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_ranks1;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks1; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(ranks1[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_ranks1; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ranks1[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Group), MPICHECK_W(group2));
-        mpicheck_o_ranks2 = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_ranks2 + 1 + 1 * MPICHECK_POS(mpicheck_n_ranks2));
+        mpicheck_o_ranks2 = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_ranks2 + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks2);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     if (mpicheck_w) {
-        mpicheck_o_ranks2[0] = mpicheck_n_ranks2;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) mpicheck_o_ranks2[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(ranks2[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_ranks2, 8, mpicheck_n_ranks2);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_ranks2; mpicheck_i < mpicheck_n_ranks2; mpicheck_i++) MPICHECK_SET(mpicheck_o_ranks2 + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(ranks2[mpicheck_i]) : -1);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -18858,7 +18858,7 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18869,12 +18869,12 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -18905,7 +18905,7 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -18916,12 +18916,12 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -19104,7 +19104,7 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19112,22 +19112,22 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -19160,7 +19160,7 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19168,22 +19168,22 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -19218,7 +19218,7 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19226,29 +19226,29 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -19282,7 +19282,7 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19290,29 +19290,29 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -19672,7 +19672,7 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19683,12 +19683,12 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -19720,7 +19720,7 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19731,12 +19731,12 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(root));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -19956,7 +19956,7 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -19967,12 +19967,12 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20001,7 +20001,7 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20012,12 +20012,12 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20120,7 +20120,7 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20128,22 +20128,22 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20174,7 +20174,7 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20182,22 +20182,22 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
@@ -20230,7 +20230,7 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20238,29 +20238,29 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -20292,7 +20292,7 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -20300,29 +20300,29 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         mpicheck_o_request = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Request);
@@ -21188,7 +21188,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21197,8 +21197,8 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -21229,7 +21229,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21238,8 +21238,8 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -21600,7 +21600,7 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21608,12 +21608,12 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -21648,7 +21648,7 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -21656,12 +21656,12 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -22448,7 +22448,7 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -22458,12 +22458,12 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -22489,7 +22489,7 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -22499,12 +22499,12 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -22530,7 +22530,7 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22541,12 +22541,12 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -22576,7 +22576,7 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22587,12 +22587,12 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -22762,29 +22762,29 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -22812,29 +22812,29 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
@@ -22862,7 +22862,7 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22870,22 +22870,22 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -22917,7 +22917,7 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls)) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22925,22 +22925,22 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
@@ -22974,36 +22974,36 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -23032,36 +23032,36 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -23090,7 +23090,7 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23098,29 +23098,29 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -23153,7 +23153,7 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
     int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendtypes)) + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_rdispls))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvtypes)) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23161,29 +23161,29 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(sdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_rdispls;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(rdispls[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_rdispls; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(rdispls[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvtypes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvtypes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvtypes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(recvtypes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Info), MPICHECK_W(info));
         mpicheck_o_request = mpicheck_p;
@@ -23820,15 +23820,15 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : (int64_t)(length);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(408, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_partitions)) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(408, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_partitions) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(length));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_partitions;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_partitions; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_partitions[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_partitions; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_partitions[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(request));
         (void)mpicheck_p;
         (void)mpicheck_q;
@@ -24543,7 +24543,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -24551,8 +24551,8 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -24578,7 +24578,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -24586,8 +24586,8 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -24747,7 +24747,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24756,8 +24756,8 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcounts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -24787,7 +24787,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_recvcounts)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24796,8 +24796,8 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_recvcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(recvcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_recvcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcounts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(datatype));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Op), MPICHECK_W(op));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Comm), MPICHECK_W(comm));
@@ -25122,7 +25122,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -25131,8 +25131,8 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
@@ -25168,7 +25168,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -25178,8 +25178,8 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_flag = mpicheck_p;
@@ -25218,9 +25218,9 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_outcount = NULL;
-    int64_t *mpicheck_o_array_of_indices = NULL;
+    unsigned char *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25228,12 +25228,12 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
         mpicheck_o_outcount = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
-        mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
+        mpicheck_o_array_of_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -25243,8 +25243,8 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     int mpicheck_ret = PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), (outcount ? MPICHECK_W(*outcount) : 0));
-        mpicheck_o_array_of_indices[0] = mpicheck_n_array_of_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
@@ -25948,19 +25948,19 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -25990,19 +25990,19 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -26032,7 +26032,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26040,12 +26040,12 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(recvcount));
@@ -26079,7 +26079,7 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
     int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_sendcounts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_displs)) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26087,12 +26087,12 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(sendbuf));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_sendcounts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(sendcounts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_sendcounts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(sendcounts[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_displs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(displs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_displs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(displs[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(sendtype));
         MPICHECK_PUT(mpicheck_p, 8u, MPICHECK_W(recvbuf));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(recvcount));
@@ -27172,26 +27172,26 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Startall(count, array_of_requests);
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1);
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
@@ -27752,23 +27752,23 @@ int MPI_T_category_get_categories(int cat_index, int len, int indices[])
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(524, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_indices))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_indices = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(524, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(cat_index));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(len));
-        mpicheck_o_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_indices));
+        mpicheck_o_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_T_category_get_categories(cat_index, len, indices);
     if (mpicheck_w) {
-        mpicheck_o_indices[0] = mpicheck_n_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_indices, 8, mpicheck_n_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -27785,23 +27785,23 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(525, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_indices))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_indices = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(525, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(cat_index));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(len));
-        mpicheck_o_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_indices));
+        mpicheck_o_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_T_category_get_cvars(cat_index, len, indices);
     if (mpicheck_w) {
-        mpicheck_o_indices[0] = mpicheck_n_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_indices, 8, mpicheck_n_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -27818,23 +27818,23 @@ int MPI_T_category_get_events(int cat_index, int len, int indices[])
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(526, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_indices))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_indices = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(526, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(cat_index));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(len));
-        mpicheck_o_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_indices));
+        mpicheck_o_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_T_category_get_events(cat_index, len, indices);
     if (mpicheck_w) {
-        mpicheck_o_indices[0] = mpicheck_n_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_indices, 8, mpicheck_n_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -27990,23 +27990,23 @@ int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(531, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_indices))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_indices = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(531, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(cat_index));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(len));
-        mpicheck_o_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_indices));
+        mpicheck_o_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_T_category_get_pvars(cat_index, len, indices);
     if (mpicheck_w) {
-        mpicheck_o_indices[0] = mpicheck_n_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) mpicheck_o_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_indices, 8, mpicheck_n_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_indices; mpicheck_i < mpicheck_n_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(indices[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -28449,11 +28449,11 @@ int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbos
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(num_elements);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(num_elements);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(545, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_T_enum) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(545, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_T_enum) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_name_len = NULL;
     unsigned char *mpicheck_o_verbosity = NULL;
-    int64_t *mpicheck_o_array_of_datatypes = NULL;
-    int64_t *mpicheck_o_array_of_displacements = NULL;
+    unsigned char *mpicheck_o_array_of_datatypes = NULL;
+    unsigned char *mpicheck_o_array_of_displacements = NULL;
     unsigned char *mpicheck_o_num_elements = NULL;
     unsigned char *mpicheck_o_enumtype = NULL;
     unsigned char *mpicheck_o_info = NULL;
@@ -28469,10 +28469,10 @@ int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbos
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_verbosity = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
-        mpicheck_o_array_of_datatypes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_datatypes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes));
-        mpicheck_o_array_of_displacements = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_displacements + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements));
+        mpicheck_o_array_of_datatypes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes);
+        mpicheck_o_array_of_displacements = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_displacements + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements);
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), (num_elements ? MPICHECK_W(*num_elements) : 0));
         mpicheck_o_num_elements = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
@@ -28494,10 +28494,10 @@ int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbos
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_name_len, MPICHECK_WIDTH(int), (name_len ? MPICHECK_W(*name_len) : 0));
         MPICHECK_SET(mpicheck_o_verbosity, MPICHECK_WIDTH(int), (verbosity ? MPICHECK_W(*verbosity) : 0));
-        mpicheck_o_array_of_datatypes[0] = mpicheck_n_array_of_datatypes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1;
-        mpicheck_o_array_of_displacements[0] = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_displacements; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) mpicheck_o_array_of_displacements[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_displacements[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_datatypes, 8, mpicheck_n_array_of_datatypes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * mpicheck_i, MPICHECK_WIDTH(MPI_Datatype), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_displacements, 8, mpicheck_n_array_of_displacements);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_displacements; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_displacements + 8 + MPICHECK_WIDTH(MPI_Aint) * mpicheck_i, MPICHECK_WIDTH(MPI_Aint), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_displacements[mpicheck_i]) : -1);
         MPICHECK_SET(mpicheck_o_num_elements, MPICHECK_WIDTH(int), (num_elements ? MPICHECK_W(*num_elements) : 0));
         MPICHECK_SET(mpicheck_o_enumtype, MPICHECK_WIDTH(MPI_T_enum), (enumtype ? MPICHECK_W(*enumtype) : 0));
         MPICHECK_SET(mpicheck_o_info, MPICHECK_WIDTH(MPI_Info), (info ? MPICHECK_W(*info) : 0));
@@ -29479,8 +29479,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
@@ -29489,10 +29489,10 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_flag = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
@@ -29504,8 +29504,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Testall(count, array_of_requests, flag, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1);
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*flag ? mpicheck_n_array_of_statuses : 0); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
@@ -29532,8 +29532,8 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -29543,10 +29543,10 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_flag = mpicheck_p;
@@ -29560,8 +29560,8 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Testany(count, array_of_requests, index, flag, mpicheck_st_status);
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1);
         MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), (index ? MPICHECK_W(*index) : 0));
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_st_status); else mpicheck_put_status_none(mpicheck_o_status);
@@ -29589,10 +29589,10 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
-    int64_t *mpicheck_o_array_of_indices = NULL;
+    unsigned char *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29600,14 +29600,14 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_outcount = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
-        mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
+        mpicheck_o_array_of_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -29617,11 +29617,11 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, incount) : 0;
     int mpicheck_ret = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), (outcount ? MPICHECK_W(*outcount) : 0));
-        mpicheck_o_array_of_indices[0] = mpicheck_n_array_of_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
@@ -29797,7 +29797,7 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
     int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(584, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(584, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29807,20 +29807,20 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_gsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_gsizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_gsizes[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_distribs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_distribs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_distribs[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_dargs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_dargs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_dargs[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_psizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_psizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_psizes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -29851,7 +29851,7 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
     int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(585, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_gsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_distribs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_dargs))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_psizes)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(585, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29861,20 +29861,20 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_gsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_gsizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_gsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_gsizes[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_distribs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_distribs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_distribs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_distribs[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_dargs;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_dargs[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_dargs; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_dargs[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_psizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_psizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_psizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_psizes[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -29995,7 +29995,7 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(589, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(589, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30003,12 +30003,12 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_blocklengths[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_blocklengths[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -30036,7 +30036,7 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(590, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(590, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30044,12 +30044,12 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_blocklengths[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_blocklengths[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -30076,7 +30076,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(591, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(591, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30085,8 +30085,8 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -30113,7 +30113,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(592, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(592, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30122,8 +30122,8 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -30216,7 +30216,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(595, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(595, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30225,8 +30225,8 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -30253,7 +30253,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(596, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(596, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30262,8 +30262,8 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(blocklength));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -30388,7 +30388,7 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(600, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_types)) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(600, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30396,16 +30396,16 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_blocklengths[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_blocklengths[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W(array_of_displacements[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_types;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_types[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(array_of_types[mpicheck_i]));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
         (void)mpicheck_p;
@@ -30433,7 +30433,7 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(601, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_types)) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(601, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30441,16 +30441,16 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_blocklengths[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_blocklengths[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_displacements[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_types;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_types[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_types; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(array_of_types[mpicheck_i]));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
         (void)mpicheck_p;
@@ -30478,7 +30478,7 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(602, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(602, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30486,16 +30486,16 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_sizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_sizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_sizes[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_subsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_subsizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_subsizes[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_starts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_starts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_starts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -30525,7 +30525,7 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
     int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
     int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(603, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_sizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_subsizes))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_starts)) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(603, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -30533,16 +30533,16 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(ndims));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_sizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_sizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_sizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_sizes[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_subsizes;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_subsizes[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_subsizes; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_subsizes[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_starts;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_starts[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_starts; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_starts[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(order));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
@@ -30773,10 +30773,10 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
     int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
     int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(611, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_array_of_integers = NULL;
-    int64_t *mpicheck_o_array_of_addresses = NULL;
-    int64_t *mpicheck_o_array_of_datatypes = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(611, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_array_of_integers = NULL;
+    unsigned char *mpicheck_o_array_of_addresses = NULL;
+    unsigned char *mpicheck_o_array_of_datatypes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -30784,24 +30784,24 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(max_integers));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(max_addresses));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(max_datatypes));
-        mpicheck_o_array_of_integers = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_integers + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers));
-        mpicheck_o_array_of_addresses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_addresses + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses));
-        mpicheck_o_array_of_datatypes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_datatypes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes));
+        mpicheck_o_array_of_integers = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers);
+        mpicheck_o_array_of_addresses = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses);
+        mpicheck_o_array_of_datatypes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     if (mpicheck_w) {
-        mpicheck_o_array_of_integers[0] = mpicheck_n_array_of_integers;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) mpicheck_o_array_of_integers[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_integers[mpicheck_i]) : -1;
-        mpicheck_o_array_of_addresses[0] = mpicheck_n_array_of_addresses;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) mpicheck_o_array_of_addresses[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_addresses[mpicheck_i]) : -1;
-        mpicheck_o_array_of_datatypes[0] = mpicheck_n_array_of_datatypes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_integers, 8, mpicheck_n_array_of_integers);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_integers[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_addresses, 8, mpicheck_n_array_of_addresses);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * mpicheck_i, MPICHECK_WIDTH(MPI_Aint), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_addresses[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_datatypes, 8, mpicheck_n_array_of_datatypes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * mpicheck_i, MPICHECK_WIDTH(MPI_Datatype), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -30821,11 +30821,11 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
     int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
     int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : (int64_t)(max_large_counts);
     int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(612, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_large_counts))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_array_of_integers = NULL;
-    int64_t *mpicheck_o_array_of_addresses = NULL;
-    int64_t *mpicheck_o_array_of_large_counts = NULL;
-    int64_t *mpicheck_o_array_of_datatypes = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(612, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_large_counts)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_array_of_integers = NULL;
+    unsigned char *mpicheck_o_array_of_addresses = NULL;
+    unsigned char *mpicheck_o_array_of_large_counts = NULL;
+    unsigned char *mpicheck_o_array_of_datatypes = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
         int64_t *mpicheck_q = NULL;
@@ -30834,28 +30834,28 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(max_addresses));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(max_large_counts));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(max_datatypes));
-        mpicheck_o_array_of_integers = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_integers + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_integers));
-        mpicheck_o_array_of_addresses = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_addresses + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_addresses));
-        mpicheck_o_array_of_large_counts = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_large_counts + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_large_counts));
-        mpicheck_o_array_of_datatypes = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_datatypes + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_datatypes));
+        mpicheck_o_array_of_integers = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers);
+        mpicheck_o_array_of_addresses = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses);
+        mpicheck_o_array_of_large_counts = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_large_counts + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_large_counts);
+        mpicheck_o_array_of_datatypes = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes);
         (void)mpicheck_p;
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
     int mpicheck_ret = PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     if (mpicheck_w) {
-        mpicheck_o_array_of_integers[0] = mpicheck_n_array_of_integers;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) mpicheck_o_array_of_integers[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_integers[mpicheck_i]) : -1;
-        mpicheck_o_array_of_addresses[0] = mpicheck_n_array_of_addresses;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) mpicheck_o_array_of_addresses[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_addresses[mpicheck_i]) : -1;
-        mpicheck_o_array_of_large_counts[0] = mpicheck_n_array_of_large_counts;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_large_counts; mpicheck_i < mpicheck_n_array_of_large_counts; mpicheck_i++) mpicheck_o_array_of_large_counts[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_large_counts[mpicheck_i]) : -1;
-        mpicheck_o_array_of_datatypes[0] = mpicheck_n_array_of_datatypes;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) mpicheck_o_array_of_datatypes[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_integers, 8, mpicheck_n_array_of_integers);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_integers; mpicheck_i < mpicheck_n_array_of_integers; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_integers + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_integers[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_addresses, 8, mpicheck_n_array_of_addresses);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_addresses; mpicheck_i < mpicheck_n_array_of_addresses; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_addresses + 8 + MPICHECK_WIDTH(MPI_Aint) * mpicheck_i, MPICHECK_WIDTH(MPI_Aint), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_addresses[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_large_counts, 8, mpicheck_n_array_of_large_counts);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_large_counts; mpicheck_i < mpicheck_n_array_of_large_counts; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_large_counts + 8 + MPICHECK_WIDTH(MPI_Count) * mpicheck_i, MPICHECK_WIDTH(MPI_Count), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_large_counts[mpicheck_i]) : -1);
+        MPICHECK_SET(mpicheck_o_array_of_datatypes, 8, mpicheck_n_array_of_datatypes);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_datatypes; mpicheck_i < mpicheck_n_array_of_datatypes; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_datatypes + 8 + MPICHECK_WIDTH(MPI_Datatype) * mpicheck_i, MPICHECK_WIDTH(MPI_Datatype), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_datatypes[mpicheck_i]) : -1);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -31227,7 +31227,7 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(623, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(623, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31235,12 +31235,12 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_blocklengths[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_blocklengths[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -31268,7 +31268,7 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
     int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(624, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_blocklengths))) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_displacements)) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
+    int64_t *mpicheck_w = mpicheck_begin_bytes(624, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31276,12 +31276,12 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_blocklengths;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_blocklengths[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_blocklengths; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_blocklengths[mpicheck_i]));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_displacements;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_displacements[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_displacements; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Count), MPICHECK_W(array_of_displacements[mpicheck_i]));
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Datatype), MPICHECK_W(oldtype));
         mpicheck_o_newtype = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(MPI_Datatype);
@@ -31792,8 +31792,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31801,10 +31801,10 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -31814,8 +31814,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Waitall(count, array_of_requests, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_statuses; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
@@ -31841,8 +31841,8 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -31851,10 +31851,10 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(count));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_index = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
         mpicheck_o_status = MPICHECK_ALIGN8_PTR(mpicheck_p);
@@ -31866,8 +31866,8 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, count) : 0;
     int mpicheck_ret = PMPI_Waitany(count, array_of_requests, index, mpicheck_st_status);
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1);
         MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), (index ? MPICHECK_W(*index) : 0));
         mpicheck_put_status(mpicheck_o_status, mpicheck_st_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -31894,10 +31894,10 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
-    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 16 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests)) + MPICHECK_WIDTH(int)) + 8 * (1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices))) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
-    int64_t *mpicheck_o_array_of_requests = NULL;
+    int64_t *mpicheck_w = mpicheck_begin_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0);
+    unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
-    int64_t *mpicheck_o_array_of_indices = NULL;
+    unsigned char *mpicheck_o_array_of_indices = NULL;
     int64_t *mpicheck_o_array_of_statuses = NULL;
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -31905,14 +31905,14 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
         MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(int), MPICHECK_W(incount));
         mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);
         *mpicheck_q++ = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) *mpicheck_q++ = MPICHECK_W(array_of_requests[mpicheck_i]);
         mpicheck_p = (unsigned char *)mpicheck_q;
-        mpicheck_o_array_of_requests = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_requests + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_requests));
+        for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_PUT(mpicheck_p, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(array_of_requests[mpicheck_i]));
+        mpicheck_o_array_of_requests = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests);
         mpicheck_o_outcount = mpicheck_p;
         mpicheck_p += MPICHECK_WIDTH(int);
-        mpicheck_o_array_of_indices = MPICHECK_ALIGN8_PTR(mpicheck_p);
-        mpicheck_p = (unsigned char *)(mpicheck_o_array_of_indices + 1 + 1 * MPICHECK_POS(mpicheck_n_array_of_indices));
+        mpicheck_o_array_of_indices = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);
+        mpicheck_p = mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices);
         mpicheck_o_array_of_statuses = MPICHECK_ALIGN8_PTR(mpicheck_p);
         mpicheck_p = (unsigned char *)(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses));
         (void)mpicheck_p;
@@ -31922,11 +31922,11 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_buffers_mark(array_of_requests, incount) : 0;
     int mpicheck_ret = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, mpicheck_st_array_of_statuses);
     if (mpicheck_w) {
-        mpicheck_o_array_of_requests[0] = mpicheck_n_array_of_requests;
-        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) mpicheck_o_array_of_requests[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
+        for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_requests[mpicheck_i]) : -1);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), (outcount ? MPICHECK_W(*outcount) : 0));
-        mpicheck_o_array_of_indices[0] = mpicheck_n_array_of_indices;
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) mpicheck_o_array_of_indices[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1;
+        MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(array_of_indices[mpicheck_i]) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_st_array_of_statuses[mpicheck_i]);
