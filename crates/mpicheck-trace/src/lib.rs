@@ -92,7 +92,7 @@
 //! | 16     | `u64` | entry time, a raw clock reading (see the header)                     |
 //! | 24     | `u64` | exit time, likewise (valid when complete, unless [`flags::INSTANT`]) |
 //! | 32     | `u64` | call site: return address of the outermost MPI entry point           |
-//! | 40     | bytes | argument words, laid out as the function table says (see [`schema`]): scalars of 4 or 8 bytes, arrays and statuses of 8-byte words from a multiple of 8; zeros up to `len` |
+//! | 40     | bytes | argument words, laid out as the function table says (see [`schema`]): scalars and array elements of 4 or 8 bytes, arrays and statuses from a multiple of 8; zeros up to `len` |
 //!
 //! The record's offset in the file is its order key: records are reserved with one atomic
 //! add on the header's end of the record area, so offsets increase in the order the calls
@@ -104,16 +104,20 @@
 //! that cannot block, made while only one thread of the process recorded, has no exit time
 //! (reading the clock is a third of a recorded call's cost); with several threads every call
 //! keeps its exit time, which tells whether calls of different threads overlapped.
-//! Version 4 sizes each scalar argument word by its C type in the writer's MPI: 4 bytes for
-//! `int`, enums and 4-byte handles (MPICH's), 8 for pointers, `MPI_Aint`, `MPI_Count`,
-//! `MPI_Offset` and 8-byte handles (Open MPI's); the function table says each word's width
-//! (`s4`, `s8`), and an array, a status or an array of statuses (still 8-byte words) starts
-//! at the next multiple of 8 bytes. The record is padded at its end to a multiple of 8 (a
-//! poll's two fold words come last, after the padding). Writing a fresh page of trace costs
-//! more than the rest of a recorded call, per byte: `MPI_Send` takes 72 bytes instead of 88
-//! with MPICH, 80 with Open MPI. The reader returns the same 8-byte words as before (4-byte
-//! values sign-extended), so what reads calls does not change. The reader reads versions 2
-//! to 4; in versions 2 and 3 every scalar takes 8 bytes (`s` in their tables).
+//! Version 4 sizes each scalar argument word and array element by its C type in the
+//! writer's MPI: 4 bytes for `int`, enums and 4-byte handles (MPICH's), 8 for pointers,
+//! `MPI_Aint`, `MPI_Count`, `MPI_Offset` and 8-byte handles (Open MPI's, MPICH's `MPI_File`);
+//! the function table says each width (`s4`, `s8`, `a4`, `a8`). A status is packed into 3
+//! words (`st3`, `sa3`: source and tag, error, bytes). An array (its 8-byte count first), a
+//! status or an array of statuses starts at the next multiple of 8 bytes; other words follow
+//! each other unaligned, and the record is padded at its end to a multiple of 8 (a poll's two
+//! fold words come last, after the padding). Why: writing a fresh page of trace costs more
+//! than the rest of a recorded call, per byte. `MPI_Send` takes 72 bytes instead of 88 with
+//! MPICH, 80 with Open MPI; `MPI_Recv` 96 or 104 instead of 120; `MPI_Waitall` of 2 with
+//! statuses 136 or 152 instead of 168. The reader returns the same 8-byte words as before
+//! (4-byte values sign-extended, statuses as 4 words), so what reads calls does not change.
+//! The reader reads versions 2 to 4; in versions 2 and 3 every word takes 8 bytes (`s`, `a`,
+//! `st`, `sa` in their tables).
 //!
 //! The record is reserved with state `RESERVED`, its input words are written and the state
 //! becomes `ENTERED` before the MPI library is called; output words and the exit time are

@@ -25,14 +25,14 @@
 //! A parameter with direction `inout` takes its shape twice: the value on entry, then the
 //! value on return. An `out` parameter's words are reserved on entry and written on return.
 //!
-//! Words follow each other without padding, except that an array, a status or an array of
-//! statuses (all of 8-byte words; format 4 writes statuses packed, `st3` and `sa3`) starts
-//! at a multiple of 8 bytes from the first argument
-//! word: after an odd number of 4-byte words, 4 bytes of padding come first. The width of a
-//! scalar is the size of its C type in the MPI the writer was built with, so the same
-//! function's table differs between MPI families (MPICH's handles are `int`s, Open MPI's
-//! pointers); the reader needs no knowledge of families. [`record_words`] turns a record's
-//! argument bytes into the 8-byte words of [`decode_args`].
+//! Words follow each other without padding, except that an array (its count is an 8-byte
+//! word), a status or an array of statuses starts at a multiple of 8 bytes from the first
+//! argument word: after an odd number of 4-byte words, 4 bytes of padding come first. The
+//! width of a scalar or an array element is the size of its C type in the MPI the writer was
+//! built with, so the same function's table differs between MPI families (MPICH's handles
+//! are `int`s, Open MPI's pointers); the reader needs no knowledge of families.
+//! [`record_words`] turns a record's argument bytes into the 8-byte words of
+//! [`decode_args`].
 
 use std::collections::HashMap;
 
