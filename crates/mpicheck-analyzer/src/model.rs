@@ -539,6 +539,21 @@ impl BufferSpan {
 }
 
 impl Event {
+    /// Whether this call was made while `outer` was still running on the same thread: a
+    /// callback of the program that MPI ran inside `outer` (an attribute delete function
+    /// run by `MPI_Finalize` or `MPI_Comm_free`, a copy function run by `MPI_Comm_dup`).
+    /// Without times (hand-written traces) nothing is known to be inside.
+    pub fn ran_inside(&self, outer: &Event) -> bool {
+        let (Some(inner_time), Some(outer_time)) = (self.time, outer.time) else {
+            return false;
+        };
+        self.thread == outer.thread
+            && inner_time.order > outer_time.order
+            && outer_time
+                .exit_ns
+                .is_some_and(|exit| inner_time.enter_ns < exit)
+    }
+
     /// The call's facts beyond a single buffer (which [`Event::buffers`] gives).
     pub fn facts(&self) -> Option<&CallFacts> {
         match &self.facts {

@@ -8,9 +8,10 @@
 //! dies, so a job never outlives mpicheck (see `run.rs`).
 
 use std::ffi::OsString;
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
@@ -108,6 +109,71 @@ pub fn linked_family(program: &Path) -> Result<Option<MpiFamily>> {
         "cannot run `ldd` to see which MPI the program uses; pass --mpi mpich|openmpi|mpi-abi"
     })?;
     Ok(family_from_ldd(&String::from_utf8_lossy(&output.stdout)))
+}
+
+/// The MPI a Python program uses through mpi4py, and the mpi4py extension that links it: the
+/// program is a Python interpreter, or a script whose `#!` line names one. The interpreter is
+/// asked where `mpi4py.MPI` lives without importing it (that would initialize MPI); the
+/// extension's libraries say which MPI. `None` when it is no Python program, has no mpi4py,
+/// or the interpreter does not answer within a few seconds.
+pub fn python_family(program: &Path) -> Option<(MpiFamily, PathBuf)> {
+    const FIND_MPI4PY: &str = "import importlib.util as u\n\
+        s = u.find_spec('mpi4py.MPI')\n\
+        print(s.origin if s is not None and s.origin else '')";
+    let interpreter = python_interpreter(program)?;
+    let mut child = Command::new(interpreter)
+        .args(["-c", FIND_MPI4PY])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let mut origin = String::new();
+    child.stdout.take()?.read_to_string(&mut origin).ok()?;
+    let module = PathBuf::from(origin.trim());
+    if !module.is_absolute() {
+        return None;
+    }
+    let family = linked_family(&module).ok()??;
+    Some((family, module))
+}
+
+/// The Python interpreter that runs `program`: itself, or the one its `#!` line names
+/// (directly or through `env`).
+fn python_interpreter(program: &Path) -> Option<PathBuf> {
+    let is_python = |path: &Path| {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("python"))
+    };
+    if is_python(program) {
+        return Some(program.to_path_buf());
+    }
+    let mut head = [0u8; 256];
+    let n = std::fs::File::open(program).ok()?.read(&mut head).ok()?;
+    let head = String::from_utf8_lossy(&head[..n]);
+    let mut words = head.strip_prefix("#!")?.lines().next()?.split_whitespace();
+    let first = PathBuf::from(words.next()?);
+    let interpreter = if first.file_name().is_some_and(|n| n == "env") {
+        find_program(words.find(|w| !w.starts_with('-'))?)?
+    } else {
+        first
+    };
+    is_python(&interpreter).then_some(interpreter)
 }
 
 /// The MPI to record: the one the program is linked against, which `--mpi` may only

@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use crate::analyze::{self, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
 use crate::launch::{
     choose_family, find_program, interposition_library, launcher_command, linked_family,
-    rank_command, MpiFamily,
+    python_family, rank_command, MpiFamily,
 };
 use crate::out_dir::{self, RunDir};
 use crate::progress::Progress;
@@ -45,7 +45,11 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     let program = find_program(program_name).with_context(|| {
         format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
     })?;
-    let linked = linked_family(&program)?;
+    // A Python program loads MPI with its mpi4py extension.
+    let linked = match linked_family(&program)? {
+        Some(family) => Some(family),
+        None => python_family(&program).map(|(family, _)| family),
+    };
     let family = choose_family(args.mpi, linked, &program)?;
     let library = interposition_library(family)?;
     let launcher = launcher_command(family, args.launcher.as_deref(), args.ranks)?;

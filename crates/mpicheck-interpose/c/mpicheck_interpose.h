@@ -40,6 +40,30 @@
         MPICHECK_SET((p), (width), (value)); \
         (p) += (width);                   \
     } while (0)
+/* Arrays longer than this are not recorded (length -1): a garbage count must not make the
+ * wrapper reserve gigabytes or overflow a record's word count. */
+#define MPICHECK_MAX_ARRAY ((int64_t)1 << 24)
+/* The length to record of an array argument of n entries of `size` bytes at p: -1 (not
+ * recorded) when p is NULL, n is above MPICHECK_MAX_ARRAY, or the entries are not all
+ * readable. A wrong count that MPI rejects before reading the array must not make the
+ * wrapper read past the end of the user's memory and fault where MPI would not. An array
+ * within one page is read: MPI reads its first entry too. Longer ones are probed page by
+ * page without a signal (support.c). */
+int64_t mpicheck_array_len_probed(const void *p, int64_t n, size_t size);
+static inline int64_t mpicheck_array_len(const void *p, int64_t n, size_t size)
+{
+    if (p == NULL || n > MPICHECK_MAX_ARRAY) return -1;
+    if (n <= 0) return n;
+    uintptr_t first = (uintptr_t)p, last = first + (uintptr_t)n * size - 1;
+    if (last >> 12 == first >> 12) return n;
+    return mpicheck_array_len_probed(p, n, size);
+}
+/* The length to record of an array the wrapper does not read from the user's memory
+ * (statuses, which it substitutes or MPI fills). */
+static inline int64_t mpicheck_len_cap(int64_t n)
+{
+    return n > MPICHECK_MAX_ARRAY ? -1 : n;
+}
 /* Statuses substituted for MPI_STATUSES_IGNORE live on the stack up to this count. */
 #define MPICHECK_STACK_STATUSES 16
 
@@ -56,7 +80,8 @@ int64_t mpicheck_local_size(MPI_Comm comm);
 int64_t mpicheck_in_degree(MPI_Comm comm);  /* neighborhood collectives */
 int64_t mpicheck_out_degree(MPI_Comm comm);
 int64_t mpicheck_cartdim(MPI_Comm comm);
-int64_t mpicheck_sum(const int *values, int n);
+int64_t mpicheck_sum(const int *values, int n); /* -1 when not all readable */
+int64_t mpicheck_last_entry(const int *values, int n); /* values[n - 1]; 0 for n <= 0; -1 unreadable */
 int64_t mpicheck_weights_len(const int *weights, int64_t n); /* -1 for MPI_UNWEIGHTED etc. */
 int mpicheck_is_root(MPI_Comm comm, int root);
 int64_t mpicheck_root_len(MPI_Comm comm, int root, int64_t n);
@@ -64,6 +89,16 @@ int64_t mpicheck_root_len(MPI_Comm comm, int root, int64_t n);
 /* Pseudo-records after communicator creation and datatype commit. */
 void mpicheck_comm_info(uint16_t id, MPI_Comm comm, const void *site, uint8_t flags);
 void mpicheck_type_info(uint16_t id, MPI_Datatype type, const void *site, uint8_t flags);
+
+/* Keyval constructors (callbacks.c): the program's attribute functions behind trampolines
+ * that record the MPI calls they make; the state is given to MPI as extra_state. */
+void *mpicheck_keyval_state(void (*copy)(void), void (*del)(void), void *extra);
+int mpicheck_comm_copy_trampoline(MPI_Comm, int, void *, void *, void *, int *);
+int mpicheck_comm_delete_trampoline(MPI_Comm, int, void *, void *);
+int mpicheck_type_copy_trampoline(MPI_Datatype, int, void *, void *, void *, int *);
+int mpicheck_type_delete_trampoline(MPI_Datatype, int, void *, void *);
+int mpicheck_win_copy_trampoline(MPI_Win, int, void *, void *, void *, int *);
+int mpicheck_win_delete_trampoline(MPI_Win, int, void *, void *);
 
 /* MPI_Init* returned successfully (idempotent: C and Fortran wrappers may both call it). */
 void mpicheck_after_init(void);

@@ -133,8 +133,8 @@ def _overrides():
     table[("dist_graph_create_adjacent", "destweights")] = "mpicheck_weights_len(destweights, outdegree)"
     table[("dist_graph_neighbors", "sourceweights")] = "mpicheck_weights_len(sourceweights, maxindegree)"
     table[("dist_graph_neighbors", "destweights")] = "mpicheck_weights_len(destweights, maxoutdegree)"
-    table[("graph_create", "edges")] = "(nnodes > 0 ? (int64_t)index[nnodes - 1] : 0)"
-    table[("graph_map", "edges")] = "(nnodes > 0 ? (int64_t)index[nnodes - 1] : 0)"
+    table[("graph_create", "edges")] = "mpicheck_last_entry(index, nnodes)"
+    table[("graph_map", "edges")] = "mpicheck_last_entry(index, nnodes)"
     for f in ["waitall", "testall", "request_get_status_all"]:
         table[(f, "array_of_statuses")] = "count"
     # Data-dependent lengths: recorded at their length known on entry (incount); entries past
@@ -155,6 +155,16 @@ VALID = {}
 for _f in ["waitsome", "testsome", "request_get_status_some"]:
     VALID[(_f, "array_of_indices")] = "(*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount)"
     VALID[(_f, "array_of_statuses")] = "(*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount)"
+
+# Keyval constructors: the program's copy and delete functions are given to MPI behind
+# trampolines (c/callbacks.c), so the MPI calls they make are recorded. name -> (kind, copy
+# parameter, delete parameter).
+KEYVAL_CREATORS = {
+    "MPI_Comm_create_keyval": ("comm", "comm_copy_attr_fn", "comm_delete_attr_fn"),
+    "MPI_Type_create_keyval": ("type", "type_copy_attr_fn", "type_delete_attr_fn"),
+    "MPI_Win_create_keyval": ("win", "win_copy_attr_fn", "win_delete_attr_fn"),
+    "MPI_Keyval_create": ("comm", "copy_fn", "delete_fn"),
+}
 
 # Nonblocking communicator constructors: the new communicator is not usable before the request
 # completes, so no MPICHECK_Comm_info is recorded for them.
@@ -297,9 +307,13 @@ class CAccess:
         return f"({p.name} ? MPICHECK_W(*{p.name}) : 0)"
 
     def elem(self, p, i):
+        return f"{self.elem_ptr(p)}[{i}]"
+
+    def elem_ptr(self, p):
+        """The pointer whose entries the record copies."""
         if p.array.startswith("[]["):
-            return f"((const int *){p.name})[{i}]"
-        return f"{p.name}[{i}]"
+            return f"((const int *){p.name})"
+        return p.name
 
     def status_ptr(self, p):
         return f"mpicheck_st_{p.name}"
@@ -341,12 +355,19 @@ def emit_record(func, acc, lines, indent):
                 conds.append("!mpicheck_is_root(comm, root)")
             if sendbuf is not None and prm.name in ("sendcounts", "sdispls", "sendtypes"):
                 conds.append("sendbuf == MPI_IN_PLACE")
+            # Arrays read from the user's memory are checked readable; statuses are
+            # substituted or written by MPI, and only capped.
+            if prm.mode == "array":
+                ptr = acc.elem_ptr(prm)
+                length = f"mpicheck_array_len({ptr}, (int64_t)({expr}), sizeof(({ptr})[0]))"
+            else:
+                length = f"mpicheck_len_cap((int64_t)({expr}))"
             if prm.length is None:
                 pre.append(f"int64_t {n} = -1;")
             elif conds:
-                pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : (int64_t)({expr});")
+                pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : {length};")
             else:
-                pre.append(f"int64_t {n} = (int64_t)({expr});")
+                pre.append(f"int64_t {n} = {length};")
             for _ in range(reps):
                 if prm.mode == "statuses":
                     nbytes = f"MPICHECK_ALIGN8({nbytes}) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS({n}))"
@@ -592,6 +613,15 @@ def gen_c_wrapper(func):
     lines.append("        (void)mpicheck_q;")
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
+    keyval = KEYVAL_CREATORS.get(func.name)
+    if keyval:
+        kind, copy, delete = keyval
+        lines.append(
+            f"    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void)){copy}, (void (*)(void)){delete}, extra_state) : NULL;"
+        )
+        call_map[copy] = f"(mpicheck_kv ? mpicheck_{kind}_copy_trampoline : {copy})"
+        call_map[delete] = f"(mpicheck_kv ? mpicheck_{kind}_delete_trampoline : {delete})"
+        call_map["extra_state"] = "(mpicheck_kv ? mpicheck_kv : extra_state)"
     completes = BUFFER_COMPLETERS.get(func.name)
     lines += ["    " + l for l in buffer_pre_hooks(func)]
     if completes:
@@ -840,6 +870,10 @@ class FAccess(CAccess):
 
     def elem(self, p, i):
         return fconv(p, f"f_{p.name}[{i}]")
+
+    def elem_ptr(self, p):
+        """The pointer whose entries the record copies (converted one by one)."""
+        return f"f_{p.name}"
 
     def status_ptr(self, p):
         return f"mpicheck_cst_{p.name}"

@@ -7,7 +7,8 @@
 //!   `! mpicheck: ranks=N`): how many ranks to start; optionally `cflags=FLAG[,FLAG...]`
 //!   (in the same or another directive, repeatable): extra compiler flags, e.g.
 //!   `cflags=-fopenmp` for OpenMP programs; `check-buffers`: run with `mpicheck run
-//!   --check-buffers`;
+//!   --check-buffers`; `checks-itself`: the program checks its own results and exits
+//!   non-zero when they are wrong, which fails the test (mpicheck changed what it does);
 //! - either `expect: none` (the program is correct: no finding at all), or one or more
 //!   `expect: CODE[, CODE...]` comments on the exact line that must be reported.
 //!
@@ -78,6 +79,8 @@ pub struct Expectations {
     pub cflags: Vec<String>,
     /// Run with `mpicheck run --check-buffers` (`check-buffers`).
     pub check_buffers: bool,
+    /// The program fails when its own results are wrong (`checks-itself`).
+    pub checks_itself: bool,
 }
 
 impl Expectations {
@@ -122,6 +125,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
     let mut none_line: Option<u32> = None;
     let mut cflags: Vec<String> = Vec::new();
     let mut check_buffers = false;
+    let mut checks_itself = false;
 
     for (idx, line) in text.lines().enumerate() {
         let lineno = idx as u32 + 1;
@@ -129,6 +133,10 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
             for item in body.split_whitespace() {
                 if item == "check-buffers" {
                     check_buffers = true;
+                    continue;
+                }
+                if item == "checks-itself" {
+                    checks_itself = true;
                     continue;
                 }
                 match item.split_once('=') {
@@ -153,7 +161,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                         cflags.extend(flags.into_iter().map(str::to_string));
                     }
                     _ => errors.push(format!(
-                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS, check-buffers)"
+                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS, check-buffers, checks-itself)"
                     )),
                 }
             }
@@ -205,6 +213,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
             expected,
             cflags,
             check_buffers,
+            checks_itself,
         })
     } else {
         Err(errors)

@@ -313,11 +313,12 @@ fn run_program(test: &Test, family: &str) -> Result<(), String> {
     })?;
     let findings = parse_report(&json).map_err(|e| format!("{e}\n  kept: {}", work.display()))?;
     let mut problems = compare(&file, &source, &exp, &findings);
-    // Buffer checking must not change what the program does: its programs check their own
-    // data and fail when it is wrong (mpicheck's status 3: the program failed).
-    if exp.check_buffers && status.code() == Some(3) {
+    // Buffer checking, and the trampolines mpicheck puts around the program's callbacks,
+    // must not change what the program does: those programs check their own data and fail
+    // when it is wrong (mpicheck's status 3: the program failed).
+    if (exp.check_buffers || exp.checks_itself) && status.code() == Some(3) {
         problems.push(format!(
-            "the program failed under --check-buffers; its output:\n{}",
+            "the program failed under mpicheck; its output:\n{}",
             tail(&run_out, 20)
         ));
     }

@@ -15,7 +15,7 @@
 //! | `s4`  | 1 word of 4 bytes: a value whose C type has 4 bytes (`int`, MPICH's handles), sign-extended when read |
 //! | `s8`  | 1 word of 8 bytes: the value (handles as their raw bits, pointers as addresses, `MPI_Aint`, `MPI_Count`) |
 //! | `s`   | as `s8` (formats 2 and 3, where every scalar took 8 bytes)             |
-//! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded   |
+//! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded (NULL, over 2^24 entries, or memory not readable) |
 //! | `a4`, `a8` | as `a`: the count in 8 bytes, then n values of 4 (sign-extended when read) or 8 bytes each |
 //! | `st`  | 4: a status's `MPI_SOURCE`, `MPI_TAG`, `MPI_ERROR`, received bytes      |
 //! | `sa`  | 1 + 4n: the count n, then n statuses                                   |

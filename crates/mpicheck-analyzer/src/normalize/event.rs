@@ -146,6 +146,38 @@ impl<'t> RankNormalizer<'t> {
                     destinations: array("destinations"),
                 })
             }
+            // A duplicate keeps its parent's topology (MPI 4.1 §7.4.2); a cartesian
+            // subgrid keeps the dimensions it was asked to.
+            "MPI_Comm_dup"
+            | "MPI_Comm_dup_with_info"
+            | "MPI_Comm_idup"
+            | "MPI_Comm_idup_with_info" => {
+                self.pending_topology = args
+                    .int("comm")
+                    .and_then(|parent| self.topologies.get(&parent))
+                    .cloned()
+            }
+            "MPI_Cart_sub" => {
+                let parent = args.int("comm").and_then(|c| self.topologies.get(&c));
+                self.pending_topology = match parent {
+                    Some(Topology::Cart { dims, periods }) => {
+                        let remain = array("remain_dims");
+                        let kept = |values: &[i64]| -> Vec<i64> {
+                            values
+                                .iter()
+                                .zip(&remain)
+                                .filter(|(_, &keep)| keep != 0)
+                                .map(|(&v, _)| v)
+                                .collect()
+                        };
+                        (remain.len() == dims.len()).then(|| Topology::Cart {
+                            dims: kept(dims),
+                            periods: kept(periods),
+                        })
+                    }
+                    _ => None,
+                }
+            }
             _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
             _ => {}
         }
@@ -171,6 +203,11 @@ impl<'t> RankNormalizer<'t> {
                 *ordinal += 1;
                 (parent.id, intern(full_name), *ordinal)
             });
+            if matches!(name, "MPI_Comm_idup" | "MPI_Comm_idup_with_info") {
+                if let Some(parent_raw) = parent_raw {
+                    self.comm_duplicated(parent_raw, &args);
+                }
+            }
         }
         Some(Event {
             call: intern(full_name),
@@ -185,9 +222,6 @@ impl<'t> RankNormalizer<'t> {
 
     pub(super) fn comm_info(&mut self, args: &Args) {
         let Some(raw) = args.int("comm") else { return };
-        if Some(raw) == self.constants.comm_null {
-            return;
-        }
         let members: Vec<Rank> = args
             .input("members")
             .and_then(ArgValue::as_array)
@@ -199,6 +233,29 @@ impl<'t> RankNormalizer<'t> {
             .input("remote")
             .and_then(ArgValue::as_array)
             .map(|a| a.iter().map(|&r| r as Rank).collect());
+        self.comm_created(raw, members, remote);
+    }
+
+    /// The communicator of `MPI_Comm_idup` (`_with_info`) has its parent's groups. The
+    /// recorder writes no `MPICHECK_Comm_info` for it (the handle is not usable before the
+    /// request completes), but MPI returns the handle at once, and it is the next
+    /// communicator created on the parent on every member.
+    fn comm_duplicated(&mut self, parent_raw: i64, args: &Args) {
+        let Some(new_raw) = args.out_int("newcomm") else {
+            return;
+        };
+        let Some(parent) = self.comms.get(&parent_raw) else {
+            return;
+        };
+        let (local, remote) = (parent.local.clone(), parent.remote.clone());
+        self.comm_created(new_raw, local, remote);
+    }
+
+    /// Registers the communicator `raw` of this rank, made by the pending creation.
+    fn comm_created(&mut self, raw: i64, members: Vec<Rank>, remote: Option<Vec<Rank>>) {
+        if Some(raw) == self.constants.comm_null {
+            return;
+        }
         let (parent, how, ordinal) =
             self.pending_creation
                 .take()

@@ -1214,8 +1214,8 @@ static void mpicheck_f_plain_allgatherv(void **next, const char *next_name, cons
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1276,8 +1276,8 @@ static void mpicheck_f_desc_allgatherv(void **next, const char *next_name, const
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1334,8 +1334,8 @@ static void mpicheck_f_plain_allgatherv_c(void **next, const char *next_name, co
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1389,8 +1389,8 @@ static void mpicheck_f_desc_allgatherv_c(void **next, const char *next_name, con
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -1449,8 +1449,8 @@ static void mpicheck_f_plain_allgatherv_init(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -1518,8 +1518,8 @@ static void mpicheck_f_desc_allgatherv_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -1583,8 +1583,8 @@ static void mpicheck_f_plain_allgatherv_init_c(void **next, const char *next_nam
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -1645,8 +1645,8 @@ static void mpicheck_f_desc_allgatherv_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -2575,10 +2575,10 @@ static void mpicheck_f_plain_alltoallv(void **next, const char *next_name, const
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2647,10 +2647,10 @@ static void mpicheck_f_desc_alltoallv(void **next, const char *next_name, const 
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2715,10 +2715,10 @@ static void mpicheck_f_plain_alltoallv_c(void **next, const char *next_name, con
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2780,10 +2780,10 @@ static void mpicheck_f_desc_alltoallv_c(void **next, const char *next_name, cons
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -2850,10 +2850,10 @@ static void mpicheck_f_plain_alltoallv_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -2929,10 +2929,10 @@ static void mpicheck_f_desc_alltoallv_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3004,10 +3004,10 @@ static void mpicheck_f_plain_alltoallv_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3076,10 +3076,10 @@ static void mpicheck_f_desc_alltoallv_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3149,12 +3149,12 @@ static void mpicheck_f_plain_alltoallw(void **next, const char *next_name, const
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3229,12 +3229,12 @@ static void mpicheck_f_desc_alltoallw(void **next, const char *next_name, const 
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3305,12 +3305,12 @@ static void mpicheck_f_plain_alltoallw_c(void **next, const char *next_name, con
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3378,12 +3378,12 @@ static void mpicheck_f_desc_alltoallw_c(void **next, const char *next_name, cons
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -3456,12 +3456,12 @@ static void mpicheck_f_plain_alltoallw_init(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3543,12 +3543,12 @@ static void mpicheck_f_desc_alltoallw_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3626,12 +3626,12 @@ static void mpicheck_f_plain_alltoallw_init_c(void **next, const char *next_name
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -3706,12 +3706,12 @@ static void mpicheck_f_desc_alltoallw_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -5171,7 +5171,7 @@ static void mpicheck_f_plain_cart_coords(void **next, const char *next_name, con
     int rank = (int)(*f_rank);
     int maxdims = (int)(*f_maxdims);
     MPI_Fint *coords __attribute__((unused)) = f_coords;
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(f_coords, (int64_t)(maxdims), sizeof((f_coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(59, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
@@ -5227,8 +5227,8 @@ static void mpicheck_f_plain_cart_create(void **next, const char *next_name, con
     MPI_Fint *periods __attribute__((unused)) = f_periods;
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_cart __attribute__((unused)) = f_comm_cart;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(ndims), sizeof((f_dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(f_periods, (int64_t)(ndims), sizeof((f_periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(60, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_cart = NULL;
     if (mpicheck_w) {
@@ -5291,9 +5291,9 @@ static void mpicheck_f_plain_cart_get(void **next, const char *next_name, const 
     MPI_Fint *dims __attribute__((unused)) = f_dims;
     MPI_Fint *periods __attribute__((unused)) = f_periods;
     MPI_Fint *coords __attribute__((unused)) = f_coords;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(maxdims), sizeof((f_dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(f_periods, (int64_t)(maxdims), sizeof((f_periods)[0]));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(f_coords, (int64_t)(maxdims), sizeof((f_coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(61, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_dims = NULL;
     unsigned char *mpicheck_o_periods = NULL;
@@ -5357,8 +5357,8 @@ static void mpicheck_f_plain_cart_map(void **next, const char *next_name, const 
     MPI_Fint *dims __attribute__((unused)) = f_dims;
     MPI_Fint *periods __attribute__((unused)) = f_periods;
     MPI_Fint *newrank __attribute__((unused)) = f_newrank;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(ndims), sizeof((f_dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(f_periods, (int64_t)(ndims), sizeof((f_periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(62, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -5417,7 +5417,7 @@ static void mpicheck_f_plain_cart_rank(void **next, const char *next_name, const
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *coords __attribute__((unused)) = f_coords;
     MPI_Fint *rank __attribute__((unused)) = f_rank;
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(f_coords, (int64_t)(mpicheck_cartdim(comm)), sizeof((f_coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(63, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
@@ -5528,7 +5528,7 @@ static void mpicheck_f_plain_cart_sub(void **next, const char *next_name, const 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *remain_dims __attribute__((unused)) = f_remain_dims;
     MPI_Fint *newcomm __attribute__((unused)) = f_newcomm;
-    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : mpicheck_array_len(f_remain_dims, (int64_t)(mpicheck_cartdim(comm)), sizeof((f_remain_dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(65, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_remain_dims) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -7598,7 +7598,7 @@ static void mpicheck_f_plain_comm_spawn(void **next, const char *next_name, cons
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *intercomm __attribute__((unused)) = f_intercomm;
     MPI_Fint *array_of_errcodes __attribute__((unused)) = (MPI_Fint *)mpicheck_f_array(f_array_of_errcodes);
-    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs)));
+    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : mpicheck_array_len(f_array_of_errcodes, (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs))), sizeof((f_array_of_errcodes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(109, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_intercomm = NULL;
     unsigned char *mpicheck_o_array_of_errcodes = NULL;
@@ -7665,8 +7665,8 @@ static void mpicheck_f_plain_comm_spawn_multiple(void **next, const char *next_n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *intercomm __attribute__((unused)) = f_intercomm;
     MPI_Fint *array_of_errcodes __attribute__((unused)) = (MPI_Fint *)mpicheck_f_array(f_array_of_errcodes);
-    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_array_of_maxprocs, (int64_t)(count), sizeof((f_array_of_maxprocs)[0]));
+    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_array_of_info, (int64_t)(count), sizeof((f_array_of_info)[0]));
     int64_t mpicheck_n_array_of_errcodes = -1;
     int64_t *mpicheck_w = mpicheck_begin_bytes(110, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_maxprocs)) + 8 + MPICHECK_WIDTH(MPI_Info) * MPICHECK_POS(mpicheck_n_array_of_info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_intercomm = NULL;
@@ -7991,7 +7991,7 @@ static void mpicheck_f_plain_dims_create(void **next, const char *next_name, con
     int nnodes = (int)(*f_nnodes);
     int ndims = (int)(*f_ndims);
     MPI_Fint *dims __attribute__((unused)) = f_dims;
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(f_dims, (int64_t)(ndims), sizeof((f_dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(116, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_dims = NULL;
     if (mpicheck_w) {
@@ -8053,10 +8053,10 @@ static void mpicheck_f_plain_dist_graph_create(void **next, const char *next_nam
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_dist_graph __attribute__((unused)) = f_comm_dist_graph;
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(mpicheck_sum(degrees, n));
-    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n)));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(f_sources, (int64_t)(n), sizeof((f_sources)[0]));
+    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : mpicheck_array_len(f_degrees, (int64_t)(n), sizeof((f_degrees)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(f_destinations, (int64_t)(mpicheck_sum(degrees, n)), sizeof((f_destinations)[0]));
+    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : mpicheck_array_len(f_weights, (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n))), sizeof((f_weights)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(117, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_degrees)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_weights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -8133,10 +8133,10 @@ static void mpicheck_f_plain_dist_graph_create_adjacent(void **next, const char 
     MPI_Info info = PMPI_Info_f2c(*f_info);
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_dist_graph __attribute__((unused)) = f_comm_dist_graph;
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(indegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, indegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(outdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, outdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(f_sources, (int64_t)(indegree), sizeof((f_sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(f_sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, indegree)), sizeof((f_sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(f_destinations, (int64_t)(outdegree), sizeof((f_destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(f_destweights, (int64_t)(mpicheck_weights_len(destweights, outdegree)), sizeof((f_destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(118, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -8211,10 +8211,10 @@ static void mpicheck_f_plain_dist_graph_neighbors(void **next, const char *next_
     int maxoutdegree = (int)(*f_maxoutdegree);
     MPI_Fint *destinations __attribute__((unused)) = f_destinations;
     MPI_Fint *destweights __attribute__((unused)) = (MPI_Fint *)mpicheck_f_array(f_destweights);
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(maxindegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, maxindegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(maxoutdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, maxoutdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(f_sources, (int64_t)(maxindegree), sizeof((f_sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(f_sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, maxindegree)), sizeof((f_sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(f_destinations, (int64_t)(maxoutdegree), sizeof((f_destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(f_destweights, (int64_t)(mpicheck_weights_len(destweights, maxoutdegree)), sizeof((f_destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(119, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_sources = NULL;
     unsigned char *mpicheck_o_sourceweights = NULL;
@@ -16796,8 +16796,8 @@ static void mpicheck_f_plain_gatherv(void **next, const char *next_name, const v
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16860,8 +16860,8 @@ static void mpicheck_f_desc_gatherv(void **next, const char *next_name, const vo
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16920,8 +16920,8 @@ static void mpicheck_f_plain_gatherv_c(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -16977,8 +16977,8 @@ static void mpicheck_f_desc_gatherv_c(void **next, const char *next_name, const 
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17039,8 +17039,8 @@ static void mpicheck_f_plain_gatherv_init(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17110,8 +17110,8 @@ static void mpicheck_f_desc_gatherv_init(void **next, const char *next_name, con
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17177,8 +17177,8 @@ static void mpicheck_f_plain_gatherv_init_c(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17241,8 +17241,8 @@ static void mpicheck_f_desc_gatherv_init_c(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18267,8 +18267,8 @@ static void mpicheck_f_plain_graph_create(void **next, const char *next_name, co
     MPI_Fint *edges __attribute__((unused)) = f_edges;
     int reorder = (int)(*f_reorder);
     MPI_Fint *comm_graph __attribute__((unused)) = f_comm_graph;
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(f_index, (int64_t)(nnodes), sizeof((f_index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(f_edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((f_edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(250, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_comm_graph = NULL;
     if (mpicheck_w) {
@@ -18331,8 +18331,8 @@ static void mpicheck_f_plain_graph_get(void **next, const char *next_name, const
     int maxedges = (int)(*f_maxedges);
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *edges __attribute__((unused)) = f_edges;
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(maxindex);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)(maxedges);
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(f_index, (int64_t)(maxindex), sizeof((f_index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(f_edges, (int64_t)(maxedges), sizeof((f_edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(251, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_edges = NULL;
@@ -18392,8 +18392,8 @@ static void mpicheck_f_plain_graph_map(void **next, const char *next_name, const
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *edges __attribute__((unused)) = f_edges;
     MPI_Fint *newrank __attribute__((unused)) = f_newrank;
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(f_index, (int64_t)(nnodes), sizeof((f_index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(f_edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((f_edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(252, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -18453,7 +18453,7 @@ static void mpicheck_f_plain_graph_neighbors(void **next, const char *next_name,
     int rank = (int)(*f_rank);
     int maxneighbors = (int)(*f_maxneighbors);
     MPI_Fint *neighbors __attribute__((unused)) = f_neighbors;
-    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : (int64_t)(maxneighbors);
+    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : mpicheck_array_len(f_neighbors, (int64_t)(maxneighbors), sizeof((f_neighbors)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(253, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_neighbors)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_neighbors = NULL;
     if (mpicheck_w) {
@@ -18807,7 +18807,7 @@ static void mpicheck_f_plain_group_excl(void **next, const char *next_name, cons
     int n = (int)(*f_n);
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(f_ranks, (int64_t)(n), sizeof((f_ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(261, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18960,7 +18960,7 @@ static void mpicheck_f_plain_group_incl(void **next, const char *next_name, cons
     int n = (int)(*f_n);
     MPI_Fint *ranks __attribute__((unused)) = f_ranks;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(f_ranks, (int64_t)(n), sizeof((f_ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(266, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -19066,7 +19066,7 @@ static void mpicheck_f_plain_group_range_excl(void **next, const char *next_name
     int n = (int)(*f_n);
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(f_ranges, (int64_t)((int64_t)n * 3), sizeof((f_ranges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(268, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -19122,7 +19122,7 @@ static void mpicheck_f_plain_group_range_incl(void **next, const char *next_name
     int n = (int)(*f_n);
     MPI_Fint *ranges __attribute__((unused)) = f_ranges;
     MPI_Fint *newgroup __attribute__((unused)) = f_newgroup;
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(f_ranges, (int64_t)((int64_t)n * 3), sizeof((f_ranges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(269, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -19275,8 +19275,8 @@ static void mpicheck_f_plain_group_translate_ranks(void **next, const char *next
     MPI_Fint *ranks1 __attribute__((unused)) = f_ranks1;
     MPI_Group group2 = PMPI_Group_f2c(*f_group2);
     MPI_Fint *ranks2 __attribute__((unused)) = f_ranks2;
-    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : mpicheck_array_len(f_ranks1, (int64_t)(n), sizeof((f_ranks1)[0]));
+    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : mpicheck_array_len(f_ranks2, (int64_t)(n), sizeof((f_ranks2)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(273, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks1) + MPICHECK_WIDTH(MPI_Group)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks2)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_ranks2 = NULL;
     if (mpicheck_w) {
@@ -19602,8 +19602,8 @@ static void mpicheck_f_plain_iallgatherv(void **next, const char *next_name, con
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19669,8 +19669,8 @@ static void mpicheck_f_desc_iallgatherv(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19732,8 +19732,8 @@ static void mpicheck_f_plain_iallgatherv_c(void **next, const char *next_name, c
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19792,8 +19792,8 @@ static void mpicheck_f_desc_iallgatherv_c(void **next, const char *next_name, co
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20274,10 +20274,10 @@ static void mpicheck_f_plain_ialltoallv(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20351,10 +20351,10 @@ static void mpicheck_f_desc_ialltoallv(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20424,10 +20424,10 @@ static void mpicheck_f_plain_ialltoallv_c(void **next, const char *next_name, co
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20494,10 +20494,10 @@ static void mpicheck_f_desc_ialltoallv_c(void **next, const char *next_name, con
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20567,12 +20567,12 @@ static void mpicheck_f_plain_ialltoallw(void **next, const char *next_name, cons
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20652,12 +20652,12 @@ static void mpicheck_f_desc_ialltoallw(void **next, const char *next_name, const
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20733,12 +20733,12 @@ static void mpicheck_f_plain_ialltoallw_c(void **next, const char *next_name, co
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20811,12 +20811,12 @@ static void mpicheck_f_desc_ialltoallw_c(void **next, const char *next_name, con
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21772,8 +21772,8 @@ static void mpicheck_f_plain_igatherv(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21841,8 +21841,8 @@ static void mpicheck_f_desc_igatherv(void **next, const char *next_name, const v
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21906,8 +21906,8 @@ static void mpicheck_f_plain_igatherv_c(void **next, const char *next_name, cons
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21968,8 +21968,8 @@ static void mpicheck_f_desc_igatherv_c(void **next, const char *next_name, const
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22515,8 +22515,8 @@ static void mpicheck_f_plain_ineighbor_allgatherv(void **next, const char *next_
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22582,8 +22582,8 @@ static void mpicheck_f_desc_ineighbor_allgatherv(void **next, const char *next_n
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22645,8 +22645,8 @@ static void mpicheck_f_plain_ineighbor_allgatherv_c(void **next, const char *nex
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22705,8 +22705,8 @@ static void mpicheck_f_desc_ineighbor_allgatherv_c(void **next, const char *next
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22982,10 +22982,10 @@ static void mpicheck_f_plain_ineighbor_alltoallv(void **next, const char *next_n
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23059,10 +23059,10 @@ static void mpicheck_f_desc_ineighbor_alltoallv(void **next, const char *next_na
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23132,10 +23132,10 @@ static void mpicheck_f_plain_ineighbor_alltoallv_c(void **next, const char *next
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23202,10 +23202,10 @@ static void mpicheck_f_desc_ineighbor_alltoallv_c(void **next, const char *next_
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23275,12 +23275,12 @@ static void mpicheck_f_plain_ineighbor_alltoallw(void **next, const char *next_n
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23360,12 +23360,12 @@ static void mpicheck_f_desc_ineighbor_alltoallw(void **next, const char *next_na
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23441,12 +23441,12 @@ static void mpicheck_f_plain_ineighbor_alltoallw_c(void **next, const char *next
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23519,12 +23519,12 @@ static void mpicheck_f_desc_ineighbor_alltoallw_c(void **next, const char *next_
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -24934,7 +24934,7 @@ static void mpicheck_f_plain_ireduce_scatter(void **next, const char *next_name,
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -24993,7 +24993,7 @@ static void mpicheck_f_desc_ireduce_scatter(void **next, const char *next_name, 
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -25048,7 +25048,7 @@ static void mpicheck_f_plain_ireduce_scatter_c(void **next, const char *next_nam
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -25100,7 +25100,7 @@ static void mpicheck_f_desc_ireduce_scatter_c(void **next, const char *next_name
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26040,8 +26040,8 @@ static void mpicheck_f_plain_iscatterv(void **next, const char *next_name, const
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26109,8 +26109,8 @@ static void mpicheck_f_desc_iscatterv(void **next, const char *next_name, const 
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26174,8 +26174,8 @@ static void mpicheck_f_plain_iscatterv_c(void **next, const char *next_name, con
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26236,8 +26236,8 @@ static void mpicheck_f_desc_iscatterv_c(void **next, const char *next_name, cons
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28016,8 +28016,8 @@ static void mpicheck_f_plain_neighbor_allgatherv(void **next, const char *next_n
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28078,8 +28078,8 @@ static void mpicheck_f_desc_neighbor_allgatherv(void **next, const char *next_na
     MPI_Fint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28136,8 +28136,8 @@ static void mpicheck_f_plain_neighbor_allgatherv_c(void **next, const char *next
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28191,8 +28191,8 @@ static void mpicheck_f_desc_neighbor_allgatherv_c(void **next, const char *next_
     MPI_Aint *displs __attribute__((unused)) = f_displs;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28251,8 +28251,8 @@ static void mpicheck_f_plain_neighbor_allgatherv_init(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28320,8 +28320,8 @@ static void mpicheck_f_desc_neighbor_allgatherv_init(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28385,8 +28385,8 @@ static void mpicheck_f_plain_neighbor_allgatherv_init_c(void **next, const char 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28447,8 +28447,8 @@ static void mpicheck_f_desc_neighbor_allgatherv_init_c(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -28925,10 +28925,10 @@ static void mpicheck_f_plain_neighbor_alltoallv(void **next, const char *next_na
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -28997,10 +28997,10 @@ static void mpicheck_f_desc_neighbor_alltoallv(void **next, const char *next_nam
     MPI_Fint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29065,10 +29065,10 @@ static void mpicheck_f_plain_neighbor_alltoallv_c(void **next, const char *next_
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29130,10 +29130,10 @@ static void mpicheck_f_desc_neighbor_alltoallv_c(void **next, const char *next_n
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29200,10 +29200,10 @@ static void mpicheck_f_plain_neighbor_alltoallv_init(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -29279,10 +29279,10 @@ static void mpicheck_f_desc_neighbor_alltoallv_init(void **next, const char *nex
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -29354,10 +29354,10 @@ static void mpicheck_f_plain_neighbor_alltoallv_init_c(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -29426,10 +29426,10 @@ static void mpicheck_f_desc_neighbor_alltoallv_init_c(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -29499,12 +29499,12 @@ static void mpicheck_f_plain_neighbor_alltoallw(void **next, const char *next_na
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29579,12 +29579,12 @@ static void mpicheck_f_desc_neighbor_alltoallw(void **next, const char *next_nam
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29655,12 +29655,12 @@ static void mpicheck_f_plain_neighbor_alltoallw_c(void **next, const char *next_
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29728,12 +29728,12 @@ static void mpicheck_f_desc_neighbor_alltoallw_c(void **next, const char *next_n
     MPI_Aint *rdispls __attribute__((unused)) = f_rdispls;
     MPI_Fint *recvtypes __attribute__((unused)) = f_recvtypes;
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -29806,12 +29806,12 @@ static void mpicheck_f_plain_neighbor_alltoallw_init(void **next, const char *ne
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -29893,12 +29893,12 @@ static void mpicheck_f_desc_neighbor_alltoallw_init(void **next, const char *nex
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -29976,12 +29976,12 @@ static void mpicheck_f_plain_neighbor_alltoallw_init_c(void **next, const char *
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -30056,12 +30056,12 @@ static void mpicheck_f_desc_neighbor_alltoallw_init_c(void **next, const char *n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((f_sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(f_rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(f_recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((f_recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -31114,7 +31114,7 @@ static void mpicheck_f_plain_pready_list(void **next, const char *next_name, con
     int length = (int)(*f_length);
     MPI_Fint *array_of_partitions __attribute__((unused)) = f_array_of_partitions;
     MPI_Request request = PMPI_Request_f2c(*f_request);
-    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : (int64_t)(length);
+    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : mpicheck_array_len(f_array_of_partitions, (int64_t)(length), sizeof((f_array_of_partitions)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(408, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_partitions) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33038,7 +33038,7 @@ static void mpicheck_f_plain_reduce_scatter(void **next, const char *next_name, 
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33092,7 +33092,7 @@ static void mpicheck_f_desc_reduce_scatter(void **next, const char *next_name, c
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33142,7 +33142,7 @@ static void mpicheck_f_plain_reduce_scatter_c(void **next, const char *next_name
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33189,7 +33189,7 @@ static void mpicheck_f_desc_reduce_scatter_c(void **next, const char *next_name,
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Op op = PMPI_Op_f2c(*f_op);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -33639,7 +33639,7 @@ static void mpicheck_f_plain_reduce_scatter_init(void **next, const char *next_n
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -33700,7 +33700,7 @@ static void mpicheck_f_desc_reduce_scatter_init(void **next, const char *next_na
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -33757,7 +33757,7 @@ static void mpicheck_f_plain_reduce_scatter_init_c(void **next, const char *next
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -33811,7 +33811,7 @@ static void mpicheck_f_desc_reduce_scatter_init_c(void **next, const char *next_
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(f_recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((f_recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -34190,8 +34190,8 @@ static void mpicheck_f_plain_request_get_status_all(void **next, const char *nex
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -34269,7 +34269,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -34336,9 +34336,9 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
     MPI_Fint *array_of_indices __attribute__((unused)) = f_array_of_indices;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(incount), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(f_array_of_indices, (int64_t)(incount), sizeof((f_array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -36339,8 +36339,8 @@ static void mpicheck_f_plain_scatterv(void **next, const char *next_name, const 
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36403,8 +36403,8 @@ static void mpicheck_f_desc_scatterv(void **next, const char *next_name, const v
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36463,8 +36463,8 @@ static void mpicheck_f_plain_scatterv_c(void **next, const char *next_name, cons
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36520,8 +36520,8 @@ static void mpicheck_f_desc_scatterv_c(void **next, const char *next_name, const
     MPI_Datatype recvtype = PMPI_Type_f2c(*f_recvtype);
     int root = (int)(*f_root);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), site, MPICHECK_FLAG_FORTRAN);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36582,8 +36582,8 @@ static void mpicheck_f_plain_scatterv_init(void **next, const char *next_name, c
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -36653,8 +36653,8 @@ static void mpicheck_f_desc_scatterv_init(void **next, const char *next_name, co
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -36720,8 +36720,8 @@ static void mpicheck_f_plain_scatterv_init_c(void **next, const char *next_name,
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -36784,8 +36784,8 @@ static void mpicheck_f_desc_scatterv_init_c(void **next, const char *next_name, 
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Info info = PMPI_Info_f2c(*f_info);
     MPI_Fint *request __attribute__((unused)) = f_request;
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(f_sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(f_displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((f_displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -38994,7 +38994,7 @@ static void mpicheck_f_plain_startall(void **next, const char *next_name, const 
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     if (mpicheck_w) {
@@ -39773,8 +39773,8 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -39857,7 +39857,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
     MPI_Fint *flag __attribute__((unused)) = f_flag;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -39929,9 +39929,9 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
     MPI_Fint *array_of_indices __attribute__((unused)) = f_array_of_indices;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(incount), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(f_array_of_indices, (int64_t)(incount), sizeof((f_array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -40214,10 +40214,10 @@ static void mpicheck_f_plain_type_create_darray(void **next, const char *next_na
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_gsizes, (int64_t)(ndims), sizeof((f_array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(f_array_of_distribs, (int64_t)(ndims), sizeof((f_array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(f_array_of_dargs, (int64_t)(ndims), sizeof((f_array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(f_array_of_psizes, (int64_t)(ndims), sizeof((f_array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(584, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40294,10 +40294,10 @@ static void mpicheck_f_plain_type_create_darray_c(void **next, const char *next_
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_gsizes, (int64_t)(ndims), sizeof((f_array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(f_array_of_distribs, (int64_t)(ndims), sizeof((f_array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(f_array_of_dargs, (int64_t)(ndims), sizeof((f_array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(f_array_of_psizes, (int64_t)(ndims), sizeof((f_array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(585, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40510,8 +40510,8 @@ static void mpicheck_f_plain_type_create_hindexed(void **next, const char *next_
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(589, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40572,8 +40572,8 @@ static void mpicheck_f_plain_type_create_hindexed_c(void **next, const char *nex
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(590, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40627,7 +40627,7 @@ static void mpicheck_f_plain_type_create_hindexed_block(void **next, const char 
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(591, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40685,7 +40685,7 @@ static void mpicheck_f_plain_type_create_hindexed_block_c(void **next, const cha
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(592, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40837,7 +40837,7 @@ static void mpicheck_f_plain_type_create_indexed_block(void **next, const char *
     MPI_Fint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(595, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -40895,7 +40895,7 @@ static void mpicheck_f_plain_type_create_indexed_block_c(void **next, const char
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(596, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -41095,9 +41095,9 @@ static void mpicheck_f_plain_type_create_struct(void **next, const char *next_na
     MPI_Aint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Fint *array_of_types __attribute__((unused)) = f_array_of_types;
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(f_array_of_types, (int64_t)(count), sizeof((f_array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(600, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -41161,9 +41161,9 @@ static void mpicheck_f_plain_type_create_struct_c(void **next, const char *next_
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Fint *array_of_types __attribute__((unused)) = f_array_of_types;
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(f_array_of_types, (int64_t)(count), sizeof((f_array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(601, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -41222,9 +41222,9 @@ static void mpicheck_f_plain_type_create_subarray(void **next, const char *next_
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(f_array_of_sizes, (int64_t)(ndims), sizeof((f_array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_subsizes, (int64_t)(ndims), sizeof((f_array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(f_array_of_starts, (int64_t)(ndims), sizeof((f_array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(602, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -41292,9 +41292,9 @@ static void mpicheck_f_plain_type_create_subarray_c(void **next, const char *nex
     int order = (int)(*f_order);
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(f_array_of_sizes, (int64_t)(ndims), sizeof((f_array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(f_array_of_subsizes, (int64_t)(ndims), sizeof((f_array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(f_array_of_starts, (int64_t)(ndims), sizeof((f_array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(603, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -41594,9 +41594,9 @@ static void mpicheck_f_plain_type_get_contents(void **next, const char *next_nam
     MPI_Fint *array_of_integers __attribute__((unused)) = f_array_of_integers;
     MPI_Aint *array_of_addresses __attribute__((unused)) = f_array_of_addresses;
     MPI_Fint *array_of_datatypes __attribute__((unused)) = f_array_of_datatypes;
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(f_array_of_integers, (int64_t)(max_integers), sizeof((f_array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(f_array_of_addresses, (int64_t)(max_addresses), sizeof((f_array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(f_array_of_datatypes, (int64_t)(max_datatypes), sizeof((f_array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(611, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_array_of_integers = NULL;
     unsigned char *mpicheck_o_array_of_addresses = NULL;
@@ -41666,10 +41666,10 @@ static void mpicheck_f_plain_type_get_contents_c(void **next, const char *next_n
     MPI_Aint *array_of_addresses __attribute__((unused)) = f_array_of_addresses;
     MPI_Count *array_of_large_counts __attribute__((unused)) = f_array_of_large_counts;
     MPI_Fint *array_of_datatypes __attribute__((unused)) = f_array_of_datatypes;
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : (int64_t)(max_large_counts);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(f_array_of_integers, (int64_t)(max_integers), sizeof((f_array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(f_array_of_addresses, (int64_t)(max_addresses), sizeof((f_array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : mpicheck_array_len(f_array_of_large_counts, (int64_t)(max_large_counts), sizeof((f_array_of_large_counts)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(f_array_of_datatypes, (int64_t)(max_datatypes), sizeof((f_array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(612, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_large_counts)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_array_of_integers = NULL;
     unsigned char *mpicheck_o_array_of_addresses = NULL;
@@ -42262,8 +42262,8 @@ static void mpicheck_f_plain_type_indexed(void **next, const char *next_name, co
     MPI_Fint *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(623, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -42324,8 +42324,8 @@ static void mpicheck_f_plain_type_indexed_c(void **next, const char *next_name, 
     MPI_Count *array_of_displacements __attribute__((unused)) = f_array_of_displacements;
     MPI_Datatype oldtype = PMPI_Type_f2c(*f_oldtype);
     MPI_Fint *newtype __attribute__((unused)) = f_newtype;
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(f_array_of_blocklengths, (int64_t)(count), sizeof((f_array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(f_array_of_displacements, (int64_t)(count), sizeof((f_array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(624, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), site, MPICHECK_FLAG_FORTRAN);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -43276,8 +43276,8 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {
@@ -43355,7 +43355,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
     int count = (int)(*f_count);
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *index __attribute__((unused)) = f_index;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(count), sizeof((f_array_of_requests)[0]));
     MPI_Fint mpicheck_fst_status[MPICHECK_F_STATUS_WORDS];
     MPI_Fint *mpicheck_fs_status = mpicheck_f_status_ignored(f_status) ? mpicheck_fst_status : f_status;
     MPI_Status mpicheck_cst_status[1];
@@ -43423,9 +43423,9 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
     MPI_Fint *array_of_requests __attribute__((unused)) = f_array_of_requests;
     MPI_Fint *outcount __attribute__((unused)) = f_outcount;
     MPI_Fint *array_of_indices __attribute__((unused)) = f_array_of_indices;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(f_array_of_requests, (int64_t)(incount), sizeof((f_array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(f_array_of_indices, (int64_t)(incount), sizeof((f_array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Fint *mpicheck_fs_array_of_statuses = f_array_of_statuses;
     MPI_Status *mpicheck_cst_array_of_statuses = NULL;
     if (mpicheck_n_array_of_statuses > 0) {

@@ -10227,8 +10227,8 @@ int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(18, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10268,8 +10268,8 @@ int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(19, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10309,8 +10309,8 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(20, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10355,8 +10355,8 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(21, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10701,10 +10701,10 @@ int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(31, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10751,10 +10751,10 @@ int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(32, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10801,10 +10801,10 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(33, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10856,10 +10856,10 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(34, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -10911,12 +10911,12 @@ int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(35, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -10969,12 +10969,12 @@ int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(36, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -11027,12 +11027,12 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(37, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -11090,12 +11090,12 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(38, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -11761,7 +11761,7 @@ int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_coords(comm, rank, maxdims, coords);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(coords, (int64_t)(maxdims), sizeof((coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(59, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_coords = NULL;
     if (mpicheck_w) {
@@ -11795,8 +11795,8 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_create(comm_old, ndims, dims, periods, reorder, comm_cart);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(ndims), sizeof((dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(periods, (int64_t)(ndims), sizeof((periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(60, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_cart = NULL;
     if (mpicheck_w) {
@@ -11838,9 +11838,9 @@ int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coor
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_get(comm, maxdims, dims, periods, coords);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(maxdims);
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(maxdims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(maxdims), sizeof((dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(periods, (int64_t)(maxdims), sizeof((periods)[0]));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(coords, (int64_t)(maxdims), sizeof((coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(61, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_dims = NULL;
     unsigned char *mpicheck_o_periods = NULL;
@@ -11883,8 +11883,8 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_map(comm, ndims, dims, periods, newrank);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(ndims), sizeof((dims)[0]));
+    int64_t mpicheck_n_periods = (periods == NULL) ? -1 : mpicheck_array_len(periods, (int64_t)(ndims), sizeof((periods)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(62, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_periods) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -11924,7 +11924,7 @@ int MPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank)
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_rank(comm, coords, rank);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_coords = (coords == NULL) ? -1 : mpicheck_array_len(coords, (int64_t)(mpicheck_cartdim(comm)), sizeof((coords)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(63, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_coords) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
@@ -11995,7 +11995,7 @@ int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm)
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Cart_sub(comm, remain_dims, newcomm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : (int64_t)(mpicheck_cartdim(comm));
+    int64_t mpicheck_n_remain_dims = (remain_dims == NULL) ? -1 : mpicheck_array_len(remain_dims, (int64_t)(mpicheck_cartdim(comm)), sizeof((remain_dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(65, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_remain_dims) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newcomm = NULL;
     if (mpicheck_w) {
@@ -12438,7 +12438,8 @@ int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function* comm_copy_attr_fn, MPI_C
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Comm_create_keyval(comm_copy_attr_fn, comm_delete_attr_fn, comm_keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))comm_copy_attr_fn, (void (*)(void))comm_delete_attr_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Comm_create_keyval((mpicheck_kv ? mpicheck_comm_copy_trampoline : comm_copy_attr_fn), (mpicheck_kv ? mpicheck_comm_delete_trampoline : comm_delete_attr_fn), comm_keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_comm_keyval, MPICHECK_WIDTH(int), (comm_keyval ? MPICHECK_W(*comm_keyval) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -13318,7 +13319,7 @@ int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info inf
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs)));
+    int64_t mpicheck_n_array_of_errcodes = (array_of_errcodes == NULL) ? -1 : mpicheck_array_len(array_of_errcodes, (int64_t)((array_of_errcodes == MPI_ERRCODES_IGNORE ? -1 : mpicheck_root_len(comm, root, maxprocs))), sizeof((array_of_errcodes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(109, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_intercomm = NULL;
     unsigned char *mpicheck_o_array_of_errcodes = NULL;
@@ -13360,8 +13361,8 @@ int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_o
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_maxprocs = (array_of_maxprocs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(array_of_maxprocs, (int64_t)(count), sizeof((array_of_maxprocs)[0]));
+    int64_t mpicheck_n_array_of_info = (array_of_info == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(array_of_info, (int64_t)(count), sizeof((array_of_info)[0]));
     int64_t mpicheck_n_array_of_errcodes = -1;
     int64_t *mpicheck_w = mpicheck_begin_bytes(110, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_maxprocs)) + 8 + MPICHECK_WIDTH(MPI_Info) * MPICHECK_POS(mpicheck_n_array_of_info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Comm)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_errcodes)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_intercomm = NULL;
@@ -13566,7 +13567,7 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dims_create(nnodes, ndims, dims);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_dims = (dims == NULL) ? -1 : mpicheck_array_len(dims, (int64_t)(ndims), sizeof((dims)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(116, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_dims)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_dims = NULL;
     if (mpicheck_w) {
@@ -13603,10 +13604,10 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_create(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(mpicheck_sum(degrees, n));
-    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n)));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(sources, (int64_t)(n), sizeof((sources)[0]));
+    int64_t mpicheck_n_degrees = (degrees == NULL) ? -1 : mpicheck_array_len(degrees, (int64_t)(n), sizeof((degrees)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(destinations, (int64_t)(mpicheck_sum(degrees, n)), sizeof((destinations)[0]));
+    int64_t mpicheck_n_weights = (weights == NULL) ? -1 : mpicheck_array_len(weights, (int64_t)(mpicheck_weights_len(weights, mpicheck_sum(degrees, n))), sizeof((weights)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(117, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_degrees)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_weights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -13657,10 +13658,10 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info, reorder, comm_dist_graph);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(indegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, indegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(outdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, outdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(sources, (int64_t)(indegree), sizeof((sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, indegree)), sizeof((sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(destinations, (int64_t)(outdegree), sizeof((destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(destweights, (int64_t)(mpicheck_weights_len(destweights, outdegree)), sizeof((destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(118, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_dist_graph = NULL;
     if (mpicheck_w) {
@@ -13712,10 +13713,10 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : (int64_t)(maxindegree);
-    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(sourceweights, maxindegree));
-    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : (int64_t)(maxoutdegree);
-    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : (int64_t)(mpicheck_weights_len(destweights, maxoutdegree));
+    int64_t mpicheck_n_sources = (sources == NULL) ? -1 : mpicheck_array_len(sources, (int64_t)(maxindegree), sizeof((sources)[0]));
+    int64_t mpicheck_n_sourceweights = (sourceweights == NULL) ? -1 : mpicheck_array_len(sourceweights, (int64_t)(mpicheck_weights_len(sourceweights, maxindegree)), sizeof((sourceweights)[0]));
+    int64_t mpicheck_n_destinations = (destinations == NULL) ? -1 : mpicheck_array_len(destinations, (int64_t)(maxoutdegree), sizeof((destinations)[0]));
+    int64_t mpicheck_n_destweights = (destweights == NULL) ? -1 : mpicheck_array_len(destweights, (int64_t)(mpicheck_weights_len(destweights, maxoutdegree)), sizeof((destweights)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(119, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sources)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sourceweights) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destinations)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_destweights)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_sources = NULL;
     unsigned char *mpicheck_o_sourceweights = NULL;
@@ -17323,8 +17324,8 @@ int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void*
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(232, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17365,8 +17366,8 @@ int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(233, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -17407,8 +17408,8 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(234, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17454,8 +17455,8 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(235, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -17966,8 +17967,8 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_create(comm_old, nnodes, index, edges, reorder, comm_graph);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(index, (int64_t)(nnodes), sizeof((index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(250, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_comm_graph = NULL;
     if (mpicheck_w) {
@@ -18009,8 +18010,8 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_get(comm, maxindex, maxedges, index, edges);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(maxindex);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)(maxedges);
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(index, (int64_t)(maxindex), sizeof((index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(edges, (int64_t)(maxedges), sizeof((edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(251, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_edges = NULL;
@@ -18049,8 +18050,8 @@ int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_map(comm, nnodes, index, edges, newrank);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_index = (index == NULL) ? -1 : (int64_t)(nnodes);
-    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : (int64_t)((nnodes > 0 ? (int64_t)index[nnodes - 1] : 0));
+    int64_t mpicheck_n_index = (index == NULL) ? -1 : mpicheck_array_len(index, (int64_t)(nnodes), sizeof((index)[0]));
+    int64_t mpicheck_n_edges = (edges == NULL) ? -1 : mpicheck_array_len(edges, (int64_t)(mpicheck_last_entry(index, nnodes)), sizeof((edges)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(252, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_index)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_edges) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newrank = NULL;
     if (mpicheck_w) {
@@ -18090,7 +18091,7 @@ int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Graph_neighbors(comm, rank, maxneighbors, neighbors);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : (int64_t)(maxneighbors);
+    int64_t mpicheck_n_neighbors = (neighbors == NULL) ? -1 : mpicheck_array_len(neighbors, (int64_t)(maxneighbors), sizeof((neighbors)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(253, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_neighbors)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_neighbors = NULL;
     if (mpicheck_w) {
@@ -18336,7 +18337,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_excl(group, n, ranks, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(ranks, (int64_t)(n), sizeof((ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(261, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18485,7 +18486,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_incl(group, n, ranks, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks = (ranks == NULL) ? -1 : mpicheck_array_len(ranks, (int64_t)(n), sizeof((ranks)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(266, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18552,7 +18553,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_range_excl(group, n, ranges, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(((const int *)ranges), (int64_t)((int64_t)n * 3), sizeof((((const int *)ranges))[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(268, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18588,7 +18589,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_range_incl(group, n, ranges, newgroup);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : (int64_t)((int64_t)n * 3);
+    int64_t mpicheck_n_ranges = (ranges == NULL) ? -1 : mpicheck_array_len(((const int *)ranges), (int64_t)((int64_t)n * 3), sizeof((((const int *)ranges))[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(269, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranges) + MPICHECK_WIDTH(MPI_Group)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newgroup = NULL;
     if (mpicheck_w) {
@@ -18710,8 +18711,8 @@ int MPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_G
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_translate_ranks(group1, n, ranks1, group2, ranks2);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : (int64_t)(n);
-    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : (int64_t)(n);
+    int64_t mpicheck_n_ranks1 = (ranks1 == NULL) ? -1 : mpicheck_array_len(ranks1, (int64_t)(n), sizeof((ranks1)[0]));
+    int64_t mpicheck_n_ranks2 = (ranks2 == NULL) ? -1 : mpicheck_array_len(ranks2, (int64_t)(n), sizeof((ranks2)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(273, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks1) + MPICHECK_WIDTH(MPI_Group)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_ranks2)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_ranks2 = NULL;
     if (mpicheck_w) {
@@ -18856,8 +18857,8 @@ int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(277, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -18903,8 +18904,8 @@ int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(278, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19100,10 +19101,10 @@ int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispl
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(283, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19156,10 +19157,10 @@ int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(284, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19212,12 +19213,12 @@ int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispl
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(285, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19276,12 +19277,12 @@ int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MP
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_coll_size(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(286, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19670,8 +19671,8 @@ int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(296, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19718,8 +19719,8 @@ int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(297, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19954,8 +19955,8 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(303, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -19999,8 +20000,8 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(304, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20116,10 +20117,10 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(307, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20170,10 +20171,10 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(308, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20224,12 +20225,12 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(309, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -20286,12 +20287,12 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(310, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21187,7 +21188,7 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(337, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21228,7 +21229,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(338, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21598,8 +21599,8 @@ int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(348, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -21646,8 +21647,8 @@ int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(349, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22012,7 +22013,8 @@ int MPI_Keyval_create(MPI_Copy_function* copy_fn, MPI_Delete_function* delete_fn
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Keyval_create(copy_fn, delete_fn, keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))copy_fn, (void (*)(void))delete_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Keyval_create((mpicheck_kv ? mpicheck_comm_copy_trampoline : copy_fn), (mpicheck_kv ? mpicheck_comm_delete_trampoline : delete_fn), keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_keyval, MPICHECK_WIDTH(int), (keyval ? MPICHECK_W(*keyval) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -22446,8 +22448,8 @@ int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(372, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22487,8 +22489,8 @@ int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(373, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22528,8 +22530,8 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(374, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22574,8 +22576,8 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_in_degree(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(375, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22758,10 +22760,10 @@ int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const in
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(380, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22808,10 +22810,10 @@ int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(381, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -22858,10 +22860,10 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(382, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22913,10 +22915,10 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(383, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls) + MPICHECK_WIDTH(MPI_Datatype) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -22968,12 +22970,12 @@ int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MP
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(384, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23026,12 +23028,12 @@ int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], 
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(385, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -23084,12 +23086,12 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(386, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23147,12 +23149,12 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_out_degree(comm));
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
-    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : (int64_t)(mpicheck_in_degree(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_sdispls = (sdispls == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sdispls, (int64_t)(mpicheck_out_degree(comm)), sizeof((sdispls)[0]));
+    int64_t mpicheck_n_sendtypes = (sendtypes == NULL || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendtypes, (int64_t)(mpicheck_out_degree(comm)), sizeof((sendtypes)[0]));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvcounts)[0]));
+    int64_t mpicheck_n_rdispls = (rdispls == NULL) ? -1 : mpicheck_array_len(rdispls, (int64_t)(mpicheck_in_degree(comm)), sizeof((rdispls)[0]));
+    int64_t mpicheck_n_recvtypes = (recvtypes == NULL) ? -1 : mpicheck_array_len(recvtypes, (int64_t)(mpicheck_in_degree(comm)), sizeof((recvtypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(387, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_sdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_sendtypes) + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_rdispls)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_recvtypes) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -23819,7 +23821,7 @@ int MPI_Pready_list(int length, const int array_of_partitions[], MPI_Request req
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pready_list(length, array_of_partitions, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : (int64_t)(length);
+    int64_t mpicheck_n_array_of_partitions = (array_of_partitions == NULL) ? -1 : mpicheck_array_len(array_of_partitions, (int64_t)(length), sizeof((array_of_partitions)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(408, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_partitions) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24542,7 +24544,7 @@ int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(429, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24577,7 +24579,7 @@ int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count rec
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(430, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -24746,7 +24748,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_init(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(435, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -24786,7 +24788,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : (int64_t)(mpicheck_local_size(comm));
+    int64_t mpicheck_n_recvcounts = (recvcounts == NULL) ? -1 : mpicheck_array_len(recvcounts, (int64_t)(mpicheck_local_size(comm)), sizeof((recvcounts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(436, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_recvcounts) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Op) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -25115,8 +25117,8 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -25167,7 +25169,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_index = NULL;
     unsigned char *mpicheck_o_flag = NULL;
@@ -25210,9 +25212,9 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(incount), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(array_of_indices, (int64_t)(incount), sizeof((array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -25946,8 +25948,8 @@ int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[]
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(469, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -25988,8 +25990,8 @@ int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(470, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)), __builtin_return_address(0), 0);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -26030,8 +26032,8 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_init(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(471, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -26077,8 +26079,8 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, info, request);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : (int64_t)(mpicheck_coll_size(comm));
-    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : (int64_t)(mpicheck_coll_size(comm));
+    int64_t mpicheck_n_sendcounts = (sendcounts == NULL || !mpicheck_is_root(comm, root) || sendbuf == MPI_IN_PLACE) ? -1 : mpicheck_array_len(sendcounts, (int64_t)(mpicheck_coll_size(comm)), sizeof((sendcounts)[0]));
+    int64_t mpicheck_n_displs = (displs == NULL || !mpicheck_is_root(comm, root)) ? -1 : mpicheck_array_len(displs, (int64_t)(mpicheck_coll_size(comm)), sizeof((displs)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(472, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + 8u) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_sendcounts)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_displs) + MPICHECK_WIDTH(MPI_Datatype) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Info) + MPICHECK_WIDTH(MPI_Request)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_request = NULL;
     if (mpicheck_w) {
@@ -27171,7 +27173,7 @@ int MPI_Startall(int count, MPI_Request array_of_requests[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Startall(count, array_of_requests);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(506, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     if (mpicheck_w) {
@@ -27751,7 +27753,7 @@ int MPI_T_category_get_categories(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_categories(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(524, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -27784,7 +27786,7 @@ int MPI_T_category_get_cvars(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_cvars(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(525, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -27817,7 +27819,7 @@ int MPI_T_category_get_events(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_events(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(526, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -27989,7 +27991,7 @@ int MPI_T_category_get_pvars(int cat_index, int len, int indices[])
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_category_get_pvars(cat_index, len, indices);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : (int64_t)(len);
+    int64_t mpicheck_n_indices = (indices == NULL) ? -1 : mpicheck_array_len(indices, (int64_t)(len), sizeof((indices)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(531, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_indices)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_indices = NULL;
     if (mpicheck_w) {
@@ -28447,8 +28449,8 @@ int MPI_T_event_get_info(int event_index, char* name, int* name_len, int* verbos
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_T_event_get_info(event_index, name, name_len, verbosity, array_of_datatypes, array_of_displacements, num_elements, enumtype, info, desc, desc_len, bind);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(num_elements);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(num_elements);
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(array_of_datatypes, (int64_t)(num_elements), sizeof((array_of_datatypes)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(num_elements), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(545, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_T_enum) + MPICHECK_WIDTH(MPI_Info) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_name_len = NULL;
     unsigned char *mpicheck_o_verbosity = NULL;
@@ -29472,8 +29474,8 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -29531,7 +29533,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
@@ -29581,9 +29583,9 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(incount), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(array_of_indices, (int64_t)(incount), sizeof((array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -29793,10 +29795,10 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(array_of_gsizes, (int64_t)(ndims), sizeof((array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(array_of_distribs, (int64_t)(ndims), sizeof((array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(array_of_dargs, (int64_t)(ndims), sizeof((array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(array_of_psizes, (int64_t)(ndims), sizeof((array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(584, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -29847,10 +29849,10 @@ int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arra
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_darray_c(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_gsizes = (array_of_gsizes == NULL) ? -1 : mpicheck_array_len(array_of_gsizes, (int64_t)(ndims), sizeof((array_of_gsizes)[0]));
+    int64_t mpicheck_n_array_of_distribs = (array_of_distribs == NULL) ? -1 : mpicheck_array_len(array_of_distribs, (int64_t)(ndims), sizeof((array_of_distribs)[0]));
+    int64_t mpicheck_n_array_of_dargs = (array_of_dargs == NULL) ? -1 : mpicheck_array_len(array_of_dargs, (int64_t)(ndims), sizeof((array_of_dargs)[0]));
+    int64_t mpicheck_n_array_of_psizes = (array_of_psizes == NULL) ? -1 : mpicheck_array_len(array_of_psizes, (int64_t)(ndims), sizeof((array_of_psizes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(585, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_gsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_distribs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_dargs)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_psizes) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -29993,8 +29995,8 @@ int MPI_Type_create_hindexed(int count, const int array_of_blocklengths[], const
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(589, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30034,8 +30036,8 @@ int MPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockle
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(590, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30075,7 +30077,7 @@ int MPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint ar
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(591, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30112,7 +30114,7 @@ int MPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, con
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_hindexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(592, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30215,7 +30217,7 @@ int MPI_Type_create_indexed_block(int count, int blocklength, const int array_of
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(595, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30252,7 +30254,7 @@ int MPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_indexed_block_c(count, blocklength, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(596, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30303,7 +30305,8 @@ int MPI_Type_create_keyval(MPI_Type_copy_attr_function* type_copy_attr_fn, MPI_T
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Type_create_keyval(type_copy_attr_fn, type_delete_attr_fn, type_keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))type_copy_attr_fn, (void (*)(void))type_delete_attr_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Type_create_keyval((mpicheck_kv ? mpicheck_type_copy_trampoline : type_copy_attr_fn), (mpicheck_kv ? mpicheck_type_delete_trampoline : type_delete_attr_fn), type_keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_type_keyval, MPICHECK_WIDTH(int), (type_keyval ? MPICHECK_W(*type_keyval) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -30385,9 +30388,9 @@ int MPI_Type_create_struct(int count, const int array_of_blocklengths[], const M
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_struct(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(array_of_types, (int64_t)(count), sizeof((array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(600, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30430,9 +30433,9 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_struct_c(count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
+    int64_t mpicheck_n_array_of_types = (array_of_types == NULL) ? -1 : mpicheck_array_len(array_of_types, (int64_t)(count), sizeof((array_of_types)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(601, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_types) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30475,9 +30478,9 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(array_of_sizes, (int64_t)(ndims), sizeof((array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(array_of_subsizes, (int64_t)(ndims), sizeof((array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(array_of_starts, (int64_t)(ndims), sizeof((array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(602, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30522,9 +30525,9 @@ int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], cons
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_create_subarray_c(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : (int64_t)(ndims);
-    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : (int64_t)(ndims);
+    int64_t mpicheck_n_array_of_sizes = (array_of_sizes == NULL) ? -1 : mpicheck_array_len(array_of_sizes, (int64_t)(ndims), sizeof((array_of_sizes)[0]));
+    int64_t mpicheck_n_array_of_subsizes = (array_of_subsizes == NULL) ? -1 : mpicheck_array_len(array_of_subsizes, (int64_t)(ndims), sizeof((array_of_subsizes)[0]));
+    int64_t mpicheck_n_array_of_starts = (array_of_starts == NULL) ? -1 : mpicheck_array_len(array_of_starts, (int64_t)(ndims), sizeof((array_of_starts)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(603, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_sizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_subsizes)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_starts) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -30770,9 +30773,9 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers, array_of_addresses, array_of_datatypes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(array_of_integers, (int64_t)(max_integers), sizeof((array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(array_of_addresses, (int64_t)(max_addresses), sizeof((array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(array_of_datatypes, (int64_t)(max_datatypes), sizeof((array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(611, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_array_of_integers = NULL;
     unsigned char *mpicheck_o_array_of_addresses = NULL;
@@ -30817,10 +30820,10 @@ int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_C
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_contents_c(datatype, max_integers, max_addresses, max_large_counts, max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts, array_of_datatypes);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : (int64_t)(max_integers);
-    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : (int64_t)(max_addresses);
-    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : (int64_t)(max_large_counts);
-    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : (int64_t)(max_datatypes);
+    int64_t mpicheck_n_array_of_integers = (array_of_integers == NULL) ? -1 : mpicheck_array_len(array_of_integers, (int64_t)(max_integers), sizeof((array_of_integers)[0]));
+    int64_t mpicheck_n_array_of_addresses = (array_of_addresses == NULL) ? -1 : mpicheck_array_len(array_of_addresses, (int64_t)(max_addresses), sizeof((array_of_addresses)[0]));
+    int64_t mpicheck_n_array_of_large_counts = (array_of_large_counts == NULL) ? -1 : mpicheck_array_len(array_of_large_counts, (int64_t)(max_large_counts), sizeof((array_of_large_counts)[0]));
+    int64_t mpicheck_n_array_of_datatypes = (array_of_datatypes == NULL) ? -1 : mpicheck_array_len(array_of_datatypes, (int64_t)(max_datatypes), sizeof((array_of_datatypes)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(612, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_integers)) + 8 + MPICHECK_WIDTH(MPI_Aint) * MPICHECK_POS(mpicheck_n_array_of_addresses)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_large_counts)) + 8 + MPICHECK_WIDTH(MPI_Datatype) * MPICHECK_POS(mpicheck_n_array_of_datatypes)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_array_of_integers = NULL;
     unsigned char *mpicheck_o_array_of_addresses = NULL;
@@ -31225,8 +31228,8 @@ int MPI_Type_indexed(int count, const int array_of_blocklengths[], const int arr
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(623, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -31266,8 +31269,8 @@ int MPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_indexed_c(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_blocklengths = (array_of_blocklengths == NULL) ? -1 : mpicheck_array_len(array_of_blocklengths, (int64_t)(count), sizeof((array_of_blocklengths)[0]));
+    int64_t mpicheck_n_array_of_displacements = (array_of_displacements == NULL) ? -1 : mpicheck_array_len(array_of_displacements, (int64_t)(count), sizeof((array_of_displacements)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(624, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Count)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_blocklengths)) + 8 + MPICHECK_WIDTH(MPI_Count) * MPICHECK_POS(mpicheck_n_array_of_displacements) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Datatype)), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_newtype = NULL;
     if (mpicheck_w) {
@@ -31785,8 +31788,8 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Waitall(count, array_of_requests, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(count));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -31840,7 +31843,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
     MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(count);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_index = NULL;
@@ -31886,9 +31889,9 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
-    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : (int64_t)(incount);
-    int64_t mpicheck_n_array_of_statuses = (int64_t)(incount);
+    int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(incount), sizeof((array_of_requests)[0]));
+    int64_t mpicheck_n_array_of_indices = (array_of_indices == NULL) ? -1 : mpicheck_array_len(array_of_indices, (int64_t)(incount), sizeof((array_of_indices)[0]));
+    int64_t mpicheck_n_array_of_statuses = mpicheck_len_cap((int64_t)(incount));
     MPI_Status mpicheck_stack_array_of_statuses[MPICHECK_STACK_STATUSES];
     MPI_Status *mpicheck_st_array_of_statuses = array_of_statuses;
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
@@ -32343,7 +32346,8 @@ int MPI_Win_create_keyval(MPI_Win_copy_attr_function* win_copy_attr_fn, MPI_Win_
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
-    int mpicheck_ret = PMPI_Win_create_keyval(win_copy_attr_fn, win_delete_attr_fn, win_keyval, extra_state);
+    void *mpicheck_kv = mpicheck_w ? mpicheck_keyval_state((void (*)(void))win_copy_attr_fn, (void (*)(void))win_delete_attr_fn, extra_state) : NULL;
+    int mpicheck_ret = PMPI_Win_create_keyval((mpicheck_kv ? mpicheck_win_copy_trampoline : win_copy_attr_fn), (mpicheck_kv ? mpicheck_win_delete_trampoline : win_delete_attr_fn), win_keyval, (mpicheck_kv ? mpicheck_kv : extra_state));
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_win_keyval, MPICHECK_WIDTH(int), (win_keyval ? MPICHECK_W(*win_keyval) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);

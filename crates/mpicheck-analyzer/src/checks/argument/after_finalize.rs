@@ -55,9 +55,14 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             continue;
         };
         // Other threads' late calls are TH002's (thread-safety), reported once there.
-        let finalizing_thread = trace.events[finalize].thread;
+        let finalizing = &trace.events[finalize];
         for (i, event) in trace.events.iter().enumerate().skip(finalize + 1) {
-            if event.thread == finalizing_thread && !allowed_anytime(event.call) {
+            // Calls of attribute delete functions that MPI_Finalize itself ran are made
+            // before it returned (MPI 4.1 §11.2.2).
+            if event.thread == finalizing.thread
+                && !event.ran_inside(finalizing)
+                && !allowed_anytime(event.call)
+            {
                 items.push((
                     trace.rank,
                     i,

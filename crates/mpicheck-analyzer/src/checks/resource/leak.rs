@@ -4,7 +4,7 @@ use crate::checks::{site_location, Check, Context};
 use std::collections::{BTreeMap, HashMap};
 
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Blocking, ObjectKind, ObjectRef, Op, Rank, Run, SiteId};
+use crate::model::{Blocking, Event, ObjectKind, ObjectRef, Op, Rank, Run, SiteId};
 
 pub const RS001: CheckInfo = CheckInfo {
     code: "RS001",
@@ -20,6 +20,9 @@ attribute keys, info objects, files, persistent requests) to the call that frees
 (`MPI_Comm_free`, `MPI_Group_free`, `MPI_Type_free`, ...). Objects still alive when the
 rank calls `MPI_Finalize` are reported: one finding per kind of object and creation call
 site, with how many were leaked ("3 communicators created here were never freed").
+Objects freed by the program's attribute delete functions that `MPI_Finalize` runs (the
+attributes of `MPI_COMM_SELF`, the standard's way for a library to clean up at the end) are
+freed, not leaked.
 
 Only live objects are tracked, so a long-running program that creates and frees objects
 in a loop costs the checker a bounded amount of memory and produces no finding.
@@ -64,7 +67,25 @@ pub(crate) fn leaked(run: &Run) -> Vec<(Rank, ObjectKind, SiteId, &'static str, 
     for trace in &run.ranks {
         // Live objects only: (kind, id) → (creation site, call).
         let mut live: HashMap<ObjectRef, (SiteId, &'static str)> = HashMap::new();
+        // The MPI_Finalize whose leaks are counted once the calls it ran (attribute delete
+        // functions, which may free objects: MPI 4.1 §11.2.2) are done.
+        let mut finalizing: Option<&Event> = None;
+        let mut report = |live: &mut HashMap<ObjectRef, (SiteId, &'static str)>| {
+            let mut counts: BTreeMap<(ObjectKind, u32, &'static str), usize> = BTreeMap::new();
+            for (object, (site, call)) in live.drain() {
+                *counts.entry((object.kind, site.0, call)).or_default() += 1;
+            }
+            out.extend(
+                counts
+                    .into_iter()
+                    .map(|((kind, site, call), n)| (trace.rank, kind, SiteId(site), call, n)),
+            );
+        };
         for event in &trace.events {
+            if finalizing.is_some_and(|finalize| !event.ran_inside(finalize)) {
+                finalizing = None;
+                report(&mut live);
+            }
             if let Some(facts) = event.facts() {
                 for object in &facts.freed {
                     live.remove(object);
@@ -94,20 +115,12 @@ pub(crate) fn leaked(run: &Run) -> Vec<(Rank, ObjectKind, SiteId, &'static str, 
                 Op::RequestFree { request: r } => {
                     live.remove(&request(*r));
                 }
-                Op::Finalize => {
-                    let mut counts: BTreeMap<(ObjectKind, u32, &'static str), usize> =
-                        BTreeMap::new();
-                    for (object, (site, call)) in live.drain() {
-                        *counts.entry((object.kind, site.0, call)).or_default() += 1;
-                    }
-                    out.extend(
-                        counts.into_iter().map(|((kind, site, call), n)| {
-                            (trace.rank, kind, SiteId(site), call, n)
-                        }),
-                    );
-                }
+                Op::Finalize => finalizing = Some(event),
                 _ => {}
             }
+        }
+        if finalizing.is_some() {
+            report(&mut live);
         }
     }
     out
