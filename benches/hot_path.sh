@@ -35,7 +35,8 @@ fi
 declare -A MPICC=([mpich]=mpicc.mpich [openmpi]=mpicc.openmpi)
 declare -A MPIEXEC=([mpich]="mpiexec.mpich" [openmpi]="mpiexec.openmpi --allow-run-as-root --oversubscribe")
 LIB_DIR=${LIB_DIR:-$ROOT/target/release}
-LIBS=${LIBS:-"=$LIB_DIR"}
+# One build unless LIBS names several; "-" names it (bash refuses an empty key).
+LIBS=${LIBS:-"-=$LIB_DIR"}
 declare -A LIBDIR_OF=()
 VARIANTS=()
 for v in $LIBS; do

@@ -235,5 +235,30 @@ fn check_c_program(family: support::Family) {
         }
         assert_eq!(completed, 2);
         assert!(received);
+
+        // Trace format 4: each scalar word has the size of its C type in this MPI, as the
+        // table says, and statuses are packed; the values above read back right through it. MPICH's handles are ints,
+        // except MPI_File (a pointer); Open MPI's are all pointers.
+        let handle = if family.name == "mpich" { 4 } else { 8 };
+        for (function, widths) in [
+            ("MPI_Send", [("buf", 8), ("count", 4), ("datatype", handle), ("dest", 4), ("tag", 4), ("comm", handle)].as_slice()),
+            ("MPI_Send_c", &[("count", 8)]),
+            ("MPI_Type_get_extent", &[("lb", 8), ("extent", 8), ("datatype", handle)]),
+            ("MPI_Isend", &[("request", handle)]),
+            ("MPI_File_open", &[("amode", 4), ("fh", 8)]),
+            ("MPI_File_read_at", &[("offset", 8)]),
+            // Statuses packed into 24 bytes (`st3`, `sa3`).
+            ("MPI_Recv", &[("status", 24)]),
+            ("MPI_Waitall", &[("array_of_requests", handle), ("array_of_statuses", 24)]),
+            // Array elements sized by their C type too.
+            ("MPI_Gatherv", &[("recvcounts", 4)]),
+            ("MPI_Neighbor_alltoallw", &[("sdispls", 8), ("sendtypes", handle)]),
+        ] {
+            let f = trace.schema.function(trace.schema.id_of(function).unwrap()).unwrap();
+            for &(param, width) in widths {
+                let p = f.params.iter().find(|p| p.name == param).unwrap();
+                assert_eq!(p.width, width, "{}: {function}.{param}", family.name);
+            }
+        }
     }
 }

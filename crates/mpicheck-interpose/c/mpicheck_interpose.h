@@ -14,6 +14,32 @@
 #define MPICHECK_W(x) ((int64_t)(intptr_t)(x))
 /* Element count of an array for sizing: -1 (not recorded) takes no words. */
 #define MPICHECK_POS(n) ((n) > 0 ? (n) : 0)
+/* Bytes of one scalar argument word of C type T (trace format 4): 4 for a 4-byte type (int,
+ * MPICH's handles), 8 otherwise; a type of another size fails the build (negative array). */
+#define MPICHECK_WIDTH(T) \
+    (sizeof(char[sizeof(T) == 4 || sizeof(T) == 8 ? 1 : -1]) && sizeof(T) == 4 ? 4u : 8u)
+/* A byte count rounded up to a multiple of 8: where an array or status of 8-byte words starts. */
+#define MPICHECK_ALIGN8(n) (((n) + 7) / 8 * 8)
+/* The byte cursor p moved to its next multiple of 8 (records start 8-byte aligned), as 8-byte
+ * words. */
+#define MPICHECK_ALIGN8_PTR(p) ((int64_t *)(((uintptr_t)(p) + 7) & ~(uintptr_t)7))
+/* Stores a word of `width` bytes (4: the value's low half, read back sign-extended) at p,
+ * unaligned; PUT advances p. */
+#define MPICHECK_SET(p, width, value)                                          \
+    do {                                                                       \
+        int64_t mpicheck_value_ = (value);                                     \
+        if ((width) == 4) {                                                    \
+            int32_t mpicheck_low_ = (int32_t)mpicheck_value_;                  \
+            __builtin_memcpy((p), &mpicheck_low_, 4);                          \
+        } else {                                                               \
+            __builtin_memcpy((p), &mpicheck_value_, 8);                        \
+        }                                                                      \
+    } while (0)
+#define MPICHECK_PUT(p, width, value)     \
+    do {                                  \
+        MPICHECK_SET((p), (width), (value)); \
+        (p) += (width);                   \
+    } while (0)
 /* Arrays longer than this are not recorded (length -1): a garbage count must not make the
  * wrapper reserve gigabytes or overflow a record's word count. */
 #define MPICHECK_MAX_ARRAY ((int64_t)1 << 24)
@@ -41,7 +67,9 @@ static inline int64_t mpicheck_len_cap(int64_t n)
 /* Statuses substituted for MPI_STATUSES_IGNORE live on the stack up to this count. */
 #define MPICHECK_STACK_STATUSES 16
 
-/* Writes a status as 4 words: source, tag, error, bytes received. */
+/* Writes a status as MPICHECK_STATUS_WORDS 8-byte words (trace format 4, shape `st3`): source
+ * (low half) and tag (high half), error (low half), bytes received. */
+#define MPICHECK_STATUS_WORDS 3
 void mpicheck_put_status(int64_t *w, const MPI_Status *status);
 /* A status that MPI did not fill (test not complete, beyond outcount): all -1. */
 void mpicheck_put_status_none(int64_t *w);
@@ -145,7 +173,11 @@ void mpicheck_buffers_flush(void);
 /* MPI_Finalize returned: findings and counts written, nothing watched any more. */
 void mpicheck_buffers_finalized(void);
 
-/* The function table, generated. */
+/* The function table, generated, with `s` for every scalar; the width of each scalar field
+ * in order (mpicheck_schema_scalars of them), and room for the table with the widths. */
 extern const char mpicheck_schema_text[];
+extern const unsigned char mpicheck_schema_widths[];
+extern const uint32_t mpicheck_schema_scalars;
+extern char mpicheck_schema_sized[];
 
 #endif

@@ -275,15 +275,20 @@ static void mpicheck_each_op(void (*f)(const char *, MPI_Op, void *), void *arg)
 
 /* ---- statuses -------------------------------------------------------------------------- */
 
+/* Two ints in one little-endian word: `low` in its first 4 bytes, `high` in the next 4. */
+static int64_t mpicheck_two_ints(int low, int high)
+{
+    return (int64_t)((uint64_t)(uint32_t)low | (uint64_t)(uint32_t)high << 32);
+}
+
 void mpicheck_put_status(int64_t *w, const MPI_Status *status)
 {
     if (status == NULL || status == MPI_STATUS_IGNORE) {
         mpicheck_put_status_none(w);
         return;
     }
-    w[0] = status->MPI_SOURCE;
-    w[1] = status->MPI_TAG;
-    w[2] = status->MPI_ERROR;
+    w[0] = mpicheck_two_ints(status->MPI_SOURCE, status->MPI_TAG);
+    w[1] = mpicheck_two_ints(status->MPI_ERROR, 0);
 #ifdef MPICHECK_HAVE_MPI_Get_count_c
     MPI_Count bytes = -1;
     if (PMPI_Get_count_c(status, MPI_BYTE, &bytes) != MPI_SUCCESS) bytes = -1;
@@ -291,12 +296,14 @@ void mpicheck_put_status(int64_t *w, const MPI_Status *status)
     int bytes = -1;
     if (PMPI_Get_count(status, MPI_BYTE, &bytes) != MPI_SUCCESS) bytes = -1;
 #endif
-    w[3] = bytes == MPI_UNDEFINED ? -1 : (int64_t)bytes;
+    w[2] = bytes == MPI_UNDEFINED ? -1 : (int64_t)bytes;
 }
 
 void mpicheck_put_status_none(int64_t *w)
 {
-    w[0] = w[1] = w[2] = w[3] = -1;
+    w[0] = mpicheck_two_ints(-1, -1);
+    w[1] = mpicheck_two_ints(-1, 0);
+    w[2] = -1;
 }
 
 /* ---- array lengths --------------------------------------------------------------------- */
@@ -687,11 +694,44 @@ void mpicheck_after_finalize(void)
     mpicheck_finalized();
 }
 
+/* The function table as the trace holds it (format 4): each scalar field `s` and array `a`
+ * followed by its (elements') width in this MPI, `s4`, `a8`, ..., and statuses as `st3`,
+ * `sa3` (3 words per status).
+ * NULL if the generated table and widths disagree. */
+static const char *mpicheck_sized_schema(void)
+{
+    const char *in = mpicheck_schema_text;
+    char *out = mpicheck_schema_sized;
+    uint32_t scalar = 0;
+    for (; *in; in++) {
+        *out++ = *in;
+        if (in > mpicheck_schema_text && in[-1] == ':' && (in[0] == 's' || in[0] == 'a')) {
+            int end1 = in[1] == ' ' || in[1] == '\n';
+            int end2 = (in[1] == 't' || in[1] == 'a') && (in[2] == ' ' || in[2] == '\n');
+            if (end1) { /* a scalar or an array: its (elements') width */
+                if (scalar == mpicheck_schema_scalars) return NULL;
+                *out++ = (char)('0' + mpicheck_schema_widths[scalar++]);
+            } else if (end2 && in[0] == 's') { /* a status or an array of statuses: 3 words each */
+                *out++ = *++in;
+                *out++ = '3';
+            }
+        }
+    }
+    *out = '\0';
+    return scalar == mpicheck_schema_scalars ? mpicheck_schema_sized : NULL;
+}
+
 __attribute__((constructor)) static void mpicheck_interpose_start(void)
 {
+    const char *schema = mpicheck_sized_schema();
+    if (!schema) {
+        /* A trace whose table misstates its words would be misread: record nothing. */
+        fprintf(stderr, "mpicheck: error: the recorder's function table does not match its argument widths; "
+                        "nothing is recorded\n");
+        return;
+    }
     char *constants = mpicheck_constants_text();
-    mpicheck_prepare(MPICHECK_FAMILY, mpicheck_schema_text, constants ? constants : "",
-                     mpicheck_threads_on_start);
+    mpicheck_prepare(MPICHECK_FAMILY, schema, constants ? constants : "", mpicheck_threads_on_start);
     free(constants);
     mpicheck_threads_prepare();
     mpicheck_buffers_prepare();

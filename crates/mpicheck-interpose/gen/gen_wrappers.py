@@ -16,7 +16,13 @@ $MPICHECK_PYTHON_DIR (default /opt/mpicheck-python), which is searched first. Wi
 version of the package the script exits with status 3 (EXIT_MISSING_PACKAGE) and says so.
 
 The word layout of every recorded call is the one documented in crate mpicheck-trace
-(src/schema.rs): one word per scalar, `[n, v...]` per array, 4 words per status.
+(src/schema.rs): one word per scalar, of the size of its C type (4 or 8 bytes, trace format
+4), `[n, v...]` per array (an 8-byte count, then elements of the size of their C type) and 3
+8-byte words per status (source and tag, error, bytes), both starting at a multiple of 8. The
+function table says `s` for every scalar, `a` for arrays and `st`/`sa` for statuses; the
+library appends each scalar's and array element's width at start (`mpicheck_schema_widths`,
+sizeof of the C type in this MPI: MPICH's handles are ints, Open MPI's pointers) and `3` to
+each status shape (support.c).
 """
 
 import os
@@ -215,6 +221,12 @@ class Param:
     def shape(self):
         return {"array": "a", "status": "st", "statuses": "sa"}.get(self.mode, "s")
 
+    def width(self):
+        """C expression for the bytes of one scalar word of this parameter (format 4)."""
+        if self.mode == "addr":
+            return "8u"
+        return f"MPICHECK_WIDTH({self.base_type})"
+
     def schema(self):
         return f"{self.name}:{self.kind}:{self.dir}:{self.shape}"
 
@@ -319,20 +331,20 @@ def out_valid_cond(func):
 
 
 def emit_record(func, acc, lines, indent):
-    """Emits the code around the call: length computation, begin, inputs, entered; returns
-    the code to run after the call (outputs, end). Variables: w (words), p (cursor)."""
-    pre, inputs, outputs = [], [], []
-    fixed = 0
-    dyn = []
+    """The code computing array lengths before the record is reserved, and the C expression
+    for the bytes of the record's argument words: scalars of their width, arrays and statuses
+    of 8-byte words from a multiple of 8 (trace format 4)."""
+    pre = []
+    nbytes = "0"
     sendbuf = func.param("sendbuf")
     for prm in func.params:
         if prm.mode == "varargs":
             continue
         reps = 2 if prm.dir == "inout" else 1
         if prm.mode in ("value", "deref", "addr"):
-            fixed += reps
+            nbytes = " + ".join([nbytes] + [prm.width()] * reps)
         elif prm.mode == "status":
-            fixed += 4 * reps
+            nbytes = f"MPICHECK_ALIGN8({nbytes}) + {reps} * 8 * MPICHECK_STATUS_WORDS"
         elif prm.mode in ("array", "statuses"):
             n = f"mpicheck_n_{prm.name}"
             expr = prm.length if prm.length is not None else "-1"
@@ -356,31 +368,59 @@ def emit_record(func, acc, lines, indent):
                 pre.append(f"int64_t {n} = ({' || '.join(conds)}) ? -1 : {length};")
             else:
                 pre.append(f"int64_t {n} = {length};")
-            per = 4 if prm.mode == "statuses" else 1
-            fixed += reps
-            dyn.append(f"{reps * per} * MPICHECK_POS({n})")
-    nwords = " + ".join([str(fixed)] + dyn)
-    return pre, nwords
+            for _ in range(reps):
+                if prm.mode == "statuses":
+                    nbytes = f"MPICHECK_ALIGN8({nbytes}) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS({n}))"
+                else:
+                    nbytes = f"MPICHECK_ALIGN8({nbytes}) + 8 + {prm.width()} * MPICHECK_POS({n})"
+    return pre, nbytes
 
 
 def gen_input(func, acc, prm, out):
-    """Code writing one parameter's entry words at p (advancing p)."""
+    """Code writing one parameter's entry words at p (a byte cursor, advanced); arrays and
+    statuses through q, the 8-byte words from p's next multiple of 8."""
     if prm.mode == "value":
-        out.append(f"*mpicheck_p++ = MPICHECK_W({acc.value(prm)});")
+        out.append(f"MPICHECK_PUT(mpicheck_p, {prm.width()}, MPICHECK_W({acc.value(prm)}));")
     elif prm.mode == "addr":
-        out.append(f"*mpicheck_p++ = MPICHECK_W({acc.addr(prm)});")
+        out.append(f"MPICHECK_PUT(mpicheck_p, {prm.width()}, MPICHECK_W({acc.addr(prm)}));")
     elif prm.mode == "deref":
-        out.append(f"*mpicheck_p++ = {acc.deref(prm)};")
+        out.append(f"MPICHECK_PUT(mpicheck_p, {prm.width()}, {acc.deref(prm)});")
     elif prm.mode == "status":
-        out.append(f"mpicheck_put_status(mpicheck_p, {acc.status_ptr(prm)}); mpicheck_p += 4;")
+        out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
+        out.append(f"mpicheck_put_status(mpicheck_q, {acc.status_ptr(prm)}); mpicheck_p = (unsigned char *)(mpicheck_q + MPICHECK_STATUS_WORDS);")
     elif prm.mode == "array":
         n = f"mpicheck_n_{prm.name}"
-        out.append(f"*mpicheck_p++ = {n};")
-        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++) *mpicheck_p++ = MPICHECK_W({acc.elem(prm, 'mpicheck_i')});")
+        out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
+        out.append(f"*mpicheck_q++ = {n};")
+        out.append("mpicheck_p = (unsigned char *)mpicheck_q;")
+        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++) MPICHECK_PUT(mpicheck_p, {prm.width()}, MPICHECK_W({acc.elem(prm, 'mpicheck_i')}));")
     elif prm.mode == "statuses":
         n = f"mpicheck_n_{prm.name}"
-        out.append(f"*mpicheck_p++ = {n};")
-        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++, mpicheck_p += 4) mpicheck_put_status(mpicheck_p, &{acc.status_ptr(prm)}[mpicheck_i]);")
+        out.append("mpicheck_q = MPICHECK_ALIGN8_PTR(mpicheck_p);")
+        out.append(f"*mpicheck_q++ = {n};")
+        out.append(f"for (int64_t mpicheck_i = 0; mpicheck_i < {n}; mpicheck_i++, mpicheck_q += MPICHECK_STATUS_WORDS) mpicheck_put_status(mpicheck_q, &{acc.status_ptr(prm)}[mpicheck_i]);")
+        out.append("mpicheck_p = (unsigned char *)mpicheck_q;")
+
+
+def reserve_output(prm, out):
+    """Code keeping an output's place at p (its words are written after the call)."""
+    o = f"mpicheck_o_{prm.name}"
+    if prm.mode in ("value", "deref"):
+        out.append(f"{o} = mpicheck_p;")
+        out.append(f"mpicheck_p += {prm.width()};")
+    elif prm.mode == "array":
+        out.append(f"{o} = (unsigned char *)MPICHECK_ALIGN8_PTR(mpicheck_p);")
+        out.append(f"mpicheck_p = {o} + 8 + {prm.width()} * MPICHECK_POS(mpicheck_n_{prm.name});")
+    else:
+        out.append(f"{o} = MPICHECK_ALIGN8_PTR(mpicheck_p);")
+        out.append(f"mpicheck_p = (unsigned char *)({o} + {words_expr(prm)});")
+
+
+def output_decl(prm):
+    """The declaration of an output's place: bytes for a scalar or an array, 8-byte words for
+    statuses."""
+    kind = "unsigned char" if prm.mode in ("value", "deref", "array") else "int64_t"
+    return f"{kind} *mpicheck_o_{prm.name} = NULL;"
 
 
 def gen_output(func, acc, prm, out):
@@ -388,11 +428,11 @@ def gen_output(func, acc, prm, out):
     o = f"mpicheck_o_{prm.name}"
     valid_flag = out_valid_cond(func)
     if prm.mode == "value":
-        out.append(f"{o}[0] = MPICHECK_W({acc.value(prm)});")
+        out.append(f"MPICHECK_SET({o}, {prm.width()}, MPICHECK_W({acc.value(prm)}));")
     elif prm.mode == "addr":
         pass  # an address is known on entry and written there
     elif prm.mode == "deref":
-        out.append(f"{o}[0] = {acc.deref(prm)};")
+        out.append(f"MPICHECK_SET({o}, {prm.width()}, {acc.deref(prm)});")
     elif prm.mode == "status":
         if valid_flag:
             out.append(f"if ({valid_flag}) mpicheck_put_status({o}, {acc.status_ptr(prm)}); else mpicheck_put_status_none({o});")
@@ -400,10 +440,11 @@ def gen_output(func, acc, prm, out):
             out.append(f"mpicheck_put_status({o}, {acc.status_ptr(prm)});")
     elif prm.mode == "array":
         n = f"mpicheck_n_{prm.name}"
-        out.append(f"{o}[0] = {n};")
+        w = prm.width()
+        out.append(f"MPICHECK_SET({o}, 8, {n});")
         valid = prm.valid or n
         out.append(
-            f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) {o}[1 + mpicheck_i] = mpicheck_i < mpicheck_v ? MPICHECK_W({acc.elem(prm, 'mpicheck_i')}) : -1;"
+            f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) MPICHECK_SET({o} + 8 + {w} * mpicheck_i, {w}, mpicheck_i < mpicheck_v ? MPICHECK_W({acc.elem(prm, 'mpicheck_i')}) : -1);"
         )
     elif prm.mode == "statuses":
         n = f"mpicheck_n_{prm.name}"
@@ -412,8 +453,8 @@ def gen_output(func, acc, prm, out):
         if valid_flag:
             valid = f"({valid_flag} ? {valid} : 0)"
         out.append(f"for (int64_t mpicheck_i = 0, mpicheck_v = {valid}; mpicheck_i < {n}; mpicheck_i++) {{")
-        out.append(f"    if (mpicheck_i < mpicheck_v) mpicheck_put_status({o} + 1 + 4 * mpicheck_i, &{acc.status_ptr(prm)}[mpicheck_i]);")
-        out.append(f"    else mpicheck_put_status_none({o} + 1 + 4 * mpicheck_i);")
+        out.append(f"    if (mpicheck_i < mpicheck_v) mpicheck_put_status({o} + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &{acc.status_ptr(prm)}[mpicheck_i]);")
+        out.append(f"    else mpicheck_put_status_none({o} + 1 + MPICHECK_STATUS_WORDS * mpicheck_i);")
         out.append("}")
 
 
@@ -510,7 +551,7 @@ def gen_c_wrapper(func):
     lines.append("    mpicheck_depth++;")
     lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();")
     body = []
-    pre, nwords = emit_record(func, acc, body, 1)
+    pre, nbytes = emit_record(func, acc, body, 1)
     # Status substitution: the user may pass MPI_STATUS(ES)_IGNORE; the library then writes
     # into a local status so the matched source and tag are still recorded. The user sees
     # nothing of it.
@@ -547,14 +588,14 @@ def gen_c_wrapper(func):
     site = "__builtin_return_address(0)"
     poll = POLL_UNSUCCESSFUL.get(name)
     if poll:
-        nwords = f"{nwords} + MPICHECK_POLL_FOLD_WORDS"
+        nbytes = poll_bytes(nbytes)
     flags = "MPICHECK_FLAG_POLL" if poll else "0"
-    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), {site}, {flags});")
+    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin_bytes({func.id}, (uint32_t)({nbytes}), {site}, {flags});")
     outs = [p for p in params if p.mode not in ("varargs", "addr") and p.dir in ("out", "inout")]
     for prm in outs:
-        lines.append(f"    int64_t *mpicheck_o_{prm.name} = NULL;")
+        lines.append(f"    {output_decl(prm)}")
     lines.append("    if (mpicheck_w) {")
-    lines.append("        int64_t *mpicheck_p = mpicheck_w;")
+    lines += ["        " + l for l in cursor_decls()]
     for prm in params:
         if prm.mode == "varargs":
             continue
@@ -566,10 +607,10 @@ def gen_c_wrapper(func):
             for _ in range(2 if prm.dir == "inout" else 1):
                 gen_input(func, acc, prm, ins)
         elif prm.dir in ("out", "inout"):
-            ins.append(f"mpicheck_o_{prm.name} = mpicheck_p;")
-            ins.append(f"mpicheck_p += {words_expr(prm)};")
+            reserve_output(prm, ins)
         lines += ["        " + l for l in ins]
     lines.append("        (void)mpicheck_p;")
+    lines.append("        (void)mpicheck_q;")
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
     keyval = KEYVAL_CREATORS.get(func.name)
@@ -620,14 +661,21 @@ def gen_c_wrapper(func):
     return text.replace("site_of_call", site)
 
 
+def poll_bytes(nbytes):
+    """A poll's record: its words, then the two fold words at the record's end."""
+    return f"MPICHECK_ALIGN8({nbytes}) + 8 * MPICHECK_POLL_FOLD_WORDS"
+
+
+def cursor_decls():
+    """The cursors a wrapper writes the words with: p over bytes, q over 8-byte words."""
+    return ["unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;", "int64_t *mpicheck_q = NULL;"]
+
+
 def words_expr(prm):
-    if prm.mode in ("value", "deref", "addr"):
-        return "1"
+    """The 8-byte words of a status or statuses parameter (one copy of it)."""
     if prm.mode == "status":
-        return "4"
-    n = f"mpicheck_n_{prm.name}"
-    per = 4 if prm.mode == "statuses" else 1
-    return f"1 + {per} * MPICHECK_POS({n})"
+        return "MPICHECK_STATUS_WORDS"
+    return f"1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_{prm.name})"
 
 
 def post_hooks(func, site, flags="0", ret_ok="mpicheck_ret == MPI_SUCCESS", comm_out=None):
@@ -655,6 +703,40 @@ TYPE_INFO_ID = None
 HEADER = """/* GENERATED by crates/mpicheck-interpose/gen/gen_wrappers.py from the MPI Forum's apis.json.
  * Do not edit: change the generator and regenerate (a test diffs this file against it). */
 """
+
+
+def schema_widths(funcs):
+    """The width of every scalar and array field (`:s`, `:a`) of the function table, in order,
+    as this MPI's sizeof of its (element) C type (trace format 4; functions this MPI lacks
+    take 8), and the buffer support.c writes the table with widths into (`s` -> `s4`/`s8`,
+    `a` -> `a4`/`a8`)."""
+    out = ["/* Bytes of each scalar and array element of the table above, in order (support.c appends them). */"]
+    out.append("const unsigned char mpicheck_schema_widths[] = {")
+    count = 0
+    for f in funcs:
+        scalars = [p for p in f.params if p.mode != "varargs" and p.shape in ("s", "a")]
+        if not scalars:
+            continue
+        count += len(scalars)
+        out.append(f"#ifdef MPICHECK_HAVE_{f.name}")
+        out.append("    " + ", ".join(p.width() for p in scalars) + ",")
+        out.append("#else")
+        out.append("    " + ", ".join("8" for _ in scalars) + ",")
+        out.append("#endif")
+    # The pseudo-calls' words are written by hand as 8-byte words.
+    pseudo = sum(1 for p in PSEUDO for field in p.split()[1:] if field.endswith((":s", ":a")))
+    count += pseudo
+    out.append("    " + ", ".join("8" for _ in range(pseudo)) + ",")
+    out.append("};")
+    out.append(f"const uint32_t mpicheck_schema_scalars = {count};")
+    out.append(
+        f'_Static_assert(sizeof(mpicheck_schema_widths) == {count}, "one width per scalar field");'
+    )
+    # One more byte per scalar (its width) and per status shape (`st3`, `sa3`).
+    statuses = sum(1 for f in funcs for p in f.params if p.mode != "varargs" and p.shape in ("st", "sa"))
+    statuses += sum(1 for p in PSEUDO for field in p.split()[1:] if field.endswith((":st", ":sa")))
+    out.append(f"char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + {count} + {statuses}];")
+    return out
 
 
 def gen_wrappers_c(funcs):
@@ -689,6 +771,7 @@ def gen_wrappers_c(funcs):
     for i, p in enumerate(PSEUDO):
         out.append(f'    "{len(funcs) + i} {p}\\n"')
     out.append("    ;")
+    out += schema_widths(funcs)
     out.append("const uint16_t mpicheck_sync_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Sync")))
     out.append("const uint16_t mpicheck_access_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Access")))
     out.append("const uint16_t mpicheck_buffers_id = %d;" % (len(funcs) + PSEUDO_NAMES.index("MPICHECK_Buffers")))
@@ -914,7 +997,7 @@ def gen_fortran_impl(binding, bufmode, impl):
             lines.append(f"    {fortran_type(p)}{p.name} __attribute__((unused)) = f_{p.name};")
     call_map = {}
     post_free = []
-    pre, nwords = emit_record(func, acc, [], 1)
+    pre, nbytes = emit_record(func, acc, [], 1)
     lines += ["    " + l for l in pre]
     # Statuses: an output's Fortran MPI_STATUS(ES)_IGNORE is replaced by local storage (the
     # library fills it instead), and each Fortran status is converted to C, for recording
@@ -955,23 +1038,23 @@ def gen_fortran_impl(binding, bufmode, impl):
     # C views are named like the C parameters (a Fortran .false. is 0).
     poll = POLL_UNSUCCESSFUL.get(func.name)
     if poll:
-        nwords = f"{nwords} + MPICHECK_POLL_FOLD_WORDS"
+        nbytes = poll_bytes(nbytes)
     flags = "MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL" if poll else "MPICHECK_FLAG_FORTRAN"
     lines.append(
-        f"    int64_t *mpicheck_w = mpicheck_begin({func.id}, (uint32_t)({nwords}), site, {flags});"
+        f"    int64_t *mpicheck_w = mpicheck_begin_bytes({func.id}, (uint32_t)({nbytes}), site, {flags});"
     )
     outs = [p for p in params if p.mode != "addr" and p.dir in ("out", "inout")]
     for prm in outs:
-        lines.append(f"    int64_t *mpicheck_o_{prm.name} = NULL;")
+        lines.append(f"    {output_decl(prm)}")
     lines.append("    if (mpicheck_w) {")
-    lines.append("        int64_t *mpicheck_p = mpicheck_w;")
+    lines += ["        " + l for l in cursor_decls()]
     for prm in func.params:
         if prm.mode == "varargs":
             continue
         ins = []
         if prm not in params:
             # A C parameter the Fortran binding does not have (MPI_Init's argc and argv).
-            ins += ["*mpicheck_p++ = 0;"] * (2 if prm.dir == "inout" else 1)
+            ins += [f"MPICHECK_PUT(mpicheck_p, {prm.width()}, 0);"] * (2 if prm.dir == "inout" else 1)
             if prm.mode in ("array", "statuses", "status"):
                 raise AssertionError((func.name, prm.name))
         elif prm.mode == "addr":
@@ -981,10 +1064,10 @@ def gen_fortran_impl(binding, bufmode, impl):
             if prm.dir in ("in", "inout"):
                 gen_input(func, acc, prm, ins)
             if prm.dir in ("out", "inout"):
-                ins.append(f"mpicheck_o_{prm.name} = mpicheck_p;")
-                ins.append(f"mpicheck_p += {words_expr(prm)};")
+                reserve_output(prm, ins)
         lines += ["        " + l for l in ins]
     lines.append("        (void)mpicheck_p;")
+    lines.append("        (void)mpicheck_q;")
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
     args = [call_map.get(a, a) for a in fnames]

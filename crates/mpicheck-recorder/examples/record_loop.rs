@@ -32,7 +32,7 @@ fn main() {
         for i in 0..calls {
             unsafe {
                 let w = if record {
-                    mpicheck_begin_slot(0, 6, 0x1234 as *const _, 0, &mut slot)
+                    mpicheck_begin_slot(0, 6 * 8, 0x1234 as *const _, 0, &mut slot)
                 } else {
                     black_box(std::ptr::null_mut())
                 };

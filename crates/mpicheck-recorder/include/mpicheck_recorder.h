@@ -44,18 +44,21 @@ extern "C" {
 void mpicheck_prepare(const char *family, const char *schema, const char *constants,
                       void (*on_start)(void));
 
-/* Reserves a call record with room for `nwords` argument words and returns a pointer to the
- * words, or NULL when not recording. Opens the trace at the process's first call. */
+/* Reserves a call record with room for `nwords` 8-byte argument words and returns a pointer
+ * to the words, or NULL when not recording. Opens the trace at the process's first call. */
 int64_t *mpicheck_begin(uint16_t func_id, uint32_t nwords, const void *callsite, uint8_t flags);
 
-/* mpicheck_begin with the calling thread's index kept in `*thread_slot` (index + 1, 0 until
- * assigned by the recorder). */
-int64_t *mpicheck_begin_slot(uint16_t func_id, uint32_t nwords, const void *callsite, uint8_t flags,
+/* Reserves a call record with room for `nbytes` bytes of argument words (trace format 4:
+ * each scalar takes the size of its C type, 4 or 8 bytes; arrays and statuses are 8-byte
+ * words starting at a multiple of 8; the recorder pads the record to a multiple of 8), with
+ * the calling thread's index kept in `*thread_slot` (index + 1, 0 until assigned by the
+ * recorder). */
+int64_t *mpicheck_begin_slot(uint16_t func_id, uint32_t nbytes, const void *callsite, uint8_t flags,
                              uint16_t *thread_slot);
 
 /* mpicheck_begin_slot for records that are not MPI calls (synchronization between threads):
  * NULL until an MPI call opened the trace. */
-int64_t *mpicheck_begin_recording_slot(uint16_t func_id, uint32_t nwords, const void *callsite,
+int64_t *mpicheck_begin_recording_slot(uint16_t func_id, uint32_t nbytes, const void *callsite,
                                        uint8_t flags, uint16_t *thread_slot);
 
 /* The input words are written: publish the record as entered. */
@@ -89,12 +92,16 @@ extern __thread int mpicheck_depth __attribute__((tls_model("initial-exec")));
  * call to __tls_get_addr on every record, initial-exec TLS a plain load. */
 extern __thread uint16_t mpicheck_thread_slot __attribute__((tls_model("initial-exec")));
 #define mpicheck_begin(func_id, nwords, callsite, flags) \
-    mpicheck_begin_slot((func_id), (nwords), (callsite), (flags), &mpicheck_thread_slot)
+    mpicheck_begin_slot((func_id), 8u * (uint32_t)(nwords), (callsite), (flags), &mpicheck_thread_slot)
 #define mpicheck_begin_recording(func_id, nwords, callsite, flags) \
-    mpicheck_begin_recording_slot((func_id), (nwords), (callsite), (flags), &mpicheck_thread_slot)
+    mpicheck_begin_recording_slot((func_id), 8u * (uint32_t)(nwords), (callsite), (flags), \
+                                  &mpicheck_thread_slot)
+/* mpicheck_begin with the size of the argument words in bytes (the generated wrappers). */
+#define mpicheck_begin_bytes(func_id, nbytes, callsite, flags) \
+    mpicheck_begin_slot((func_id), (nbytes), (callsite), (flags), &mpicheck_thread_slot)
 
 /* mpicheck_entered inline: the release store of the record state ENTERED (1) into byte 6 of
- * the record, whose argument words start 40 bytes in (trace format version 2; the
+ * the record, whose argument words start 40 bytes in (trace format versions 2 to 4; the
  * interposition tests read every record back, so a layout change that forgets this fails
  * them). Saves a call per record. */
 #define MPICHECK_CALL_FIXED_SIZE 40

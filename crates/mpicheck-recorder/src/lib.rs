@@ -373,7 +373,8 @@ fn new_thread_index(r: &Recorder) -> u16 {
     index
 }
 
-/// Reserves a call record; returns its argument words, or null when not recording.
+/// Reserves a call record with `nwords` 8-byte argument words; returns its argument words,
+/// or null when not recording.
 ///
 /// # Safety
 /// `callsite` is any address (only recorded).
@@ -387,19 +388,22 @@ pub unsafe extern "C" fn mpicheck_begin(
     let Some(r) = recorder().or_else(start_recording) else {
         return ptr::null_mut();
     };
-    begin(r, func_id, nwords, callsite, flags, thread_index(r))
+    let nbytes = nwords.saturating_mul(8);
+    begin(r, func_id, nbytes, callsite, flags, thread_index(r))
 }
 
-/// [`mpicheck_begin`] with the thread index kept by the caller in `thread_slot` (index + 1,
-/// 0 until assigned): the C wrappers keep it in initial-exec TLS, a plain load, where a
-/// Rust `thread_local!` in a shared library goes through `__tls_get_addr`.
+/// [`mpicheck_begin`] with room for `nbytes` bytes of argument words (trace format 4: scalars
+/// of 4 or 8 bytes; the record is padded to a multiple of 8), and the thread index kept by
+/// the caller in `thread_slot` (index + 1, 0 until assigned): the C wrappers keep it in
+/// initial-exec TLS, a plain load, where a Rust `thread_local!` in a shared library goes
+/// through `__tls_get_addr`.
 ///
 /// # Safety
 /// `thread_slot` points at the calling thread's own slot.
 #[no_mangle]
 pub unsafe extern "C" fn mpicheck_begin_slot(
     func_id: u16,
-    nwords: u32,
+    nbytes: u32,
     callsite: *const c_void,
     flags: u8,
     thread_slot: *mut u16,
@@ -407,7 +411,7 @@ pub unsafe extern "C" fn mpicheck_begin_slot(
     let Some(r) = recorder().or_else(start_recording) else {
         return ptr::null_mut();
     };
-    begin_in_slot(r, func_id, nwords, callsite, flags, thread_slot)
+    begin_in_slot(r, func_id, nbytes, callsite, flags, thread_slot)
 }
 
 /// [`mpicheck_begin_slot`] for records that are not MPI calls (synchronization between
@@ -418,7 +422,7 @@ pub unsafe extern "C" fn mpicheck_begin_slot(
 #[no_mangle]
 pub unsafe extern "C" fn mpicheck_begin_recording_slot(
     func_id: u16,
-    nwords: u32,
+    nbytes: u32,
     callsite: *const c_void,
     flags: u8,
     thread_slot: *mut u16,
@@ -426,14 +430,14 @@ pub unsafe extern "C" fn mpicheck_begin_recording_slot(
     let Some(r) = recorder() else {
         return ptr::null_mut();
     };
-    begin_in_slot(r, func_id, nwords, callsite, flags, thread_slot)
+    begin_in_slot(r, func_id, nbytes, callsite, flags, thread_slot)
 }
 
 #[inline(always)]
 unsafe fn begin_in_slot(
     r: &Recorder,
     func_id: u16,
-    nwords: u32,
+    nbytes: u32,
     callsite: *const c_void,
     flags: u8,
     thread_slot: *mut u16,
@@ -443,19 +447,20 @@ unsafe fn begin_in_slot(
         slot = new_thread_index(r) + 1;
         *thread_slot = slot;
     }
-    begin(r, func_id, nwords, callsite, flags, slot - 1)
+    begin(r, func_id, nbytes, callsite, flags, slot - 1)
 }
 
 #[inline(always)]
 unsafe fn begin(
     r: &Recorder,
     func_id: u16,
-    nwords: u32,
+    nbytes: u32,
     callsite: *const c_void,
     flags: u8,
     thread: u16,
 ) -> *mut i64 {
-    let len = CALL_FIXED_SIZE + 8 * nwords as usize;
+    // Padded at the end: records stay 8-byte aligned (the padding is the file's zeros).
+    let len = CALL_FIXED_SIZE + (nbytes as usize).next_multiple_of(8);
     let Some(rec) = r.reserve(len) else {
         return ptr::null_mut();
     };

@@ -30,6 +30,8 @@ pub struct CallToWrite {
 pub struct TraceBuilder {
     header: Vec<u8>,
     records: Vec<u8>,
+    /// The last function table written, which lays out the argument words of later calls.
+    schema: Option<crate::Schema>,
 }
 
 impl Default for TraceBuilder {
@@ -44,6 +46,7 @@ impl TraceBuilder {
         let mut b = TraceBuilder {
             header: vec![0; HEADER_SIZE],
             records: Vec::new(),
+            schema: None,
         };
         b.header[..8].copy_from_slice(MAGIC);
         b.set_u32(offset::VERSION, FORMAT_VERSION);
@@ -148,8 +151,12 @@ impl TraceBuilder {
         self.set_u32(offset::STATE, current | flags)
     }
 
-    /// Appends a text record.
+    /// Appends a text record. A function table ([`text::SCHEMA`]) lays out the argument words
+    /// of the calls written after it (format 4: `s4` scalars take 4 bytes).
     pub fn text(&mut self, subkind: u32, content: &str) -> &mut Self {
+        if subkind == text::SCHEMA {
+            self.schema = crate::Schema::parse(content).ok();
+        }
         let len = (16 + content.len()).div_ceil(8) * 8;
         let start = self.records.len();
         self.records.extend_from_slice(&(len as u32).to_le_bytes());
@@ -167,7 +174,12 @@ impl TraceBuilder {
     /// Appends a call record.
     pub fn call(&mut self, call: &CallToWrite) -> &mut Self {
         let fold_words = call.poll.map_or(0, |_| crate::POLL_FOLD_WORDS);
-        let len = crate::CALL_FIXED_SIZE + 8 * (call.words.len() + fold_words);
+        let mut args = match self.schema.as_ref().and_then(|s| s.function(call.func)) {
+            Some(function) => crate::schema::encode_words(function, &call.words),
+            None => call.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
+        };
+        args.resize(args.len().next_multiple_of(8), 0);
+        let len = crate::CALL_FIXED_SIZE + args.len() + 8 * fold_words;
         self.records.extend_from_slice(&(len as u32).to_le_bytes());
         self.records.extend_from_slice(&kind::CALL.to_le_bytes());
         self.records.push(if call.complete {
@@ -197,9 +209,7 @@ impl TraceBuilder {
         self.records.extend_from_slice(&call.t_enter.to_le_bytes());
         self.records.extend_from_slice(&call.t_exit.to_le_bytes());
         self.records.extend_from_slice(&call.callsite.to_le_bytes());
-        for word in &call.words {
-            self.records.extend_from_slice(&word.to_le_bytes());
-        }
+        self.records.extend_from_slice(&args);
         if let Some((repeats, last_enter)) = call.poll {
             self.records.extend_from_slice(&repeats.to_le_bytes());
             self.records.extend_from_slice(&last_enter.to_le_bytes());

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::schema::{decode_args, ArgValue, FunctionSchema, Schema, SchemaError};
+use crate::schema::{decode_args, record_words, ArgValue, FunctionSchema, Schema, SchemaError};
 use crate::{
     kind, offset, record_state, state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC,
     MAX_WORLD_SIZE,
@@ -663,6 +663,10 @@ pub struct TraceCalls<B> {
     clock: ClockConversion,
     /// The last call of a folded poll, returned after its first.
     last_of_loop: Option<CallRecord>,
+    /// Format 4 and later: the trace's function table, which says each argument word's
+    /// width (read from its text record, before the first call).
+    layouts: Option<Schema>,
+    sized_words: bool,
 }
 
 impl<B: TraceBytes> TraceCalls<B> {
@@ -683,6 +687,8 @@ impl<B: TraceBytes> TraceCalls<B> {
             walk: Walk::new(header),
             clock,
             last_of_loop: None,
+            layouts: None,
+            sized_words: header.version >= crate::SIZED_WORDS_VERSION,
         }
     }
 }
@@ -699,6 +705,18 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 return self.bytes.take_error().map(Err);
             };
             let rec = self.bytes.get(at, len);
+            if self.sized_words
+                && u16_at(rec, 4) == kind::TEXT
+                && len >= 16
+                && rec[6] != record_state::RESERVED
+                && u32_at(rec, 8) == text::SCHEMA
+            {
+                let text_len = (u32_at(rec, 12) as usize).min(len - 16);
+                // A table that does not parse fails the scan of the same trace first.
+                self.layouts =
+                    Schema::parse(&String::from_utf8_lossy(&rec[16..16 + text_len])).ok();
+                continue;
+            }
             if u16_at(rec, 4) != kind::CALL
                 || len < CALL_FIXED_SIZE
                 || rec[6] == record_state::RESERVED
@@ -715,11 +733,20 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             // A folded poll: its last call follows as a record of its own.
             let last_of_loop = folded_poll(rec)
                 .map(|(repeats, last_enter)| (repeats - 1, clock.to_ns(last_enter)));
-            let words: Vec<i64> = (0..nwords)
-                .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
-                .collect();
+            let func = u16_at(rec, 8);
+            let layout = self.layouts.as_ref().and_then(|s| s.function(func));
+            let words: Vec<i64> = match layout {
+                Some(function) => record_words(
+                    function,
+                    &rec[CALL_FIXED_SIZE..CALL_FIXED_SIZE + 8 * nwords],
+                ),
+                // Formats 2 and 3, and a call the table does not describe: 8-byte words.
+                None => (0..nwords)
+                    .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
+                    .collect(),
+            };
             let call = CallRecord {
-                func: u16_at(rec, 8),
+                func,
                 thread: u16_at(rec, 10),
                 seq: at as u64,
                 t_enter_ns: clock.to_ns(u64_at(rec, 16)),
@@ -821,6 +848,118 @@ mod tests {
             .map(|c| (c.t_enter_ns, c.t_exit_ns))
             .collect();
         assert_eq!(times, [(100, 100), (100, 130)]);
+    }
+
+    /// MPICH's `MPI_Send`, `MPI_Recv` and `MPI_Waitall` as a format 4 writer describes them:
+    /// `int`s and `int` handles (arrays of them too) in 4 bytes, the buffer in 8, statuses
+    /// packed; and `MPI_Isend` with Open MPI's 8-byte handles.
+    const SIZED: &str = "0 MPI_Send buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4\n\
+                         1 MPI_Recv buf:BUFFER:out:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 source:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 status:STATUS:out:st3\n\
+                         2 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s4 array_of_requests:REQUEST:inout:a4 array_of_statuses:STATUS:out:sa3\n\
+                         3 MPI_Isend buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s8 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s8 request:REQUEST:out:s8\n";
+
+    #[test]
+    fn format_4_words_are_read_by_their_width_and_sign_extended() {
+        let mut b = TraceBuilder::new();
+        b.rank(0, 2).text(text::SCHEMA, SIZED);
+        // MPI_ANY_SOURCE and MPI_ANY_TAG (-1), MPI_PROC_NULL (MPICH: -1; Open MPI: -2),
+        // an MPICH handle with its top bit set, and 8-byte values around them.
+        let send = vec![
+            0x7fff_0000_1000,
+            3,
+            0x4c00_0405,
+            -2,
+            7,
+            0x8400_0000_u32 as i32 as i64,
+        ];
+        let recv = vec![
+            0x7fff_0000_2000,
+            3,
+            0x4c00_0405,
+            -1,
+            -1,
+            0x4400_0000,
+            0,
+            1,
+            0,
+            12,
+        ];
+        let waitall = vec![2, 2, 11, 12, 2, -1, -1, 2, 1, 5, 0, 8, -1, -1, -1, -1];
+        let isend = vec![
+            0x10,
+            1,
+            0x7f00_0000_0040,
+            -2,
+            0,
+            0x7f00_0000_0080,
+            0x7f00_0000_00c0,
+        ];
+        for (func, words) in [(0, &send), (1, &recv), (2, &waitall), (3, &isend)] {
+            b.call(&CallToWrite {
+                func,
+                words: words.clone(),
+                complete: true,
+                ..Default::default()
+            });
+        }
+        let bytes = b.exited();
+        let trace = read_trace_bytes(&bytes).unwrap();
+        let read: Vec<&Vec<i64>> = trace.calls.iter().map(|c| &c.words).collect();
+        assert_eq!(read, [&send, &recv, &waitall, &isend]);
+        // The bytes as the recorder lays them out: 4-byte scalars packed, an array or a
+        // status at the next multiple of 8, the record padded to a multiple of 8.
+        let at = barrier_at_schema(SIZED, 0);
+        let len = |i: usize| u32_at(&bytes, i) as usize;
+        assert_eq!(len(at), 40 + 32, "MPI_Send: 8 + 5 * 4 bytes, padded to 32");
+        assert_eq!(&bytes[at + 48..at + 52], &3i32.to_le_bytes());
+        assert_eq!(&bytes[at + 56..at + 60], &(-2i32).to_le_bytes(), "dest");
+        let at = at + len(at);
+        assert_eq!(
+            len(at),
+            40 + 32 + 24,
+            "MPI_Recv: 28 bytes, 4 of padding, a packed status"
+        );
+        assert_eq!(
+            &bytes[at + 72..at + 84],
+            &[0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+        );
+        assert_eq!(&bytes[at + 88..at + 96], &12i64.to_le_bytes());
+        let at = at + len(at);
+        assert_eq!(
+            len(at),
+            40 + 8 + 2 * 16 + 8 + 2 * 24,
+            "MPI_Waitall: count and padding, the int requests twice, 2 statuses"
+        );
+        let at = at + len(at);
+        assert_eq!(
+            len(at),
+            40 + 48,
+            "MPI_Isend with 8-byte handles: 8+4+8+4+4+8+8 bytes"
+        );
+    }
+
+    #[test]
+    fn a_format_4_record_shorter_than_its_table_reads_as_missing_arguments() {
+        let mut b = TraceBuilder::new();
+        b.rank(0, 2).text(text::SCHEMA, SIZED);
+        b.call(&CallToWrite {
+            func: 1,
+            words: vec![0x1000, 3, 0x4c00_0405],
+            complete: true,
+            ..Default::default()
+        });
+        let trace = read_trace_bytes(&b.exited()).unwrap();
+        let recv = trace.schema.function(1).unwrap();
+        let args = trace.calls[0].args(recv);
+        assert_eq!(args[2].0, ArgValue::Int(0x4c00_0405));
+        assert_eq!(args[3].0, ArgValue::Missing);
+        assert_eq!(args[6].1, ArgValue::Missing);
+    }
+
+    /// Offset of the first call record after a trace's function table `schema`.
+    fn barrier_at_schema(schema: &str, i: usize) -> usize {
+        assert_eq!(i, 0);
+        HEADER_SIZE + (16 + schema.len()).div_ceil(8) * 8
     }
 
     #[test]

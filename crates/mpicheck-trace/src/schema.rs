@@ -12,13 +12,27 @@
 //!
 //! | shape | words                                                                  |
 //! |-------|------------------------------------------------------------------------|
-//! | `s`   | 1: the value (handles as their raw bits, pointers as addresses)        |
+//! | `s4`  | 1 word of 4 bytes: a value whose C type has 4 bytes (`int`, MPICH's handles), sign-extended when read |
+//! | `s8`  | 1 word of 8 bytes: the value (handles as their raw bits, pointers as addresses, `MPI_Aint`, `MPI_Count`) |
+//! | `s`   | as `s8` (formats 2 and 3, where every scalar took 8 bytes)             |
 //! | `a`   | 1 + n: the element count n, then n values; n = -1 means not recorded (NULL, over 2^24 entries, or memory not readable) |
+//! | `a4`, `a8` | as `a`: the count in 8 bytes, then n values of 4 (sign-extended when read) or 8 bytes each |
 //! | `st`  | 4: a status's `MPI_SOURCE`, `MPI_TAG`, `MPI_ERROR`, received bytes      |
 //! | `sa`  | 1 + 4n: the count n, then n statuses                                   |
+//! | `st3` | 3: a status packed: `MPI_SOURCE` (first 4 bytes) and `MPI_TAG` (next 4), `MPI_ERROR` (4 bytes, then 4 of zeros), received bytes; read as the 4 words of `st` |
+//! | `sa3` | 1 + 3n: the count n, then n packed statuses                           |
 //!
 //! A parameter with direction `inout` takes its shape twice: the value on entry, then the
 //! value on return. An `out` parameter's words are reserved on entry and written on return.
+//!
+//! Words follow each other without padding, except that an array (its count is an 8-byte
+//! word), a status or an array of statuses starts at a multiple of 8 bytes from the first
+//! argument word: after an odd number of 4-byte words, 4 bytes of padding come first. The
+//! width of a scalar or an array element is the size of its C type in the MPI the writer was
+//! built with, so the same function's table differs between MPI families (MPICH's handles
+//! are `int`s, Open MPI's pointers); the reader needs no knowledge of families.
+//! [`record_words`] turns a record's argument bytes into the 8-byte words of
+//! [`decode_args`].
 
 use std::collections::HashMap;
 
@@ -46,6 +60,9 @@ pub struct ParamSchema {
     pub kind: String,
     pub direction: Direction,
     pub shape: ParamShape,
+    /// Bytes of each scalar word or array element (4 or 8), or of each status (32, or 24
+    /// packed: `st3`, `sa3`).
+    pub width: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -65,11 +82,15 @@ impl FunctionSchema {
                 Direction::Out => "out",
                 Direction::InOut => "inout",
             };
-            let shape = match p.shape {
-                ParamShape::Scalar => "s",
-                ParamShape::Array => "a",
-                ParamShape::Status => "st",
-                ParamShape::StatusArray => "sa",
+            let shape = match (p.shape, p.width) {
+                (ParamShape::Scalar, 4) => "s4",
+                (ParamShape::Scalar, _) => "s8",
+                (ParamShape::Array, 4) => "a4",
+                (ParamShape::Array, _) => "a8",
+                (ParamShape::Status, PACKED_STATUS) => "st3",
+                (ParamShape::Status, _) => "st",
+                (ParamShape::StatusArray, PACKED_STATUS) => "sa3",
+                (ParamShape::StatusArray, _) => "sa",
             };
             line += &format!(" {}:{}:{dir}:{shape}", p.name, p.kind);
         }
@@ -154,11 +175,15 @@ impl Schema {
                     "inout" => Direction::InOut,
                     _ => return Err(err(format!("bad direction in {field:?}"))),
                 };
-                let shape = match shape {
-                    "s" => ParamShape::Scalar,
-                    "a" => ParamShape::Array,
-                    "st" => ParamShape::Status,
-                    "sa" => ParamShape::StatusArray,
+                let (shape, width) = match shape {
+                    "s" | "s8" => (ParamShape::Scalar, 8),
+                    "s4" => (ParamShape::Scalar, 4),
+                    "a" | "a8" => (ParamShape::Array, 8),
+                    "a4" => (ParamShape::Array, 4),
+                    "st" => (ParamShape::Status, 32),
+                    "sa" => (ParamShape::StatusArray, 32),
+                    "st3" => (ParamShape::Status, PACKED_STATUS),
+                    "sa3" => (ParamShape::StatusArray, PACKED_STATUS),
                     _ => return Err(err(format!("bad shape in {field:?}"))),
                 };
                 params.push(ParamSchema {
@@ -166,6 +191,7 @@ impl Schema {
                     kind: kind.into(),
                     direction,
                     shape,
+                    width,
                 });
             }
             let slot = id as usize;
@@ -226,6 +252,147 @@ pub fn decode_args(
             }
         })
         .collect()
+}
+
+/// Bytes of a packed status (`st3`, `sa3`; trace format 4).
+const PACKED_STATUS: u8 = 24;
+
+/// The argument words of a record of `function` from its argument bytes (trace format 4:
+/// scalars of 4 or 8 bytes, packed statuses, see the module docs), as 8-byte words with
+/// 4-byte values sign-extended: the words [`decode_args`] takes, the same as a format 3
+/// record of the call holds. Bytes that run short end the words (the parameters left decode
+/// as missing); an array longer than the bytes left is cut to them.
+pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
+    let mut words = Vec::with_capacity(bytes.len() / 4);
+    let mut at = 0usize;
+    for param in &function.params {
+        let times = if param.direction == Direction::InOut {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            if param.shape != ParamShape::Scalar {
+                at = at.next_multiple_of(8);
+            }
+            let taken = match param.shape {
+                ParamShape::Scalar => take(bytes, &mut at, param.width, &mut words).map(|_| ()),
+                ParamShape::Status => take_status(bytes, &mut at, param.width, &mut words),
+                ParamShape::Array => take(bytes, &mut at, 8, &mut words).and_then(|n| {
+                    let n = usize::try_from(n).unwrap_or(0);
+                    let n = n.min(bytes.len().saturating_sub(at) / param.width as usize);
+                    (0..n)
+                        .try_for_each(|_| take(bytes, &mut at, param.width, &mut words).map(|_| ()))
+                }),
+                ParamShape::StatusArray => take(bytes, &mut at, 8, &mut words).and_then(|n| {
+                    let n = usize::try_from(n).unwrap_or(0);
+                    (0..n).try_for_each(|_| take_status(bytes, &mut at, param.width, &mut words))
+                }),
+            };
+            if taken.is_none() {
+                return words;
+            }
+        }
+    }
+    words
+}
+
+/// Reads a word of `width` bytes (4: sign-extended) at `*at` into `words`.
+fn take(bytes: &[u8], at: &mut usize, width: u8, words: &mut Vec<i64>) -> Option<i64> {
+    let b = bytes.get(*at..*at + width as usize)?;
+    let value = if width == 4 {
+        i32::from_le_bytes(b.try_into().unwrap()) as i64
+    } else {
+        i64::from_le_bytes(b.try_into().unwrap())
+    };
+    *at += width as usize;
+    words.push(value);
+    Some(value)
+}
+
+/// Reads a status of `width` bytes (32: 4 words; 24: packed) at `*at` as 4 words.
+fn take_status(bytes: &[u8], at: &mut usize, width: u8, words: &mut Vec<i64>) -> Option<()> {
+    if width != PACKED_STATUS {
+        return (0..4).try_for_each(|_| take(bytes, at, 8, words).map(|_| ()));
+    }
+    // Source and tag, then error (and 4 bytes of zeros), then the bytes received.
+    bytes.get(*at..*at + 24)?;
+    for half in [0, 4, 8] {
+        take(bytes, &mut (*at + half), 4, words)?;
+    }
+    *at += 16;
+    take(bytes, at, 8, words).map(|_| ())
+}
+
+/// The argument bytes of a record of `function` holding `words` (8-byte words as
+/// [`record_words`] returns them), laid out as a format 4 writer lays them out, without the
+/// padding at the end. Words beyond the parameters are appended as 8-byte words.
+pub fn encode_words(function: &FunctionSchema, words: &[i64]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(8 * words.len());
+    let mut rest = words.iter().copied();
+    let put = |out: &mut Vec<u8>, value: i64, width: u8| {
+        if width == 4 {
+            out.extend_from_slice(&(value as i32).to_le_bytes());
+        } else {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+    };
+    'params: for param in &function.params {
+        let times = if param.direction == Direction::InOut {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            if param.shape != ParamShape::Scalar {
+                out.resize(out.len().next_multiple_of(8), 0);
+            }
+            let (values, statuses) = match param.shape {
+                ParamShape::Status => (0, 1),
+                _ => {
+                    let Some(first) = rest.next() else {
+                        break 'params;
+                    };
+                    let width = if param.shape == ParamShape::Scalar {
+                        param.width
+                    } else {
+                        8 // an array's count
+                    };
+                    put(&mut out, first, width);
+                    match param.shape {
+                        ParamShape::Array => (first.max(0), 0),
+                        ParamShape::StatusArray => (0, first.max(0)),
+                        _ => (0, 0),
+                    }
+                }
+            };
+            for _ in 0..values {
+                let Some(value) = rest.next() else {
+                    break 'params;
+                };
+                put(&mut out, value, param.width);
+            }
+            for _ in 0..statuses {
+                let status: Vec<i64> = rest.by_ref().take(4).collect();
+                let [source, tag, error, received] = status[..] else {
+                    break 'params;
+                };
+                if param.width == PACKED_STATUS {
+                    for (value, width) in [(source, 4), (tag, 4), (error, 4), (0, 4), (received, 8)]
+                    {
+                        put(&mut out, value, width);
+                    }
+                } else {
+                    status.iter().for_each(|&w| put(&mut out, w, 8));
+                }
+            }
+        }
+    }
+    for word in rest {
+        out.resize(out.len().next_multiple_of(8), 0);
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    out
 }
 
 struct WordCursor<'a> {
