@@ -671,3 +671,14 @@ fn a_rank_that_waits_for_itself_is_one_rank_not_each_other() {
         dl002.message
     );
 }
+
+#[test]
+fn a_process_that_exited_inside_its_last_call_did_not_block_in_it() {
+    // MPI's error handler ended rank 0 inside a send to itself (a negative count): the
+    // process exited there, and nothing was blocked forever.
+    let exited = "ranks 1\n0: init\n0: blocked send dest=0 tag=0\n0: end exited\n";
+    assert!(!codes(exited).contains(&"DL001"), "{:?}", codes(exited));
+    // Still running in it when the trace ended (the job was ended from outside): blocked.
+    let stuck = "ranks 1\n0: init\n0: blocked send dest=0 tag=0\n0: end interrupted\n";
+    assert!(codes(stuck).contains(&"DL001"), "{:?}", codes(stuck));
+}

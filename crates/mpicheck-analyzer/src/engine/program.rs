@@ -24,7 +24,18 @@ impl Program {
             let polls = polling::polls(&trace.events);
             let mut ids = RequestIds::new(&trace.events);
             let rank = (b.program.rank_start.len() - 1) as Rank;
+            // A process that ran its exit handlers inside its last call did not block there:
+            // MPI ended it in the call (an error handler, MPI_Abort), or another thread did.
+            // The call does nothing in the replay, or it would look blocked forever.
+            let exited_in = matches!(trace.end, RankEnd::ExitedWithoutFinalize)
+                .then(|| trace.events.len().checked_sub(1))
+                .flatten()
+                .filter(|&last| !trace.events[last].returned);
             for (index, (event, poll)) in trace.events.iter().zip(polls).enumerate() {
+                if exited_in == Some(index) {
+                    b.push(ReplayOp::new(OpKind::Nop));
+                    continue;
+                }
                 let mut op = compile_event(event, poll, &mut ids, run, &mut b);
                 if let Some(call) = run.rma.get(&(rank, index as u32)) {
                     op = rma::compile(call, index, op, run, rank, &held, &mut b);
