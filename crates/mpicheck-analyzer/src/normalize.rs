@@ -40,7 +40,7 @@ pub(crate) use constants::intern;
 use constants::{parse_int, Constants};
 pub(crate) use facts::allowed_anytime;
 use names::*;
-use topology::Topology;
+use topology::{cart_neighbors, Topology};
 
 #[derive(Debug, thiserror::Error)]
 pub enum NormalizeError {
@@ -442,7 +442,7 @@ struct RankNormalizer<'t> {
     user_ops: FxHashMap<i64, Option<String>>,
     /// Where the function of the `MPI_Op_create` being normalized is defined.
     pending_user_fn: Option<SourceLocation>,
-    /// Process topologies by communicator handle, and the one whose creation awaits its
+    /// Graph topologies by communicator handle, and the one whose creation awaits its
     /// `MPICHECK_Comm_info`.
     topologies: FxHashMap<i64, Topology>,
     pending_topology: Option<Topology>,

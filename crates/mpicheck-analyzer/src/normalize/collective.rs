@@ -161,20 +161,27 @@ impl<'t> RankNormalizer<'t> {
         if base.starts_with("Neighbor_") {
             let comm_raw = args.int("comm");
             let local = comm_raw.and_then(|c| self.comms.get(&c));
-            let topology = comm_raw.and_then(|c| self.topologies.get(&c));
-            if let (Some(local), Some(topology)) = (local, topology) {
-                if let Some(me) = local.local.iter().position(|&r| r == self.rank) {
-                    let (sources, destinations) = topology.neighbors(me as i64);
-                    let world = |list: Vec<Option<i64>>| -> Vec<Option<Rank>> {
-                        list.into_iter()
-                            .map(|r| {
-                                r.and_then(|r| local.local.get(usize::try_from(r).ok()?).copied())
-                            })
-                            .collect()
-                    };
-                    out.in_neighbors = Some(world(sources));
-                    out.out_neighbors = Some(world(destinations));
+            let me = local.and_then(|l| l.local.iter().position(|&r| r == self.rank));
+            // A cartesian grid (followed for AR012) or a graph topology.
+            let lists = me.and_then(|me| {
+                let me = me as i64;
+                let raw = comm_raw?;
+                match self.objects.cart_shapes.get(&raw) {
+                    Some(grid) => {
+                        let list = cart_neighbors(grid, me);
+                        Some((list.clone(), list))
+                    }
+                    None => Some(self.topologies.get(&raw)?.neighbors(me)),
                 }
+            });
+            if let (Some(local), Some((sources, destinations))) = (local, lists) {
+                let world = |list: Vec<Option<i64>>| -> Vec<Option<Rank>> {
+                    list.into_iter()
+                        .map(|r| r.and_then(|r| local.local.get(usize::try_from(r).ok()?).copied()))
+                        .collect()
+                };
+                out.in_neighbors = Some(world(sources));
+                out.out_neighbors = Some(world(destinations));
             }
         }
         if let Some(raw) = args.int("op") {

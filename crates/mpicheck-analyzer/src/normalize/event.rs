@@ -128,12 +128,6 @@ impl<'t> RankNormalizer<'t> {
                 .unwrap_or_default()
         };
         match name {
-            "MPI_Cart_create" => {
-                self.pending_topology = Some(Topology::Cart {
-                    dims: array("dims"),
-                    periods: array("periods"),
-                })
-            }
             "MPI_Graph_create" => {
                 self.pending_topology = Some(Topology::Graph {
                     index: array("index"),
@@ -146,8 +140,8 @@ impl<'t> RankNormalizer<'t> {
                     destinations: array("destinations"),
                 })
             }
-            // A duplicate keeps its parent's topology (MPI 4.1 §7.4.2); a cartesian
-            // subgrid keeps the dimensions it was asked to.
+            // A duplicate keeps its parent's graph (MPI 4.1 §7.4.2); grids are followed in
+            // `cart_shapes` (facts/grids.rs).
             "MPI_Comm_dup"
             | "MPI_Comm_dup_with_info"
             | "MPI_Comm_idup"
@@ -156,27 +150,6 @@ impl<'t> RankNormalizer<'t> {
                     .int("comm")
                     .and_then(|parent| self.topologies.get(&parent))
                     .cloned()
-            }
-            "MPI_Cart_sub" => {
-                let parent = args.int("comm").and_then(|c| self.topologies.get(&c));
-                self.pending_topology = match parent {
-                    Some(Topology::Cart { dims, periods }) => {
-                        let remain = array("remain_dims");
-                        let kept = |values: &[i64]| -> Vec<i64> {
-                            values
-                                .iter()
-                                .zip(&remain)
-                                .filter(|(_, &keep)| keep != 0)
-                                .map(|(&v, _)| v)
-                                .collect()
-                        };
-                        (remain.len() == dims.len()).then(|| Topology::Cart {
-                            dims: kept(dims),
-                            periods: kept(periods),
-                        })
-                    }
-                    _ => None,
-                }
             }
             _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
             _ => {}

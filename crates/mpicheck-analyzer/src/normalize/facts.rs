@@ -133,7 +133,7 @@ pub(super) struct ObjectTables {
     /// The number of processes of each group whose size is known, by raw handle.
     group_sizes: FxHashMap<i64, u32>,
     /// The grid of each cartesian communicator whose making the trace shows, by raw handle.
-    cart_shapes: FxHashMap<i64, CartShape>,
+    pub(super) cart_shapes: FxHashMap<i64, CartShape>,
     /// The partitioned requests the rank holds, by raw handle.
     partitioned: FxHashMap<i64, PartitionedRequest>,
     next: u32,
