@@ -736,6 +736,9 @@ pub enum RankEnd {
     /// The trace stops while the rank was running or blocked (still running, killed, or
     /// crashed); `reason` says what the reader found.
     Interrupted { reason: String },
+    /// MPI aborted the job inside the call at `event` (its error handler rejected the call):
+    /// that call did not block, and nothing is known after it.
+    AbortedInCall { event: usize, call: &'static str },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

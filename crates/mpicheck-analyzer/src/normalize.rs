@@ -353,6 +353,15 @@ where
             RankEnd::Finalized
         } else if trace.header.exited() {
             RankEnd::ExitedWithoutFinalize
+        } else if let Some(event) = trace.header.aborted_in_call().and_then(|thread| {
+            events
+                .iter()
+                .rposition(|e| e.thread == thread && !e.returned)
+        }) {
+            RankEnd::AbortedInCall {
+                event,
+                call: events[event].call,
+            }
         } else {
             RankEnd::Interrupted {
                 reason: match &trace.end {

@@ -206,15 +206,30 @@ impl Parser {
                         }
                     },
                 },
+                // MPI aborted the job inside the rank's last call.
+                Some("aborted") => RankEnd::AbortedInCall {
+                    event: usize::MAX,
+                    call: "",
+                },
                 other => {
                     return self.err(format!(
-                        "`end {}`: expected finalized, exited or interrupted",
+                        "`end {}`: expected finalized, exited, interrupted or aborted",
                         other.unwrap_or("")
                     ))
                 }
             };
             for r in ranks {
-                self.run.ranks[r as usize].end = end.clone();
+                let trace = &mut self.run.ranks[r as usize];
+                trace.end = match end {
+                    RankEnd::AbortedInCall { .. } => match trace.events.len().checked_sub(1) {
+                        Some(event) => RankEnd::AbortedInCall {
+                            event,
+                            call: trace.events[event].call,
+                        },
+                        None => return self.err("`end aborted` needs a call before it"),
+                    },
+                    _ => end.clone(),
+                };
                 self.explicit_end[r as usize] = true;
             }
             return Ok(());

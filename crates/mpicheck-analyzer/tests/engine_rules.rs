@@ -682,3 +682,17 @@ fn a_process_that_exited_inside_its_last_call_did_not_block_in_it() {
     let stuck = "ranks 1\n0: init\n0: blocked send dest=0 tag=0\n0: end interrupted\n";
     assert!(codes(stuck).contains(&"DL001"), "{:?}", codes(stuck));
 }
+
+#[test]
+fn a_call_mpi_aborted_in_did_not_block_and_nothing_is_known_after_it() {
+    // MPI's error handler aborted the job inside rank 0's send to itself (a negative
+    // count) while rank 1 waited in the barrier: no deadlock, and no rank "never calls" the
+    // barrier.
+    let aborted = "ranks 2\n0: init\n0: blocked send dest=0 tag=0\n0: end aborted\n\
+                   1: init\n1: blocked barrier\n1: end interrupted\n";
+    assert_eq!(codes(aborted), Vec::<&str>::new());
+    // The same calls with rank 0 still inside its send when the job was ended: blocked.
+    let stuck = "ranks 2\n0: init\n0: blocked send dest=0 tag=0\n0: end interrupted\n\
+                 1: init\n1: blocked barrier\n1: end interrupted\n";
+    assert!(codes(stuck).contains(&"DL001"), "{:?}", codes(stuck));
+}

@@ -77,6 +77,10 @@ void mpicheck_end_poll(int64_t *words, int ret, int unsuccessful);
 /* MPI_Init* returned: the world rank and size, and the thread level provided (-1 if n/a). */
 void mpicheck_initialized(int rank, int size, int thread_level);
 
+/* MPI begins to abort the job inside the calling thread's MPI call (c/abort.c);
+ * thread_slot is its mpicheck_thread_slot. Async-signal-safe. */
+void mpicheck_aborting_in_call(uint16_t thread_slot);
+
 /* MPI_Finalize returned. */
 void mpicheck_finalized(void);
 

@@ -585,6 +585,22 @@ pub extern "C" fn mpicheck_initialized(rank: i32, size: i32, thread_level: i32) 
     r.set_state_flag(state::INITIALIZED);
 }
 
+/// MPI begins to abort the job inside the calling thread's MPI call (`thread_slot`: its
+/// index + 1, 0 if it never recorded): its error handler rejected the call, and the exit
+/// handlers will not run. The header says so, or the call would look blocked forever.
+/// Async-signal-safe (two stores); not in a forked or vforked child, which shares nothing it
+/// may write.
+#[no_mangle]
+pub extern "C" fn mpicheck_aborting_in_call(thread_slot: u16) {
+    let Some(r) = recorder() else { return };
+    if OWNER_PID.load(Ordering::Relaxed) != std::process::id() {
+        return;
+    }
+    r.header_u32(offset::ABORT_THREAD)
+        .store(u32::from(thread_slot), Ordering::Relaxed);
+    r.set_state_flag(state::ABORTED_IN_CALL);
+}
+
 /// `MPI_Finalize` returned.
 #[no_mangle]
 pub extern "C" fn mpicheck_finalized() {

@@ -119,6 +119,10 @@ impl TraceEnd {
             RankEnd::Finalized => (TraceEndState::Finalized, None),
             RankEnd::ExitedWithoutFinalize => (TraceEndState::ExitedWithoutFinalize, None),
             RankEnd::Interrupted { reason } => (TraceEndState::Interrupted, Some(reason.clone())),
+            RankEnd::AbortedInCall { call, .. } => (
+                TraceEndState::Interrupted,
+                Some(format!("MPI aborted the job inside {call}")),
+            ),
         };
         TraceEnd {
             rank,

@@ -275,6 +275,7 @@ pub fn decoded_trace(
             process_start: 0,
             exit_records_end: 0,
             parent_pid: 0,
+            abort_thread: 0,
         },
         schema,
         constants: constants

@@ -34,6 +34,7 @@
 //! | 152    | `u64`     | process start time, clock ticks since boot (`/proc/self/stat` field 22); 0 if unknown |
 //! | 160    | `u64`     | end of the record area when the exit handlers ran; 0 before           |
 //! | 168    | `u32`     | parent process id                                                     |
+//! | 172    | `u32`     | index + 1 of the thread inside whose MPI call MPI aborted the job ([`state::ABORTED_IN_CALL`]); 0 if none |
 //! | 512    | `u32;896` | kernel thread id of each thread index (0 = not yet), [`MAX_THREAD_TIDS`] |
 //!
 //! The fields from offset 152 on were added without a version change: a writer that predates
@@ -237,6 +238,7 @@ pub mod offset {
     pub const PROCESS_START: usize = 152;
     pub const EXIT_RECORDS_END: usize = 160;
     pub const PARENT_PID: usize = 168;
+    pub const ABORT_THREAD: usize = 172;
     /// Thread index `i`'s kernel thread id is the `u32` at `THREAD_TIDS + 4 * i`.
     pub const THREAD_TIDS: usize = 512;
 }
@@ -263,6 +265,11 @@ pub mod state {
     /// The trace could not grow (disk full, quota, file size limit): recording stopped and the
     /// header's dropped count says how many calls are missing.
     pub const NO_SPACE: u32 = 8;
+    /// MPI began to abort the job inside a thread's MPI call (its error handler rejected the
+    /// call: Open MPI's `_exit`, MPICH's abort request to its process manager), without exit
+    /// handlers. The header's [`super::offset::ABORT_THREAD`] says which thread; that call
+    /// did not block.
+    pub const ABORTED_IN_CALL: u32 = 16;
 }
 
 /// Record kinds.

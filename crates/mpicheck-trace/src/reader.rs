@@ -57,6 +57,9 @@ pub struct TraceHeader {
     pub exit_records_end: u64,
     /// Parent process id; 0 if unknown.
     pub parent_pid: u32,
+    /// Index + 1 of the thread inside whose MPI call MPI aborted the job; 0 if none
+    /// ([`state::ABORTED_IN_CALL`]).
+    pub abort_thread: u32,
 }
 
 /// Raw call times (header offsets 96–152) to nanoseconds since the trace start.
@@ -114,6 +117,14 @@ impl TraceHeader {
     }
     pub fn exited(&self) -> bool {
         self.state & state::EXITED != 0
+    }
+    /// The index of the thread inside whose MPI call MPI aborted the job, if it did and the
+    /// exit handlers did not run.
+    pub fn aborted_in_call(&self) -> Option<u16> {
+        if self.state & state::ABORTED_IN_CALL == 0 || self.exited() {
+            return None;
+        }
+        u16::try_from(self.abort_thread.checked_sub(1)?).ok()
     }
     /// Recording stopped because the trace could not grow; `dropped` calls are missing.
     pub fn no_space(&self) -> bool {
@@ -350,6 +361,7 @@ fn parse_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
         process_start: u64_at(b, offset::PROCESS_START),
         exit_records_end: u64_at(b, offset::EXIT_RECORDS_END),
         parent_pid: u32_at(b, offset::PARENT_PID),
+        abort_thread: u32_at(b, offset::ABORT_THREAD),
     })
 }
 

@@ -25,12 +25,18 @@ impl Program {
             let mut ids = RequestIds::new(&trace.events);
             let rank = (b.program.rank_start.len() - 1) as Rank;
             // A process that ran its exit handlers inside its last call did not block there:
-            // MPI ended it in the call (an error handler, MPI_Abort), or another thread did.
-            // The call does nothing in the replay, or it would look blocked forever.
-            let exited_in = matches!(trace.end, RankEnd::ExitedWithoutFinalize)
-                .then(|| trace.events.len().checked_sub(1))
-                .flatten()
-                .filter(|&last| !trace.events[last].returned);
+            // MPI ended it in the call (an error handler, MPI_Abort), or another thread did;
+            // nor did a call in which MPI aborted the job. The call does nothing in the
+            // replay, or it would look blocked forever.
+            let exited_in = match trace.end {
+                RankEnd::ExitedWithoutFinalize => trace
+                    .events
+                    .len()
+                    .checked_sub(1)
+                    .filter(|&last| !trace.events[last].returned),
+                RankEnd::AbortedInCall { event, .. } => Some(event),
+                _ => None,
+            };
             for (index, (event, poll)) in trace.events.iter().zip(polls).enumerate() {
                 if exited_in == Some(index) {
                     b.push(ReplayOp::new(OpKind::Nop));
@@ -64,7 +70,8 @@ impl Program {
             b.end_rank(match trace.end {
                 RankEnd::Finalized => EndKind::Finalized,
                 RankEnd::ExitedWithoutFinalize => EndKind::Exited,
-                RankEnd::Interrupted { .. } => EndKind::Interrupted,
+                // Nothing is known after the call MPI aborted in.
+                RankEnd::Interrupted { .. } | RankEnd::AbortedInCall { .. } => EndKind::Interrupted,
             });
         }
         b.finish()

@@ -574,3 +574,26 @@ fn a_lone_buffer_span_is_kept_in_the_event() {
         EventFacts::None
     );
 }
+
+#[test]
+fn a_call_mpi_aborted_in_ends_the_rank_there() {
+    // MPI aborted the job inside the receive of thread index 0 (header: slot 1); the exit
+    // handlers did not run.
+    let recv = || call(5, vec![0x1000, -1, INT, 0, 0, WORLD, 0, 0, 0], false, 40);
+    let mut aborted = trace(0, vec![recv()]);
+    aborted.header.state =
+        mpicheck_trace::state::INITIALIZED | mpicheck_trace::state::ABORTED_IN_CALL;
+    aborted.header.abort_thread = 1;
+    let run = normalize(&[aborted.clone()], &mut resolve).unwrap();
+    assert_eq!(
+        run.ranks[0].end,
+        RankEnd::AbortedInCall {
+            event: 0,
+            call: "MPI_Recv"
+        }
+    );
+    // Without the flag the process did not exit: interrupted inside the call.
+    aborted.header.state = mpicheck_trace::state::INITIALIZED;
+    let run = normalize(&[aborted], &mut resolve).unwrap();
+    assert!(matches!(run.ranks[0].end, RankEnd::Interrupted { .. }));
+}
