@@ -76,7 +76,7 @@ use queues::*;
 // Hashing: keys are small integers; SipHash would dominate the replay's cost, so maps use
 // the Fx hash (rustc's, one multiply per word) of the `rustc-hash` crate.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 // ---------------------------------------------------------------------------------------
 // The compiled program.
@@ -356,11 +356,20 @@ pub struct ForcedMatch {
 pub struct ReplayOptions {
     pub mode: Mode,
     pub forced: Option<ForcedMatch>,
+    /// Operation indices of sends whose message no receive ever took in the recorded
+    /// replay ([`Replay::unreceived`]). In [`Mode::Strict`] they complete as if buffered:
+    /// such a message is lost (RQ005), and waiting for a receive that never comes is no
+    /// potential deadlock of the program's order.
+    pub never_received: Arc<FxHashSet<u32>>,
 }
 
 impl ReplayOptions {
     pub fn new(mode: Mode) -> ReplayOptions {
-        ReplayOptions { mode, forced: None }
+        ReplayOptions {
+            mode,
+            forced: None,
+            never_received: Arc::default(),
+        }
     }
 }
 
@@ -516,7 +525,23 @@ pub struct Replay {
     pub races: Vec<WildcardRace>,
     /// With [`ReplayOptions::forced`]: whether the forced receive matched its source.
     pub forced_matched: Option<bool>,
+    /// Sends that completed at the sender (buffered, or an immediate send completed) whose
+    /// message no receive took by the end, by rank and event.
+    pub unreceived: Vec<UnreceivedSend>,
     pub stats: ReplayStats,
+}
+
+/// A message its sender got past that no receive took.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnreceivedSend {
+    pub rank: Rank,
+    /// Event index of the send in its rank.
+    pub event: usize,
+    /// Its operation index in the program.
+    pub op: u32,
+    /// The destination's world rank, and the tag.
+    pub dest: Rank,
+    pub tag: i32,
 }
 
 impl Replay {
@@ -626,6 +651,7 @@ struct Series {
 struct Engine<'p> {
     p: &'p Program,
     mode: Mode,
+    never_received: Arc<FxHashSet<u32>>,
     forced: Option<ForcedMatch>,
     forced_matched: Option<bool>,
     ranks: Vec<RankState>,

@@ -473,12 +473,12 @@ fn another_wildcard_matching_that_deadlocks_is_dl003() {
     let r = replay(
         &run(text),
         &ReplayOptions {
-            mode: Mode::Strict,
             forced: Some(ForcedMatch {
                 rank: 0,
                 event: 0,
                 source: 2,
             }),
+            ..ReplayOptions::new(Mode::Strict)
         },
     );
     assert_eq!(r.forced_matched, Some(true));
@@ -695,4 +695,26 @@ fn a_call_mpi_aborted_in_did_not_block_and_nothing_is_known_after_it() {
     let stuck = "ranks 2\n0: init\n0: blocked send dest=0 tag=0\n0: end interrupted\n\
                  1: init\n1: blocked barrier\n1: end interrupted\n";
     assert!(codes(stuck).contains(&"DL001"), "{:?}", codes(stuck));
+}
+
+#[test]
+fn a_message_nobody_receives_is_lost_not_a_potential_deadlock() {
+    // Every rank tells the other it is done and nobody receives: RQ005 once for the call
+    // site, and no DL002 (the sends wait for receives nobody posts, not for each other).
+    let lost = "ranks 2\n0: send dest=1 tag=7\n1: send dest=0 tag=7\n0: barrier\n1: barrier\n";
+    assert_eq!(codes(lost), vec!["RQ005"]);
+    // Received: nothing to report.
+    let received = "ranks 2\n0: send dest=1 tag=7\n1: recv src=0 tag=7\n0: barrier\n1: barrier\n";
+    assert_eq!(codes(received), Vec::<&str>::new());
+    // A cancelled immediate send is not a lost message.
+    let cancelled =
+        "ranks 2\n0: isend dest=1 tag=7 req=0\n0: cancel req=0\n0: wait req=0\n0: barrier\n1: barrier\n";
+    assert!(
+        !codes(cancelled).contains(&"RQ005"),
+        "{:?}",
+        codes(cancelled)
+    );
+    // The destination never finalized (its trace was cut): it may still receive.
+    let cut = "ranks 2\n0: send dest=1 tag=7\n0: barrier\n1: barrier\n1: end interrupted\n";
+    assert!(!codes(cut).contains(&"RQ005"), "{:?}", codes(cut));
 }

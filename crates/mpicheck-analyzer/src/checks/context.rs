@@ -81,12 +81,23 @@ impl<'r> Context<'r> {
             .get_or_init(|| engine::replay_program(program, &ReplayOptions::new(Mode::Recorded)))
     }
 
-    /// The replay in which sends and collectives synchronize.
+    /// The replay in which sends and collectives synchronize (except sends whose message
+    /// the recorded replay shows never received: see [`Context::strict_options`]).
     pub fn strict(&self) -> &Replay {
         self.assert_declared(|n| n.replays(Replaying::Strict), "the strict replay");
         let program = self.program();
         self.strict
-            .get_or_init(|| engine::replay_program(program, &ReplayOptions::new(Mode::Strict)))
+            .get_or_init(|| engine::replay_program(program, &self.strict_options()))
+    }
+
+    /// The options of strict replays: a send no receive took in the recorded replay is lost
+    /// (RQ005), and completes as if buffered.
+    pub fn strict_options(&self) -> ReplayOptions {
+        let never_received = self.recorded().unreceived.iter().map(|u| u.op).collect();
+        ReplayOptions {
+            never_received: std::sync::Arc::new(never_received),
+            ..ReplayOptions::new(Mode::Strict)
+        }
     }
 
     /// One more replay with the given options (another matching of a wildcard receive).

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::check::{Check, Needs, Replaying, Slot};
 use super::{stuck_locations, Context, Involved};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::engine::{self, ForcedMatch, Mode, Replay, ReplayOptions, WaitOn};
+use crate::engine::{self, ForcedMatch, Replay, ReplayOptions, WaitOn};
 use crate::model::{CommId, Op};
 use crate::ranks::RankSet;
 use crate::text;
@@ -443,6 +443,7 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
     let mut inconclusive = false;
     let mut out = Vec::new();
     let mut reported_sites = BTreeSet::new();
+    let strict_options = ctx.strict_options();
     'races: for race in races {
         let Some(recv_event) = ctx.event(race.rank, race.event) else {
             continue;
@@ -460,12 +461,12 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
             }
             budget -= 1;
             let options = ReplayOptions {
-                mode: Mode::Strict,
                 forced: Some(ForcedMatch {
                     rank: race.rank,
                     event: race.event,
                     source,
                 }),
+                ..strict_options.clone()
             };
             let alt = ctx.replay_with(&options);
             // An alternative the strict rules never make possible is not a finding.

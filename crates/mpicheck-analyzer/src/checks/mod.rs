@@ -77,6 +77,7 @@ static REGISTRY: &[&dyn Check] = &[
     &deadlock::ActualDeadlock,                    // DL001
     &deadlock::PotentialDeadlock,                 // DL002
     &deadlock::WildcardDeadlock,                  // DL003
+    &request::never_received::MessageNeverReceived, // RQ005
     &message_race::MessageRace,                   // MR001
     &threads::ThreadChecks,                       // TH001-TH005
 ];

@@ -25,6 +25,7 @@ impl<'p> Engine<'p> {
         Engine {
             p,
             mode: options.mode,
+            never_received: options.never_received.clone(),
             forced: options.forced,
             forced_matched: options.forced.map(|_| false),
             ranks: vec![RankState::default(); n],

@@ -39,7 +39,8 @@ impl<'p> Engine<'p> {
                         true
                     }
                 }
-                _ => true,
+                // A message nobody received in the run: lost (RQ005), not a wait to model.
+                _ => !self.never_received.contains(&gop),
             },
         };
         if !sync {

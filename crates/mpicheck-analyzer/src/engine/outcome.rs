@@ -33,8 +33,38 @@ impl<'p> Engine<'p> {
             stuck,
             races: std::mem::take(&mut self.races),
             forced_matched: self.forced_matched,
+            unreceived: self.unreceived(),
             stats: self.stats,
         }
+    }
+
+    /// The sends left in the queues that their senders got past (not waiting for a
+    /// receive), by rank and event.
+    fn unreceived(&self) -> Vec<UnreceivedSend> {
+        let mut out = Vec::new();
+        let mut note = |dest: Rank, m: &PendingSend| {
+            if m.sync {
+                return;
+            }
+            let rank = self.p.rank_start.partition_point(|&s| s <= m.op as usize) - 1;
+            out.push(UnreceivedSend {
+                rank: rank as Rank,
+                event: m.op as usize - self.p.rank_start[rank],
+                op: m.op,
+                dest,
+                tag: m.tag,
+            });
+        };
+        for d in &self.dests {
+            match &d.queues {
+                Queues::Flat { sends, .. } => sends.iter().for_each(|(_, m)| note(d.rank, m)),
+                Queues::BySource { queues, .. } => queues
+                    .iter()
+                    .for_each(|(_, q)| q.sends.iter().for_each(|m| note(d.rank, m))),
+            }
+        }
+        out.sort_unstable_by_key(|u| (u.rank, u.event));
+        out
     }
 
     pub(super) fn rank_cond(

@@ -15,6 +15,7 @@ use crate::text::Text;
 
 pub mod free_active;
 mod freed;
+pub mod never_received;
 pub(crate) use freed::happens_before;
 pub mod pending_buffer_overlap;
 pub mod start_active;
@@ -22,6 +23,7 @@ pub mod unknown_request;
 pub mod unwaited;
 
 pub use free_active::RQ002;
+pub use never_received::RQ005;
 pub use pending_buffer_overlap::BF001;
 pub use start_active::RQ004;
 pub use unknown_request::RQ003;
