@@ -416,7 +416,8 @@ pub unsafe extern "C" fn mpicheck_begin_slot(
     thread_slot: *mut u16,
 ) -> *mut i64 {
     // The common case (recording, the thread known, the time-stamp counter, room below the
-    // limit) calls nothing, so it saves no registers; every other case is a tail call.
+    // limit) calls nothing, so it saves no registers; every other case goes to a cold
+    // function (a tail call, or past the limit a call in its own branch).
     #[cfg(target_arch = "x86_64")]
     if let Some(r) = recorder() {
         let slot = *thread_slot;
