@@ -212,15 +212,22 @@ impl Recorder {
         unsafe { &*(self.base.add(at) as *const AtomicU64) }
     }
 
-    /// Reserves `len` bytes (a multiple of 8) in the record area and returns their address,
-    /// or None when the file cannot grow.
-    fn reserve(&self, len: usize) -> Option<*mut u8> {
+    /// Takes `len` bytes at the end of the record area and returns their offset; the caller
+    /// must then check the end (plus the 8-byte end marker) against `soft_limit`, loaded
+    /// SeqCst, as [`Self::reserve`] does.
+    #[inline(always)]
+    fn reserve_fast(&self, len: usize) -> u64 {
         // SeqCst on both (free on x86_64: a locked add and a plain load) pairs with the exit
         // handler's store of `soft_limit` and load of the end: either this writer sees the
         // lowered limit, or the exit handler sees this reservation.
-        let at = self
-            .header_u64(offset::RECORDS_END)
-            .fetch_add(len as u64, Ordering::SeqCst);
+        self.header_u64(offset::RECORDS_END)
+            .fetch_add(len as u64, Ordering::SeqCst)
+    }
+
+    /// Reserves `len` bytes (a multiple of 8) in the record area and returns their address,
+    /// or None when the file cannot grow.
+    fn reserve(&self, len: usize) -> Option<*mut u8> {
+        let at = self.reserve_fast(len);
         let end = at + len as u64;
         // Keep room for the 8-byte end marker after the last record.
         if end + 8 > self.soft_limit.load(Ordering::SeqCst) && !self.beyond_soft_limit(end + 8) {
@@ -408,10 +415,75 @@ pub unsafe extern "C" fn mpicheck_begin_slot(
     flags: u8,
     thread_slot: *mut u16,
 ) -> *mut i64 {
+    // The common case (recording, the thread known, the time-stamp counter, room below the
+    // limit) calls nothing, so it saves no registers; every other case goes to a cold
+    // function (a tail call, or past the limit a call in its own branch).
+    #[cfg(target_arch = "x86_64")]
+    if let Some(r) = recorder() {
+        let slot = *thread_slot;
+        if slot != 0 && r.clock.tsc {
+            let len = call_len(nbytes);
+            let at = r.reserve_fast(len);
+            if at + len as u64 + 8 <= r.soft_limit.load(Ordering::SeqCst) {
+                let now = core::arch::x86_64::_rdtsc();
+                return write_call(
+                    r.base.add(at as usize),
+                    len,
+                    func_id,
+                    slot - 1,
+                    callsite,
+                    flags,
+                    now,
+                );
+            }
+            return begin_reserved_cold(r, at, len, func_id, slot - 1, callsite, flags);
+        }
+    }
+    begin_slot_cold(func_id, nbytes, callsite, flags, thread_slot)
+}
+
+/// [`mpicheck_begin_slot`] before recording starts, for a thread's first record, or with the
+/// fallback clock.
+#[cold]
+#[inline(never)]
+unsafe fn begin_slot_cold(
+    func_id: u16,
+    nbytes: u32,
+    callsite: *const c_void,
+    flags: u8,
+    thread_slot: *mut u16,
+) -> *mut i64 {
     let Some(r) = recorder().or_else(start_recording) else {
         return ptr::null_mut();
     };
     begin_in_slot(r, func_id, nbytes, callsite, flags, thread_slot)
+}
+
+/// [`mpicheck_begin_slot`] past the writers' limit, with its space reserved at `at`: the
+/// rest of [`Recorder::reserve`] (grow, populate, or give up), then the record.
+#[cold]
+#[inline(never)]
+unsafe fn begin_reserved_cold(
+    r: &Recorder,
+    at: u64,
+    len: usize,
+    func_id: u16,
+    thread: u16,
+    callsite: *const c_void,
+    flags: u8,
+) -> *mut i64 {
+    if !r.beyond_soft_limit(at + len as u64 + 8) {
+        return ptr::null_mut();
+    }
+    write_call(
+        r.base.add(at as usize),
+        len,
+        func_id,
+        thread,
+        callsite,
+        flags,
+        r.clock.now(),
+    )
 }
 
 /// [`mpicheck_begin_slot`] for records that are not MPI calls (synchronization between
@@ -459,11 +531,32 @@ unsafe fn begin(
     flags: u8,
     thread: u16,
 ) -> *mut i64 {
-    // Padded at the end: records stay 8-byte aligned (the padding is the file's zeros).
-    let len = CALL_FIXED_SIZE + (nbytes as usize).next_multiple_of(8);
+    let len = call_len(nbytes);
     let Some(rec) = r.reserve(len) else {
         return ptr::null_mut();
     };
+    write_call(rec, len, func_id, thread, callsite, flags, r.clock.now())
+}
+
+/// Bytes of a call record with `nbytes` of argument words: padded at the end, so records
+/// stay 8-byte aligned (the padding is the file's zeros).
+#[inline(always)]
+fn call_len(nbytes: u32) -> usize {
+    CALL_FIXED_SIZE + (nbytes as usize).next_multiple_of(8)
+}
+
+/// Writes the fixed part of a call record into the `len` bytes reserved at `rec`; returns
+/// where its argument words go.
+#[inline(always)]
+unsafe fn write_call(
+    rec: *mut u8,
+    len: usize,
+    func_id: u16,
+    thread: u16,
+    callsite: *const c_void,
+    flags: u8,
+    now: u64,
+) -> *mut i64 {
     // Ask for the cache line a few records ahead in exclusive state now, so that the stores
     // of a later record do not wait for it (the pages were zeroed long ago by the helper and
     // are out of the cache). A prefetch never faults, even beyond the file.
@@ -483,7 +576,7 @@ unsafe fn begin(
     std::sync::atomic::fence(Ordering::Release);
     ptr::write(rec.add(8) as *mut u16, func_id);
     ptr::write(rec.add(10) as *mut u16, thread);
-    ptr::write(rec.add(16) as *mut u64, r.clock.now());
+    ptr::write(rec.add(16) as *mut u64, now);
     ptr::write(rec.add(32) as *mut u64, callsite as u64);
     rec.add(CALL_FIXED_SIZE) as *mut i64
 }
