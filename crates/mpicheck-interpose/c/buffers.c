@@ -23,6 +23,7 @@
 #include "have.h"
 #include "mpicheck_interpose.h"
 
+#include <cpuid.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -136,6 +137,63 @@ static int windows_overflow;
 
 static struct sigaction old_segv, old_trap;
 
+/* Memory protection keys (x86 PKU; docs/buffer-checking.md, "The choice"). Watched pages
+ * carry one of two keys from post to completion; each thread's PKRU register denies them
+ * while the thread is outside MPI (stores for key_send, every access for key_recv) and
+ * allows them while it is inside, so a thread in MPI does not open the buffers to the
+ * others. A new thread inherits its creator's PKRU: the program's threads start denied, the
+ * threads MPI starts inside a call start allowed. The kernel checks keys on this process's
+ * own accesses only (also in its system calls), not on another process's
+ * process_vm_readv/writev. Without keys (pkey_alloc fails, or
+ * MPICHECK_BUFFERS_MECHANISM=mprotect), page protection switched at every MPI call. */
+static int pkeys_on;
+static int key_send, key_recv;
+static uint32_t key_mask, key_deny;
+/* The offset of PKRU in the XSAVE area of a signal frame (CPUID leaf 0xD, subleaf 9). */
+static uintptr_t pkru_offset;
+#define PKRU_AD(key) (1u << (2 * (key)))
+#define PKRU_WD(key) (2u << (2 * (key)))
+#define XFEATURE_PKRU 9
+#define FP_XSTATE_MAGIC1_VALUE 0x46505853u
+#ifndef SEGV_PKUERR
+#define SEGV_PKUERR 4
+#endif
+/* The stepper slot of a thread stepping one instruction with its keys allowed. */
+#define STEP_KEYS UINTPTR_MAX
+
+static inline uint32_t read_pkru(void)
+{
+    uint32_t eax, edx;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xee" : "=a"(eax), "=d"(edx) : "c"(0));
+    return eax;
+}
+
+static inline void write_pkru(uint32_t value)
+{
+    __asm__ volatile(".byte 0x0f, 0x01, 0xef" : : "a"(value), "c"(0), "d"(0) : "memory");
+}
+
+/* The PKRU the interrupted code gets back at sigreturn, or NULL when the frame has none. */
+static uint32_t *frame_pkru(ucontext_t *ctx)
+{
+    unsigned char *area = (unsigned char *)ctx->uc_mcontext.fpregs;
+    if (!area) return NULL;
+    uint32_t magic1, extended_size;
+    uint64_t features;
+    memcpy(&magic1, area + 464, 4); /* struct _fpx_sw_bytes in the FXSAVE area's spare bytes */
+    memcpy(&extended_size, area + 468, 4);
+    memcpy(&features, area + 472, 8);
+    if (magic1 != FP_XSTATE_MAGIC1_VALUE || !(features & (1ull << XFEATURE_PKRU)) ||
+        extended_size < pkru_offset + 4)
+        return NULL;
+    /* A component marked as in its initial state is not restored from the area. */
+    uint64_t header;
+    memcpy(&header, area + 512, 8);
+    header |= 1ull << XFEATURE_PKRU;
+    memcpy(area + 512, &header, 8);
+    return (uint32_t *)(area + pkru_offset);
+}
+
 static __thread int cached_tid __attribute__((tls_model("initial-exec")));
 
 static int current_tid(void)
@@ -193,9 +251,43 @@ static int page_prot(uintptr_t page)
     return prot;
 }
 
+/* The key a page must carry now: key_recv where a receive buffer covers it whole, key_send
+ * on other pages of watched buffers (their first and last page may hold other data, which a
+ * system call of the program must still reach), 0 elsewhere. */
+static int page_key(uintptr_t page)
+{
+    int key = 0;
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
+        if (w->recv && page >= w->start && page + page_size <= w->end) return key_recv;
+        key = key_send;
+    }
+    return key;
+}
+
+static void apply_keys(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t run = lo;
+    int run_key = -1;
+    for (uintptr_t p = lo; p < hi; p += page_size) {
+        int key = page_key(p);
+        if (key != run_key) {
+            if (run_key >= 0) pkey_mprotect((void *)run, p - run, PROT_READ | PROT_WRITE, run_key);
+            run = p;
+            run_key = key;
+        }
+    }
+    if (run_key >= 0) pkey_mprotect((void *)run, hi - run, PROT_READ | PROT_WRITE, run_key);
+}
+
 /* Sets every page of [lo, hi) to what it must allow, one mprotect per run of equal pages. */
 static void apply(uintptr_t lo, uintptr_t hi)
 {
+    if (pkeys_on) {
+        apply_keys(lo, hi);
+        return;
+    }
     uintptr_t run = lo;
     int run_prot = -1;
     for (uintptr_t p = lo; p < hi; p += page_size) {
@@ -216,7 +308,7 @@ static void release(struct watched *w)
     unsigned r = released_next++ % MAX_RELEASED;
     released[r].lo = w->page_lo;
     released[r].hi = w->page_hi;
-    if (protected_now) apply(w->page_lo, w->page_hi);
+    if (protected_now || pkeys_on) apply(w->page_lo, w->page_hi);
 }
 
 /* ---- signal handlers (async-signal-safe) ------------------------------------------------ */
@@ -277,12 +369,67 @@ static void note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, 
     __atomic_store_n(&f->ready, 1, __ATOMIC_RELEASE);
 }
 
+/* A fault on a page that carries one of our keys: a finding when a thread outside MPI made
+ * an access MPI forbids to a watched buffer's own bytes; in every case the instruction is
+ * let through with the thread's keys allowed for one step (the trap flag; on_trap denies
+ * them again). Keys are per thread: nothing changes for the other threads meanwhile. */
+static void on_key_fault(siginfo_t *info, ucontext_t *ctx, int me)
+{
+    uintptr_t addr = (uintptr_t)info->si_addr;
+    uintptr_t page = addr & ~(page_size - 1);
+    int write = (ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    uint32_t *pkru = frame_pkru(ctx);
+    if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
+        /* A signal handler of the program interrupted us under the lock: it keeps the keys
+         * allowed until it returns (its sigreturn restores what we had). */
+        if (pkru) *pkru &= ~key_mask;
+        else pkey_mprotect((void *)page, page_size, PROT_READ | PROT_WRITE, 0);
+        return;
+    }
+    lock(me);
+    struct watched *hit = NULL;
+    for (int i = 0; i < watched_end && !hit; i++) {
+        struct watched *w = &watched[i];
+        if (w->used && !w->reported && addr >= w->start && addr < w->end) hit = w;
+    }
+    if (hit && mpicheck_depth == 0 && (hit->recv || write)) {
+        note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
+        hit->reported = 1;
+        apply(hit->page_lo, hit->page_hi);
+    }
+    int slot = -1;
+    for (int i = 0; i < MAX_STEPPERS && slot < 0 && pkru; i++)
+        if (!steppers[i].tid) slot = i;
+    if (slot >= 0) {
+        steppers[slot].tid = me;
+        steppers[slot].page = STEP_KEYS;
+        *pkru &= ~key_mask;
+        ctx->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
+    } else {
+        /* No way to step (more threads stepping than slots, or no PKRU in the frame): stop
+         * watching this page's buffers. */
+        for (int i = 0; i < watched_end; i++) {
+            struct watched *w = &watched[i];
+            if (w->used && page >= w->page_lo && page < w->page_hi) w->reported = 1;
+        }
+        pkey_mprotect((void *)page, page_size, PROT_READ | PROT_WRITE, 0);
+    }
+    unlock();
+}
+
 static void on_segv(int sig, siginfo_t *info, void *ctx_)
 {
     ucontext_t *ctx = ctx_;
     uintptr_t addr = (uintptr_t)info->si_addr;
     uintptr_t page = addr & ~(page_size - 1);
     int me = current_tid();
+    if (pkeys_on) {
+        if (info->si_code == SEGV_PKUERR && (info->si_pkey == (unsigned)key_send || info->si_pkey == (unsigned)key_recv))
+            on_key_fault(info, ctx, me);
+        else
+            chain(&old_segv, sig, info, ctx_);
+        return;
+    }
     if (info->si_code != SEGV_ACCERR || __atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
         /* Not a protection fault, or a signal handler of the program interrupted us: not
          * ours to judge. */
@@ -356,7 +503,14 @@ static void on_trap(int sig, siginfo_t *info, void *ctx_)
     uintptr_t page = steppers[slot].page;
     steppers[slot].tid = 0;
     ctx->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
-    if (protected_now) apply(page, page + page_size);
+    if (page == STEP_KEYS) {
+        /* What the thread must have: denied outside MPI (also a thread that started with the
+         * kernel's default, which denies every key, and may read send buffers), allowed in. */
+        uint32_t *pkru = frame_pkru(ctx);
+        if (pkru) *pkru = (*pkru & ~key_mask) | (mpicheck_depth ? 0 : key_deny);
+    } else if (protected_now) {
+        apply(page, page + page_size);
+    }
     unlock();
 }
 
@@ -441,18 +595,47 @@ static int near_tls(uintptr_t lo, uintptr_t hi, uintptr_t tp)
 
 /* ---- the interface of the wrappers ------------------------------------------------------ */
 
+/* Two keys, from the library's constructor: the threads the program starts later inherit
+ * the denied keys, the threads MPI starts inside a call the allowed ones. */
+static void prepare_pkeys(void)
+{
+    const char *mechanism = getenv("MPICHECK_BUFFERS_MECHANISM");
+    if (mechanism && strcmp(mechanism, "mprotect") == 0) return;
+    unsigned size, offset, ecx, edx;
+    if (!__get_cpuid_count(0xd, 9, &size, &offset, &ecx, &edx) || size < 4 || offset < 576) return;
+    int send = pkey_alloc(0, 0);
+    if (send < 0) return;
+    int recv = pkey_alloc(0, 0);
+    if (recv < 0) {
+        pkey_free(send);
+        return;
+    }
+    key_send = send;
+    key_recv = recv;
+    key_mask = PKRU_AD(send) | PKRU_WD(send) | PKRU_AD(recv) | PKRU_WD(recv);
+    key_deny = PKRU_WD(send) | PKRU_AD(recv);
+    pkru_offset = offset;
+    pkeys_on = 1;
+    write_pkru((read_pkru() & ~key_mask) | key_deny);
+}
+
 void mpicheck_buffers_prepare(void)
 {
     const char *on = getenv("MPICHECK_CHECK_BUFFERS");
     if (!on || strcmp(on, "1") != 0) return;
     page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
     main_thread_pointer = thread_pointer();
+    prepare_pkeys();
     mpicheck_buffers_on = 1;
 }
 
 void mpicheck_buffers_enter(void)
 {
     mpicheck_buffers_flush();
+    if (pkeys_on) {
+        write_pkru(read_pkru() & ~key_mask);
+        return;
+    }
     int me = my_tid();
     lock(me);
     if (threads_in_mpi++ == 0 && protected_now) {
@@ -468,6 +651,17 @@ void mpicheck_buffers_enter(void)
 void mpicheck_buffers_leave(void)
 {
     int me = my_tid();
+    if (pkeys_on) {
+        if (__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) {
+            /* The program may have replaced our handlers since. */
+            lock(me);
+            ensure_handler(SIGSEGV, on_segv, &old_segv);
+            ensure_handler(SIGTRAP, on_trap, &old_trap);
+            unlock();
+        }
+        write_pkru((read_pkru() & ~key_mask) | key_deny);
+        return;
+    }
     lock(me);
     if (--threads_in_mpi == 0) {
         int any = 0;
@@ -552,6 +746,11 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
         slot->page_hi = page_hi;
         slot->site = site;
         count_watched++;
+        if (pkeys_on) {
+            ensure_handler(SIGSEGV, on_segv, &old_segv);
+            ensure_handler(SIGTRAP, on_trap, &old_trap);
+            apply(page_lo, page_hi);
+        }
     } else {
         count_unwatched++;
     }
@@ -770,7 +969,12 @@ void mpicheck_buffers_finalized(void)
     if (!mpicheck_buffers_on) return;
     mpicheck_buffers_flush();
     lock(my_tid());
-    for (int i = 0; i < MAX_WATCHED; i++) watched[i].used = 0;
+    for (int i = 0; i < MAX_WATCHED; i++) {
+        struct watched *w = &watched[i];
+        if (pkeys_on && w->used)
+            pkey_mprotect((void *)w->page_lo, w->page_hi - w->page_lo, PROT_READ | PROT_WRITE, 0);
+        w->used = 0;
+    }
     watched_end = 0;
     for (int i = 0; i < MAX_PERSISTENT; i++) persistent[i].used = 0;
     for (int i = 0; i < MAX_WINDOWS; i++) windows[i].used = 0;
