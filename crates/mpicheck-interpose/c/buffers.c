@@ -717,7 +717,7 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
     if (end <= start) return;
     uintptr_t page_lo = start & ~(page_size - 1);
     uintptr_t page_hi = (end + page_size - 1) & ~(page_size - 1);
-    if (end - start > MAX_WATCHED_BYTES || near_tls(page_lo, page_hi, thread_pointer()) ||
+    if (end - start > MAX_WATCHED_BYTES || (recv == MPICHECK_RECV_REMOTE && !pkeys_on) || near_tls(page_lo, page_hi, thread_pointer()) ||
         near_tls(page_lo, page_hi, main_thread_pointer) || !private_rw(page_lo, page_hi)) {
         mpicheck_buffers_unwatched();
         return;
@@ -861,7 +861,7 @@ void mpicheck_buffers_window_gone(MPI_Win win, const void *base)
     unlock();
 }
 
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win, int recv,
                           const void *site)
 {
     if (target == MPI_PROC_NULL) return; /* no effect: the buffer is not used */
@@ -869,7 +869,7 @@ void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int
     int known = layout(buf, count, type, &start, &end);
     if (known == 0) mpicheck_buffers_unwatched();
     if (known <= 0) return;
-    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_EPOCH, MPI_REQUEST_NULL, win, target, 0, site);
+    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_EPOCH, MPI_REQUEST_NULL, win, target, recv, site);
 }
 
 void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all)
@@ -1021,10 +1021,10 @@ void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
 void mpicheck_buffers_forget(MPI_Request req) { (void)req; }
 void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size) { (void)win, (void)base, (void)size; }
 void mpicheck_buffers_window_gone(MPI_Win win, const void *base) { (void)win, (void)base; }
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win, int recv,
                           const void *site)
 {
-    (void)buf, (void)count, (void)type, (void)target, (void)win, (void)site;
+    (void)buf, (void)count, (void)type, (void)target, (void)win, (void)recv, (void)site;
 }
 void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all) { (void)win, (void)target, (void)all; }
 

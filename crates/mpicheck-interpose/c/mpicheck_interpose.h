@@ -135,7 +135,7 @@ void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int 
  * completes the operations to that target at the origin (all: to every target). */
 void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size);
 void mpicheck_buffers_window_gone(MPI_Win win, const void *base);
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win, int recv,
                           const void *site);
 void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all);
 /* Nonblocking collectives (buffers_coll.c), after the call returned a request. */
@@ -163,6 +163,9 @@ enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH }
  * it is pending (a collective's algorithm forwards data from it, a peer's transport reads
  * it with process_vm_readv): protected read-only, so only stores into it are found. */
 #define MPICHECK_RECV_READABLE 2
+/* recv for a buffer that another process may write while it is pending (RMA results, through
+ * process_vm_writev): watched only with protection keys, which such writes ignore. */
+#define MPICHECK_RECV_REMOTE 3
 int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb);
 void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
                             int recv, const void *site);

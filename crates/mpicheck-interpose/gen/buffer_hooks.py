@@ -58,9 +58,10 @@ BUFFER_COLLECTIVES = {
 }
 
 # RMA (c/buffers.c): origin buffers that MPI only reads are watched until the request or the
-# calls that complete the operation at the origin; those MPI writes (Get results) are never
-# protected (another process may write them through shared memory or system calls), only
-# counted. Windows' local memory is never protected.
+# calls that complete the operation at the origin; the buffers MPI writes (results) too, as
+# receive buffers, where protection keys let other processes write them
+# (MPICHECK_RECV_REMOTE; without keys they are only counted). Windows' local memory is never
+# protected.
 BUFFER_RMA_REQUEST = {"MPI_Rput", "MPI_Raccumulate", "MPI_Rget_accumulate"}
 BUFFER_RMA_EPOCH = {"MPI_Put", "MPI_Accumulate", "MPI_Get_accumulate"}
 BUFFER_RMA_WRITTEN = {
@@ -68,6 +69,12 @@ BUFFER_RMA_WRITTEN = {
     "MPI_Rget": "origin_addr",
     "MPI_Get_accumulate": "result_addr",
     "MPI_Rget_accumulate": "result_addr",
+}
+# Single-element atomics (count 1 of `datatype`): the buffers MPI reads (none of
+# MPI_Fetch_and_op's origin with MPI_NO_OP), and the result it writes; until the epoch ends.
+BUFFER_RMA_ATOMIC = {
+    "MPI_Fetch_and_op": (["origin_addr"], "result_addr"),
+    "MPI_Compare_and_swap": (["origin_addr", "compare_addr"], "result_addr"),
 }
 # Calls after which the operations to a target (or to all: None) are complete at the origin.
 BUFFER_EPOCH_ENDS = {
@@ -103,12 +110,33 @@ def buffer_rma_hooks(func, base, site):
     if base in BUFFER_RMA_EPOCH:
         out += [
             f"if ({ok}{used})",
-            f"    mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, {site});",
+            f"    mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, {site});",
         ]
     if base in BUFFER_RMA_WRITTEN:
         addr = BUFFER_RMA_WRITTEN[base]
-        count = addr.replace("_addr", "_count")
-        out += [f"if ({ok} && {addr} && {count} > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();"]
+        count, datatype = addr.replace("_addr", "_count"), addr.replace("_addr", "_datatype")
+        if base in BUFFER_RMA_REQUEST or base == "MPI_Rget":
+            out += [
+                f"if ({ok} && request && target_rank != MPI_PROC_NULL)",
+                f"    mpicheck_buffers_post({addr}, (int64_t){count}, {datatype}, *request, MPICHECK_RECV_REMOTE, {site});",
+            ]
+        else:
+            out += [
+                f"if ({ok})",
+                f"    mpicheck_buffers_rma({addr}, (int64_t){count}, {datatype}, target_rank, win, MPICHECK_RECV_REMOTE, {site});",
+            ]
+    if base in BUFFER_RMA_ATOMIC:
+        read, written = BUFFER_RMA_ATOMIC[base]
+        unless_no_op = " && op != MPI_NO_OP" if base == "MPI_Fetch_and_op" else ""
+        for addr in read:
+            out += [
+                f"if ({ok}{unless_no_op})",
+                f"    mpicheck_buffers_rma({addr}, 1, datatype, target_rank, win, 0, {site});",
+            ]
+        out += [
+            f"if ({ok})",
+            f"    mpicheck_buffers_rma({written}, 1, datatype, target_rank, win, MPICHECK_RECV_REMOTE, {site});",
+        ]
     if base in BUFFER_EPOCH_ENDS:
         target = BUFFER_EPOCH_ENDS[base]
         out += [f"if ({on}) mpicheck_buffers_epoch_end(win, {target or '0'}, {0 if target else 1});"]

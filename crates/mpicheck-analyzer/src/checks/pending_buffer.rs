@@ -189,7 +189,12 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             let rma = posted.is_some_and(|(i, _)| {
                 run.rma.get(&(access.rank, i as u32)).is_some_and(|c| matches!(c.kind, RmaKind::Access(_)))
             });
-            let what = if access.recv { "receive" } else { "send" };
+            // An RMA buffer MPI writes (a get's or an atomic's result) is its result buffer.
+            let what = match (rma, access.recv) {
+                (true, true) => "result",
+                (_, true) => "receive",
+                (_, false) => "send",
+            };
             let until = if rma {
                 "the operation completed at the origin".to_string()
             } else {
@@ -238,7 +243,9 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 severity: DR002.severity,
                 message: message.into(),
                 locations,
-                notes: vec![if rma {
+                notes: vec![if rma && access.recv {
+                    "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may write the result buffer at any moment (MPI 4.1 §12.3)".into()
+                } else if rma {
                     "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may read the origin buffer at any moment (MPI 4.1 §12.3)".into()
                 } else {
                     format!(
@@ -247,7 +254,9 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                     )
                     .into()
                 }],
-                help: Some(if rma {
+                help: Some(if rma && access.recv {
+                    "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rget) before reading or writing the result buffer".into()
+                } else if rma {
                     "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rput) before modifying the origin buffer; reading it is allowed".into()
                 } else if access.recv {
                     "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".into()

@@ -9899,7 +9899,7 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -9935,7 +9935,7 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -13554,6 +13554,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, 1, datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(compare_addr, 1, datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, 1, datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14151,6 +14157,10 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
+        mpicheck_buffers_rma(origin_addr, 1, datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, 1, datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17522,7 +17532,8 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17556,7 +17567,8 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17595,8 +17607,9 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, (int64_t)result_count, result_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17635,8 +17648,9 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, (int64_t)result_count, result_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24038,7 +24052,7 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24073,7 +24087,7 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25318,7 +25332,8 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25356,7 +25371,8 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25400,7 +25416,8 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(result_addr, (int64_t)result_count, result_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25444,7 +25461,8 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(result_addr, (int64_t)result_count, result_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
