@@ -16,26 +16,27 @@ pub const DR002: CheckInfo = CheckInfo {
     docs: r#"## What it does
 
 With `mpicheck run --check-buffers`, the memory pages of the buffers of pending operations
-are protected while no thread of the process is inside MPI: of every `MPI_Isend`,
+are protected against the threads that are outside MPI (with memory protection keys; on
+CPUs without them, while no thread of the process is inside MPI): of every `MPI_Isend`,
 `MPI_Issend`, `MPI_Ibsend`, `MPI_Irsend` and `MPI_Irecv`, and every persistent send or
 receive from `MPI_Start`/`MPI_Startall`, until a wait, test or `MPI_Request_free`
 completes the request; the send and receive buffers of nonblocking collectives
 (`MPI_Ibcast`, `MPI_Iallreduce`, `MPI_Igatherv`, ...; root-only arguments at the root only,
 the blocks of v-variants as their counts and displacements give them) until their
 request completes; the origin buffers of `MPI_Rput`, `MPI_Raccumulate` and
-`MPI_Rget_accumulate` until their request completes, and of `MPI_Put`, `MPI_Accumulate`
-and `MPI_Get_accumulate` until the fence, unlock, flush or complete that ends them at the
-origin. An access by the program to the buffer's own bytes (not to its
+`MPI_Rget_accumulate` until their request completes, and of `MPI_Put`, `MPI_Accumulate`,
+`MPI_Get_accumulate`, `MPI_Fetch_and_op` and `MPI_Compare_and_swap` until the fence,
+unlock, flush or complete that ends them at the origin; with protection keys also the
+result buffers of gets, get-accumulates and atomics, until the same. An access by the program to the buffer's own bytes (not to its
 neighbours on the same page) is reported with the instruction that made it, resolved to
 file and line, the thread, and the call that started the operation. Stores into a send
 buffer are reported, loads from it are not (MPI allows them); both loads and stores of a
 receive buffer are, except loads on the receive buffer's first and last page, which stay
-readable so that the program's system calls on neighbouring data keep working, and loads
-from the receive buffers of nonblocking collectives, which stay readable because other
-processes read them (collective algorithms forward data out of them). Buffers
-with a non-contiguous datatype, on a thread's stack, or in memory other than a private
-read-write mapping, on a page of an RMA window's memory, and the results of gets (which
-another process may write through shared memory at any time) are not watched. The first
+readable so that the program's system calls on neighbouring data keep working (without
+protection keys also loads from the receive buffers of nonblocking collectives, which
+other processes read, and the results of gets, which they write). Buffers with a
+non-contiguous datatype, on a thread's stack, or in memory other than a private
+read-write mapping, and on a page of an RMA window's memory are not watched. The first
 access to each buffer is reported.
 
 ## Why is this bad
