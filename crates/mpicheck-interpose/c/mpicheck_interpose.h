@@ -156,6 +156,11 @@ void mpicheck_buffers_ialltoall(const void *sendbuf, int64_t sendcount, const vo
                                 int64_t recvcount, const void *recvcounts, const void *rdispls,
                                 MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm, int big,
                                 MPI_Request req, const void *site);
+void mpicheck_buffers_ineighbor(int gather, const void *sendbuf, int64_t sendcount, const void *sendcounts,
+                                const void *sdispls, MPI_Datatype sendtype, const MPI_Datatype *sendtypes,
+                                void *recvbuf, int64_t recvcount, const void *recvcounts, const void *rdispls,
+                                MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm, int bigc,
+                                int bigd, MPI_Request req, const void *site);
 /* What ends a watch: the request's completion (immediate operations: its handle is freed;
  * persistent ones: the completion call says so), or the RMA epoch's closing call. */
 enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH };

@@ -55,6 +55,13 @@ BUFFER_COLLECTIVES = {
     "MPI_Ialltoall": "mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, {big}",
     "MPI_Ialltoallv": "mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, {big}",
     "MPI_Ialltoallw": "mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, {big}",
+    # Neighborhood collectives: the blocks of the topology's neighbours (c/buffers_coll.c);
+    # {big} twice: MPI_Count counts, MPI_Aint displacements (always Aint for _alltoallw).
+    "MPI_Ineighbor_allgather": "mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_allgatherv": "mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_alltoall": "mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_alltoallv": "mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_alltoallw": "mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, {big}, 1",
 }
 
 # RMA (c/buffers.c): origin buffers that MPI only reads are watched until the request or the

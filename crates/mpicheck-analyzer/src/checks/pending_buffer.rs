@@ -21,7 +21,7 @@ CPUs without them, while no thread of the process is inside MPI): of every `MPI_
 `MPI_Issend`, `MPI_Ibsend`, `MPI_Irsend` and `MPI_Irecv`, and every persistent send or
 receive from `MPI_Start`/`MPI_Startall`, until a wait, test or `MPI_Request_free`
 completes the request; the send and receive buffers of nonblocking collectives
-(`MPI_Ibcast`, `MPI_Iallreduce`, `MPI_Igatherv`, ...; root-only arguments at the root only,
+(`MPI_Ibcast`, `MPI_Iallreduce`, `MPI_Igatherv`, `MPI_Ineighbor_alltoall`, ...; root-only arguments at the root only,
 the blocks of v-variants as their counts and displacements give them) until their
 request completes; the origin buffers of `MPI_Rput`, `MPI_Raccumulate` and
 `MPI_Rget_accumulate` until their request completes, and of `MPI_Put`, `MPI_Accumulate`,

@@ -19920,6 +19920,8 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19956,6 +19958,8 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20001,6 +20005,8 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20046,6 +20052,8 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20082,6 +20090,8 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20118,6 +20128,8 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20172,6 +20184,8 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20226,6 +20240,8 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20288,6 +20304,8 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 0, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20350,6 +20368,8 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
