@@ -124,6 +124,18 @@ static struct {
     uintptr_t start, end;
 } persistent[MAX_PERSISTENT];
 
+/* Persistent collectives (MPI_Bcast_init ...): the ranges the nonblocking collective's
+ * watch would take, found when the request was made (while `capturing` is set in the
+ * thread making it) and watched from each start. Under the lock. */
+#define MAX_COLL_RANGES 256
+static struct {
+    int used;
+    int recv;
+    MPI_Request req;
+    uintptr_t start, end;
+} coll_ranges[MAX_COLL_RANGES];
+static __thread int capturing __attribute__((tls_model("initial-exec")));
+
 /* The local memory of the process's RMA windows (MPI_Win_create, _allocate, _attach): other
  * processes may write it at any time, also through system calls (process_vm_writev) that a
  * protected page would make fail, so no watched buffer may share a page with it. Under the
@@ -715,6 +727,23 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
                             int recv, const void *site)
 {
     if (end <= start) return;
+    if (capturing) {
+        lock(my_tid());
+        int slot = -1;
+        for (int i = 0; i < MAX_COLL_RANGES && slot < 0; i++)
+            if (!coll_ranges[i].used) slot = i;
+        if (slot >= 0) {
+            coll_ranges[slot].used = 1;
+            coll_ranges[slot].recv = recv;
+            coll_ranges[slot].req = req;
+            coll_ranges[slot].start = start;
+            coll_ranges[slot].end = end;
+        } else {
+            count_unwatched++;
+        }
+        unlock();
+        return;
+    }
     uintptr_t page_lo = start & ~(page_size - 1);
     uintptr_t page_hi = (end + page_size - 1) & ~(page_size - 1);
     if (end - start > MAX_WATCHED_BYTES || (recv == MPICHECK_RECV_REMOTE && !pkeys_on) || near_tls(page_lo, page_hi, thread_pointer()) ||
@@ -794,10 +823,39 @@ void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype ty
     unlock();
 }
 
+void mpicheck_buffers_capture(MPI_Request req, int on)
+{
+    if (on) mpicheck_buffers_forget(req); /* a handle that comes back */
+    capturing = on;
+}
+
+/* The ranges of the persistent collective request req, from its start to its completion. */
+static void start_collective(MPI_Request req, const void *site)
+{
+    struct {
+        int recv;
+        uintptr_t start, end;
+    } found[32];
+    int n = 0;
+    lock(my_tid());
+    for (int i = 0; i < MAX_COLL_RANGES && n < 32; i++)
+        if (coll_ranges[i].used && coll_ranges[i].req == req) {
+            found[n].recv = coll_ranges[i].recv;
+            found[n].start = coll_ranges[i].start;
+            found[n].end = coll_ranges[i].end;
+            n++;
+        }
+    unlock();
+    for (int i = 0; i < n; i++)
+        mpicheck_buffers_watch(found[i].start, found[i].end, MPICHECK_WATCH_PERSISTENT, req, MPI_WIN_NULL, 0,
+                               found[i].recv, site);
+}
+
 void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
 {
     for (int j = 0; reqs && j < n; j++) {
         if (reqs[j] == MPI_REQUEST_NULL) continue;
+        start_collective(reqs[j], site);
         int watchable = -1, recv = 0;
         uintptr_t start = 0, end = 0;
         lock(my_tid());
@@ -823,6 +881,8 @@ void mpicheck_buffers_forget(MPI_Request req)
     lock(my_tid());
     for (int i = 0; i < MAX_PERSISTENT; i++)
         if (persistent[i].used && persistent[i].req == req) persistent[i].used = 0;
+    for (int i = 0; i < MAX_COLL_RANGES; i++)
+        if (coll_ranges[i].used && coll_ranges[i].req == req) coll_ranges[i].used = 0;
     unlock();
 }
 
@@ -977,6 +1037,7 @@ void mpicheck_buffers_finalized(void)
     }
     watched_end = 0;
     for (int i = 0; i < MAX_PERSISTENT; i++) persistent[i].used = 0;
+    for (int i = 0; i < MAX_COLL_RANGES; i++) coll_ranges[i].used = 0;
     for (int i = 0; i < MAX_WINDOWS; i++) windows[i].used = 0;
     unlock();
     int64_t *w = mpicheck_begin(mpicheck_buffers_id, 3, __builtin_return_address(0), 0);
@@ -1019,6 +1080,7 @@ void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
     (void)reqs, (void)n, (void)site;
 }
 void mpicheck_buffers_forget(MPI_Request req) { (void)req; }
+void mpicheck_buffers_capture(MPI_Request req, int on) { (void)req, (void)on; }
 void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size) { (void)win, (void)base, (void)size; }
 void mpicheck_buffers_window_gone(MPI_Win win, const void *base) { (void)win, (void)base; }
 void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win, int recv,

@@ -161,6 +161,10 @@ void mpicheck_buffers_ineighbor(int gather, const void *sendbuf, int64_t sendcou
                                 void *recvbuf, int64_t recvcount, const void *recvcounts, const void *rdispls,
                                 MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm, int bigc,
                                 int bigd, MPI_Request req, const void *site);
+/* Between mpicheck_buffers_capture(req, 1) and (req, 0), the ranges a nonblocking
+ * collective's watch call gives are kept for the persistent collective request req
+ * (MPI_Bcast_init ...) and watched from each MPI_Start. */
+void mpicheck_buffers_capture(MPI_Request req, int on);
 /* What ends a watch: the request's completion (immediate operations: its handle is freed;
  * persistent ones: the completion call says so), or the RMA epoch's closing call. */
 enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH };

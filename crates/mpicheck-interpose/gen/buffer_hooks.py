@@ -184,6 +184,12 @@ def buffer_pre_hooks(func):
     return []
 
 
+def persistent_collective(base):
+    """The nonblocking collective whose buffers the persistent one (MPI 4: MPI_Bcast_init,
+    MPI_Neighbor_alltoall_init ...) uses the same way: MPI_Ibcast, MPI_Ineighbor_alltoall."""
+    return "MPI_I" + base[len("MPI_"):-len("_init")].lower() if base.endswith("_init") else None
+
+
 def buffer_post_hooks(func, site):
     """After the call: watching the buffers of an operation that returned pending (immediate,
     persistent start, nonblocking collective, RMA), the completions that MPI_Request_get_status
@@ -204,6 +210,15 @@ def buffer_post_hooks(func, site):
         return [
             "if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)",
             f"    {call}, *request, {site});",
+        ]
+    if base.endswith("_init") and BUFFER_COLLECTIVES.get(persistent_collective(base)):
+        call = BUFFER_COLLECTIVES[persistent_collective(base)].format(big=1 if func.embiggened else 0)
+        return [
+            "if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {",
+            "    mpicheck_buffers_capture(*request, 1);",
+            f"    {call}, *request, {site});",
+            "    mpicheck_buffers_capture(*request, 0);",
+            "}",
         ]
     if base in BUFFER_PERSISTENT:
         recv = BUFFER_PERSISTENT[base]

@@ -10177,6 +10177,11 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, 0, 1, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10213,6 +10218,11 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, 0, 1, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10342,6 +10352,11 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 0, 1, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10387,6 +10402,11 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 0, 1, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10514,6 +10534,11 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10549,6 +10574,11 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10651,6 +10681,11 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10687,6 +10722,11 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10843,6 +10883,11 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10897,6 +10942,11 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -11077,6 +11127,11 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -11139,6 +11194,11 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -11382,6 +11442,11 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ibcast(buffer, (int64_t)count, datatype, root, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -11417,6 +11482,11 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ibcast(buffer, (int64_t)count, datatype, root, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -14089,6 +14159,11 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 2, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14124,6 +14199,11 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 2, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -17283,6 +17363,11 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, root, 0, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17320,6 +17405,11 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, root, 0, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -17452,6 +17542,11 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, 0, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17498,6 +17593,11 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, 0, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -22432,6 +22532,11 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22468,6 +22573,11 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -22597,6 +22707,11 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22642,6 +22757,11 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -22744,6 +22864,11 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22780,6 +22905,11 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -22936,6 +23066,11 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22990,6 +23125,11 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -23170,6 +23310,11 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 0, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23232,6 +23377,11 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -24466,6 +24616,11 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, root, 0, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24502,6 +24657,11 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, root, 0, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -24733,6 +24893,11 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, (int64_t)recvcount, NULL, datatype, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24768,6 +24933,11 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, (int64_t)recvcount, NULL, datatype, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -24809,6 +24979,11 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24848,6 +25023,11 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -25795,6 +25975,11 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25830,6 +26015,11 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -25935,6 +26125,11 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25972,6 +26167,11 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -26104,6 +26304,11 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26150,6 +26355,11 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
