@@ -44,13 +44,10 @@ extern const uint16_t mpicheck_buffers_id;
 #define MAX_FINDINGS 64
 #define MAX_STEPPERS 64
 #define MAX_RELEASED 64
-#define MAX_SPANS 32
 #define MAX_PERSISTENT 256
 #define MAX_WINDOWS 64
 /* Larger buffers are not watched: protecting them costs a page-table walk per MPI call. */
 #define MAX_WATCHED_BYTES ((uintptr_t)1 << 30)
-/* Bytes below a thread pointer that hold the thread's static TLS (never protected). */
-#define TLS_MARGIN ((uintptr_t)1 << 20)
 #define EFLAGS_TF 0x100
 
 struct watched {
@@ -105,14 +102,6 @@ static unsigned findings_claimed, findings_flushed;
 static int flushing;
 static uint64_t next_mark;
 static uint64_t count_watched, count_unwatched, count_dropped;
-
-/* Mappings found to be private read-write memory that is not a stack (ok = 1) or not
- * (ok = 0), cached: /proc/self/maps is read only for memory not seen before. */
-static struct {
-    uintptr_t lo, hi;
-    int ok;
-} spans[MAX_SPANS];
-static unsigned spans_next;
 
 /* Persistent point-to-point requests (MPI_Send_init ...): the bytes each MPI_Start watches,
  * found when the request was made (its datatype may be freed before a start). Under the lock. */
@@ -542,69 +531,6 @@ static void ensure_handler(int sig, void (*fn)(int, siginfo_t *, void *), struct
     sigaction(sig, &sa, NULL);
 }
 
-/* ---- which memory may be protected ------------------------------------------------------ */
-
-/* 1 or 0 when a cached mapping holds [lo, hi), -1 when none does. */
-static int in_span_cache(uintptr_t lo, uintptr_t hi)
-{
-    for (int i = 0; i < MAX_SPANS; i++)
-        if (spans[i].lo <= lo && hi <= spans[i].hi && spans[i].hi) return spans[i].ok;
-    return -1;
-}
-
-/* [lo, hi) lies in one private read-write mapping that is not a stack: not [stack], and not
- * right above an inaccessible guard mapping (glibc's thread stacks, which also hold the
- * thread's TLS). From /proc/self/maps; positive answers are cached. */
-static int private_rw(uintptr_t lo, uintptr_t hi)
-{
-    int cached = in_span_cache(lo, hi);
-    if (cached >= 0) return cached;
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char buf[8192];
-    size_t have = 0;
-    int ok = 0, done = 0;
-    uintptr_t prev_hi = 0;
-    int prev_guard = 0;
-    while (!done) {
-        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
-        if (n <= 0) break;
-        have += (size_t)n;
-        buf[have] = 0;
-        char *line = buf;
-        char *nl;
-        while ((nl = strchr(line, '\n'))) {
-            *nl = 0;
-            unsigned long s, e;
-            char perms[8] = {0};
-            if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3) {
-                if (s <= lo && hi <= e) {
-                    int guarded = prev_guard && prev_hi == s;
-                    ok = strcmp(perms, "rw-p") == 0 && !guarded && !strstr(line, "[stack");
-                    unsigned i = spans_next++ % MAX_SPANS;
-                    spans[i].lo = s;
-                    spans[i].hi = e;
-                    spans[i].ok = ok;
-                    done = 1;
-                    break;
-                }
-                prev_hi = e;
-                prev_guard = strcmp(perms, "---p") == 0;
-            }
-            line = nl + 1;
-        }
-        have = (size_t)(buf + have - line);
-        memmove(buf, line, have);
-    }
-    close(fd);
-    return ok;
-}
-
-static int near_tls(uintptr_t lo, uintptr_t hi, uintptr_t tp)
-{
-    return tp && lo < tp + page_size && hi + TLS_MARGIN > tp;
-}
-
 /* ---- the interface of the wrappers ------------------------------------------------------ */
 
 /* Two keys, from the library's constructor: the threads the program starts later inherit
@@ -746,8 +672,9 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
     }
     uintptr_t page_lo = start & ~(page_size - 1);
     uintptr_t page_hi = (end + page_size - 1) & ~(page_size - 1);
-    if (end - start > MAX_WATCHED_BYTES || (recv == MPICHECK_RECV_REMOTE && !pkeys_on) || near_tls(page_lo, page_hi, thread_pointer()) ||
-        near_tls(page_lo, page_hi, main_thread_pointer) || !private_rw(page_lo, page_hi)) {
+    if (end - start > MAX_WATCHED_BYTES || (recv == MPICHECK_RECV_REMOTE && !pkeys_on) || mpicheck_buffers_near_tls(page_lo, page_hi, thread_pointer(), page_size) ||
+        mpicheck_buffers_near_tls(page_lo, page_hi, main_thread_pointer, page_size) ||
+        !mpicheck_buffers_private_rw(page_lo, page_hi)) {
         mpicheck_buffers_unwatched();
         return;
     }
@@ -810,6 +737,8 @@ void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype ty
         if (persistent[i].used && persistent[i].req == req) slot = i;
     for (int i = 0; i < MAX_PERSISTENT && slot < 0; i++)
         if (!persistent[i].used) slot = i;
+    for (int i = 0; i < MAX_COLL_RANGES; i++)
+        if (coll_ranges[i].used && coll_ranges[i].req == req) coll_ranges[i].used = 0;
     if (slot >= 0) {
         persistent[slot].used = 1;
         persistent[slot].watchable = known;
@@ -1050,58 +979,4 @@ void mpicheck_buffers_finalized(void)
     }
 }
 
-#else /* not x86-64 Linux: the trap flag and the fault's access kind are x86-64's */
-
-void mpicheck_buffers_prepare(void) {}
-void mpicheck_buffers_enter(void) {}
-void mpicheck_buffers_leave(void) {}
-int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb)
-{
-    (void)type, (void)size, (void)true_lb;
-    return 0;
-}
-void mpicheck_buffers_unwatched(void) {}
-void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
-                            int recv, const void *site)
-{
-    (void)start, (void)end, (void)kind, (void)req, (void)win, (void)target, (void)recv, (void)site;
-}
-void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
-                           const void *site)
-{
-    (void)buf, (void)count, (void)type, (void)req, (void)recv, (void)site;
-}
-void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv)
-{
-    (void)buf, (void)count, (void)type, (void)req, (void)recv;
-}
-void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
-{
-    (void)reqs, (void)n, (void)site;
-}
-void mpicheck_buffers_forget(MPI_Request req) { (void)req; }
-void mpicheck_buffers_capture(MPI_Request req, int on) { (void)req, (void)on; }
-void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size) { (void)win, (void)base, (void)size; }
-void mpicheck_buffers_window_gone(MPI_Win win, const void *base) { (void)win, (void)base; }
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win, int recv,
-                          const void *site)
-{
-    (void)buf, (void)count, (void)type, (void)target, (void)win, (void)recv, (void)site;
-}
-void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all) { (void)win, (void)target, (void)all; }
-
-uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
-{
-    (void)reqs, (void)n;
-    return 0;
-}
-void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int ok, int all, int ndone,
-                             const int *done)
-{
-    (void)reqs, (void)n, (void)mark, (void)ok, (void)all, (void)ndone, (void)done;
-}
-void mpicheck_buffers_completed(MPI_Request req) { (void)req; }
-void mpicheck_buffers_flush(void) {}
-void mpicheck_buffers_finalized(void) {}
-
-#endif
+#endif /* the other platforms' empty interface: buffers_maps.c */

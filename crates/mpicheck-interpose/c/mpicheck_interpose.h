@@ -165,6 +165,10 @@ void mpicheck_buffers_ineighbor(int gather, const void *sendbuf, int64_t sendcou
  * collective's watch call gives are kept for the persistent collective request req
  * (MPI_Bcast_init ...) and watched from each MPI_Start. */
 void mpicheck_buffers_capture(MPI_Request req, int on);
+/* buffers_maps.c: [lo, hi) lies in one private read-write mapping that is not a stack;
+ * [lo, hi) is within a page above or 1 MiB below the thread pointer tp (static TLS). */
+int mpicheck_buffers_private_rw(uintptr_t lo, uintptr_t hi);
+int mpicheck_buffers_near_tls(uintptr_t lo, uintptr_t hi, uintptr_t tp, uintptr_t page_size);
 /* What ends a watch: the request's completion (immediate operations: its handle is freed;
  * persistent ones: the completion call says so), or the RMA epoch's closing call. */
 enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH };
