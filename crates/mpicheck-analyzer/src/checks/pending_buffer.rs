@@ -271,3 +271,73 @@ fn check(run: &Run) -> Vec<Diagnostic> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text_trace::parse;
+
+    fn dr002(body: &str) -> Vec<Diagnostic> {
+        let text = format!(
+            "ranks 2
+             *: init
+             *: win_create win=0 size=40 unit=4        @ g.c:1
+             *: win_fence win=0                        @ g.c:2
+             {body}
+             *: win_fence win=0                        @ g.c:9
+             *: win_free win=0                         @ g.c:10
+             *: finalize"
+        );
+        check(&parse(&text).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    /// A get's result is written by MPI: an access to it is about the result buffer, which
+    /// may be neither read nor written (not the origin buffer that may be read).
+    #[test]
+    fn access_to_a_pending_get_result_names_the_result_buffer() {
+        let found = dr002(
+            "0: get win=0 target=1 disp=0 count=10 type=int  @ g.c:5
+             0: access buf=4096+40 addr=4100 recv=1 post=g.c:5 @ g.c:6",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        let d = &found[0];
+        assert_eq!(
+            d.message.to_string(),
+            "load from byte 4 of the 40-byte buffer of a pending MPI_Get by a thread that made no MPI call, before the operation completed at the origin"
+        );
+        assert!(
+            d.notes[0]
+                .to_string()
+                .contains("MPI may write the result buffer"),
+            "{:?}",
+            d.notes
+        );
+        let help = d.help.as_ref().unwrap().to_string();
+        assert!(
+            help.contains("before reading or writing the result buffer"),
+            "{help}"
+        );
+        assert_eq!(
+            d.locations[0].label.to_string(),
+            "loads from the pending result buffer"
+        );
+    }
+
+    #[test]
+    fn store_into_a_pending_put_origin_names_the_origin_buffer() {
+        let found = dr002(
+            "0: put win=0 target=1 disp=0 count=10 type=int  @ g.c:5
+             0: access buf=4096+40 write=1 post=g.c:5       @ g.c:6",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        let help = found[0].help.as_ref().unwrap().to_string();
+        assert!(
+            help.contains("before modifying the origin buffer; reading it is allowed"),
+            "{help}"
+        );
+        assert_eq!(
+            found[0].locations[0].label.to_string(),
+            "stores into the pending send buffer"
+        );
+    }
+}
