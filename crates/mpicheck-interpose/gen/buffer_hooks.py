@@ -243,3 +243,36 @@ def buffer_post_hooks(func, site):
             "    mpicheck_buffers_completed(request);",
         ]
     return []
+
+
+def fortran_buffer_hooks(func, bufmode, site):
+    """The buffer-checking hooks of a Fortran entry point, (before the call, after it): the
+    immediate sends and receives watch their buffer (plain buffers only: a descriptor's
+    base need not be the data MPI uses), and the completion calls end the watches of what
+    they completed, the Fortran handles converted to C."""
+    on = "__builtin_expect(mpicheck_buffers_on, 0)"
+    if func.name in BUFFER_POSTS and bufmode != "plain":
+        return [], [f"if ({on} && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_unwatched();"]
+    if func.name in BUFFER_POSTS and bufmode == "plain":
+        recv = BUFFER_POSTS[func.name]
+        return [], [
+            f"if ({on} && mpicheck_ret == MPI_SUCCESS && f_request)",
+            f"    mpicheck_buffers_post(buf, (int64_t)count, datatype, PMPI_Request_f2c(*f_request), {recv}, {site});",
+        ]
+    if func.name in BUFFER_COMPLETERS:
+        reqs, n, (all_expr, _) = BUFFER_COMPLETERS[func.name]
+        n = "1" if n == "1" else f"(int)*f_{n}"
+        pre = [
+            "MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;",
+            f"uint64_t mpicheck_bk = {on} ? mpicheck_f_buffers_mark(f_{reqs}, {n}, mpicheck_fr_small, &mpicheck_fr) : 0;",
+        ]
+        post = [
+            f"if (mpicheck_bk) mpicheck_f_buffers_settle(f_{reqs}, {n}, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, {all_expr});",
+        ]
+        return pre, post
+    if func.name == "MPI_Request_get_status":
+        return [], [
+            f"if ({on} && mpicheck_ret == MPI_SUCCESS && flag && *flag)",
+            "    mpicheck_buffers_completed(PMPI_Request_f2c(*f_request));",
+        ]
+    return [], []
