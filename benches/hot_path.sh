@@ -11,7 +11,9 @@
 #   LIBS="old=/dir/a new=/dir/b" NO_BUILD=1 benches/hot_path.sh
 #       # A/B: several builds of the library, their runs interleaved with the plain runs
 #   CHECK_BUFFERS=1 OPS=send,exchange,heapexchange benches/hot_path.sh
-#       # also recording with buffer checking (mpicheck run --check-buffers), interleaved
+#       # also recording with buffer checking (mpicheck run --check-buffers), interleaved;
+#       # rows "buffers" use protection keys where the CPU has them, rows "mprotect" the
+#       # page-protection fallback (MPICHECK_BUFFERS_MECHANISM=mprotect)
 #
 # Each recorded call appends ~100 bytes to the trace (4 ops x 10M calls = ~4 GB per rank and
 # run): the traces are deleted after every run. Benchmarks only; the figures vary with the
@@ -46,7 +48,7 @@ done
 MODES="plain"
 for v in "${VARIANTS[@]}"; do MODES="$MODES wrappers$v recording$v"; done
 if [ "${CHECK_BUFFERS:-0}" = 1 ]; then
-    for v in "${VARIANTS[@]}"; do MODES="$MODES buffers$v"; done
+    for v in "${VARIANTS[@]}"; do MODES="$MODES buffers$v mprotect$v"; done
 fi
 lib() { echo "${LIBDIR_OF[$2]}/libmpicheck_$1.so"; }
 
@@ -73,6 +75,7 @@ for fam in $FAMILIES; do
                     wrappers*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#wrappers}")") ;;
                     recording*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#recording}")" "MPICHECK_OUT_DIR=$TRACE_DIR") ;;
                     buffers*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#buffers}")" "MPICHECK_OUT_DIR=$TRACE_DIR" "MPICHECK_CHECK_BUFFERS=1") ;;
+                    mprotect*) mapfile -t extra < <(env_args "$fam" "LD_PRELOAD=$(lib "$fam" "${mode#mprotect}")" "MPICHECK_OUT_DIR=$TRACE_DIR" "MPICHECK_CHECK_BUFFERS=1" "MPICHECK_BUFFERS_MECHANISM=mprotect") ;;
                 esac
                 rm -f "$TRACE_DIR"/trace-*.mpitrace
                 # shellcheck disable=SC2086
@@ -115,13 +118,15 @@ for fam in $FAMILIES; do
                 ds=$(awk -v a="$(col "$fam" "$np" "$op" "recording${v}_sys" | median)" -v b="$(col "$fam" "$np" "$op" plain_sys | median)" 'BEGIN { print a - b }')
                 case $op in send) name="MPI_Send";; recv) name="MPI_Recv";; rank) name="MPI_Comm_rank";; exchange) name="exchange";; *) name=$op;; esac
                 if [ "${CHECK_BUFFERS:-0}" = 1 ]; then
-                    b=$(col "$fam" "$np" "$op" "buffers$v" | median)
-                    brange=$(paste <(col "$fam" "$np" "$op" "recording$v") <(col "$fam" "$np" "$op" "buffers$v") |
-                        awk '{ d = $2 - $1; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d } END { printf "%.1f..%.1f", lo, hi }')
-                    bu=$(awk -v a="$(col "$fam" "$np" "$op" "buffers${v}_user" | median)" -v b="$(col "$fam" "$np" "$op" "recording${v}_user" | median)" 'BEGIN { print a - b }')
-                    bs=$(awk -v a="$(col "$fam" "$np" "$op" "buffers${v}_sys" | median)" -v b="$(col "$fam" "$np" "$op" "recording${v}_sys" | median)" 'BEGIN { print a - b }')
-                    BUFFER_ROWS+=("$(printf '%-8s %-8s %5s %-15s %10.1f %10.1f %8.1f %17s %6.1f %6.1f' "$fam" "${v:--}" "$np" "$name" "$r" "$b" \
-                        "$(awk -v r="$r" -v b="$b" 'BEGIN { print b - r }')" "$brange" "$bu" "$bs")")
+                    for kind in buffers mprotect; do
+                        b=$(col "$fam" "$np" "$op" "$kind$v" | median)
+                        brange=$(paste <(col "$fam" "$np" "$op" "recording$v") <(col "$fam" "$np" "$op" "$kind$v") |
+                            awk '{ d = $2 - $1; if (NR == 1 || d < lo) lo = d; if (NR == 1 || d > hi) hi = d } END { printf "%.1f..%.1f", lo, hi }')
+                        bu=$(awk -v a="$(col "$fam" "$np" "$op" "$kind${v}_user" | median)" -v b="$(col "$fam" "$np" "$op" "recording${v}_user" | median)" 'BEGIN { print a - b }')
+                        bs=$(awk -v a="$(col "$fam" "$np" "$op" "$kind${v}_sys" | median)" -v b="$(col "$fam" "$np" "$op" "recording${v}_sys" | median)" 'BEGIN { print a - b }')
+                        BUFFER_ROWS+=("$(printf '%-8s %-8s %-8s %5s %-15s %10.1f %10.1f %8.1f %17s %6.1f %6.1f' "$fam" "${v:--}" "$kind" "$np" "$name" "$r" "$b" \
+                            "$(awk -v r="$r" -v b="$b" 'BEGIN { print b - r }')" "$brange" "$bu" "$bs")")
+                    done
                 fi
                 printf '%-8s %-8s %5s %-15s %8.1f %9.1f %10.1f %8.1f %17s %6.1f %6.1f\n' "$fam" "${v:--}" "$np" "$name" "$p" "$w" "$r" \
                     "$(awk -v r="$r" -v p="$p" 'BEGIN { print r - p }')" "$range" "$du" "$ds"
@@ -132,7 +137,7 @@ done
 if [ "${CHECK_BUFFERS:-0}" = 1 ]; then
     echo
     echo "buffer checking (MPICHECK_CHECK_BUFFERS=1) on top of recording: ns/call; added = buffers - recording"
-    printf '%-8s %-8s %5s %-15s %10s %10s %8s %17s %6s %6s\n' family library ranks call recording buffers added "added min..max" user kernel
+    printf '%-8s %-8s %-8s %5s %-15s %10s %10s %8s %17s %6s %6s\n' family library mode ranks call recording buffers added "added min..max" user kernel
     printf '%s\n' "${BUFFER_ROWS[@]}"
 fi
 for fam in $FAMILIES; do

@@ -197,6 +197,7 @@ fn build_family(family: Family) {
         shared.join("c/threads.c"),
         shared.join("c/buffers.c"),
         shared.join("c/buffers_coll.c"),
+        shared.join("c/buffers_maps.c"),
         shared.join("c/callbacks.c"),
         shared.join("c/abort.c"),
     ];

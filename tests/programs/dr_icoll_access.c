@@ -2,8 +2,8 @@
  * Stores into the buffers of pending nonblocking collectives (DR002): into the root's
  * MPI_Ibcast buffer and a non-root's; into an MPI_Iallreduce send buffer; into the root's
  * MPI_Igatherv receive buffer; into an MPI_Ialltoall buffer used in place (read and written
- * by MPI). Results must stay right. (Loads from collective receive buffers are not found:
- * they stay readable, other processes may read them.)
+ * by MPI); a load from an MPI_Iallreduce receive buffer (found where memory protection keys
+ * let other processes read it while this one may not). Results must stay right.
  */
 /* mpicheck: ranks=2 check-buffers */
 #include <mpi.h>
@@ -13,6 +13,7 @@
 int main(int argc, char **argv)
 {
     int rank, size, n = 1 << 14, bad = 0;
+    volatile int sink = 0;
     MPI_Request req;
 
     MPI_Init(&argc, &argv);
@@ -29,6 +30,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) a[i] = rank + i;
     MPI_Iallreduce(a, b, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
     a[1] = 7; /* expect: DR002 */
+    sink += ((volatile int *)b)[n / 2]; /* expect: DR002 */
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     for (int i = 2; i < n; i++) bad += b[i] != 2 * i + 1;
 

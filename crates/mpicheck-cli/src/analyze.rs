@@ -273,7 +273,7 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
         .filter(|c| c.unwatched > 0 || c.dropped > 0)
     {
         eprintln!(
-            "mpicheck: note: --check-buffers watched {} buffers of nonblocking calls and left {} unwatched (stack, shared or read-only memory, next to an RMA window, unknown or non-contiguous layout, get results, over 1 GiB, or too many pending){}",
+            "mpicheck: note: --check-buffers watched {} buffers of nonblocking calls and left {} unwatched (stack, shared or read-only memory, next to an RMA window, unknown or non-contiguous layout, RMA results without protection keys, over 1 GiB, or too many pending){}",
             counts.watched,
             counts.unwatched,
             match counts.dropped {

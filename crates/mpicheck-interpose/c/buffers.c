@@ -23,6 +23,7 @@
 #include "have.h"
 #include "mpicheck_interpose.h"
 
+#include <cpuid.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -43,13 +44,10 @@ extern const uint16_t mpicheck_buffers_id;
 #define MAX_FINDINGS 64
 #define MAX_STEPPERS 64
 #define MAX_RELEASED 64
-#define MAX_SPANS 32
 #define MAX_PERSISTENT 256
 #define MAX_WINDOWS 64
 /* Larger buffers are not watched: protecting them costs a page-table walk per MPI call. */
 #define MAX_WATCHED_BYTES ((uintptr_t)1 << 30)
-/* Bytes below a thread pointer that hold the thread's static TLS (never protected). */
-#define TLS_MARGIN ((uintptr_t)1 << 20)
 #define EFLAGS_TF 0x100
 
 struct watched {
@@ -105,14 +103,6 @@ static int flushing;
 static uint64_t next_mark;
 static uint64_t count_watched, count_unwatched, count_dropped;
 
-/* Mappings found to be private read-write memory that is not a stack (ok = 1) or not
- * (ok = 0), cached: /proc/self/maps is read only for memory not seen before. */
-static struct {
-    uintptr_t lo, hi;
-    int ok;
-} spans[MAX_SPANS];
-static unsigned spans_next;
-
 /* Persistent point-to-point requests (MPI_Send_init ...): the bytes each MPI_Start watches,
  * found when the request was made (its datatype may be freed before a start). Under the lock. */
 static struct {
@@ -122,6 +112,18 @@ static struct {
     MPI_Request req;
     uintptr_t start, end;
 } persistent[MAX_PERSISTENT];
+
+/* Persistent collectives (MPI_Bcast_init ...): the ranges the nonblocking collective's
+ * watch would take, found when the request was made (while `capturing` is set in the
+ * thread making it) and watched from each start. Under the lock. */
+#define MAX_COLL_RANGES 256
+static struct {
+    int used;
+    int recv;
+    MPI_Request req;
+    uintptr_t start, end;
+} coll_ranges[MAX_COLL_RANGES];
+static __thread int capturing __attribute__((tls_model("initial-exec")));
 
 /* The local memory of the process's RMA windows (MPI_Win_create, _allocate, _attach): other
  * processes may write it at any time, also through system calls (process_vm_writev) that a
@@ -135,6 +137,63 @@ static struct {
 static int windows_overflow;
 
 static struct sigaction old_segv, old_trap;
+
+/* Memory protection keys (x86 PKU; docs/buffer-checking.md, "The choice"). Watched pages
+ * carry one of two keys from post to completion; each thread's PKRU register denies them
+ * while the thread is outside MPI (stores for key_send, every access for key_recv) and
+ * allows them while it is inside, so a thread in MPI does not open the buffers to the
+ * others. A new thread inherits its creator's PKRU: the program's threads start denied, the
+ * threads MPI starts inside a call start allowed. The kernel checks keys on this process's
+ * own accesses only (also in its system calls), not on another process's
+ * process_vm_readv/writev. Without keys (pkey_alloc fails, or
+ * MPICHECK_BUFFERS_MECHANISM=mprotect), page protection switched at every MPI call. */
+static int pkeys_on;
+static int key_send, key_recv;
+static uint32_t key_mask, key_deny;
+/* The offset of PKRU in the XSAVE area of a signal frame (CPUID leaf 0xD, subleaf 9). */
+static uintptr_t pkru_offset;
+#define PKRU_AD(key) (1u << (2 * (key)))
+#define PKRU_WD(key) (2u << (2 * (key)))
+#define XFEATURE_PKRU 9
+#define FP_XSTATE_MAGIC1_VALUE 0x46505853u
+#ifndef SEGV_PKUERR
+#define SEGV_PKUERR 4
+#endif
+/* The stepper slot of a thread stepping one instruction with its keys allowed. */
+#define STEP_KEYS UINTPTR_MAX
+
+static inline uint32_t read_pkru(void)
+{
+    uint32_t eax, edx;
+    __asm__ volatile(".byte 0x0f, 0x01, 0xee" : "=a"(eax), "=d"(edx) : "c"(0));
+    return eax;
+}
+
+static inline void write_pkru(uint32_t value)
+{
+    __asm__ volatile(".byte 0x0f, 0x01, 0xef" : : "a"(value), "c"(0), "d"(0) : "memory");
+}
+
+/* The PKRU the interrupted code gets back at sigreturn, or NULL when the frame has none. */
+static uint32_t *frame_pkru(ucontext_t *ctx)
+{
+    unsigned char *area = (unsigned char *)ctx->uc_mcontext.fpregs;
+    if (!area) return NULL;
+    uint32_t magic1, extended_size;
+    uint64_t features;
+    memcpy(&magic1, area + 464, 4); /* struct _fpx_sw_bytes in the FXSAVE area's spare bytes */
+    memcpy(&extended_size, area + 468, 4);
+    memcpy(&features, area + 472, 8);
+    if (magic1 != FP_XSTATE_MAGIC1_VALUE || !(features & (1ull << XFEATURE_PKRU)) ||
+        extended_size < pkru_offset + 4)
+        return NULL;
+    /* A component marked as in its initial state is not restored from the area. */
+    uint64_t header;
+    memcpy(&header, area + 512, 8);
+    header |= 1ull << XFEATURE_PKRU;
+    memcpy(area + 512, &header, 8);
+    return (uint32_t *)(area + pkru_offset);
+}
 
 static __thread int cached_tid __attribute__((tls_model("initial-exec")));
 
@@ -193,9 +252,43 @@ static int page_prot(uintptr_t page)
     return prot;
 }
 
+/* The key a page must carry now: key_recv where a receive buffer covers it whole, key_send
+ * on other pages of watched buffers (their first and last page may hold other data, which a
+ * system call of the program must still reach), 0 elsewhere. */
+static int page_key(uintptr_t page)
+{
+    int key = 0;
+    for (int i = 0; i < watched_end; i++) {
+        struct watched *w = &watched[i];
+        if (!w->used || w->reported || page < w->page_lo || page >= w->page_hi) continue;
+        if (w->recv && page >= w->start && page + page_size <= w->end) return key_recv;
+        key = key_send;
+    }
+    return key;
+}
+
+static void apply_keys(uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t run = lo;
+    int run_key = -1;
+    for (uintptr_t p = lo; p < hi; p += page_size) {
+        int key = page_key(p);
+        if (key != run_key) {
+            if (run_key >= 0) pkey_mprotect((void *)run, p - run, PROT_READ | PROT_WRITE, run_key);
+            run = p;
+            run_key = key;
+        }
+    }
+    if (run_key >= 0) pkey_mprotect((void *)run, hi - run, PROT_READ | PROT_WRITE, run_key);
+}
+
 /* Sets every page of [lo, hi) to what it must allow, one mprotect per run of equal pages. */
 static void apply(uintptr_t lo, uintptr_t hi)
 {
+    if (pkeys_on) {
+        apply_keys(lo, hi);
+        return;
+    }
     uintptr_t run = lo;
     int run_prot = -1;
     for (uintptr_t p = lo; p < hi; p += page_size) {
@@ -216,7 +309,7 @@ static void release(struct watched *w)
     unsigned r = released_next++ % MAX_RELEASED;
     released[r].lo = w->page_lo;
     released[r].hi = w->page_hi;
-    if (protected_now) apply(w->page_lo, w->page_hi);
+    if (protected_now || pkeys_on) apply(w->page_lo, w->page_hi);
 }
 
 /* ---- signal handlers (async-signal-safe) ------------------------------------------------ */
@@ -277,12 +370,67 @@ static void note_finding(const struct watched *w, uintptr_t addr, uintptr_t pc, 
     __atomic_store_n(&f->ready, 1, __ATOMIC_RELEASE);
 }
 
+/* A fault on a page that carries one of our keys: a finding when a thread outside MPI made
+ * an access MPI forbids to a watched buffer's own bytes; in every case the instruction is
+ * let through with the thread's keys allowed for one step (the trap flag; on_trap denies
+ * them again). Keys are per thread: nothing changes for the other threads meanwhile. */
+static void on_key_fault(siginfo_t *info, ucontext_t *ctx, int me)
+{
+    uintptr_t addr = (uintptr_t)info->si_addr;
+    uintptr_t page = addr & ~(page_size - 1);
+    int write = (ctx->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    uint32_t *pkru = frame_pkru(ctx);
+    if (__atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
+        /* A signal handler of the program interrupted us under the lock: it keeps the keys
+         * allowed until it returns (its sigreturn restores what we had). */
+        if (pkru) *pkru &= ~key_mask;
+        else pkey_mprotect((void *)page, page_size, PROT_READ | PROT_WRITE, 0);
+        return;
+    }
+    lock(me);
+    struct watched *hit = NULL;
+    for (int i = 0; i < watched_end && !hit; i++) {
+        struct watched *w = &watched[i];
+        if (w->used && !w->reported && addr >= w->start && addr < w->end) hit = w;
+    }
+    if (hit && mpicheck_depth == 0 && (hit->recv || write)) {
+        note_finding(hit, addr, (uintptr_t)ctx->uc_mcontext.gregs[REG_RIP], write, me);
+        hit->reported = 1;
+        apply(hit->page_lo, hit->page_hi);
+    }
+    int slot = -1;
+    for (int i = 0; i < MAX_STEPPERS && slot < 0 && pkru; i++)
+        if (!steppers[i].tid) slot = i;
+    if (slot >= 0) {
+        steppers[slot].tid = me;
+        steppers[slot].page = STEP_KEYS;
+        *pkru &= ~key_mask;
+        ctx->uc_mcontext.gregs[REG_EFL] |= EFLAGS_TF;
+    } else {
+        /* No way to step (more threads stepping than slots, or no PKRU in the frame): stop
+         * watching this page's buffers. */
+        for (int i = 0; i < watched_end; i++) {
+            struct watched *w = &watched[i];
+            if (w->used && page >= w->page_lo && page < w->page_hi) w->reported = 1;
+        }
+        pkey_mprotect((void *)page, page_size, PROT_READ | PROT_WRITE, 0);
+    }
+    unlock();
+}
+
 static void on_segv(int sig, siginfo_t *info, void *ctx_)
 {
     ucontext_t *ctx = ctx_;
     uintptr_t addr = (uintptr_t)info->si_addr;
     uintptr_t page = addr & ~(page_size - 1);
     int me = current_tid();
+    if (pkeys_on) {
+        if (info->si_code == SEGV_PKUERR && (info->si_pkey == (unsigned)key_send || info->si_pkey == (unsigned)key_recv))
+            on_key_fault(info, ctx, me);
+        else
+            chain(&old_segv, sig, info, ctx_);
+        return;
+    }
     if (info->si_code != SEGV_ACCERR || __atomic_load_n(&lock_owner, __ATOMIC_RELAXED) == me) {
         /* Not a protection fault, or a signal handler of the program interrupted us: not
          * ours to judge. */
@@ -356,7 +504,14 @@ static void on_trap(int sig, siginfo_t *info, void *ctx_)
     uintptr_t page = steppers[slot].page;
     steppers[slot].tid = 0;
     ctx->uc_mcontext.gregs[REG_EFL] &= ~(greg_t)EFLAGS_TF;
-    if (protected_now) apply(page, page + page_size);
+    if (page == STEP_KEYS) {
+        /* What the thread must have: denied outside MPI (also a thread that started with the
+         * kernel's default, which denies every key, and may read send buffers), allowed in. */
+        uint32_t *pkru = frame_pkru(ctx);
+        if (pkru) *pkru = (*pkru & ~key_mask) | (mpicheck_depth ? 0 : key_deny);
+    } else if (protected_now) {
+        apply(page, page + page_size);
+    }
     unlock();
 }
 
@@ -376,70 +531,31 @@ static void ensure_handler(int sig, void (*fn)(int, siginfo_t *, void *), struct
     sigaction(sig, &sa, NULL);
 }
 
-/* ---- which memory may be protected ------------------------------------------------------ */
-
-/* 1 or 0 when a cached mapping holds [lo, hi), -1 when none does. */
-static int in_span_cache(uintptr_t lo, uintptr_t hi)
-{
-    for (int i = 0; i < MAX_SPANS; i++)
-        if (spans[i].lo <= lo && hi <= spans[i].hi && spans[i].hi) return spans[i].ok;
-    return -1;
-}
-
-/* [lo, hi) lies in one private read-write mapping that is not a stack: not [stack], and not
- * right above an inaccessible guard mapping (glibc's thread stacks, which also hold the
- * thread's TLS). From /proc/self/maps; positive answers are cached. */
-static int private_rw(uintptr_t lo, uintptr_t hi)
-{
-    int cached = in_span_cache(lo, hi);
-    if (cached >= 0) return cached;
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char buf[8192];
-    size_t have = 0;
-    int ok = 0, done = 0;
-    uintptr_t prev_hi = 0;
-    int prev_guard = 0;
-    while (!done) {
-        ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
-        if (n <= 0) break;
-        have += (size_t)n;
-        buf[have] = 0;
-        char *line = buf;
-        char *nl;
-        while ((nl = strchr(line, '\n'))) {
-            *nl = 0;
-            unsigned long s, e;
-            char perms[8] = {0};
-            if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3) {
-                if (s <= lo && hi <= e) {
-                    int guarded = prev_guard && prev_hi == s;
-                    ok = strcmp(perms, "rw-p") == 0 && !guarded && !strstr(line, "[stack");
-                    unsigned i = spans_next++ % MAX_SPANS;
-                    spans[i].lo = s;
-                    spans[i].hi = e;
-                    spans[i].ok = ok;
-                    done = 1;
-                    break;
-                }
-                prev_hi = e;
-                prev_guard = strcmp(perms, "---p") == 0;
-            }
-            line = nl + 1;
-        }
-        have = (size_t)(buf + have - line);
-        memmove(buf, line, have);
-    }
-    close(fd);
-    return ok;
-}
-
-static int near_tls(uintptr_t lo, uintptr_t hi, uintptr_t tp)
-{
-    return tp && lo < tp + page_size && hi + TLS_MARGIN > tp;
-}
-
 /* ---- the interface of the wrappers ------------------------------------------------------ */
+
+/* Two keys, from the library's constructor: the threads the program starts later inherit
+ * the denied keys, the threads MPI starts inside a call the allowed ones. */
+static void prepare_pkeys(void)
+{
+    const char *mechanism = getenv("MPICHECK_BUFFERS_MECHANISM");
+    if (mechanism && strcmp(mechanism, "mprotect") == 0) return;
+    unsigned size, offset, ecx, edx;
+    if (!__get_cpuid_count(0xd, 9, &size, &offset, &ecx, &edx) || size < 4 || offset < 576) return;
+    int send = pkey_alloc(0, 0);
+    if (send < 0) return;
+    int recv = pkey_alloc(0, 0);
+    if (recv < 0) {
+        pkey_free(send);
+        return;
+    }
+    key_send = send;
+    key_recv = recv;
+    key_mask = PKRU_AD(send) | PKRU_WD(send) | PKRU_AD(recv) | PKRU_WD(recv);
+    key_deny = PKRU_WD(send) | PKRU_AD(recv);
+    pkru_offset = offset;
+    pkeys_on = 1;
+    write_pkru((read_pkru() & ~key_mask) | key_deny);
+}
 
 void mpicheck_buffers_prepare(void)
 {
@@ -447,12 +563,17 @@ void mpicheck_buffers_prepare(void)
     if (!on || strcmp(on, "1") != 0) return;
     page_size = (uintptr_t)sysconf(_SC_PAGESIZE);
     main_thread_pointer = thread_pointer();
+    prepare_pkeys();
     mpicheck_buffers_on = 1;
 }
 
 void mpicheck_buffers_enter(void)
 {
     mpicheck_buffers_flush();
+    if (pkeys_on) {
+        write_pkru(read_pkru() & ~key_mask);
+        return;
+    }
     int me = my_tid();
     lock(me);
     if (threads_in_mpi++ == 0 && protected_now) {
@@ -468,6 +589,17 @@ void mpicheck_buffers_enter(void)
 void mpicheck_buffers_leave(void)
 {
     int me = my_tid();
+    if (pkeys_on) {
+        if (__atomic_load_n(&watched_end, __ATOMIC_RELAXED)) {
+            /* The program may have replaced our handlers since. */
+            lock(me);
+            ensure_handler(SIGSEGV, on_segv, &old_segv);
+            ensure_handler(SIGTRAP, on_trap, &old_trap);
+            unlock();
+        }
+        write_pkru((read_pkru() & ~key_mask) | key_deny);
+        return;
+    }
     lock(me);
     if (--threads_in_mpi == 0) {
         int any = 0;
@@ -521,10 +653,28 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
                             int recv, const void *site)
 {
     if (end <= start) return;
+    if (capturing) {
+        lock(my_tid());
+        int slot = -1;
+        for (int i = 0; i < MAX_COLL_RANGES && slot < 0; i++)
+            if (!coll_ranges[i].used) slot = i;
+        if (slot >= 0) {
+            coll_ranges[slot].used = 1;
+            coll_ranges[slot].recv = recv;
+            coll_ranges[slot].req = req;
+            coll_ranges[slot].start = start;
+            coll_ranges[slot].end = end;
+        } else {
+            count_unwatched++;
+        }
+        unlock();
+        return;
+    }
     uintptr_t page_lo = start & ~(page_size - 1);
     uintptr_t page_hi = (end + page_size - 1) & ~(page_size - 1);
-    if (end - start > MAX_WATCHED_BYTES || near_tls(page_lo, page_hi, thread_pointer()) ||
-        near_tls(page_lo, page_hi, main_thread_pointer) || !private_rw(page_lo, page_hi)) {
+    if (end - start > MAX_WATCHED_BYTES || (recv == MPICHECK_RECV_REMOTE && !pkeys_on) || mpicheck_buffers_near_tls(page_lo, page_hi, thread_pointer(), page_size) ||
+        mpicheck_buffers_near_tls(page_lo, page_hi, main_thread_pointer, page_size) ||
+        !mpicheck_buffers_private_rw(page_lo, page_hi)) {
         mpicheck_buffers_unwatched();
         return;
     }
@@ -552,6 +702,11 @@ void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Reques
         slot->page_hi = page_hi;
         slot->site = site;
         count_watched++;
+        if (pkeys_on) {
+            ensure_handler(SIGSEGV, on_segv, &old_segv);
+            ensure_handler(SIGTRAP, on_trap, &old_trap);
+            apply(page_lo, page_hi);
+        }
     } else {
         count_unwatched++;
     }
@@ -582,6 +737,8 @@ void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype ty
         if (persistent[i].used && persistent[i].req == req) slot = i;
     for (int i = 0; i < MAX_PERSISTENT && slot < 0; i++)
         if (!persistent[i].used) slot = i;
+    for (int i = 0; i < MAX_COLL_RANGES; i++)
+        if (coll_ranges[i].used && coll_ranges[i].req == req) coll_ranges[i].used = 0;
     if (slot >= 0) {
         persistent[slot].used = 1;
         persistent[slot].watchable = known;
@@ -595,10 +752,39 @@ void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype ty
     unlock();
 }
 
+void mpicheck_buffers_capture(MPI_Request req, int on)
+{
+    if (on) mpicheck_buffers_forget(req); /* a handle that comes back */
+    capturing = on;
+}
+
+/* The ranges of the persistent collective request req, from its start to its completion. */
+static void start_collective(MPI_Request req, const void *site)
+{
+    struct {
+        int recv;
+        uintptr_t start, end;
+    } found[32];
+    int n = 0;
+    lock(my_tid());
+    for (int i = 0; i < MAX_COLL_RANGES && n < 32; i++)
+        if (coll_ranges[i].used && coll_ranges[i].req == req) {
+            found[n].recv = coll_ranges[i].recv;
+            found[n].start = coll_ranges[i].start;
+            found[n].end = coll_ranges[i].end;
+            n++;
+        }
+    unlock();
+    for (int i = 0; i < n; i++)
+        mpicheck_buffers_watch(found[i].start, found[i].end, MPICHECK_WATCH_PERSISTENT, req, MPI_WIN_NULL, 0,
+                               found[i].recv, site);
+}
+
 void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
 {
     for (int j = 0; reqs && j < n; j++) {
         if (reqs[j] == MPI_REQUEST_NULL) continue;
+        start_collective(reqs[j], site);
         int watchable = -1, recv = 0;
         uintptr_t start = 0, end = 0;
         lock(my_tid());
@@ -624,6 +810,8 @@ void mpicheck_buffers_forget(MPI_Request req)
     lock(my_tid());
     for (int i = 0; i < MAX_PERSISTENT; i++)
         if (persistent[i].used && persistent[i].req == req) persistent[i].used = 0;
+    for (int i = 0; i < MAX_COLL_RANGES; i++)
+        if (coll_ranges[i].used && coll_ranges[i].req == req) coll_ranges[i].used = 0;
     unlock();
 }
 
@@ -662,7 +850,7 @@ void mpicheck_buffers_window_gone(MPI_Win win, const void *base)
     unlock();
 }
 
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win, int recv,
                           const void *site)
 {
     if (target == MPI_PROC_NULL) return; /* no effect: the buffer is not used */
@@ -670,7 +858,7 @@ void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int
     int known = layout(buf, count, type, &start, &end);
     if (known == 0) mpicheck_buffers_unwatched();
     if (known <= 0) return;
-    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_EPOCH, MPI_REQUEST_NULL, win, target, 0, site);
+    mpicheck_buffers_watch(start, end, MPICHECK_WATCH_EPOCH, MPI_REQUEST_NULL, win, target, recv, site);
 }
 
 void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all)
@@ -770,9 +958,15 @@ void mpicheck_buffers_finalized(void)
     if (!mpicheck_buffers_on) return;
     mpicheck_buffers_flush();
     lock(my_tid());
-    for (int i = 0; i < MAX_WATCHED; i++) watched[i].used = 0;
+    for (int i = 0; i < MAX_WATCHED; i++) {
+        struct watched *w = &watched[i];
+        if (pkeys_on && w->used)
+            pkey_mprotect((void *)w->page_lo, w->page_hi - w->page_lo, PROT_READ | PROT_WRITE, 0);
+        w->used = 0;
+    }
     watched_end = 0;
     for (int i = 0; i < MAX_PERSISTENT; i++) persistent[i].used = 0;
+    for (int i = 0; i < MAX_COLL_RANGES; i++) coll_ranges[i].used = 0;
     for (int i = 0; i < MAX_WINDOWS; i++) windows[i].used = 0;
     unlock();
     int64_t *w = mpicheck_begin(mpicheck_buffers_id, 3, __builtin_return_address(0), 0);
@@ -785,57 +979,4 @@ void mpicheck_buffers_finalized(void)
     }
 }
 
-#else /* not x86-64 Linux: the trap flag and the fault's access kind are x86-64's */
-
-void mpicheck_buffers_prepare(void) {}
-void mpicheck_buffers_enter(void) {}
-void mpicheck_buffers_leave(void) {}
-int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb)
-{
-    (void)type, (void)size, (void)true_lb;
-    return 0;
-}
-void mpicheck_buffers_unwatched(void) {}
-void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
-                            int recv, const void *site)
-{
-    (void)start, (void)end, (void)kind, (void)req, (void)win, (void)target, (void)recv, (void)site;
-}
-void mpicheck_buffers_post(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv,
-                           const void *site)
-{
-    (void)buf, (void)count, (void)type, (void)req, (void)recv, (void)site;
-}
-void mpicheck_buffers_persistent(const void *buf, int64_t count, MPI_Datatype type, MPI_Request req, int recv)
-{
-    (void)buf, (void)count, (void)type, (void)req, (void)recv;
-}
-void mpicheck_buffers_started(const MPI_Request *reqs, int n, const void *site)
-{
-    (void)reqs, (void)n, (void)site;
-}
-void mpicheck_buffers_forget(MPI_Request req) { (void)req; }
-void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size) { (void)win, (void)base, (void)size; }
-void mpicheck_buffers_window_gone(MPI_Win win, const void *base) { (void)win, (void)base; }
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
-                          const void *site)
-{
-    (void)buf, (void)count, (void)type, (void)target, (void)win, (void)site;
-}
-void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all) { (void)win, (void)target, (void)all; }
-
-uint64_t mpicheck_buffers_mark(const MPI_Request *reqs, int n)
-{
-    (void)reqs, (void)n;
-    return 0;
-}
-void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int ok, int all, int ndone,
-                             const int *done)
-{
-    (void)reqs, (void)n, (void)mark, (void)ok, (void)all, (void)ndone, (void)done;
-}
-void mpicheck_buffers_completed(MPI_Request req) { (void)req; }
-void mpicheck_buffers_flush(void) {}
-void mpicheck_buffers_finalized(void) {}
-
-#endif
+#endif /* the other platforms' empty interface: buffers_maps.c */

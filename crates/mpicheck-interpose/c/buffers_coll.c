@@ -231,3 +231,97 @@ void mpicheck_buffers_ialltoall(const void *sendbuf, int64_t sendcount, const vo
     struct blocks r = {recvbuf, size, recvcount, recvcounts, rdispls, recvtype, recvtypes, big};
     watch_blocks(&r, 1, -1, req, site);
 }
+
+/* The neighbours of a process in a topology, in the order of the blocks of the neighborhood
+ * collectives (MPI 4.1 §8.6): sources (receive blocks) and destinations (send blocks);
+ * a Cartesian topology's missing neighbours are MPI_PROC_NULL. 0 without a topology. */
+static int neighbours(MPI_Comm comm, int *in, int *out, int **sources, int **destinations)
+{
+    int topo, rank;
+    *sources = *destinations = NULL;
+    if (PMPI_Topo_test(comm, &topo) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return 0;
+    if (topo == MPI_CART) {
+        int dims;
+        if (PMPI_Cartdim_get(comm, &dims) != MPI_SUCCESS || dims < 0) return 0;
+        *in = *out = 2 * dims;
+    } else if (topo == MPI_GRAPH) {
+        if (PMPI_Graph_neighbors_count(comm, rank, in) != MPI_SUCCESS || *in < 0) return 0;
+        *out = *in;
+    } else if (topo == MPI_DIST_GRAPH) {
+        int weighted;
+        if (PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted) != MPI_SUCCESS || *in < 0 || *out < 0)
+            return 0;
+    } else {
+        return 0;
+    }
+    /* Two spare entries each: never a zero-sized allocation, room for weights below. */
+    *sources = malloc(sizeof(int) * (size_t)(2 * *in + 2));
+    *destinations = malloc(sizeof(int) * (size_t)(2 * *out + 2));
+    if (!*sources || !*destinations) return 0;
+    int ok = 1;
+    if (topo == MPI_CART) {
+        for (int d = 0; d < *in / 2 && ok; d++)
+            ok = PMPI_Cart_shift(comm, d, 1, &(*sources)[2 * d], &(*sources)[2 * d + 1]) == MPI_SUCCESS;
+        for (int i = 0; i < *in; i++) (*destinations)[i] = (*sources)[i];
+    } else if (topo == MPI_GRAPH) {
+        ok = PMPI_Graph_neighbors(comm, rank, *in, *sources) == MPI_SUCCESS;
+        for (int i = 0; i < *in; i++) (*destinations)[i] = (*sources)[i];
+    } else {
+        ok = PMPI_Dist_graph_neighbors(comm, *in, *sources, *sources + *in + 1, *out, *destinations,
+                                       *destinations + *out + 1) == MPI_SUCCESS;
+    }
+    return ok;
+}
+
+/* The n blocks of a neighborhood collective's buffer, those of MPI_PROC_NULL neighbours
+ * left out (MPI does not touch them). bigc, bigd: MPI_Count counts, MPI_Aint displs. */
+static void watch_neighbour_blocks(const void *buf, int n, const int *peers, int64_t count, const void *counts,
+                                   const void *displs, int bigc, int bigd, MPI_Datatype type,
+                                   const MPI_Datatype *types, int recv, MPI_Request req, const void *site)
+{
+    if (buf == NULL || n <= 0) return;
+    MPI_Count *c = malloc(sizeof *c * (size_t)n);
+    MPI_Aint *d = malloc(sizeof *d * (size_t)n);
+    if (c && d) {
+        for (int i = 0; i < n; i++) {
+            c[i] = peers[i] == MPI_PROC_NULL ? 0 : counts ? nth_count(counts, bigc, i) : count;
+            d[i] = displs ? nth_displ(displs, bigd, i) : (MPI_Aint)i * count;
+        }
+        struct blocks b = {buf, n, 0, c, d, type, types, 1};
+        watch_blocks(&b, recv, -1, req, site);
+    } else {
+        mpicheck_buffers_unwatched();
+    }
+    free(c);
+    free(d);
+}
+
+/* MPI_Ineighbor_allgather(v) (gather = 1: one send block for every destination) and
+ * MPI_Ineighbor_alltoall(v/w). */
+void mpicheck_buffers_ineighbor(int gather, const void *sendbuf, int64_t sendcount, const void *sendcounts,
+                                const void *sdispls, MPI_Datatype sendtype, const MPI_Datatype *sendtypes,
+                                void *recvbuf, int64_t recvcount, const void *recvcounts, const void *rdispls,
+                                MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm, int bigc,
+                                int bigd, MPI_Request req, const void *site)
+{
+    int in = 0, out = 0, *sources, *destinations;
+    if (req == MPI_REQUEST_NULL) return;
+    if (!neighbours(comm, &in, &out, &sources, &destinations)) {
+        mpicheck_buffers_unwatched();
+    } else if (gather) {
+        /* The one send block, read when some destination is a process. */
+        int to = MPI_PROC_NULL;
+        for (int i = 0; i < out; i++)
+            if (destinations[i] != MPI_PROC_NULL) to = destinations[i];
+        watch_neighbour_blocks(sendbuf, 1, &to, sendcount, NULL, NULL, 0, 0, sendtype, NULL, 0, req, site);
+        watch_neighbour_blocks(recvbuf, in, sources, recvcount, recvcounts, rdispls, bigc, bigd, recvtype, NULL, 1,
+                               req, site);
+    } else {
+        watch_neighbour_blocks(sendbuf, out, destinations, sendcount, sendcounts, sdispls, bigc, bigd, sendtype,
+                               sendtypes, 0, req, site);
+        watch_neighbour_blocks(recvbuf, in, sources, recvcount, recvcounts, rdispls, bigc, bigd, recvtype, recvtypes,
+                               1, req, site);
+    }
+    free(sources);
+    free(destinations);
+}

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Size of a Fortran status in Fortran integers. Open MPI 4.1 does not define
  * MPI_F_STATUS_SIZE; its mpif.h has MPI_STATUS_SIZE = 6. Both families lay out the Fortran
@@ -137,6 +138,36 @@ static inline const void *mpicheck_f_array(const void *addr)
         ((a = mpicheck_fortran_global(&p[2], &lp[2], p2)) && addr == *(void **)a))
         return MPI_ERRCODES_IGNORE;
     return addr;
+}
+
+/* Buffer checking of Fortran completion calls (c/buffers.c): the C handles of the Fortran
+ * requests marked before the call (in `small` when n <= 16, else allocated; *reqs NULL when
+ * nothing is watched), and after it the watches of those it completed ended: an immediate
+ * request's Fortran handle is MPI_REQUEST_NULL's once complete; a persistent one ends when
+ * `all` (the call completed every request) or the call failed. */
+static inline uint64_t mpicheck_f_buffers_mark(const MPI_Fint *f, int n, MPI_Request *small, MPI_Request **reqs)
+{
+    *reqs = NULL;
+    if (!f || n <= 0) return 0;
+    MPI_Request *r = n <= 16 ? small : (MPI_Request *)malloc(sizeof *r * (size_t)n);
+    if (!r) return 0;
+    for (int i = 0; i < n; i++) r[i] = PMPI_Request_f2c(f[i]);
+    uint64_t mark = mpicheck_buffers_mark(r, n);
+    if (!mark) {
+        if (r != small) free(r);
+        return 0;
+    }
+    *reqs = r;
+    return mark;
+}
+
+static inline void mpicheck_f_buffers_settle(const MPI_Fint *f, int n, MPI_Request *reqs, const MPI_Request *small,
+                                             uint64_t mark, int ok, int all)
+{
+    if (!reqs) return;
+    for (int i = 0; i < n; i++) reqs[i] = PMPI_Request_f2c(f[i]);
+    mpicheck_buffers_settle(reqs, n, mark, ok, ok && all, 0, NULL);
+    if (reqs != small) free(reqs);
 }
 
 #endif

@@ -135,7 +135,7 @@ void mpicheck_buffers_settle(const MPI_Request *reqs, int n, uint64_t mark, int 
  * completes the operations to that target at the origin (all: to every target). */
 void mpicheck_buffers_window(MPI_Win win, const void *base, int64_t size);
 void mpicheck_buffers_window_gone(MPI_Win win, const void *base);
-void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win,
+void mpicheck_buffers_rma(const void *buf, int64_t count, MPI_Datatype type, int target, MPI_Win win, int recv,
                           const void *site);
 void mpicheck_buffers_epoch_end(MPI_Win win, int target, int all);
 /* Nonblocking collectives (buffers_coll.c), after the call returned a request. */
@@ -156,6 +156,19 @@ void mpicheck_buffers_ialltoall(const void *sendbuf, int64_t sendcount, const vo
                                 int64_t recvcount, const void *recvcounts, const void *rdispls,
                                 MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm, int big,
                                 MPI_Request req, const void *site);
+void mpicheck_buffers_ineighbor(int gather, const void *sendbuf, int64_t sendcount, const void *sendcounts,
+                                const void *sdispls, MPI_Datatype sendtype, const MPI_Datatype *sendtypes,
+                                void *recvbuf, int64_t recvcount, const void *recvcounts, const void *rdispls,
+                                MPI_Datatype recvtype, const MPI_Datatype *recvtypes, MPI_Comm comm, int bigc,
+                                int bigd, MPI_Request req, const void *site);
+/* Between mpicheck_buffers_capture(req, 1) and (req, 0), the ranges a nonblocking
+ * collective's watch call gives are kept for the persistent collective request req
+ * (MPI_Bcast_init ...) and watched from each MPI_Start. */
+void mpicheck_buffers_capture(MPI_Request req, int on);
+/* buffers_maps.c: [lo, hi) lies in one private read-write mapping that is not a stack;
+ * [lo, hi) is within a page above or 1 MiB below the thread pointer tp (static TLS). */
+int mpicheck_buffers_private_rw(uintptr_t lo, uintptr_t hi);
+int mpicheck_buffers_near_tls(uintptr_t lo, uintptr_t hi, uintptr_t tp, uintptr_t page_size);
 /* What ends a watch: the request's completion (immediate operations: its handle is freed;
  * persistent ones: the completion call says so), or the RMA epoch's closing call. */
 enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH };
@@ -163,6 +176,9 @@ enum { MPICHECK_WATCH_REQUEST, MPICHECK_WATCH_PERSISTENT, MPICHECK_WATCH_EPOCH }
  * it is pending (a collective's algorithm forwards data from it, a peer's transport reads
  * it with process_vm_readv): protected read-only, so only stores into it are found. */
 #define MPICHECK_RECV_READABLE 2
+/* recv for a buffer that another process may write while it is pending (RMA results, through
+ * process_vm_writev): watched only with protection keys, which such writes ignore. */
+#define MPICHECK_RECV_REMOTE 3
 int mpicheck_buffers_contiguous(MPI_Datatype type, int64_t *size, int64_t *true_lb);
 void mpicheck_buffers_watch(uintptr_t start, uintptr_t end, int kind, MPI_Request req, MPI_Win win, int target,
                             int recv, const void *site);

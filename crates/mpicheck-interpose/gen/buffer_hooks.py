@@ -55,12 +55,20 @@ BUFFER_COLLECTIVES = {
     "MPI_Ialltoall": "mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, {big}",
     "MPI_Ialltoallv": "mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, {big}",
     "MPI_Ialltoallw": "mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, {big}",
+    # Neighborhood collectives: the blocks of the topology's neighbours (c/buffers_coll.c);
+    # {big} twice: MPI_Count counts, MPI_Aint displacements (always Aint for _alltoallw).
+    "MPI_Ineighbor_allgather": "mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_allgatherv": "mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_alltoall": "mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_alltoallv": "mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, {big}, {big}",
+    "MPI_Ineighbor_alltoallw": "mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, {big}, 1",
 }
 
 # RMA (c/buffers.c): origin buffers that MPI only reads are watched until the request or the
-# calls that complete the operation at the origin; those MPI writes (Get results) are never
-# protected (another process may write them through shared memory or system calls), only
-# counted. Windows' local memory is never protected.
+# calls that complete the operation at the origin; the buffers MPI writes (results) too, as
+# receive buffers, where protection keys let other processes write them
+# (MPICHECK_RECV_REMOTE; without keys they are only counted). Windows' local memory is never
+# protected.
 BUFFER_RMA_REQUEST = {"MPI_Rput", "MPI_Raccumulate", "MPI_Rget_accumulate"}
 BUFFER_RMA_EPOCH = {"MPI_Put", "MPI_Accumulate", "MPI_Get_accumulate"}
 BUFFER_RMA_WRITTEN = {
@@ -68,6 +76,12 @@ BUFFER_RMA_WRITTEN = {
     "MPI_Rget": "origin_addr",
     "MPI_Get_accumulate": "result_addr",
     "MPI_Rget_accumulate": "result_addr",
+}
+# Single-element atomics (count 1 of `datatype`): the buffers MPI reads (none of
+# MPI_Fetch_and_op's origin with MPI_NO_OP), and the result it writes; until the epoch ends.
+BUFFER_RMA_ATOMIC = {
+    "MPI_Fetch_and_op": (["origin_addr"], "result_addr"),
+    "MPI_Compare_and_swap": (["origin_addr", "compare_addr"], "result_addr"),
 }
 # Calls after which the operations to a target (or to all: None) are complete at the origin.
 BUFFER_EPOCH_ENDS = {
@@ -103,12 +117,33 @@ def buffer_rma_hooks(func, base, site):
     if base in BUFFER_RMA_EPOCH:
         out += [
             f"if ({ok}{used})",
-            f"    mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, {site});",
+            f"    mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, {site});",
         ]
     if base in BUFFER_RMA_WRITTEN:
         addr = BUFFER_RMA_WRITTEN[base]
-        count = addr.replace("_addr", "_count")
-        out += [f"if ({ok} && {addr} && {count} > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();"]
+        count, datatype = addr.replace("_addr", "_count"), addr.replace("_addr", "_datatype")
+        if base in BUFFER_RMA_REQUEST or base == "MPI_Rget":
+            out += [
+                f"if ({ok} && request && target_rank != MPI_PROC_NULL)",
+                f"    mpicheck_buffers_post({addr}, (int64_t){count}, {datatype}, *request, MPICHECK_RECV_REMOTE, {site});",
+            ]
+        else:
+            out += [
+                f"if ({ok})",
+                f"    mpicheck_buffers_rma({addr}, (int64_t){count}, {datatype}, target_rank, win, MPICHECK_RECV_REMOTE, {site});",
+            ]
+    if base in BUFFER_RMA_ATOMIC:
+        read, written = BUFFER_RMA_ATOMIC[base]
+        unless_no_op = " && op != MPI_NO_OP" if base == "MPI_Fetch_and_op" else ""
+        for addr in read:
+            out += [
+                f"if ({ok}{unless_no_op})",
+                f"    mpicheck_buffers_rma({addr}, 1, datatype, target_rank, win, 0, {site});",
+            ]
+        out += [
+            f"if ({ok})",
+            f"    mpicheck_buffers_rma({written}, 1, datatype, target_rank, win, MPICHECK_RECV_REMOTE, {site});",
+        ]
     if base in BUFFER_EPOCH_ENDS:
         target = BUFFER_EPOCH_ENDS[base]
         out += [f"if ({on}) mpicheck_buffers_epoch_end(win, {target or '0'}, {0 if target else 1});"]
@@ -149,6 +184,12 @@ def buffer_pre_hooks(func):
     return []
 
 
+def persistent_collective(base):
+    """The nonblocking collective whose buffers the persistent one (MPI 4: MPI_Bcast_init,
+    MPI_Neighbor_alltoall_init ...) uses the same way: MPI_Ibcast, MPI_Ineighbor_alltoall."""
+    return "MPI_I" + base[len("MPI_"):-len("_init")].lower() if base.endswith("_init") else None
+
+
 def buffer_post_hooks(func, site):
     """After the call: watching the buffers of an operation that returned pending (immediate,
     persistent start, nonblocking collective, RMA), the completions that MPI_Request_get_status
@@ -169,6 +210,15 @@ def buffer_post_hooks(func, site):
         return [
             "if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)",
             f"    {call}, *request, {site});",
+        ]
+    if base.endswith("_init") and BUFFER_COLLECTIVES.get(persistent_collective(base)):
+        call = BUFFER_COLLECTIVES[persistent_collective(base)].format(big=1 if func.embiggened else 0)
+        return [
+            "if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {",
+            "    mpicheck_buffers_capture(*request, 1);",
+            f"    {call}, *request, {site});",
+            "    mpicheck_buffers_capture(*request, 0);",
+            "}",
         ]
     if base in BUFFER_PERSISTENT:
         recv = BUFFER_PERSISTENT[base]
@@ -193,3 +243,36 @@ def buffer_post_hooks(func, site):
             "    mpicheck_buffers_completed(request);",
         ]
     return []
+
+
+def fortran_buffer_hooks(func, bufmode, site):
+    """The buffer-checking hooks of a Fortran entry point, (before the call, after it): the
+    immediate sends and receives watch their buffer (plain buffers only: a descriptor's
+    base need not be the data MPI uses), and the completion calls end the watches of what
+    they completed, the Fortran handles converted to C."""
+    on = "__builtin_expect(mpicheck_buffers_on, 0)"
+    if func.name in BUFFER_POSTS and bufmode != "plain":
+        return [], [f"if ({on} && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_unwatched();"]
+    if func.name in BUFFER_POSTS and bufmode == "plain":
+        recv = BUFFER_POSTS[func.name]
+        return [], [
+            f"if ({on} && mpicheck_ret == MPI_SUCCESS && f_request)",
+            f"    mpicheck_buffers_post(buf, (int64_t)count, datatype, PMPI_Request_f2c(*f_request), {recv}, {site});",
+        ]
+    if func.name in BUFFER_COMPLETERS:
+        reqs, n, (all_expr, _) = BUFFER_COMPLETERS[func.name]
+        n = "1" if n == "1" else f"(int)*f_{n}"
+        pre = [
+            "MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;",
+            f"uint64_t mpicheck_bk = {on} ? mpicheck_f_buffers_mark(f_{reqs}, {n}, mpicheck_fr_small, &mpicheck_fr) : 0;",
+        ]
+        post = [
+            f"if (mpicheck_bk) mpicheck_f_buffers_settle(f_{reqs}, {n}, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, {all_expr});",
+        ]
+        return pre, post
+    if func.name == "MPI_Request_get_status":
+        return [], [
+            f"if ({on} && mpicheck_ret == MPI_SUCCESS && flag && *flag)",
+            "    mpicheck_buffers_completed(PMPI_Request_f2c(*f_request));",
+        ]
+    return [], []

@@ -34,6 +34,7 @@ from buffer_hooks import (
     buffer_post_hooks,
     buffer_pre_hooks,
     buffer_settle_hook,
+    fortran_buffer_hooks,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1070,6 +1071,8 @@ def gen_fortran_impl(binding, bufmode, impl):
     lines.append("        (void)mpicheck_q;")
     lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
+    buffer_pre, buffer_post = fortran_buffer_hooks(func, bufmode, "site")
+    lines += ["    " + l for l in buffer_pre]
     args = [call_map.get(a, a) for a in fnames]
     call = f"(({fn_type})*next)({', '.join(args)})"
     if binding.return_type:
@@ -1102,6 +1105,7 @@ def gen_fortran_impl(binding, bufmode, impl):
     lines.append("    }")
     hooks = post_hooks(func, "site", flags="MPICHECK_FLAG_FORTRAN", comm_out=lambda p: fconv(p, "*f_" + p.name))
     lines += ["    " + l for l in hooks]
+    lines += ["    " + l for l in buffer_post]
     lines += ["    " + l for l in post_free]
     lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();")
     lines.append("    mpicheck_depth--;")

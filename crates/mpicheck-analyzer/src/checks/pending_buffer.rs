@@ -16,26 +16,27 @@ pub const DR002: CheckInfo = CheckInfo {
     docs: r#"## What it does
 
 With `mpicheck run --check-buffers`, the memory pages of the buffers of pending operations
-are protected while no thread of the process is inside MPI: of every `MPI_Isend`,
+are protected against the threads that are outside MPI (with memory protection keys; on
+CPUs without them, while no thread of the process is inside MPI): of every `MPI_Isend`,
 `MPI_Issend`, `MPI_Ibsend`, `MPI_Irsend` and `MPI_Irecv`, and every persistent send or
 receive from `MPI_Start`/`MPI_Startall`, until a wait, test or `MPI_Request_free`
 completes the request; the send and receive buffers of nonblocking collectives
-(`MPI_Ibcast`, `MPI_Iallreduce`, `MPI_Igatherv`, ...; root-only arguments at the root only,
+(`MPI_Ibcast`, `MPI_Iallreduce`, `MPI_Igatherv`, `MPI_Ineighbor_alltoall`, ...; root-only arguments at the root only,
 the blocks of v-variants as their counts and displacements give them) until their
 request completes; the origin buffers of `MPI_Rput`, `MPI_Raccumulate` and
-`MPI_Rget_accumulate` until their request completes, and of `MPI_Put`, `MPI_Accumulate`
-and `MPI_Get_accumulate` until the fence, unlock, flush or complete that ends them at the
-origin. An access by the program to the buffer's own bytes (not to its
+`MPI_Rget_accumulate` until their request completes, and of `MPI_Put`, `MPI_Accumulate`,
+`MPI_Get_accumulate`, `MPI_Fetch_and_op` and `MPI_Compare_and_swap` until the fence,
+unlock, flush or complete that ends them at the origin; with protection keys also the
+result buffers of gets, get-accumulates and atomics, until the same. An access by the program to the buffer's own bytes (not to its
 neighbours on the same page) is reported with the instruction that made it, resolved to
 file and line, the thread, and the call that started the operation. Stores into a send
 buffer are reported, loads from it are not (MPI allows them); both loads and stores of a
 receive buffer are, except loads on the receive buffer's first and last page, which stay
-readable so that the program's system calls on neighbouring data keep working, and loads
-from the receive buffers of nonblocking collectives, which stay readable because other
-processes read them (collective algorithms forward data out of them). Buffers
-with a non-contiguous datatype, on a thread's stack, or in memory other than a private
-read-write mapping, on a page of an RMA window's memory, and the results of gets (which
-another process may write through shared memory at any time) are not watched. The first
+readable so that the program's system calls on neighbouring data keep working (without
+protection keys also loads from the receive buffers of nonblocking collectives, which
+other processes read, and the results of gets, which they write). Buffers with a
+non-contiguous datatype, on a thread's stack, or in memory other than a private
+read-write mapping, and on a page of an RMA window's memory are not watched. The first
 access to each buffer is reported.
 
 ## Why is this bad
@@ -189,7 +190,12 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             let rma = posted.is_some_and(|(i, _)| {
                 run.rma.get(&(access.rank, i as u32)).is_some_and(|c| matches!(c.kind, RmaKind::Access(_)))
             });
-            let what = if access.recv { "receive" } else { "send" };
+            // An RMA buffer MPI writes (a get's or an atomic's result) is its result buffer.
+            let what = match (rma, access.recv) {
+                (true, true) => "result",
+                (_, true) => "receive",
+                (_, false) => "send",
+            };
             let until = if rma {
                 "the operation completed at the origin".to_string()
             } else {
@@ -238,7 +244,9 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                 severity: DR002.severity,
                 message: message.into(),
                 locations,
-                notes: vec![if rma {
+                notes: vec![if rma && access.recv {
+                    "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may write the result buffer at any moment (MPI 4.1 §12.3)".into()
+                } else if rma {
                     "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may read the origin buffer at any moment (MPI 4.1 §12.3)".into()
                 } else {
                     format!(
@@ -247,7 +255,9 @@ fn check(run: &Run) -> Vec<Diagnostic> {
                     )
                     .into()
                 }],
-                help: Some(if rma {
+                help: Some(if rma && access.recv {
+                    "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rget) before reading or writing the result buffer".into()
+                } else if rma {
                     "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rput) before modifying the origin buffer; reading it is allowed".into()
                 } else if access.recv {
                     "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".into()
@@ -260,4 +270,74 @@ fn check(run: &Run) -> Vec<Diagnostic> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text_trace::parse;
+
+    fn dr002(body: &str) -> Vec<Diagnostic> {
+        let text = format!(
+            "ranks 2
+             *: init
+             *: win_create win=0 size=40 unit=4        @ g.c:1
+             *: win_fence win=0                        @ g.c:2
+             {body}
+             *: win_fence win=0                        @ g.c:9
+             *: win_free win=0                         @ g.c:10
+             *: finalize"
+        );
+        check(&parse(&text).unwrap_or_else(|e| panic!("{e}")))
+    }
+
+    /// A get's result is written by MPI: an access to it is about the result buffer, which
+    /// may be neither read nor written (not the origin buffer that may be read).
+    #[test]
+    fn access_to_a_pending_get_result_names_the_result_buffer() {
+        let found = dr002(
+            "0: get win=0 target=1 disp=0 count=10 type=int  @ g.c:5
+             0: access buf=4096+40 addr=4100 recv=1 post=g.c:5 @ g.c:6",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        let d = &found[0];
+        assert_eq!(
+            d.message.to_string(),
+            "load from byte 4 of the 40-byte buffer of a pending MPI_Get by a thread that made no MPI call, before the operation completed at the origin"
+        );
+        assert!(
+            d.notes[0]
+                .to_string()
+                .contains("MPI may write the result buffer"),
+            "{:?}",
+            d.notes
+        );
+        let help = d.help.as_ref().unwrap().to_string();
+        assert!(
+            help.contains("before reading or writing the result buffer"),
+            "{help}"
+        );
+        assert_eq!(
+            d.locations[0].label.to_string(),
+            "loads from the pending result buffer"
+        );
+    }
+
+    #[test]
+    fn store_into_a_pending_put_origin_names_the_origin_buffer() {
+        let found = dr002(
+            "0: put win=0 target=1 disp=0 count=10 type=int  @ g.c:5
+             0: access buf=4096+40 write=1 post=g.c:5       @ g.c:6",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        let help = found[0].help.as_ref().unwrap().to_string();
+        assert!(
+            help.contains("before modifying the origin buffer; reading it is allowed"),
+            "{help}"
+        );
+        assert_eq!(
+            found[0].locations[0].label.to_string(),
+            "stores into the pending send buffer"
+        );
+    }
 }

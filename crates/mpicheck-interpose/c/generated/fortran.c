@@ -21161,6 +21161,8 @@ static void mpicheck_f_plain_ibsend(void **next, const char *next_name, const vo
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && f_request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, PMPI_Request_f2c(*f_request), 0, site);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -21216,6 +21218,7 @@ static void mpicheck_f_desc_ibsend(void **next, const char *next_name, const voi
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -24539,6 +24542,8 @@ static void mpicheck_f_plain_irecv(void **next, const char *next_name, const voi
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && f_request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, PMPI_Request_f2c(*f_request), 1, site);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -24594,6 +24599,7 @@ static void mpicheck_f_desc_irecv(void **next, const char *next_name, const void
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -25383,6 +25389,8 @@ static void mpicheck_f_plain_irsend(void **next, const char *next_name, const vo
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && f_request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, PMPI_Request_f2c(*f_request), 0, site);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -25438,6 +25446,7 @@ static void mpicheck_f_desc_irsend(void **next, const char *next_name, const voi
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -26321,6 +26330,8 @@ static void mpicheck_f_plain_isend(void **next, const char *next_name, const voi
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && f_request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, PMPI_Request_f2c(*f_request), 0, site);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -26376,6 +26387,7 @@ static void mpicheck_f_desc_isend(void **next, const char *next_name, const void
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -26996,6 +27008,8 @@ static void mpicheck_f_plain_issend(void **next, const char *next_name, const vo
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && f_request)
+        mpicheck_buffers_post(buf, (int64_t)count, datatype, PMPI_Request_f2c(*f_request), 0, site);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -27051,6 +27065,7 @@ static void mpicheck_f_desc_issend(void **next, const char *next_name, const voi
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS) mpicheck_buffers_unwatched();
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -34097,12 +34112,15 @@ static void mpicheck_f_plain_request_free(void **next, const char *next_name, co
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_request, 1, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_request, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), MPICHECK_W(PMPI_Request_f2c(*f_request)));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_request, 1, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -34159,6 +34177,8 @@ static void mpicheck_f_plain_request_get_status(void **next, const char *next_na
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && flag && *flag)
+        mpicheck_buffers_completed(PMPI_Request_f2c(*f_request));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -39682,6 +39702,8 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_request, 1, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_request, f_flag, mpicheck_fs_status, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -39691,6 +39713,7 @@ static void mpicheck_f_plain_test(void **next, const char *next_name, const void
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_request, 1, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, flag && *flag);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -39809,6 +39832,8 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_array_of_requests, (int)*f_count, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_flag, mpicheck_fs_array_of_statuses, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -39823,6 +39848,7 @@ static void mpicheck_f_plain_testall(void **next, const char *next_name, const v
         }
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_array_of_requests, (int)*f_count, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, flag && *flag);
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -39886,6 +39912,8 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_array_of_requests, (int)*f_count, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_index, f_flag, mpicheck_fs_status, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -39897,6 +39925,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_array_of_requests, (int)*f_count, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -39969,6 +39998,8 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_array_of_requests, (int)*f_incount, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, mpicheck_fs_array_of_statuses, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -39985,6 +40016,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
         }
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (outcount && *outcount == 0));
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_array_of_requests, (int)*f_incount, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, 0);
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -43238,6 +43270,8 @@ static void mpicheck_f_plain_wait(void **next, const char *next_name, const void
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_request, 1, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_request, mpicheck_fs_status, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -43246,6 +43280,7 @@ static void mpicheck_f_plain_wait(void **next, const char *next_name, const void
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_request, 1, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, 1);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -43309,6 +43344,8 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_array_of_requests, (int)*f_count, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, mpicheck_fs_array_of_statuses, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -43322,6 +43359,7 @@ static void mpicheck_f_plain_waitall(void **next, const char *next_name, const v
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_array_of_requests, (int)*f_count, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, 1);
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
@@ -43381,6 +43419,8 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_array_of_requests, (int)*f_count, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_count, f_array_of_requests, f_index, mpicheck_fs_status, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -43391,6 +43431,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_array_of_requests, (int)*f_count, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, 0);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
@@ -43463,6 +43504,8 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
         (void)mpicheck_q;
         mpicheck_entered(mpicheck_w);
     }
+    MPI_Request mpicheck_fr_small[16], *mpicheck_fr = NULL;
+    uint64_t mpicheck_bk = __builtin_expect(mpicheck_buffers_on, 0) ? mpicheck_f_buffers_mark(f_array_of_requests, (int)*f_incount, mpicheck_fr_small, &mpicheck_fr) : 0;
     ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_incount, f_array_of_requests, f_outcount, f_array_of_indices, mpicheck_fs_array_of_statuses, ierror);
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
@@ -43479,6 +43522,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
         }
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (mpicheck_bk) mpicheck_f_buffers_settle(f_array_of_requests, (int)*f_incount, mpicheck_fr, mpicheck_fr_small, mpicheck_bk, mpicheck_ret == MPI_SUCCESS, 0);
     if (mpicheck_fs_array_of_statuses != f_array_of_statuses) free(mpicheck_fs_array_of_statuses);
     free(mpicheck_cst_array_of_statuses);
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();

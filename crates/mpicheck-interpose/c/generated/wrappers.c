@@ -9899,7 +9899,7 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -9935,7 +9935,7 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10177,6 +10177,11 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, 0, 1, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10213,6 +10218,11 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, 0, 1, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10342,6 +10352,11 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 0, 1, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10387,6 +10402,11 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, 0, 1, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10514,6 +10534,11 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10549,6 +10574,11 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10651,6 +10681,11 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10687,6 +10722,11 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -10843,6 +10883,11 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -10897,6 +10942,11 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -11077,6 +11127,11 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -11139,6 +11194,11 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ialltoall(sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -11382,6 +11442,11 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ibcast(buffer, (int64_t)count, datatype, root, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -11417,6 +11482,11 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ibcast(buffer, (int64_t)count, datatype, root, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -13554,6 +13624,12 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, 1, datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(compare_addr, 1, datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, 1, datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14083,6 +14159,11 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 2, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14119,6 +14200,11 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 2, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -14151,6 +14237,10 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
+        mpicheck_buffers_rma(origin_addr, 1, datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, 1, datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17273,6 +17363,11 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, root, 0, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17310,6 +17405,11 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, root, 0, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -17442,6 +17542,11 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, 0, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17489,6 +17594,11 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_igather(sendbuf, (int64_t)sendcount, sendtype, recvbuf, 0, recvcounts, displs, recvtype, root, 0, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17522,7 +17632,8 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17556,7 +17667,8 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
     if (mpicheck_w) {
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17595,8 +17707,9 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, (int64_t)result_count, result_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -17635,8 +17748,9 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && op != MPI_NO_OP)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
+        mpicheck_buffers_rma(result_addr, (int64_t)result_count, result_datatype, target_rank, win, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19906,6 +20020,8 @@ int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sen
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19942,6 +20058,8 @@ int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Data
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -19987,6 +20105,8 @@ int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype se
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20032,6 +20152,8 @@ int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Dat
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20068,6 +20190,8 @@ int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype send
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20104,6 +20228,8 @@ int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datat
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20158,6 +20284,8 @@ int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const i
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20212,6 +20340,8 @@ int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20274,6 +20404,8 @@ int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const M
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 0, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -20336,6 +20468,8 @@ int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request)
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 1, 1, *request, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22398,6 +22532,11 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22434,6 +22573,11 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -22563,6 +22707,11 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22608,6 +22757,11 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(1, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -22710,6 +22864,11 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22746,6 +22905,11 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, NULL, recvbuf, (int64_t)recvcount, NULL, NULL, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -22902,6 +23066,11 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 0, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -22956,6 +23125,11 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -23136,6 +23310,11 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 0, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -23198,6 +23377,11 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ineighbor(0, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, comm, 1, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -24038,7 +24222,7 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24073,7 +24257,7 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS)
-        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, __builtin_return_address(0));
+        mpicheck_buffers_rma(origin_addr, (int64_t)origin_count, origin_datatype, target_rank, win, 0, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24432,6 +24616,11 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, root, 0, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24468,6 +24657,11 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, root, 0, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -24699,6 +24893,11 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, (int64_t)recvcount, NULL, datatype, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24734,6 +24933,11 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, (int64_t)recvcount, NULL, datatype, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -24775,6 +24979,11 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -24814,6 +25023,11 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce_scatter(sendbuf, recvbuf, 0, recvcounts, datatype, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -25318,7 +25532,8 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25356,7 +25571,8 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && origin_addr && origin_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25400,7 +25616,8 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(result_addr, (int64_t)result_count, result_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25444,7 +25661,8 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
     }
     if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL && op != MPI_NO_OP)
         mpicheck_buffers_post(origin_addr, (int64_t)origin_count, origin_datatype, *request, 0, __builtin_return_address(0));
-    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && result_addr && result_count > 0 && target_rank != MPI_PROC_NULL) mpicheck_buffers_unwatched();
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request && target_rank != MPI_PROC_NULL)
+        mpicheck_buffers_post(result_addr, (int64_t)result_count, result_datatype, *request, MPICHECK_RECV_REMOTE, __builtin_return_address(0));
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25757,6 +25975,11 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25792,6 +26015,11 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_ireduce(sendbuf, recvbuf, (int64_t)count, datatype, 0, 1, comm, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -25897,6 +26125,11 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -25934,6 +26167,11 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, (int64_t)sendcount, NULL, NULL, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
@@ -26066,6 +26304,11 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 0, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
+    }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
@@ -26112,6 +26355,11 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
     if (mpicheck_w) {
         MPICHECK_SET(mpicheck_o_request, MPICHECK_WIDTH(MPI_Request), (request ? MPICHECK_W(*request) : 0));
         mpicheck_end(mpicheck_w, mpicheck_ret);
+    }
+    if (__builtin_expect(mpicheck_buffers_on, 0) && mpicheck_ret == MPI_SUCCESS && request) {
+        mpicheck_buffers_capture(*request, 1);
+        mpicheck_buffers_iscatter(sendbuf, 0, sendcounts, displs, sendtype, recvbuf, (int64_t)recvcount, recvtype, root, comm, 1, *request, __builtin_return_address(0));
+        mpicheck_buffers_capture(*request, 0);
     }
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
