@@ -16,6 +16,13 @@
 #define MPICHECK_F_STATUS_WORDS (sizeof(MPI_Status) / sizeof(MPI_Fint))
 #endif
 
+/* A request index returned to Fortran (counted from 1) as C counts it; MPI_UNDEFINED and
+ * garbage stay as they are. */
+static inline int mpicheck_f_index_to_c(MPI_Fint index)
+{
+    return index >= 1 ? (int)index - 1 : (int)index;
+}
+
 /* The MPI library's own Fortran routine `name`, the one our definition hides. */
 static inline void *mpicheck_fortran_next(const char *name)
 {

@@ -852,7 +852,10 @@ F_RETURN_TYPES = {"double", "MPI_Aint"}
 
 
 def fconv(p, expr):
-    """The C value of a Fortran argument's value `expr`: handles through PMPI_*_f2c."""
+    """The C value of a Fortran argument's value `expr`: handles through PMPI_*_f2c, request
+    indices from 1-based to 0-based."""
+    if getattr(p, "fortran_one_based", False):
+        return f"mpicheck_f_index_to_c({expr})"
     if p.base_type in F2C:
         return f"{F2C[p.base_type]}({expr})"
     return f"({p.base_type})({expr})"
@@ -920,6 +923,11 @@ class FortranBinding:
         self.params = [by_name[n] for n in names]
         assert [p.name for p in func.params if p.name in names] == names, func.name
         self.strings = [p for p in self.params if p.kind in STRING_KINDS]
+        # The indices MPI_Waitany/Testany/Waitsome/Testsome (and the get_status forms)
+        # return count requests from 1 in Fortran (MPI 4.1 §3.7.5); the trace holds C's.
+        lists_requests = any(p.name == "array_of_requests" for p in self.params)
+        for p in self.params:
+            p.fortran_one_based = lists_requests and p.kind == "INDEX" and p.dir == "out"
         ret = None if func.embiggened else expr.return_type
         self.return_type = func.return_type if ret else None
         assert self.return_type in (None,) + tuple(F_RETURN_TYPES), (func.name, func.return_type)

@@ -34319,7 +34319,7 @@ static void mpicheck_f_plain_request_get_status_any(void **next, const char *nex
     int mpicheck_ret = ierror ? (int)*ierror : MPI_SUCCESS;
     if (mpicheck_w) {
         mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
-        MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_index)));
+        MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W(mpicheck_f_index_to_c(*f_index)));
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
@@ -34399,7 +34399,7 @@ static void mpicheck_f_plain_request_get_status_some(void **next, const char *ne
         for (int64_t mpicheck_i = 0; mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) mpicheck_f_status_to_c(mpicheck_fs_array_of_statuses + MPICHECK_F_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_outcount)));
         MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(mpicheck_f_index_to_c(f_array_of_indices[mpicheck_i])) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
@@ -39920,7 +39920,7 @@ static void mpicheck_f_plain_testany(void **next, const char *next_name, const v
         mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
         MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
-        MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_index)));
+        MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W(mpicheck_f_index_to_c(*f_index)));
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         if (*flag) mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status); else mpicheck_put_status_none(mpicheck_o_status);
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (flag && !*flag));
@@ -40008,7 +40008,7 @@ static void mpicheck_f_plain_testsome(void **next, const char *next_name, const 
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_outcount)));
         MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(mpicheck_f_index_to_c(f_array_of_indices[mpicheck_i])) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
@@ -43427,7 +43427,7 @@ static void mpicheck_f_plain_waitany(void **next, const char *next_name, const v
         mpicheck_f_status_to_c(mpicheck_fs_status, mpicheck_cst_status);
         MPICHECK_SET(mpicheck_o_array_of_requests, 8, mpicheck_n_array_of_requests);
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
-        MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_index)));
+        MPICHECK_SET(mpicheck_o_index, MPICHECK_WIDTH(int), MPICHECK_W(mpicheck_f_index_to_c(*f_index)));
         mpicheck_put_status(mpicheck_o_status, mpicheck_cst_status);
         mpicheck_end(mpicheck_w, mpicheck_ret);
     }
@@ -43514,7 +43514,7 @@ static void mpicheck_f_plain_waitsome(void **next, const char *next_name, const 
         for (int64_t mpicheck_i = 0, mpicheck_v = mpicheck_n_array_of_requests; mpicheck_i < mpicheck_n_array_of_requests; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_requests + 8 + MPICHECK_WIDTH(MPI_Request) * mpicheck_i, MPICHECK_WIDTH(MPI_Request), mpicheck_i < mpicheck_v ? MPICHECK_W(PMPI_Request_f2c(f_array_of_requests[mpicheck_i])) : -1);
         MPICHECK_SET(mpicheck_o_outcount, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_outcount)));
         MPICHECK_SET(mpicheck_o_array_of_indices, 8, mpicheck_n_array_of_indices);
-        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W((int)(f_array_of_indices[mpicheck_i])) : -1);
+        for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_indices; mpicheck_i++) MPICHECK_SET(mpicheck_o_array_of_indices + 8 + MPICHECK_WIDTH(int) * mpicheck_i, MPICHECK_WIDTH(int), mpicheck_i < mpicheck_v ? MPICHECK_W(mpicheck_f_index_to_c(f_array_of_indices[mpicheck_i])) : -1);
         mpicheck_o_array_of_statuses[0] = mpicheck_n_array_of_statuses;
         for (int64_t mpicheck_i = 0, mpicheck_v = (*outcount == MPI_UNDEFINED ? 0 : (int64_t)*outcount); mpicheck_i < mpicheck_n_array_of_statuses; mpicheck_i++) {
             if (mpicheck_i < mpicheck_v) mpicheck_put_status(mpicheck_o_array_of_statuses + 1 + MPICHECK_STATUS_WORDS * mpicheck_i, &mpicheck_cst_array_of_statuses[mpicheck_i]);
