@@ -351,6 +351,22 @@ where
             }
         } else if trace.header.finalized() && trace.header.exited() {
             RankEnd::Finalized
+        } else if let Some(event) =
+            events
+                .iter()
+                .rposition(|e| e.call == "MPI_Abort")
+                .filter(|&abort| {
+                    events[abort + 1..]
+                        .iter()
+                        .all(|e| e.thread != events[abort].thread)
+                })
+        {
+            // The program aborted the job: MPI ended every process there, whether or not its
+            // exit handlers ran (MPICH runs them when the communicator is not MPI_COMM_WORLD).
+            RankEnd::AbortedInCall {
+                event,
+                call: events[event].call,
+            }
         } else if trace.header.exited() {
             RankEnd::ExitedWithoutFinalize
         } else if let Some(event) = trace.header.aborted_in_call().and_then(|thread| {

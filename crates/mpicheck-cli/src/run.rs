@@ -38,6 +38,21 @@ extern "C" fn on_interrupt(_signal: libc::c_int) {
     relay::hide_teardown();
 }
 
+/// What a SIGINT/SIGTERM during the analysis prints before mpicheck exits (set before the
+/// analysis starts, read by the handler: a pointer and a length, async-signal-safe).
+static ANALYSIS_INTERRUPTED_MESSAGE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+/// The job is over and its traces are on disk: a signal now ends mpicheck (a batch system's
+/// SIGTERM must not wait for a long analysis), saying how to analyze the kept traces.
+extern "C" fn on_interrupt_while_analyzing(signal: libc::c_int) {
+    if let Some(message) = ANALYSIS_INTERRUPTED_MESSAGE.get() {
+        // SAFETY: write(2) of a buffer that lives until exit.
+        unsafe { libc::write(2, message.as_ptr().cast(), message.len()) };
+    }
+    // SAFETY: _exit is async-signal-safe.
+    unsafe { libc::_exit(128 + signal) };
+}
+
 pub fn run(args: &RunArgs) -> Result<u8> {
     // Read before the job starts: a broken suppression file must not cost a whole run.
     let options = ReportOptions::from_args(&args.report)?;
@@ -145,6 +160,22 @@ pub fn run(args: &RunArgs) -> Result<u8> {
 
     if !recorded_mpi_calls(out.path()) {
         bail!("{}", nothing_recorded(&program, family, linked, &end));
+    }
+    let _ = ANALYSIS_INTERRUPTED_MESSAGE.set(
+        format!(
+            "\nmpicheck: interrupted during the analysis; the traces are kept: run `mpicheck analyze {}`\n",
+            out.path().display()
+        )
+        .into_bytes(),
+    );
+    // SAFETY: the handler only writes a prepared buffer and calls _exit.
+    unsafe {
+        for signal in [libc::SIGINT, libc::SIGTERM] {
+            libc::signal(
+                signal,
+                on_interrupt_while_analyzing as extern "C" fn(libc::c_int) as libc::sighandler_t,
+            );
+        }
     }
     let analysis = analyze::analyze_and_report(out.path(), &meta, &options)?;
     Ok(crate::status::conclude(&analysis, Some(&end)))

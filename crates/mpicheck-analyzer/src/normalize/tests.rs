@@ -10,6 +10,7 @@ const SCHEMA: &str = "\
 4 MPI_Waitall count:ARRAY_LENGTH_NNI:in:s array_of_requests:REQUEST:inout:a array_of_statuses:STATUS:out:sa
 5 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
 6 MPI_Ialltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
+7 MPI_Abort comm:COMMUNICATOR:in:s errorcode:ERROR_CODE:in:s
 ";
 const WORLD: i64 = 0x44000000;
 const INT: i64 = 0x4c000405;
@@ -596,4 +597,19 @@ fn a_call_mpi_aborted_in_ends_the_rank_there() {
     aborted.header.state = mpicheck_trace::state::INITIALIZED;
     let run = normalize(&[aborted], &mut resolve).unwrap();
     assert!(matches!(run.ranks[0].end, RankEnd::Interrupted { .. }));
+}
+
+#[test]
+fn a_trace_that_ends_in_mpi_abort_ends_there_even_when_its_exit_handlers_ran() {
+    // MPICH runs the exit handlers when MPI_Abort's communicator is not MPI_COMM_WORLD: the
+    // rank did not merely exit without MPI_Finalize, it aborted the job.
+    let aborted = trace(0, vec![call(7, vec![WORLD, 1], false, 50)]);
+    let run = normalize(&[aborted], &mut resolve).unwrap();
+    assert_eq!(
+        run.ranks[0].end,
+        RankEnd::AbortedInCall {
+            event: 0,
+            call: "MPI_Abort"
+        }
+    );
 }
