@@ -421,13 +421,122 @@ fn shared_lock_epochs_that_cannot_race_report_nothing() {
     // between the epochs may order them; accumulates with one op may overlap.
     assert_eq!(codes_at(&shared_epochs("exclusive", 1, "")), vec![]);
     assert_eq!(codes_at(&shared_epochs("shared", 2, "")), vec![]);
-    let ordered = shared_epochs("shared", 1, "1: send dest=2 tag=0\n 2: recv src=1 tag=0");
-    assert_eq!(codes_at(&ordered), vec![]);
+    // A message sent inside rank 1's epoch does not order its put, which completes only at
+    // the unlock.
+    let inside = shared_epochs("shared", 1, "1: send dest=2 tag=0\n 2: recv src=1 tag=0");
+    assert_eq!(codes_at(&inside), vec![("DR003", Some(5))]);
     let sums = shared_epochs("shared", 1, "").replace("put win=0", "accumulate op=sum win=0");
     assert_eq!(codes_at(&sums), vec![]);
     // Unknown lock type (an MPI that did not record it): not judged.
     assert_eq!(
         codes_at(&shared_epochs("shared", 1, "").replace(" type=shared", "")),
         vec![]
+    );
+}
+
+/// Rank 1 makes two shared-lock epochs on rank 0, rank 2 one, between the same barriers;
+/// `order` runs on rank 1 inside its second epoch.
+fn epochs_without_collectives(order: &str) -> String {
+    with_window(
+        3,
+        &format!(
+            "*: barrier                                        @ w.c:3
+             1: win_lock win=0 target=0 type=shared           @ w.c:4
+             1: put win=0 target=0 disp=1 count=1 type=int    @ w.c:5
+             1: win_unlock win=0 target=0                     @ w.c:6
+             1: win_lock win=0 target=0 type=shared           @ w.c:7
+             1: put win=0 target=0 disp=0 count=1 type=int    @ w.c:8
+             1: win_flush win=0 target=0                      @ w.c:9
+             {order}
+             1: put win=0 target=0 disp=3 count=1 type=int    @ w.c:10
+             1: win_unlock win=0 target=0                     @ w.c:11
+             2: win_lock win=0 target=0 type=shared           @ w.c:12
+             2: get win=0 target=0 disp=0 count=1 type=int    @ w.c:13
+             2: win_unlock win=0 target=0                     @ w.c:14
+             *: barrier                                        @ w.c:20"
+        ),
+    )
+}
+
+#[test]
+fn every_shared_lock_epoch_of_an_origin_is_compared() {
+    // Rank 1's second epoch in the stretch conflicts with rank 2's (missed when only an
+    // origin's first epoch was read).
+    let text = epochs_without_collectives("");
+    assert_eq!(codes_at(&text), vec![("DR003", Some(8))]);
+    let d = &findings(&text)[0];
+    assert!(
+        d.message.starts_with("MPI_Put from rank 1 (w.c:8) and MPI_Get from rank 2 (w.c:13) access bytes 0..4 of rank 0 in window 0 (MPI_Win_create on MPI_COMM_WORLD) in shared-lock epochs nothing orders, and one writes them while the other reads them"),
+        "{}",
+        d.message
+    );
+    // A message after the flush that completes the put, received before the get, orders
+    // them, although both epochs are still open.
+    let flushed = with_window(
+        3,
+        "*: barrier                                        @ w.c:3
+         1: win_lock win=0 target=0 type=shared           @ w.c:4
+         1: put win=0 target=0 disp=0 count=1 type=int    @ w.c:5
+         1: win_flush win=0 target=0                      @ w.c:6
+         1: send dest=2 tag=0                             @ w.c:7
+         1: win_unlock win=0 target=0                     @ w.c:8
+         2: recv src=1 tag=0                              @ w.c:9
+         2: win_lock win=0 target=0 type=shared           @ w.c:10
+         2: get win=0 target=0 disp=0 count=1 type=int    @ w.c:11
+         2: win_unlock win=0 target=0                     @ w.c:12
+         *: barrier                                        @ w.c:20",
+    );
+    assert_eq!(codes_at(&flushed), vec![]);
+    // Without the flush, the put completes only at the unlock, after the message.
+    assert_eq!(
+        codes_at(&flushed.replace("1: win_flush win=0 target=0", "1: win_sync win=0")),
+        vec![("DR003", Some(5))]
+    );
+}
+
+#[test]
+fn lock_all_epochs_race_like_shared_locks() {
+    let text = with_window(
+        2,
+        "*: barrier                                        @ w.c:3
+         *: win_lock_all win=0                            @ w.c:4
+         0: put win=0 target=1 disp=2 count=1 type=int    @ w.c:5
+         1: put win=0 target=1 disp=2 count=1 type=int    @ w.c:6
+         *: win_unlock_all win=0                          @ w.c:7
+         *: barrier                                        @ w.c:8",
+    );
+    assert_eq!(codes_at(&text), vec![("DR003", Some(5))]);
+    // A flush and a barrier inside the lock_all epoch order them.
+    let ordered = text.replace(
+        "1: put win=0",
+        "0: win_flush_all win=0\n *: barrier\n 1: put win=0",
+    );
+    assert_eq!(codes_at(&ordered), vec![]);
+}
+
+#[test]
+fn a_flag_set_by_an_accumulate_and_fetched_by_the_other_origin_orders_accesses() {
+    // Rank 1 writes data, flushes, then sets a flag with MPI_Accumulate; rank 2 polls the
+    // flag with MPI_Fetch_and_op and then reads the data: the flag orders them.
+    let text = with_window(
+        3,
+        "*: barrier                                        @ w.c:3
+         1-2: win_lock win=0 target=0 type=shared         @ w.c:4
+         1: put win=0 target=0 disp=0 count=2 type=int    @ w.c:5
+         1: win_flush win=0 target=0                      @ w.c:6
+         1: accumulate op=replace win=0 target=0 disp=9 count=1 type=int @ w.c:7
+         2: fetch_and_op op=no_op win=0 target=0 disp=9 count=1 type=int @ w.c:8
+         2: get win=0 target=0 disp=0 count=2 type=int    @ w.c:9
+         1-2: win_unlock win=0 target=0                   @ w.c:10
+         *: barrier                                        @ w.c:20",
+    );
+    assert_eq!(codes_at(&text), vec![]);
+    // A flag on other bytes than the one polled orders nothing.
+    assert_eq!(
+        codes_at(&text.replace(
+            "op=replace win=0 target=0 disp=9",
+            "op=replace win=0 target=0 disp=8"
+        )),
+        vec![("DR003", Some(5))]
     );
 }
