@@ -540,3 +540,21 @@ fn a_flag_set_by_an_accumulate_and_fetched_by_the_other_origin_orders_accesses()
         vec![("DR003", Some(5))]
     );
 }
+
+#[test]
+fn a_target_type_with_holes_is_bounded_by_its_last_byte_and_not_judged_for_conflicts() {
+    // Two vectors whose elements reach bytes 0..36 from the displacement (their true
+    // extent): from element 2 they end at byte 44 of 40. Two origins' vectors interleave
+    // without sharing a byte: their spans overlap, but spans never make a conflict.
+    let text = with_window(
+        3,
+        "*: win_fence win=0                        @ w.c:5
+         1: put win=0 target=0 disp=0 count=2 type=int span=0..36  @ w.c:6
+         2: put win=0 target=0 disp=1 count=2 type=int span=0..36  @ w.c:7
+         1: put win=0 target=2 disp=2 count=2 type=int span=0..36  @ w.c:8
+         *: win_fence win=0                        @ w.c:9",
+    );
+    assert_eq!(codes_at(&text), vec![("RM006", Some(8))]);
+    let d = findings(&text);
+    assert!(d[0].message.contains("bytes 8..44"), "{}", d[0].message);
+}

@@ -91,6 +91,11 @@ pub struct RmaAccess {
     /// Bytes the `count` target elements span when their layout is contiguous and known;
     /// `None` for derived types with holes or unknown sizes (not judged).
     pub bytes: Option<u64>,
+    /// Bytes the `count` elements touch relative to the target displacement, `[first,
+    /// end)`, from the datatype's true extent: for a type with holes, from the first
+    /// element's first byte to the last element's last byte (the holes included), so only
+    /// for bounds (RM006), never for conflicts. `None` when the bounds are unknown.
+    pub span: Option<(i64, i64)>,
     /// The reduction operation of an accumulate (`MPI_SUM`, `MPI_REPLACE`, `MPI_NO_OP`).
     pub op: Option<String>,
 }
@@ -115,6 +120,18 @@ impl RmaAccess {
         let unit = window.memory.get(&target)?.disp_unit;
         let start = u64::try_from(self.disp).ok()?.checked_mul(unit)?;
         Some((start, start.checked_add(self.bytes?)?))
+    }
+
+    /// The bytes `[first, end)` that the call's elements reach in the target's window memory
+    /// (holes of the datatype included), for the window's bounds; `first` may be negative.
+    pub fn reached_range(&self, window: &WindowInfo) -> Option<(i64, i64)> {
+        let RmaTarget::Rank(target) = self.target else {
+            return None;
+        };
+        let unit = i64::try_from(window.memory.get(&target)?.disp_unit).ok()?;
+        let base = self.disp.checked_mul(unit)?;
+        let (first, end) = self.span?;
+        Some((base.checked_add(first)?, base.checked_add(end)?))
     }
 }
 

@@ -29,6 +29,9 @@ pub(super) struct RankWindows {
     created: HashMap<CommId, u32>,
     /// Group handles → world ranks, for the groups of `MPI_Win_post` and `MPI_Win_start`.
     groups: HashMap<i64, Vec<Rank>>,
+    /// Committed derived datatypes → (extent, true_lb, true_extent), from
+    /// `MPICHECK_Type_info`: where `count` elements really touch target memory.
+    spans: HashMap<i64, (i64, i64, i64)>,
 }
 
 impl RankNormalizer<'_> {
@@ -191,6 +194,40 @@ impl RankNormalizer<'_> {
         )
     }
 
+    /// Notes the true bounds of a committed datatype (absent in traces of older recorders).
+    pub(super) fn note_type_span(&mut self, raw: i64, args: &Args) {
+        match (
+            args.int("extent"),
+            args.int("true_lb"),
+            args.int("true_extent"),
+        ) {
+            (Some(extent), Some(true_lb), Some(true_extent)) if extent >= 0 && true_extent >= 0 => {
+                self.rma.spans.insert(raw, (extent, true_lb, true_extent));
+            }
+            _ => {
+                self.rma.spans.remove(&raw);
+            }
+        }
+    }
+
+    /// Bytes `count` elements of a datatype touch, from the target displacement: from the
+    /// first element's true lower bound to the last element's true upper bound.
+    fn touched_span(&self, count: i64, raw: i64) -> Option<(i64, i64)> {
+        if count <= 0 {
+            return Some((0, 0));
+        }
+        let Some(&(extent, true_lb, true_extent)) = self.rma.spans.get(&raw) else {
+            // Predefined types, and derived ones of older traces without holes.
+            let bytes = self.contiguous_bytes(count, raw)?;
+            return Some((0, i64::try_from(bytes).ok()?));
+        };
+        let last = (count - 1).checked_mul(extent)?;
+        Some((
+            true_lb,
+            last.checked_add(true_lb)?.checked_add(true_extent)?,
+        ))
+    }
+
     fn rma_access(&mut self, short: &str, target: RmaTarget, args: &Args) -> Option<RmaAccess> {
         let (kind, request) = access_kind(short)?;
         // The single-element calls name their one datatype `datatype`.
@@ -200,6 +237,7 @@ impl RankNormalizer<'_> {
         };
         let count = count.unwrap_or(0);
         let bytes = type_raw.and_then(|t| self.contiguous_bytes(count, t));
+        let span = type_raw.and_then(|t| self.touched_span(count, t));
         let op = args
             .int("op")
             .and_then(|raw| self.constants.ops.get(&raw).cloned());
@@ -211,6 +249,7 @@ impl RankNormalizer<'_> {
             count,
             datatype: self.datatype(type_raw),
             bytes,
+            span,
             op,
         })
     }

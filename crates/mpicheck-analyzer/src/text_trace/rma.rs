@@ -124,9 +124,21 @@ impl Parser {
                 };
                 let count = self.count(keys)?;
                 let datatype = self.datatype(keys)?;
-                let bytes = datatype
+                let mut bytes = datatype
                     .and_then(|t| self.run.datatypes[t.0 as usize].size)
                     .and_then(|s| u64::try_from(count).ok()?.checked_mul(s));
+                // `span=A..B`: a target datatype with holes whose elements reach bytes A..B
+                // from the displacement (its true extent); its bytes are not one block.
+                let span = match keys.get("span") {
+                    Some(v) => {
+                        let Some((a, b)) = v.split_once("..") else {
+                            return self.err(format!("`span={v}`: expected FIRST..END"));
+                        };
+                        bytes = None;
+                        Some((self.int("span", a)?, self.int("span", b)?))
+                    }
+                    None => bytes.and_then(|b| Some((0, i64::try_from(b).ok()?))),
+                };
                 RmaKind::Access(RmaAccess {
                     kind,
                     request,
@@ -135,6 +147,7 @@ impl Parser {
                     count,
                     datatype,
                     bytes,
+                    span,
                     op: keys
                         .get("op")
                         .map(|o| format!("MPI_{}", o.to_ascii_uppercase())),

@@ -16,8 +16,11 @@ pub const RM006: CheckInfo = CheckInfo {
 Computes the target bytes of each `MPI_Put`, `MPI_Get` and accumulate call: from
 `target_disp` × the target's `disp_unit` to that plus `target_count` × the size of
 `target_datatype`, and compares them with the `size` the target passed to
-`MPI_Win_create`, `MPI_Win_allocate` or `MPI_Win_allocate_shared`. Calls whose target
-datatype has holes, and windows created with `MPI_Win_create_dynamic`, are not judged.
+`MPI_Win_create`, `MPI_Win_allocate` or `MPI_Win_allocate_shared`. For a derived target
+datatype (a vector, a resized type, ...) the bytes run from its true lower bound to the
+true upper bound of the last element, `(target_count - 1)` × its extent further
+(`MPI_Type_get_true_extent`): the last byte actually touched, not count × size. Windows
+created with `MPI_Win_create_dynamic` are not judged.
 
 ## Why is this bad
 
@@ -83,10 +86,10 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                 ));
                 continue;
             }
-            let Some((start, end)) = access.target_range(window) else {
+            let Some((start, end)) = access.reached_range(window) else {
                 continue;
             };
-            if end > memory.size {
+            if start < 0 || end > memory.size as i64 {
                 items.push((
                     trace.rank,
                     index,
@@ -95,10 +98,17 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                         &what,
                         memory.size
                     ),
-                    format!(
-                        "target_disp = {} × disp_unit {} and {} element(s) end at byte {end}, past {}",
-                        access.disp, memory.disp_unit, access.count, memory.size
-                    )
+                    if start < 0 {
+                        format!(
+                            "target_disp = {} × disp_unit {} and the datatype's true lower bound start at byte {start}, before the window",
+                            access.disp, memory.disp_unit
+                        )
+                    } else {
+                        format!(
+                            "target_disp = {} × disp_unit {} and {} element(s) end at byte {end}, past {}",
+                            access.disp, memory.disp_unit, access.count, memory.size
+                        )
+                    }
                     .into(),
                 ));
             }
