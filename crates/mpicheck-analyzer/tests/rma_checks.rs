@@ -240,10 +240,12 @@ fn accesses_past_the_target_window_are_reported_with_the_target_disp_unit() {
         d[0].message
     );
     assert!(d[1].message.contains("negative"), "{}", d[1].message);
-    // A dynamic window has no size to judge by.
+    // A dynamic window has no size to judge by: its displacements are addresses in the
+    // memory the target attached.
     let dynamic = "ranks 2
         *: init
         *: win_create_dynamic win=0
+        1: win_attach win=0 base=4000 size=4
         *: win_fence win=0
         0: put win=0 target=1 disp=4000 count=1 type=int
         *: win_fence win=0
@@ -557,4 +559,85 @@ fn a_target_type_with_holes_is_bounded_by_its_last_byte_and_not_judged_for_confl
     assert_eq!(codes_at(&text), vec![("RM006", Some(8))]);
     let d = findings(&text);
     assert!(d[0].message.contains("bytes 8..44"), "{}", d[0].message);
+}
+
+/// A dynamic window: rank 1 attaches 16 bytes at 4096 and 16 at 8192; rank 0 accesses
+/// it between fences with `body`.
+fn dynamic_window(body: &str) -> String {
+    format!(
+        "ranks 2
+         *: init
+         *: win_create_dynamic win=0                     @ d.c:1
+         1: win_attach win=0 base=4096 size=16           @ d.c:2
+         1: win_attach win=0 base=8192 size=16           @ d.c:3
+         *: win_fence win=0                              @ d.c:4
+         {body}
+         *: win_fence win=0                              @ d.c:20
+         *: win_free win=0                               @ d.c:21
+         *: finalize"
+    )
+}
+
+#[test]
+fn dynamic_window_accesses_must_lie_in_attached_memory() {
+    let ok = dynamic_window(
+        "0: put win=0 target=1 disp=4096 count=4 type=int   @ d.c:5
+         0: get win=0 target=1 disp=8196 count=3 type=int   @ d.c:6",
+    );
+    // Freeing the window with memory attached is allowed (MPI 4.1 §12.2.4).
+    assert_eq!(codes_at(&ok), vec![]);
+    let bad = dynamic_window(
+        "0: put win=0 target=1 disp=4100 count=4 type=int   @ d.c:5
+         0: get win=0 target=1 disp=12288 count=1 type=int  @ d.c:6",
+    );
+    assert_eq!(codes_at(&bad), vec![("RM006", Some(5)), ("RM006", Some(6))]);
+    let d = findings(&bad);
+    assert!(
+        d[0].message.ends_with("reaches addresses 0x1004..0x1014 at the target, past the 16 bytes it attached at 0x1000"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[1].message.ends_with("where it attached no memory"),
+        "{}",
+        d[1].message
+    );
+}
+
+#[test]
+fn dynamic_window_memory_detached_before_the_access_or_never_attached() {
+    // Rank 1 detaches the memory at 8192 and a barrier orders that before rank 0's put.
+    let text = dynamic_window(
+        "1: win_detach win=0 base=8192                      @ d.c:7
+         *: barrier                                         @ d.c:8
+         0: put win=0 target=1 disp=8192 count=1 type=int   @ d.c:9
+         1: win_detach win=0 base=12288                     @ d.c:10",
+    );
+    assert_eq!(
+        codes_at(&text),
+        vec![("RM002", Some(10)), ("RM006", Some(9))]
+    );
+    let d = findings(&text);
+    assert!(
+        d[1].message
+            .ends_with("in memory it detached before (d.c:7)"),
+        "{}",
+        d[1].message
+    );
+    // Without the barrier nothing says the detach came first: not judged.
+    let unordered = text.replace(
+        "*: barrier                                         @ d.c:8",
+        "",
+    );
+    assert_eq!(codes_at(&unordered), vec![("RM002", Some(10))]);
+}
+
+#[test]
+fn dynamic_window_conflicts_are_keyed_by_address() {
+    let text = dynamic_window(
+        "0: put win=0 target=1 disp=4096 count=2 type=int   @ d.c:5
+         1: put win=0 target=1 disp=4100 count=1 type=int   @ d.c:6
+         1: put win=0 target=1 disp=8192 count=1 type=int   @ d.c:7",
+    );
+    assert_eq!(codes_at(&text), vec![("DR001", Some(5))]);
 }

@@ -23,7 +23,8 @@ pub enum WinFlavor {
     Allocate,
     /// `MPI_Win_allocate_shared`.
     Shared,
-    /// `MPI_Win_create_dynamic`: memory attached later; no size to check against.
+    /// `MPI_Win_create_dynamic`: memory attached later ([`RmaKind::Attach`]); target
+    /// displacements are addresses at the target (its [`WinMemory`] has size 0, unit 1).
     Dynamic,
 }
 
@@ -180,6 +181,15 @@ pub enum RmaKind {
         target: Option<RmaTarget>,
     },
     Sync,
+    /// `MPI_Win_attach` of `size` bytes at address `base` to a dynamic window.
+    Attach {
+        base: u64,
+        size: u64,
+    },
+    /// `MPI_Win_detach` of the memory attached at `base`.
+    Detach {
+        base: u64,
+    },
     Access(RmaAccess),
 }
 

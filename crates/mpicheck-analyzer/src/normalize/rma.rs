@@ -119,6 +119,20 @@ impl RankNormalizer<'_> {
             },
             "Win_flush_all" | "Win_flush_local_all" => RmaKind::Flush { target: None },
             "Win_sync" => RmaKind::Sync,
+            "Win_attach" | "Win_detach" => {
+                let address = |key: &str| args.int(key).and_then(|v| u64::try_from(v).ok());
+                let Some(base) = address("base") else {
+                    return;
+                };
+                if short == "Win_detach" {
+                    RmaKind::Detach { base }
+                } else {
+                    let Some(size) = address("size") else {
+                        return;
+                    };
+                    RmaKind::Attach { base, size }
+                }
+            }
             _ => match self.rma_access(short, rank_arg, args) {
                 Some(access) => RmaKind::Access(access),
                 None => return,
@@ -164,7 +178,16 @@ impl RankNormalizer<'_> {
                 win
             }
         };
-        if flavor != WinFlavor::Dynamic {
+        if flavor == WinFlavor::Dynamic {
+            // Displacements are addresses: the unit is 1 and the memory is attached later.
+            self.tables.rma.windows[win.0 as usize].memory.insert(
+                self.rank,
+                WinMemory {
+                    size: 0,
+                    disp_unit: 1,
+                },
+            );
+        } else {
             let size = args.int("size").and_then(|s| u64::try_from(s).ok());
             let unit = args.int("disp_unit").and_then(|u| u64::try_from(u).ok());
             if let (Some(size), Some(disp_unit)) = (size, unit) {

@@ -32,6 +32,8 @@ pub(super) const RMA_CALLS: &[&str] = &[
     "win_flush_all",
     "win_flush_local_all",
     "win_sync",
+    "win_attach",
+    "win_detach",
 ];
 
 impl Parser {
@@ -108,6 +110,13 @@ impl Parser {
             },
             "win_flush_all" | "win_flush_local_all" => RmaKind::Flush { target: None },
             "win_sync" => RmaKind::Sync,
+            "win_attach" => RmaKind::Attach {
+                base: self.int("base", keys.get("base").copied().unwrap_or(""))?,
+                size: self.int("size", keys.get("size").copied().unwrap_or(""))?,
+            },
+            "win_detach" => RmaKind::Detach {
+                base: self.int("base", keys.get("base").copied().unwrap_or(""))?,
+            },
             _ => {
                 let (request, base) = match name.strip_prefix('r') {
                     Some(b) if RMA_CALLS[..6].contains(&b) => (true, b),
@@ -195,6 +204,10 @@ impl Parser {
         let unit = keys
             .get("unit")
             .map_or(Ok(1), |v| self.int::<u64>("unit", v))?;
+        let size = match flavor {
+            WinFlavor::Dynamic => Some(0),
+            _ => size,
+        };
         if let Some(size) = size {
             self.run.windows[win as usize].memory.insert(
                 rank,

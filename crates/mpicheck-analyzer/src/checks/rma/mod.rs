@@ -112,6 +112,8 @@ struct Epochs {
     lock_all: bool,
     start: bool,
     post: bool,
+    /// Memory attached to a dynamic window: base address → bytes.
+    attached: BTreeMap<u64, u64>,
 }
 
 /// `MPI_Put to rank 1 of window 0`.
@@ -266,6 +268,20 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     }
                 }
                 RmaKind::Flush { .. } | RmaKind::Sync => {}
+                RmaKind::Attach { base, size } => {
+                    state.attached.insert(*base, *size);
+                }
+                RmaKind::Detach { base } => {
+                    if state.attached.remove(base).is_none() {
+                        unmatched(
+                            text!(
+                                "{name} of address {base:#x} in {}, where this rank has no memory attached",
+                                window.name.as_str()
+                            ),
+                            "detaches memory that is not attached to the window",
+                        );
+                    }
+                }
                 RmaKind::Free => {
                     let mut open = Vec::new();
                     if !state.locks.is_empty() {
