@@ -641,3 +641,53 @@ fn dynamic_window_conflicts_are_keyed_by_address() {
     );
     assert_eq!(codes_at(&text), vec![("DR001", Some(5))]);
 }
+
+/// Ranks 1 and 2 each lock rank 0 between the same barriers: rank 1 exclusively with
+/// MPI_MODE_NOCHECK, rank 2 with `other`; `between` runs after rank 1's epoch.
+fn nocheck_lock(other: &str, between: &str) -> String {
+    with_window(
+        3,
+        &format!(
+            "*: barrier                                                   @ w.c:3
+             1: win_lock win=0 target=0 type=exclusive assert=nocheck    @ w.c:4
+             1: put win=0 target=0 disp=0 count=1 type=int               @ w.c:5
+             1: win_unlock win=0 target=0                                @ w.c:6
+             {between}
+             2: win_lock win=0 target=0 type={other}                     @ w.c:7
+             2: put win=0 target=0 disp=4 count=1 type=int               @ w.c:8
+             2: win_unlock win=0 target=0                                @ w.c:9
+             *: barrier                                                   @ w.c:10"
+        ),
+    )
+}
+
+#[test]
+fn a_nocheck_lock_overlapping_a_conflicting_lock_epoch_is_reported() {
+    for other in ["shared", "exclusive"] {
+        let text = nocheck_lock(other, "");
+        assert_eq!(codes_at(&text), vec![("RM007", Some(4))], "{other}");
+        let d = &findings(&text)[0];
+        assert!(
+            d.message.starts_with(
+                "MPI_Win_lock of rank 0 with MPI_MODE_NOCHECK on rank 1 (w.c:4) overlaps the"
+            ),
+            "{}",
+            d.message
+        );
+        assert_eq!(d.locations[1].line, Some(7));
+    }
+    // A message after rank 1's unlock, received before rank 2's lock, orders them.
+    let ordered = nocheck_lock("exclusive", "1: send dest=2 tag=0\n 2: recv src=1 tag=0");
+    assert_eq!(codes_at(&ordered), vec![]);
+    // NOCHECK on shared locks only: no conflicting lock.
+    let shared = nocheck_lock("shared", "").replace("type=exclusive assert", "type=shared assert");
+    assert_eq!(codes_at(&shared), vec![]);
+    // A lock_all epoch is a shared lock of every target.
+    let all = nocheck_lock("shared", "")
+        .replace(
+            "2: win_lock win=0 target=0 type=shared",
+            "2: win_lock_all win=0",
+        )
+        .replace("2: win_unlock win=0 target=0", "2: win_unlock_all win=0");
+    assert_eq!(codes_at(&all), vec![("RM007", Some(4))]);
+}

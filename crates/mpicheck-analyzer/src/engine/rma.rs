@@ -54,7 +54,9 @@ impl HeldLocks {
                     _ => None,
                 };
                 match &call.kind {
-                    RmaKind::Lock { target, exclusive } => {
+                    RmaKind::Lock {
+                        target, exclusive, ..
+                    } => {
                         if let Some(k) = key(target) {
                             open.insert(k, (*exclusive, !event.returned));
                         }
@@ -132,6 +134,7 @@ fn lock_mode(run: &Run, rank: Rank, index: usize, win: WinId, target: Rank) -> O
             RmaKind::Lock {
                 target: RmaTarget::Rank(t),
                 exclusive,
+                ..
             } if *t == target => return *exclusive,
             RmaKind::LockAll => return Some(false),
             RmaKind::Unlock {
@@ -150,6 +153,7 @@ fn lock_wait(call: &RmaCall, index: usize, run: &Run, rank: Rank, held: &HeldLoc
         RmaKind::Lock {
             target: RmaTarget::Rank(t),
             exclusive,
+            ..
         } => (*t, *exclusive),
         RmaKind::Unlock {
             target: RmaTarget::Rank(t),

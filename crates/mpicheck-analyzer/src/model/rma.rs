@@ -151,6 +151,9 @@ pub enum RmaKind {
     Lock {
         target: RmaTarget,
         exclusive: Option<bool>,
+        /// `MPI_MODE_NOCHECK`: the program promises no other origin holds or requests a
+        /// conflicting lock on the target during the epoch (MPI 4.1 §12.5.5).
+        nocheck: bool,
     },
     Unlock {
         target: RmaTarget,

@@ -97,6 +97,7 @@ impl RankNormalizer<'_> {
                     Some(t) if Some(t) == self.constants.lock_shared => Some(false),
                     _ => None,
                 },
+                nocheck: self.nocheck(args),
             },
             "Win_unlock" => RmaKind::Unlock { target: rank_arg },
             "Win_lock_all" => RmaKind::LockAll,

@@ -86,6 +86,7 @@ impl Parser {
                         ))
                     }
                 },
+                nocheck: nocheck(keys),
             },
             "win_unlock" => RmaKind::Unlock {
                 target: target(self)?,

@@ -19,6 +19,7 @@ pub mod beyond_window;
 pub mod conflict;
 pub mod no_epoch;
 pub mod nocheck;
+mod nocheck_lock;
 pub mod open_at_free;
 mod pscw;
 pub mod pscw_partner;
@@ -66,6 +67,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(beyond_window::check(run));
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
+    out.extend(nocheck_lock::check(run));
     out.extend(pscw_partner::check(run, &pscw));
     out.extend(conflict::diagnostics(run, &walk));
     out.extend(shared_lock::check(run));

@@ -154,6 +154,7 @@ fn collect(run: &Run) -> Collected {
                 RmaKind::Lock {
                     target: RmaTarget::Rank(t),
                     exclusive: Some(false),
+                    ..
                 } => {
                     state.shared.insert(*t);
                 }

@@ -139,7 +139,8 @@ fn windows_get_one_id_on_every_member_with_each_members_memory() {
         run.rma[&(1, 6)].kind,
         RmaKind::Lock {
             target: RmaTarget::Rank(0),
-            exclusive: Some(true)
+            exclusive: Some(true),
+            nocheck: false
         }
     );
 }
