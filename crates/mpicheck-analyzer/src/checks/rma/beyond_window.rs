@@ -12,7 +12,7 @@ pub const RM006: CheckInfo = CheckInfo {
     name: "rma-beyond-window",
     category: Category::InvalidArgument,
     severity: Severity::Error,
-    summary: "an RMA call's target displacement and count reach beyond the memory the target exposes in the window (or the displacement is negative)",
+    summary: "an RMA call's target displacement and count reach beyond the memory the target exposes in the window (or the displacement is negative), or, on a dynamic window, outside the memory the target has attached",
     docs: r#"## What it does
 
 Computes the target bytes of each `MPI_Put`, `MPI_Get` and accumulate call: from

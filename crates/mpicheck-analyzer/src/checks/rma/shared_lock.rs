@@ -16,7 +16,7 @@ pub const DR003: CheckInfo = CheckInfo {
     name: "rma-shared-lock-conflict",
     category: Category::DataRace,
     severity: Severity::Error,
-    summary: "two origins access overlapping bytes of one target under MPI_LOCK_SHARED in epochs nothing orders, and at least one writes them",
+    summary: "two origins access overlapping bytes of one target under shared locks (MPI_LOCK_SHARED or MPI_Win_lock_all) with nothing ordering the accesses, and at least one writes them",
     docs: r#"## What it does
 
 Collects every access an origin makes under `MPI_Win_lock(MPI_LOCK_SHARED, target, ...)`
