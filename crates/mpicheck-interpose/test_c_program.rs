@@ -187,6 +187,8 @@ fn check_c_program(family: support::Family) {
             (info.int("datatype"), info.int("size"), info.int("extent")),
             (committed, 12, 12)
         );
+        // Its true bounds, for RMA target bytes (RM006).
+        assert_eq!((info.int("true_lb"), info.int("true_extent")), (0, 12));
 
         // Gatherv: counts recorded at the root only, where they are significant.
         let gatherv = exactly(&calls, "MPI_Gatherv", 1)[0];

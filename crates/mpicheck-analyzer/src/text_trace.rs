@@ -43,9 +43,10 @@
 //! | `buffer_attach` `buffer_detach` | `bytes=N` |
 //! | `win_create` `win_allocate` `win_allocate_shared` `win_create_dynamic` | `win=N` (windows in order 0, 1, ...) `comm=N` `size=BYTES` `unit=N` (this rank's memory; default unit 1) |
 //! | `win_fence` `win_free` | `win=N`; fences take `assert=nosucceed` |
-//! | `win_lock` `win_unlock` `win_flush` `win_flush_local` | `win=N` `target=N\|null` (a window rank); `win_lock` takes `type=exclusive\|shared` (absent: unknown) |
+//! | `win_lock` `win_unlock` `win_flush` `win_flush_local` | `win=N` `target=N\|null` (a window rank); `win_lock` takes `type=exclusive\|shared` (absent: unknown) and `assert=nocheck` |
+//! | `win_attach` `win_detach` | `win=N` `base=ADDRESS` (decimal); `win_attach` takes `size=BYTES` (dynamic windows: a target displacement is an address) |
 //! | `win_lock_all` `win_unlock_all` `win_post` `win_start` `win_complete` `win_wait` `win_test` `win_flush_all` `win_sync` | `win=N`; `win_test` takes `flag=0\|1`; `win_post` and `win_start` take `group=1,2` (world ranks, `none`: empty; absent: unknown) and `assert=nocheck` |
-//! | `put` `get` `accumulate` `get_accumulate` `fetch_and_op` `compare_and_swap`, and `rput` `rget` `raccumulate` `rget_accumulate` | `win=N` `target=N\|null` `disp=N` `count=N` `type=T` `op=sum` |
+//! | `put` `get` `accumulate` `get_accumulate` `fetch_and_op` `compare_and_swap`, and `rput` `rget` `raccumulate` `rget_accumulate` | `win=N` `target=N\|null` `disp=N` `count=N` `type=T` `op=sum`; `span=A..B`: a target type with holes whose elements reach bytes A..B from the displacement (judged for bounds, not for conflicts) |
 //! | `init` `finalize` | |
 //! | `other NAME` | any other MPI call, e.g. `other MPI_Comm_rank` |
 //! | `access` | not a call: a load or store into a pending operation's buffer (`--check-buffers`), at the line's `@` site: `write=0\|1` `addr=N` `buf=START+LEN` `recv=0\|1` `thread=N` (absent: a thread without MPI calls) `tid=N` `post=FILE:LINE` (where the operation started, as the recorder gives it) |

@@ -240,10 +240,12 @@ fn accesses_past_the_target_window_are_reported_with_the_target_disp_unit() {
         d[0].message
     );
     assert!(d[1].message.contains("negative"), "{}", d[1].message);
-    // A dynamic window has no size to judge by.
+    // A dynamic window has no size to judge by: its displacements are addresses in the
+    // memory the target attached.
     let dynamic = "ranks 2
         *: init
         *: win_create_dynamic win=0
+        1: win_attach win=0 base=4000 size=4
         *: win_fence win=0
         0: put win=0 target=1 disp=4000 count=1 type=int
         *: win_fence win=0
@@ -421,8 +423,10 @@ fn shared_lock_epochs_that_cannot_race_report_nothing() {
     // between the epochs may order them; accumulates with one op may overlap.
     assert_eq!(codes_at(&shared_epochs("exclusive", 1, "")), vec![]);
     assert_eq!(codes_at(&shared_epochs("shared", 2, "")), vec![]);
-    let ordered = shared_epochs("shared", 1, "1: send dest=2 tag=0\n 2: recv src=1 tag=0");
-    assert_eq!(codes_at(&ordered), vec![]);
+    // A message sent inside rank 1's epoch does not order its put, which completes only at
+    // the unlock.
+    let inside = shared_epochs("shared", 1, "1: send dest=2 tag=0\n 2: recv src=1 tag=0");
+    assert_eq!(codes_at(&inside), vec![("DR003", Some(5))]);
     let sums = shared_epochs("shared", 1, "").replace("put win=0", "accumulate op=sum win=0");
     assert_eq!(codes_at(&sums), vec![]);
     // Unknown lock type (an MPI that did not record it): not judged.
@@ -430,4 +434,260 @@ fn shared_lock_epochs_that_cannot_race_report_nothing() {
         codes_at(&shared_epochs("shared", 1, "").replace(" type=shared", "")),
         vec![]
     );
+}
+
+/// Rank 1 makes two shared-lock epochs on rank 0, rank 2 one, between the same barriers;
+/// `order` runs on rank 1 inside its second epoch.
+fn epochs_without_collectives(order: &str) -> String {
+    with_window(
+        3,
+        &format!(
+            "*: barrier                                        @ w.c:3
+             1: win_lock win=0 target=0 type=shared           @ w.c:4
+             1: put win=0 target=0 disp=1 count=1 type=int    @ w.c:5
+             1: win_unlock win=0 target=0                     @ w.c:6
+             1: win_lock win=0 target=0 type=shared           @ w.c:7
+             1: put win=0 target=0 disp=0 count=1 type=int    @ w.c:8
+             1: win_flush win=0 target=0                      @ w.c:9
+             {order}
+             1: put win=0 target=0 disp=3 count=1 type=int    @ w.c:10
+             1: win_unlock win=0 target=0                     @ w.c:11
+             2: win_lock win=0 target=0 type=shared           @ w.c:12
+             2: get win=0 target=0 disp=0 count=1 type=int    @ w.c:13
+             2: win_unlock win=0 target=0                     @ w.c:14
+             *: barrier                                        @ w.c:20"
+        ),
+    )
+}
+
+#[test]
+fn every_shared_lock_epoch_of_an_origin_is_compared() {
+    // Rank 1's second epoch in the stretch conflicts with rank 2's (missed when only an
+    // origin's first epoch was read).
+    let text = epochs_without_collectives("");
+    assert_eq!(codes_at(&text), vec![("DR003", Some(8))]);
+    let d = &findings(&text)[0];
+    assert!(
+        d.message.starts_with("MPI_Put from rank 1 (w.c:8) and MPI_Get from rank 2 (w.c:13) access bytes 0..4 of rank 0 in window 0 (MPI_Win_create on MPI_COMM_WORLD) in shared-lock epochs nothing orders, and one writes them while the other reads them"),
+        "{}",
+        d.message
+    );
+    // A message after the flush that completes the put, received before the get, orders
+    // them, although both epochs are still open.
+    let flushed = with_window(
+        3,
+        "*: barrier                                        @ w.c:3
+         1: win_lock win=0 target=0 type=shared           @ w.c:4
+         1: put win=0 target=0 disp=0 count=1 type=int    @ w.c:5
+         1: win_flush win=0 target=0                      @ w.c:6
+         1: send dest=2 tag=0                             @ w.c:7
+         1: win_unlock win=0 target=0                     @ w.c:8
+         2: recv src=1 tag=0                              @ w.c:9
+         2: win_lock win=0 target=0 type=shared           @ w.c:10
+         2: get win=0 target=0 disp=0 count=1 type=int    @ w.c:11
+         2: win_unlock win=0 target=0                     @ w.c:12
+         *: barrier                                        @ w.c:20",
+    );
+    assert_eq!(codes_at(&flushed), vec![]);
+    // Without the flush, the put completes only at the unlock, after the message.
+    assert_eq!(
+        codes_at(&flushed.replace("1: win_flush win=0 target=0", "1: win_sync win=0")),
+        vec![("DR003", Some(5))]
+    );
+}
+
+#[test]
+fn lock_all_epochs_race_like_shared_locks() {
+    let text = with_window(
+        2,
+        "*: barrier                                        @ w.c:3
+         *: win_lock_all win=0                            @ w.c:4
+         0: put win=0 target=1 disp=2 count=1 type=int    @ w.c:5
+         1: put win=0 target=1 disp=2 count=1 type=int    @ w.c:6
+         *: win_unlock_all win=0                          @ w.c:7
+         *: barrier                                        @ w.c:8",
+    );
+    assert_eq!(codes_at(&text), vec![("DR003", Some(5))]);
+    // A flush and a barrier inside the lock_all epoch order them.
+    let ordered = text.replace(
+        "1: put win=0",
+        "0: win_flush_all win=0\n *: barrier\n 1: put win=0",
+    );
+    assert_eq!(codes_at(&ordered), vec![]);
+}
+
+#[test]
+fn a_flag_set_by_an_accumulate_and_fetched_by_the_other_origin_orders_accesses() {
+    // Rank 1 writes data, flushes, then sets a flag with MPI_Accumulate; rank 2 polls the
+    // flag with MPI_Fetch_and_op and then reads the data: the flag orders them.
+    let text = with_window(
+        3,
+        "*: barrier                                        @ w.c:3
+         1-2: win_lock win=0 target=0 type=shared         @ w.c:4
+         1: put win=0 target=0 disp=0 count=2 type=int    @ w.c:5
+         1: win_flush win=0 target=0                      @ w.c:6
+         1: accumulate op=replace win=0 target=0 disp=9 count=1 type=int @ w.c:7
+         2: fetch_and_op op=no_op win=0 target=0 disp=9 count=1 type=int @ w.c:8
+         2: get win=0 target=0 disp=0 count=2 type=int    @ w.c:9
+         1-2: win_unlock win=0 target=0                   @ w.c:10
+         *: barrier                                        @ w.c:20",
+    );
+    assert_eq!(codes_at(&text), vec![]);
+    // A flag on other bytes than the one polled orders nothing.
+    assert_eq!(
+        codes_at(&text.replace(
+            "op=replace win=0 target=0 disp=9",
+            "op=replace win=0 target=0 disp=8"
+        )),
+        vec![("DR003", Some(5))]
+    );
+}
+
+#[test]
+fn a_target_type_with_holes_is_bounded_by_its_last_byte_and_not_judged_for_conflicts() {
+    // Two vectors whose elements reach bytes 0..36 from the displacement (their true
+    // extent): from element 2 they end at byte 44 of 40. Two origins' vectors interleave
+    // without sharing a byte: their spans overlap, but spans never make a conflict.
+    let text = with_window(
+        3,
+        "*: win_fence win=0                        @ w.c:5
+         1: put win=0 target=0 disp=0 count=2 type=int span=0..36  @ w.c:6
+         2: put win=0 target=0 disp=1 count=2 type=int span=0..36  @ w.c:7
+         1: put win=0 target=2 disp=2 count=2 type=int span=0..36  @ w.c:8
+         *: win_fence win=0                        @ w.c:9",
+    );
+    assert_eq!(codes_at(&text), vec![("RM006", Some(8))]);
+    let d = findings(&text);
+    assert!(d[0].message.contains("bytes 8..44"), "{}", d[0].message);
+}
+
+/// A dynamic window: rank 1 attaches 16 bytes at 4096 and 16 at 8192; rank 0 accesses
+/// it between fences with `body`.
+fn dynamic_window(body: &str) -> String {
+    format!(
+        "ranks 2
+         *: init
+         *: win_create_dynamic win=0                     @ d.c:1
+         1: win_attach win=0 base=4096 size=16           @ d.c:2
+         1: win_attach win=0 base=8192 size=16           @ d.c:3
+         *: win_fence win=0                              @ d.c:4
+         {body}
+         *: win_fence win=0                              @ d.c:20
+         *: win_free win=0                               @ d.c:21
+         *: finalize"
+    )
+}
+
+#[test]
+fn dynamic_window_accesses_must_lie_in_attached_memory() {
+    let ok = dynamic_window(
+        "0: put win=0 target=1 disp=4096 count=4 type=int   @ d.c:5
+         0: get win=0 target=1 disp=8196 count=3 type=int   @ d.c:6",
+    );
+    // Freeing the window with memory attached is allowed (MPI 4.1 §12.2.4).
+    assert_eq!(codes_at(&ok), vec![]);
+    let bad = dynamic_window(
+        "0: put win=0 target=1 disp=4100 count=4 type=int   @ d.c:5
+         0: get win=0 target=1 disp=12288 count=1 type=int  @ d.c:6",
+    );
+    assert_eq!(codes_at(&bad), vec![("RM006", Some(5)), ("RM006", Some(6))]);
+    let d = findings(&bad);
+    assert!(
+        d[0].message.ends_with("reaches addresses 0x1004..0x1014 at the target, past the 16 bytes it attached at 0x1000"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[1].message.ends_with("where it attached no memory"),
+        "{}",
+        d[1].message
+    );
+}
+
+#[test]
+fn dynamic_window_memory_detached_before_the_access_or_never_attached() {
+    // Rank 1 detaches the memory at 8192 and a barrier orders that before rank 0's put.
+    let text = dynamic_window(
+        "1: win_detach win=0 base=8192                      @ d.c:7
+         *: barrier                                         @ d.c:8
+         0: put win=0 target=1 disp=8192 count=1 type=int   @ d.c:9
+         1: win_detach win=0 base=12288                     @ d.c:10",
+    );
+    assert_eq!(
+        codes_at(&text),
+        vec![("RM002", Some(10)), ("RM006", Some(9))]
+    );
+    let d = findings(&text);
+    assert!(
+        d[1].message
+            .ends_with("in memory it detached before (d.c:7)"),
+        "{}",
+        d[1].message
+    );
+    // Without the barrier nothing says the detach came first: not judged.
+    let unordered = text.replace(
+        "*: barrier                                         @ d.c:8",
+        "",
+    );
+    assert_eq!(codes_at(&unordered), vec![("RM002", Some(10))]);
+}
+
+#[test]
+fn dynamic_window_conflicts_are_keyed_by_address() {
+    let text = dynamic_window(
+        "0: put win=0 target=1 disp=4096 count=2 type=int   @ d.c:5
+         1: put win=0 target=1 disp=4100 count=1 type=int   @ d.c:6
+         1: put win=0 target=1 disp=8192 count=1 type=int   @ d.c:7",
+    );
+    assert_eq!(codes_at(&text), vec![("DR001", Some(5))]);
+}
+
+/// Ranks 1 and 2 each lock rank 0 between the same barriers: rank 1 exclusively with
+/// MPI_MODE_NOCHECK, rank 2 with `other`; `between` runs after rank 1's epoch.
+fn nocheck_lock(other: &str, between: &str) -> String {
+    with_window(
+        3,
+        &format!(
+            "*: barrier                                                   @ w.c:3
+             1: win_lock win=0 target=0 type=exclusive assert=nocheck    @ w.c:4
+             1: put win=0 target=0 disp=0 count=1 type=int               @ w.c:5
+             1: win_unlock win=0 target=0                                @ w.c:6
+             {between}
+             2: win_lock win=0 target=0 type={other}                     @ w.c:7
+             2: put win=0 target=0 disp=4 count=1 type=int               @ w.c:8
+             2: win_unlock win=0 target=0                                @ w.c:9
+             *: barrier                                                   @ w.c:10"
+        ),
+    )
+}
+
+#[test]
+fn a_nocheck_lock_overlapping_a_conflicting_lock_epoch_is_reported() {
+    for other in ["shared", "exclusive"] {
+        let text = nocheck_lock(other, "");
+        assert_eq!(codes_at(&text), vec![("RM007", Some(4))], "{other}");
+        let d = &findings(&text)[0];
+        assert!(
+            d.message.starts_with(
+                "MPI_Win_lock of rank 0 with MPI_MODE_NOCHECK on rank 1 (w.c:4) overlaps the"
+            ),
+            "{}",
+            d.message
+        );
+        assert_eq!(d.locations[1].line, Some(7));
+    }
+    // A message after rank 1's unlock, received before rank 2's lock, orders them.
+    let ordered = nocheck_lock("exclusive", "1: send dest=2 tag=0\n 2: recv src=1 tag=0");
+    assert_eq!(codes_at(&ordered), vec![]);
+    // NOCHECK on shared locks only: no conflicting lock.
+    let shared = nocheck_lock("shared", "").replace("type=exclusive assert", "type=shared assert");
+    assert_eq!(codes_at(&shared), vec![]);
+    // A lock_all epoch is a shared lock of every target.
+    let all = nocheck_lock("shared", "")
+        .replace(
+            "2: win_lock win=0 target=0 type=shared",
+            "2: win_lock_all win=0",
+        )
+        .replace("2: win_unlock win=0 target=0", "2: win_unlock_all win=0");
+    assert_eq!(codes_at(&all), vec![("RM007", Some(4))]);
 }

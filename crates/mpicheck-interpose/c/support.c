@@ -493,11 +493,20 @@ void mpicheck_type_info(uint16_t id, MPI_Datatype type, const void *site, uint8_
     MPI_Aint lb, extent;
     int64_t ext = -1;
     if (PMPI_Type_get_extent(type, &lb, &extent) == MPI_SUCCESS) ext = extent;
-    int64_t *w = mpicheck_begin(id, 3, site, flags);
+    /* The bytes an element really touches (RMA target bytes of types with holes or
+     * resized bounds); true_extent -1: unknown. */
+    MPI_Aint true_lb = 0, true_extent = -1;
+    if (PMPI_Type_get_true_extent(type, &true_lb, &true_extent) != MPI_SUCCESS) {
+        true_lb = 0;
+        true_extent = -1;
+    }
+    int64_t *w = mpicheck_begin(id, 5, site, flags);
     if (w) {
         w[0] = MPICHECK_W(type);
         w[1] = size;
         w[2] = ext;
+        w[3] = true_lb;
+        w[4] = true_extent;
         mpicheck_entered(w);
         mpicheck_end(w, MPI_SUCCESS);
     }

@@ -280,7 +280,7 @@ def load_functions():
 
 PSEUDO = [
     "MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a",
-    "MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s",
+    "MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s true_lb:INT:in:s true_extent:INT:in:s",
     # Synchronization between threads (c/threads.c): what = release/acquire/region begin/end.
     "MPICHECK_Sync what:INT:in:s object:INT:in:s",
     # A load or store of the program into the buffer of a pending operation (c/buffers.c,

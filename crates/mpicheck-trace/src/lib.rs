@@ -136,7 +136,7 @@
 //! | function | words | written |
 //! |----------|-------|---------|
 //! | `MPICHECK_Comm_info` | communicator, world ranks of its group (and remote group) | after a call creates a communicator |
-//! | `MPICHECK_Type_info` | datatype, size, extent | after `MPI_Type_commit` |
+//! | `MPICHECK_Type_info` | datatype, size, extent, true_lb, true_extent (`MPI_Type_get_true_extent`; absent in older traces) | after `MPI_Type_commit` |
 //! | `MPICHECK_Sync` | `what`, `object` | synchronization between the process's threads |
 //! | `MPICHECK_Access` | `write`, `address`, `thread`, `tid`, `start`, `len`, `recv`, `post_site` | `--check-buffers`: a load or store into the buffer of a pending operation, at the next MPI call (call site: the faulting instruction + 1) |
 //! | `MPICHECK_Buffers` | `watched`, `unwatched`, `dropped` | `--check-buffers`: counts of buffers watched and not, after `MPI_Finalize` |

@@ -16,19 +16,35 @@
 //! wait happen in `MPI_Win_unlock`, a flush or an RMA call), so a lock waits in the replay
 //! only where the trace shows the rank blocked in such a call, toward a target that other
 //! origins hold a conflicting lock on in an epoch their traces never end ([`HeldLocks`]).
-//! It then waits for those holders' `MPI_Win_unlock`, which never comes.
+//! It then waits for those holders' `MPI_Win_unlock`, which never comes. A holder stuck
+//! in a later call of its epoch counts only where the trace shows its lock granted (a
+//! flush that returned after an access to the target).
 
 use super::*;
 use crate::model::{RmaCall, RmaKind, RmaTarget, WinId};
 
 /// A lock epoch whose `MPI_Win_lock` (or `MPI_Win_lock_all`) returned and whose rank never
-/// calls the matching unlock nor blocks inside the epoch: the lock is granted and held to
-/// the end of the trace.
+/// calls the matching unlock, and either never blocks inside the epoch or was shown the
+/// lock granted first (a flush that returned after an access to the target): the lock is
+/// held to the end of the trace.
 struct Held {
     holder: Rank,
     /// `None`: `MPI_Win_lock_all` (every target).
     target: Option<Rank>,
     exclusive: Option<bool>,
+}
+
+/// One rank's lock epoch not ended yet, while reading its calls.
+struct OpenEpoch {
+    exclusive: Option<bool>,
+    /// A later call on a window did not return: the rank is stuck inside the epoch, and
+    /// the lock may never have been granted (MPIs grant lazily).
+    blocked: bool,
+    /// Targets of the epoch's RMA calls so far.
+    accessed: Vec<Rank>,
+    /// A flush that returned completed an access to the target: the lock was granted, and
+    /// the rank holds it even while blocked later in the epoch.
+    granted: bool,
 }
 
 /// The locks held to the end of the run, by window.
@@ -42,9 +58,8 @@ impl HeldLocks {
             return out;
         }
         for trace in &run.ranks {
-            // (window, target or None for lock_all) → (exclusive, blocked inside)
-            let mut open: FxHashMap<(WinId, Option<Rank>), (Option<bool>, bool)> =
-                FxHashMap::default();
+            // (window, target or None for lock_all) → its state.
+            let mut open: FxHashMap<(WinId, Option<Rank>), OpenEpoch> = FxHashMap::default();
             for (index, event) in trace.events.iter().enumerate() {
                 let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
                     continue;
@@ -53,14 +68,28 @@ impl HeldLocks {
                     RmaTarget::Rank(t) => Some((call.win, Some(*t))),
                     _ => None,
                 };
+                let epoch = |exclusive| OpenEpoch {
+                    exclusive,
+                    blocked: !event.returned,
+                    accessed: Vec::new(),
+                    granted: false,
+                };
+                // Stuck in a lock or unlock of another target: inside every open epoch.
+                if !event.returned {
+                    for state in open.values_mut() {
+                        state.blocked = true;
+                    }
+                }
                 match &call.kind {
-                    RmaKind::Lock { target, exclusive } => {
+                    RmaKind::Lock {
+                        target, exclusive, ..
+                    } => {
                         if let Some(k) = key(target) {
-                            open.insert(k, (*exclusive, !event.returned));
+                            open.insert(k, epoch(*exclusive));
                         }
                     }
                     RmaKind::LockAll => {
-                        open.insert((call.win, None), (Some(false), !event.returned));
+                        open.insert((call.win, None), epoch(Some(false)));
                     }
                     RmaKind::Unlock { target } => {
                         if let Some(k) = key(target) {
@@ -70,20 +99,43 @@ impl HeldLocks {
                     RmaKind::UnlockAll => {
                         open.remove(&(call.win, None));
                     }
-                    _ if !event.returned => {
-                        for state in open.values_mut() {
-                            state.1 = true;
+                    _ if !event.returned => {}
+                    RmaKind::Access(a) => {
+                        if let RmaTarget::Rank(t) = a.target {
+                            for ((w, target), state) in open.iter_mut() {
+                                if *w == call.win
+                                    && target.is_none_or(|x| x == t)
+                                    && !state.accessed.contains(&t)
+                                {
+                                    state.accessed.push(t);
+                                }
+                            }
+                        }
+                    }
+                    // A flush that returned completed the epoch's operations at their
+                    // targets: the lock of a target it accessed was granted then.
+                    RmaKind::Flush { target } => {
+                        for ((w, _), state) in open.iter_mut() {
+                            if *w != call.win {
+                                continue;
+                            }
+                            let flushed = match target {
+                                Some(RmaTarget::Rank(t)) => state.accessed.contains(t),
+                                Some(_) => false,
+                                None => !state.accessed.is_empty(),
+                            };
+                            state.granted |= flushed;
                         }
                     }
                     _ => {}
                 }
             }
-            for ((win, target), (exclusive, blocked)) in open {
-                if !blocked {
+            for ((win, target), state) in open {
+                if !state.blocked || state.granted {
                     out.0.entry(win).or_default().push(Held {
                         holder: trace.rank,
                         target,
-                        exclusive,
+                        exclusive: state.exclusive,
                     });
                 }
             }
@@ -132,6 +184,7 @@ fn lock_mode(run: &Run, rank: Rank, index: usize, win: WinId, target: Rank) -> O
             RmaKind::Lock {
                 target: RmaTarget::Rank(t),
                 exclusive,
+                ..
             } if *t == target => return *exclusive,
             RmaKind::LockAll => return Some(false),
             RmaKind::Unlock {
@@ -150,6 +203,7 @@ fn lock_wait(call: &RmaCall, index: usize, run: &Run, rank: Rank, held: &HeldLoc
         RmaKind::Lock {
             target: RmaTarget::Rank(t),
             exclusive,
+            ..
         } => (*t, *exclusive),
         RmaKind::Unlock {
             target: RmaTarget::Rank(t),

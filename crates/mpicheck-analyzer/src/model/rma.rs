@@ -23,7 +23,8 @@ pub enum WinFlavor {
     Allocate,
     /// `MPI_Win_allocate_shared`.
     Shared,
-    /// `MPI_Win_create_dynamic`: memory attached later; no size to check against.
+    /// `MPI_Win_create_dynamic`: memory attached later ([`RmaKind::Attach`]); target
+    /// displacements are addresses at the target (its [`WinMemory`] has size 0, unit 1).
     Dynamic,
 }
 
@@ -91,6 +92,11 @@ pub struct RmaAccess {
     /// Bytes the `count` target elements span when their layout is contiguous and known;
     /// `None` for derived types with holes or unknown sizes (not judged).
     pub bytes: Option<u64>,
+    /// Bytes the `count` elements touch relative to the target displacement, `[first,
+    /// end)`, from the datatype's true extent: for a type with holes, from the first
+    /// element's first byte to the last element's last byte (the holes included), so only
+    /// for bounds (RM006), never for conflicts. `None` when the bounds are unknown.
+    pub span: Option<(i64, i64)>,
     /// The reduction operation of an accumulate (`MPI_SUM`, `MPI_REPLACE`, `MPI_NO_OP`).
     pub op: Option<String>,
 }
@@ -116,6 +122,18 @@ impl RmaAccess {
         let start = u64::try_from(self.disp).ok()?.checked_mul(unit)?;
         Some((start, start.checked_add(self.bytes?)?))
     }
+
+    /// The bytes `[first, end)` that the call's elements reach in the target's window memory
+    /// (holes of the datatype included), for the window's bounds; `first` may be negative.
+    pub fn reached_range(&self, window: &WindowInfo) -> Option<(i64, i64)> {
+        let RmaTarget::Rank(target) = self.target else {
+            return None;
+        };
+        let unit = i64::try_from(window.memory.get(&target)?.disp_unit).ok()?;
+        let base = self.disp.checked_mul(unit)?;
+        let (first, end) = self.span?;
+        Some((base.checked_add(first)?, base.checked_add(end)?))
+    }
 }
 
 /// What a call on a window does.
@@ -133,6 +151,9 @@ pub enum RmaKind {
     Lock {
         target: RmaTarget,
         exclusive: Option<bool>,
+        /// `MPI_MODE_NOCHECK`: the program promises no other origin holds or requests a
+        /// conflicting lock on the target during the epoch (MPI 4.1 §12.5.5).
+        nocheck: bool,
     },
     Unlock {
         target: RmaTarget,
@@ -163,6 +184,15 @@ pub enum RmaKind {
         target: Option<RmaTarget>,
     },
     Sync,
+    /// `MPI_Win_attach` of `size` bytes at address `base` to a dynamic window.
+    Attach {
+        base: u64,
+        size: u64,
+    },
+    /// `MPI_Win_detach` of the memory attached at `base`.
+    Detach {
+        base: u64,
+    },
     Access(RmaAccess),
 }
 

@@ -65,6 +65,7 @@ impl<'t> RankNormalizer<'t> {
                     self.datatypes.insert(raw, id);
                     self.objects
                         .note_layout(raw, size, args.int("extent").unwrap_or(-1));
+                    self.note_type_span(raw, &args);
                 }
                 return None;
             }

@@ -29,6 +29,9 @@ pub(super) struct RankWindows {
     created: HashMap<CommId, u32>,
     /// Group handles → world ranks, for the groups of `MPI_Win_post` and `MPI_Win_start`.
     groups: HashMap<i64, Vec<Rank>>,
+    /// Committed derived datatypes → (extent, true_lb, true_extent), from
+    /// `MPICHECK_Type_info`: where `count` elements really touch target memory.
+    spans: HashMap<i64, (i64, i64, i64)>,
 }
 
 impl RankNormalizer<'_> {
@@ -94,6 +97,7 @@ impl RankNormalizer<'_> {
                     Some(t) if Some(t) == self.constants.lock_shared => Some(false),
                     _ => None,
                 },
+                nocheck: self.nocheck(args),
             },
             "Win_unlock" => RmaKind::Unlock { target: rank_arg },
             "Win_lock_all" => RmaKind::LockAll,
@@ -116,6 +120,20 @@ impl RankNormalizer<'_> {
             },
             "Win_flush_all" | "Win_flush_local_all" => RmaKind::Flush { target: None },
             "Win_sync" => RmaKind::Sync,
+            "Win_attach" | "Win_detach" => {
+                let address = |key: &str| args.int(key).and_then(|v| u64::try_from(v).ok());
+                let Some(base) = address("base") else {
+                    return;
+                };
+                if short == "Win_detach" {
+                    RmaKind::Detach { base }
+                } else {
+                    let Some(size) = address("size") else {
+                        return;
+                    };
+                    RmaKind::Attach { base, size }
+                }
+            }
             _ => match self.rma_access(short, rank_arg, args) {
                 Some(access) => RmaKind::Access(access),
                 None => return,
@@ -161,7 +179,16 @@ impl RankNormalizer<'_> {
                 win
             }
         };
-        if flavor != WinFlavor::Dynamic {
+        if flavor == WinFlavor::Dynamic {
+            // Displacements are addresses: the unit is 1 and the memory is attached later.
+            self.tables.rma.windows[win.0 as usize].memory.insert(
+                self.rank,
+                WinMemory {
+                    size: 0,
+                    disp_unit: 1,
+                },
+            );
+        } else {
             let size = args.int("size").and_then(|s| u64::try_from(s).ok());
             let unit = args.int("disp_unit").and_then(|u| u64::try_from(u).ok());
             if let (Some(size), Some(disp_unit)) = (size, unit) {
@@ -191,6 +218,40 @@ impl RankNormalizer<'_> {
         )
     }
 
+    /// Notes the true bounds of a committed datatype (absent in traces of older recorders).
+    pub(super) fn note_type_span(&mut self, raw: i64, args: &Args) {
+        match (
+            args.int("extent"),
+            args.int("true_lb"),
+            args.int("true_extent"),
+        ) {
+            (Some(extent), Some(true_lb), Some(true_extent)) if extent >= 0 && true_extent >= 0 => {
+                self.rma.spans.insert(raw, (extent, true_lb, true_extent));
+            }
+            _ => {
+                self.rma.spans.remove(&raw);
+            }
+        }
+    }
+
+    /// Bytes `count` elements of a datatype touch, from the target displacement: from the
+    /// first element's true lower bound to the last element's true upper bound.
+    fn touched_span(&self, count: i64, raw: i64) -> Option<(i64, i64)> {
+        if count <= 0 {
+            return Some((0, 0));
+        }
+        let Some(&(extent, true_lb, true_extent)) = self.rma.spans.get(&raw) else {
+            // Predefined types, and derived ones of older traces without holes.
+            let bytes = self.contiguous_bytes(count, raw)?;
+            return Some((0, i64::try_from(bytes).ok()?));
+        };
+        let last = (count - 1).checked_mul(extent)?;
+        Some((
+            true_lb,
+            last.checked_add(true_lb)?.checked_add(true_extent)?,
+        ))
+    }
+
     fn rma_access(&mut self, short: &str, target: RmaTarget, args: &Args) -> Option<RmaAccess> {
         let (kind, request) = access_kind(short)?;
         // The single-element calls name their one datatype `datatype`.
@@ -200,6 +261,7 @@ impl RankNormalizer<'_> {
         };
         let count = count.unwrap_or(0);
         let bytes = type_raw.and_then(|t| self.contiguous_bytes(count, t));
+        let span = type_raw.and_then(|t| self.touched_span(count, t));
         let op = args
             .int("op")
             .and_then(|raw| self.constants.ops.get(&raw).cloned());
@@ -211,6 +273,7 @@ impl RankNormalizer<'_> {
             count,
             datatype: self.datatype(type_raw),
             bytes,
+            span,
             op,
         })
     }

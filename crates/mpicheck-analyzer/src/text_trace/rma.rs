@@ -32,6 +32,8 @@ pub(super) const RMA_CALLS: &[&str] = &[
     "win_flush_all",
     "win_flush_local_all",
     "win_sync",
+    "win_attach",
+    "win_detach",
 ];
 
 impl Parser {
@@ -84,6 +86,7 @@ impl Parser {
                         ))
                     }
                 },
+                nocheck: nocheck(keys),
             },
             "win_unlock" => RmaKind::Unlock {
                 target: target(self)?,
@@ -108,6 +111,13 @@ impl Parser {
             },
             "win_flush_all" | "win_flush_local_all" => RmaKind::Flush { target: None },
             "win_sync" => RmaKind::Sync,
+            "win_attach" => RmaKind::Attach {
+                base: self.int("base", keys.get("base").copied().unwrap_or(""))?,
+                size: self.int("size", keys.get("size").copied().unwrap_or(""))?,
+            },
+            "win_detach" => RmaKind::Detach {
+                base: self.int("base", keys.get("base").copied().unwrap_or(""))?,
+            },
             _ => {
                 let (request, base) = match name.strip_prefix('r') {
                     Some(b) if RMA_CALLS[..6].contains(&b) => (true, b),
@@ -124,9 +134,21 @@ impl Parser {
                 };
                 let count = self.count(keys)?;
                 let datatype = self.datatype(keys)?;
-                let bytes = datatype
+                let mut bytes = datatype
                     .and_then(|t| self.run.datatypes[t.0 as usize].size)
                     .and_then(|s| u64::try_from(count).ok()?.checked_mul(s));
+                // `span=A..B`: a target datatype with holes whose elements reach bytes A..B
+                // from the displacement (its true extent); its bytes are not one block.
+                let span = match keys.get("span") {
+                    Some(v) => {
+                        let Some((a, b)) = v.split_once("..") else {
+                            return self.err(format!("`span={v}`: expected FIRST..END"));
+                        };
+                        bytes = None;
+                        Some((self.int("span", a)?, self.int("span", b)?))
+                    }
+                    None => bytes.and_then(|b| Some((0, i64::try_from(b).ok()?))),
+                };
                 RmaKind::Access(RmaAccess {
                     kind,
                     request,
@@ -135,6 +157,7 @@ impl Parser {
                     count,
                     datatype,
                     bytes,
+                    span,
                     op: keys
                         .get("op")
                         .map(|o| format!("MPI_{}", o.to_ascii_uppercase())),
@@ -182,6 +205,10 @@ impl Parser {
         let unit = keys
             .get("unit")
             .map_or(Ok(1), |v| self.int::<u64>("unit", v))?;
+        let size = match flavor {
+            WinFlavor::Dynamic => Some(0),
+            _ => size,
+        };
         if let Some(size) = size {
             self.run.windows[win as usize].memory.insert(
                 rank,

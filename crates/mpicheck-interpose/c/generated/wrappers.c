@@ -6225,7 +6225,7 @@ const char mpicheck_schema_text[] =
     "688 MPI_Wtick\n"
     "689 MPI_Wtime\n"
     "690 MPICHECK_Comm_info comm:COMMUNICATOR:in:s members:WORLD_RANKS:in:a remote:WORLD_RANKS:in:a\n"
-    "691 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s\n"
+    "691 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s true_lb:INT:in:s true_extent:INT:in:s\n"
     "692 MPICHECK_Sync what:INT:in:s object:INT:in:s\n"
     "693 MPICHECK_Access write:INT:in:s address:INT:in:s thread:INT:in:s tid:INT:in:s start:INT:in:s len:INT:in:s recv:INT:in:s post_site:INT:in:s\n"
     "694 MPICHECK_Buffers watched:INT:in:s unwatched:INT:in:s dropped:INT:in:s\n"
@@ -9657,11 +9657,11 @@ const unsigned char mpicheck_schema_widths[] = {
 #else
     8,
 #endif
-    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
+    8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8,
 };
-const uint32_t mpicheck_schema_scalars = 3087;
-_Static_assert(sizeof(mpicheck_schema_widths) == 3087, "one width per scalar field");
-char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 3087 + 74];
+const uint32_t mpicheck_schema_scalars = 3089;
+_Static_assert(sizeof(mpicheck_schema_widths) == 3089, "one width per scalar field");
+char mpicheck_schema_sized[sizeof(mpicheck_schema_text) + 3089 + 74];
 const uint16_t mpicheck_sync_id = 692;
 const uint16_t mpicheck_access_id = 693;
 const uint16_t mpicheck_buffers_id = 694;

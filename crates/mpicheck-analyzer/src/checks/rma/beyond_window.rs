@@ -1,7 +1,9 @@
 //! RMA accesses beyond the target's window memory (RM006).
 
-use super::{describe_access, Item};
-use crate::checks::request::fold_by_site;
+use std::collections::BTreeMap;
+
+use super::{describe_access, site_text, Item};
+use crate::checks::request::{fold_by_site, happens_before};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 
@@ -10,14 +12,22 @@ pub const RM006: CheckInfo = CheckInfo {
     name: "rma-beyond-window",
     category: Category::InvalidArgument,
     severity: Severity::Error,
-    summary: "an RMA call's target displacement and count reach beyond the memory the target exposes in the window (or the displacement is negative)",
+    summary: "an RMA call's target displacement and count reach beyond the memory the target exposes in the window (or the displacement is negative), or, on a dynamic window, outside the memory the target has attached",
     docs: r#"## What it does
 
 Computes the target bytes of each `MPI_Put`, `MPI_Get` and accumulate call: from
 `target_disp` × the target's `disp_unit` to that plus `target_count` × the size of
 `target_datatype`, and compares them with the `size` the target passed to
-`MPI_Win_create`, `MPI_Win_allocate` or `MPI_Win_allocate_shared`. Calls whose target
-datatype has holes, and windows created with `MPI_Win_create_dynamic`, are not judged.
+`MPI_Win_create`, `MPI_Win_allocate` or `MPI_Win_allocate_shared`. For a derived target
+datatype (a vector, a resized type, ...) the bytes run from its true lower bound to the
+true upper bound of the last element, `(target_count - 1)` × its extent further
+(`MPI_Type_get_true_extent`): the last byte actually touched, not count × size.
+
+On a window made by `MPI_Win_create_dynamic`, `target_disp` is an address at the target
+(from `MPI_Get_address` there): the target bytes must lie in one piece of memory the
+target attached with `MPI_Win_attach`. Reported: bytes in no memory the target ever
+attached (or running past the end of an attached piece), and bytes in memory the target
+had detached (`MPI_Win_detach`) before the call, as messages and collectives show.
 
 ## Why is this bad
 
@@ -43,13 +53,16 @@ scaled by the *target's* `disp_unit`.
 
 ## MPI standard reference
 
-MPI 4.1 §12.2.1 (window size and displacement unit), §12.3 (the target buffer starts at
+MPI 4.1 §12.2.1 (window size and displacement unit), §12.2.4 (dynamic windows: attached
+memory, addresses as displacements), §12.3 (the target buffer starts at
 `window_base + target_disp × disp_unit` and must fit in the target window).
 "#,
 };
 
 pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
     let mut items: Vec<Item> = Vec::new();
+    // Accesses to dynamic windows: (origin, event, window, target).
+    let mut dynamic: Vec<(Rank, usize, WinId, Rank)> = Vec::new();
     for trace in &run.ranks {
         for (index, event) in trace.events.iter().enumerate() {
             let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
@@ -64,6 +77,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                 continue;
             };
             if window.flavor == WinFlavor::Dynamic {
+                dynamic.push((trace.rank, index, call.win, target));
                 continue;
             }
             let Some(memory) = window.memory.get(&target) else {
@@ -83,10 +97,10 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                 ));
                 continue;
             }
-            let Some((start, end)) = access.target_range(window) else {
+            let Some((start, end)) = access.reached_range(window) else {
                 continue;
             };
-            if end > memory.size {
+            if start < 0 || end > memory.size as i64 {
                 items.push((
                     trace.rank,
                     index,
@@ -95,20 +109,168 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                         &what,
                         memory.size
                     ),
-                    format!(
-                        "target_disp = {} × disp_unit {} and {} element(s) end at byte {end}, past {}",
-                        access.disp, memory.disp_unit, access.count, memory.size
-                    )
+                    if start < 0 {
+                        format!(
+                            "target_disp = {} × disp_unit {} and the datatype's true lower bound start at byte {start}, before the window",
+                            access.disp, memory.disp_unit
+                        )
+                    } else {
+                        format!(
+                            "target_disp = {} × disp_unit {} and {} element(s) end at byte {end}, past {}",
+                            access.disp, memory.disp_unit, access.count, memory.size
+                        )
+                    }
                     .into(),
                 ));
             }
+        }
+    }
+    let mut out = dynamic_accesses(run, &dynamic);
+    out.extend(fold_by_site(
+        run,
+        items,
+        &RM006,
+        &["the target buffer starts at target_disp × the target's disp_unit in its window and must lie within the window's size (MPI 4.1 §12.3)"],
+        "keep target_disp + target_count within the target's window, in units of the target's disp_unit, or make the window larger",
+    ));
+    out
+}
+
+/// One piece of memory a rank attached to a dynamic window.
+struct Attached {
+    base: u64,
+    size: u64,
+    /// The `MPI_Win_detach` of it, if any.
+    detach: Option<usize>,
+}
+
+/// Accesses to dynamic windows whose target bytes are not in memory attached at the
+/// target: never attached there, or detached before the call.
+fn dynamic_accesses(run: &Run, accesses: &[(Rank, usize, WinId, Rank)]) -> Vec<Diagnostic> {
+    if accesses.is_empty() {
+        return Vec::new();
+    }
+    // (window, rank) → what it attached, in call order.
+    let mut attached: BTreeMap<(WinId, Rank), Vec<Attached>> = BTreeMap::new();
+    for trace in &run.ranks {
+        for index in 0..trace.events.len() {
+            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
+                continue;
+            };
+            let pieces = attached.entry((call.win, trace.rank)).or_default();
+            match call.kind {
+                RmaKind::Attach { base, size } => pieces.push(Attached {
+                    base,
+                    size,
+                    detach: None,
+                }),
+                RmaKind::Detach { base } => {
+                    if let Some(p) = pieces
+                        .iter_mut()
+                        .find(|p| p.base == base && p.detach.is_none())
+                    {
+                        p.detach = Some(index);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut items: Vec<Item> = Vec::new();
+    // Accesses whose bytes lie only in detached memory: (item, detach calls to order).
+    let mut after_detach: Vec<(Item, Vec<(Rank, usize)>)> = Vec::new();
+    for &(origin, index, win, target) in accesses {
+        let event = &run.ranks[origin as usize].events[index];
+        let (Some(window), Some(RmaKind::Access(access))) = (
+            run.windows.get(win.0 as usize),
+            run.rma.get(&(origin, index as u32)).map(|c| &c.kind),
+        ) else {
+            continue;
+        };
+        let Some((start, end)) = access.reached_range(window) else {
+            continue;
+        };
+        if end <= start {
+            continue;
+        }
+        let what = describe_access(event.call, access, window);
+        let pieces = attached.get(&(win, target)).map_or(&[][..], Vec::as_slice);
+        let holding: Vec<&Attached> = pieces
+            .iter()
+            .filter(|p| {
+                start >= 0
+                    && p.base <= start as u64
+                    && (end as u64) <= p.base.saturating_add(p.size)
+            })
+            .collect();
+        if holding.is_empty() {
+            let partly = pieces
+                .iter()
+                .find(|p| start < p.base.saturating_add(p.size) as i64 && p.base < end as u64);
+            let (message, label) = match partly {
+                Some(p) => (
+                    crate::text!(
+                        "{} reaches addresses {start:#x}..{end:#x} at the target, past the {} bytes it attached at {}",
+                        &what,
+                        p.size,
+                        format!("{:#x}", p.base)
+                    ),
+                    "the target bytes run past the end of the attached memory",
+                ),
+                None => (
+                    crate::text!(
+                        "{} reaches addresses {start:#x}..{end:#x} at the target, where it attached no memory",
+                        &what
+                    ),
+                    "target_disp is an address at the target, in no memory attached there",
+                ),
+            };
+            items.push((origin, index, message, label.into()));
+            continue;
+        }
+        if holding.iter().all(|p| p.detach.is_some()) {
+            let detaches = holding
+                .iter()
+                .filter_map(|p| p.detach.map(|d| (target, d)))
+                .collect();
+            let d = holding[0].detach.unwrap_or_default();
+            let detach = &run.ranks[target as usize].events[d];
+            after_detach.push((
+                (
+                    origin,
+                    index,
+                    crate::text!(
+                        "{} reaches addresses {start:#x}..{end:#x} at the target, in memory it detached before ({})",
+                        &what,
+                        site_text(run, detach)
+                    ),
+                    "the target detached this memory (MPI_Win_detach) before the call".into(),
+                ),
+                detaches,
+            ));
+        }
+    }
+    // Detached before the call: only where messages or collectives order the detach first.
+    let queries: Vec<_> = after_detach
+        .iter()
+        .flat_map(|((origin, index, ..), detaches)| {
+            detaches.iter().map(move |&d| (d, (*origin, *index)))
+        })
+        .collect();
+    let ordered = happens_before(run, &queries);
+    let mut at = 0;
+    for (item, detaches) in after_detach {
+        let all = ordered[at..at + detaches.len()].iter().all(|&o| o);
+        at += detaches.len();
+        if all {
+            items.push(item);
         }
     }
     fold_by_site(
         run,
         items,
         &RM006,
-        &["the target buffer starts at target_disp × the target's disp_unit in its window and must lie within the window's size (MPI 4.1 §12.3)"],
-        "keep target_disp + target_count within the target's window, in units of the target's disp_unit, or make the window larger",
+        &["on a window made by MPI_Win_create_dynamic, target_disp is an address at the target, and the target bytes must lie in memory the target has attached with MPI_Win_attach and not yet detached (MPI 4.1 §12.2.4)"],
+        "attach the memory at the target (MPI_Win_attach) before the access and detach it only after every access to it has completed, and send the address from MPI_Get_address on the target",
     )
 }

@@ -19,6 +19,7 @@ pub mod beyond_window;
 pub mod conflict;
 pub mod no_epoch;
 pub mod nocheck;
+mod nocheck_lock;
 pub mod open_at_free;
 mod pscw;
 pub mod pscw_partner;
@@ -66,6 +67,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(beyond_window::check(run));
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
+    out.extend(nocheck_lock::check(run));
     out.extend(pscw_partner::check(run, &pscw));
     out.extend(conflict::diagnostics(run, &walk));
     out.extend(shared_lock::check(run));
@@ -112,6 +114,8 @@ struct Epochs {
     lock_all: bool,
     start: bool,
     post: bool,
+    /// Memory attached to a dynamic window: base address → bytes.
+    attached: BTreeMap<u64, u64>,
 }
 
 /// `MPI_Put to rank 1 of window 0`.
@@ -266,6 +270,20 @@ pub(crate) fn walk(run: &Run) -> Walk {
                     }
                 }
                 RmaKind::Flush { .. } | RmaKind::Sync => {}
+                RmaKind::Attach { base, size } => {
+                    state.attached.insert(*base, *size);
+                }
+                RmaKind::Detach { base } => {
+                    if state.attached.remove(base).is_none() {
+                        unmatched(
+                            text!(
+                                "{name} of address {base:#x} in {}, where this rank has no memory attached",
+                                window.name.as_str()
+                            ),
+                            "detaches memory that is not attached to the window",
+                        );
+                    }
+                }
                 RmaKind::Free => {
                     let mut open = Vec::new();
                     if !state.locks.is_empty() {

@@ -18,7 +18,7 @@ pub const RM007: CheckInfo = CheckInfo {
     name: "unsynchronized-nocheck",
     category: Category::RmaEpoch,
     severity: Severity::Error,
-    summary: "MPI_Win_start or MPI_Win_post is given MPI_MODE_NOCHECK, but nothing orders the target's post before the origin's matching start",
+    summary: "MPI_Win_start or MPI_Win_post is given MPI_MODE_NOCHECK, but nothing orders the target's post before the origin's matching start; or MPI_Win_lock is given MPI_MODE_NOCHECK while another origin's conflicting lock epoch on the target is not ordered with it",
     docs: r#"## What it does
 
 Pairs every `MPI_Win_start` with the matching `MPI_Win_post` of each target (the k-th
@@ -28,12 +28,21 @@ records between them: a chain of messages and collectives (a barrier, an allredu
 send the origin receives after the target posted) by which the post happens before the
 start. Where there is none, it reports both calls.
 
+It also compares every `MPI_Win_lock` given `MPI_MODE_NOCHECK` with the lock epochs of
+other origins on the same window and target (`MPI_Win_lock_all` counting as a shared lock
+of every target) where one of the two locks is `MPI_LOCK_EXCLUSIVE`: when no chain of
+messages and collectives orders one epoch's `MPI_Win_unlock` before the other's
+`MPI_Win_lock`, both locks are reported.
+
 ## Why is this bad
 
 `MPI_MODE_NOCHECK` is a promise. On `MPI_Win_start` it says "the matching calls to
 `MPI_Win_post` have already completed on all target processes"; on `MPI_Win_post`, "the
 matching calls to `MPI_Win_start` have not yet occurred on any origin". The MPI then skips
-the handshake between post and start. When nothing orders them, the promise holds only by
+the handshake between post and start. On `MPI_Win_lock` it says that no other process
+holds or attempts to acquire a conflicting lock while the caller holds the window lock, and
+the MPI does not take the lock at all: two such epochs run at once and an exclusive epoch
+is no longer exclusive. When nothing orders them, the promise holds only by
 luck of timing: a start that runs ahead of its post may put into a window not yet
 exposed, or leave the epoch unmatched, and `MPI_Win_wait` hangs (Open MPI hangs in it
 about once in 40 runs of the example). The finding is a property of the calls, not of one
@@ -53,11 +62,13 @@ MPI_Win_wait(win);
 
 Order each post before its matching start, e.g. with `MPI_Barrier` (or a message from
 target to origin) between `MPI_Win_post` and `MPI_Win_start`, or drop `MPI_MODE_NOCHECK`
-and let the MPI do the handshake.
+and let the MPI do the handshake. For locks: order the epochs (a barrier or a message
+after one unlock and before the other lock), or drop `MPI_MODE_NOCHECK`.
 
 ## MPI standard reference
 
-MPI 4.1 §12.5.5 (assertions: `MPI_MODE_NOCHECK` on `MPI_Win_start` and `MPI_Win_post`),
+MPI 4.1 §12.5.5 (assertions: `MPI_MODE_NOCHECK` on `MPI_Win_start`, `MPI_Win_post` and
+`MPI_Win_lock`), §12.5.3 (lock types),
 §12.5.2 (general active target synchronization).
 "#,
 };

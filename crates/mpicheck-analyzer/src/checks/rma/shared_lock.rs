@@ -1,9 +1,10 @@
 //! Conflicting accesses from concurrent shared-lock epochs (DR003).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::conflict::conflicting;
 use super::site_text;
+use crate::checks::request::happens_before;
 use crate::checks::run_event_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
@@ -15,15 +16,21 @@ pub const DR003: CheckInfo = CheckInfo {
     name: "rma-shared-lock-conflict",
     category: Category::DataRace,
     severity: Severity::Error,
-    summary: "two origins access overlapping bytes of one target under MPI_LOCK_SHARED in epochs nothing orders, and at least one writes them",
+    summary: "two origins access overlapping bytes of one target under shared locks (MPI_LOCK_SHARED or MPI_Win_lock_all) with nothing ordering the accesses, and at least one writes them",
     docs: r#"## What it does
 
-Finds two origins that each open one `MPI_Win_lock(MPI_LOCK_SHARED, target, ...)` epoch
-on the same window and target between the same two collective calls on the window's
-communicator (`MPI_Barrier`, `MPI_Win_fence`, ...), with no other MPI call in between that
-could order them (no message, no flush, no other epoch), and whose accesses overlap on the
-target's bytes where at least one writes them. Accumulates with the same operation and
-basic datatype may overlap, as in DR001. Epochs that other calls may order are not judged.
+Collects every access an origin makes under `MPI_Win_lock(MPI_LOCK_SHARED, target, ...)`
+or `MPI_Win_lock_all`, with the target bytes it touches and the call that completes it at
+the target (the `MPI_Win_unlock`, `MPI_Win_unlock_all` or flush after it). Two accesses of
+different origins to overlapping bytes of one target, where at least one writes them,
+are reported when nothing orders them: no chain of messages and collectives (a barrier,
+a send the other origin receives) leads from the completion of one to the other call.
+Accumulates with the same operation and basic datatype may overlap, as in DR001. Every
+epoch of every origin is compared, in any number of epochs between two collectives.
+Not judged: request-based calls (`MPI_Rput`, ...), ranks that call MPI from several
+threads, and accesses a fetching atomic (`MPI_Fetch_and_op`, `MPI_Compare_and_swap`,
+`MPI_Get_accumulate`) may order, as in a flag that one origin sets with an accumulate
+after its accesses and the other polls before its own.
 
 ## Why is this bad
 
@@ -58,94 +65,264 @@ MPI 4.1 §12.5.3 (lock: "shared" locks let epochs of several origins run concurr
 "#,
 };
 
-/// One origin's only MPI activity between two collectives on the window's communicator: a
-/// shared-lock epoch on one target.
-struct LoneEpoch {
+/// Accesses of another origin compared with each access: this many on each side of it in
+/// time. Bounds the work on long lock/put/unlock loops, whose conflicts repeat the same
+/// pairs of call sites; concurrent epochs are near each other in time.
+const NEIGHBOURS: usize = 4;
+
+/// Unordered candidates kept per pair of call sites, for the happens-before query.
+const PER_SITES: usize = 16;
+
+/// One access made under a shared lock or `MPI_Win_lock_all`.
+#[derive(Clone, Copy, Debug)]
+struct SharedAccess {
     origin: Rank,
-    /// Collectives on the window's communicator before it: the same number on every member
-    /// names the same stretch between two of them.
-    segment: u32,
+    event: usize,
+    /// The unlock or flush that completes it at the target; `None` if the trace has none.
+    completion: Option<usize>,
     target: Rank,
-    /// Event indices of its accesses with their target bytes.
-    accesses: Vec<Bytes>,
+    start: u64,
+    end: u64,
+    /// When it was made: entry time in the origin's trace, else its event index. Only
+    /// chooses which accesses of other origins are compared with it.
+    when: u64,
 }
 
-/// Event index and target bytes `[start, end)` of one access.
-type Bytes = (usize, u64, u64);
+/// One origin's accumulate-family calls on one window, which a program may use as flags
+/// that order other accesses without any message.
+#[derive(Default)]
+struct Atomics {
+    /// Calls that write the target: (event, target, start, end), in program order.
+    writes: Vec<(usize, Rank, u64, u64)>,
+    /// Calls that fetch target bytes: (target, start, end) → the first such event.
+    reads: BTreeMap<(Rank, u64, u64), usize>,
+}
 
-/// The lone shared-lock epochs of one rank on one window.
-fn lone_epochs(run: &Run, win: WinId, window: &WindowInfo, trace: &RankTrace) -> Vec<LoneEpoch> {
-    let mut out = Vec::new();
-    // Another thread could order the epochs by calls of its own: single-threaded ranks only.
-    if trace
-        .events
-        .first()
-        .is_some_and(|f| trace.events.iter().any(|e| e.thread != f.thread))
-    {
-        return out;
-    }
-    let mut segment = 0u32;
-    // The epoch being read: (target, accesses, unlocked); `None` after anything else.
-    let mut current: Option<(Rank, Vec<Bytes>, bool)> = None;
-    let mut spoiled = false;
-    for (index, event) in trace.events.iter().enumerate() {
-        if let Op::Collective {
-            comm,
-            blocking: Blocking::Blocking,
-            ..
-        } = &event.op
+#[derive(Default)]
+struct Collected {
+    /// By (window, target), then by origin, in program order.
+    accesses: BTreeMap<(WinId, Rank), BTreeMap<Rank, Vec<SharedAccess>>>,
+    atomics: HashMap<(WinId, Rank), Atomics>,
+}
+
+/// One rank's passive-target state on one window.
+#[derive(Default)]
+struct LockState {
+    shared: BTreeSet<Rank>,
+    lock_all: bool,
+    /// Accesses not completed yet: indices into the rank's list.
+    pending: Vec<usize>,
+}
+
+fn collect(run: &Run) -> Collected {
+    let mut out = Collected::default();
+    for trace in &run.ranks {
+        // Another thread could order accesses by calls of its own: single-threaded ranks only.
+        if trace
+            .events
+            .first()
+            .is_some_and(|f| trace.events.iter().any(|e| e.thread != f.thread))
         {
-            if *comm == window.comm {
-                if let (Some((target, accesses, true)), false) = (current.take(), spoiled) {
-                    if !accesses.is_empty() {
-                        out.push(LoneEpoch {
-                            origin: trace.rank,
-                            segment,
-                            target,
-                            accesses,
-                        });
+            continue;
+        }
+        let mut states: HashMap<WinId, LockState> = HashMap::new();
+        let mut mine: Vec<(WinId, SharedAccess)> = Vec::new();
+        for (index, event) in trace.events.iter().enumerate() {
+            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
+                continue;
+            };
+            let Some(window) = run.windows.get(call.win.0 as usize) else {
+                continue;
+            };
+            let state = states.entry(call.win).or_default();
+            // Completes the pending accesses to `target` (every target: `None`).
+            let complete = |state: &mut LockState,
+                            mine: &mut Vec<(WinId, SharedAccess)>,
+                            target: Option<Rank>| {
+                state.pending.retain(|&i| {
+                    let a = &mut mine[i].1;
+                    if target.is_none_or(|t| t == a.target) {
+                        a.completion = Some(index);
+                        false
+                    } else {
+                        true
+                    }
+                });
+            };
+            match &call.kind {
+                RmaKind::Create | RmaKind::Free => *state = LockState::default(),
+                RmaKind::Lock {
+                    target: RmaTarget::Rank(t),
+                    exclusive: Some(false),
+                    ..
+                } => {
+                    state.shared.insert(*t);
+                }
+                RmaKind::Unlock {
+                    target: RmaTarget::Rank(t),
+                } => {
+                    complete(state, &mut mine, Some(*t));
+                    state.shared.remove(t);
+                }
+                RmaKind::LockAll => state.lock_all = true,
+                RmaKind::UnlockAll => {
+                    complete(state, &mut mine, None);
+                    state.lock_all = false;
+                }
+                RmaKind::Flush { target } => match target {
+                    Some(RmaTarget::Rank(t)) => complete(state, &mut mine, Some(*t)),
+                    Some(_) => {}
+                    None => complete(state, &mut mine, None),
+                },
+                RmaKind::Access(a) => {
+                    let (RmaTarget::Rank(t), Some((start, end))) =
+                        (a.target, a.target_range(window))
+                    else {
+                        continue;
+                    };
+                    if a.kind.is_accumulate() {
+                        let atomics = out.atomics.entry((call.win, trace.rank)).or_default();
+                        if a.writes_target() {
+                            atomics.writes.push((index, t, start, end));
+                        }
+                        if a.kind != AccessKind::Accumulate {
+                            atomics.reads.entry((t, start, end)).or_insert(index);
+                        }
+                    }
+                    if a.request || !event.returned || end <= start {
+                        continue;
+                    }
+                    if state.lock_all || state.shared.contains(&t) {
+                        state.pending.push(mine.len());
+                        mine.push((
+                            call.win,
+                            SharedAccess {
+                                origin: trace.rank,
+                                event: index,
+                                completion: None,
+                                target: t,
+                                start,
+                                end,
+                                when: event.time.map_or(index as u64, |t| t.enter_ns),
+                            },
+                        ));
                     }
                 }
-                segment += 1;
-                spoiled = false;
-                continue;
+                _ => {}
             }
         }
-        let call = run
-            .rma
-            .get(&(trace.rank, index as u32))
-            .filter(|c| c.win == win);
-        let ok = event.returned
-            && match (call.map(|c| &c.kind), &mut current) {
-                (
-                    Some(RmaKind::Lock {
-                        target: RmaTarget::Rank(t),
-                        exclusive: Some(false),
-                    }),
-                    None,
-                ) => {
-                    current = Some((*t, Vec::new(), false));
-                    true
-                }
-                (Some(RmaKind::Access(a)), Some((t, accesses, false)))
-                    if a.target == RmaTarget::Rank(*t) && !a.request =>
-                {
-                    if let Some((start, end)) = a.target_range(window) {
-                        accesses.push((index, start, end));
-                    }
-                    true
-                }
-                (Some(RmaKind::Unlock { target }), Some((t, _, unlocked)))
-                    if *target == RmaTarget::Rank(*t) && !*unlocked =>
-                {
-                    *unlocked = true;
-                    true
-                }
-                _ => false,
-            };
-        spoiled |= !ok;
+        for (win, a) in mine {
+            out.accesses
+                .entry((win, a.target))
+                .or_default()
+                .entry(a.origin)
+                .or_default()
+                .push(a);
+        }
     }
     out
+}
+
+/// Pairs of overlapping conflicting accesses of different origins to compare, at most
+/// [`PER_SITES`] per pair of call sites, and how many pairs of accesses were looked at
+/// (at most 2 × [`NEIGHBOURS`] per access and other origin).
+fn candidates(
+    run: &Run,
+    collected: &Collected,
+) -> (Vec<(WinId, SharedAccess, SharedAccess)>, usize) {
+    let mut out = Vec::new();
+    let mut looked = 0usize;
+    let mut per_sites: HashMap<(WinId, u32, u32), usize> = HashMap::new();
+    let mut seen: HashSet<(Rank, usize, Rank, usize)> = HashSet::new();
+    for (&(win, _), by_origin) in &collected.accesses {
+        let lists: Vec<&Vec<SharedAccess>> = by_origin.values().collect();
+        for (i, xs) in lists.iter().enumerate() {
+            for (j, ys) in lists.iter().enumerate() {
+                if i == j {
+                    continue;
+                }
+                for x in xs.iter() {
+                    let at = ys.partition_point(|y| y.when < x.when);
+                    let near = &ys[at.saturating_sub(NEIGHBOURS)..(at + NEIGHBOURS).min(ys.len())];
+                    for y in near {
+                        looked += 1;
+                        if x.start.max(y.start) >= x.end.min(y.end)
+                            || x.completion.is_none()
+                            || y.completion.is_none()
+                        {
+                            continue;
+                        }
+                        // Each pair once, lower origin first.
+                        let (p, q) = if i < j { (x, y) } else { (y, x) };
+                        if !seen.insert((p.origin, p.event, q.origin, q.event)) {
+                            continue;
+                        }
+                        let (Some((ep, ap)), Some((eq, aq))) = (
+                            access(run, p.origin, p.event),
+                            access(run, q.origin, q.event),
+                        ) else {
+                            continue;
+                        };
+                        if !conflicting(run, ap, aq) {
+                            continue;
+                        }
+                        let kept = per_sites.entry((win, ep.site.0, eq.site.0)).or_default();
+                        if *kept < PER_SITES {
+                            *kept += 1;
+                            out.push((win, *p, *q));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (out, looked)
+}
+
+/// Per (window, writer, reader): (write event, earliest fetch of its bytes at or after any
+/// later write), in write order.
+type FlagLinks = HashMap<(WinId, Rank, Rank), Vec<(usize, usize)>>;
+
+/// Whether a flag may order `x` before `y`: after `x`, its origin writes target bytes
+/// with an accumulate-family call that `y`'s origin fetches before `y` (MPI 4.1 §12.7:
+/// accumulates are atomic, so polling a flag is a valid way to wait for another origin).
+/// Cached per (window, writer, reader) as the earliest fetch after each write, suffix
+/// minimums over the writes.
+fn flag_orders(
+    collected: &Collected,
+    cache: &mut FlagLinks,
+    win: WinId,
+    x: &SharedAccess,
+    y: &SharedAccess,
+) -> bool {
+    let links = cache.entry((win, x.origin, y.origin)).or_insert_with(|| {
+        let (Some(w), Some(r)) = (
+            collected.atomics.get(&(win, x.origin)),
+            collected.atomics.get(&(win, y.origin)),
+        ) else {
+            return Vec::new();
+        };
+        let mut links: Vec<(usize, usize)> = w
+            .writes
+            .iter()
+            .map(|&(event, t, start, end)| {
+                let first = r
+                    .reads
+                    .range((t, 0, 0)..=(t, u64::MAX, u64::MAX))
+                    .filter(|(&(_, s, e), _)| s.max(start) < e.min(end))
+                    .map(|(_, &at)| at)
+                    .min()
+                    .unwrap_or(usize::MAX);
+                (event, first)
+            })
+            .collect();
+        for i in (0..links.len().saturating_sub(1)).rev() {
+            links[i].1 = links[i].1.min(links[i + 1].1);
+        }
+        links
+    });
+    let after = links.partition_point(|&(w, _)| w <= x.event);
+    links.get(after).is_some_and(|&(_, r)| r < y.event)
 }
 
 fn access(run: &Run, origin: Rank, event: usize) -> Option<(&Event, &RmaAccess)> {
@@ -157,61 +334,57 @@ fn access(run: &Run, origin: Rank, event: usize) -> Option<(&Event, &RmaAccess)>
 }
 
 pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+    let collected = collect(run);
+    let (candidates, _) = candidates(run, &collected);
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let queries: Vec<_> = candidates
+        .iter()
+        .flat_map(|(_, p, q)| {
+            [
+                (
+                    (p.origin, p.completion.unwrap_or(usize::MAX)),
+                    (q.origin, q.event),
+                ),
+                (
+                    (q.origin, q.completion.unwrap_or(usize::MAX)),
+                    (p.origin, p.event),
+                ),
+            ]
+        })
+        .collect();
+    let ordered = happens_before(run, &queries);
+    let mut cache = HashMap::new();
+    let mut reported: BTreeSet<(WinId, u32, u32)> = BTreeSet::new();
     let mut out = Vec::new();
-    for (w, window) in run.windows.iter().enumerate() {
-        let win = WinId(w as u32);
-        let mut by_stretch: BTreeMap<(u32, Rank), Vec<LoneEpoch>> = BTreeMap::new();
-        for &member in &window.members {
-            let Some(trace) = run.ranks.get(member as usize) else {
-                continue;
-            };
-            for epoch in lone_epochs(run, win, window, trace) {
-                by_stretch
-                    .entry((epoch.segment, epoch.target))
-                    .or_default()
-                    .push(epoch);
-            }
+    for (k, (win, p, q)) in candidates.iter().enumerate() {
+        if ordered[2 * k]
+            || ordered[2 * k + 1]
+            || flag_orders(&collected, &mut cache, *win, p, q)
+            || flag_orders(&collected, &mut cache, *win, q, p)
+        {
+            continue;
         }
-        // One finding per pair of call sites.
-        let mut seen: BTreeMap<(u32, u32), ()> = BTreeMap::new();
-        for epochs in by_stretch.values() {
-            for (i, p) in epochs.iter().enumerate() {
-                for q in &epochs[i + 1..] {
-                    for &(pe, ps, pend) in &p.accesses {
-                        for &(qe, qs, qend) in &q.accesses {
-                            if ps.max(qs) >= pend.min(qend) {
-                                continue;
-                            }
-                            let (Some((ep, ap)), Some((eq, aq))) =
-                                (access(run, p.origin, pe), access(run, q.origin, qe))
-                            else {
-                                continue;
-                            };
-                            if !conflicting(run, ap, aq)
-                                || seen.insert((ep.site.0, eq.site.0), ()).is_some()
-                            {
-                                continue;
-                            }
-                            out.push(diagnostic(
-                                run,
-                                window,
-                                (p, ep, ap, ps, pend),
-                                (q, eq, aq, qs, qend),
-                            ));
-                        }
-                    }
-                }
-            }
+        let (Some(window), Some((ep, ap)), Some((eq, aq))) = (
+            run.windows.get(win.0 as usize),
+            access(run, p.origin, p.event),
+            access(run, q.origin, q.event),
+        ) else {
+            continue;
+        };
+        if reported.insert((*win, ep.site.0, eq.site.0)) {
+            out.push(diagnostic(run, window, (p, ep, ap), (q, eq, aq)));
         }
     }
     out
 }
 
-type Side<'a> = (&'a LoneEpoch, &'a Event, &'a RmaAccess, u64, u64);
+type Side<'a> = (&'a SharedAccess, &'a Event, &'a RmaAccess);
 
 fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
     let verb = |a: &RmaAccess| if a.writes_target() { "writes" } else { "reads" };
-    let (start, end) = (p.3.max(q.3), p.4.min(q.4));
+    let (start, end) = (p.0.start.max(q.0.start), p.0.end.min(q.0.end));
     let message = text!(
         "{} from {} ({}) and {} from {} ({}) access bytes {start}..{end} of {} in {} in shared-lock epochs nothing orders, and {}",
         p.1.call,
@@ -234,10 +407,10 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
             vec![s.0.origin],
             s.1,
             text!(
-                "{} bytes {}..{} of {} under MPI_LOCK_SHARED",
+                "{} bytes {}..{} of {} under a shared lock",
                 verb(s.2),
-                s.3.to_string(),
-                s.4.to_string(),
+                s.0.start.to_string(),
+                s.0.end.to_string(),
                 ranks(s.0.target)
             ),
         )
@@ -249,13 +422,67 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
         message,
         locations: vec![location(&p), location(&q)],
         notes: vec![
-            "a shared lock lets epochs of several origins run at the same time, and the only calls between these two collectives are the epochs themselves: overlapping accesses where one writes are erroneous, except accumulates with the same operation and basic datatype (MPI 4.1 §12.5.3, §12.7.1)".into(),
+            "a shared lock lets epochs of several origins run at the same time, and no message or collective recorded after the unlock or flush that completes one access comes before the other: overlapping accesses where one writes are erroneous, except accumulates with the same operation and basic datatype (MPI 4.1 §12.5.3, §12.7.1)".into(),
         ],
         help: Some(
-            "lock with MPI_LOCK_EXCLUSIVE when an epoch writes bytes other origins access, give each origin its own target bytes, or use MPI_Accumulate with one operation".into(),
+            "lock with MPI_LOCK_EXCLUSIVE when an epoch writes bytes other origins access, order the epochs (a barrier or a message after the unlock), give each origin its own target bytes, or use MPI_Accumulate with one operation".into(),
         ),
         wait_for: None,
         communicator: None,
         tag: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text_trace::parse;
+
+    /// Ranks 1 and 2 each run `epochs` lock/put/unlock epochs on element 0 of rank 0, with
+    /// no collective between them.
+    fn long_loop(epochs: usize, lock: &str) -> Run {
+        let mut text = String::from(
+            "ranks 3
+             *: init
+             *: win_create win=0 size=40 unit=4 @ w.c:1
+             *: barrier @ w.c:2\n",
+        );
+        for _ in 0..epochs {
+            text.push_str(&format!(
+                "1-2: win_lock win=0 target=0 type={lock} @ w.c:3
+                 1-2: put win=0 target=0 disp=0 count=1 type=int @ w.c:4
+                 1-2: win_unlock win=0 target=0 @ w.c:5\n"
+            ));
+        }
+        text.push_str("*: barrier @ w.c:6\n*: win_free win=0 @ w.c:7\n*: finalize\n");
+        parse(&text).unwrap()
+    }
+
+    #[test]
+    fn a_long_loop_of_epochs_is_compared_in_bounded_work() {
+        let epochs = 3000;
+        let run = long_loop(epochs, "shared");
+        let collected = collect(&run);
+        let (candidates, looked) = candidates(&run, &collected);
+        // Each access is compared with at most 2 × NEIGHBOURS accesses of the other origin
+        // (2 origins), not with all 3000.
+        assert!(looked <= 2 * epochs * 2 * NEIGHBOURS, "{looked}");
+        assert!(looked >= 2 * epochs, "{looked}");
+        // One pair of call sites: the happens-before query gets at most PER_SITES pairs.
+        assert_eq!(candidates.len(), PER_SITES);
+        let found = check(&run);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0].message.contains("access bytes 0..4 of rank 0"),
+            "{}",
+            found[0].message
+        );
+        // Exclusive locks serialize the epochs: nothing is collected.
+        let run = long_loop(epochs, "exclusive");
+        assert_eq!(candidates_of(&run), 0);
+    }
+
+    fn candidates_of(run: &Run) -> usize {
+        candidates(run, &collect(run)).0.len()
     }
 }

@@ -11,7 +11,7 @@ pub const RM002: CheckInfo = CheckInfo {
     name: "unmatched-rma-synchronization",
     category: Category::RmaEpoch,
     severity: Severity::Error,
-    summary: "an RMA epoch is ended without being started (unlock without lock, complete without start, wait without post) or started twice (a target locked again by the same origin)",
+    summary: "an RMA epoch is ended without being started (unlock without lock, complete without start, wait without post) or started twice (a target locked again by the same origin), or memory is detached from a dynamic window without being attached",
     docs: r#"## What it does
 
 Pairs each rank's synchronization calls on each window: `MPI_Win_unlock` with its
@@ -20,6 +20,10 @@ Pairs each rank's synchronization calls on each window: `MPI_Win_unlock` with it
 `MPI_Win_post`. It reports an end without its beginning, and a beginning while the same
 epoch is still open: a second `MPI_Win_lock` of a target this rank already holds a lock
 on (or holds through `MPI_Win_lock_all`), a second `MPI_Win_start` or `MPI_Win_post`.
+On a window made by `MPI_Win_create_dynamic`, it also pairs `MPI_Win_detach` with the
+`MPI_Win_attach` of the same base address, and reports a detach of memory that is not
+attached (never attached, or detached already). Freeing the window with memory still
+attached is allowed: the memory is detached then (MPI 4.1 §12.2.4).
 
 ## Why is this bad
 
@@ -46,7 +50,8 @@ lock epoch instead of unlocking and locking again.
 
 MPI 4.1 §12.5.2 (`MPI_Win_start`, `MPI_Win_complete`, `MPI_Win_post`, `MPI_Win_wait`),
 §12.5.3 (`MPI_Win_lock`: a target may not be locked twice by the same origin;
-`MPI_Win_unlock` of a window locked by `MPI_Win_lock`).
+`MPI_Win_unlock` of a window locked by `MPI_Win_lock`), §12.2.4 (`MPI_Win_detach`: `base`
+must be that of an earlier `MPI_Win_attach`).
 "#,
 };
 
@@ -55,7 +60,7 @@ pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
         run,
         walk.unmatched.iter().cloned(),
         &RM002,
-        &["each RMA epoch is one pair of calls: lock/unlock of one target, lock_all/unlock_all, start/complete, post/wait (MPI 4.1 §12.5.2, §12.5.3)"],
-        "pair the synchronization calls on every path: one lock and one unlock per target, one start and one complete, one post and one wait",
+        &["each RMA epoch is one pair of calls: lock/unlock of one target, lock_all/unlock_all, start/complete, post/wait, and each MPI_Win_detach ends one MPI_Win_attach of the same address (MPI 4.1 §12.5.2, §12.5.3, §12.2.4)"],
+        "pair the calls on every path: one lock and one unlock per target, one start and one complete, one post and one wait, one attach and one detach of each memory",
     )
 }

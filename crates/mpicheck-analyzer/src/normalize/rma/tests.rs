@@ -15,6 +15,7 @@ const SCHEMA: &str = "\
 6 MPI_Win_unlock rank:RANK_NNI:in:s win:WINDOW:in:s
 7 MPI_Finalize
 8 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s
+9 MPICHECK_Type_info datatype:DATATYPE:in:s size:INT:in:s extent:INT:in:s true_lb:INT:in:s true_extent:INT:in:s
 ";
 const WORLD: i64 = 0x44000000;
 const INT: i64 = 0x4c000405;
@@ -138,7 +139,8 @@ fn windows_get_one_id_on_every_member_with_each_members_memory() {
         run.rma[&(1, 6)].kind,
         RmaKind::Lock {
             target: RmaTarget::Rank(0),
-            exclusive: Some(true)
+            exclusive: Some(true),
+            nocheck: false
         }
     );
 }
@@ -297,4 +299,39 @@ fn post_and_start_groups_are_world_ranks() {
             nocheck: false
         }
     );
+}
+
+/// A vector of 2 ints with a stride of 4 ints: 8 bytes of data over a true extent of 20
+/// bytes (`MPI_Type_get_true_extent`), extent 20.
+const VECTOR: i64 = 0x8c000001;
+
+#[test]
+fn a_target_datatype_with_holes_reaches_its_last_elements_true_upper_bound() {
+    let mut traces = ranks();
+    // Rank 0, after its first fence: the vector's info (no event of its own), then puts of 1 and 2 vectors at
+    // displacement 0 of rank 1's 8 bytes.
+    traces[0].calls.splice(
+        3..3,
+        [
+            call(9, vec![VECTOR, 8, 20, 0, 20], 20),
+            call(3, vec![0x2000, 2, INT, 1, 0, 1, VECTOR, 0xa0000000], 21),
+            call(3, vec![0x2000, 4, INT, 1, 0, 2, VECTOR, 0xa0000000], 22),
+        ],
+    );
+    let run = normalize(&traces, &mut line).unwrap();
+    let span = |event: u32| match &run.rma[&(0, event)].kind {
+        RmaKind::Access(a) => (a.bytes, a.span),
+        other => panic!("{other:?}"),
+    };
+    // Not one block of bytes (no conflicts judged on it), but its reach is known: one
+    // element ends at its true extent, two at extent + true extent.
+    assert_eq!(span(3), (None, Some((0, 20))));
+    assert_eq!(span(4), (None, Some((0, 40))));
+    assert_eq!(span(5), (Some(4), Some((0, 4))));
+    let rm006: Vec<Option<u32>> = crate::checks::run_all(&run)
+        .iter()
+        .filter(|d| d.code == "RM006")
+        .flat_map(|d| d.locations.iter().map(|l| l.line))
+        .collect();
+    assert_eq!(rm006, vec![Some(21), Some(22), Some(4)], "{rm006:?}");
 }
