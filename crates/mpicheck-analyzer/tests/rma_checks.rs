@@ -544,6 +544,37 @@ fn a_flag_set_by_an_accumulate_and_fetched_by_the_other_origin_orders_accesses()
 }
 
 #[test]
+fn a_loop_of_accesses_past_the_window_is_one_finding_per_call_site() {
+    // Three iterations of one get, each past rank 1's 4 bytes: the first is reported and
+    // counts the others; another call site is its own finding.
+    let text = "ranks 2
+        *: init
+        0: win_create win=0 size=40 unit=4   @ w.c:1
+        1: win_create win=0 size=4 unit=4    @ w.c:1
+        *: win_fence win=0
+        0: get win=0 target=1 disp=1 count=1 type=int   @ w.c:3
+        0: get win=0 target=1 disp=2 count=1 type=int   @ w.c:3
+        0: get win=0 target=1 disp=3 count=1 type=int   @ w.c:3
+        0: put win=0 target=1 disp=5 count=1 type=int   @ w.c:4
+        *: win_fence win=0
+        *: win_free win=0
+        *: finalize";
+    assert_eq!(codes_at(text), vec![("RM006", Some(3)), ("RM006", Some(4))]);
+    let d = findings(text);
+    assert!(d[0].message.contains("bytes 4..8"), "{}", d[0].message);
+    assert!(
+        d[0].message.contains("(and 2 more such calls from here)"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        !d[1].message.contains("more such calls"),
+        "{}",
+        d[1].message
+    );
+}
+
+#[test]
 fn a_target_type_with_holes_is_bounded_by_its_last_byte_and_not_judged_for_conflicts() {
     // Two vectors whose elements reach bytes 0..36 from the displacement (their true
     // extent): from element 2 they end at byte 44 of 40. Two origins' vectors interleave

@@ -391,6 +391,19 @@ fn rq004_persistent_started_twice() {
 }
 
 #[test]
+fn rq005_message_never_received() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rq_message_never_received.c:17
+         0: send dest=1 tag=4242 @ rq_message_never_received.c:22
+         1: send dest=0 tag=4242 @ rq_message_never_received.c:22
+         *: barrier @ rq_message_never_received.c:23
+         *: finalize @ rq_message_never_received.c:24",
+    );
+    pin!("rq005_message_never_received", r, ["RQ005"]);
+}
+
+#[test]
 fn rs001_leaked_objects() {
     let r = render_trace(
         "ranks 2

@@ -128,7 +128,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
     let mut out = dynamic_accesses(run, &dynamic);
     out.extend(fold_by_site(
         run,
-        items,
+        first_per_site(run, items),
         &RM006,
         &["the target buffer starts at target_disp × the target's disp_unit in its window and must lie within the window's size (MPI 4.1 §12.3)"],
         "keep target_disp + target_count within the target's window, in units of the target's disp_unit, or make the window larger",
@@ -268,9 +268,43 @@ fn dynamic_accesses(run: &Run, accesses: &[(Rank, usize, WinId, Rank)]) -> Vec<D
     }
     fold_by_site(
         run,
-        items,
+        first_per_site(run, items),
         &RM006,
         &["on a window made by MPI_Win_create_dynamic, target_disp is an address at the target, and the target bytes must lie in memory the target has attached with MPI_Win_attach and not yet detached (MPI 4.1 §12.2.4)"],
         "attach the memory at the target (MPI_Win_attach) before the access and detach it only after every access to it has completed, and send the address from MPI_Get_address on the target",
     )
+}
+
+/// The first out-of-window access of each call site and rank, saying how many more the
+/// same call made: a loop of gets past a window is one finding, not one per iteration.
+fn first_per_site(run: &Run, items: Vec<Item>) -> Vec<Item> {
+    use std::collections::hash_map::{Entry, HashMap};
+    let mut first: Vec<(Item, usize)> = Vec::new();
+    let mut index_of: HashMap<(Rank, u32, &str), usize> = HashMap::new();
+    for item in items {
+        let event = &run.ranks[item.0 as usize].events[item.1];
+        match index_of.entry((item.0, event.site.0, event.call)) {
+            Entry::Occupied(at) => first[*at.get()].1 += 1,
+            Entry::Vacant(slot) => {
+                slot.insert(first.len());
+                first.push((item, 0));
+            }
+        }
+    }
+    first
+        .into_iter()
+        .map(|((rank, index, message, label), more)| match more {
+            0 => (rank, index, message, label),
+            n => (
+                rank,
+                index,
+                crate::text!(
+                    "{} (and {} more such calls from here)",
+                    &message,
+                    n.to_string()
+                ),
+                label,
+            ),
+        })
+        .collect()
 }
