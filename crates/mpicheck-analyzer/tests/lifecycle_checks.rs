@@ -281,6 +281,40 @@ fn a_receive_into_the_memory_of_a_pending_send_is_bf001() {
 }
 
 #[test]
+fn bf001_in_code_without_line_numbers_says_where_the_pending_call_was_made() {
+    // Code without debug info (a stripped application, a library): the sites have no line.
+    // Two receives from one call site in a loop, and a send from a library function while
+    // a receive of another function is pending.
+    let text = "ranks 1
+        0: init
+        0: irecv src=0 tag=0 req=0 mem=buf:4096+16:w   @ app:1
+        0: irecv src=0 tag=1 req=1 mem=buf:4096+16:w   @ app:1
+        0: irecv src=0 tag=2 req=2 mem=buf:8192+16:w   @ lib:2
+        0: send dest=0 tag=0 mem=buf:8192+16:r         @ lib:3
+        0: send dest=0 tag=1 mem=buf:0+8:r             @ lib:4
+        0: send dest=0 tag=2 mem=buf:16+8:r            @ lib:4
+        0: waitall reqs=0,1,2
+        0: finalize";
+    let mut run = parse(text).unwrap();
+    for site in &mut run.sites {
+        site.line = None;
+    }
+    run.sites[2].function = Some("BI_Arecv".into());
+    let messages: Vec<String> = run_all(&run)
+        .into_iter()
+        .filter(|d| d.code == "BF001")
+        .map(|d| d.message.to_string())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "MPI_Irecv uses memory of a receive still pending from MPI_Irecv made at the same place earlier",
+            "MPI_Send uses memory of a receive still pending from MPI_Irecv in `BI_Arecv`",
+        ]
+    );
+}
+
+#[test]
 fn send_and_receive_buffers_of_one_call_that_overlap_are_bf002() {
     let bug = "ranks 2
         *: init

@@ -197,9 +197,10 @@ pub fn print_events(dir: &Path) -> Result<u8> {
             };
             writeln!(
                 out,
-                "  {index:>5} {} at {file}:{line}{state}: {:?}{}",
+                "  {index:>5} {} at {file}:{line}{state}: {:?}{}{}",
                 event.call,
                 event.op,
+                buffer_spans(event),
                 object_changes(event)
             )?;
         }
@@ -212,6 +213,20 @@ pub fn print_events(dir: &Path) -> Result<u8> {
         )?;
     }
     Ok(0)
+}
+
+/// The memory the call's buffers cover, as `; recvbuf 0x7f..+64 (written)`, so that a
+/// buffer finding (BF001, BF002) can be followed to the calls whose bytes overlap.
+fn buffer_spans(event: &mpicheck_analyzer::model::Event) -> String {
+    event
+        .buffers()
+        .iter()
+        .map(|span| {
+            let param = format!("{:?}", span.param).to_lowercase();
+            let written = if span.write { " (written)" } else { "" };
+            format!("; {param} {:#x}+{}{written}", span.start, span.len)
+        })
+        .collect()
 }
 
 /// The objects a call made and freed, as `; made communicator #3; freed datatype #2` (the

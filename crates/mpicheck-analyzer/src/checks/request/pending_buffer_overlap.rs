@@ -85,6 +85,21 @@ fn conflict<'p>(
     found
 }
 
+/// Where the pending call was made, as the message can say it: its line, else (in code
+/// without debug info, where both calls show as one object and offset) that it was made at
+/// the same place as the later call, or in which function.
+fn where_pending(run: &Run, pending: &Event, later: &Event) -> String {
+    let site = run.site(pending.site);
+    match (site.line, &site.function) {
+        (Some(line), _) => format!(" (line {line})"),
+        _ if pending.site == later.site && pending.site.0 != 0 => {
+            " made at the same place earlier".to_string()
+        }
+        (None, Some(function)) => format!(" in `{function}`"),
+        (None, None) => String::new(),
+    }
+}
+
 pub(super) fn diagnostics(run: &Run, proofs: &Proofs) -> Vec<Diagnostic> {
     let mut items = Vec::new();
     for trace in &run.ranks {
@@ -94,10 +109,7 @@ pub(super) fn diagnostics(run: &Run, proofs: &Proofs) -> Vec<Diagnostic> {
         let mut persistent: HashMap<ReqId, (usize, Vec<BufferSpan>)> = HashMap::new();
         let mut report = |at: usize, (with, theirs, ours): (usize, &BufferSpan, &BufferSpan)| {
             let other = trace.events[with].call;
-            let line = run
-                .site(trace.events[with].site)
-                .line
-                .map_or(String::new(), |l| format!(" (line {l})"));
+            let line = where_pending(run, &trace.events[with], &trace.events[at]);
             let what = if theirs.write {
                 "a receive still pending"
             } else {
