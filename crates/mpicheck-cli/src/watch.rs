@@ -74,6 +74,100 @@ struct ThreadWatch {
     progress_at: Instant,
     /// CPU time (clock ticks) last seen, and since when it has not changed.
     cpu: Option<(u64, Instant)>,
+    /// What the watcher saw of its polling since its last progress.
+    polling: PollSamples,
+    /// Its polls since its last progress, in its poll records before `last_record`.
+    polls_before_last: u64,
+}
+
+/// How a thread whose last call is a poll spends its time since its last progress. A
+/// thread that waits in a polling loop does nothing but poll, or sleeps between polls; one
+/// that works between its polls (a work loop that checks for messages now and then, as the
+/// genome assembler Ray's does) spends CPU time outside MPI between them: it may send what
+/// the others wait for once its work is done, so it is not waiting.
+#[derive(Clone, Copy, Debug, Default)]
+struct PollSamples {
+    /// Looks at the thread while it polled, and how many found it running (or runnable)
+    /// rather than asleep.
+    looks: u32,
+    running: u32,
+    /// At the first look: when, the thread's CPU time (clock ticks) and its polls so far.
+    first: Option<(Instant, u64, u64)>,
+    /// At the last look: its CPU time and polls.
+    cpu_now: u64,
+    polls_now: u64,
+}
+
+impl PollSamples {
+    /// Fewer looks than this judge nothing: the watcher looks every 200 ms.
+    const ENOUGH_LOOKS: u32 = 10;
+    /// CPU time per poll above which a thread works between its polls. Measured on a 2-core
+    /// VM: a thread waiting in an `MPI_Test` or `MPI_Iprobe` loop uses 0.05 µs per poll under
+    /// MPICH (0.15 µs in Ray's loop under Open MPI, whose wait ends on a timer: see
+    /// [`TailedTrace::note_clock_reads`]); a loop doing tens of µs of work between polls
+    /// (`hang_work_between_polls_ok.c`) 75 µs.
+    const WORK_PER_POLL_SECONDS: f64 = 5e-6;
+
+    /// `stat` (the thread's state and CPU time) is None where it cannot be read.
+    fn look(&mut self, now: Instant, stat: Option<(char, u64)>, polls: u64) {
+        self.looks += 1;
+        if let Some((state, cpu)) = stat {
+            self.running += u32::from(state == 'R');
+            self.first.get_or_insert((now, cpu, polls));
+            self.cpu_now = cpu;
+            self.polls_now = polls;
+        }
+    }
+
+    /// Whether the thread works between its polls: running (not asleep between polls) in at
+    /// least half of the looks, and using more CPU per poll than a poll costs. Whether it
+    /// runs, not how much CPU it gets: on a loaded machine a working thread waits for a core.
+    /// Unknown (too few looks) counts as working, so that nothing is decided yet.
+    fn works_between_polls(&self, now: Instant) -> bool {
+        if self.looks < Self::ENOUGH_LOOKS {
+            return true;
+        }
+        let Some((since, cpu_then, polls_then)) = self.first else {
+            return false; // no CPU time to read (another machine's /proc): as before
+        };
+        let seconds = now.duration_since(since).as_secs_f64();
+        let cpu = self.cpu_now.saturating_sub(cpu_then) as f64 / clock_ticks_per_second();
+        let polls = self.polls_now.saturating_sub(polls_then).max(1);
+        seconds > 0.0
+            && 2 * self.running >= self.looks
+            && cpu / polls as f64 >= Self::WORK_PER_POLL_SECONDS
+    }
+}
+
+/// The polls a poll record stands for: itself and the identical ones folded into it (its
+/// `repeats` word, which grows while the thread polls).
+fn polls_in(file: &File, record: u64) -> u64 {
+    let mut frame = [0u8; 8];
+    if file.read_exact_at(&mut frame, record).is_err() || frame[7] & flags::POLL == 0 {
+        return 1;
+    }
+    let len = u64::from(u32::from_le_bytes(frame[0..4].try_into().unwrap()));
+    let fold_words = 8 * mpicheck_trace::POLL_FOLD_WORDS as u64;
+    let mut repeats = [0u8; 8];
+    if len < CALL_FIXED_SIZE as u64 + fold_words
+        || file
+            .read_exact_at(&mut repeats, record + len - fold_words)
+            .is_err()
+    {
+        return 1;
+    }
+    1 + u64::from_le_bytes(repeats)
+}
+
+/// The unit of the CPU times in `/proc/.../stat`.
+fn clock_ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if ticks > 0 {
+        ticks as f64
+    } else {
+        100.0
+    }
 }
 
 /// One trace file being tailed.
@@ -91,6 +185,8 @@ struct TailedTrace {
     /// Offset of the first record not yet walked.
     cursor: u64,
     threads: BTreeMap<u16, ThreadWatch>,
+    /// The header's count of clock reads outside MPI, at the last look.
+    clock_reads: u32,
     /// When the process's trace last showed progress (a new process counts).
     progress_at: Instant,
 }
@@ -118,6 +214,7 @@ impl TailedTrace {
             host: None,
             cursor: HEADER_SIZE as u64,
             threads: BTreeMap::new(),
+            clock_reads: 0,
             progress_at: Instant::now(),
         })
     }
@@ -148,6 +245,24 @@ impl TailedTrace {
             }
         }
         self.refresh_states(now);
+        self.note_clock_reads(now);
+    }
+
+    /// A thread that polls while its process reads the clock outside MPI is not waiting only
+    /// for other processes: its loop may end on a timer (c/clock.c). Such reads are progress
+    /// for the polling threads, as an `MPI_Wtime` record would be.
+    fn note_clock_reads(&mut self, now: Instant) {
+        let at = mpicheck_trace::offset::CLOCK_READS;
+        let reads = u32::from_le_bytes(self.header_bytes[at..at + 4].try_into().unwrap());
+        if reads != self.clock_reads {
+            self.clock_reads = reads;
+            for watch in self.threads.values_mut() {
+                if watch.activity == Activity::Polling {
+                    watch.progress_at = now;
+                    watch.polling = PollSamples::default();
+                }
+            }
+        }
     }
 
     /// Walks whole records of `bytes` (read at `self.cursor`); returns how far it got.
@@ -192,6 +307,12 @@ impl TailedTrace {
                     }
                     _ => Activity::Outside,
                 });
+                let polls_before = match self.threads.get(&thread) {
+                    Some(earlier) if earlier.last_is_poll => {
+                        polls_in(&self.file, earlier.last_record)
+                    }
+                    _ => 0,
+                };
                 let watch = self.threads.entry(thread).or_insert(ThreadWatch {
                     last_record: offset,
                     last_func: frame.func,
@@ -200,9 +321,15 @@ impl TailedTrace {
                     activity: Activity::Outside,
                     progress_at: now,
                     cpu: None,
+                    polling: PollSamples::default(),
+                    polls_before_last: 0,
                 });
-                if !is_poll {
+                if is_poll {
+                    watch.polls_before_last += polls_before;
+                } else {
                     watch.progress_at = now;
+                    watch.polling = PollSamples::default();
+                    watch.polls_before_last = 0;
                 }
                 watch.last_record = offset;
                 watch.last_func = frame.func;
@@ -302,6 +429,11 @@ impl TailedTrace {
                     Activity::Outside
                 };
             }
+            if watch.activity == Activity::Polling {
+                let stat = thread_tid(&self.header_bytes, thread).and_then(|t| thread_stat(pid, t));
+                let polls = watch.polls_before_last + polls_in(&self.file, watch.last_record);
+                watch.polling.look(now, stat, polls);
+            }
             if watch.activity == Activity::Outside {
                 let cpu = thread_tid(&self.header_bytes, thread).and_then(|t| cpu_ticks(pid, t));
                 watch.cpu = match (cpu, watch.cpu) {
@@ -349,6 +481,9 @@ impl TailedTrace {
             match watch.activity {
                 Activity::InCall => in_mpi = true,
                 Activity::Polling => {
+                    if watch.polling.works_between_polls(now) {
+                        return None;
+                    }
                     in_mpi = true;
                     polling.push(thread);
                 }
@@ -410,10 +545,18 @@ fn proc_state(stat: &str) -> Option<char> {
 
 /// User plus system time of a thread, in clock ticks.
 fn cpu_ticks(pid: u32, tid: u32) -> Option<u64> {
+    thread_stat(pid, tid).map(|(_, ticks)| ticks)
+}
+
+/// A thread's state (`R` running or runnable, `S` asleep, ...) and its user plus system
+/// time in clock ticks.
+fn thread_stat(pid: u32, tid: u32) -> Option<(char, u64)> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
     let fields = stat_fields(&stat);
+    let state = fields.first()?.chars().next()?;
     // utime and stime are fields 14 and 15 of the line, 11 and 12 after the name.
-    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some((state, ticks))
 }
 
 /// The thread sleeps in `futex` (a lock, condition variable or barrier of its process).
@@ -613,6 +756,8 @@ impl Watcher {
             trace.progress_at = now;
             for thread in trace.threads.values_mut() {
                 thread.progress_at = now;
+                thread.polling = PollSamples::default();
+                thread.polls_before_last = 0;
             }
         }
     }
@@ -643,6 +788,43 @@ impl Watcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_polling_thread_works_between_its_polls_only_when_it_spends_cpu_outside_them() {
+        let now = Instant::now();
+        let ticks = |seconds: f64| (seconds * clock_ticks_per_second()) as u64;
+        let after_3s = |cpu: f64, polls: u64| PollSamples {
+            looks: 15,
+            running: 15,
+            first: Some((now - Duration::from_secs(3), 1000, 500)),
+            cpu_now: 1000 + ticks(cpu),
+            polls_now: 500 + polls,
+        };
+        // Waiting in an MPI_Test loop: 25 M polls in 1.5 s of CPU (0.06 µs each).
+        assert!(!after_3s(1.5, 25_000_000).works_between_polls(now));
+        // A work loop: 20,000 polls in 1.5 s of CPU (75 µs each).
+        assert!(after_3s(1.5, 20_000).works_between_polls(now));
+        // Asleep between polls (usleep in the loop), however few the polls.
+        let asleep = PollSamples {
+            running: 2,
+            ..after_3s(0.05, 3_000)
+        };
+        assert!(!asleep.works_between_polls(now));
+        // Working on a loaded machine: little CPU, but running (waiting for a core).
+        assert!(after_3s(0.4, 5_000).works_between_polls(now));
+        // Too few looks to judge: nothing is decided yet.
+        let early = PollSamples {
+            looks: 3,
+            ..after_3s(1.5, 25_000_000)
+        };
+        assert!(early.works_between_polls(now));
+        // No CPU time to read: as before, the polls are waiting.
+        let unknown = PollSamples {
+            first: None,
+            ..after_3s(1.5, 20_000)
+        };
+        assert!(!unknown.works_between_polls(now));
+    }
 
     #[test]
     fn a_death_summary_names_the_dead_and_what_the_others_wait_in() {

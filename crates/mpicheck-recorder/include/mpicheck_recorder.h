@@ -80,6 +80,8 @@ void mpicheck_initialized(int rank, int size, int thread_level);
 /* MPI begins to abort the job inside the calling thread's MPI call (c/abort.c);
  * thread_slot is its mpicheck_thread_slot. Async-signal-safe. */
 void mpicheck_aborting_in_call(uint16_t thread_slot);
+/* A thread that calls MPI read the clock outside MPI (c/clock.c). */
+void mpicheck_note_clock_read(void);
 
 /* MPI_Finalize returned. */
 void mpicheck_finalized(void);

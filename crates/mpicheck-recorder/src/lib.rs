@@ -694,6 +694,20 @@ pub extern "C" fn mpicheck_aborting_in_call(thread_slot: u16) {
     r.set_state_flag(state::ABORTED_IN_CALL);
 }
 
+/// The calling thread, which calls MPI, read the clock outside MPI (c/clock.c): counted in
+/// the header ([`offset::CLOCK_READS`]) for the watcher of `mpicheck run`. A plain load and
+/// store, no locked instruction: the watcher only looks for a change, and a program that
+/// reads the clock in a tight loop must not pay for an atomic add.
+#[no_mangle]
+pub extern "C" fn mpicheck_note_clock_read() {
+    let Some(r) = recorder() else { return };
+    let count = r.header_u32(offset::CLOCK_READS);
+    count.store(
+        count.load(Ordering::Relaxed).wrapping_add(1),
+        Ordering::Relaxed,
+    );
+}
+
 /// `MPI_Finalize` returned.
 #[no_mangle]
 pub extern "C" fn mpicheck_finalized() {

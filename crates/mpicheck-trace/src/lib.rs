@@ -239,6 +239,11 @@ pub mod offset {
     pub const EXIT_RECORDS_END: usize = 160;
     pub const PARENT_PID: usize = 168;
     pub const ABORT_THREAD: usize = 172;
+    /// A `u32` counting (modulo 2^32, losing concurrent updates) the clock reads
+    /// (`clock_gettime`, `gettimeofday`, `time`) that threads which call MPI made outside MPI:
+    /// a polling loop that reads the clock may end on a timer. Since format version 4; zero
+    /// in older traces and where the reads are not interposed.
+    pub const CLOCK_READS: usize = 176;
     /// Thread index `i`'s kernel thread id is the `u32` at `THREAD_TIDS + 4 * i`.
     pub const THREAD_TIDS: usize = 512;
 }
