@@ -1081,6 +1081,25 @@ fn rm008_post_group_names_an_origin_that_never_starts() {
 }
 
 #[test]
+fn rm009_accumulate_operation_undefined_for_the_datatype() {
+    let r = render_trace(
+        "ranks 2
+         *: init @ rm_accumulate_op_undefined.c:18
+         *: win_create win=0 size=32 unit=8 @ rm_accumulate_op_undefined.c:20
+         *: win_fence win=0 @ rm_accumulate_op_undefined.c:21
+         0: accumulate op=band win=0 target=1 disp=0 count=1 type=double @ rm_accumulate_op_undefined.c:23
+         *: win_fence win=0 @ rm_accumulate_op_undefined.c:24
+         *: win_free win=0 @ rm_accumulate_op_undefined.c:25
+         *: finalize @ rm_accumulate_op_undefined.c:26",
+    );
+    pin!(
+        "rm009_accumulate_operation_undefined_for_the_datatype",
+        r,
+        ["RM009"]
+    );
+}
+
+#[test]
 fn dr001_two_puts_to_one_element() {
     let r = render_trace(
         "ranks 3

@@ -64,7 +64,7 @@ static REGISTRY: &[&dyn Check] = &[
     &resource::leak::ObjectNeverFreed,            // RS001
     &resource::buffer_not_detached::BufferNeverDetached, // RS002
     &resource::bsend_buffer::BsendBuffer,         // RS003, RS004
-    &rma::RmaChecks,                              // RM001-RM008, DR001, DR003
+    &rma::RmaChecks,                              // RM001-RM009, DR001, DR003
     &pending_buffer::PendingBufferAccess,         // DR002
     &collective_call::CollectiveCallMismatch,     // CO001
     &collective::root::CollectiveRootMismatch,    // CO002
@@ -181,7 +181,9 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 /// do not deadlock: the collective or datatype mismatches that explain the stall (an MPI
 /// often hangs inside mismatched collectives), and the active-target epochs whose
 /// `MPI_MODE_NOCHECK` nothing backs or whose post and start groups do not name each other
-/// (an MPI may then hang in `MPI_Win_wait`), or `None`.
+/// (an MPI may then hang in `MPI_Win_wait`), and accumulates with an operation MPI does not
+/// define for their datatype (MPICH 4.0 then spins in the next `MPI_Win_fence` forever), or
+/// `None`.
 pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
     let some_blocked = run
         .ranks
@@ -194,7 +196,7 @@ pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
         matches!(
             c.category,
             Category::CollectiveMismatch | Category::TypeMismatch
-        ) || [rma::RM007.code, rma::RM008.code].contains(&c.code)
+        ) || [rma::RM007.code, rma::RM008.code, rma::RM009.code].contains(&c.code)
     });
     (!found.is_empty()).then_some(found)
 }

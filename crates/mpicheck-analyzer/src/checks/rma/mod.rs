@@ -1,5 +1,5 @@
 //! One-sided communication (RMA) checks: synchronization epochs (RM001-RM004, RM007, RM008),
-//! arguments of RMA calls (RM005, RM006) and conflicting accesses (DR001, DR003).
+//! arguments of RMA calls (RM005, RM006, RM009) and conflicting accesses (DR001, DR003).
 //!
 //! [`walk`] follows each rank's calls on each window in program order with the rank's
 //! epoch state (fence epoch, locks, lock_all, PSCW access and exposure epochs) and records
@@ -15,6 +15,7 @@ use crate::ranks::RankSet;
 use crate::text;
 use crate::text::{ranks, Text};
 
+pub mod accumulate_op;
 pub mod beyond_window;
 pub mod conflict;
 pub mod no_epoch;
@@ -28,6 +29,7 @@ pub mod shared_lock;
 pub mod target_rank;
 pub mod unmatched_sync;
 
+pub use accumulate_op::RM009;
 pub use beyond_window::RM006;
 pub use conflict::DR001;
 pub use no_epoch::RM001;
@@ -45,7 +47,7 @@ pub(crate) struct RmaChecks;
 impl Check for RmaChecks {
     fn infos(&self) -> &'static [CheckInfo] {
         &[
-            RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, DR001, DR003,
+            RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, RM009, DR001, DR003,
         ]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
@@ -65,6 +67,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(request_outside_passive::diagnostics(run, &walk));
     out.extend(target_rank::check(run));
     out.extend(beyond_window::check(run));
+    out.extend(accumulate_op::check(run));
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
     out.extend(nocheck_lock::check(run));
