@@ -314,3 +314,112 @@ fn different_origins_under_exclusive_locks_are_serialized() {
     );
     assert_eq!(found(&text), vec![]);
 }
+
+/// (line of the target's call, line of the origin's access) of every DR004 finding.
+fn exposed(text: &str) -> Vec<(Option<u32>, Option<u32>)> {
+    let run = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    run_checks(&run, &["DR004"])
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert_eq!(d.code, "DR004");
+            (d.locations[0].line, d.locations[1].line)
+        })
+        .collect()
+}
+
+/// Rank 0 exposes 40 bytes at address 4096 in a fence epoch; rank 1 runs `origin`, rank 0
+/// runs `target` in it, and `after` after the closing fence.
+fn fence_exposed(origin: &str, target: &str, after: &str) -> String {
+    format!(
+        "ranks 3
+         *: init
+         *: win_create win=0 size=40 unit=4 base=4096     @ w.c:1
+         *: win_fence win=0                               @ w.c:2
+         1: {origin}                                      @ w.c:3
+         {target}
+         *: win_fence win=0                               @ w.c:6
+         {after}
+         *: win_free win=0                                @ w.c:9
+         *: finalize"
+    )
+}
+
+const SEND_FIRST: &str = "0: send dest=2 tag=0 count=1 type=int mem=buf:4096+4:r @ w.c:4
+         2: recv src=0 tag=0 count=1 type=int @ w.c:5";
+
+#[test]
+fn a_target_sending_window_memory_a_put_writes_in_the_epoch_is_reported() {
+    let text = fence_exposed(PUT_0, SEND_FIRST, "");
+    assert_eq!(exposed(&text), vec![(Some(4), Some(3))]);
+    let run = parse(&text).unwrap();
+    let d = &run_checks(&run, &["DR004"]).unwrap()[0];
+    assert_eq!(
+        d.message,
+        "MPI_Send on rank 0 (w.c:4) reads bytes 0..4 of its memory in window 0 (MPI_Win_create \
+         on MPI_COMM_WORLD) while MPI_Put from rank 1 (w.c:3) writes them in the same fence epoch"
+    );
+    assert_eq!(
+        d.locations[0].label,
+        "reads bytes 0..4 of this rank's memory in the window (buf)"
+    );
+    // A receive into memory a get reads.
+    let get = "get win=0 target=0 disp=0 count=2 type=int";
+    let recv = "2: send dest=0 tag=0 count=1 type=int @ w.c:5
+         0: recv src=2 tag=0 count=1 type=int mem=buf:4100+4:w @ w.c:4";
+    assert_eq!(
+        exposed(&fence_exposed(get, recv, "")),
+        vec![(Some(4), Some(3))]
+    );
+    // In an exposure epoch too: between the target's post and its wait.
+    let pscw = format!(
+        "ranks 3
+         *: init
+         *: win_create win=0 size=40 unit=4 base=4096     @ w.c:1
+         0: win_post win=0 group=1                        @ w.c:2
+         1: win_start win=0 group=0                       @ w.c:2
+         1: {PUT_0}                                       @ w.c:3
+         {SEND_FIRST}
+         1: win_complete win=0                            @ w.c:6
+         0: win_wait win=0                                @ w.c:6
+         *: win_free win=0                                @ w.c:9
+         *: finalize"
+    );
+    assert_eq!(exposed(&pscw), vec![(Some(4), Some(3))]);
+    assert!(findings_of(&pscw, "DR004")[0]
+        .message
+        .ends_with("in the same exposure epoch"));
+}
+
+fn findings_of(text: &str, code: &str) -> Vec<Diagnostic> {
+    run_checks(&parse(text).unwrap(), &[code]).unwrap()
+}
+
+#[test]
+fn a_target_using_other_bytes_or_after_the_epoch_or_only_reading_what_gets_read_is_fine() {
+    // After the closing fence.
+    assert_eq!(exposed(&fence_exposed(PUT_0, "", SEND_FIRST)), vec![]);
+    // Other bytes of the window, or memory outside it.
+    let other = SEND_FIRST.replace("4096+4", "4100+4");
+    assert_eq!(exposed(&fence_exposed(PUT_0, &other, "")), vec![]);
+    let outside = SEND_FIRST.replace("4096+4", "8192+4");
+    assert_eq!(exposed(&fence_exposed(PUT_0, &outside, "")), vec![]);
+    // Sending what a get reads: both only read.
+    let get = "get win=0 target=0 disp=0 count=1 type=int";
+    assert_eq!(exposed(&fence_exposed(get, SEND_FIRST, "")), vec![]);
+    // A window whose address is not known (MPI allocated it) is not judged.
+    let allocated = fence_exposed(PUT_0, SEND_FIRST, "").replace(
+        "win_create win=0 size=40 unit=4 base=4096",
+        "win_allocate win=0 size=40 unit=4",
+    );
+    assert_eq!(exposed(&allocated), vec![]);
+    // The target's own put into its memory is not another origin's.
+    let own = fence_exposed(
+        PUT_0,
+        "0: put win=0 target=0 disp=5 count=1 type=int @ w.c:4
+         0: send dest=2 tag=0 count=1 type=int mem=buf:4116+4:r @ w.c:4
+         2: recv src=0 tag=0 count=1 type=int @ w.c:5",
+        "",
+    );
+    assert_eq!(exposed(&own), vec![]);
+}

@@ -139,7 +139,7 @@ fn conflicting_in_one_origin(a: (&EpochAccess, &RmaAccess), b: (&EpochAccess, &R
 
 /// The accesses that may run at the same time: one epoch of one target.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Scope {
+pub(super) enum Scope {
     /// A fence epoch of the window: every origin's accesses.
     Fence(u32),
     /// The exposure epoch the target's `MPI_Win_post` at this event opened: the accesses
@@ -162,7 +162,7 @@ impl Scope {
     }
 }
 
-fn access<'r>(run: &'r Run, f: &EpochAccess) -> Option<(&'r Event, &'r RmaAccess)> {
+pub(super) fn access<'r>(run: &'r Run, f: &EpochAccess) -> Option<(&'r Event, &'r RmaAccess)> {
     let event = run.ranks.get(f.origin as usize)?.events.get(f.event)?;
     match &run.rma.get(&(f.origin, f.event as u32))?.kind {
         RmaKind::Access(a) => Some((event, a)),
@@ -171,7 +171,7 @@ fn access<'r>(run: &'r Run, f: &EpochAccess) -> Option<(&'r Event, &'r RmaAccess
 }
 
 /// Every access of every window in its scope, by (window, scope, target).
-fn scoped(
+pub(super) fn scoped(
     walk: &Walk,
     pscw: &BTreeMap<WinId, Pscw>,
 ) -> BTreeMap<(WinId, Scope, Rank), Vec<EpochAccess>> {

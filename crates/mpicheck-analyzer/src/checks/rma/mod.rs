@@ -1,5 +1,5 @@
 //! One-sided communication (RMA) checks: synchronization epochs (RM001-RM004, RM007, RM008),
-//! arguments of RMA calls (RM005, RM006) and conflicting accesses (DR001, DR003).
+//! arguments of RMA calls (RM005, RM006) and conflicting accesses (DR001, DR003, DR004).
 //!
 //! [`walk`] follows each rank's calls on each window in program order with the rank's
 //! epoch state (fence epoch, locks, lock_all, PSCW access and exposure epochs) and records
@@ -17,6 +17,7 @@ use crate::text::{ranks, Text};
 
 pub mod beyond_window;
 pub mod conflict;
+pub mod exposed_memory;
 pub mod no_epoch;
 pub mod nocheck;
 mod nocheck_lock;
@@ -30,6 +31,7 @@ pub mod unmatched_sync;
 
 pub use beyond_window::RM006;
 pub use conflict::DR001;
+pub use exposed_memory::DR004;
 pub use no_epoch::RM001;
 pub use nocheck::RM007;
 pub use open_at_free::RM003;
@@ -45,7 +47,7 @@ pub(crate) struct RmaChecks;
 impl Check for RmaChecks {
     fn infos(&self) -> &'static [CheckInfo] {
         &[
-            RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, DR001, DR003,
+            RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, DR001, DR003, DR004,
         ]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
@@ -71,6 +73,7 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(pscw_partner::check(run, &pscw));
     out.extend(conflict::diagnostics(run, &walk, &pscw));
     out.extend(shared_lock::check(run));
+    out.extend(exposed_memory::check(run, &walk, &pscw));
     out
 }
 
