@@ -114,9 +114,12 @@ struct Clash {
     fence: bool,
 }
 
-/// Every clash, at most one per (window, target's call site, access site).
-fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Clash> {
+/// Every clash, at most one per (window, target's call site, access site), and how many
+/// (buffer, access) pairs were compared: at most [`COMPARED`] per buffer of a target's call
+/// in one of its epochs.
+fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>, usize) {
     let epochs = target_epochs(run);
+    let mut compared = 0usize;
     let mut out: BTreeMap<(WinId, u32, u32), Clash> = BTreeMap::new();
     for ((win, scope, target), mut group) in scoped(walk, pscw) {
         let Some(base) = run
@@ -162,6 +165,7 @@ fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Clash> {
                 };
                 let upto = group.partition_point(|a| a.start < rel_end);
                 for a in group[..upto].iter().rev().take(COMPARED) {
+                    compared += 1;
                     let Some((ea, aa)) = access(run, a) else {
                         continue;
                     };
@@ -182,11 +186,12 @@ fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Clash> {
             }
         }
     }
-    out.into_values().collect()
+    (out.into_values().collect(), compared)
 }
 
 pub(super) fn check(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> {
     clashes(run, walk, pscw)
+        .0
         .into_iter()
         .filter_map(|c| diagnostic(run, &c))
         .collect()
@@ -260,4 +265,36 @@ fn diagnostic(run: &Run, c: &Clash) -> Option<Diagnostic> {
         communicator: None,
         tag: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::rma::{pscw, walk};
+    use crate::text_trace::parse;
+
+    #[test]
+    fn thousands_of_epochs_are_compared_in_linear_work() {
+        let epochs = 3000;
+        let mut text = String::from(
+            "ranks 3
+             *: init
+             *: win_create win=0 size=40 unit=4 base=4096 @ w.c:1\n",
+        );
+        for _ in 0..epochs {
+            text.push_str(
+                "*: win_fence win=0 @ w.c:2
+                 1: put win=0 target=0 disp=0 count=1 type=int @ w.c:3
+                 0: send dest=2 tag=0 count=1 type=int mem=buf:4096+4:r @ w.c:4
+                 2: recv src=0 tag=0 count=1 type=int @ w.c:5\n",
+            );
+        }
+        text.push_str("*: win_fence win=0 @ w.c:6\n*: win_free win=0 @ w.c:7\n*: finalize\n");
+        let run = parse(&text).unwrap();
+        let (walk, pscw) = (walk(&run), pscw::pair(&run));
+        let (found, compared) = clashes(&run, &walk, &pscw);
+        // Each epoch's send is compared with its own epoch's put only.
+        assert_eq!(compared, epochs);
+        assert_eq!(found.len(), 1);
+    }
 }
