@@ -41,8 +41,10 @@ an accumulate other than `MPI_Get_accumulate` with `MPI_NO_OP`) and nothing orde
 
 Not judged: calls whose target datatype has holes, request-based calls (`MPI_Rput`, ...)
 in lock epochs (their waits complete them), lock epochs of ranks that call MPI from
-several threads, and windows created with `accumulate_ordering` relaxed (the info is not
-recorded: one origin's accumulates are taken as ordered).
+several threads, different origins of an access epoch whose post or start group the
+trace could not follow (each origin's own calls still are), and windows created with
+`accumulate_ordering` relaxed (the info is not recorded: one origin's accumulates are
+taken as ordered).
 
 ## Why is this bad
 
