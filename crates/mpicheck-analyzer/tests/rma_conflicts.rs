@@ -413,6 +413,27 @@ fn a_target_using_other_bytes_or_after_the_epoch_or_only_reading_what_gets_read_
         "win_allocate win=0 size=40 unit=4",
     );
     assert_eq!(exposed(&allocated), vec![]);
+    // The target tells the origin it has received into the memory before the origin gets
+    // it: ordered by the message. Received after the get, the message orders nothing.
+    let message = |origin: &str| {
+        fence_exposed(
+            origin,
+            "2: send dest=0 tag=0 count=1 type=int @ w.c:5
+             0: recv src=2 tag=0 count=1 type=int mem=buf:4096+4:w @ w.c:4
+             0: send dest=1 tag=1 count=1 type=int @ w.c:4",
+            "",
+        )
+    };
+    let told = message(
+        "recv src=0 tag=1 count=1 type=int @ w.c:3
+         1: get win=0 target=0 disp=0 count=1 type=int",
+    );
+    assert_eq!(exposed(&told), vec![]);
+    let late = message(
+        "get win=0 target=0 disp=0 count=1 type=int @ w.c:3
+         1: recv src=0 tag=1 count=1 type=int",
+    );
+    assert_eq!(exposed(&late), vec![(Some(4), Some(3))]);
     // The target's own put into its memory is not another origin's.
     let own = fence_exposed(
         PUT_0,

@@ -1,11 +1,12 @@
 //! The target's own MPI calls on window memory that other origins access in the same epoch
 //! (DR004).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::conflict::{access, scoped, Scope};
 use super::pscw::Pscw;
 use super::{site_text, EpochAccess, Walk};
+use crate::checks::request::happens_before;
 use crate::checks::run_event_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
@@ -26,7 +27,9 @@ memory it exposes in the window (the `base` of `MPI_Win_create`), and reports a 
 whose buffer overlaps the target bytes another origin accesses in that epoch: any buffer
 (a send's, a collective's send buffer) over bytes a `MPI_Put` or accumulate writes, and a
 buffer MPI writes (a receive's) over bytes a `MPI_Get` reads. Both calls are named, with
-the bytes. Not judged: windows MPI allocated (`MPI_Win_allocate`,
+the bytes. A call that messages or collectives order before the access (the target
+tells the origin, after its call, that the memory is ready) is not reported. Not judged:
+windows MPI allocated (`MPI_Win_allocate`,
 `MPI_Win_allocate_shared`: the trace does not keep the address), dynamic windows, lock
 epochs (no epoch of the target delimits them), and buffers whose layout is not contiguous.
 
@@ -66,6 +69,9 @@ target until the update completes; the public and private window copies), §12.5
 /// Accesses of the epoch compared with each buffer of the target's calls: bounds the work
 /// on epochs where thousands of calls hit the same bytes.
 const COMPARED: usize = 64;
+
+/// Candidates kept per pair of call sites, for the happens-before query.
+const PER_SITES: usize = 16;
 
 /// Where one target's epochs on one window begin and end, in its event indices.
 #[derive(Default)]
@@ -114,13 +120,14 @@ struct Clash {
     fence: bool,
 }
 
-/// Every clash, at most one per (window, target's call site, access site), and how many
-/// (buffer, access) pairs were compared: at most [`COMPARED`] per buffer of a target's call
-/// in one of its epochs.
+/// Candidate clashes, at most [`PER_SITES`] per (window, target's call site, access
+/// site), and how many (buffer, access) pairs were compared: at most [`COMPARED`] per
+/// buffer of a target's call in one of its epochs.
 fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>, usize) {
     let epochs = target_epochs(run);
     let mut compared = 0usize;
-    let mut out: BTreeMap<(WinId, u32, u32), Clash> = BTreeMap::new();
+    let mut out: Vec<Clash> = Vec::new();
+    let mut per_sites: HashMap<(WinId, u32, u32), usize> = HashMap::new();
     for ((win, scope, target), mut group) in scoped(walk, pscw) {
         let Some(base) = run
             .windows
@@ -172,8 +179,10 @@ fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>,
                     if a.end <= rel_start || !(aa.writes_target() || span.write) {
                         continue;
                     }
-                    out.entry((win, event.site.0, ea.site.0))
-                        .or_insert_with(|| Clash {
+                    let kept = per_sites.entry((win, event.site.0, ea.site.0)).or_default();
+                    if *kept < PER_SITES {
+                        *kept += 1;
+                        out.push(Clash {
                             win,
                             target,
                             call: index,
@@ -181,20 +190,47 @@ fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>,
                             access: a.clone(),
                             fence: matches!(scope, Scope::Fence(_)),
                         });
+                    }
                     break;
                 }
             }
         }
     }
-    (out.into_values().collect(), compared)
+    (out, compared)
 }
 
 pub(super) fn check(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> {
-    clashes(run, walk, pscw)
-        .0
-        .into_iter()
-        .filter_map(|c| diagnostic(run, &c))
-        .collect()
+    let candidates = clashes(run, walk, pscw).0;
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    // A message or collective from the target after its call to the origin before its
+    // access orders the two (the other way round, only the epoch's end completes the
+    // access at the target).
+    let queries: Vec<_> = candidates
+        .iter()
+        .map(|c| ((c.target, c.call), (c.access.origin, c.access.event)))
+        .collect();
+    let ordered = happens_before(run, &queries);
+    let mut reported: BTreeSet<(WinId, u32, u32)> = BTreeSet::new();
+    let mut out = Vec::new();
+    for (c, ordered) in candidates.iter().zip(ordered) {
+        if ordered {
+            continue;
+        }
+        let (Some(mine), Some((theirs, _))) = (
+            run.ranks
+                .get(c.target as usize)
+                .and_then(|t| t.events.get(c.call)),
+            access(run, &c.access),
+        ) else {
+            continue;
+        };
+        if reported.insert((c.win, mine.site.0, theirs.site.0)) {
+            out.extend(diagnostic(run, c));
+        }
+    }
+    out
 }
 
 fn diagnostic(run: &Run, c: &Clash) -> Option<Diagnostic> {
@@ -292,9 +328,11 @@ mod tests {
         text.push_str("*: win_fence win=0 @ w.c:6\n*: win_free win=0 @ w.c:7\n*: finalize\n");
         let run = parse(&text).unwrap();
         let (walk, pscw) = (walk(&run), pscw::pair(&run));
-        let (found, compared) = clashes(&run, &walk, &pscw);
-        // Each epoch's send is compared with its own epoch's put only.
+        let (candidates, compared) = clashes(&run, &walk, &pscw);
+        // Each epoch's send is compared with its own epoch's put only, and one pair of
+        // call sites asks the happens-before query about PER_SITES pairs at most.
         assert_eq!(compared, epochs);
-        assert_eq!(found.len(), 1);
+        assert_eq!(candidates.len(), PER_SITES);
+        assert_eq!(check(&run, &walk, &pscw).len(), 1);
     }
 }
