@@ -41,7 +41,7 @@
 //! | `comm_dup` `comm_split` `comm_create` `win_fence` `win_create` `win_free` ... | `comm=N` (a synchronizing management collective; the call is `MPI_` + the capitalized name) |
 //! | (collective arguments) | `count=N type=T` (bcast, reductions), `sendcount=` `sendtype=` `recvcount=` `recvtype=`, `sendcounts=1,2` `recvcounts=`, `sendtypes=int,byte` `recvtypes=`, `op=sum` (any name: `MPI_` + upper case), `inplace=1`, `agree=NAME:VALUE` (e.g. `agree=high:1`) |
 //! | `buffer_attach` `buffer_detach` | `bytes=N` |
-//! | `win_create` `win_allocate` `win_allocate_shared` `win_create_dynamic` | `win=N` (windows in order 0, 1, ...) `comm=N` `size=BYTES` `unit=N` (this rank's memory; default unit 1) |
+//! | `win_create` `win_allocate` `win_allocate_shared` `win_create_dynamic` | `win=N` (windows in order 0, 1, ...) `comm=N` `size=BYTES` `unit=N` (this rank's memory; default unit 1) `base=ADDRESS` (decimal; its address, known for `win_create`) |
 //! | `win_fence` `win_free` | `win=N`; fences take `assert=nosucceed` |
 //! | `win_lock` `win_unlock` `win_flush` `win_flush_local` | `win=N` `target=N\|null` (a window rank); `win_lock` takes `type=exclusive\|shared` (absent: unknown) and `assert=nocheck` |
 //! | `win_attach` `win_detach` | `win=N` `base=ADDRESS` (decimal); `win_attach` takes `size=BYTES` (dynamic windows: a target displacement is an address) |

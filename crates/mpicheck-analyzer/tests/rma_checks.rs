@@ -356,7 +356,11 @@ fn concurrent_accumulates_compare_basic_datatypes_not_handles() {
                2: accumulate win=0 target=0 disp=0 count=1 type=int_double op=sum   @ w.c:6
                *: win_fence win=0"),
     );
-    assert_eq!(codes_at(&mixed), vec![("DR001", Some(5))]);
+    // A datatype of ints and doubles is no accumulate's datatype at all (RM009).
+    assert_eq!(
+        codes_at(&mixed),
+        vec![("RM009", Some(6)), ("DR001", Some(5))]
+    );
 }
 
 #[test]

@@ -1145,6 +1145,27 @@ fn dr003_puts_under_shared_locks_to_one_element() {
     pin!("dr003_puts_under_shared_locks_to_one_element", r, ["DR003"]);
 }
 
+#[test]
+fn dr004_target_sends_window_memory_a_put_writes() {
+    let r = render_trace(
+        "ranks 3
+         *: init @ dr_fence_send_exposed.c:14
+         *: win_create win=0 size=16 unit=4 base=4096 @ dr_fence_send_exposed.c:16
+         *: win_fence win=0 @ dr_fence_send_exposed.c:17
+         1: put win=0 target=0 disp=0 count=1 type=int @ dr_fence_send_exposed.c:19
+         0: send dest=2 tag=0 count=1 type=int mem=buf:4096+4:r @ dr_fence_send_exposed.c:21
+         2: recv src=0 tag=0 count=1 type=int @ dr_fence_send_exposed.c:23
+         *: win_fence win=0 @ dr_fence_send_exposed.c:24
+         *: win_free win=0 @ dr_fence_send_exposed.c:25
+         *: finalize @ dr_fence_send_exposed.c:26",
+    );
+    pin!(
+        "dr004_target_sends_window_memory_a_put_writes",
+        r,
+        ["DR004"]
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 
 /// Every check in the catalogue has its output pinned: a terminal snapshot showing a

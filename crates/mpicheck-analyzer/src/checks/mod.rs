@@ -64,7 +64,7 @@ static REGISTRY: &[&dyn Check] = &[
     &resource::leak::ObjectNeverFreed,            // RS001
     &resource::buffer_not_detached::BufferNeverDetached, // RS002
     &resource::bsend_buffer::BsendBuffer,         // RS003, RS004
-    &rma::RmaChecks,                              // RM001-RM009, DR001, DR003
+    &rma::RmaChecks,                              // RM001-RM009, DR001, DR003, DR004
     &pending_buffer::PendingBufferAccess,         // DR002
     &collective_call::CollectiveCallMismatch,     // CO001
     &collective::root::CollectiveRootMismatch,    // CO002

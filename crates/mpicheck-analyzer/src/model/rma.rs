@@ -35,6 +35,10 @@ pub struct WinMemory {
     pub size: u64,
     /// `disp_unit`: target displacements are in these units.
     pub disp_unit: u64,
+    /// The memory's address in the member's process (`base` of `MPI_Win_create`); `None`
+    /// when MPI allocated it (the trace keeps only where the pointer was stored) or for
+    /// dynamic windows.
+    pub base: Option<u64>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

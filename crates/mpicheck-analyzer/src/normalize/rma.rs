@@ -186,15 +186,25 @@ impl RankNormalizer<'_> {
                 WinMemory {
                     size: 0,
                     disp_unit: 1,
+                    base: None,
                 },
             );
         } else {
             let size = args.int("size").and_then(|s| u64::try_from(s).ok());
             let unit = args.int("disp_unit").and_then(|u| u64::try_from(u).ok());
+            let base = match flavor {
+                WinFlavor::Create => args.int("base").and_then(|b| u64::try_from(b).ok()),
+                _ => None,
+            };
             if let (Some(size), Some(disp_unit)) = (size, unit) {
-                self.tables.rma.windows[win.0 as usize]
-                    .memory
-                    .insert(self.rank, WinMemory { size, disp_unit });
+                self.tables.rma.windows[win.0 as usize].memory.insert(
+                    self.rank,
+                    WinMemory {
+                        size,
+                        disp_unit,
+                        base,
+                    },
+                );
             }
         }
         if let Some(raw) = args.out_int("win") {

@@ -167,8 +167,9 @@ impl Parser {
         Ok(Some(RmaCall { win, kind }))
     }
 
-    /// `win_create win=N [comm=C] size=BYTES unit=U`: the first line naming window N creates
-    /// it (windows in order 0, 1, ...); each rank's line gives its own memory.
+    /// `win_create win=N [comm=C] size=BYTES unit=U [base=ADDRESS]`: the first line naming
+    /// window N creates it (windows in order 0, 1, ...); each rank's line gives its own
+    /// memory.
     fn create_window(
         &mut self,
         rank: Rank,
@@ -209,12 +210,17 @@ impl Parser {
             WinFlavor::Dynamic => Some(0),
             _ => size,
         };
+        let base = keys
+            .get("base")
+            .map(|v| self.int::<u64>("base", v))
+            .transpose()?;
         if let Some(size) = size {
             self.run.windows[win as usize].memory.insert(
                 rank,
                 WinMemory {
                     size,
                     disp_unit: unit,
+                    base,
                 },
             );
         }

@@ -1,5 +1,5 @@
 //! One-sided communication (RMA) checks: synchronization epochs (RM001-RM004, RM007, RM008),
-//! arguments of RMA calls (RM005, RM006, RM009) and conflicting accesses (DR001, DR003).
+//! arguments of RMA calls (RM005, RM006, RM009) and conflicting accesses (DR001, DR003, DR004).
 //!
 //! [`walk`] follows each rank's calls on each window in program order with the rank's
 //! epoch state (fence epoch, locks, lock_all, PSCW access and exposure epochs) and records
@@ -18,6 +18,7 @@ use crate::text::{ranks, Text};
 pub mod accumulate_op;
 pub mod beyond_window;
 pub mod conflict;
+pub mod exposed_memory;
 pub mod no_epoch;
 pub mod nocheck;
 mod nocheck_lock;
@@ -32,6 +33,7 @@ pub mod unmatched_sync;
 pub use accumulate_op::RM009;
 pub use beyond_window::RM006;
 pub use conflict::DR001;
+pub use exposed_memory::DR004;
 pub use no_epoch::RM001;
 pub use nocheck::RM007;
 pub use open_at_free::RM003;
@@ -47,7 +49,7 @@ pub(crate) struct RmaChecks;
 impl Check for RmaChecks {
     fn infos(&self) -> &'static [CheckInfo] {
         &[
-            RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, RM009, DR001, DR003,
+            RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, RM009, DR001, DR003, DR004,
         ]
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
@@ -72,25 +74,41 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     out.extend(nocheck::check(run, &pscw));
     out.extend(nocheck_lock::check(run));
     out.extend(pscw_partner::check(run, &pscw));
-    out.extend(conflict::diagnostics(run, &walk));
+    out.extend(conflict::diagnostics(run, &walk, &pscw));
     out.extend(shared_lock::check(run));
+    out.extend(exposed_memory::check(run, &walk, &pscw));
     out
 }
 
 /// A finding of one call: (rank, event index, message, label), as `fold_by_site` takes.
 pub(crate) type Item = (Rank, usize, Text, Text);
 
-/// One access made in a fence epoch, for DR001.
-#[derive(Clone, Debug)]
-pub(crate) struct FenceAccess {
-    pub origin: Rank,
-    pub event: usize,
+/// The epoch an access is made in, as the origin's own calls delimit it, for DR001.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Epoch {
     /// The origin's count of fences on the window before the access: the same number names
     /// the same epoch on every member, fences being collective over the window.
-    pub epoch: u32,
+    Fence(u32),
+    /// The access epoch the origin's `MPI_Win_start` at this event opened (DR001 pairs it
+    /// with the target's exposure epoch).
+    Start(usize),
+    /// A lock or lock_all epoch of the origin, since the event (the lock, or the last flush
+    /// to the target) that ordered the origin's earlier accesses to the target.
+    Lock(usize),
+}
+
+/// One access made in an epoch DR001 compares.
+#[derive(Clone, Debug)]
+pub(crate) struct EpochAccess {
+    pub origin: Rank,
+    pub event: usize,
+    pub epoch: Epoch,
     pub target: Rank,
     pub start: u64,
     pub end: u64,
+    /// The origin's last `MPI_Win_flush_local` (or `_all`) to the target before the
+    /// access (0: none): in a lock epoch, it orders an earlier fetching call before this.
+    pub local_flush: usize,
 }
 
 /// What the epoch walk found.
@@ -101,7 +119,7 @@ pub(crate) struct Walk {
     pub open_at_free: Vec<Item>,
     pub request_outside_passive: Vec<Item>,
     /// By window.
-    pub fence_accesses: BTreeMap<WinId, Vec<FenceAccess>>,
+    pub epoch_accesses: BTreeMap<WinId, Vec<EpochAccess>>,
 }
 
 /// One rank's synchronization state on one window.
@@ -115,7 +133,17 @@ struct Epochs {
     /// Targets this rank holds a lock on.
     locks: BTreeMap<Rank, usize>,
     lock_all: bool,
+    /// The `MPI_Win_lock_all` event while `lock_all`.
+    lock_all_at: usize,
+    /// The last `MPI_Win_flush` by target, and the last `MPI_Win_flush_all`.
+    flushed: BTreeMap<Rank, usize>,
+    flushed_all: usize,
+    /// The same for `MPI_Win_flush_local` and `MPI_Win_flush_local_all`.
+    flushed_local: BTreeMap<Rank, usize>,
+    flushed_local_all: usize,
     start: bool,
+    /// The `MPI_Win_start` event while `start`.
+    start_at: usize,
     post: bool,
     /// Memory attached to a dynamic window: base address → bytes.
     attached: BTreeMap<u64, u64>,
@@ -135,6 +163,10 @@ pub(crate) fn walk(run: &Run) -> Walk {
     let mut out = Walk::default();
     for trace in &run.ranks {
         let mut epochs: HashMap<WinId, Epochs> = HashMap::new();
+        let single_thread = trace
+            .events
+            .first()
+            .is_none_or(|f| trace.events.iter().all(|e| e.thread == f.thread));
         for (index, event) in trace.events.iter().enumerate() {
             let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
                 continue;
@@ -212,6 +244,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                         );
                     }
                     state.lock_all = true;
+                    state.lock_all_at = index;
                 }
                 RmaKind::UnlockAll => {
                     if !state.lock_all {
@@ -233,6 +266,7 @@ pub(crate) fn walk(run: &Run) -> Walk {
                         );
                     }
                     state.start = true;
+                    state.start_at = index;
                 }
                 RmaKind::Complete => {
                     if !state.start {
@@ -272,7 +306,22 @@ pub(crate) fn walk(run: &Run) -> Walk {
                         );
                     }
                 }
-                RmaKind::Flush { .. } | RmaKind::Sync => {}
+                RmaKind::Flush { target } => {
+                    // A local flush completes the calls at the origin only (MPI 4.1 §12.5.4).
+                    let (by_target, all) = if name.starts_with("MPI_Win_flush_local") {
+                        (&mut state.flushed_local, &mut state.flushed_local_all)
+                    } else {
+                        (&mut state.flushed, &mut state.flushed_all)
+                    };
+                    match target {
+                        Some(RmaTarget::Rank(t)) => {
+                            by_target.insert(*t, index);
+                        }
+                        Some(_) => {}
+                        None => *all = index,
+                    }
+                }
+                RmaKind::Sync => {}
                 RmaKind::Attach { base, size } => {
                     state.attached.insert(*base, *size);
                 }
@@ -360,21 +409,42 @@ pub(crate) fn walk(run: &Run) -> Walk {
                             "request-based RMA is allowed only in passive target epochs".into(),
                         ));
                     }
-                    if state.fence_open && !passive && !state.start {
+                    let epoch = if passive {
+                        // Another thread's flush could order them: one thread only, and
+                        // request-based calls complete by their own waits (not judged).
+                        let since = [
+                            state.locks.get(&target).copied(),
+                            state.lock_all.then_some(state.lock_all_at),
+                            state.flushed.get(&target).copied(),
+                            Some(state.flushed_all),
+                        ];
+                        (single_thread && !access.request)
+                            .then(|| Epoch::Lock(since.into_iter().flatten().max().unwrap_or(0)))
+                    } else if state.start {
+                        Some(Epoch::Start(state.start_at))
+                    } else {
                         state.pending_since_fence.get_or_insert(index);
-                        if let Some((start, end)) = access.target_range(window) {
-                            out.fence_accesses
-                                .entry(call.win)
-                                .or_default()
-                                .push(FenceAccess {
-                                    origin: rank,
-                                    event: index,
-                                    epoch: state.fences,
-                                    target,
-                                    start,
-                                    end,
-                                });
-                        }
+                        Some(Epoch::Fence(state.fences))
+                    };
+                    if let (Some(epoch), Some((start, end))) = (epoch, access.target_range(window))
+                    {
+                        out.epoch_accesses
+                            .entry(call.win)
+                            .or_default()
+                            .push(EpochAccess {
+                                origin: rank,
+                                event: index,
+                                epoch,
+                                target,
+                                start,
+                                end,
+                                local_flush: state
+                                    .flushed_local
+                                    .get(&target)
+                                    .copied()
+                                    .unwrap_or(0)
+                                    .max(state.flushed_local_all),
+                            });
                     }
                 }
             }

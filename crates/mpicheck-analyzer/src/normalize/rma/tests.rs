@@ -112,14 +112,16 @@ fn windows_get_one_id_on_every_member_with_each_members_memory() {
         w.memory.get(&0),
         Some(&WinMemory {
             size: 40,
-            disp_unit: 4
+            disp_unit: 4,
+            base: Some(0x1000)
         })
     );
     assert_eq!(
         w.memory.get(&1),
         Some(&WinMemory {
             size: 8,
-            disp_unit: 1
+            disp_unit: 1,
+            base: Some(0x1000)
         })
     );
     // The second constructor is window 1 on both ranks, whatever the handles.
