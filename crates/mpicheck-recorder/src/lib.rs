@@ -40,8 +40,14 @@ use std::sync::atomic::{
 };
 use std::sync::Mutex;
 
+mod repeat;
 mod space;
 mod start;
+
+pub use repeat::{
+    mpicheck_begin_repeatable, mpicheck_end_repeatable, mpicheck_enter_repeatable,
+    REPEAT_SCRATCH_BYTES, REPEAT_SLOTS,
+};
 
 use start::*;
 
