@@ -72,7 +72,10 @@ pub unsafe extern "C" fn mpicheck_begin_repeatable(
     }
     let frame = len as u64 | (kind::CALL as u64) << 32 | (rflags as u64) << 56;
     ptr::write(s as *mut u64, frame);
-    ptr::write(s.add(8) as *mut u32, func_id as u32 | ((slot - 1) as u32) << 16);
+    ptr::write(
+        s.add(8) as *mut u32,
+        func_id as u32 | ((slot - 1) as u32) << 16,
+    );
     ptr::write(s.add(12) as *mut u32, 0);
     ptr::write(s.add(16) as *mut u64, r.clock.now());
     ptr::write(s.add(24) as *mut u64, 0);
@@ -113,8 +116,7 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
             && ptr::read(o.add(8) as *const u32) == ids
             && ptr::read(o.add(32) as *const u64) == callsite
             && (ptr::read(o.add(7)) ^ rflags) & flags::FORTRAN == 0
-            && std::slice::from_raw_parts(o.add(CALL_FIXED_SIZE), in_bytes)
-                == std::slice::from_raw_parts(s.add(CALL_FIXED_SIZE), in_bytes);
+            && same_inputs(o.add(CALL_FIXED_SIZE), s.add(CALL_FIXED_SIZE), in_bytes);
         if same {
             let keep = in_bytes & !7;
             let short = len - keep;
@@ -122,21 +124,18 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
                 return ptr::null_mut();
             };
             prefetch(rec);
-            let rframe = short as u64
-                | (kind::CALL as u64) << 32
-                | ((rflags | flags::REPEAT) as u64) << 56;
+            let rframe =
+                short as u64 | (kind::CALL as u64) << 32 | ((rflags | flags::REPEAT) as u64) << 56;
             ptr::write(rec as *mut u64, rframe);
             // The frame before any other word (trace format: "Holes").
             std::sync::atomic::fence(Ordering::Release);
-            ptr::copy_nonoverlapping(s.add(8), rec.add(8), 24);
+            copy_words(s.add(8), rec.add(8), 24);
             ptr::write(rec.add(32) as *mut u64, original);
-            // The input bytes in the last word kept, if any (the rest are outputs, written
-            // at the end).
-            ptr::copy_nonoverlapping(
-                s.add(CALL_FIXED_SIZE + keep),
-                rec.add(CALL_FIXED_SIZE),
-                in_bytes - keep,
-            );
+            // The input bytes in the last word kept, if any (with the zeros of the output
+            // bytes after them in the scratch buffer; the outputs come at the end).
+            if in_bytes > keep {
+                copy_words(s.add(CALL_FIXED_SIZE + keep), rec.add(CALL_FIXED_SIZE), 8);
+            }
             (*(rec.add(6) as *const AtomicU8)).store(record_state::ENTERED, Ordering::Release);
             return rec;
         }
@@ -147,10 +146,44 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
     prefetch(rec);
     ptr::write(rec as *mut u64, frame | (flags::ORIGINAL as u64) << 56);
     std::sync::atomic::fence(Ordering::Release);
-    ptr::copy_nonoverlapping(s.add(8), rec.add(8), CALL_FIXED_SIZE - 8 + in_bytes);
+    // Whole words: the bytes after the inputs in the last one are zero in the scratch buffer.
+    copy_words(s.add(8), rec.add(8), CALL_FIXED_SIZE - 8 + in_bytes);
     (*(rec.add(6) as *const AtomicU8)).store(record_state::ENTERED, Ordering::Release);
     *slot = rec as u64 - r.base as u64;
     rec
+}
+
+/// Whether the `n` bytes at `a` and `b` (each readable up to the next multiple of 8) are
+/// equal. Word by word: a call to `memcmp` costs more than the few words of a record.
+#[inline(always)]
+unsafe fn same_inputs(a: *const u8, b: *const u8, n: usize) -> bool {
+    let mut i = 0;
+    while i + 8 <= n {
+        if ptr::read_unaligned(a.add(i) as *const u64)
+            != ptr::read_unaligned(b.add(i) as *const u64)
+        {
+            return false;
+        }
+        i += 8;
+    }
+    if i == n {
+        return true;
+    }
+    let mask = (1u64 << (8 * (n - i))) - 1;
+    (ptr::read_unaligned(a.add(i) as *const u64) ^ ptr::read_unaligned(b.add(i) as *const u64))
+        & mask
+        == 0
+}
+
+/// Copies `n` bytes rounded up to whole 8-byte words (both sides 8-byte aligned and that
+/// long); a loop of word moves, not a call to `memcpy`.
+#[inline(always)]
+unsafe fn copy_words(from: *const u8, to: *mut u8, n: usize) {
+    let mut i = 0;
+    while i < n {
+        ptr::write(to.add(i) as *mut u64, ptr::read(from.add(i) as *const u64));
+        i += 8;
+    }
 }
 
 #[inline(always)]
@@ -177,9 +210,12 @@ pub unsafe fn copy_outputs(rec: *mut u8, words: *const i64, in_bytes: u32) {
     let (to, n) = if ptr::read(rec.add(7)) & flags::REPEAT != 0 {
         (rec.add(CALL_FIXED_SIZE), len - CALL_FIXED_SIZE)
     } else {
-        (rec.add(CALL_FIXED_SIZE + keep), len - CALL_FIXED_SIZE - keep)
+        (
+            rec.add(CALL_FIXED_SIZE + keep),
+            len - CALL_FIXED_SIZE - keep,
+        )
     };
-    ptr::copy_nonoverlapping(from, to, n);
+    copy_words(from, to, n);
 }
 
 /// Finishes a record begun with [`mpicheck_begin_repeatable`]: `rec` is what

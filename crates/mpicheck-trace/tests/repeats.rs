@@ -83,7 +83,11 @@ fn repeats_read_as_the_calls_they_stand_for() {
     assert_eq!(short.calls.len(), 21);
     assert_eq!(seen(&short.calls), seen(&full.calls));
     assert_eq!(short.mpi_calls, full.mpi_calls);
-    assert!(matches!(short.end, EndOfTrace::Truncated { .. }), "{:?}", short.end);
+    assert!(
+        matches!(short.end, EndOfTrace::Truncated { .. }),
+        "{:?}",
+        short.end
+    );
     assert!(short.calls.windows(2).all(|w| w[0].seq < w[1].seq));
     let last = short.calls.last().unwrap();
     assert!(!last.complete);
@@ -105,7 +109,10 @@ fn read_with(damage: impl FnOnce(&mut TraceBuilder, u64)) -> (usize, EndOfTrace)
 
 /// `before`: the calls before the damaged repeat.
 fn assert_damaged(what: &str, before: usize, (calls, end): (usize, EndOfTrace)) {
-    assert_eq!(calls, before, "{what}: the calls before the damage are read");
+    assert_eq!(
+        calls, before,
+        "{what}: the calls before the damage are read"
+    );
     match end {
         EndOfTrace::Truncated { reason, .. } => {
             assert!(reason.contains("repeated call"), "{what}: {reason}")
