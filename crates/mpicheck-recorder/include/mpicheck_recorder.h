@@ -221,7 +221,9 @@ static inline __attribute__((always_inline)) void mpicheck_end_rep(uint8_t *rec,
             to = args + keep;
             n = len - MPICHECK_CALL_FIXED_SIZE - keep;
         }
-        for (uint32_t i = 0; i < n; i += 8) __builtin_memcpy(to + i, from + i, 8);
+        /* 4-byte units: the scratch words were just written by stores of 4 and 8 bytes, and
+         * a load spanning two stores is not forwarded from them (it waits). */
+        for (uint32_t i = 0; i < n; i += 4) __builtin_memcpy(to + i, from + i, 4);
     }
     if (instant)
         mpicheck_end_instant((int64_t *)args, ret);

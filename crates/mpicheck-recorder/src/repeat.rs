@@ -66,9 +66,12 @@ pub unsafe extern "C" fn mpicheck_begin_repeatable(
     }
     let len = call_len(nbytes);
     let s = scratch as *mut u8;
-    // Padding between words is never written by the wrapper: zero, as in the file.
-    for i in (CALL_FIXED_SIZE..len).step_by(8) {
-        ptr::write(s.add(i) as *mut u64, 0);
+    // Padding between words is never written by the wrapper: zero, as in the file. Volatile
+    // stores: a few words, where a call to `memset` would cost more.
+    let mut i = CALL_FIXED_SIZE;
+    while i < len {
+        ptr::write_volatile(s.add(i) as *mut u64, 0);
+        i += 8;
     }
     let frame = len as u64 | (kind::CALL as u64) << 32 | (rflags as u64) << 56;
     ptr::write(s as *mut u64, frame);
@@ -107,7 +110,10 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
     let rflags = (frame >> 56) as u8;
     let ids = ptr::read(s.add(8) as *const u32);
     let callsite = ptr::read(s.add(32) as *const u64);
-    let in_bytes = (in_bytes as usize).min(len - CALL_FIXED_SIZE);
+    // A multiple of 4 (the words are 4 or 8 bytes), and no more than the arguments.
+    let in_bytes = (in_bytes as usize)
+        .next_multiple_of(4)
+        .min(len - CALL_FIXED_SIZE);
     let slot = table.add(slot_of(ids, callsite));
     let original = *slot;
     if original != 0 && REPEATS_ON.load(Ordering::Relaxed) {
@@ -153,36 +159,32 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
     rec
 }
 
-/// Whether the `n` bytes at `a` and `b` (each readable up to the next multiple of 8) are
-/// equal. Word by word: a call to `memcmp` costs more than the few words of a record.
+/// Whether the `n` bytes (a multiple of 4: every word of a record is 4 or 8 bytes and starts
+/// at a multiple of 4) at `a` and `b` are equal. In 4-byte units: the wrapper has just
+/// written the scratch buffer's words with stores of 4 and 8 bytes, and a load that spans
+/// two of them waits for both to reach the cache (no store-to-load forwarding), where a
+/// 4-byte load inside one store is forwarded at once. Not `memcmp`: a call costs more than
+/// the few words of a record.
 #[inline(always)]
 unsafe fn same_inputs(a: *const u8, b: *const u8, n: usize) -> bool {
     let mut i = 0;
-    while i + 8 <= n {
-        if ptr::read_unaligned(a.add(i) as *const u64)
-            != ptr::read_unaligned(b.add(i) as *const u64)
-        {
+    while i < n {
+        if ptr::read(a.add(i) as *const u32) != ptr::read(b.add(i) as *const u32) {
             return false;
         }
-        i += 8;
+        i += 4;
     }
-    if i == n {
-        return true;
-    }
-    let mask = (1u64 << (8 * (n - i))) - 1;
-    (ptr::read_unaligned(a.add(i) as *const u64) ^ ptr::read_unaligned(b.add(i) as *const u64))
-        & mask
-        == 0
+    true
 }
 
-/// Copies `n` bytes rounded up to whole 8-byte words (both sides 8-byte aligned and that
-/// long); a loop of word moves, not a call to `memcpy`.
+/// Copies `n` bytes rounded up to a multiple of 4 (both sides 4-byte aligned and that long),
+/// in 4-byte units as [`same_inputs`] reads them; not a call to `memcpy`.
 #[inline(always)]
 unsafe fn copy_words(from: *const u8, to: *mut u8, n: usize) {
     let mut i = 0;
     while i < n {
-        ptr::write(to.add(i) as *mut u64, ptr::read(from.add(i) as *const u64));
-        i += 8;
+        ptr::write(to.add(i) as *mut u32, ptr::read(from.add(i) as *const u32));
+        i += 4;
     }
 }
 
