@@ -53,6 +53,33 @@ pub unsafe extern "C" fn mpicheck_begin_repeatable(
     thread_slot: *mut u16,
     scratch: *mut i64,
 ) -> *mut i64 {
+    // The common case (recording, the thread known, the time-stamp counter, a record that
+    // fits) calls nothing, so it saves no registers (as `mpicheck_begin_slot`).
+    #[cfg(target_arch = "x86_64")]
+    if nbytes <= REPEAT_SCRATCH_BYTES {
+        if let Some(r) = recorder() {
+            let slot = *thread_slot;
+            if slot != 0 && r.clock.tsc {
+                let now = core::arch::x86_64::_rdtsc();
+                return start_in_scratch(scratch, nbytes, func_id, slot - 1, callsite, rflags, now);
+            }
+        }
+    }
+    begin_repeatable_cold(func_id, nbytes, callsite, rflags, thread_slot, scratch)
+}
+
+/// [`mpicheck_begin_repeatable`] for a record too large for the scratch buffer, before
+/// recording starts, for a thread's first record, or with the fallback clock.
+#[cold]
+#[inline(never)]
+unsafe fn begin_repeatable_cold(
+    func_id: u16,
+    nbytes: u32,
+    callsite: *const libc::c_void,
+    rflags: u8,
+    thread_slot: *mut u16,
+    scratch: *mut i64,
+) -> *mut i64 {
     if nbytes > REPEAT_SCRATCH_BYTES {
         return super::mpicheck_begin_slot(func_id, nbytes, callsite, rflags, thread_slot);
     }
@@ -64,6 +91,22 @@ pub unsafe extern "C" fn mpicheck_begin_repeatable(
         slot = new_thread_index(r) + 1;
         *thread_slot = slot;
     }
+    let now = r.clock.now();
+    start_in_scratch(scratch, nbytes, func_id, slot - 1, callsite, rflags, now)
+}
+
+/// Writes the fixed part of a call record with `nbytes` of argument words into `scratch`
+/// and zeroes its argument words; returns where they go.
+#[inline(always)]
+unsafe fn start_in_scratch(
+    scratch: *mut i64,
+    nbytes: u32,
+    func_id: u16,
+    thread: u16,
+    callsite: *const libc::c_void,
+    rflags: u8,
+    now: u64,
+) -> *mut i64 {
     let len = call_len(nbytes);
     let s = scratch as *mut u8;
     // Padding between words is never written by the wrapper: zero, as in the file. Volatile
@@ -75,12 +118,9 @@ pub unsafe extern "C" fn mpicheck_begin_repeatable(
     }
     let frame = len as u64 | (kind::CALL as u64) << 32 | (rflags as u64) << 56;
     ptr::write(s as *mut u64, frame);
-    ptr::write(
-        s.add(8) as *mut u32,
-        func_id as u32 | ((slot - 1) as u32) << 16,
-    );
+    ptr::write(s.add(8) as *mut u32, func_id as u32 | (thread as u32) << 16);
     ptr::write(s.add(12) as *mut u32, 0);
-    ptr::write(s.add(16) as *mut u64, r.clock.now());
+    ptr::write(s.add(16) as *mut u64, now);
     ptr::write(s.add(24) as *mut u64, 0);
     ptr::write(s.add(32) as *mut u64, callsite as u64);
     s.add(CALL_FIXED_SIZE) as *mut i64
