@@ -180,7 +180,7 @@ static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *
  * (w is then not in s) and never repeated. */
 #define MPICHECK_FLAG_REPEAT 8
 #define MPICHECK_REPEAT_SCRATCH_BYTES 640
-#define MPICHECK_REPEAT_SLOTS 64
+#define MPICHECK_REPEAT_SLOTS 256
 #define MPICHECK_SCRATCH_WORDS ((MPICHECK_CALL_FIXED_SIZE + MPICHECK_REPEAT_SCRATCH_BYTES) / 8)
 int64_t *mpicheck_begin_repeatable(uint16_t func_id, uint32_t nbytes, const void *callsite,
                                    uint8_t flags, uint16_t *thread_slot, int64_t *scratch);

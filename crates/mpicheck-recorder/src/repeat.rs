@@ -9,7 +9,8 @@
 //! writes either record, and the output words reach the trace when the call returns
 //! ([`mpicheck_end_repeatable`]). The originals are found through a small per-thread table the
 //! caller owns (C initial-exec TLS in the interposition library: a plain address), indexed by
-//! a hash of the function and the call site; a collision only costs a full record.
+//! a hash of the function and the call site, two slots per key; a collision only costs a
+//! full record.
 
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
@@ -22,8 +23,8 @@ use super::{call_len, new_thread_index, recorder, start_recording, PREFETCH_AHEA
 /// largest that may be repeated): an exchange's `MPI_Waitall` of 16 requests with statuses
 /// takes 544 bytes with MPICH. Larger records are reserved and written directly.
 pub const REPEAT_SCRATCH_BYTES: u32 = 640;
-/// Slots of the per-thread table of originals (a power of two).
-pub const REPEAT_SLOTS: usize = 64;
+/// Slots of the per-thread table of originals (a power of two): 2 KiB per thread.
+pub const REPEAT_SLOTS: usize = 256;
 
 /// Whether records may be written as repeats: `MPICHECK_REPEATS=0` turns them off (to
 /// compare traces written both ways).
@@ -34,7 +35,8 @@ pub(super) static REPEATS_ON: AtomicBool = AtomicBool::new(true);
 fn slot_of(ids: u32, callsite: u64) -> usize {
     let h = (callsite ^ (callsite >> 11) ^ ((ids & 0xffff) as u64).wrapping_mul(0x9e37_79b9))
         .wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (h >> 58) as usize & (REPEAT_SLOTS - 1)
+    // The top bits of a multiplicative hash are its best mixed.
+    (h >> (64 - REPEAT_SLOTS.trailing_zeros())) as usize
 }
 
 /// Starts a call record in `scratch` (at least `CALL_FIXED_SIZE + REPEAT_SCRATCH_BYTES`
@@ -154,7 +156,28 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
     let in_bytes = (in_bytes as usize)
         .next_multiple_of(4)
         .min(len - CALL_FIXED_SIZE);
-    let slot = table.add(slot_of(ids, callsite));
+    // Two slots per key (the hash's and its neighbour), so that two call sites of a loop
+    // whose hashes collide do not evict each other every turn: the key's own slot, else an
+    // empty one, else the one whose original is older.
+    let first = slot_of(ids, callsite);
+    let (s0, s1) = (table.add(first), table.add(first ^ 1));
+    let (e0, e1) = (*s0, *s1);
+    let holds_key = |e: u64| {
+        e != 0 && {
+            let o = r.base.add(e as usize);
+            ptr::read(o.add(8) as *const u32) == ids
+                && ptr::read(o.add(32) as *const u64) == callsite
+        }
+    };
+    let slot = if holds_key(e0) {
+        s0
+    } else if holds_key(e1) {
+        s1
+    } else if e0 == 0 || (e1 != 0 && e0 < e1) {
+        s0
+    } else {
+        s1
+    };
     let original = *slot;
     if original != 0 && REPEATS_ON.load(Ordering::Relaxed) {
         let o = r.base.add(original as usize);
