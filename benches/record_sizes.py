@@ -6,7 +6,8 @@ Usage: benches/record_sizes.py DIR...   (every *.mpitrace under each DIR)
 Walks the records of each trace as the format says (crates/mpicheck-trace/src/lib.rs: a
 4096-byte header, then records that open with `u32 len, u16 kind`; the function table is
 the text record of subkind 1) and prints, per directory, the bytes of all records and, per
-function, the number of call records, their mean length and the calls folded into them.
+function, the number of call records, their mean length, the calls folded into them and how
+many of the records are repeats (trace format 5: "Repeated calls").
 """
 import collections
 import glob
@@ -18,6 +19,7 @@ HEADER_SIZE = 4096
 KIND_CALL, KIND_TEXT = 1, 2
 TEXT_SCHEMA = 1
 FLAG_POLL = 2
+FLAG_REPEAT = 8
 
 
 def records(path):
@@ -38,17 +40,17 @@ def records(path):
         elif kind == KIND_CALL:
             (func,) = struct.unpack_from("<H", data, at + 8)
             folded = struct.unpack_from("<Q", data, at + length - 16)[0] if flags & FLAG_POLL else 0
-            yield names.get(func, str(func)), length, folded
+            yield names.get(func, str(func)), length, folded, bool(flags & FLAG_REPEAT)
         at += length
-    yield None, at - HEADER_SIZE, 0
+    yield None, at - HEADER_SIZE, 0, False
 
 
 def main():
     for directory in sys.argv[1:]:
-        stats = collections.defaultdict(lambda: [0, 0, 0])
+        stats = collections.defaultdict(lambda: [0, 0, 0, 0])
         total = 0
         for path in sorted(glob.glob(os.path.join(directory, "**", "*.mpitrace"), recursive=True)):
-            for name, length, folded in records(path):
+            for name, length, folded, repeat in records(path):
                 if name is None:
                     total += length
                     continue
@@ -56,9 +58,13 @@ def main():
                 entry[0] += 1
                 entry[1] += length
                 entry[2] += folded
+                entry[3] += repeat
         print(f"{directory}: {total} bytes of records")
-        for name, (count, size, folded) in sorted(stats.items(), key=lambda kv: -kv[1][1]):
-            print(f"  {name:28s} records {count:9d}  bytes/record {size / count:7.1f}  folded {folded}")
+        for name, (count, size, folded, repeats) in sorted(stats.items(), key=lambda kv: -kv[1][1]):
+            print(
+                f"  {name:28s} records {count:9d}  bytes/record {size / count:7.1f}  folded {folded}"
+                f"  repeats {repeats}"
+            )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 #include "mpicheck_interpose.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -15,6 +16,8 @@
 __thread int mpicheck_depth __attribute__((tls_model("initial-exec"))) = 0;
 /* The recorder's thread index of this thread, + 1 (see mpicheck_begin_slot). */
 __thread uint16_t mpicheck_thread_slot __attribute__((tls_model("initial-exec"))) = 0;
+/* The originals of this thread's repeat records (see mpicheck_enter_rep). */
+__thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_SLOTS] __attribute__((tls_model("initial-exec")));
 
 /* MPI is usable (between MPI_Init* and MPI_Finalize): helpers that query MPI must not run
  * otherwise, or an erroneous program would be aborted by mpicheck instead of recorded. */
@@ -730,8 +733,17 @@ static const char *mpicheck_sized_schema(void)
     return scalar == mpicheck_schema_scalars ? mpicheck_schema_sized : NULL;
 }
 
+/* A forked child starts with an empty table of originals: its offsets are the parent's trace's
+ * (the child records nothing into that trace, and a child that starts its own trace must not
+ * refer to records that are not in it). */
+static void mpicheck_repeat_table_clear(void)
+{
+    memset(mpicheck_repeat_table, 0, sizeof mpicheck_repeat_table);
+}
+
 __attribute__((constructor)) static void mpicheck_interpose_start(void)
 {
+    pthread_atfork(NULL, NULL, mpicheck_repeat_table_clear);
     const char *schema = mpicheck_sized_schema();
     if (!schema) {
         /* A trace whose table misstates its words would be misread: record nothing. */

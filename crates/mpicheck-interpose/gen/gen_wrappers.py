@@ -591,12 +591,20 @@ def gen_c_wrapper(func):
     if poll:
         nbytes = poll_bytes(nbytes)
     flags = "MPICHECK_FLAG_POLL" if poll else "0"
-    lines.append(f"    int64_t *mpicheck_w = mpicheck_begin_bytes({func.id}, (uint32_t)({nbytes}), {site}, {flags});")
+    repeatable = not poll and inputs_first(params)
+    if repeatable:
+        lines.append("    int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];")
+        lines.append(f"    int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes({func.id}, (uint32_t)({nbytes}), {site}, {flags}, mpicheck_s);")
+        lines.append("    uint32_t mpicheck_in = 0;")
+        lines.append("    uint8_t *mpicheck_r = NULL;")
+    else:
+        lines.append(f"    int64_t *mpicheck_w = mpicheck_begin_bytes({func.id}, (uint32_t)({nbytes}), {site}, {flags});")
     outs = [p for p in params if p.mode not in ("varargs", "addr") and p.dir in ("out", "inout")]
     for prm in outs:
         lines.append(f"    {output_decl(prm)}")
     lines.append("    if (mpicheck_w) {")
     lines += ["        " + l for l in cursor_decls()]
+    outputs_start = None
     for prm in params:
         if prm.mode == "varargs":
             continue
@@ -609,10 +617,20 @@ def gen_c_wrapper(func):
                 gen_input(func, acc, prm, ins)
         elif prm.dir in ("out", "inout"):
             reserve_output(prm, ins)
+            if outputs_start is None:
+                outputs_start = f"mpicheck_o_{prm.name}"
+                if repeatable:
+                    ins.append(f"mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_{prm.name} - (unsigned char *)mpicheck_w);")
         lines += ["        " + l for l in ins]
+    if repeatable and outputs_start is None:
+        # No outputs: the padding after the inputs need not be repeated either.
+        lines.append("        mpicheck_in = (uint32_t)MPICHECK_ALIGN8(mpicheck_p - (unsigned char *)mpicheck_w);")
     lines.append("        (void)mpicheck_p;")
     lines.append("        (void)mpicheck_q;")
-    lines.append("        mpicheck_entered(mpicheck_w);")
+    if repeatable:
+        lines.append("        mpicheck_r = mpicheck_enter_rep(mpicheck_w, mpicheck_s, mpicheck_in);")
+    else:
+        lines.append("        mpicheck_entered(mpicheck_w);")
     lines.append("    }")
     keyval = KEYVAL_CREATORS.get(func.name)
     if keyval:
@@ -644,6 +662,9 @@ def gen_c_wrapper(func):
     lines += ["        " + l for l in outl]
     if poll:
         lines.append(f"        mpicheck_end_poll(mpicheck_w, {ret}, {ret} == MPI_SUCCESS && ({poll}));")
+    elif repeatable:
+        instant = 1 if cannot_block(func.name, ALL_NAMES) else 0
+        lines.append(f"        mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, {ret}, {instant});")
     else:
         lines.append(f"        {end_call(func, ret)}")
     lines.append("    }")
@@ -660,6 +681,25 @@ def gen_c_wrapper(func):
     lines.append("#endif")
     text = "\n".join(lines)
     return text.replace("site_of_call", site)
+
+
+def inputs_first(params):
+    """Whether every input word of the record comes before its first output word: then a
+    repeat record (trace format 5) can leave out the inputs and keep the outputs, which it
+    takes from the first output on. Records of other functions are always written in full."""
+    seen_output = False
+    for prm in params:
+        if prm.mode == "varargs":
+            continue
+        addr = prm.mode == "addr"
+        writes_input = (prm.dir in ("in", "inout") and not (addr and prm.dir == "inout")) or (
+            addr and prm.dir != "in"
+        )
+        if writes_input and seen_output:
+            return False
+        if not addr and prm.dir in ("out", "inout"):
+            seen_output = True
+    return True
 
 
 def poll_bytes(nbytes):

@@ -165,6 +165,74 @@ static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *
     __atomic_store_n(rec + 6, (uint8_t)2, __ATOMIC_RELEASE);
 }
 
+/* Repeat records (trace format 5: "Repeated calls"). A wrapper whose record has every input
+ * word before its first output word writes it into a scratch buffer on its stack:
+ *
+ *     int64_t s[MPICHECK_SCRATCH_WORDS];
+ *     int64_t *w = mpicheck_begin_repeatable_bytes(FUNC_ID, nbytes, site, flags, s);
+ *     if (w) { fill the input words; keep the output slots; in = bytes before the first output;
+ *              r = mpicheck_enter_rep(w, s, in); }
+ *     ret = PMPI_...(...);
+ *     if (w) { fill the output words; mpicheck_end_rep(r, w, in, ret, instant); }
+ *
+ * mpicheck_enter_rep writes the record into the trace, as a short repeat when its inputs
+ * equal those of the thread's latest full record of the same function and call site (found
+ * through mpicheck_repeat_table), and mpicheck_end_rep copies the outputs there. A record of
+ * more than MPICHECK_REPEAT_SCRATCH_BYTES argument bytes is reserved in the trace directly
+ * (w is then not in s) and never repeated. */
+#define MPICHECK_FLAG_REPEAT 8
+#define MPICHECK_REPEAT_SCRATCH_BYTES 640
+#define MPICHECK_REPEAT_SLOTS 256
+#define MPICHECK_SCRATCH_WORDS ((MPICHECK_CALL_FIXED_SIZE + MPICHECK_REPEAT_SCRATCH_BYTES) / 8)
+int64_t *mpicheck_begin_repeatable(uint16_t func_id, uint32_t nbytes, const void *callsite,
+                                   uint8_t flags, uint16_t *thread_slot, int64_t *scratch);
+uint8_t *mpicheck_enter_repeatable(int64_t *words, uint32_t in_bytes, uint64_t *table);
+/* Per-thread originals of repeats (offsets in the trace), defined beside mpicheck_depth. */
+extern __thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_SLOTS]
+    __attribute__((tls_model("initial-exec")));
+#define mpicheck_begin_repeatable_bytes(func_id, nbytes, callsite, flags, scratch) \
+    mpicheck_begin_repeatable((func_id), (nbytes), (callsite), (flags), &mpicheck_thread_slot, (scratch))
+
+static inline __attribute__((always_inline)) uint8_t *mpicheck_enter_rep(int64_t *w, int64_t *scratch,
+                                                                        uint32_t in_bytes)
+{
+    if (w != scratch + MPICHECK_CALL_FIXED_SIZE / 8) { /* reserved directly */
+        mpicheck_entered(w);
+        return (uint8_t *)w - MPICHECK_CALL_FIXED_SIZE;
+    }
+    return mpicheck_enter_repeatable(w, in_bytes, mpicheck_repeat_table);
+}
+
+/* The outputs from the scratch buffer into the record rec (full, or a repeat holding the
+ * argument bytes from the last multiple of 8 at or below in_bytes on), then
+ * mpicheck_end_instant or mpicheck_end. rec is NULL when nothing was recorded. */
+static inline __attribute__((always_inline)) void mpicheck_end_rep(uint8_t *rec, int64_t *w, uint32_t in_bytes,
+                                                                  int ret, int instant)
+{
+    if (__builtin_expect(rec == NULL || mpicheck_end_mode == 0, 0)) return;
+    uint8_t *args = rec + MPICHECK_CALL_FIXED_SIZE;
+    if ((uint8_t *)w != args) {
+        uint32_t len, keep = in_bytes & ~7u, n;
+        __builtin_memcpy(&len, rec, 4);
+        const uint8_t *from = (const uint8_t *)w + keep;
+        uint8_t *to;
+        if (rec[7] & MPICHECK_FLAG_REPEAT) {
+            to = args;
+            n = len - MPICHECK_CALL_FIXED_SIZE;
+        } else {
+            to = args + keep;
+            n = len - MPICHECK_CALL_FIXED_SIZE - keep;
+        }
+        /* 4-byte units: the scratch words were just written by stores of 4 and 8 bytes, and
+         * a load spanning two stores is not forwarded from them (it waits). */
+        for (uint32_t i = 0; i < n; i += 4) __builtin_memcpy(to + i, from + i, 4);
+    }
+    if (instant)
+        mpicheck_end_instant((int64_t *)args, ret);
+    else
+        mpicheck_end_inline((int64_t *)args, ret);
+}
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

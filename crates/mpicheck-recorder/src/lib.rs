@@ -40,8 +40,14 @@ use std::sync::atomic::{
 };
 use std::sync::Mutex;
 
+mod repeat;
 mod space;
 mod start;
+
+pub use repeat::{
+    mpicheck_begin_repeatable, mpicheck_end_repeatable, mpicheck_enter_repeatable,
+    REPEAT_SCRATCH_BYTES, REPEAT_SLOTS,
+};
 
 use start::*;
 
@@ -226,6 +232,7 @@ impl Recorder {
 
     /// Reserves `len` bytes (a multiple of 8) in the record area and returns their address,
     /// or None when the file cannot grow.
+    #[inline(always)]
     fn reserve(&self, len: usize) -> Option<*mut u8> {
         let at = self.reserve_fast(len);
         let end = at + len as u64;
@@ -749,6 +756,20 @@ mod tests {
             mpicheck_trace::flags::INSTANT
         );
         assert!(header.contains(&instant), "header lacks {instant:?}");
+        // Repeat records: the flag, the scratch buffer and the table the wrappers provide.
+        for line in [
+            format!(
+                "#define MPICHECK_FLAG_REPEAT {}\n",
+                mpicheck_trace::flags::REPEAT
+            ),
+            format!(
+                "#define MPICHECK_REPEAT_SCRATCH_BYTES {}\n",
+                super::REPEAT_SCRATCH_BYTES
+            ),
+            format!("#define MPICHECK_REPEAT_SLOTS {}\n", super::REPEAT_SLOTS),
+        ] {
+            assert!(header.contains(&line), "header lacks {line:?}");
+        }
         // The inline mpicheck_end: exit time, return code, state COMPLETE.
         for line in [
             "__builtin_memcpy(rec + 24, &now, 8);".to_string(),

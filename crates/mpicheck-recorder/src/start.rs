@@ -62,6 +62,9 @@ pub(super) fn create_trace_file(
 
 pub(super) fn open_trace(family: &str) -> Option<Recorder> {
     let dir = PathBuf::from(std::env::var_os("MPICHECK_OUT_DIR")?);
+    if std::env::var_os("MPICHECK_REPEATS").is_some_and(|v| v == "0") {
+        repeat::REPEATS_ON.store(false, Ordering::Relaxed);
+    }
     let pid = std::process::id();
     let (file, path) = create_trace_file(&dir, pid)
         .map_err(|e| {

@@ -23,6 +23,8 @@ pub struct CallToWrite {
     pub instant: bool,
     /// Written as a folded poll ([`crate::flags::POLL`]): `(repeats, last_enter)`.
     pub poll: Option<(u64, u64)>,
+    /// Written with [`crate::flags::ORIGINAL`]: later repeats may refer to it.
+    pub original: bool,
 }
 
 /// A trace under construction: header fields, then records in the order they are added.
@@ -117,6 +119,7 @@ impl TraceBuilder {
                 fortran: call.fortran,
                 instant: false,
                 poll: None,
+                original: false,
             });
         }
         b
@@ -171,14 +174,54 @@ impl TraceBuilder {
         self
     }
 
-    /// Appends a call record.
-    pub fn call(&mut self, call: &CallToWrite) -> &mut Self {
-        let fold_words = call.poll.map_or(0, |_| crate::POLL_FOLD_WORDS);
+    /// The offset in the file of the next record appended.
+    pub fn next_offset(&self) -> u64 {
+        (HEADER_SIZE + self.records.len()) as u64
+    }
+
+    /// The argument bytes of `call`'s record, padded to a multiple of 8.
+    fn call_args(&self, call: &CallToWrite) -> Vec<u8> {
         let mut args = match self.schema.as_ref().and_then(|s| s.function(call.func)) {
             Some(function) => crate::schema::encode_words(function, &call.words),
             None => call.words.iter().flat_map(|w| w.to_le_bytes()).collect(),
         };
         args.resize(args.len().next_multiple_of(8), 0);
+        args
+    }
+
+    /// Appends `call` as a repeat ([`crate::flags::REPEAT`]) of the record at `original`:
+    /// its argument bytes from `keep` (a multiple of 8) on, as the recorder writes them.
+    pub fn repeat(&mut self, call: &CallToWrite, original: u64, keep: usize) -> &mut Self {
+        let args = self.call_args(call);
+        let keep = keep.min(args.len());
+        let len = crate::CALL_FIXED_SIZE + args.len() - keep;
+        self.records.extend_from_slice(&(len as u32).to_le_bytes());
+        self.records.extend_from_slice(&kind::CALL.to_le_bytes());
+        self.records.push(if call.complete {
+            record_state::COMPLETE
+        } else {
+            record_state::ENTERED
+        });
+        let instant = if call.instant {
+            crate::flags::INSTANT
+        } else {
+            0
+        };
+        self.records.push(crate::flags::REPEAT | instant);
+        self.records.extend_from_slice(&call.func.to_le_bytes());
+        self.records.extend_from_slice(&call.thread.to_le_bytes());
+        self.records.extend_from_slice(&call.ret.to_le_bytes());
+        self.records.extend_from_slice(&call.t_enter.to_le_bytes());
+        self.records.extend_from_slice(&call.t_exit.to_le_bytes());
+        self.records.extend_from_slice(&original.to_le_bytes());
+        self.records.extend_from_slice(&args[keep..]);
+        self
+    }
+
+    /// Appends a call record.
+    pub fn call(&mut self, call: &CallToWrite) -> &mut Self {
+        let fold_words = call.poll.map_or(0, |_| crate::POLL_FOLD_WORDS);
+        let args = self.call_args(call);
         let len = crate::CALL_FIXED_SIZE + args.len() + 8 * fold_words;
         self.records.extend_from_slice(&(len as u32).to_le_bytes());
         self.records.extend_from_slice(&kind::CALL.to_le_bytes());
@@ -202,7 +245,12 @@ impl TraceBuilder {
         } else {
             0
         };
-        self.records.push(fortran | instant | poll);
+        let original = if call.original {
+            crate::flags::ORIGINAL
+        } else {
+            0
+        };
+        self.records.push(fortran | instant | poll | original);
         self.records.extend_from_slice(&call.func.to_le_bytes());
         self.records.extend_from_slice(&call.thread.to_le_bytes());
         self.records.extend_from_slice(&call.ret.to_le_bytes());

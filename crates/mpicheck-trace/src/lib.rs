@@ -1,6 +1,6 @@
 //! The per-rank trace format written by the interposition library and read by the analyzer.
 //!
-//! # Layout (format version 4)
+//! # Layout (format version 5)
 //!
 //! One file per process, `trace-<pid>.mpitrace`, in the output directory. All integers are
 //! little-endian. The file is written through a shared memory mapping, so everything a process
@@ -117,8 +117,8 @@
 //! MPICH, 80 with Open MPI; `MPI_Recv` 96 or 104 instead of 120; `MPI_Waitall` of 2 with
 //! statuses 136 or 152 instead of 168. The reader returns the same 8-byte words as before
 //! (4-byte values sign-extended, statuses as 4 words), so what reads calls does not change.
-//! The reader reads versions 2 to 4; in versions 2 and 3 every word takes 8 bytes (`s`, `a`,
-//! `st`, `sa` in their tables).
+//! The reader reads versions 2 to 5; in versions 2 and 3 every word takes 8 bytes (`s`, `a`,
+//! `st`, `sa` in their tables). Version 5 adds repeat records ("Repeated calls" below).
 //!
 //! The record is reserved with state `RESERVED`, its input words are written and the state
 //! becomes `ENTERED` before the MPI library is called; output words and the exit time are
@@ -172,6 +172,26 @@
 //! and the last (entry and exit at `last_enter`), so checks see when the loop began and
 //! ended; the identical calls in between are only counted.
 //!
+//! **Repeated calls** (format 5). Programs repeat calls with the same arguments (a halo
+//! exchange in a loop); most of such a call's record would repeat its previous one, and the
+//! bytes of a record are what it costs (BENCHMARKS.md, "Interposition hot path"). A call
+//! record written in full that a later call may repeat has the [`flags::ORIGINAL`] flag. A
+//! later call of the same thread, function and call site whose input words equal those of
+//! that thread's latest `ORIGINAL` record of that function and call site, and whose record
+//! would be as long, may be written as a *repeat*: a call record with [`flags::REPEAT`], the
+//! same 40-byte fixed part except that the call-site word (offset 32) holds the byte offset
+//! of the original record, and then only the tail of the argument words: the full record's
+//! argument bytes from `keep = original len - repeat len` on (a multiple of 8 at or below the
+//! end of the input words; what follows are the call's output words). The reader returns it
+//! as the full record: the original's argument bytes before `keep`, the repeat's after, the
+//! repeat's frame state and flags, return code and times, the original's call site. Inputs
+//! come first in every record the writer may repeat (no input word follows an output word),
+//! so what the repeat leaves out is inputs only. A repeat whose original is not the latest
+//! `ORIGINAL` record of the same thread, function and call site read so far, or is shorter
+//! than the repeat, is damage: the reader stops there as at a damaged record. Polls
+//! (`flags::POLL`) and pseudo-calls are never repeats. `MPICHECK_REPEATS=0` in the
+//! environment of the program makes the writer write every call in full.
+//!
 //! A **text record** (`kind::TEXT`) continues with `u32 subkind` ([`text`]), `u32 byte
 //! length` and UTF-8 text, zero-padded to 8 bytes. The schema (the function table) and the
 //! MPI constants are written as text records before the first call record; the process's
@@ -195,10 +215,12 @@ pub use schema::{
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"MPICHKTR";
 /// Bumped whenever the layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// The first version whose argument words are sized by their C type (`s4` and `s8` in the
 /// function table) rather than all 8 bytes.
 pub const SIZED_WORDS_VERSION: u32 = 4;
+/// The first version with repeat records ([`flags::REPEAT`]).
+pub const REPEATS_VERSION: u32 = 5;
 /// The oldest version the reader still reads: version 2 lacks only [`flags::INSTANT`].
 pub const OLDEST_READABLE_VERSION: u32 = 2;
 /// Size of the fixed header; records start here.
@@ -308,6 +330,13 @@ pub mod flags {
     /// recorded from one thread only: no exit time was read (the word holds nothing); the
     /// reader takes the entry time as the exit time. Since format version 3.
     pub const INSTANT: u8 = 4;
+    /// A repeat of an earlier record of the thread (see "Repeated calls" in the crate docs):
+    /// the call-site word holds the original's offset, and only the tail of the argument
+    /// words follows. Since format version 5.
+    pub const REPEAT: u8 = 8;
+    /// A record written in full that later repeats of its thread, function and call site may
+    /// refer to. Since format version 5.
+    pub const ORIGINAL: u8 = 16;
 }
 
 /// Text record subkinds.

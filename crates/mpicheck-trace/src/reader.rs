@@ -7,6 +7,7 @@
 //! there are, and a header claiming more ranks than [`MAX_WORLD_SIZE`] is refused, so a
 //! damaged or hostile file costs memory and time bounded by its size.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::schema::{decode_args, record_words, ArgValue, FunctionSchema, Schema, SchemaError};
@@ -468,6 +469,15 @@ struct Walk {
     end: Option<EndOfTrace>,
     /// The last record did not fit the file.
     bad_record: bool,
+    /// Format 5 and later: records may be repeats of earlier ones ("Repeated calls").
+    repeats: bool,
+    /// The latest `ORIGINAL` record of each thread, function and call site (the `u32` of
+    /// function and thread ids at offset 8, the call site), by offset, with its length: what
+    /// a repeat may refer to. Bounded by the distinct call sites of each thread.
+    originals: HashMap<u64, (u32, usize)>,
+    latest_original: HashMap<(u32, u64), u64>,
+    /// The original the last step superseded: no repeat refers to it any more.
+    superseded: Option<u64>,
 }
 
 impl Walk {
@@ -480,6 +490,10 @@ impl Walk {
             after_a_hole: false,
             end: None,
             bad_record: false,
+            repeats: header.version >= crate::REPEATS_VERSION,
+            originals: HashMap::new(),
+            latest_original: HashMap::new(),
+            superseded: None,
         }
     }
 
@@ -542,9 +556,51 @@ impl Walk {
                 self.bad_record = true;
                 return None;
             }
+            if self.repeats && record_kind == kind::CALL && len >= CALL_FIXED_SIZE {
+                if let Err(reason) = self.follow_repeats(b, at, len) {
+                    self.end = Some(truncated(&reason));
+                    self.bad_record = true;
+                    return None;
+                }
+            }
             self.at += len;
             return Some((at, len));
         }
+    }
+
+    /// Keeps track of the records repeats may refer to, and checks that the call record at
+    /// `at` (whole, of `len` bytes), if it is a repeat, refers to one.
+    fn follow_repeats(
+        &mut self,
+        b: &mut impl TraceBytes,
+        at: usize,
+        len: usize,
+    ) -> Result<(), String> {
+        self.superseded = None;
+        let fixed = b.get(at, CALL_FIXED_SIZE);
+        let (state, rflags) = (fixed[6], fixed[7]);
+        let (ids, word) = (u32_at(fixed, 8), u64_at(fixed, 32));
+        if state == record_state::RESERVED {
+            return Ok(()); // unwritten: skipped as a partial record
+        }
+        if rflags & crate::flags::REPEAT != 0 {
+            return match self.originals.get(&word) {
+                Some(&(original_ids, original_len)) if original_ids == ids && len <= original_len => {
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "the repeated call at byte {at} refers to byte {word}, which holds no earlier call of its thread, function and call site"
+                )),
+            };
+        }
+        if rflags & crate::flags::ORIGINAL != 0 {
+            if let Some(old) = self.latest_original.insert((ids, word), at as u64) {
+                self.originals.remove(&old);
+                self.superseded = Some(old);
+            }
+            self.originals.insert(at as u64, (ids, len));
+        }
+        Ok(())
     }
 
     /// Where the walk goes on after the zero frame at `at`, when records follow it: a hole
@@ -679,6 +735,10 @@ pub struct TraceCalls<B> {
     /// width (read from its text record, before the first call).
     layouts: Option<Schema>,
     sized_words: bool,
+    /// The bytes of the records repeats may refer to (those [`Walk`] keeps), by offset.
+    originals: HashMap<u64, Vec<u8>>,
+    /// The last repeat, expanded into its full record.
+    expanded: Vec<u8>,
 }
 
 impl<B: TraceBytes> TraceCalls<B> {
@@ -701,6 +761,8 @@ impl<B: TraceBytes> TraceCalls<B> {
             last_of_loop: None,
             layouts: None,
             sized_words: header.version >= crate::SIZED_WORDS_VERSION,
+            originals: HashMap::new(),
+            expanded: Vec::new(),
         }
     }
 }
@@ -735,6 +797,23 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             {
                 continue;
             }
+            if let Some(old) = self.walk.superseded.take() {
+                self.originals.remove(&old);
+            }
+            let rec: &[u8] = if self.walk.repeats && rec[7] & crate::flags::REPEAT != 0 {
+                // The walk checked that the original is there.
+                let Some(original) = self.originals.get(&u64_at(rec, 32)) else {
+                    continue;
+                };
+                expand_repeat(original, rec, &mut self.expanded);
+                &self.expanded
+            } else {
+                if self.walk.repeats && rec[7] & crate::flags::ORIGINAL != 0 {
+                    self.originals.insert(at as u64, rec.to_vec());
+                }
+                rec
+            };
+            let len = rec.len();
             let rflags = rec[7];
             let clock = &self.clock;
             let mut nwords = (len - CALL_FIXED_SIZE) / 8;
@@ -788,6 +867,19 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             return Some(Ok(call));
         }
     }
+}
+
+/// The full record a repeat stands for (see "Repeated calls" in the crate docs), into `out`:
+/// `repeat` is no longer than `original` and both hold at least the fixed part.
+fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(original);
+    out[6] = repeat[6];
+    out[7] = repeat[7] & !(crate::flags::REPEAT | crate::flags::ORIGINAL);
+    // Ids and return code, entry and exit times; the call site stays the original's.
+    out[8..32].copy_from_slice(&repeat[8..32]);
+    let keep_end = original.len() - (repeat.len() - CALL_FIXED_SIZE);
+    out[keep_end..].copy_from_slice(&repeat[CALL_FIXED_SIZE..]);
 }
 
 /// The repeats (at least 1) and the raw entry time of the last call of a call record (whole,

@@ -1,0 +1,382 @@
+//! Repeat records written by the recorder itself: the test re-runs itself as a child that
+//! records calls through the entry points the generated wrappers use
+//! (`mpicheck_begin_repeatable`, `mpicheck_enter_repeatable`, `mpicheck_end_repeatable`),
+//! with repeats on and off (`MPICHECK_REPEATS=0`), and reads the traces back. A custom harness
+//! because the recorder is process-global and each case needs a fresh process.
+
+use std::cell::{Cell, UnsafeCell};
+use std::ffi::CString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use mpicheck_recorder::{
+    mpicheck_begin_repeatable, mpicheck_end_repeatable, mpicheck_enter_repeatable,
+    mpicheck_prepare, REPEAT_SCRATCH_BYTES, REPEAT_SLOTS,
+};
+use mpicheck_trace::{read_trace, CallRecord, EndOfTrace, Trace};
+
+const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n\
+                      1 MPI_Irecv buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s\n";
+const CALLS: i64 = 3_000;
+
+thread_local! {
+    static SLOT: Cell<u16> = const { Cell::new(0) };
+    static TABLE: UnsafeCell<[u64; REPEAT_SLOTS]> = const { UnsafeCell::new([0; REPEAT_SLOTS]) };
+}
+
+const SCRATCH_WORDS: usize = (40 + REPEAT_SCRATCH_BYTES as usize) / 8;
+
+/// Records one call as a generated wrapper does: `inputs`, then `outputs` after the call.
+/// `finish` false leaves it entered, as a call the process is blocked in. Returns whether
+/// anything was recorded.
+fn record(func: u16, site: usize, inputs: &[i64], outputs: &[i64], ret: i32, finish: bool) -> bool {
+    let mut scratch = [0i64; SCRATCH_WORDS];
+    let nbytes = 8 * (inputs.len() + outputs.len()) as u32;
+    let in_bytes = 8 * inputs.len() as u32;
+    unsafe {
+        let w = mpicheck_begin_repeatable(
+            func,
+            nbytes,
+            site as *const _,
+            0,
+            SLOT.with(Cell::as_ptr),
+            scratch.as_mut_ptr(),
+        );
+        if w.is_null() {
+            return false;
+        }
+        for (k, v) in inputs.iter().enumerate() {
+            *w.add(k) = *v;
+        }
+        let rec = mpicheck_enter_repeatable(w, in_bytes, TABLE.with(|t| t.get() as *mut u64));
+        if !finish {
+            return true;
+        }
+        for (k, v) in outputs.iter().enumerate() {
+            *w.add(inputs.len() + k) = *v;
+        }
+        mpicheck_end_repeatable(rec, w, in_bytes, ret);
+    }
+    true
+}
+
+/// The calls of one loop turn of thread `t`: a send that always repeats, and a receive whose
+/// tag changes every 7 turns (a full record, then repeats) and whose request (an output)
+/// changes every turn.
+fn turn(t: i64, i: i64) {
+    let comm = 0x4400_0000;
+    assert!(record(
+        0,
+        0x1000,
+        &[0x10, 1, 7, -1, 3 + t, comm],
+        &[],
+        0,
+        true
+    ));
+    let recv = [0x20 + t, 4, 7, t, i / 7, comm];
+    assert!(record(
+        1,
+        0x2000,
+        &recv,
+        &[0x5000 + i],
+        (i % 3) as i32,
+        true
+    ));
+}
+
+fn child(how: &str) {
+    let family = CString::new("mpich").unwrap();
+    let schema = CString::new(SCHEMA).unwrap();
+    let constants = CString::new("MPI_COMM_WORLD=1140850688\n").unwrap();
+    unsafe { mpicheck_prepare(family.as_ptr(), schema.as_ptr(), constants.as_ptr(), None) };
+    match how {
+        "loop" => (0..CALLS).for_each(|i| turn(0, i)),
+        "threads" => {
+            let threads: Vec<_> = (0..2)
+                .map(|t| std::thread::spawn(move || (0..CALLS).for_each(|i| turn(t, i))))
+                .collect();
+            threads.into_iter().for_each(|t| t.join().unwrap());
+        }
+        "fork" => {
+            (0..CALLS / 2).for_each(|i| turn(0, i));
+            // SAFETY: the child only records (or not) and leaves with _exit.
+            let pid = unsafe { libc::fork() };
+            if pid == 0 {
+                let recorded = record(0, 0x1000, &[0x10, 1, 7, -1, 3, 0x4400_0000], &[], 0, true);
+                unsafe { libc::_exit(if recorded { 1 } else { 0 }) };
+            }
+            let mut status = 0;
+            unsafe { libc::waitpid(pid, &mut status, 0) };
+            assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+            (CALLS / 2..CALLS).for_each(|i| turn(0, i));
+        }
+        "sigkill" => {
+            (0..CALLS).for_each(|i| turn(0, i));
+            // Blocked in a call that repeats the last receive's inputs, then killed.
+            let recv = [0x20, 4, 7, 0, (CALLS - 1) / 7, 0x4400_0000];
+            assert!(record(1, 0x2000, &recv, &[], 0, false));
+            unsafe { libc::raise(libc::SIGKILL) };
+        }
+        _ => panic!("unknown case {how}"),
+    }
+    std::process::exit(0);
+}
+
+/// Runs the child case `how` with repeats on or off; returns its trace and the records'
+/// bytes by kind: (repeats, all call records).
+fn run_child(how: &str, repeats: bool) -> Result<(Trace, u64, u64), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let status = Command::new(std::env::current_exe().unwrap())
+        .env("MPICHECK_REPEAT_CHILD", how)
+        .env("MPICHECK_OUT_DIR", dir.path())
+        .env("MPICHECK_REPEATS", if repeats { "1" } else { "0" })
+        .status()
+        .map_err(|e| e.to_string())?;
+    if how != "sigkill" && !status.success() {
+        return Err(format!("{how}: child failed: {status}"));
+    }
+    let traces: Vec<PathBuf> = std::fs::read_dir(dir.path())
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "mpitrace"))
+        .collect();
+    if traces.len() != 1 {
+        return Err(format!("{how}: {} traces written, not 1", traces.len()));
+    }
+    let trace = read_trace(&traces[0]).map_err(|e| e.to_string())?;
+    let (repeat_bytes, call_bytes) = call_bytes(&traces[0]);
+    Ok((trace, repeat_bytes, call_bytes))
+}
+
+/// Bytes of repeat records and of all call records, walking the frames.
+fn call_bytes(path: &Path) -> (u64, u64) {
+    let b = std::fs::read(path).unwrap();
+    let (mut at, mut repeats, mut calls) = (4096, 0, 0);
+    while at + 8 <= b.len() {
+        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        if len == 0 {
+            break;
+        }
+        if u16::from_le_bytes([b[at + 4], b[at + 5]]) == mpicheck_trace::kind::CALL {
+            calls += len as u64;
+            if b[at + 7] & mpicheck_trace::flags::REPEAT != 0 {
+                repeats += len as u64;
+            }
+        }
+        at += len;
+    }
+    (repeats, calls)
+}
+
+/// What a call says: function, thread, call site, return code, Fortran, complete, words.
+type Seen = (u16, u16, u64, i32, bool, bool, Vec<i64>);
+
+/// What a call says, but when and where in the file it was recorded.
+fn what(c: &CallRecord) -> Seen {
+    (
+        c.func,
+        c.thread,
+        c.callsite,
+        c.ret,
+        c.fortran,
+        c.complete,
+        c.words.clone(),
+    )
+}
+
+/// The calls `turn(t, i)` records for `i` in `calls`, from thread index `thread`.
+fn expected(thread: u16, t: i64, calls: std::ops::Range<i64>) -> Vec<Seen> {
+    calls
+        .flat_map(|i| {
+            [
+                (
+                    0,
+                    thread,
+                    0x1000,
+                    0,
+                    false,
+                    true,
+                    vec![0x10, 1, 7, -1, 3 + t, 0x4400_0000],
+                ),
+                (
+                    1,
+                    thread,
+                    0x2000,
+                    (i % 3) as i32,
+                    false,
+                    true,
+                    vec![0x20 + t, 4, 7, t, i / 7, 0x4400_0000, 0x5000 + i],
+                ),
+            ]
+        })
+        .collect()
+}
+
+/// A test case, run in the parent.
+type Case = fn() -> Result<(), String>;
+
+fn check(ok: bool, what: String) -> Result<(), String> {
+    ok.then_some(()).ok_or(what)
+}
+
+fn sane_times(trace: &Trace) -> Result<(), String> {
+    let calls = &trace.calls;
+    check(
+        calls.windows(2).all(|w| w[0].seq < w[1].seq),
+        "order keys increase".into(),
+    )?;
+    check(
+        calls
+            .iter()
+            .all(|c| !c.complete || c.t_enter_ns <= c.t_exit_ns),
+        "every call leaves after it entered".into(),
+    )
+}
+
+fn case_loop() -> Result<(), String> {
+    let (on, repeat_bytes, bytes_on) = run_child("loop", true)?;
+    let (off, no_repeats, bytes_off) = run_child("loop", false)?;
+    check(
+        no_repeats == 0,
+        format!("{no_repeats} bytes of repeats with repeats off"),
+    )?;
+    check(
+        repeat_bytes > 0 && bytes_on * 10 < bytes_off * 6,
+        format!(
+            "repeats on: {bytes_on} bytes of calls ({repeat_bytes} of repeats); off: {bytes_off}"
+        ),
+    )?;
+    let on_calls: Vec<_> = on.calls.iter().map(what).collect();
+    let off_calls: Vec<_> = off.calls.iter().map(what).collect();
+    check(on_calls == off_calls, "the same calls both ways".into())?;
+    check(
+        on_calls == expected(0, 0, 0..CALLS),
+        "the calls made".into(),
+    )?;
+    check(
+        on.end == EndOfTrace::Clean && off.end == EndOfTrace::Clean,
+        format!("{:?}", on.end),
+    )?;
+    sane_times(&on)
+}
+
+fn case_threads() -> Result<(), String> {
+    let (trace, repeat_bytes, _) = run_child("threads", true)?;
+    check(repeat_bytes > 0, "threads write repeats".into())?;
+    let mut threads: Vec<u16> = trace.calls.iter().map(|c| c.thread).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    check(threads.len() == 2, format!("threads {threads:?}"))?;
+    for &thread in &threads {
+        // A thread's index follows the order threads first recorded: its calls say which
+        // loop (t) it ran.
+        let mine: Vec<_> = trace.calls.iter().filter(|c| c.thread == thread).collect();
+        let t = mine[0].words[4] - 3;
+        let got: Vec<_> = mine.iter().map(|c| what(c)).collect();
+        check(
+            got == expected(thread, t, 0..CALLS),
+            format!("thread {thread}'s calls (loop {t})"),
+        )?;
+    }
+    sane_times(&trace)
+}
+
+fn case_fork() -> Result<(), String> {
+    let (trace, repeat_bytes, _) = run_child("fork", true)?;
+    check(repeat_bytes > 0, "repeats around the fork".into())?;
+    let got: Vec<_> = trace.calls.iter().map(what).collect();
+    check(
+        got == expected(0, 0, 0..CALLS),
+        "the parent's calls, none of the child's".into(),
+    )?;
+    sane_times(&trace)
+}
+
+fn case_sigkill() -> Result<(), String> {
+    let (trace, repeat_bytes, _) = run_child("sigkill", true)?;
+    check(repeat_bytes > 0, "repeats before the kill".into())?;
+    let n = trace.calls.len();
+    check(n as i64 == 2 * CALLS + 1, format!("{n} calls read"))?;
+    let got: Vec<_> = trace.calls[..n - 1].iter().map(what).collect();
+    check(
+        got == expected(0, 0, 0..CALLS),
+        "the calls before the kill".into(),
+    )?;
+    let last = &trace.calls[n - 1];
+    check(
+        last.func == 1
+            && !last.complete
+            && last.words[..6] == [0x20, 4, 7, 0, (CALLS - 1) / 7, 0x4400_0000],
+        format!("the call killed in, entered, with its inputs: {last:?}"),
+    )?;
+    check(
+        matches!(trace.end, EndOfTrace::Truncated { .. }),
+        format!("end {:?}", trace.end),
+    )
+}
+
+/// Speaks enough of libtest's command line for `cargo test` and `cargo nextest`, as
+/// `crash_safety` does: `--list` (with `--format terse`, and `--ignored`, of which there are
+/// none), name filters, and `--exact`.
+fn main() {
+    if let Ok(how) = std::env::var("MPICHECK_REPEAT_CHILD") {
+        child(&how);
+        return;
+    }
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let filters: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--format"))
+        .map(|(_, a)| a)
+        .collect();
+    let all: [(&str, Case); 4] = [
+        ("repeats::read_as_the_calls_written_without_them", case_loop),
+        ("repeats::each_thread_repeats_its_own_calls", case_threads),
+        ("repeats::a_fork_mid_loop_leaves_them_whole", case_fork),
+        (
+            "repeats::a_kill_mid_loop_leaves_them_read_up_to_it",
+            case_sigkill,
+        ),
+    ];
+    let cases: Vec<_> = all
+        .into_iter()
+        .filter(|(name, _)| {
+            filters.is_empty()
+                || filters.iter().any(|f| {
+                    if flag("--exact") {
+                        *f == name
+                    } else {
+                        name.contains(f.as_str())
+                    }
+                })
+        })
+        .collect();
+    if flag("--list") {
+        if !flag("--ignored") {
+            for (name, _) in &cases {
+                println!("{name}: test");
+            }
+        }
+        return;
+    }
+    if flag("--ignored") {
+        return;
+    }
+    let mut failed = 0;
+    for (name, case) in &cases {
+        match case() {
+            Ok(()) => println!("test {name} ... ok"),
+            Err(e) => {
+                println!("test {name} ... FAILED: {e}");
+                failed += 1;
+            }
+        }
+    }
+    println!("{} passed, {failed} failed", cases.len() - failed);
+    if failed > 0 {
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,186 @@
+//! Repeat records (format 5, "Repeated calls" in the crate docs): a repeat reads as the full
+//! call it stands for, and a repeat that refers to no suitable original is damage, never
+//! garbage.
+
+use mpicheck_trace::builder::{CallToWrite, TraceBuilder};
+use mpicheck_trace::{read_trace_bytes, text, CallRecord, EndOfTrace};
+
+const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4\n\
+                      1 MPI_Recv buf:BUFFER:out:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 source:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 status:STATUS:out:st3\n";
+
+/// `MPI_Recv`'s input words end at byte 28 of its arguments: a repeat keeps them from 24.
+const RECV_KEEP: usize = 24;
+
+fn recv(i: u64, thread: u16, source: i64, original: bool) -> CallToWrite {
+    CallToWrite {
+        func: 1,
+        thread,
+        ret: i as i32 % 3,
+        t_enter: 100 * i,
+        t_exit: 100 * i + 40,
+        callsite: 0x4000,
+        // buf, count, datatype, source, tag, comm; the status: source, tag, error, bytes.
+        words: vec![0x1000, 4, 7, -1, 5, 0x4400_0000, source, 5, 0, 16 * source],
+        complete: true,
+        original,
+        ..Default::default()
+    }
+}
+
+fn start() -> TraceBuilder {
+    let mut b = TraceBuilder::new();
+    b.rank(0, 2).text(text::SCHEMA, SCHEMA);
+    b
+}
+
+/// Everything a reader of calls sees, but the order key (the record's offset).
+fn seen(calls: &[CallRecord]) -> Vec<CallRecord> {
+    calls
+        .iter()
+        .map(|c| CallRecord {
+            seq: 0,
+            ..c.clone()
+        })
+        .collect()
+}
+
+#[test]
+fn repeats_read_as_the_calls_they_stand_for() {
+    let (mut full, mut short) = (start(), start());
+    let mut originals = [0u64; 2];
+    for i in 0..20u64 {
+        let thread = (i % 2) as u16;
+        let call = recv(i, thread, i as i64 % 5, false);
+        full.call(&call);
+        if i < 2 {
+            originals[thread as usize] = short.next_offset();
+            short.call(&CallToWrite {
+                original: true,
+                ..call
+            });
+        } else {
+            short.repeat(&call, originals[thread as usize], RECV_KEEP);
+        }
+    }
+    // A call still blocked when the trace ends, as a repeat: its inputs are the original's.
+    let blocked = CallToWrite {
+        complete: false,
+        ..recv(20, 1, 0, false)
+    };
+    full.call(&blocked);
+    short.repeat(&blocked, originals[1], RECV_KEEP);
+    let (full, short) = (full.bytes(), short.bytes());
+    assert!(
+        short.len() < full.len(),
+        "repeats are shorter: {} against {} bytes",
+        short.len(),
+        full.len()
+    );
+    let (full, short) = (
+        read_trace_bytes(&full).unwrap(),
+        read_trace_bytes(&short).unwrap(),
+    );
+    assert_eq!(short.calls.len(), 21);
+    assert_eq!(seen(&short.calls), seen(&full.calls));
+    assert_eq!(short.mpi_calls, full.mpi_calls);
+    assert!(
+        matches!(short.end, EndOfTrace::Truncated { .. }),
+        "{:?}",
+        short.end
+    );
+    assert!(short.calls.windows(2).all(|w| w[0].seq < w[1].seq));
+    let last = short.calls.last().unwrap();
+    assert!(!last.complete);
+    assert_eq!(last.words[..6], [0x1000, 4, 7, -1, 5, 0x4400_0000]);
+}
+
+/// The trace `damage` builds after an original and one good repeat, read: its calls and how
+/// it ended.
+fn read_with(damage: impl FnOnce(&mut TraceBuilder, u64)) -> (usize, EndOfTrace) {
+    let mut b = start();
+    let original = b.next_offset();
+    b.call(&recv(0, 0, 1, true));
+    b.repeat(&recv(1, 0, 2, false), original, RECV_KEEP);
+    damage(&mut b, original);
+    b.call(&recv(9, 0, 3, false));
+    let trace = read_trace_bytes(&b.bytes()).unwrap();
+    (trace.calls.len(), trace.end)
+}
+
+/// `before`: the calls before the damaged repeat.
+fn assert_damaged(what: &str, before: usize, (calls, end): (usize, EndOfTrace)) {
+    assert_eq!(
+        calls, before,
+        "{what}: the calls before the damage are read"
+    );
+    match end {
+        EndOfTrace::Truncated { reason, .. } => {
+            assert!(reason.contains("repeated call"), "{what}: {reason}")
+        }
+        other => panic!("{what}: {other:?}"),
+    }
+}
+
+#[test]
+fn a_repeat_of_nothing_is_damage_not_garbage() {
+    assert_eq!(read_with(|_, _| {}).0, 3, "the trace reads whole undamaged");
+    assert_damaged(
+        "an original that is not there",
+        2,
+        read_with(|b, original| {
+            b.repeat(&recv(2, 0, 2, false), original + 8, RECV_KEEP);
+        }),
+    );
+    assert_damaged(
+        "an original beyond the file",
+        2,
+        read_with(|b, _| {
+            b.repeat(&recv(2, 0, 2, false), u64::MAX - 7, RECV_KEEP);
+        }),
+    );
+    assert_damaged(
+        "another thread's original",
+        2,
+        read_with(|b, original| {
+            b.repeat(&recv(2, 1, 2, false), original, RECV_KEEP);
+        }),
+    );
+    assert_damaged(
+        "another function's original",
+        2,
+        read_with(|b, original| {
+            let send = CallToWrite {
+                func: 0,
+                words: vec![0x1000, 4, 7, 1, 5, 0x4400_0000],
+                ..recv(2, 0, 0, false)
+            };
+            b.repeat(&send, original, 0);
+        }),
+    );
+    assert_damaged(
+        "a record written in full but not as an original",
+        3,
+        read_with(|b, _| {
+            let plain = b.next_offset();
+            b.call(&recv(2, 0, 2, false));
+            b.repeat(&recv(3, 0, 2, false), plain, RECV_KEEP);
+        }),
+    );
+    assert_damaged(
+        "an original superseded by a later one",
+        3,
+        read_with(|b, original| {
+            b.call(&recv(2, 0, 2, true));
+            b.repeat(&recv(3, 0, 2, false), original, RECV_KEEP);
+        }),
+    );
+    assert_damaged(
+        "a repeat longer than its original",
+        2,
+        read_with(|b, original| {
+            let mut longer = recv(2, 0, 2, false);
+            longer.words.extend([1, 2]);
+            b.repeat(&longer, original, 0);
+        }),
+    );
+}
