@@ -263,7 +263,7 @@ pub mod offset {
     pub const ABORT_THREAD: usize = 172;
     /// A `u32` counting (modulo 2^32, losing concurrent updates) the clock reads
     /// (`clock_gettime`, `gettimeofday`, `time`) that threads which call MPI made outside MPI:
-    /// a polling loop that reads the clock may end on a timer. Since format version 4; zero
+    /// a polling loop that reads the clock may end on a timer. Since format version 5; zero
     /// in older traces and where the reads are not interposed.
     pub const CLOCK_READS: usize = 176;
     /// Thread index `i`'s kernel thread id is the `u32` at `THREAD_TIDS + 4 * i`.
