@@ -189,31 +189,38 @@ impl TraceBuilder {
         args
     }
 
+    /// Appends the fixed part of a call record of `len` bytes with record `flags`; the
+    /// call-site word is `site` (a repeat's is the offset of its original).
+    fn call_fixed_part(&mut self, call: &CallToWrite, len: usize, flags: u8, site: u64) {
+        let state = if call.complete {
+            record_state::COMPLETE
+        } else {
+            record_state::ENTERED
+        };
+        self.records.extend_from_slice(&(len as u32).to_le_bytes());
+        self.records.extend_from_slice(&kind::CALL.to_le_bytes());
+        self.records.push(state);
+        self.records.push(flags);
+        self.records.extend_from_slice(&call.func.to_le_bytes());
+        self.records.extend_from_slice(&call.thread.to_le_bytes());
+        self.records.extend_from_slice(&call.ret.to_le_bytes());
+        self.records.extend_from_slice(&call.t_enter.to_le_bytes());
+        self.records.extend_from_slice(&call.t_exit.to_le_bytes());
+        self.records.extend_from_slice(&site.to_le_bytes());
+    }
+
     /// Appends `call` as a repeat ([`crate::flags::REPEAT`]) of the record at `original`:
     /// its argument bytes from `keep` (a multiple of 8) on, as the recorder writes them.
     pub fn repeat(&mut self, call: &CallToWrite, original: u64, keep: usize) -> &mut Self {
         let args = self.call_args(call);
         let keep = keep.min(args.len());
         let len = crate::CALL_FIXED_SIZE + args.len() - keep;
-        self.records.extend_from_slice(&(len as u32).to_le_bytes());
-        self.records.extend_from_slice(&kind::CALL.to_le_bytes());
-        self.records.push(if call.complete {
-            record_state::COMPLETE
-        } else {
-            record_state::ENTERED
-        });
         let instant = if call.instant {
             crate::flags::INSTANT
         } else {
             0
         };
-        self.records.push(crate::flags::REPEAT | instant);
-        self.records.extend_from_slice(&call.func.to_le_bytes());
-        self.records.extend_from_slice(&call.thread.to_le_bytes());
-        self.records.extend_from_slice(&call.ret.to_le_bytes());
-        self.records.extend_from_slice(&call.t_enter.to_le_bytes());
-        self.records.extend_from_slice(&call.t_exit.to_le_bytes());
-        self.records.extend_from_slice(&original.to_le_bytes());
+        self.call_fixed_part(call, len, crate::flags::REPEAT | instant, original);
         self.records.extend_from_slice(&args[keep..]);
         self
     }
@@ -223,40 +230,12 @@ impl TraceBuilder {
         let fold_words = call.poll.map_or(0, |_| crate::POLL_FOLD_WORDS);
         let args = self.call_args(call);
         let len = crate::CALL_FIXED_SIZE + args.len() + 8 * fold_words;
-        self.records.extend_from_slice(&(len as u32).to_le_bytes());
-        self.records.extend_from_slice(&kind::CALL.to_le_bytes());
-        self.records.push(if call.complete {
-            record_state::COMPLETE
-        } else {
-            record_state::ENTERED
-        });
-        let fortran = if call.fortran {
-            crate::flags::FORTRAN
-        } else {
-            0
-        };
-        let instant = if call.instant {
-            crate::flags::INSTANT
-        } else {
-            0
-        };
-        let poll = if call.poll.is_some() {
-            crate::flags::POLL
-        } else {
-            0
-        };
-        let original = if call.original {
-            crate::flags::ORIGINAL
-        } else {
-            0
-        };
-        self.records.push(fortran | instant | poll | original);
-        self.records.extend_from_slice(&call.func.to_le_bytes());
-        self.records.extend_from_slice(&call.thread.to_le_bytes());
-        self.records.extend_from_slice(&call.ret.to_le_bytes());
-        self.records.extend_from_slice(&call.t_enter.to_le_bytes());
-        self.records.extend_from_slice(&call.t_exit.to_le_bytes());
-        self.records.extend_from_slice(&call.callsite.to_le_bytes());
+        let flag = |set: bool, flag: u8| if set { flag } else { 0 };
+        let flags = flag(call.fortran, crate::flags::FORTRAN)
+            | flag(call.instant, crate::flags::INSTANT)
+            | flag(call.poll.is_some(), crate::flags::POLL)
+            | flag(call.original, crate::flags::ORIGINAL);
+        self.call_fixed_part(call, len, flags, call.callsite);
         self.records.extend_from_slice(&args);
         if let Some((repeats, last_enter)) = call.poll {
             self.records.extend_from_slice(&repeats.to_le_bytes());
