@@ -29,6 +29,36 @@ fn events_and_bytes(family: Family, exe: &Path, out: &Path, repeats: &str) -> (S
     (text(&events.stdout), bytes)
 }
 
+/// `events` with each buffer address (`0x7ffe...+16`) replaced by its order of first
+/// appearance in its rank's section: addresses differ from run to run (the stack moves), but
+/// which calls share a buffer, and its length, must not.
+fn without_addresses(events: &str) -> String {
+    let mut out = String::new();
+    let mut seen: Vec<String> = Vec::new();
+    for line in events.lines() {
+        if line.starts_with("rank ") {
+            seen.clear();
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find(" 0x") {
+            out.push_str(&rest[..at + 1]);
+            let address_end = rest[at + 1..]
+                .find('+')
+                .map_or(rest.len(), |end| at + 1 + end);
+            let address = rest[at + 1..address_end].to_string();
+            let index = seen.iter().position(|a| *a == address).unwrap_or_else(|| {
+                seen.push(address);
+                seen.len() - 1
+            });
+            out.push_str(&format!("buffer#{index}"));
+            rest = &rest[address_end..];
+        }
+        out.push_str(rest);
+        out.push('\n');
+    }
+    out
+}
+
 #[test]
 fn repeats_list_the_same_events_in_fewer_bytes() {
     for family in [MPICH, OPENMPI] {
@@ -39,7 +69,13 @@ fn repeats_list_the_same_events_in_fewer_bytes() {
         let (with, with_bytes) = events_and_bytes(family, &exe, &dir.path().join("on"), "1");
         let (without, without_bytes) = events_and_bytes(family, &exe, &dir.path().join("off"), "0");
         assert!(with.lines().count() > 1000, "{}: {with}", family.name);
-        assert_eq!(with, without, "{}: the same events", family.name);
+        assert!(with.contains("; buf 0x"), "{}: {with}", family.name);
+        assert_eq!(
+            without_addresses(&with),
+            without_addresses(&without),
+            "{}: the same events",
+            family.name
+        );
         assert!(
             with_bytes < without_bytes,
             "{}: {with_bytes} bytes of records with repeats, {without_bytes} without",
