@@ -36,7 +36,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mpicheck_trace::reader::{frame_at, read_header, thread_tid, TraceHeader};
+use mpicheck_trace::reader::{folded_poll, frame_at, read_header, thread_tid, TraceHeader};
 use mpicheck_trace::{flags, kind, record_state, text, Schema, CALL_FIXED_SIZE, HEADER_SIZE};
 
 use crate::out_dir;
@@ -143,20 +143,17 @@ impl PollSamples {
 /// `repeats` word, which grows while the thread polls).
 fn polls_in(file: &File, record: u64) -> u64 {
     let mut frame = [0u8; 8];
-    if file.read_exact_at(&mut frame, record).is_err() || frame[7] & flags::POLL == 0 {
+    if file.read_exact_at(&mut frame, record).is_err() {
         return 1;
     }
-    let len = u64::from(u32::from_le_bytes(frame[0..4].try_into().unwrap()));
-    let fold_words = 8 * mpicheck_trace::POLL_FOLD_WORDS as u64;
-    let mut repeats = [0u8; 8];
-    if len < CALL_FIXED_SIZE as u64 + fold_words
-        || file
-            .read_exact_at(&mut repeats, record + len - fold_words)
-            .is_err()
+    let len = u32::from_le_bytes(frame[0..4].try_into().unwrap()) as usize;
+    let mut rec = vec![0u8; len];
+    if !(CALL_FIXED_SIZE..=READ_CHUNK as usize).contains(&len)
+        || file.read_exact_at(&mut rec, record).is_err()
     {
         return 1;
     }
-    1 + u64::from_le_bytes(repeats)
+    1 + folded_poll(&rec).map_or(0, |(repeats, _)| repeats)
 }
 
 /// The unit of the CPU times in `/proc/.../stat`.

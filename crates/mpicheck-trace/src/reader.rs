@@ -884,7 +884,7 @@ fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
 
 /// The repeats (at least 1) and the raw entry time of the last call of a call record (whole,
 /// of at least [`CALL_FIXED_SIZE`] bytes) that folds a polling loop.
-fn folded_poll(rec: &[u8]) -> Option<(u64, u64)> {
+pub fn folded_poll(rec: &[u8]) -> Option<(u64, u64)> {
     let nwords = (rec.len() - CALL_FIXED_SIZE) / 8;
     if rec[7] & crate::flags::POLL == 0
         || nwords < crate::POLL_FOLD_WORDS

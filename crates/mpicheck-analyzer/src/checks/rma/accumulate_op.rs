@@ -71,6 +71,9 @@ enum TypeGroup {
     Byte,
     MultiLanguage,
     Pair,
+    /// `MPI_CHAR` and the other character types: no operation but `MPI_REPLACE` and
+    /// `MPI_NO_OP`.
+    Character,
 }
 
 fn group_of(basic: &str) -> Option<TypeGroup> {
@@ -130,7 +133,8 @@ fn group_of(basic: &str) -> Option<TypeGroup> {
         | "MPI_2REAL"
         | "MPI_2DOUBLE_PRECISION"
         | "MPI_2INTEGER" => Pair,
-        // The character types (see `defined_for`) and an MPI's own extensions.
+        "MPI_CHAR" | "MPI_WCHAR" | "MPI_CHARACTER" => Character,
+        // An MPI's own extensions.
         _ => return None,
     })
 }
@@ -139,7 +143,6 @@ fn group_of(basic: &str) -> Option<TypeGroup> {
 /// mpicheck knows both (MPI 4.1 §6.9.2; `MPI_REPLACE`, `MPI_NO_OP`: §12.3.4).
 fn defined_for(op: &str, basic: &str) -> Option<bool> {
     use TypeGroup::*;
-    let character = matches!(basic, "MPI_CHAR" | "MPI_WCHAR" | "MPI_CHARACTER");
     let groups: &[TypeGroup] = match op {
         "MPI_REPLACE" | "MPI_NO_OP" => return Some(true),
         "MPI_MAX" | "MPI_MIN" => &[CInteger, FortranInteger, FloatingPoint, MultiLanguage],
@@ -155,18 +158,12 @@ fn defined_for(op: &str, basic: &str) -> Option<bool> {
         "MPI_MAXLOC" | "MPI_MINLOC" => &[Pair],
         _ => return None,
     };
-    if character {
-        return Some(false);
-    }
     Some(groups.contains(&group_of(basic)?))
 }
 
 /// The types `MPI_Compare_and_swap` takes (MPI 4.1 §12.3.4.3).
 fn compare_and_swap_allows(basic: &str) -> Option<bool> {
     use TypeGroup::*;
-    if matches!(basic, "MPI_CHAR" | "MPI_WCHAR" | "MPI_CHARACTER") {
-        return Some(false);
-    }
     Some(matches!(
         group_of(basic)?,
         CInteger | FortranInteger | Logical | MultiLanguage | Byte
