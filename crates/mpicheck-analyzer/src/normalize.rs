@@ -119,6 +119,19 @@ struct Tables {
 }
 
 impl Tables {
+    /// The tables of a run of `world_size` ranks before any call: the unknown call site
+    /// and `MPI_COMM_WORLD`.
+    fn new(world_size: u32) -> Tables {
+        let mut tables = Tables::default();
+        tables.sites.push(SourceLocation::default());
+        tables.comm(CommKey::World, || CommInfo {
+            name: "MPI_COMM_WORLD".into(),
+            members: (0..world_size).collect(),
+            remote: None,
+        });
+        tables
+    }
+
     fn comm(&mut self, key: CommKey, info: impl FnOnce() -> CommInfo) -> CommId {
         if let Some(&id) = self.comm_ids.get(&key) {
             return id;
@@ -217,16 +230,7 @@ where
         world_size,
         ..
     } = assignment;
-
-    let mut tables = Tables::default();
-    tables.sites.push(SourceLocation::default());
-    let world: Vec<Rank> = (0..world_size).collect();
-    tables.comm(CommKey::World, || CommInfo {
-        name: "MPI_COMM_WORLD".into(),
-        members: world.clone(),
-        remote: None,
-    });
-
+    let mut tables = Tables::new(world_size);
     let mut ranks = Vec::with_capacity(world_size as usize);
     for rank in 0..world_size {
         let Some(&index) = by_rank.get(&(rank as i32)) else {
@@ -242,175 +246,31 @@ where
         };
         let trace = &traces[index];
         let read_error = |source| NormalizeError::Read { rank, source };
-        let mut rank_state = RankNormalizer::new(rank, world_size, trace, &mut tables);
+        let mut stream = RankStream::new(rank, world_size, index, trace, &mut tables);
         // Sized once: a doubling vector would hold up to half again as spare room.
-        let mut events = Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0));
-        let mut finalized_at: Option<u64> = None;
-        let mut threads = crate::threads::ThreadInfoBuilder::new(trace);
-        let mut sites_by_address: FxHashMap<u64, SiteId> = FxHashMap::default();
+        let mut events: Vec<Event> =
+            Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0));
         for call in calls(index).map_err(read_error)? {
             let call = call.map_err(read_error)?;
-            let call = call.borrow();
-            let Some(function) = trace.schema.function(call.func) else {
-                continue;
-            };
-            if threads.sync_record(function, call) {
-                if threads.threads_started() {
-                    rank_state.objects.track_uses();
+            stream.call(call.borrow(), &mut tables, resolve, &mut |out| match out {
+                Normalized::Event(event) => events.push(event),
+                Normalized::Matched { event, matched } => {
+                    if let Some(Event {
+                        op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
+                        ..
+                    }) = events.get_mut(event)
+                    {
+                        recv.matched = Some(matched);
+                    }
                 }
-                continue;
-            }
-            // A program has few call sites and calls them many times: resolving (and
-            // hashing the location's strings) once per address, not per call.
-            let site = match sites_by_address.get(&call.callsite) {
-                Some(&site) => site,
-                None => {
-                    let site = rank_state.tables.site(resolve(index, call.callsite));
-                    sites_by_address.insert(call.callsite, site);
-                    site
-                }
-            };
-            match function.name.as_str() {
-                "MPICHECK_Access" => {
-                    let values = call.args(function);
-                    let int = |name: &str| {
-                        let p = function.params.iter().position(|p| p.name == name);
-                        p.and_then(|p| values.get(p).and_then(|(v, _)| v.as_int()))
-                            .unwrap_or(-1)
-                    };
-                    let post_site = match int("post_site") {
-                        a if a > 0 => rank_state.tables.site(resolve(index, a as u64)),
-                        _ => SiteId(0),
-                    };
-                    rank_state.tables.buffer_accesses.push(BufferAccess {
-                        rank,
-                        site,
-                        write: int("write") == 1,
-                        address: int("address") as u64,
-                        thread: u16::try_from(int("thread")).ok(),
-                        tid: u32::try_from(int("tid")).unwrap_or(0),
-                        start: int("start") as u64,
-                        len: int("len") as u64,
-                        recv: int("recv") == 1,
-                        post_site,
-                        events_before: events.len() as u32,
-                    });
-                    continue;
-                }
-                "MPICHECK_Buffers" => {
-                    let values = call.args(function);
-                    let count = |i: usize| {
-                        values
-                            .get(i)
-                            .and_then(|(v, _)| v.as_int())
-                            .map_or(0, |v| v.max(0) as u64)
-                    };
-                    let total = rank_state.tables.buffer_watch.get_or_insert_default();
-                    total.watched += count(0);
-                    total.unwatched += count(1);
-                    total.dropped += count(2);
-                    continue;
-                }
-                _ => {}
-            }
-            if function.name == "MPI_Op_create" {
-                // The user function, by where it is defined (addresses differ per process);
-                // +1: the resolver expects a return address and looks one byte before it.
-                let user_fn = call
-                    .args(function)
-                    .first()
-                    .and_then(|(v, _)| v.as_int())
-                    .map(|a| resolve(index, a as u64 + 1));
-                rank_state.pending_user_fn = user_fn;
-            }
-            if let Some(mut event) = rank_state.event(function, call, site, &mut events) {
-                let time = crate::threads::call_time(call);
-                event.time = Some(time);
-                // A call made after MPI_Finalize returned is no MPI operation (MPI may have
-                // aborted in it, or not recorded it on every rank): AR010/TH002 report it,
-                // matching and replay leave it out.
-                if finalized_at.is_some_and(|exit| time.enter_ns >= exit) {
-                    event.op = Op::Other;
-                }
-                if matches!(event.op, Op::Finalize) && event.returned {
-                    finalized_at = time.exit_ns;
-                }
-                events.push(event);
-            }
+            });
         }
-        // A trace lacking calls its process made ends like an interrupted one: what the rank
-        // did after its last recorded call is unknown, so nothing is concluded from it.
-        let end = if let Some(incomplete) = trace.incomplete() {
-            RankEnd::Interrupted {
-                reason: match incomplete {
-                    Incomplete::Cut { .. } => {
-                        format!("the trace was cut after the process wrote it: {incomplete}")
-                    }
-                    Incomplete::NoSpace { .. } => format!("the trace is incomplete: {incomplete}"),
-                },
-            }
-        } else if trace.header.finalized() && trace.header.exited() {
-            RankEnd::Finalized
-        } else if let Some(event) =
-            events
-                .iter()
-                .rposition(|e| e.call == "MPI_Abort")
-                .filter(|&abort| {
-                    events[abort + 1..]
-                        .iter()
-                        .all(|e| e.thread != events[abort].thread)
-                })
-        {
-            // The program aborted the job: MPI ended every process there, whether or not its
-            // exit handlers ran (MPICH runs them when the communicator is not MPI_COMM_WORLD).
-            RankEnd::AbortedInCall {
-                event,
-                call: events[event].call,
-            }
-        } else if trace.header.exited() {
-            RankEnd::ExitedWithoutFinalize
-        } else if let Some(event) = trace.header.aborted_in_call().and_then(|thread| {
-            events
-                .iter()
-                .rposition(|e| e.thread == thread && !e.returned)
-        }) {
-            RankEnd::AbortedInCall {
-                event,
-                call: events[event].call,
-            }
-        } else {
-            RankEnd::Interrupted {
-                reason: match &trace.end {
-                    EndOfTrace::Truncated { reason, .. } => reason.clone(),
-                    // (A cut is only found in traces of processes that exited.)
-                    EndOfTrace::Clean | EndOfTrace::Cut { .. } => {
-                        "the process did not exit normally".into()
-                    }
-                },
-            }
-        };
-        let thread_info = threads.finish(|address| match sites_by_address.get(&address) {
-            Some(&site) => site,
-            None => {
-                let site = rank_state.tables.site(resolve(index, address));
-                sites_by_address.insert(address, site);
-                site
-            }
-        });
+        let (end, threads) = stream.finish(&mut tables, resolve);
         ranks.push(RankTrace {
             rank,
             events,
             end,
-            threads: ThreadInfo {
-                shared_requests: {
-                    let mut shared = std::mem::take(&mut rank_state.shared_requests);
-                    shared.sort_unstable();
-                    shared.dedup();
-                    shared
-                },
-                freed_after_use: std::mem::take(&mut rank_state.objects.freed_after_use),
-                ..thread_info
-            },
+            threads,
         });
     }
     Ok(Run {
@@ -426,6 +286,263 @@ where
     })
 }
 
+/// What normalizing a call yields, in the rank's order.
+pub(crate) enum Normalized {
+    /// The rank's next event; its index is the number of events before it.
+    Event(Event),
+    /// The source and tag an earlier receive event matched, known when the call that
+    /// completed its request is normalized (before that call's own event).
+    Matched { event: usize, matched: (Rank, i32) },
+}
+
+/// One rank's trace normalized call by call: the rank's state between calls, and what
+/// decides how the rank ended. Several ranks' streams can advance in any interleaving, each
+/// call borrowing the run's shared [`Tables`].
+struct RankStream<'a> {
+    rank: Rank,
+    /// Index of the rank's trace, for the site resolver.
+    trace_index: usize,
+    trace: &'a Trace,
+    state: RankState,
+    threads: crate::threads::ThreadInfoBuilder,
+    /// A program has few call sites and calls them many times: each address is resolved
+    /// (and the location's strings hashed) once.
+    sites_by_address: FxHashMap<u64, SiteId>,
+    /// When `MPI_Finalize` returned.
+    finalized_at: Option<u64>,
+    /// Events yielded so far.
+    events: usize,
+    /// The last `MPI_Abort` event (index, thread, call), and whether its thread made a call
+    /// after it.
+    last_abort: Option<(usize, u16, &'static str)>,
+    abort_followed: bool,
+    /// Each thread's last event that did not return.
+    last_unreturned: FxHashMap<u16, (usize, &'static str)>,
+    /// Receives matched by the call being normalized.
+    matched: Vec<(usize, (Rank, i32))>,
+}
+
+impl<'a> RankStream<'a> {
+    fn new(
+        rank: Rank,
+        world_size: u32,
+        trace_index: usize,
+        trace: &'a Trace,
+        tables: &mut Tables,
+    ) -> RankStream<'a> {
+        RankStream {
+            rank,
+            trace_index,
+            trace,
+            state: RankState::new(rank, world_size, trace, tables),
+            threads: crate::threads::ThreadInfoBuilder::new(trace),
+            sites_by_address: FxHashMap::default(),
+            finalized_at: None,
+            events: 0,
+            last_abort: None,
+            abort_followed: false,
+            last_unreturned: FxHashMap::default(),
+            matched: Vec::new(),
+        }
+    }
+
+    fn site(
+        &mut self,
+        address: u64,
+        tables: &mut Tables,
+        resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+    ) -> SiteId {
+        site_at(&mut self.sites_by_address, address, tables, &mut |a| {
+            resolve(self.trace_index, a)
+        })
+    }
+
+    /// Normalizes the rank's next call record, giving `out` what it yields.
+    fn call(
+        &mut self,
+        call: &CallRecord,
+        tables: &mut Tables,
+        resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+        out: &mut dyn FnMut(Normalized),
+    ) {
+        let trace = self.trace;
+        let Some(function) = trace.schema.function(call.func) else {
+            return;
+        };
+        if self.threads.sync_record(function, call) {
+            if self.threads.threads_started() {
+                self.state.objects.track_uses();
+            }
+            return;
+        }
+        let site = self.site(call.callsite, tables, resolve);
+        let (rank, index) = (self.rank, self.trace_index);
+        match function.name.as_str() {
+            "MPICHECK_Access" => {
+                let values = call.args(function);
+                let int = |name: &str| {
+                    let p = function.params.iter().position(|p| p.name == name);
+                    p.and_then(|p| values.get(p).and_then(|(v, _)| v.as_int()))
+                        .unwrap_or(-1)
+                };
+                let post_site = match int("post_site") {
+                    a if a > 0 => tables.site(resolve(index, a as u64)),
+                    _ => SiteId(0),
+                };
+                tables.buffer_accesses.push(BufferAccess {
+                    rank,
+                    site,
+                    write: int("write") == 1,
+                    address: int("address") as u64,
+                    thread: u16::try_from(int("thread")).ok(),
+                    tid: u32::try_from(int("tid")).unwrap_or(0),
+                    start: int("start") as u64,
+                    len: int("len") as u64,
+                    recv: int("recv") == 1,
+                    post_site,
+                    events_before: self.events as u32,
+                });
+                return;
+            }
+            "MPICHECK_Buffers" => {
+                let values = call.args(function);
+                let count = |i: usize| {
+                    values
+                        .get(i)
+                        .and_then(|(v, _)| v.as_int())
+                        .map_or(0, |v| v.max(0) as u64)
+                };
+                let total = tables.buffer_watch.get_or_insert_default();
+                total.watched += count(0);
+                total.unwatched += count(1);
+                total.dropped += count(2);
+                return;
+            }
+            _ => {}
+        }
+        if function.name == "MPI_Op_create" {
+            // The user function, by where it is defined (addresses differ per process);
+            // +1: the resolver expects a return address and looks one byte before it.
+            let user_fn = call
+                .args(function)
+                .first()
+                .and_then(|(v, _)| v.as_int())
+                .map(|a| resolve(index, a as u64 + 1));
+            self.state.pending_user_fn = user_fn;
+        }
+        let this_index = self.events;
+        let mut normalizer = RankNormalizer {
+            tables,
+            state: &mut self.state,
+        };
+        let event = normalizer.event(function, call, site, this_index, &mut self.matched);
+        for (event, matched) in self.matched.drain(..) {
+            // (A call completing a receive it started itself has no earlier event to fill.)
+            if event < this_index {
+                out(Normalized::Matched { event, matched });
+            }
+        }
+        let Some(mut event) = event else { return };
+        let time = crate::threads::call_time(call);
+        event.time = Some(time);
+        // A call made after MPI_Finalize returned is no MPI operation (MPI may have
+        // aborted in it, or not recorded it on every rank): AR010/TH002 report it,
+        // matching and replay leave it out.
+        if self.finalized_at.is_some_and(|exit| time.enter_ns >= exit) {
+            event.op = Op::Other;
+        }
+        if matches!(event.op, Op::Finalize) && event.returned {
+            self.finalized_at = time.exit_ns;
+        }
+        if event.call == "MPI_Abort" {
+            self.last_abort = Some((this_index, event.thread, event.call));
+            self.abort_followed = false;
+        } else if self
+            .last_abort
+            .is_some_and(|(_, thread, _)| thread == event.thread)
+        {
+            self.abort_followed = true;
+        }
+        if !event.returned {
+            self.last_unreturned
+                .insert(event.thread, (this_index, event.call));
+        }
+        self.events += 1;
+        out(Normalized::Event(event));
+    }
+
+    /// How the rank ended, and its threads, once every call is normalized.
+    fn finish(
+        mut self,
+        tables: &mut Tables,
+        resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+    ) -> (RankEnd, ThreadInfo) {
+        let trace = self.trace;
+        // A trace lacking calls its process made ends like an interrupted one: what the rank
+        // did after its last recorded call is unknown, so nothing is concluded from it.
+        let end = if let Some(incomplete) = trace.incomplete() {
+            RankEnd::Interrupted {
+                reason: match incomplete {
+                    Incomplete::Cut { .. } => {
+                        format!("the trace was cut after the process wrote it: {incomplete}")
+                    }
+                    Incomplete::NoSpace { .. } => format!("the trace is incomplete: {incomplete}"),
+                },
+            }
+        } else if trace.header.finalized() && trace.header.exited() {
+            RankEnd::Finalized
+        } else if let Some((event, _, call)) = self.last_abort.filter(|_| !self.abort_followed) {
+            // The program aborted the job: MPI ended every process there, whether or not its
+            // exit handlers ran (MPICH runs them when the communicator is not MPI_COMM_WORLD).
+            RankEnd::AbortedInCall { event, call }
+        } else if trace.header.exited() {
+            RankEnd::ExitedWithoutFinalize
+        } else if let Some(&(event, call)) = trace
+            .header
+            .aborted_in_call()
+            .and_then(|thread| self.last_unreturned.get(&thread))
+        {
+            RankEnd::AbortedInCall { event, call }
+        } else {
+            RankEnd::Interrupted {
+                reason: match &trace.end {
+                    EndOfTrace::Truncated { reason, .. } => reason.clone(),
+                    // (A cut is only found in traces of processes that exited.)
+                    EndOfTrace::Clean | EndOfTrace::Cut { .. } => {
+                        "the process did not exit normally".into()
+                    }
+                },
+            }
+        };
+        let index = self.trace_index;
+        let sites = &mut self.sites_by_address;
+        let thread_info = self
+            .threads
+            .finish(|address| site_at(sites, address, tables, &mut |a| resolve(index, a)));
+        let mut shared = std::mem::take(&mut self.state.shared_requests);
+        shared.sort_unstable();
+        shared.dedup();
+        let threads = ThreadInfo {
+            shared_requests: shared,
+            freed_after_use: std::mem::take(&mut self.state.objects.freed_after_use),
+            ..thread_info
+        };
+        (end, threads)
+    }
+}
+
+/// The id of the call site at `address`, resolved once per address.
+fn site_at(
+    sites: &mut FxHashMap<u64, SiteId>,
+    address: u64,
+    tables: &mut Tables,
+    resolve: &mut dyn FnMut(u64) -> SourceLocation,
+) -> SiteId {
+    *sites
+        .entry(address)
+        .or_insert_with(|| tables.site(resolve(address)))
+}
+
 /// A request as one rank knows it.
 struct RequestInfo {
     id: ReqId,
@@ -436,10 +553,10 @@ struct RequestInfo {
     recv_event: Option<usize>,
 }
 
-/// Per-rank handle tables while replaying one trace.
-struct RankNormalizer<'t> {
+/// What the normalization of one rank keeps from call to call: its handle tables and live
+/// objects.
+struct RankState {
     rank: Rank,
-    tables: &'t mut Tables,
     constants: Constants,
     comms: FxHashMap<i64, LocalComm>,
     /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
@@ -486,6 +603,26 @@ struct RankNormalizer<'t> {
     /// Live MPI objects and the constants to judge arguments by.
     objects: facts::ObjectTables,
     rma: rma::RankWindows,
+}
+
+/// One rank's state with the run's shared tables, while one call is normalized. (Each rank
+/// keeps its own [`RankState`], so the ranks of a run can be normalized in any interleaving.)
+struct RankNormalizer<'t> {
+    tables: &'t mut Tables,
+    state: &'t mut RankState,
+}
+
+impl std::ops::Deref for RankNormalizer<'_> {
+    type Target = RankState;
+    fn deref(&self) -> &RankState {
+        self.state
+    }
+}
+
+impl std::ops::DerefMut for RankNormalizer<'_> {
+    fn deref_mut(&mut self) -> &mut RankState {
+        self.state
+    }
 }
 
 /// Values of one call's parameters by name.

@@ -8,7 +8,8 @@ impl<'t> RankNormalizer<'t> {
         function: &FunctionSchema,
         call: &CallRecord,
         site: SiteId,
-        events: &mut [Event],
+        this_index: usize,
+        receives: &mut Vec<(usize, (Rank, i32))>,
     ) -> Option<Event> {
         let args = Args {
             function,
@@ -19,7 +20,6 @@ impl<'t> RankNormalizer<'t> {
         let returned = call.complete;
         self.call_enter_ns = call.t_enter_ns;
         self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
-        let this_index = events.len();
         let op = match name {
             "MPICHECK_Comm_info" => {
                 self.comm_info(&args);
@@ -106,7 +106,7 @@ impl<'t> RankNormalizer<'t> {
             },
             "MPI_Buffer_detach" => Op::BufferDetach,
             _ => self
-                .communication_op(name, &args, call, this_index, events)
+                .communication_op(name, &args, call, this_index, receives)
                 .unwrap_or(Op::Other),
         };
         if let Some(short) = name.strip_prefix("MPI_Type_") {

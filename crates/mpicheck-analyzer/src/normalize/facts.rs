@@ -495,7 +495,8 @@ impl RankNormalizer<'_> {
         (thread, index): (u16, usize),
         facts: &mut CallFacts,
     ) {
-        let Some(entry) = self.objects.live.get_mut(&(kind, raw)) else {
+        let objects = &mut self.state.objects;
+        let Some(entry) = objects.live.get_mut(&(kind, raw)) else {
             return;
         };
         if let Some(id) = entry.refs.pop() {
@@ -503,7 +504,7 @@ impl RankNormalizer<'_> {
         }
         if entry.refs.is_empty() {
             for &(_, used) in entry.uses.iter().filter(|(t, _)| *t != thread) {
-                self.objects.freed_after_use.push(FreedAfterUse {
+                objects.freed_after_use.push(FreedAfterUse {
                     kind,
                     used,
                     freed: index,

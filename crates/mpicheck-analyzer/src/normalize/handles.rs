@@ -2,8 +2,8 @@
 
 use super::*;
 
-impl<'t> RankNormalizer<'t> {
-    pub(super) fn new(rank: Rank, world_size: u32, trace: &Trace, tables: &'t mut Tables) -> Self {
+impl RankState {
+    pub(super) fn new(rank: Rank, world_size: u32, trace: &Trace, tables: &mut Tables) -> Self {
         let constants = Constants::of(trace);
         let mut comms = FxHashMap::default();
         if let Some(world) = constants.comm_world {
@@ -31,9 +31,8 @@ impl<'t> RankNormalizer<'t> {
                 },
             );
         }
-        RankNormalizer {
+        RankState {
             rank,
-            tables,
             constants,
             comms,
             requests: FxHashMap::default(),
@@ -57,7 +56,9 @@ impl<'t> RankNormalizer<'t> {
             rma: Default::default(),
         }
     }
+}
 
+impl RankNormalizer<'_> {
     pub(super) fn comm(&mut self, raw: Option<i64>) -> LocalComm {
         let raw = raw.unwrap_or(i64::MIN);
         if let Some(c) = self.comms.get(&raw) {

@@ -98,7 +98,7 @@ impl<'t> RankNormalizer<'t> {
         args: &Args,
         call: &CallRecord,
         this_index: usize,
-        events: &mut [Event],
+        receives: &mut Vec<(usize, (Rank, i32))>,
     ) -> Option<Op> {
         let mode_of = |n: &str| match n {
             // A partitioned send is a persistent send of all its partitions (MPI 4.1 §4.1).
@@ -196,7 +196,7 @@ impl<'t> RankNormalizer<'t> {
             | "Request_get_status"
             | "Request_get_status_all"
             | "Request_get_status_any"
-            | "Request_get_status_some" => Some(self.wait_op(short, args, call, events)),
+            | "Request_get_status_some" => Some(self.wait_op(short, args, call, receives)),
             "Start" | "Startall" => {
                 let raws: Vec<i64> = match args.input("request") {
                     Some(ArgValue::Int(r)) => vec![*r],

@@ -13,12 +13,13 @@ impl<'t> RankNormalizer<'t> {
         let id = ReqId(self.next_request);
         self.next_request += 1;
         if let Some(raw) = raw.filter(|&r| Some(r) != self.constants.request_null) {
-            let live = self.requests.entry(raw).or_default();
+            let state = &mut *self.state;
+            let live = state.requests.entry(raw).or_default();
             // A handle still live handed out again: MPI returned one shared, already
             // complete request object (MPICH, Open MPI do for operations that complete at
             // once); which thread's call used which of them cannot be told apart.
             if let Some(earlier) = live.iter().rev().find(|e| !e.persistent) {
-                self.shared_requests.extend([earlier.id, id]);
+                state.shared_requests.extend([earlier.id, id]);
             }
             live.push(RequestInfo {
                 id,
@@ -39,7 +40,7 @@ impl<'t> RankNormalizer<'t> {
         id: Option<ReqId>,
         status: Option<Status>,
         retire: bool,
-        events: &mut [Event],
+        receives: &mut Vec<(usize, (Rank, i32))>,
     ) {
         let Some(live) = self.requests.get(&raw) else {
             return;
@@ -49,13 +50,8 @@ impl<'t> RankNormalizer<'t> {
         };
         let info = &live[position];
         if let (Some(index), Some(comm)) = (info.recv_event, info.comm.clone()) {
-            let matched = self.matched(&comm, status);
-            if let Some(Event {
-                op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
-                ..
-            }) = events.get_mut(index)
-            {
-                recv.matched = matched.or(recv.matched);
+            if let Some(matched) = self.matched(&comm, status) {
+                receives.push((index, matched));
             }
         }
         if retire && !info.persistent {
@@ -64,11 +60,12 @@ impl<'t> RankNormalizer<'t> {
     }
 
     pub(super) fn forget_request(&mut self, raw: i64, position: usize) {
-        if let Some(live) = self.requests.get_mut(&raw) {
+        let state = &mut *self.state;
+        if let Some(live) = state.requests.get_mut(&raw) {
             let info = live.remove(position);
-            self.retired.insert(raw, (info.id, self.call_exit_ns));
+            state.retired.insert(raw, (info.id, state.call_exit_ns));
             if live.is_empty() {
-                self.requests.remove(&raw);
+                state.requests.remove(&raw);
             }
         }
     }
@@ -125,7 +122,7 @@ impl<'t> RankNormalizer<'t> {
         short: &str,
         args: &Args,
         call: &CallRecord,
-        events: &mut [Event],
+        receives: &mut Vec<(usize, (Rank, i32))>,
     ) -> Op {
         // MPI_Request_get_status*: a test that leaves the request allocated.
         let status_only = short.starts_with("Request_get_status");
@@ -198,7 +195,7 @@ impl<'t> RankNormalizer<'t> {
                     WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
                     WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
                 };
-                self.complete_request(raw, requests[i as usize], status, !status_only, events);
+                self.complete_request(raw, requests[i as usize], status, !status_only, receives);
             }
         }
         if status_only {

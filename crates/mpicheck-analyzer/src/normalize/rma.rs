@@ -182,7 +182,7 @@ impl RankNormalizer<'_> {
         if flavor == WinFlavor::Dynamic {
             // Displacements are addresses: the unit is 1 and the memory is attached later.
             self.tables.rma.windows[win.0 as usize].memory.insert(
-                self.rank,
+                self.state.rank,
                 WinMemory {
                     size: 0,
                     disp_unit: 1,
@@ -198,7 +198,7 @@ impl RankNormalizer<'_> {
             };
             if let (Some(size), Some(disp_unit)) = (size, unit) {
                 self.tables.rma.windows[win.0 as usize].memory.insert(
-                    self.rank,
+                    self.state.rank,
                     WinMemory {
                         size,
                         disp_unit,

@@ -1,6 +1,6 @@
 //! Object lifecycles and argument problems judged from raw trace words.
 
-use super::super::{normalize, RankNormalizer, Tables};
+use super::super::{normalize, Normalized, RankStream, Tables};
 use crate::model::*;
 use mpicheck_trace::builder::{decoded_call, decoded_trace};
 use mpicheck_trace::{CallRecord, EndOfTrace, Trace};
@@ -193,20 +193,21 @@ fn a_create_free_loop_keeps_one_live_object() {
         calls.push(call(2, vec![0x84000001, COMM_NULL], 3));
     }
     let trace = trace(calls);
-    let mut tables = Tables::default();
-    tables.sites.push(SourceLocation::default());
-    let mut rank = RankNormalizer::new(0, 2, &trace, &mut tables);
+    let mut tables = Tables::new(2);
+    let mut rank = RankStream::new(0, 2, 0, &trace, &mut tables);
     let mut events = Vec::new();
     let mut peak = 0;
     for c in &trace.calls {
-        let function = trace.schema.function(c.func).unwrap();
-        if let Some(e) = rank.event(function, c, SiteId(0), &mut events) {
-            events.push(e);
-        }
-        peak = peak.max(rank.objects.live_count());
+        let resolve = &mut |_, _| SourceLocation::default();
+        rank.call(c, &mut tables, resolve, &mut |out| {
+            if let Normalized::Event(e) = out {
+                events.push(e);
+            }
+        });
+        peak = peak.max(rank.state.objects.live_count());
     }
     assert_eq!(peak, 1);
-    assert_eq!(rank.objects.live_count(), 0);
+    assert_eq!(rank.state.objects.live_count(), 0);
     let created: usize = events
         .iter()
         .filter_map(|e| e.facts())
