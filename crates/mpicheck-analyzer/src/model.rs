@@ -557,10 +557,15 @@ impl Event {
     /// run by `MPI_Finalize` or `MPI_Comm_free`, a copy function run by `MPI_Comm_dup`).
     /// Without times (hand-written traces) nothing is known to be inside.
     pub fn ran_inside(&self, outer: &Event) -> bool {
-        let (Some(inner_time), Some(outer_time)) = (self.time, outer.time) else {
+        self.ran_inside_call(outer.thread, outer.time)
+    }
+
+    /// [`Event::ran_inside`] an outer call known by its thread and time.
+    pub fn ran_inside_call(&self, outer_thread: u16, outer_time: Option<CallTime>) -> bool {
+        let (Some(inner_time), Some(outer_time)) = (self.time, outer_time) else {
             return false;
         };
-        self.thread == outer.thread
+        self.thread == outer_thread
             && inner_time.order > outer_time.order
             && outer_time
                 .exit_ns

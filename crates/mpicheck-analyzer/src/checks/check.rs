@@ -5,6 +5,7 @@
 //! that other checks compute) and its run over the shared [`Context`]. The registry in
 //! [`super`] lists every check once, in the order they run.
 
+use super::pass::{self, EventPass, RunTables};
 use super::Context;
 use crate::diagnostic::{CheckInfo, Diagnostic};
 
@@ -17,8 +18,23 @@ pub(crate) trait Check: Sync {
     fn needs(&self) -> Needs {
         Needs::NOTHING
     }
-    /// The check's findings, all with codes of [`Check::infos`].
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic>;
+    /// The check's one pass over the events, if that is all it needs ([`super::pass`]):
+    /// the registry's runner then feeds it with the other passes, and [`Check::run`] is
+    /// not called.
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        None
+    }
+    /// The check's findings, all with codes of [`Check::infos`]. A check with a
+    /// [`Check::pass`] keeps this default, which runs the pass alone.
+    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
+        let Some(pass) = self.pass() else {
+            return Vec::new();
+        };
+        let mut passes = [pass];
+        pass::feed(ctx.run, &mut passes);
+        let [pass] = passes;
+        pass.finish(&RunTables::of(ctx.run))
+    }
 }
 
 /// What a check uses besides the run: the replays it reads and the data it takes from or

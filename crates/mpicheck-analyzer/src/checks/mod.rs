@@ -25,6 +25,7 @@ pub mod datatype;
 pub mod deadlock;
 mod describe;
 pub mod message_race;
+mod pass;
 pub mod pending_buffer;
 pub mod request;
 pub mod resource;
@@ -145,6 +146,19 @@ fn run_selected_noting(
             }
         }
     }
+    // The checks that are passes over the events, fed in one sweep.
+    let (pass_checks, mut passes): (Vec<usize>, Vec<Box<dyn pass::EventPass>>) = REGISTRY
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| needed[i])
+        .filter_map(|(i, check)| check.pass().map(|p| (i, p)))
+        .unzip();
+    pass::feed(run, &mut passes);
+    let tables = pass::RunTables::of(run);
+    let mut pass_findings: Vec<Option<Vec<Diagnostic>>> = vec![None; REGISTRY.len()];
+    for (i, pass) in pass_checks.into_iter().zip(passes) {
+        pass_findings[i] = Some(pass.finish(&tables));
+    }
     let ctx = Context::new(run);
     let mut out = Vec::new();
     for (i, check) in REGISTRY.iter().enumerate() {
@@ -152,7 +166,10 @@ fn run_selected_noting(
             continue;
         }
         ctx.set_running(check.infos().first().map_or("?", |c| c.code), check.needs());
-        let found = check.run(&ctx);
+        let found = match pass_findings[i].take() {
+            Some(found) => found,
+            None => check.run(&ctx),
+        };
         for d in &found {
             if !check.infos().iter().any(|c| c.code == d.code) {
                 ctx.note_undeclared(format!("reports {}, which its infos() do not list", d.code));

@@ -1,9 +1,11 @@
 //! MPI calls made after `MPI_Finalize` (AR010).
 
-use super::super::request::fold_by_site;
-use crate::checks::{Check, Context};
+use rustc_hash::FxHashMap;
+
+use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Op, Run};
+use crate::model::{CallTime, Event, Op, Rank};
 use crate::normalize::allowed_anytime;
 
 pub const AR010: CheckInfo = CheckInfo {
@@ -44,41 +46,44 @@ MPI 4.1 §11.2.2 (after `MPI_Finalize` only `MPI_Initialized`, `MPI_Finalized`,
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    let mut items = Vec::new();
-    for trace in &run.ranks {
-        let Some(finalize) = trace
-            .events
-            .iter()
-            .position(|e| matches!(e.op, Op::Finalize) && e.returned)
-        else {
-            continue;
+/// Each rank's returned `MPI_Finalize` (its thread and time), then the calls after it.
+#[derive(Default)]
+struct AfterFinalize {
+    finalized: FxHashMap<Rank, (u16, Option<CallTime>)>,
+    found: SiteFindings,
+}
+
+impl EventPass for AfterFinalize {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+        let Some(&(thread, time)) = self.finalized.get(&rank) else {
+            if matches!(event.op, Op::Finalize) && event.returned {
+                self.finalized.insert(rank, (event.thread, event.time));
+            }
+            return;
         };
         // Other threads' late calls are TH002's (thread-safety), reported once there.
-        let finalizing = &trace.events[finalize];
-        for (i, event) in trace.events.iter().enumerate().skip(finalize + 1) {
-            // Calls of attribute delete functions that MPI_Finalize itself ran are made
-            // before it returned (MPI 4.1 §11.2.2).
-            if event.thread == finalizing.thread
-                && !event.ran_inside(finalizing)
-                && !allowed_anytime(event.call)
-            {
-                items.push((
-                    trace.rank,
-                    i,
-                    format!("{} is called after MPI_Finalize", event.call),
-                    "called after MPI is finalized".to_string(),
-                ));
-            }
+        // Calls of attribute delete functions that MPI_Finalize itself ran are made before
+        // it returned (MPI 4.1 §11.2.2).
+        if event.thread == thread
+            && !event.ran_inside_call(thread, time)
+            && !allowed_anytime(event.call)
+        {
+            self.found.add(
+                rank,
+                event,
+                format!("{} is called after MPI_Finalize", event.call),
+                "called after MPI is finalized",
+            );
         }
     }
-    fold_by_site(
-        run,
-        items,
-        &AR010,
-        &["after MPI_Finalize only MPI_Initialized, MPI_Finalized, MPI_Get_version and a few others may be called (MPI 4.1 §11.2.2)"],
-        "make the call before MPI_Finalize",
-    )
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        self.found.diagnostics(
+            tables,
+            &AR010,
+            &["after MPI_Finalize only MPI_Initialized, MPI_Finalized, MPI_Get_version and a few others may be called (MPI 4.1 §11.2.2)"],
+            "make the call before MPI_Finalize",
+        )
+    }
 }
 
 /// AR010.
@@ -88,7 +93,7 @@ impl Check for CallAfterFinalize {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR010]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<AfterFinalize>::default())
     }
 }

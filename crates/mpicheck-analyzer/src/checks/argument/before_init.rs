@@ -1,9 +1,10 @@
 //! MPI calls made before `MPI_Init` (AR009).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR009: CheckInfo = CheckInfo {
     code: "AR009",
@@ -45,9 +46,8 @@ MPI 4.1 §11.2.1 and §11.2.2 (the functions that may be called before `MPI_Init
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR009,
         &["only a few functions (MPI_Initialized, MPI_Get_version, ...) may be called before MPI_Init (MPI 4.1 §11.2.1)"],
         "call MPI_Init or MPI_Init_thread before any other MPI function",
@@ -68,7 +68,7 @@ impl Check for CallBeforeInit {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR009]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

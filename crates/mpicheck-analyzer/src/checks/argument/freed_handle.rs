@@ -1,9 +1,10 @@
 //! Handles of freed objects (AR005).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR005: CheckInfo = CheckInfo {
     code: "AR005",
@@ -45,9 +46,8 @@ MPI 4.1 §2.5.1 (a freed object cannot be accessed through any handle), §5.1.10
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR005,
         &["after MPI_*_free an object cannot be used through any handle (MPI 4.1 §2.5.1)"],
         "use the object only before it is freed; free it once, after its last use",
@@ -77,7 +77,7 @@ impl Check for FreedHandle {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR005]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! MPI_IN_PLACE where it is not allowed (AR008).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR008: CheckInfo = CheckInfo {
     code: "AR008",
@@ -40,9 +41,8 @@ MPI 4.1 §6.2.1 (the in-place option of collectives), §2.5.4 (named constants s
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR008,
         &["MPI_IN_PLACE is accepted only where a collective documents an in-place form (MPI 4.1 §6.2.1)"],
         "pass the real buffer",
@@ -63,7 +63,7 @@ impl Check for InPlaceNotAllowed {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR008]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! RMA assertions with modes their call does not accept (AR015).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR015: CheckInfo = CheckInfo {
     code: "AR015",
@@ -45,9 +46,8 @@ MPI 4.1 §12.5.5 (assertions: the modes of `MPI_WIN_POST`, `MPI_WIN_START`, `MPI
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR015,
         &["each RMA synchronization call accepts only its own MPI_MODE_* assertions (MPI 4.1 §12.5.5)"],
         "pass 0, or only the MPI_MODE_* values this call defines",
@@ -72,7 +72,7 @@ impl Check for InvalidAssert {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR015]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! Negative split colors (AR011).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR011: CheckInfo = CheckInfo {
     code: "AR011",
@@ -50,9 +51,8 @@ MPI 4.1 §7.4.2 (`MPI_Comm_split`: "color must be non-negative or MPI_UNDEFINED"
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR011,
         &["a color is non-negative or MPI_UNDEFINED, a split type MPI_UNDEFINED or one the library defines (MPI 4.1 §7.4.2)"],
         "pass MPI_UNDEFINED for processes that join no new communicator, a non-negative color or an MPI_COMM_TYPE_* constant otherwise",
@@ -77,7 +77,7 @@ impl Check for InvalidColor {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR011]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

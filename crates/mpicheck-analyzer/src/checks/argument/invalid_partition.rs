@@ -1,10 +1,11 @@
 //! Partitioned communication: partition counts and indices, and partitions marked ready
 //! outside an epoch or twice in one (AR016).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR016: CheckInfo = CheckInfo {
     code: "AR016",
@@ -56,9 +57,8 @@ partitions of an active request, each marked ready once), §4.2.4 (`MPI_PARRIVED
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR016,
         &["a partitioned request has partitions 0..partitions-1, marked ready once per epoch of an active request (MPI 4.1 §4.2)"],
         "number partitions from 0, start the request with MPI_Start before MPI_Pready, and mark each partition ready once per start",
@@ -95,7 +95,7 @@ impl Check for InvalidPartition {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR016]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! Group rank lists with a rank named twice or a range of stride 0 (AR014).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR014: CheckInfo = CheckInfo {
     code: "AR014",
@@ -45,9 +46,8 @@ zero"; likewise the `_excl` forms).
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR014,
         &["the ranks a group constructor is given are distinct, and ranges have a non-zero stride (MPI 4.1 §7.3.2)"],
         "name each rank once: make the list or the ranges disjoint, with a stride of 1 for contiguous ranks",
@@ -78,7 +78,7 @@ impl Check for InvalidRankList {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR014]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! Invalid message tags (AR002).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR002: CheckInfo = CheckInfo {
     code: "AR002",
@@ -42,9 +43,8 @@ receives), §9.1.2 (the `MPI_TAG_UB` attribute).
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR002,
         &["valid tags are 0..MPI_TAG_UB; MPI_ANY_TAG only in receives and probes (MPI 4.1 §3.2.3)"],
         "use a tag between 0 and MPI_TAG_UB",
@@ -68,7 +68,7 @@ impl Check for InvalidTag {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR002]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

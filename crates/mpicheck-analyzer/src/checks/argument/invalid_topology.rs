@@ -1,9 +1,10 @@
 //! Invalid process topology arguments (AR012).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR012: CheckInfo = CheckInfo {
     code: "AR012",
@@ -59,9 +60,8 @@ is erroneous to specify coords(i) out of range" on a non-periodic dimension), §
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR012,
         &["topology sizes are non-negative and a grid fits in its communicator (MPI 4.1 §8.5)"],
         "compute the dimensions with MPI_Dims_create for the communicator's size; count directions and coordinates from 0 within the grid",
@@ -104,7 +104,7 @@ impl Check for InvalidTopology {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR012]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

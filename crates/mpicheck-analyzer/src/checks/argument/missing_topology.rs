@@ -1,9 +1,10 @@
 //! Topology queries on communicators without that topology (AR013).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR013: CheckInfo = CheckInfo {
     code: "AR013",
@@ -45,9 +46,8 @@ process topology), §8.5.6 (`MPI_Cart_shift`).
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR013,
         &["topology functions need a communicator made with that topology (MPI 4.1 §8.5)"],
         "pass the communicator that MPI_Cart_create, MPI_Graph_create or MPI_Dist_graph_create returned",
@@ -81,7 +81,7 @@ impl Check for MissingTopology {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR013]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -8,9 +8,9 @@
 //! ([`crate::model::CallFacts::arg_issues`]); each check here reports one kind of problem,
 //! one finding per call site, parameter and message.
 
-use super::request::fold_by_site;
+use super::pass::{EventPass, RunTables, SiteFindings};
 use crate::diagnostic::{CheckInfo, Diagnostic};
-use crate::model::{ArgIssue, Run};
+use crate::model::{ArgIssue, Event, Rank};
 
 pub mod after_finalize;
 pub mod before_init;
@@ -49,25 +49,48 @@ pub use overlapping_buffers::BF002;
 pub use rank_out_of_range::AR001;
 pub use uncommitted_datatype::AR006;
 
-/// One finding per call site and message for the argument issues `describe` recognizes;
-/// it returns the message and the location's label.
-pub(crate) fn report_issues(
-    run: &Run,
-    info: &CheckInfo,
-    notes: &[&str],
-    help: &str,
-    describe: impl Fn(&ArgIssue, &'static str) -> Option<(String, String)>,
-) -> Vec<Diagnostic> {
-    let mut items = Vec::new();
-    for trace in &run.ranks {
-        for (i, event) in trace.events.iter().enumerate() {
-            let Some(facts) = event.facts() else { continue };
-            for issue in &facts.arg_issues {
-                if let Some((message, label)) = describe(issue, event.call) {
-                    items.push((trace.rank, i, message, label));
-                }
+/// How an argument check describes an issue it reports: the message and the location's
+/// label for an issue of the call named, or `None` for issues of other kinds.
+pub(crate) type Describe = fn(&ArgIssue, &'static str) -> Option<(String, String)>;
+
+/// The pass of an argument check: one finding per call site and message for the argument
+/// issues its `describe` recognizes.
+pub(crate) struct IssuePass {
+    info: &'static CheckInfo,
+    notes: &'static [&'static str],
+    help: &'static str,
+    describe: Describe,
+    found: SiteFindings,
+}
+
+impl IssuePass {
+    pub fn boxed(
+        info: &'static CheckInfo,
+        notes: &'static [&'static str],
+        help: &'static str,
+        describe: Describe,
+    ) -> Box<dyn EventPass> {
+        Box::new(IssuePass {
+            info,
+            notes,
+            help,
+            describe,
+            found: SiteFindings::default(),
+        })
+    }
+}
+
+impl EventPass for IssuePass {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+        let Some(facts) = event.facts() else { return };
+        for issue in &facts.arg_issues {
+            if let Some((message, label)) = (self.describe)(issue, event.call) {
+                self.found.add(rank, event, message, label);
             }
         }
     }
-    fold_by_site(run, items, info, notes, help)
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        self.found
+            .diagnostics(tables, self.info, self.notes, self.help)
+    }
 }

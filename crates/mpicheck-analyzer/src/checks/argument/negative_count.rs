@@ -1,9 +1,10 @@
 //! Negative counts and lengths (AR003).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR003: CheckInfo = CheckInfo {
     code: "AR003",
@@ -43,9 +44,8 @@ MPI 4.1 §3.2.2 (the count of a message is non-negative), §2.5.8 and the
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR003,
         &["counts and array lengths are non-negative integers (MPI 4.1 §3.2.2)"],
         "pass a count of 0 or more; check the computation that produced it for overflow or a missing case",
@@ -66,7 +66,7 @@ impl Check for NegativeCount {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR003]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! NULL buffers with a positive count (AR007).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR007: CheckInfo = CheckInfo {
     code: "AR007",
@@ -43,9 +44,8 @@ MPI 4.1 §3.2.2 (the send buffer consists of count successive entries starting a
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR007,
         &["the buffer must hold count elements of the datatype (MPI 4.1 §3.2.2)"],
         "allocate the buffer before the call, or transfer zero elements",
@@ -77,7 +77,7 @@ impl Check for NullBuffer {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR007]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! Null handles where an object is needed (AR004).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR004: CheckInfo = CheckInfo {
     code: "AR004",
@@ -51,9 +52,8 @@ MPI 4.1 §2.5.1 (opaque objects and null handles), §6.4.2 (`MPI_Comm_split` ret
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR004,
         &["a null handle names no object and is not a valid argument here (MPI 4.1 §2.5.1)"],
         "check for the null handle before the call (if (comm != MPI_COMM_NULL) ...), or pass the intended object",
@@ -91,7 +91,7 @@ impl Check for NullHandle {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR004]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

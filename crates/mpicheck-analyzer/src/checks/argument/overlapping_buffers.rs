@@ -1,9 +1,9 @@
 //! Send and receive buffers of one call that overlap (BF002).
 
-use super::super::request::fold_by_site;
-use crate::checks::{Check, Context};
+use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
+use crate::model::{Event, Rank};
 
 pub const BF002: CheckInfo = CheckInfo {
     code: "BF002",
@@ -46,34 +46,36 @@ is written), §3.10 (`MPI_Sendrecv`: send and receive buffers must be disjoint),
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    let mut items = Vec::new();
-    for trace in &run.ranks {
-        for (i, event) in trace.events.iter().enumerate() {
-            let spans = event.buffers();
-            let clash = spans.iter().enumerate().find_map(|(k, a)| {
-                spans[k + 1..]
-                    .iter()
-                    .find(|b| a.param != b.param && (a.write || b.write) && a.overlaps(b))
-                    .map(|b| (a, b))
-            });
-            if let Some((a, b)) = clash {
-                items.push((
-                    trace.rank,
-                    i,
-                    format!("the {} and {} of {} overlap", a.param, b.param, event.call),
-                    format!("{} and {} share memory", a.param, b.param),
-                ));
-            }
+/// The calls whose buffers overlap, by call site.
+#[derive(Default)]
+struct Overlaps(SiteFindings);
+
+impl EventPass for Overlaps {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+        let spans = event.buffers();
+        let clash = spans.iter().enumerate().find_map(|(k, a)| {
+            spans[k + 1..]
+                .iter()
+                .find(|b| a.param != b.param && (a.write || b.write) && a.overlaps(b))
+                .map(|b| (a, b))
+        });
+        if let Some((a, b)) = clash {
+            self.0.add(
+                rank,
+                event,
+                format!("the {} and {} of {} overlap", a.param, b.param, event.call),
+                format!("{} and {} share memory", a.param, b.param),
+            );
         }
     }
-    fold_by_site(
-        run,
-        items,
-        &BF002,
-        &["the buffers of one call must not overlap where MPI writes one of them (MPI 4.1 §2.5.7)"],
-        "use MPI_IN_PLACE (collectives), MPI_Sendrecv_replace, or a separate receive buffer",
-    )
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        self.0.diagnostics(
+            tables,
+            &BF002,
+            &["the buffers of one call must not overlap where MPI writes one of them (MPI 4.1 §2.5.7)"],
+            "use MPI_IN_PLACE (collectives), MPI_Sendrecv_replace, or a separate receive buffer",
+        )
+    }
 }
 
 /// BF002.
@@ -83,7 +85,7 @@ impl Check for OverlappingBuffers {
     fn infos(&self) -> &'static [CheckInfo] {
         &[BF002]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<Overlaps>::default())
     }
 }

@@ -1,9 +1,10 @@
 //! Peer ranks outside the communicator (AR001).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR001: CheckInfo = CheckInfo {
     code: "AR001",
@@ -50,9 +51,8 @@ group"), §8.5.3 and §8.5.4 (graph and distributed graph constructors).
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR001,
         &["ranks of a communicator are 0..size-1 (plus MPI_PROC_NULL and, where allowed, MPI_ANY_SOURCE or MPI_ROOT) (MPI 4.1 §3.2.3)"],
         "use a rank of the communicator: compute it modulo MPI_Comm_size, or pass MPI_PROC_NULL where there is no peer",
@@ -80,7 +80,7 @@ impl Check for RankOutOfRange {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR001]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

@@ -1,9 +1,10 @@
 //! Uncommitted derived datatypes used for communication (AR006).
 
-use super::report_issues;
-use crate::checks::{Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{ArgProblem, Run};
+use super::IssuePass;
+use crate::checks::pass::EventPass;
+use crate::checks::Check;
+use crate::diagnostic::{Category, CheckInfo, Severity};
+use crate::model::ArgProblem;
 
 pub const AR006: CheckInfo = CheckInfo {
     code: "AR006",
@@ -43,9 +44,8 @@ be used in a communication").
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    report_issues(
-        run,
+fn pass() -> Box<dyn EventPass> {
+    IssuePass::boxed(
         &AR006,
         &["a derived datatype must be committed before it is used in communication (MPI 4.1 §5.1.9)"],
         "call MPI_Type_commit on the datatype after constructing it",
@@ -66,7 +66,7 @@ impl Check for UncommittedDatatype {
     fn infos(&self) -> &'static [CheckInfo] {
         &[AR006]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(pass())
     }
 }

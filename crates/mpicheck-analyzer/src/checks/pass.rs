@@ -1,0 +1,120 @@
+//! Checks that read the run in one pass over its events (issue 14: an analysis whose memory
+//! is bounded by what is live, not by the calls recorded).
+//!
+//! A check whose findings follow from each rank's events in order implements [`EventPass`]
+//! and returns it from [`super::Check::pass`]: it sees every event once and keeps only what
+//! it needs (for most, the findings so far, folded by call site); at the end it reads the
+//! run's tables ([`RunTables`]), never its events. The registry's runner feeds all passes in
+//! one sweep, so that they can later be fed while the traces are normalized instead of from
+//! a [`Run`] held whole.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diagnostic::{CheckInfo, Diagnostic, Location};
+use crate::model::{Event, Rank, Run, SiteId, SourceLocation};
+use crate::text::Text;
+
+/// One check's pass over the events.
+pub(crate) trait EventPass {
+    /// The next event of `rank`, whose index in the rank is `index`. Each rank's events come
+    /// in order; the events of different ranks may come interleaved.
+    fn event(&mut self, rank: Rank, index: usize, event: &Event);
+    /// The findings, once every event was seen.
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
+}
+
+/// What a pass may read of the run at its end: the tables the events point into.
+pub(crate) struct RunTables<'r> {
+    sites: &'r [SourceLocation],
+}
+
+impl<'r> RunTables<'r> {
+    pub fn of(run: &'r Run) -> RunTables<'r> {
+        RunTables { sites: &run.sites }
+    }
+
+    /// Where `call` was made at `site`, by `ranks`.
+    pub fn location(
+        &self,
+        site: SiteId,
+        ranks: impl Into<crate::ranks::RankSet>,
+        call: &str,
+        label: impl Into<Text>,
+    ) -> Location {
+        let unknown = SourceLocation::default();
+        let loc = self.sites.get(site.0 as usize).unwrap_or(&unknown);
+        Location {
+            ranks: ranks.into(),
+            call: call.to_string(),
+            file: loc.file.clone(),
+            line: loc.line,
+            function: loc.function.clone(),
+            object: loc.object.clone(),
+            offset: loc.offset,
+            label: label.into(),
+        }
+    }
+}
+
+/// Feeds every event of `run` to `passes`, rank after rank.
+pub(crate) fn feed(run: &Run, passes: &mut [Box<dyn EventPass>]) {
+    for trace in &run.ranks {
+        for (index, event) in trace.events.iter().enumerate() {
+            for pass in passes.iter_mut() {
+                pass.event(trace.rank, index, event);
+            }
+        }
+    }
+}
+
+/// Findings folded by call site: one per call site, call, message and label, with the ranks
+/// that made it. Its memory grows with the distinct findings, not with the events.
+#[derive(Default)]
+pub(crate) struct SiteFindings {
+    groups: BTreeMap<(u32, &'static str, Text, Text), BTreeSet<Rank>>,
+}
+
+impl SiteFindings {
+    pub fn add(
+        &mut self,
+        rank: Rank,
+        event: &Event,
+        message: impl Into<Text>,
+        label: impl Into<Text>,
+    ) {
+        self.groups
+            .entry((event.site.0, event.call, message.into(), label.into()))
+            .or_default()
+            .insert(rank);
+    }
+
+    /// One diagnostic of `info` per group, with its notes and help.
+    pub fn diagnostics(
+        self,
+        tables: &RunTables,
+        info: &CheckInfo,
+        notes: &[&str],
+        help: &str,
+    ) -> Vec<Diagnostic> {
+        self.groups
+            .into_iter()
+            .map(|((site, call, message, label), ranks)| Diagnostic {
+                code: info.code,
+                category: info.category,
+                severity: info.severity,
+                message,
+                locations: vec![tables.location(
+                    SiteId(site),
+                    ranks.into_iter().collect::<Vec<_>>(),
+                    call,
+                    label,
+                )],
+                notes: notes.iter().map(|&n| n.into()).collect(),
+                help: Some(help.into()),
+                wait_for: None,
+                communicator: None,
+                tag: None,
+            })
+            .collect()
+    }
+}
