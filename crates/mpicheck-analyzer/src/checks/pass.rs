@@ -33,6 +33,18 @@ impl<'r> RunTables<'r> {
         RunTables { sites: &run.sites }
     }
 
+    /// The source location of a call site.
+    pub fn site(&self, site: SiteId) -> &SourceLocation {
+        static UNKNOWN: SourceLocation = SourceLocation {
+            file: None,
+            line: None,
+            function: None,
+            object: None,
+            offset: None,
+        };
+        self.sites.get(site.0 as usize).unwrap_or(&UNKNOWN)
+    }
+
     /// Where `call` was made at `site`, by `ranks`.
     pub fn location(
         &self,
@@ -41,8 +53,7 @@ impl<'r> RunTables<'r> {
         call: &str,
         label: impl Into<Text>,
     ) -> Location {
-        let unknown = SourceLocation::default();
-        let loc = self.sites.get(site.0 as usize).unwrap_or(&unknown);
+        let loc = self.site(site);
         Location {
             ranks: ranks.into(),
             call: call.to_string(),
@@ -75,6 +86,7 @@ pub(crate) struct SiteFindings {
 }
 
 impl SiteFindings {
+    /// A finding at `event` of `rank`.
     pub fn add(
         &mut self,
         rank: Rank,
@@ -82,8 +94,20 @@ impl SiteFindings {
         message: impl Into<Text>,
         label: impl Into<Text>,
     ) {
+        self.add_at(rank, event.site, event.call, message, label);
+    }
+
+    /// A finding at an earlier call of `rank`, known by its site and name.
+    pub fn add_at(
+        &mut self,
+        rank: Rank,
+        site: SiteId,
+        call: &'static str,
+        message: impl Into<Text>,
+        label: impl Into<Text>,
+    ) {
         self.groups
-            .entry((event.site.0, event.call, message.into(), label.into()))
+            .entry((site.0, call, message.into(), label.into()))
             .or_default()
             .insert(rank);
     }

@@ -1,9 +1,11 @@
 //! Buffered sends without an attached buffer (RS003) or with one too small (RS004).
 
-use super::super::request::fold_by_site;
-use crate::checks::{Check, Context};
+use rustc_hash::FxHashMap;
+
+use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Blocking, Op, Run, SendMode};
+use crate::model::{Blocking, Event, Op, Rank, SendMode};
 
 pub const RS003: CheckInfo = CheckInfo {
     code: "RS003",
@@ -77,62 +79,74 @@ mode: each message takes its packed size plus `MPI_BSEND_OVERHEAD`).
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    let mut missing = Vec::new();
-    let mut small = Vec::new();
-    for trace in &run.ranks {
-        // Attached size; `None`: nothing attached. Attaching through the MPI 4.1 per
-        // communicator/session calls is not followed: such ranks are not judged.
-        let mut attached: Option<i64> = None;
-        let mut judged = true;
-        for (i, event) in trace.events.iter().enumerate() {
-            match &event.op {
-                Op::BufferAttach { bytes } => attached = Some(*bytes),
-                Op::BufferDetach => attached = None,
-                Op::Other if event.call.ends_with("_attach_buffer") => judged = false,
-                Op::Send {
-                    send,
-                    blocking: Blocking::Blocking | Blocking::Nonblocking(_),
-                } if send.mode == SendMode::Buffered && send.dest.is_some() && judged => {
-                    let needed = event.facts().and_then(|f| f.bsend_bytes);
-                    match (attached, needed) {
-                        (None, _) => missing.push((
-                            trace.rank,
-                            i,
-                            format!("{} is called while no buffer is attached", event.call),
-                            "buffered send with no attached buffer".to_string(),
-                        )),
-                        (Some(have), Some(need)) if need > have => small.push((
-                            trace.rank,
-                            i,
-                            format!(
-                                "{} needs {need} bytes of buffer space but only {have} bytes are attached",
-                                event.call
-                            ),
-                            format!("needs {need} bytes, {have} attached"),
-                        )),
-                        _ => {}
-                    }
+/// What one rank has attached for buffered sends.
+struct RankBuffer {
+    /// Attached size; `None`: nothing attached.
+    attached: Option<i64>,
+    /// Attaching through the MPI 4.1 per communicator/session calls is not followed: such
+    /// ranks are not judged from then on.
+    judged: bool,
+}
+
+#[derive(Default)]
+struct Bsends {
+    ranks: FxHashMap<Rank, RankBuffer>,
+    missing: SiteFindings,
+    small: SiteFindings,
+}
+
+impl EventPass for Bsends {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+        let state = self.ranks.entry(rank).or_insert(RankBuffer {
+            attached: None,
+            judged: true,
+        });
+        match &event.op {
+            Op::BufferAttach { bytes } => state.attached = Some(*bytes),
+            Op::BufferDetach => state.attached = None,
+            Op::Other if event.call.ends_with("_attach_buffer") => state.judged = false,
+            Op::Send {
+                send,
+                blocking: Blocking::Blocking | Blocking::Nonblocking(_),
+            } if send.mode == SendMode::Buffered && send.dest.is_some() && state.judged => {
+                let needed = event.facts().and_then(|f| f.bsend_bytes);
+                match (state.attached, needed) {
+                    (None, _) => self.missing.add(
+                        rank,
+                        event,
+                        format!("{} is called while no buffer is attached", event.call),
+                        "buffered send with no attached buffer",
+                    ),
+                    (Some(have), Some(need)) if need > have => self.small.add(
+                        rank,
+                        event,
+                        format!(
+                            "{} needs {need} bytes of buffer space but only {have} bytes are attached",
+                            event.call
+                        ),
+                        format!("needs {need} bytes, {have} attached"),
+                    ),
+                    _ => {}
                 }
-                _ => {}
             }
+            _ => {}
         }
     }
-    let mut out = fold_by_site(
-        run,
-        missing,
-        &RS003,
-        &["with no buffer attached, MPI behaves as if a zero-sized buffer were attached and a buffered send fails (MPI 4.1 §3.6.1)"],
-        "attach a buffer with MPI_Buffer_attach (MPI_Pack_size of each message plus MPI_BSEND_OVERHEAD) before the buffered send",
-    );
-    out.extend(fold_by_site(
-        run,
-        small,
-        &RS004,
-        &["each buffered message takes its packed size plus MPI_BSEND_OVERHEAD in the attached buffer (MPI 4.1 §3.6.2)"],
-        "attach a larger buffer: at least MPI_Pack_size of the message plus MPI_BSEND_OVERHEAD for every message buffered at once",
-    ));
-    out
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut out = self.missing.diagnostics(
+            tables,
+            &RS003,
+            &["with no buffer attached, MPI behaves as if a zero-sized buffer were attached and a buffered send fails (MPI 4.1 §3.6.1)"],
+            "attach a buffer with MPI_Buffer_attach (MPI_Pack_size of each message plus MPI_BSEND_OVERHEAD) before the buffered send",
+        );
+        out.extend(self.small.diagnostics(
+            tables,
+            &RS004,
+            &["each buffered message takes its packed size plus MPI_BSEND_OVERHEAD in the attached buffer (MPI 4.1 §3.6.2)"],
+            "attach a larger buffer: at least MPI_Pack_size of the message plus MPI_BSEND_OVERHEAD for every message buffered at once",
+        ));
+        out
+    }
 }
 
 /// RS003, RS004.
@@ -142,7 +156,7 @@ impl Check for BsendBuffer {
     fn infos(&self) -> &'static [CheckInfo] {
         &[RS003, RS004]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<Bsends>::default())
     }
 }

@@ -1,9 +1,11 @@
 //! A buffer attached with `MPI_Buffer_attach` and never detached (RS002).
 
-use super::super::request::fold_by_site;
-use crate::checks::{Check, Context};
+use rustc_hash::FxHashMap;
+
+use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Op, Run};
+use crate::model::{Event, Op, Rank, SiteId};
 
 pub const RS002: CheckInfo = CheckInfo {
     code: "RS002",
@@ -44,36 +46,44 @@ messages in the buffer have been transmitted).
 "#,
 };
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    let mut items = Vec::new();
-    for trace in &run.ranks {
-        let mut attached: Option<usize> = None;
-        for (i, event) in trace.events.iter().enumerate() {
-            match &event.op {
-                Op::BufferAttach { .. } => attached = Some(i),
-                Op::BufferDetach => attached = None,
-                Op::Finalize => {
-                    if let Some(at) = attached.take() {
-                        items.push((
-                            trace.rank,
-                            at,
-                            "the buffer attached here was never detached before MPI_Finalize"
-                                .to_string(),
-                            "attaches a buffer that is never detached".to_string(),
-                        ));
-                    }
-                }
-                _ => {}
+/// The buffer each rank has attached (where), until it is detached.
+#[derive(Default)]
+struct Attached {
+    attached: FxHashMap<Rank, (SiteId, &'static str)>,
+    found: SiteFindings,
+}
+
+impl EventPass for Attached {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+        match &event.op {
+            Op::BufferAttach { .. } => {
+                self.attached.insert(rank, (event.site, event.call));
             }
+            Op::BufferDetach => {
+                self.attached.remove(&rank);
+            }
+            Op::Finalize => {
+                if let Some((site, call)) = self.attached.remove(&rank) {
+                    self.found.add_at(
+                        rank,
+                        site,
+                        call,
+                        "the buffer attached here was never detached before MPI_Finalize",
+                        "attaches a buffer that is never detached",
+                    );
+                }
+            }
+            _ => {}
         }
     }
-    fold_by_site(
-        run,
-        items,
-        &RS002,
-        &["MPI_Buffer_detach waits until the buffered messages are sent and returns the memory (MPI 4.1 §3.6.1)"],
-        "call MPI_Buffer_detach after the last buffered send, before freeing the memory and before MPI_Finalize",
-    )
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        self.found.diagnostics(
+            tables,
+            &RS002,
+            &["MPI_Buffer_detach waits until the buffered messages are sent and returns the memory (MPI 4.1 §3.6.1)"],
+            "call MPI_Buffer_detach after the last buffered send, before freeing the memory and before MPI_Finalize",
+        )
+    }
 }
 
 /// RS002.
@@ -83,7 +93,7 @@ impl Check for BufferNeverDetached {
     fn infos(&self) -> &'static [CheckInfo] {
         &[RS002]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<Attached>::default())
     }
 }

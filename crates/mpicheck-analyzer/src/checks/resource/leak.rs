@@ -1,10 +1,13 @@
 //! MPI objects created and never freed before `MPI_Finalize` (RS001).
 
-use crate::checks::{site_location, Check, Context};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
+use rustc_hash::FxHashMap;
+
+use crate::checks::pass::{EventPass, RunTables};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Blocking, Event, ObjectKind, ObjectRef, Op, Rank, Run, SiteId};
+use crate::model::{Blocking, CallTime, Event, ObjectKind, ObjectRef, Op, Rank, SiteId};
 
 pub const RS001: CheckInfo = CheckInfo {
     code: "RS001",
@@ -60,121 +63,136 @@ MPI 4.1 §11.2.2 (`MPI_Finalize` does not free objects; the user should free the
 "#,
 };
 
-/// The objects each rank still held at `MPI_Finalize`, counted by (kind, creation site).
-/// Ranks that never reached `MPI_Finalize` are not judged.
-pub(crate) fn leaked(run: &Run) -> Vec<(Rank, ObjectKind, SiteId, &'static str, usize)> {
-    let mut out = Vec::new();
-    for trace in &run.ranks {
-        // Live objects only: (kind, id) → (creation site, call).
-        let mut live: HashMap<ObjectRef, (SiteId, &'static str)> = HashMap::new();
-        // The MPI_Finalize whose leaks are counted once the calls it ran (attribute delete
-        // functions, which may free objects: MPI 4.1 §11.2.2) are done.
-        let mut finalizing: Option<&Event> = None;
-        let mut report = |live: &mut HashMap<ObjectRef, (SiteId, &'static str)>| {
-            let mut counts: BTreeMap<(ObjectKind, u32, &'static str), usize> = BTreeMap::new();
-            for (object, (site, call)) in live.drain() {
-                *counts.entry((object.kind, site.0, call)).or_default() += 1;
-            }
-            out.extend(
-                counts
-                    .into_iter()
-                    .map(|((kind, site, call), n)| (trace.rank, kind, SiteId(site), call, n)),
-            );
-        };
-        for event in &trace.events {
-            if finalizing.is_some_and(|finalize| !event.ran_inside(finalize)) {
-                finalizing = None;
-                report(&mut live);
-            }
-            if let Some(facts) = event.facts() {
-                for object in &facts.freed {
-                    live.remove(object);
-                }
-                for &object in &facts.created {
-                    live.insert(object, (event.site, event.call));
-                }
-            }
-            let persistent = match &event.op {
-                Op::Send { blocking, .. }
-                | Op::Recv { blocking, .. }
-                | Op::Sendrecv { blocking, .. }
-                | Op::Collective { blocking, .. } => match blocking {
-                    Blocking::Persistent(r) => Some(*r),
-                    _ => None,
-                },
-                _ => None,
-            };
-            let request = |r: crate::model::ReqId| ObjectRef {
-                kind: ObjectKind::Request,
-                id: crate::model::ObjectId(r.0),
-            };
-            if let Some(r) = persistent {
-                live.insert(request(r), (event.site, event.call));
-            }
-            match &event.op {
-                Op::RequestFree { request: r } => {
-                    live.remove(&request(*r));
-                }
-                Op::Finalize => finalizing = Some(event),
-                _ => {}
-            }
-        }
-        if finalizing.is_some() {
-            report(&mut live);
-        }
-    }
-    out
+/// One rank's live objects: (kind, id) → (creation site, call).
+#[derive(Default)]
+struct RankObjects {
+    live: FxHashMap<ObjectRef, (SiteId, &'static str)>,
+    /// The `MPI_Finalize` (thread, time) whose leaks are counted once the calls it ran
+    /// (attribute delete functions, which may free objects: MPI 4.1 §11.2.2) are done.
+    finalizing: Option<(u16, Option<CallTime>)>,
 }
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    // (kind, site, call, count) → ranks: one finding per kind and creation site.
-    let mut groups: BTreeMap<(ObjectKind, u32, &'static str, usize), Vec<Rank>> = BTreeMap::new();
-    for (rank, kind, site, call, n) in leaked(run) {
-        groups
-            .entry((kind, site.0, call, n))
-            .or_default()
-            .push(rank);
+/// The objects each rank still held at `MPI_Finalize`, counted by (kind, creation site).
+/// Ranks that never reached `MPI_Finalize` are not judged.
+#[derive(Default)]
+struct Leaks {
+    ranks: FxHashMap<Rank, RankObjects>,
+    /// (kind, site, call, count per rank) → ranks: one finding per kind and creation site.
+    groups: Groups,
+}
+
+type Groups = BTreeMap<(ObjectKind, u32, &'static str, usize), BTreeSet<Rank>>;
+
+/// Counts what `rank` still holds into `groups`.
+fn report(
+    groups: &mut Groups,
+    rank: Rank,
+    live: &mut FxHashMap<ObjectRef, (SiteId, &'static str)>,
+) {
+    let mut counts: BTreeMap<(ObjectKind, u32, &'static str), usize> = BTreeMap::new();
+    for (object, (site, call)) in live.drain() {
+        *counts.entry((object.kind, site.0, call)).or_default() += 1;
     }
-    groups
-        .into_iter()
-        .map(|((kind, site, call, n), ranks)| {
-            let loc = run.site(SiteId(site));
-            let what = if n == 1 {
-                format!("1 {} created by {call}", kind.noun())
-            } else {
-                format!("{n} {} created by {call}", kind.plural())
-            };
-            let place = match (&loc.file, loc.line) {
-                (Some(f), Some(l)) => format!(" at {f}:{l}"),
-                _ => String::new(),
-            };
-            let verb = if n == 1 { "was" } else { "were" };
-            // The count is per rank: each of these ranks leaked `n` objects here.
-            let per_rank = if ranks.len() > 1 {
-                crate::text!(" on each of {}", crate::text::ranks(&ranks))
-            } else {
-                crate::text::Text::default()
-            };
-            Diagnostic {
-                code: RS001.code,
-                category: RS001.category,
-                severity: RS001.severity,
-                message: crate::text!("{what}{place} {verb} never freed{}", per_rank),
-                locations: vec![site_location(
-                    run,
-                    SiteId(site),
-                    ranks,
-                    call,
-                    format!("creates the {} that {verb} never freed", if n == 1 { kind.noun().to_string() } else { kind.plural() }),
-                )],
-                notes: vec!["MPI_Finalize does not free MPI objects; each must be freed by its free call (MPI 4.1 §11.2.2)".into()],
-                help: Some(format!("free it when it is no longer needed ({})", free_call(kind)).into()),
-                wait_for: None,
-                communicator: None,
-                tag: None,
+    for ((kind, site, call), n) in counts {
+        groups
+            .entry((kind, site, call, n))
+            .or_default()
+            .insert(rank);
+    }
+}
+
+impl EventPass for Leaks {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+        let state = self.ranks.entry(rank).or_default();
+        if let Some((thread, time)) = state.finalizing {
+            if !event.ran_inside_call(thread, time) {
+                state.finalizing = None;
+                report(&mut self.groups, rank, &mut state.live);
             }
-        })
-        .collect()
+        }
+        if let Some(facts) = event.facts() {
+            for object in &facts.freed {
+                state.live.remove(object);
+            }
+            for &object in &facts.created {
+                state.live.insert(object, (event.site, event.call));
+            }
+        }
+        let persistent = match &event.op {
+            Op::Send { blocking, .. }
+            | Op::Recv { blocking, .. }
+            | Op::Sendrecv { blocking, .. }
+            | Op::Collective { blocking, .. } => match blocking {
+                Blocking::Persistent(r) => Some(*r),
+                _ => None,
+            },
+            _ => None,
+        };
+        let request = |r: crate::model::ReqId| ObjectRef {
+            kind: ObjectKind::Request,
+            id: crate::model::ObjectId(r.0),
+        };
+        if let Some(r) = persistent {
+            state.live.insert(request(r), (event.site, event.call));
+        }
+        match &event.op {
+            Op::RequestFree { request: r } => {
+                state.live.remove(&request(*r));
+            }
+            Op::Finalize => state.finalizing = Some((event.thread, event.time)),
+            _ => {}
+        }
+    }
+
+    fn finish(mut self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut ranks: Vec<_> = std::mem::take(&mut self.ranks).into_iter().collect();
+        ranks.sort_unstable_by_key(|(rank, _)| *rank);
+        for (rank, mut state) in ranks {
+            if state.finalizing.is_some() {
+                report(&mut self.groups, rank, &mut state.live);
+            }
+        }
+        self.groups
+            .into_iter()
+            .map(|((kind, site, call, n), ranks)| {
+                let ranks: Vec<Rank> = ranks.into_iter().collect();
+                let loc = tables.site(SiteId(site));
+                let what = if n == 1 {
+                    format!("1 {} created by {call}", kind.noun())
+                } else {
+                    format!("{n} {} created by {call}", kind.plural())
+                };
+                let place = match (&loc.file, loc.line) {
+                    (Some(f), Some(l)) => format!(" at {f}:{l}"),
+                    _ => String::new(),
+                };
+                let verb = if n == 1 { "was" } else { "were" };
+                // The count is per rank: each of these ranks leaked `n` objects here.
+                let per_rank = if ranks.len() > 1 {
+                    crate::text!(" on each of {}", crate::text::ranks(&ranks))
+                } else {
+                    crate::text::Text::default()
+                };
+                Diagnostic {
+                    code: RS001.code,
+                    category: RS001.category,
+                    severity: RS001.severity,
+                    message: crate::text!("{what}{place} {verb} never freed{}", per_rank),
+                    locations: vec![tables.location(
+                        SiteId(site),
+                        ranks,
+                        call,
+                        format!("creates the {} that {verb} never freed", if n == 1 { kind.noun().to_string() } else { kind.plural() }),
+                    )],
+                    notes: vec!["MPI_Finalize does not free MPI objects; each must be freed by its free call (MPI 4.1 §11.2.2)".into()],
+                    help: Some(format!("free it when it is no longer needed ({})", free_call(kind)).into()),
+                    wait_for: None,
+                    communicator: None,
+                    tag: None,
+                }
+            })
+            .collect()
+    }
 }
 
 fn free_call(kind: ObjectKind) -> &'static str {
@@ -200,7 +218,7 @@ impl Check for ObjectNeverFreed {
     fn infos(&self) -> &'static [CheckInfo] {
         &[RS001]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<Leaks>::default())
     }
 }
