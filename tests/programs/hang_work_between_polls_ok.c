@@ -5,8 +5,10 @@
  * deadlock timeout, 3 s in the test harness), before it sends rank 1 the message that ends
  * both loops. Not a deadlock: rank 0 is busy outside MPI, not waiting. mpicheck used to end
  * the job and report DL001 here, since neither rank's polls found anything for the timeout.
+ * The work takes a few seconds on a quiet machine and up to a minute on a loaded 2-core one
+ * (rank 1's polling loop competes for the cores): hence the longer run timeout.
  */
-/* mpicheck: ranks=2 */
+/* mpicheck: ranks=2 timeout=240 */
 /* expect: none */
 #include <mpi.h>
 

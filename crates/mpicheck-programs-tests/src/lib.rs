@@ -13,7 +13,9 @@
 //!   [`FAMILIES`]), for a program that calls a function another family's `mpi.h` lacks
 //!   (Open MPI 4.1 has no `MPI_Psend_init`); under the others its test passes and says why,
 //!   and fails if that family's `mpi.h` declares every function the program calls
-//!   ([`lacking_functions`]);
+//!   ([`lacking_functions`]); `timeout=SECONDS`: how long the run may take (default
+//!   [`DEFAULT_TIMEOUT_SECS`]), for a program that must compute for longer than mpicheck's
+//!   deadlock timeout and so takes many times that on a loaded 2-core machine;
 //! - either `expect: none` (the program is correct: no finding at all), or one or more
 //!   `expect: CODE[, CODE...]` comments on the exact line that must be reported.
 //!
@@ -77,6 +79,9 @@ impl Language {
     }
 }
 
+/// How long a program's run under `mpicheck run` may take unless it says otherwise.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 60;
+
 /// What one program expects.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Expectations {
@@ -91,6 +96,8 @@ pub struct Expectations {
     pub checks_itself: bool,
     /// The families it runs under (`mpi=`); `None`: all of [`FAMILIES`].
     pub mpis: Option<Vec<String>>,
+    /// How long its run may take, in seconds (`timeout=`).
+    pub timeout_secs: u64,
 }
 
 impl Expectations {
@@ -144,6 +151,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
     let mut check_buffers = false;
     let mut checks_itself = false;
     let mut mpis: Option<Vec<String>> = None;
+    let mut timeout_secs: Option<u64> = None;
 
     for (idx, line) in text.lines().enumerate() {
         let lineno = idx as u32 + 1;
@@ -166,6 +174,16 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                         }
                         _ => errors.push(format!(
                             "line {lineno}: `ranks={n}` is not a number between 1 and {MAX_RANKS}"
+                        )),
+                    },
+                    Some(("timeout", secs)) => match secs.parse::<u64>() {
+                        Ok(secs) if (1..=600).contains(&secs) => {
+                            if timeout_secs.replace(secs).is_some() {
+                                errors.push(format!("line {lineno}: second `timeout=` directive"));
+                            }
+                        }
+                        _ => errors.push(format!(
+                            "line {lineno}: `timeout={secs}` is not a number of seconds between 1 and 600"
                         )),
                     },
                     Some(("cflags", flags)) => {
@@ -199,7 +217,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                         }
                     }
                     _ => errors.push(format!(
-                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS, check-buffers, checks-itself, mpi=FAMILIES)"
+                        "line {lineno}: unknown mpicheck directive `{item}` (known: ranks=N, cflags=FLAGS, check-buffers, checks-itself, mpi=FAMILIES, timeout=SECONDS)"
                     )),
                 }
             }
@@ -253,6 +271,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
             check_buffers,
             checks_itself,
             mpis,
+            timeout_secs: timeout_secs.unwrap_or(DEFAULT_TIMEOUT_SECS),
         })
     } else {
         Err(errors)
@@ -479,6 +498,18 @@ mod tests {
             e.allowed_codes(),
             ["CO001", "DL001", "DL002"].into_iter().collect()
         );
+    }
+
+    #[test]
+    fn parses_timeout_directive() {
+        let slow = "/* mpicheck: ranks=2 timeout=180 */\n/* expect: none */\n";
+        assert_eq!(parse_program(slow, Language::C).unwrap().timeout_secs, 180);
+        let plain = parse_program("/* mpicheck: ranks=2 */\n/* expect: none */\n", Language::C);
+        assert_eq!(plain.unwrap().timeout_secs, DEFAULT_TIMEOUT_SECS);
+        let bad = "/* mpicheck: ranks=2 timeout=0 timeout=5s */\n/* expect: none */\n";
+        let errs = parse_program(bad, Language::C).unwrap_err().join("\n");
+        assert!(errs.contains("`timeout=0` is not a number"), "{errs}");
+        assert!(errs.contains("`timeout=5s` is not a number"), "{errs}");
     }
 
     #[test]

@@ -36,8 +36,7 @@ use mpicheck_programs_tests::{
     compare, lacking_functions, parse_program, parse_report, Expectations, Language, FAMILIES,
 };
 
-/// Whole `mpicheck run` of one program, compile excluded.
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+/// Compiling one program. (Its `mpicheck run` may take `Expectations::timeout_secs`.)
 const COMPILE_TIMEOUT: Duration = Duration::from_secs(120);
 const DEADLOCK_TIMEOUT_SECS: &str = "3";
 const MAX_PARALLEL: usize = 2;
@@ -352,7 +351,13 @@ fn run_program(test: &Test, family: &str) -> Result<Option<String>, String> {
     }
     let (run_out, run_err) = (work.join("mpicheck.stdout"), work.join("mpicheck.stderr"));
     let started = Instant::now();
-    let status = run_bounded(run, RUN_TIMEOUT, &run_out, &run_err).map_err(|e| {
+    let status = run_bounded(
+        run,
+        Duration::from_secs(exp.timeout_secs),
+        &run_out,
+        &run_err,
+    )
+    .map_err(|e| {
         format!(
             "{e}\n  mpicheck stderr (last lines):\n{}\n  kept: {}",
             tail(&run_err, 20),
