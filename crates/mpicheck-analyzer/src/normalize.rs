@@ -9,7 +9,6 @@
 //! onto the receive that started it.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -105,11 +104,11 @@ impl LocalComm {
 #[derive(Default)]
 struct Tables {
     comms: Vec<CommInfo>,
-    comm_ids: HashMap<CommKey, CommId>,
+    comm_ids: FxHashMap<CommKey, CommId>,
     sites: Vec<SourceLocation>,
-    site_ids: HashMap<SourceLocation, SiteId>,
+    site_ids: FxHashMap<SourceLocation, SiteId>,
     datatypes: Vec<DatatypeInfo>,
-    datatype_ids: HashMap<String, TypeId>,
+    datatype_ids: FxHashMap<String, TypeId>,
     collective_args: FxHashMap<(Rank, u32), Arc<CollectiveArgs>>,
     /// Each distinct value of [`Run::collective_args`] once.
     distinct_collective_args: FxHashSet<Arc<CollectiveArgs>>,
@@ -458,6 +457,8 @@ struct RankNormalizer<'t> {
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: FxHashMap<i64, TypeId>,
+    /// Predefined datatype handles → their id, once looked up.
+    predefined_type_ids: FxHashMap<i64, TypeId>,
     /// Derived datatype handles → their signature structure, from the constructor calls
     /// (committed or not: constructors may use uncommitted types).
     layouts: FxHashMap<i64, Arc<Layout>>,

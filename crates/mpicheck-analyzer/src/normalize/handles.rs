@@ -43,6 +43,7 @@ impl<'t> RankNormalizer<'t> {
             call_exit_ns: u64::MAX,
             next_request: 0,
             datatypes: FxHashMap::default(),
+            predefined_type_ids: FxHashMap::default(),
             layouts: FxHashMap::default(),
             user_ops: FxHashMap::default(),
             pending_user_fn: None,
@@ -86,10 +87,17 @@ impl<'t> RankNormalizer<'t> {
         if Some(raw) == self.constants.datatype_null {
             return None;
         }
+        // Predefined types are used by most calls: their id is looked up by name (and
+        // their layout built) once per handle, not per call (ids of names never change).
+        if let Some(&id) = self.predefined_type_ids.get(&raw) {
+            return Some(id);
+        }
         let name = self.constants.datatypes.get(&raw)?.clone();
         let size = self.constants.datatype_sizes.get(&name).copied();
         let layout = Layout::predefined(&name);
-        Some(self.tables.datatype(&name, size, Some(layout)))
+        let id = self.tables.datatype(&name, size, Some(layout));
+        self.predefined_type_ids.insert(raw, id);
+        Some(id)
     }
 
     /// The signature structure of a datatype handle: derived (from its constructor) or
