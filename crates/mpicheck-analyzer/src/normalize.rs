@@ -82,12 +82,14 @@ enum CommKey {
     },
 }
 
-/// How one rank sees a communicator: the shared id plus which group is local.
+/// How one rank sees a communicator: the shared id plus which group is local. Cloned for
+/// every call that names the communicator: the groups are shared, not copied (a copy of
+/// `MPI_COMM_WORLD`'s group per call grew with the world).
 #[derive(Clone)]
 struct LocalComm {
     id: CommId,
-    local: Vec<Rank>,
-    remote: Option<Vec<Rank>>,
+    local: Arc<[Rank]>,
+    remote: Option<Arc<[Rank]>>,
 }
 
 impl LocalComm {

@@ -26,7 +26,7 @@ impl<'t> RankNormalizer<'t> {
                 self_handle,
                 LocalComm {
                     id,
-                    local: vec![rank],
+                    local: Arc::new([rank]),
                     remote: None,
                 },
             );
@@ -74,7 +74,7 @@ impl<'t> RankNormalizer<'t> {
             });
         LocalComm {
             id,
-            local: Vec::new(),
+            local: Arc::new([]),
             remote: None,
         }
     }
