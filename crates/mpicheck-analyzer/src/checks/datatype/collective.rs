@@ -118,7 +118,7 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
                     Some(((s.rotxor, s.poly, s.elements), *c, t))
                 })
                 .collect();
-            let groups = by_value(specs.iter().map(|(k, c, _)| (k.clone(), *c)));
+            let groups = by_value(specs.iter().map(|(k, c, _)| (*k, *c)));
             if groups.len() > 1 {
                 let reference = &groups[0].1[0];
                 let rt = specs
