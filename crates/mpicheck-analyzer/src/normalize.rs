@@ -9,7 +9,6 @@
 //! onto the receive that started it.
 
 use std::borrow::Borrow;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -83,12 +82,14 @@ enum CommKey {
     },
 }
 
-/// How one rank sees a communicator: the shared id plus which group is local.
+/// How one rank sees a communicator: the shared id plus which group is local. Cloned for
+/// every call that names the communicator: the groups are shared, not copied (a copy of
+/// `MPI_COMM_WORLD`'s group per call grew with the world).
 #[derive(Clone)]
 struct LocalComm {
     id: CommId,
-    local: Vec<Rank>,
-    remote: Option<Vec<Rank>>,
+    local: Arc<[Rank]>,
+    remote: Option<Arc<[Rank]>>,
 }
 
 impl LocalComm {
@@ -105,11 +106,11 @@ impl LocalComm {
 #[derive(Default)]
 struct Tables {
     comms: Vec<CommInfo>,
-    comm_ids: HashMap<CommKey, CommId>,
+    comm_ids: FxHashMap<CommKey, CommId>,
     sites: Vec<SourceLocation>,
-    site_ids: HashMap<SourceLocation, SiteId>,
+    site_ids: FxHashMap<SourceLocation, SiteId>,
     datatypes: Vec<DatatypeInfo>,
-    datatype_ids: HashMap<String, TypeId>,
+    datatype_ids: FxHashMap<String, TypeId>,
     collective_args: FxHashMap<(Rank, u32), Arc<CollectiveArgs>>,
     /// Each distinct value of [`Run::collective_args`] once.
     distinct_collective_args: FxHashSet<Arc<CollectiveArgs>>,
@@ -575,6 +576,8 @@ struct RankState {
     next_request: u32,
     /// Derived datatype handles → their id.
     datatypes: FxHashMap<i64, TypeId>,
+    /// Predefined datatype handles → their id, once looked up.
+    predefined_type_ids: FxHashMap<i64, TypeId>,
     /// Derived datatype handles → their signature structure, from the constructor calls
     /// (committed or not: constructors may use uncommitted types).
     layouts: FxHashMap<i64, Arc<Layout>>,

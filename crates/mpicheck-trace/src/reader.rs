@@ -7,7 +7,7 @@
 //! there are, and a header claiming more ranks than [`MAX_WORLD_SIZE`] is refused, so a
 //! damaged or hostile file costs memory and time bounded by its size.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::path::Path;
 
 use crate::schema::{decode_args, record_words, ArgValue, FunctionSchema, Schema, SchemaError};
@@ -474,8 +474,8 @@ struct Walk {
     /// The latest `ORIGINAL` record of each thread, function and call site (the `u32` of
     /// function and thread ids at offset 8, the call site), by offset, with its length: what
     /// a repeat may refer to. Bounded by the distinct call sites of each thread.
-    originals: HashMap<u64, (u32, usize)>,
-    latest_original: HashMap<(u32, u64), u64>,
+    originals: FxHashMap<u64, (u32, usize)>,
+    latest_original: FxHashMap<(u32, u64), u64>,
     /// The original the last step superseded: no repeat refers to it any more.
     superseded: Option<u64>,
 }
@@ -491,8 +491,8 @@ impl Walk {
             end: None,
             bad_record: false,
             repeats: header.version >= crate::REPEATS_VERSION,
-            originals: HashMap::new(),
-            latest_original: HashMap::new(),
+            originals: FxHashMap::default(),
+            latest_original: FxHashMap::default(),
             superseded: None,
         }
     }
@@ -736,7 +736,7 @@ pub struct TraceCalls<B> {
     layouts: Option<Schema>,
     sized_words: bool,
     /// The bytes of the records repeats may refer to (those [`Walk`] keeps), by offset.
-    originals: HashMap<u64, Vec<u8>>,
+    originals: FxHashMap<u64, Vec<u8>>,
     /// The last repeat, expanded into its full record.
     expanded: Vec<u8>,
 }
@@ -761,7 +761,7 @@ impl<B: TraceBytes> TraceCalls<B> {
             last_of_loop: None,
             layouts: None,
             sized_words: header.version >= crate::SIZED_WORDS_VERSION,
-            originals: HashMap::new(),
+            originals: FxHashMap::default(),
             expanded: Vec::new(),
         }
     }

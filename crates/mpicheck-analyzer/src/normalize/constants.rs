@@ -1,6 +1,6 @@
 //! The MPI constants of one process's library, and interned call names.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::{Mutex, OnceLock};
 
 use mpicheck_trace::Trace;
@@ -9,7 +9,7 @@ use mpicheck_trace::Trace;
 /// for text traces). The set of names is bounded by the MPI function table (a few hundred)
 /// and the test fixtures, so leaking them is bounded too.
 pub(crate) fn intern(name: &str) -> &'static str {
-    static NAMES: OnceLock<Mutex<HashMap<String, &'static str>>> = OnceLock::new();
+    static NAMES: OnceLock<Mutex<FxHashMap<String, &'static str>>> = OnceLock::new();
     let mut names = NAMES
         .get_or_init(Default::default)
         .lock()
@@ -34,11 +34,14 @@ pub(super) struct Constants {
     pub(super) proc_null: Option<i64>,
     pub(super) undefined: Option<i64>,
     /// Raw handle → predefined datatype name.
-    pub(super) datatypes: HashMap<i64, String>,
-    pub(super) datatype_sizes: HashMap<String, u64>,
+    pub(super) datatypes: FxHashMap<i64, String>,
+    pub(super) datatype_sizes: FxHashMap<String, u64>,
+    /// Raw handle of a predefined datatype → its size, if the trace gives it: the two
+    /// lookups above by handle, made once per trace instead of once per call.
+    pub(super) predefined_sizes: FxHashMap<i64, Option<u64>>,
     pub(super) datatype_null: Option<i64>,
     /// Raw handle → predefined reduction operation name.
-    pub(super) ops: HashMap<i64, String>,
+    pub(super) ops: FxHashMap<i64, String>,
     pub(super) in_place: Option<i64>,
     /// The `MPI_Win_fence` assertions every member must give if any gives them.
     pub(super) mode_noprecede: Option<i64>,
@@ -82,6 +85,11 @@ impl Constants {
                 c.ops.insert(v, op.to_string());
             }
         }
+        c.predefined_sizes = c
+            .datatypes
+            .iter()
+            .map(|(&raw, name)| (raw, c.datatype_sizes.get(name).copied()))
+            .collect();
         c
     }
 }

@@ -222,7 +222,10 @@ impl<'t> RankNormalizer<'t> {
         let Some(parent) = self.comms.get(&parent_raw) else {
             return;
         };
-        let (local, remote) = (parent.local.clone(), parent.remote.clone());
+        let (local, remote) = (
+            parent.local.to_vec(),
+            parent.remote.as_deref().map(<[Rank]>::to_vec),
+        );
         self.comm_created(new_raw, local, remote);
     }
 
@@ -275,8 +278,8 @@ impl<'t> RankNormalizer<'t> {
             raw,
             LocalComm {
                 id,
-                local: members,
-                remote,
+                local: members.into(),
+                remote: remote.map(Into::into),
             },
         );
     }

@@ -9,9 +9,7 @@
 //! Arguments are judged from their input words, which the recorder writes before the MPI
 //! library is called: a call that makes the library abort still has them in the trace.
 
-use std::collections::{HashMap, HashSet};
-
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use mpicheck_trace::schema::{decode_args, Direction};
 use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
@@ -27,9 +25,9 @@ use crate::model::*;
 #[derive(Default)]
 pub(super) struct FactConstants {
     /// `*_NULL` handle of each kind.
-    nulls: HashMap<ObjectKind, i64>,
+    nulls: FxHashMap<ObjectKind, i64>,
     /// Predefined handles of any kind: never created nor freed by the program.
-    predefined: HashSet<i64>,
+    predefined: FxHashSet<i64>,
     bsend_overhead: Option<i64>,
     /// The constants of the argument rules.
     args: ArgConstants,
@@ -38,7 +36,7 @@ pub(super) struct FactConstants {
 impl FactConstants {
     pub(super) fn of(trace: &Trace) -> FactConstants {
         let get = |name: &str| trace.constant(name).and_then(parse_int);
-        let mut nulls = HashMap::new();
+        let mut nulls = FxHashMap::default();
         for (kind, name) in [
             (ObjectKind::Communicator, "MPI_COMM_NULL"),
             (ObjectKind::Group, "MPI_GROUP_NULL"),
@@ -56,7 +54,7 @@ impl FactConstants {
                 nulls.insert(kind, v);
             }
         }
-        let mut predefined = HashSet::new();
+        let mut predefined = FxHashSet::default();
         for (name, value) in &trace.constants {
             let handle = name.starts_with("DATATYPE.")
                 || name.starts_with("OP.")
@@ -126,7 +124,7 @@ pub(super) struct ObjectTables {
     /// `MPI_Init*` (or `MPI_Session_init`) was called.
     initialized: bool,
     /// Raw handles of freed objects not since handed out again.
-    freed: HashSet<(ObjectKind, i64)>,
+    freed: FxHashSet<(ObjectKind, i64)>,
     /// The topology of each communicator whose creation the trace shows (`None`: it has
     /// none), by raw handle; communicators not in it are not judged.
     topologies: FxHashMap<i64, Option<TopologyKind>>,
@@ -524,8 +522,7 @@ impl RankNormalizer<'_> {
         if let Some(&layout) = self.objects.layouts.get(&raw) {
             return Some(layout);
         }
-        let name = self.constants.datatypes.get(&raw)?;
-        let size = *self.constants.datatype_sizes.get(name)? as i64;
+        let size = (*self.constants.predefined_sizes.get(&raw)?)? as i64;
         Some((size, size))
     }
 
@@ -540,12 +537,13 @@ impl RankNormalizer<'_> {
         facts: &mut CallFacts,
     ) {
         // An output buffer's address is written on entry, but decoded only for calls that
-        // returned.
+        // returned (a call that returned has it in `args` already).
         let entry;
-        let values = if function
-            .params
-            .iter()
-            .any(|p| p.kind == "BUFFER" && p.direction == Direction::Out)
+        let values = if !call.complete
+            && function
+                .params
+                .iter()
+                .any(|p| p.kind == "BUFFER" && p.direction == Direction::Out)
         {
             entry = decode_args(function, &call.words, true);
             &entry
@@ -614,8 +612,8 @@ impl RankNormalizer<'_> {
 
     /// Bytes covered by `count` elements of a datatype whose layout is contiguous.
     pub(super) fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
-        let extent = if let Some(name) = self.constants.datatypes.get(&datatype) {
-            *self.constants.datatype_sizes.get(name)? as i64
+        let extent = if let Some(&size) = self.constants.predefined_sizes.get(&datatype) {
+            size? as i64
         } else {
             let &(size, extent) = self.objects.layouts.get(&datatype)?;
             if size != extent {
@@ -645,7 +643,15 @@ impl RankNormalizer<'_> {
         if !(point_to_point(op) || counted_collective) {
             return;
         }
-        let entry_words = decode_args(function, &call.words, true);
+        // The words as on entry, output buffer addresses included: a call that returned
+        // has them decoded in `args` already.
+        let decoded;
+        let entry_words = if call.complete {
+            &args.values
+        } else {
+            decoded = decode_args(function, &call.words, true);
+            &decoded
+        };
         let address = |name: &str| -> Option<i64> {
             let i = function.params.iter().position(|p| p.name == name)?;
             match &entry_words[i] {

@@ -26,7 +26,7 @@ impl RankState {
                 self_handle,
                 LocalComm {
                     id,
-                    local: vec![rank],
+                    local: Arc::new([rank]),
                     remote: None,
                 },
             );
@@ -42,6 +42,7 @@ impl RankState {
             call_exit_ns: u64::MAX,
             next_request: 0,
             datatypes: FxHashMap::default(),
+            predefined_type_ids: FxHashMap::default(),
             layouts: FxHashMap::default(),
             user_ops: FxHashMap::default(),
             pending_user_fn: None,
@@ -74,7 +75,7 @@ impl RankNormalizer<'_> {
             });
         LocalComm {
             id,
-            local: Vec::new(),
+            local: Arc::new([]),
             remote: None,
         }
     }
@@ -87,10 +88,17 @@ impl RankNormalizer<'_> {
         if Some(raw) == self.constants.datatype_null {
             return None;
         }
+        // Predefined types are used by most calls: their id is looked up by name (and
+        // their layout built) once per handle, not per call (ids of names never change).
+        if let Some(&id) = self.predefined_type_ids.get(&raw) {
+            return Some(id);
+        }
         let name = self.constants.datatypes.get(&raw)?.clone();
         let size = self.constants.datatype_sizes.get(&name).copied();
         let layout = Layout::predefined(&name);
-        Some(self.tables.datatype(&name, size, Some(layout)))
+        let id = self.tables.datatype(&name, size, Some(layout));
+        self.predefined_type_ids.insert(raw, id);
+        Some(id)
     }
 
     /// The signature structure of a datatype handle: derived (from its constructor) or

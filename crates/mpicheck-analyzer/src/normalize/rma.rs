@@ -171,7 +171,7 @@ impl RankNormalizer<'_> {
                 tables.rma.windows.push(WindowInfo {
                     name: format!("window {} ({name} on {comm_name})", win.0),
                     comm: comm.id,
-                    members: comm.local.clone(),
+                    members: comm.local.to_vec(),
                     flavor,
                     memory: BTreeMap::new(),
                 });

@@ -426,64 +426,101 @@ fn root_side(base: &str, param: &str) -> Option<bool> {
 /// `remote_leader` and `tag` of `MPI_Intercomm_create` significant only at the local
 /// leader).
 fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
-    let c = state.constants();
-    let in_place = |name: &str| c.in_place.is_some() && call.int(name) == c.in_place;
-    if in_place("sendbuf")
-        && matches!(
-            param,
-            "sendcount" | "sendtype" | "sendcounts" | "sendtypes" | "sdispls"
-        )
-    {
-        return false;
-    }
-    if in_place("recvbuf") && matches!(param, "recvcount" | "recvtype") {
-        return false;
-    }
-    if param.starts_with("origin_")
-        && call.short.contains("Get_accumulate")
-        && c.no_op.is_some()
-        && call.int("op") == c.no_op
-    {
-        return false;
-    }
-    if matches!(param, "peer_comm" | "remote_leader" | "tag")
-        && call.short.starts_with("Intercomm_create")
-    {
-        // Significant only at the local leader.
-        let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
-        return me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)));
-    }
-    if param == "peer_comm" {
-        return false;
-    }
-    let Some(base) = collective_base(call.short) else {
-        return true;
-    };
-    let Some(root) = call.int("root") else {
-        return true;
-    };
-    if param == "comm" {
-        return true;
-    }
-    let Some(comm) = call.int("comm").and_then(|raw| state.comm(raw)) else {
-        return false; // the rank's role is not known
-    };
-    let side = root_side(base, param);
-    if comm.remote_size.is_some() {
-        // Intercommunicator: the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL
-        // (nothing is significant there), the other group the root's rank.
-        if Some(root) == c.proc_null {
-            return param == "root" || param == "comm";
+    Significance::of(call, state).of_param(param)
+}
+
+/// What decides which parameters of one call are significant (see [`significant`]), looked
+/// up once per call: [`judge`] asks it for every parameter.
+struct Significance {
+    sendbuf_in_place: bool,
+    recvbuf_in_place: bool,
+    /// `MPI_Get_accumulate` with `MPI_NO_OP`: the origin buffer is ignored.
+    no_op_get_accumulate: bool,
+    /// `MPI_Intercomm_create*`: whether this rank is the local leader.
+    intercomm_leader: Option<bool>,
+    /// A rooted collective: its blocking form's name, its root, and the rank's view of
+    /// its communicator (`None`: not known).
+    rooted: Option<(&'static str, i64, Option<CommView>)>,
+    proc_null: Option<i64>,
+    mpi_root: Option<i64>,
+}
+
+impl Significance {
+    fn of(call: &CallArgs, state: &dyn ArgState) -> Significance {
+        let c = state.constants();
+        let in_place = |name: &str| c.in_place.is_some() && call.int(name) == c.in_place;
+        let intercomm_leader = call.short.starts_with("Intercomm_create").then(|| {
+            // Significant only at the local leader.
+            let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
+            me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)))
+        });
+        let rooted = collective_base(call.short).and_then(|base| {
+            let root = call.int("root")?;
+            Some((base, root, call.int("comm").and_then(|raw| state.comm(raw))))
+        });
+        Significance {
+            sendbuf_in_place: in_place("sendbuf"),
+            recvbuf_in_place: in_place("recvbuf"),
+            no_op_get_accumulate: call.short.contains("Get_accumulate")
+                && c.no_op.is_some()
+                && call.int("op") == c.no_op,
+            intercomm_leader,
+            rooted,
+            proc_null: c.proc_null,
+            mpi_root: c.mpi_root,
         }
-        let at_root = Some(root) == c.mpi_root;
-        return match side {
-            Some(root_only) => root_only == at_root,
-            None => true,
-        };
     }
-    match side {
-        Some(true) => comm.my_rank.is_some_and(|me| i64::from(me) == root),
-        _ => true,
+
+    /// Whether the parameter named `param` is significant.
+    fn of_param(&self, param: &str) -> bool {
+        if self.sendbuf_in_place
+            && matches!(
+                param,
+                "sendcount" | "sendtype" | "sendcounts" | "sendtypes" | "sdispls"
+            )
+        {
+            return false;
+        }
+        if self.recvbuf_in_place && matches!(param, "recvcount" | "recvtype") {
+            return false;
+        }
+        if param.starts_with("origin_") && self.no_op_get_accumulate {
+            return false;
+        }
+        if let Some(leader) = self.intercomm_leader {
+            if matches!(param, "peer_comm" | "remote_leader" | "tag") {
+                return leader;
+            }
+        }
+        if param == "peer_comm" {
+            return false;
+        }
+        let Some((base, root, comm)) = &self.rooted else {
+            return true;
+        };
+        if param == "comm" {
+            return true;
+        }
+        let Some(comm) = comm else {
+            return false; // the rank's role is not known
+        };
+        let side = root_side(base, param);
+        if comm.remote_size.is_some() {
+            // Intercommunicator: the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL
+            // (nothing is significant there), the other group the root's rank.
+            if Some(*root) == self.proc_null {
+                return param == "root" || param == "comm";
+            }
+            let at_root = Some(*root) == self.mpi_root;
+            return match side {
+                Some(root_only) => root_only == at_root,
+                None => true,
+            };
+        }
+        match side {
+            Some(true) => comm.my_rank.is_some_and(|me| i64::from(me) == *root),
+            _ => true,
+        }
     }
 }
 
@@ -535,6 +572,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
     };
     let c = state.constants();
     let moves_data = moves_data(call.function, call.short);
+    let significance = Significance::of(call, state);
     for (i, param) in call.function.params.iter().enumerate() {
         let value = call.on_entry(i);
         if param.direction == Direction::Out && param.kind != "BUFFER" {
@@ -543,7 +581,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         let kind = param.kind.as_str();
         let name = param.name.as_str();
         let handle_kind = object_kind(kind);
-        if !significant(call, state, name) {
+        if !significance.of_param(name) {
             continue;
         }
         match (kind, value) {

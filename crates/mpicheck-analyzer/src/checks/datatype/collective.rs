@@ -108,14 +108,17 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
         }
         Reduce | Allreduce | Scan | Exscan | ReduceScatterBlock | ReduceScatter => {
             // Every rank's signature must equal the others': compare with the most common.
-            let specs: Vec<(String, Call, Typed)> = calls
+            // (Grouped by the signature's hashes and length, which determine it, rather than
+            // by its text: this runs for every reduction of the run.)
+            let specs: Vec<((u64, u64, u64), Call, Typed)> = calls
                 .iter()
                 .filter_map(|c| {
                     let t = send(c)?;
-                    Some((format!("{:?}", t.signature()), *c, t))
+                    let s = t.signature();
+                    Some(((s.rotxor, s.poly, s.elements), *c, t))
                 })
                 .collect();
-            let groups = by_value(specs.iter().map(|(k, c, _)| (k.clone(), *c)));
+            let groups = by_value(specs.iter().map(|(k, c, _)| (*k, *c)));
             if groups.len() > 1 {
                 let reference = &groups[0].1[0];
                 let rt = specs

@@ -128,12 +128,16 @@ fn persistent_inits(events: &[Event]) -> HashMap<ReqId, &Event> {
 /// The operations an event starts, each with the event that describes it: itself, or for
 /// `MPI_Start`/`MPI_Startall` the persistent requests' init calls (a persistent init
 /// itself moves nothing).
-fn started<'r>(event: &'r Event, inits: &HashMap<ReqId, &'r Event>) -> Vec<&'r Event> {
-    match &event.op {
-        Op::Start { requests } => requests
-            .iter()
-            .filter_map(|r| inits.get(r).copied())
-            .collect(),
+/// (An iterator, not a vector: the check asks this of every event of the run.)
+fn started<'r, 'i>(
+    event: &'r Event,
+    inits: &'i HashMap<ReqId, &'r Event>,
+) -> impl Iterator<Item = &'r Event> + 'i
+where
+    'r: 'i,
+{
+    let (itself, starts): (Option<&'r Event>, &'r [ReqId]) = match &event.op {
+        Op::Start { requests } => (None, requests),
         Op::Send {
             blocking: Blocking::Persistent(_),
             ..
@@ -141,9 +145,12 @@ fn started<'r>(event: &'r Event, inits: &HashMap<ReqId, &'r Event>) -> Vec<&'r E
         | Op::Recv {
             blocking: Blocking::Persistent(_),
             ..
-        } => Vec::new(),
-        _ => vec![event],
-    }
+        } => (None, &[]),
+        _ => (Some(event), &[]),
+    };
+    itself
+        .into_iter()
+        .chain(starts.iter().filter_map(move |r| inits.get(r).copied()))
 }
 
 fn send_of(event: &Event) -> Option<&SendSpec> {

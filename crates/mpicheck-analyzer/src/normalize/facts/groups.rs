@@ -51,7 +51,7 @@ impl RankNormalizer<'_> {
                 .and_then(|raw| self.comms.get(&raw))
                 .and_then(|c| match short {
                     "Comm_group" => Some(c.local.len()),
-                    _ => c.remote.as_ref().map(Vec::len),
+                    _ => c.remote.as_ref().map(|r| r.len()),
                 })
                 .map(|len| len as i128),
             "Group_incl" => n,

@@ -19,12 +19,12 @@ impl RankNormalizer<'_> {
                 args.int("comm")
                     .and_then(|c| self.comms.get(&c))
                     .filter(|c| !c.local.is_empty())
-                    .map(|c| c.local.clone()),
+                    .map(|c| c.local.to_vec()),
             ),
             "Comm_remote_group" => Some(
                 args.int("comm")
                     .and_then(|c| self.comms.get(&c))
-                    .and_then(|c| c.remote.clone()),
+                    .and_then(|c| c.remote.as_deref().map(<[Rank]>::to_vec)),
             ),
             "Win_get_group" => Some(
                 args.int("win")
