@@ -47,11 +47,16 @@
 //!
 //! # Cost
 //!
-//! The replay runs on a compiled [`Program`] of 24-byte operations (one per trace event),
-//! with queues per (communicator, destination, source) and per collective call; each
-//! operation is handled in amortized constant time apart from tag scans of pending queues,
-//! so the cost is linear in the number of events (EMPDD's O(m·n)). Runs that are too large
-//! to hold as [`Run`] can be built directly with [`ProgramBuilder`].
+//! The replay pulls 24-byte operations (one per trace event) from an [`OpSource`], one rank
+//! at a time and only when that rank gets to them: a compiled [`Program`] is one source,
+//! a generator or a streaming normalizer another. It holds only live state: the operation
+//! each rank stands at, the requests in flight (a slab keyed by (rank, request id), whose
+//! entries are reused once complete), the unmatched sends and posted receives, the open
+//! calls of each collective, the open epochs of each window. Each operation is handled in
+//! amortized constant time apart from tag scans of pending queues, so the cost is linear in
+//! the number of events (EMPDD's O(m·n)) and the memory does not grow with them. Runs that
+//! are too large to hold as [`Run`] can be built directly with [`ProgramBuilder`], or
+//! generated lazily by an [`OpSource`].
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -312,8 +317,6 @@ pub struct Program {
     /// Index of each rank's first operation; `rank_start[n]` is the total.
     pub(crate) rank_start: Vec<usize>,
     pub(crate) aux: Vec<u32>,
-    /// Per rank: one more than the largest request id used.
-    pub(crate) req_count: Vec<u32>,
     pub(crate) ends: Vec<EndKind>,
     pub(crate) comms: Vec<CommMembers>,
     pub(crate) names: Vec<&'static str>,
@@ -882,5 +885,124 @@ mod tests {
     #[test]
     fn replay_op_is_compact() {
         assert_eq!(size_of::<ReplayOp>(), 24);
+    }
+
+    /// Counts the operations the replay pulls from a program, per rank.
+    struct Counting<'p> {
+        inner: ProgramOps<'p>,
+        pulled: Vec<usize>,
+    }
+
+    impl OpSource for Counting<'_> {
+        fn world_size(&self) -> u32 {
+            self.inner.world_size()
+        }
+        fn comm(&self, comm: u32) -> Option<&CommMembers> {
+            self.inner.comm(comm)
+        }
+        fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
+            let op = self.inner.next_op(rank, aux);
+            self.pulled[rank as usize] += op.is_some() as usize;
+            op
+        }
+        fn end(&self, rank: Rank) -> EndKind {
+            self.inner.end(rank)
+        }
+    }
+
+    #[test]
+    fn a_rank_s_operations_are_pulled_only_when_it_reaches_them() {
+        let world = CommId(0);
+        let mut b = ProgramBuilder::new(2);
+        b.begin_rank();
+        b.recv(1, 7, world);
+        for i in 0..100 {
+            b.send(1, i, SendMode::Standard, world);
+        }
+        b.finalize();
+        b.end_rank(EndKind::Finalized);
+        b.begin_rank();
+        b.finalize();
+        b.end_rank(EndKind::Finalized);
+        let program = b.finish();
+        let mut source = Counting {
+            inner: program.ops(),
+            pulled: vec![0; 2],
+        };
+        let replay = replay_source(&mut source, &ReplayOptions::new(Mode::Strict));
+        assert_eq!(replay.ranks[0], RankOutcome::Stuck { event: 0 });
+        assert_eq!(replay.ranks[1], RankOutcome::Finalized);
+        assert_eq!(source.pulled, vec![1, 1]);
+    }
+
+    #[test]
+    fn completed_requests_are_released_so_live_requests_stay_few() {
+        let world = CommId(0);
+        let rounds = 10_000;
+        let mut b = ProgramBuilder::new(2);
+        for r in 0..2 {
+            b.begin_rank();
+            for i in 0..rounds {
+                b.irecv(1 - r, i as i32, world, 2 * i);
+                b.isend(1 - r, i as i32, SendMode::Standard, world, 2 * i + 1);
+                b.waitall(&[2 * i, 2 * i + 1]);
+                b.collective(CollectiveKind::Barrier, None, world);
+            }
+            b.finalize();
+            b.end_rank(EndKind::Finalized);
+        }
+        let program = b.finish();
+        for mode in [Mode::Recorded, Mode::Strict] {
+            let replay = replay_program(&program, &ReplayOptions::new(mode));
+            assert!(replay.completed());
+            assert_eq!(replay.stats.matches, 2 * rounds as u64);
+            // Two hidden slots and at most the two requests of each rank in flight.
+            assert!(
+                replay.stats.peak_live_requests <= 6,
+                "{}",
+                replay.stats.peak_live_requests
+            );
+        }
+    }
+
+    #[test]
+    fn persistent_requests_stay_until_freed_and_restart_each_time() {
+        let world = CommId(0);
+        let rounds = 1_000;
+        let mut b = ProgramBuilder::new(2);
+        for r in 0..2u32 {
+            b.begin_rank();
+            // Rank 0 sends, rank 1 receives, on persistent request 0, `rounds` times.
+            let mut init = if r == 0 {
+                let mut op = ReplayOp::new(OpKind::Send);
+                op.sub = mode_index(SendMode::Synchronous);
+                op
+            } else {
+                ReplayOp::new(OpKind::Recv)
+            };
+            init.peer = 1 - r;
+            init.tag = 3;
+            init.comm = world.0;
+            init.class = class::PERSISTENT;
+            init.a = 0;
+            b.push(init);
+            for _ in 0..rounds {
+                let mut start = ReplayOp::new(OpKind::Start);
+                start.b = 1;
+                start.a = b.push_aux(&[0]);
+                b.push(start);
+                b.waitall(&[0]);
+            }
+            let mut free = ReplayOp::new(OpKind::RequestFree);
+            free.a = 0;
+            b.push(free);
+            b.finalize();
+            b.end_rank(EndKind::Finalized);
+        }
+        let program = b.finish();
+        let replay = replay_program(&program, &ReplayOptions::new(Mode::Strict));
+        assert!(replay.completed(), "{:?}", replay.stuck);
+        assert_eq!(replay.stats.matches, rounds as u64);
+        assert!(replay.stats.peak_live_requests <= 4);
     }
 }

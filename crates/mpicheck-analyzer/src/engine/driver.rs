@@ -34,7 +34,10 @@ impl<'s> Engine<'s> {
             series: Vec::new(),
             series_ids: FxHashMap::default(),
             races: Vec::new(),
-            stats: ReplayStats::default(),
+            stats: ReplayStats {
+                peak_live_requests: n as u64,
+                ..ReplayStats::default()
+            },
             epochs: Default::default(),
         }
     }
