@@ -429,7 +429,7 @@ impl Shape {
         let levels = n.trailing_zeros().max(1);
         match self {
             Shape::Ring => {
-                if r % 2 == 0 {
+                if r.is_multiple_of(2) {
                     sink.push(op_send(right, tag, false, None));
                     sink.push(op_recv(left, tag, None));
                 } else {
@@ -471,18 +471,18 @@ impl Shape {
             Shape::Mixed => {
                 let base = (round * 3) as u32;
                 sink.push(op_recv(left, tag, Some(base)));
-                sink.push(op_send(right, tag, round % 8 == 0, Some(base + 1)));
+                sink.push(op_send(right, tag, round.is_multiple_of(8), Some(base + 1)));
                 let op = op_wait(sink, &[base, base + 1]);
                 sink.push(op);
                 let partner = r ^ (1 << (round as u32 % levels));
                 let op = op_sendrecv(sink, partner % n, tag);
                 sink.push(op);
-                if round % 4 == 0 {
+                if round.is_multiple_of(4) {
                     let mut op = op_collective(CollectiveKind::Bcast, None);
                     op.peer = (round / 4 % n as u64) as u32;
                     sink.push(op);
                 }
-                if round % 16 == 0 {
+                if round.is_multiple_of(16) {
                     sink.push(op_collective(CollectiveKind::Barrier, Some(base + 2)));
                     let op = op_wait(sink, &[base + 2]);
                     sink.push(op);
