@@ -47,11 +47,16 @@
 //!
 //! # Cost
 //!
-//! The replay runs on a compiled [`Program`] of 24-byte operations (one per trace event),
-//! with queues per (communicator, destination, source) and per collective call; each
-//! operation is handled in amortized constant time apart from tag scans of pending queues,
-//! so the cost is linear in the number of events (EMPDD's O(m·n)). Runs that are too large
-//! to hold as [`Run`] can be built directly with [`ProgramBuilder`].
+//! The replay pulls 24-byte operations (one per trace event) from an [`OpSource`], one rank
+//! at a time and only when that rank gets to them: a compiled [`Program`] is one source,
+//! a generator or a streaming normalizer another. It holds only live state: the operation
+//! each rank stands at, the requests in flight (a slab keyed by (rank, request id), whose
+//! entries are reused once complete), the unmatched sends and posted receives, the open
+//! calls of each collective, the open epochs of each window. Each operation is handled in
+//! amortized constant time apart from tag scans of pending queues, so the cost is linear in
+//! the number of events (EMPDD's O(m·n)) and the memory does not grow with them. Runs that
+//! are too large to hold as [`Run`] can be built directly with [`ProgramBuilder`], or
+//! generated lazily by an [`OpSource`].
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -251,7 +256,7 @@ pub(crate) fn mode_index(mode: SendMode) -> u8 {
 
 /// The members of a communicator with a fast world-rank → communicator-rank lookup.
 #[derive(Clone, Debug)]
-pub(crate) struct CommMembers {
+pub struct CommMembers {
     /// `None`: the identity over `size` ranks (`MPI_COMM_WORLD`).
     list: Option<Vec<Rank>>,
     index: FxHashMap<Rank, u32>,
@@ -259,14 +264,16 @@ pub(crate) struct CommMembers {
 }
 
 impl CommMembers {
-    fn identity(size: u32) -> CommMembers {
+    /// `MPI_COMM_WORLD`'s members: world ranks `0..size`.
+    pub fn identity(size: u32) -> CommMembers {
         CommMembers {
             list: None,
             index: FxHashMap::default(),
             size,
         }
     }
-    fn of(members: Vec<Rank>) -> CommMembers {
+    /// World ranks in communicator rank order.
+    pub fn of(members: Vec<Rank>) -> CommMembers {
         let identity = members.iter().enumerate().all(|(i, &m)| i as u32 == m);
         if identity {
             return CommMembers::identity(members.len() as u32);
@@ -282,22 +289,22 @@ impl CommMembers {
             index,
         }
     }
-    pub(crate) fn size(&self) -> u32 {
+    pub fn size(&self) -> u32 {
         self.size
     }
-    pub(crate) fn comm_rank(&self, world: Rank) -> Option<u32> {
+    pub fn comm_rank(&self, world: Rank) -> Option<u32> {
         match &self.list {
             None => (world < self.size).then_some(world),
             Some(_) => self.index.get(&world).copied(),
         }
     }
-    pub(crate) fn member(&self, comm_rank: u32) -> Rank {
+    pub fn member(&self, comm_rank: u32) -> Rank {
         match &self.list {
             None => comm_rank,
             Some(list) => list[comm_rank as usize],
         }
     }
-    pub(crate) fn members(&self) -> impl Iterator<Item = Rank> + '_ {
+    pub fn members(&self) -> impl Iterator<Item = Rank> + '_ {
         (0..self.size).map(move |i| self.member(i))
     }
 }
@@ -310,8 +317,6 @@ pub struct Program {
     /// Index of each rank's first operation; `rank_start[n]` is the total.
     pub(crate) rank_start: Vec<usize>,
     pub(crate) aux: Vec<u32>,
-    /// Per rank: one more than the largest request id used.
-    pub(crate) req_count: Vec<u32>,
     pub(crate) ends: Vec<EndKind>,
     pub(crate) comms: Vec<CommMembers>,
     pub(crate) names: Vec<&'static str>,
@@ -331,6 +336,87 @@ impl Program {
     }
     pub(crate) fn comm(&self, comm: u32) -> Option<&CommMembers> {
         self.comms.get(comm as usize)
+    }
+    /// A source of this program's operations from the start (one per replay).
+    pub fn ops(&self) -> ProgramOps<'_> {
+        ProgramOps {
+            program: self,
+            next: self.rank_start[..self.rank_start.len() - 1].to_vec(),
+        }
+    }
+}
+
+/// The operations of a run as the replay pulls them: each rank's next operation, asked for
+/// only when that rank's replay reaches it, so a source may generate or decode them lazily
+/// and the replay holds only what is live. A replay consumes its source; one that is run
+/// again (wildcard exploration, the strict replay after the recorded one) gets a new source
+/// from the start ([`Program::ops`] for a compiled program).
+///
+/// An operation's aux words (a wait's or start's request ids, a release's pairs, the
+/// receive half of a sendrecv, an epoch's group) come with it: `next_op` appends them to
+/// the buffer it is given and points the operation's offset (`a`, or `b` of a sendrecv)
+/// into that buffer.
+pub trait OpSource {
+    fn world_size(&self) -> u32;
+    /// The members of communicator `comm` (0 is `MPI_COMM_WORLD`); asked when an operation
+    /// on it is replayed, and when a stuck rank's condition is made.
+    fn comm(&self, comm: u32) -> Option<&CommMembers>;
+    /// The next operation of `rank` (operations come in event order: the n-th is event n),
+    /// or `None` past its last one.
+    fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp>;
+    /// How `rank`'s trace ends; asked once `next_op` returned `None` for it.
+    fn end(&self, rank: Rank) -> EndKind;
+}
+
+/// Where an operation's aux words are: `(in field b rather than a, how many)`.
+pub fn aux_span(op: &ReplayOp) -> Option<(bool, u32)> {
+    match op.kind {
+        OpKind::Wait | OpKind::Start | OpKind::WinPost | OpKind::WinStart | OpKind::WinLockWait => {
+            Some((false, op.b))
+        }
+        OpKind::Release => Some((false, 2 * op.b)),
+        OpKind::Sendrecv => Some((true, 4)),
+        _ => None,
+    }
+}
+
+/// Copies an operation's aux words from `table` to the end of `aux` and points the
+/// operation there (for sources that keep a table of aux words, like [`Program`]).
+pub fn move_aux(mut op: ReplayOp, table: &[u32], aux: &mut Vec<u32>) -> ReplayOp {
+    if let Some((in_b, len)) = aux_span(&op) {
+        let at = if in_b { &mut op.b } else { &mut op.a };
+        let from = *at as usize;
+        *at = aux.len() as u32;
+        aux.extend_from_slice(&table[from..from + len as usize]);
+    }
+    op
+}
+
+/// A [`Program`]'s operations as an [`OpSource`].
+pub struct ProgramOps<'p> {
+    program: &'p Program,
+    /// Per rank: the index of its next operation.
+    next: Vec<usize>,
+}
+
+impl OpSource for ProgramOps<'_> {
+    fn world_size(&self) -> u32 {
+        self.program.world_size()
+    }
+    fn comm(&self, comm: u32) -> Option<&CommMembers> {
+        self.program.comm(comm)
+    }
+    fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
+        let r = rank as usize;
+        let i = self.next[r];
+        if i >= self.program.rank_start[r + 1] {
+            return None;
+        }
+        self.next[r] = i + 1;
+        Some(move_aux(self.program.ops[i], &self.program.aux, aux))
+    }
+    fn end(&self, rank: Rank) -> EndKind {
+        self.program.ends[rank as usize]
     }
 }
 
@@ -356,11 +442,11 @@ pub struct ForcedMatch {
 pub struct ReplayOptions {
     pub mode: Mode,
     pub forced: Option<ForcedMatch>,
-    /// Operation indices of sends whose message no receive ever took in the recorded
+    /// Sends (rank, event index) whose message no receive ever took in the recorded
     /// replay ([`Replay::unreceived`]). In [`Mode::Strict`] they complete as if buffered:
     /// such a message is lost (RQ005), and waiting for a receive that never comes is no
     /// potential deadlock of the program's order.
-    pub never_received: Arc<FxHashSet<u32>>,
+    pub never_received: Arc<FxHashSet<(Rank, u32)>>,
 }
 
 impl ReplayOptions {
@@ -513,6 +599,9 @@ pub struct ReplayStats {
     pub matches: u64,
     /// Collective calls posted.
     pub collectives: u64,
+    /// The most request slots live at once (requests in flight, persistent requests, and
+    /// one slot per rank for its blocking calls): the replay's request table.
+    pub peak_live_requests: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -537,8 +626,6 @@ pub struct UnreceivedSend {
     pub rank: Rank,
     /// Event index of the send in its rank.
     pub event: usize,
-    /// Its operation index in the program.
-    pub op: u32,
     /// The destination's world rank, and the tag.
     pub dest: Rank,
     pub tag: i32,
@@ -558,7 +645,12 @@ pub fn replay(run: &Run, options: &ReplayOptions) -> Replay {
 
 /// Replays a compiled program.
 pub fn replay_program(program: &Program, options: &ReplayOptions) -> Replay {
-    let mut engine = Engine::new(program, options);
+    replay_source(&mut program.ops(), options)
+}
+
+/// Replays the operations of a source, from where it stands (the start, for a new one).
+pub fn replay_source(source: &mut dyn OpSource, options: &ReplayOptions) -> Replay {
+    let mut engine = Engine::new(source, options);
     engine.run();
     engine.finish()
 }
@@ -577,19 +669,109 @@ const P_RECV: u8 = 2;
 const P_COLL: u8 = 4;
 
 /// A request (or the hidden request of a blocking call).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Slot {
+    /// Bumped when the slot is freed, so that a stale [`SlotId`] finds nothing.
+    gen: u32,
     state: u8,
     /// The owner is blocked in a call that waits for this request.
     waited: bool,
     /// `P_*` bits still outstanding.
     pend: u8,
+    /// `K_*` bits.
+    keep: u8,
     owner: u32,
-    /// Global index of the operation (for persistent requests, the `*_init`).
-    op: u32,
+    /// The request id (in the owner's ids) that names the slot, or [`NO_REQ`].
+    req: u32,
+    /// Event index of the operation (for persistent requests, the `*_init`) in the owner.
+    event: u32,
+    /// The operation, as the template a persistent request starts again.
+    op: ReplayOp,
+    /// The receive half of a sendrecv (its aux words).
+    rx: [u32; 4],
     /// Collective series and call ordinal.
     series: u32,
     ordinal: u32,
+}
+
+impl Default for Slot {
+    fn default() -> Slot {
+        Slot {
+            gen: 0,
+            state: 0,
+            waited: false,
+            pend: 0,
+            keep: 0,
+            owner: 0,
+            req: NO_REQ,
+            event: 0,
+            op: ReplayOp::new(OpKind::Nop),
+            rx: [0; 4],
+            series: 0,
+            ordinal: 0,
+        }
+    }
+}
+
+/// [`Slot::keep`]: the slot stays when its operation completes. A rank's hidden slot (its
+/// blocking calls) stays for the replay; a persistent request's until it is freed.
+const K_HIDDEN: u8 = 1;
+const K_PERSISTENT: u8 = 2;
+
+/// A slot and its generation: `gen << 32 | index`.
+type SlotId = u64;
+
+/// The live requests: a slab whose entries are reused once their operation completed and
+/// no handle names them (a completed request is the same to every call as one never
+/// started), so the replay holds the requests in flight, not every request of the run.
+#[derive(Default)]
+struct Slots {
+    entries: Vec<Slot>,
+    free: Vec<u32>,
+}
+
+impl Slots {
+    fn alloc(&mut self, owner: u32, req: u32) -> SlotId {
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.entries.push(Slot::default());
+                self.entries.len() as u32 - 1
+            }
+        };
+        let s = &mut self.entries[index as usize];
+        let gen = s.gen;
+        *s = Slot {
+            gen,
+            owner,
+            req,
+            ..Slot::default()
+        };
+        (gen as u64) << 32 | index as u64
+    }
+    #[inline]
+    fn get(&self, id: SlotId) -> Option<&Slot> {
+        self.entries
+            .get(id as u32 as usize)
+            .filter(|s| s.gen == (id >> 32) as u32)
+    }
+    #[inline]
+    fn get_mut(&mut self, id: SlotId) -> Option<&mut Slot> {
+        self.entries
+            .get_mut(id as u32 as usize)
+            .filter(|s| s.gen == (id >> 32) as u32)
+    }
+    fn release(&mut self, id: SlotId) {
+        if let Some(s) = self.get_mut(id) {
+            s.gen = s.gen.wrapping_add(1);
+            s.state = 0;
+            s.pend = 0;
+            self.free.push(id as u32);
+        }
+    }
+    fn live(&self) -> usize {
+        self.entries.len() - self.free.len()
+    }
 }
 
 const R_READY: u8 = 0;
@@ -597,6 +779,14 @@ const R_BLOCKED: u8 = 1;
 const R_FINALIZED: u8 = 2;
 const R_EXITED: u8 = 3;
 const R_UNFINISHED: u8 = 4;
+
+/// The operation a rank's replay stands at (pulled from the source when the rank gets
+/// there, kept while the rank is blocked in it).
+#[derive(Default)]
+struct Current {
+    op: Option<ReplayOp>,
+    aux: Vec<u32>,
+}
 
 #[derive(Clone, Copy, Default)]
 struct RankState {
@@ -634,9 +824,9 @@ struct Instance {
     arrived: u32,
     /// Communicator ranks `0..prefix` have all arrived (scans only).
     prefix: u32,
-    wait_all: Vec<u32>,
-    wait_root: Vec<u32>,
-    wait_prefix: BinaryHeap<Reverse<(u32, u32)>>,
+    wait_all: Vec<SlotId>,
+    wait_root: Vec<SlotId>,
+    wait_prefix: BinaryHeap<Reverse<(u32, SlotId)>>,
 }
 
 /// The calls of one collective operation (same communicator, kind, root, class) in order.
@@ -645,18 +835,26 @@ struct Series {
     size: u32,
     /// Per communicator rank: how many calls of this series it has made.
     next: Vec<u32>,
-    instances: Vec<Instance>,
+    /// The calls not every member has made yet, from ordinal `base` on (the ones all
+    /// members made are done: dropped from the front).
+    instances: VecDeque<Instance>,
+    base: u32,
 }
 
-struct Engine<'p> {
-    p: &'p Program,
+struct Engine<'s> {
+    src: &'s mut dyn OpSource,
+    world: u32,
     mode: Mode,
-    never_received: Arc<FxHashSet<u32>>,
+    never_received: Arc<FxHashSet<(Rank, u32)>>,
     forced: Option<ForcedMatch>,
     forced_matched: Option<bool>,
     ranks: Vec<RankState>,
-    slot_base: Vec<u32>,
-    slots: Vec<Slot>,
+    cur: Vec<Current>,
+    slots: Slots,
+    /// (rank, request id) → the live slot of that request.
+    reqs: FxHashMap<(u32, u32), SlotId>,
+    /// Per rank: the slot of its blocking calls.
+    hidden: Vec<SlotId>,
     runq: VecDeque<u32>,
     dests: Vec<DestState>,
     dest_ids: FxHashMap<(u32, Rank), u32>,
@@ -687,5 +885,124 @@ mod tests {
     #[test]
     fn replay_op_is_compact() {
         assert_eq!(size_of::<ReplayOp>(), 24);
+    }
+
+    /// Counts the operations the replay pulls from a program, per rank.
+    struct Counting<'p> {
+        inner: ProgramOps<'p>,
+        pulled: Vec<usize>,
+    }
+
+    impl OpSource for Counting<'_> {
+        fn world_size(&self) -> u32 {
+            self.inner.world_size()
+        }
+        fn comm(&self, comm: u32) -> Option<&CommMembers> {
+            self.inner.comm(comm)
+        }
+        fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
+            let op = self.inner.next_op(rank, aux);
+            self.pulled[rank as usize] += op.is_some() as usize;
+            op
+        }
+        fn end(&self, rank: Rank) -> EndKind {
+            self.inner.end(rank)
+        }
+    }
+
+    #[test]
+    fn a_rank_s_operations_are_pulled_only_when_it_reaches_them() {
+        let world = CommId(0);
+        let mut b = ProgramBuilder::new(2);
+        b.begin_rank();
+        b.recv(1, 7, world);
+        for i in 0..100 {
+            b.send(1, i, SendMode::Standard, world);
+        }
+        b.finalize();
+        b.end_rank(EndKind::Finalized);
+        b.begin_rank();
+        b.finalize();
+        b.end_rank(EndKind::Finalized);
+        let program = b.finish();
+        let mut source = Counting {
+            inner: program.ops(),
+            pulled: vec![0; 2],
+        };
+        let replay = replay_source(&mut source, &ReplayOptions::new(Mode::Strict));
+        assert_eq!(replay.ranks[0], RankOutcome::Stuck { event: 0 });
+        assert_eq!(replay.ranks[1], RankOutcome::Finalized);
+        assert_eq!(source.pulled, vec![1, 1]);
+    }
+
+    #[test]
+    fn completed_requests_are_released_so_live_requests_stay_few() {
+        let world = CommId(0);
+        let rounds = 10_000;
+        let mut b = ProgramBuilder::new(2);
+        for r in 0..2 {
+            b.begin_rank();
+            for i in 0..rounds {
+                b.irecv(1 - r, i as i32, world, 2 * i);
+                b.isend(1 - r, i as i32, SendMode::Standard, world, 2 * i + 1);
+                b.waitall(&[2 * i, 2 * i + 1]);
+                b.collective(CollectiveKind::Barrier, None, world);
+            }
+            b.finalize();
+            b.end_rank(EndKind::Finalized);
+        }
+        let program = b.finish();
+        for mode in [Mode::Recorded, Mode::Strict] {
+            let replay = replay_program(&program, &ReplayOptions::new(mode));
+            assert!(replay.completed());
+            assert_eq!(replay.stats.matches, 2 * rounds as u64);
+            // Two hidden slots and at most the two requests of each rank in flight.
+            assert!(
+                replay.stats.peak_live_requests <= 6,
+                "{}",
+                replay.stats.peak_live_requests
+            );
+        }
+    }
+
+    #[test]
+    fn persistent_requests_stay_until_freed_and_restart_each_time() {
+        let world = CommId(0);
+        let rounds = 1_000;
+        let mut b = ProgramBuilder::new(2);
+        for r in 0..2u32 {
+            b.begin_rank();
+            // Rank 0 sends, rank 1 receives, on persistent request 0, `rounds` times.
+            let mut init = if r == 0 {
+                let mut op = ReplayOp::new(OpKind::Send);
+                op.sub = mode_index(SendMode::Synchronous);
+                op
+            } else {
+                ReplayOp::new(OpKind::Recv)
+            };
+            init.peer = 1 - r;
+            init.tag = 3;
+            init.comm = world.0;
+            init.class = class::PERSISTENT;
+            init.a = 0;
+            b.push(init);
+            for _ in 0..rounds {
+                let mut start = ReplayOp::new(OpKind::Start);
+                start.b = 1;
+                start.a = b.push_aux(&[0]);
+                b.push(start);
+                b.waitall(&[0]);
+            }
+            let mut free = ReplayOp::new(OpKind::RequestFree);
+            free.a = 0;
+            b.push(free);
+            b.finalize();
+            b.end_rank(EndKind::Finalized);
+        }
+        let program = b.finish();
+        let replay = replay_program(&program, &ReplayOptions::new(Mode::Strict));
+        assert!(replay.completed(), "{:?}", replay.stuck);
+        assert_eq!(replay.stats.matches, rounds as u64);
+        assert!(replay.stats.peak_live_requests <= 4);
     }
 }

@@ -93,7 +93,12 @@ impl<'r> Context<'r> {
     /// The options of strict replays: a send no receive took in the recorded replay is lost
     /// (RQ005), and completes as if buffered.
     pub fn strict_options(&self) -> ReplayOptions {
-        let never_received = self.recorded().unreceived.iter().map(|u| u.op).collect();
+        let never_received = self
+            .recorded()
+            .unreceived
+            .iter()
+            .map(|u| (u.rank, u.event as u32))
+            .collect();
         ReplayOptions {
             never_received: std::sync::Arc::new(never_received),
             ..ReplayOptions::new(Mode::Strict)

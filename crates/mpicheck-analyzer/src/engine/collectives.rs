@@ -2,7 +2,7 @@
 
 use super::*;
 
-impl<'p> Engine<'p> {
+impl Engine<'_> {
     pub(super) fn need(&self, op: &ReplayOp, comm_rank: u32, size: u32) -> Need {
         let returned = op.flags & flags::RETURNED != 0 && op.flags & flags::UNBUFFERED == 0;
         if self.mode == Mode::Strict || !returned {
@@ -32,9 +32,9 @@ impl<'p> Engine<'p> {
         }
     }
 
-    pub(super) fn post_collective(&mut self, r: u32, op: &ReplayOp, slot: u32) {
+    pub(super) fn post_collective(&mut self, r: u32, op: &ReplayOp, slot: SlotId) {
         self.stats.collectives += 1;
-        let Some(members) = self.p.comm(op.comm) else {
+        let Some(members) = self.src.comm(op.comm) else {
             self.part_done(slot, P_COLL);
             return;
         };
@@ -57,7 +57,8 @@ impl<'p> Engine<'p> {
                 key,
                 size,
                 next: vec![0; size as usize],
-                instances: Vec::new(),
+                instances: VecDeque::new(),
+                base: 0,
             });
         }
         let need = self.need(op, cr, size);
@@ -68,17 +69,16 @@ impl<'p> Engine<'p> {
         let series = &mut self.series[sid as usize];
         let ordinal = series.next[cr as usize];
         series.next[cr as usize] += 1;
-        while series.instances.len() <= ordinal as usize {
-            series.instances.push(Instance::default());
+        while series.base as usize + series.instances.len() <= ordinal as usize {
+            series.instances.push_back(Instance::default());
         }
-        {
-            let s = &mut self.slots[slot as usize];
+        if let Some(s) = self.slots.get_mut(slot) {
             s.series = sid;
             s.ordinal = ordinal;
         }
-        let inst = &mut series.instances[ordinal as usize];
+        let inst = &mut series.instances[(ordinal - series.base) as usize];
         inst.arrived += 1;
-        let mut wake: Vec<u32> = Vec::new();
+        let mut wake: Vec<SlotId> = Vec::new();
         if inst.arrived == size {
             wake.append(&mut inst.wait_all);
             wake.append(&mut inst.wait_root);
@@ -115,6 +115,11 @@ impl<'p> Engine<'p> {
                 Need::Prefix(t) => inst.wait_prefix.push(Reverse((t, slot))),
                 _ => inst.wait_all.push(slot),
             }
+        }
+        // Calls every member made are done: only open ones stay.
+        while series.instances.front().is_some_and(|i| i.arrived == size) {
+            series.instances.pop_front();
+            series.base += 1;
         }
         for s in wake {
             self.part_done(s, P_COLL);

@@ -2,35 +2,31 @@
 
 use super::*;
 
-impl<'p> Engine<'p> {
-    pub(super) fn new(p: &'p Program, options: &ReplayOptions) -> Engine<'p> {
-        let n = p.world_size() as usize;
-        let mut slot_base = Vec::with_capacity(n + 1);
-        let mut total: u64 = 0;
-        for r in 0..n {
-            slot_base.push(total as u32);
-            // Two hidden slots: the request of a blocking call, and a spare.
-            total += p.req_count[r] as u64 + 2;
-        }
-        assert!(total < u32::MAX as u64, "too many requests");
-        slot_base.push(total as u32);
-        let mut slots = vec![Slot::default(); total as usize];
-        for r in 0..n {
-            for s in slot_base[r]..slot_base[r + 1] {
-                slots[s as usize].owner = r as u32;
-            }
-        }
+impl<'s> Engine<'s> {
+    pub(super) fn new(src: &'s mut dyn OpSource, options: &ReplayOptions) -> Engine<'s> {
+        let n = src.world_size();
+        let mut slots = Slots::default();
+        let hidden = (0..n)
+            .map(|r| {
+                let id = slots.alloc(r, NO_REQ);
+                slots.get_mut(id).expect("just allocated").keep = K_HIDDEN;
+                id
+            })
+            .collect();
         // World destinations are indexed by rank directly; other communicators get ids.
-        let dests = (0..n as u32).map(DestState::new).collect();
+        let dests = (0..n).map(DestState::new).collect();
         Engine {
-            p,
+            src,
+            world: n,
             mode: options.mode,
             never_received: options.never_received.clone(),
             forced: options.forced,
             forced_matched: options.forced.map(|_| false),
-            ranks: vec![RankState::default(); n],
-            slot_base,
+            ranks: vec![RankState::default(); n as usize],
+            cur: (0..n).map(|_| Current::default()).collect(),
             slots,
+            reqs: FxHashMap::default(),
+            hidden,
             runq: VecDeque::new(),
             dests,
             dest_ids: FxHashMap::default(),
@@ -38,7 +34,10 @@ impl<'p> Engine<'p> {
             series: Vec::new(),
             series_ids: FxHashMap::default(),
             races: Vec::new(),
-            stats: ReplayStats::default(),
+            stats: ReplayStats {
+                peak_live_requests: n as u64,
+                ..ReplayStats::default()
+            },
             epochs: Default::default(),
         }
     }
@@ -64,7 +63,7 @@ impl<'p> Engine<'p> {
     }
 
     pub(super) fn run(&mut self) {
-        for r in 0..self.p.world_size() {
+        for r in 0..self.world {
             self.enqueue(r);
         }
         loop {
@@ -78,25 +77,93 @@ impl<'p> Engine<'p> {
         }
     }
 
-    pub(super) fn hidden_slot(&self, rank: u32) -> u32 {
-        self.slot_base[rank as usize] + self.p.req_count[rank as usize]
+    pub(super) fn hidden_slot(&self, rank: u32) -> SlotId {
+        self.hidden[rank as usize]
     }
 
-    pub(super) fn req_slot(&self, rank: u32, req: u32) -> Option<u32> {
-        (req < self.p.req_count[rank as usize]).then(|| self.slot_base[rank as usize] + req)
+    /// The live slot of a request, if any (a request never started, or completed and
+    /// released, has none: every call treats it as complete).
+    pub(super) fn req_slot(&self, rank: u32, req: u32) -> Option<SlotId> {
+        if req == NO_REQ {
+            return None;
+        }
+        self.reqs.get(&(rank, req)).copied()
     }
 
-    pub(super) fn activate(&mut self, slot: u32, op: u32, pend: u8) {
-        let s = &mut self.slots[slot as usize];
+    /// The slot of a request, made if it has none.
+    pub(super) fn req_slot_or_new(&mut self, rank: u32, req: u32) -> Option<SlotId> {
+        if req == NO_REQ {
+            return None;
+        }
+        let slots = &mut self.slots;
+        let id = *self
+            .reqs
+            .entry((rank, req))
+            .or_insert_with(|| slots.alloc(rank, req));
+        let live = self.slots.live() as u64;
+        if live > self.stats.peak_live_requests {
+            self.stats.peak_live_requests = live;
+        }
+        Some(id)
+    }
+
+    /// The word `k` of the aux words of rank `r`'s current operation.
+    #[inline]
+    pub(super) fn aux(&self, r: u32, k: u32) -> u32 {
+        self.cur[r as usize].aux[k as usize]
+    }
+
+    /// Rank `r`'s current operation (it is blocked in it, or executing it).
+    #[inline]
+    pub(super) fn current_op(&self, r: u32) -> ReplayOp {
+        self.cur[r as usize]
+            .op
+            .expect("the rank stands at an operation")
+    }
+
+    pub(super) fn state(&self, slot: SlotId) -> u8 {
+        self.slots.get(slot).map_or(0, |s| s.state)
+    }
+
+    pub(super) fn activate(
+        &mut self,
+        slot: SlotId,
+        event: u32,
+        op: &ReplayOp,
+        rx: [u32; 4],
+        pend: u8,
+    ) {
+        let Some(s) = self.slots.get_mut(slot) else {
+            return;
+        };
         s.state = S_ACTIVE;
         s.waited = false;
         s.pend = pend;
-        s.op = op;
+        s.event = event;
+        s.op = *op;
+        s.rx = rx;
+    }
+
+    /// Frees a slot whose operation completed unless it must stay.
+    pub(super) fn maybe_release(&mut self, slot: SlotId) {
+        let Some(s) = self.slots.get(slot) else {
+            return;
+        };
+        if s.keep != 0 || s.state == S_ACTIVE || s.waited {
+            return;
+        }
+        let key = (s.owner, s.req);
+        if self.reqs.get(&key) == Some(&slot) {
+            self.reqs.remove(&key);
+        }
+        self.slots.release(slot);
     }
 
     /// One part of a request completed.
-    pub(super) fn part_done(&mut self, slot: u32, part: u8) {
-        let s = &mut self.slots[slot as usize];
+    pub(super) fn part_done(&mut self, slot: SlotId, part: u8) {
+        let Some(s) = self.slots.get_mut(slot) else {
+            return;
+        };
         if s.pend & part == 0 {
             return;
         }
@@ -116,36 +183,46 @@ impl<'p> Engine<'p> {
                 }
             }
         }
+        self.maybe_release(slot);
     }
 
     pub(super) fn run_rank(&mut self, r: u32) {
-        let base = self.p.rank_start[r as usize];
-        let len = self.p.rank_start[r as usize + 1] - base;
         match self.ranks[r as usize].status {
             R_READY => {}
             R_BLOCKED => {
                 if self.ranks[r as usize].pending > 0 {
                     return;
                 }
-                self.resume(r, base);
+                self.resume(r);
             }
             _ => return,
         }
         loop {
-            let pc = self.ranks[r as usize].pc as usize;
-            if pc >= len {
-                self.ranks[r as usize].status = match self.p.ends[r as usize] {
-                    EndKind::Finalized => R_FINALIZED,
-                    EndKind::Exited => R_EXITED,
-                    EndKind::Interrupted => R_UNFINISHED,
-                };
-                return;
-            }
-            let gop = base + pc;
-            let op = self.p.ops[gop];
+            let op = match self.cur[r as usize].op {
+                Some(op) => op,
+                None => {
+                    let cur = &mut self.cur[r as usize];
+                    cur.aux.clear();
+                    match self.src.next_op(r, &mut cur.aux) {
+                        Some(op) => {
+                            cur.op = Some(op);
+                            op
+                        }
+                        None => {
+                            self.ranks[r as usize].status = match self.src.end(r) {
+                                EndKind::Finalized => R_FINALIZED,
+                                EndKind::Exited => R_EXITED,
+                                EndKind::Interrupted => R_UNFINISHED,
+                            };
+                            return;
+                        }
+                    }
+                }
+            };
+            let pc = self.ranks[r as usize].pc;
             self.stats.ops += 1;
-            match self.exec(r, gop as u32, op) {
-                Step::Next => self.ranks[r as usize].pc += 1,
+            match self.exec(r, pc, op) {
+                Step::Next => self.advance(r),
                 Step::Block => {
                     self.ranks[r as usize].status = R_BLOCKED;
                     return;
@@ -155,27 +232,42 @@ impl<'p> Engine<'p> {
         }
     }
 
+    /// Moves rank `r` past its current operation.
+    fn advance(&mut self, r: u32) {
+        self.ranks[r as usize].pc += 1;
+        self.cur[r as usize].op = None;
+    }
+
     /// The blocked call's condition holds: finish it and move on.
-    pub(super) fn resume(&mut self, r: u32, base: usize) {
-        let pc = self.ranks[r as usize].pc as usize;
-        let op = self.p.ops[base + pc];
+    pub(super) fn resume(&mut self, r: u32) {
+        let op = self.current_op(r);
         if op.kind == OpKind::Wait {
-            for k in 0..op.b {
-                let req = self.p.aux[(op.a + k) as usize];
-                if let Some(s) = self.req_slot(r, req) {
-                    self.slots[s as usize].waited = false;
-                }
-            }
+            self.unwait(r, &op);
         }
         let st = &mut self.ranks[r as usize];
         st.in_probe = false;
         st.status = R_READY;
-        st.pc += 1;
+        self.advance(r);
+    }
+
+    /// A wait returned: its requests are no longer waited for (and the complete ones can go).
+    fn unwait(&mut self, r: u32, op: &ReplayOp) {
+        for k in 0..op.b {
+            let req = self.aux(r, op.a + k);
+            if let Some(s) = self.req_slot(r, req) {
+                if let Some(slot) = self.slots.get_mut(s) {
+                    slot.waited = false;
+                }
+                self.maybe_release(s);
+            }
+        }
     }
 
     /// Blocks on one request unless it is complete.
-    pub(super) fn block_on(&mut self, r: u32, slot: u32) -> Step {
-        let s = &mut self.slots[slot as usize];
+    pub(super) fn block_on(&mut self, r: u32, slot: SlotId) -> Step {
+        let Some(s) = self.slots.get_mut(slot) else {
+            return Step::Next;
+        };
         if s.state != S_ACTIVE {
             return Step::Next;
         }
@@ -184,9 +276,19 @@ impl<'p> Engine<'p> {
         Step::Block
     }
 
-    pub(super) fn exec(&mut self, r: u32, gop: u32, op: ReplayOp) -> Step {
+    pub(super) fn exec(&mut self, r: u32, event: u32, op: ReplayOp) -> Step {
         match op.kind {
-            OpKind::Nop | OpKind::BufferDetach | OpKind::RequestFree => Step::Next,
+            OpKind::Nop | OpKind::BufferDetach => Step::Next,
+            OpKind::RequestFree => {
+                // The handle is gone: a persistent request no longer waits to be started.
+                if let Some(s) = self.req_slot(r, op.a) {
+                    if let Some(slot) = self.slots.get_mut(s) {
+                        slot.keep &= !K_PERSISTENT;
+                    }
+                    self.maybe_release(s);
+                }
+                Step::Next
+            }
             OpKind::Finalize => {
                 self.ranks[r as usize].status = R_FINALIZED;
                 Step::Stop
@@ -198,69 +300,89 @@ impl<'p> Engine<'p> {
             OpKind::Cancel => {
                 if let Some(s) = self.req_slot(r, op.a) {
                     // Lazily removed from the queues: matching skips slots not expecting it.
-                    let slot = &mut self.slots[s as usize];
-                    if slot.state == S_ACTIVE {
-                        slot.pend = 0;
-                        slot.state = S_DONE;
+                    if let Some(slot) = self.slots.get_mut(s) {
+                        if slot.state == S_ACTIVE {
+                            slot.pend = 0;
+                            slot.state = S_DONE;
+                        }
                     }
+                    self.maybe_release(s);
                 }
                 Step::Next
             }
-            OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective => match op.class {
-                class::BLOCKING => {
-                    let slot = self.hidden_slot(r);
-                    self.start(r, gop, op, slot);
-                    self.block_on(r, slot)
-                }
-                class::NONBLOCKING => {
-                    if let Some(slot) = self.req_slot(r, op.a) {
-                        self.start(r, gop, op, slot);
+            OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective => {
+                let rx = self.rx_of(r, &op);
+                match op.class {
+                    class::BLOCKING => {
+                        let slot = self.hidden_slot(r);
+                        self.start(r, event, op, rx, slot);
+                        self.block_on(r, slot)
                     }
-                    Step::Next
-                }
-                _ => {
-                    if let Some(slot) = self.req_slot(r, op.a) {
-                        let s = &mut self.slots[slot as usize];
-                        s.state = S_INACTIVE;
-                        s.op = gop;
-                        s.pend = 0;
+                    class::NONBLOCKING => {
+                        if let Some(slot) = self.req_slot_or_new(r, op.a) {
+                            self.start(r, event, op, rx, slot);
+                            self.maybe_release(slot);
+                        }
+                        Step::Next
                     }
-                    Step::Next
+                    _ => {
+                        if let Some(slot) = self.req_slot_or_new(r, op.a) {
+                            let s = self.slots.get_mut(slot).expect("live slot");
+                            s.state = S_INACTIVE;
+                            s.keep |= K_PERSISTENT;
+                            s.event = event;
+                            s.op = op;
+                            s.rx = rx;
+                            s.pend = 0;
+                        }
+                        Step::Next
+                    }
                 }
-            },
+            }
             OpKind::Release => {
                 for k in 0..op.b {
-                    let at = (op.a + 2 * k) as usize;
-                    let [old, new] = [self.p.aux[at], self.p.aux[at + 1]];
-                    let (Some(old), Some(new)) = (self.req_slot(r, old), self.req_slot(r, new))
-                    else {
+                    let [old, new] = [self.aux(r, op.a + 2 * k), self.aux(r, op.a + 2 * k + 1)];
+                    let Some(old) = self.req_slot(r, old) else {
                         continue;
                     };
-                    // The old slot's operation goes on matching; the handle's new slot
-                    // is complete, or inactive for a persistent request not started.
-                    let handle = self.slots[old as usize];
-                    let slot = &mut self.slots[new as usize];
-                    slot.op = handle.op;
-                    slot.state = if handle.state == S_INACTIVE {
-                        S_INACTIVE
-                    } else {
-                        S_DONE
-                    };
-                    slot.pend = 0;
-                    slot.waited = false;
+                    // The old slot's operation goes on matching, named by no handle now;
+                    // the handle's new slot is complete, or inactive for a persistent
+                    // request not started: only a persistent one needs a slot.
+                    let handle = *self.slots.get(old).expect("live slot");
+                    if let Some(s) = self.slots.get_mut(old) {
+                        s.keep &= !K_PERSISTENT;
+                    }
+                    if self.reqs.get(&(r, handle.req)) == Some(&old) {
+                        self.reqs.remove(&(r, handle.req));
+                    }
+                    self.maybe_release(old);
+                    if handle.keep & K_PERSISTENT != 0 {
+                        let slot = self.req_slot_or_new(r, new).expect("a request id");
+                        let s = self.slots.get_mut(slot).expect("live slot");
+                        s.keep |= K_PERSISTENT;
+                        s.event = handle.event;
+                        s.op = handle.op;
+                        s.rx = handle.rx;
+                        s.state = if handle.state == S_INACTIVE {
+                            S_INACTIVE
+                        } else {
+                            S_DONE
+                        };
+                        s.pend = 0;
+                        s.waited = false;
+                    }
                 }
                 Step::Next
             }
             OpKind::Start => {
                 for k in 0..op.b {
-                    let req = self.p.aux[(op.a + k) as usize];
+                    let req = self.aux(r, op.a + k);
                     let Some(slot) = self.req_slot(r, req) else {
                         continue;
                     };
-                    let s = self.slots[slot as usize];
+                    let s = *self.slots.get(slot).expect("live slot");
                     if s.state == S_INACTIVE || s.state == S_DONE {
-                        let template = self.p.ops[s.op as usize];
-                        self.start(r, s.op, template, slot);
+                        self.start(r, s.event, s.op, s.rx, slot);
                     }
                 }
                 Step::Next
@@ -286,25 +408,23 @@ impl<'p> Engine<'p> {
                 let mut incomplete = 0;
                 let mut some_done = false;
                 for k in 0..op.b {
-                    let req = self.p.aux[(op.a + k) as usize];
-                    match self.req_slot(r, req) {
-                        Some(s) if self.slots[s as usize].state == S_ACTIVE => {
-                            let slot = &mut self.slots[s as usize];
+                    let req = self.aux(r, op.a + k);
+                    let slot = self
+                        .req_slot(r, req)
+                        .and_then(|s| self.slots.get_mut(s))
+                        .filter(|s| s.state == S_ACTIVE);
+                    match slot {
+                        Some(slot) => {
                             if !slot.waited {
                                 slot.waited = true;
                                 incomplete += 1;
                             }
                         }
-                        _ => some_done = true,
+                        None => some_done = true,
                     }
                 }
                 if incomplete == 0 || (any && some_done) {
-                    for k in 0..op.b {
-                        let req = self.p.aux[(op.a + k) as usize];
-                        if let Some(s) = self.req_slot(r, req) {
-                            self.slots[s as usize].waited = false;
-                        }
-                    }
+                    self.unwait(r, &op);
                     return Step::Next;
                 }
                 self.ranks[r as usize].pending = if any { 1 } else { incomplete };
@@ -313,26 +433,35 @@ impl<'p> Engine<'p> {
         }
     }
 
-    /// Starts a communication operation on a request slot.
-    pub(super) fn start(&mut self, r: u32, gop: u32, op: ReplayOp, slot: u32) {
+    /// The receive half of a sendrecv (its aux words), or zeros.
+    fn rx_of(&self, r: u32, op: &ReplayOp) -> [u32; 4] {
+        if op.kind != OpKind::Sendrecv {
+            return [0; 4];
+        }
+        let at = op.b;
+        [0, 1, 2, 3].map(|k| self.aux(r, at + k))
+    }
+
+    /// Starts a communication operation on a request slot; `rx` is a sendrecv's receive
+    /// half `[source, tag, recorded source, bytes]`.
+    pub(super) fn start(&mut self, r: u32, event: u32, op: ReplayOp, rx: [u32; 4], slot: SlotId) {
         match op.kind {
             OpKind::Send => {
-                self.activate(slot, gop, P_SEND);
-                self.post_send(r, gop, &op, op.sub, op.b, slot);
+                self.activate(slot, event, &op, rx, P_SEND);
+                self.post_send(r, event, &op, op.sub, op.b, slot);
             }
             OpKind::Recv => {
-                self.activate(slot, gop, P_RECV);
-                self.post_recv(r, gop, op.comm, op.peer, op.tag, op.b, slot);
+                self.activate(slot, event, &op, rx, P_RECV);
+                self.post_recv(r, event, op.comm, op.peer, op.tag, op.b, slot);
             }
             OpKind::Sendrecv => {
-                self.activate(slot, gop, P_SEND | P_RECV);
-                let aux = &self.p.aux[op.b as usize..op.b as usize + 4];
-                let (source, tag, preferred, bytes) = (aux[0], aux[1] as i32, aux[2], aux[3]);
-                self.post_send(r, gop, &op, op.sub, bytes, slot);
-                self.post_recv(r, gop, op.comm, source, tag, preferred, slot);
+                self.activate(slot, event, &op, rx, P_SEND | P_RECV);
+                let (source, tag, preferred, bytes) = (rx[0], rx[1] as i32, rx[2], rx[3]);
+                self.post_send(r, event, &op, op.sub, bytes, slot);
+                self.post_recv(r, event, op.comm, source, tag, preferred, slot);
             }
             OpKind::Collective => {
-                self.activate(slot, gop, P_COLL);
+                self.activate(slot, event, &op, rx, P_COLL);
                 self.post_collective(r, &op, slot);
             }
             _ => {}

@@ -2,18 +2,18 @@
 
 use super::*;
 
-impl<'p> Engine<'p> {
+impl Engine<'_> {
     pub(super) fn post_send(
         &mut self,
         r: u32,
-        gop: u32,
+        event: u32,
         op: &ReplayOp,
         mode: u8,
         bytes: u32,
-        slot: u32,
+        slot: SlotId,
     ) {
         let dest = op.peer;
-        if dest == NO_RANK || dest >= self.p.world_size() {
+        if dest == NO_RANK || dest >= self.world {
             self.part_done(slot, P_SEND);
             return;
         }
@@ -40,7 +40,7 @@ impl<'p> Engine<'p> {
                     }
                 }
                 // A message nobody received in the run: lost (RQ005), not a wait to model.
-                _ => !self.never_received.contains(&gop),
+                _ => !self.never_received.contains(&(r, event)),
             },
         };
         if !sync {
@@ -51,12 +51,14 @@ impl<'p> Engine<'p> {
         let send = PendingSend {
             tag: op.tag,
             slot,
-            op: gop,
+            event,
             buffered,
             sync,
         };
         let ds = &mut self.dests[did];
-        if let Some(recv) = ds.take_recv(r, op.tag, |s| slots[s as usize].pend & P_RECV != 0) {
+        if let Some(recv) = ds.take_recv(r, op.tag, |s| {
+            slots.get(s).is_some_and(|s| s.pend & P_RECV != 0)
+        }) {
             self.matched(r, send, recv.slot);
             return;
         }
@@ -64,8 +66,7 @@ impl<'p> Engine<'p> {
         // A rank blocked in a probe may be waiting for exactly this message.
         let d = &self.ranks[dest as usize];
         if d.status == R_BLOCKED && d.in_probe {
-            let dbase = self.p.rank_start[dest as usize];
-            let probe = self.p.ops[dbase + d.pc as usize];
+            let probe = self.current_op(dest);
             if probe.comm == op.comm
                 && (probe.peer == ANY_SOURCE || probe.peer == r)
                 && tag_matches(probe.tag, op.tag)
@@ -76,7 +77,7 @@ impl<'p> Engine<'p> {
         }
     }
 
-    pub(super) fn matched(&mut self, source: Rank, send: PendingSend, recv_slot: u32) {
+    pub(super) fn matched(&mut self, source: Rank, send: PendingSend, recv_slot: SlotId) {
         self.stats.matches += 1;
         self.part_done(recv_slot, P_RECV);
         if send.sync {
@@ -92,12 +93,12 @@ impl<'p> Engine<'p> {
     pub(super) fn post_recv(
         &mut self,
         r: u32,
-        gop: u32,
+        event: u32,
         comm: u32,
         source: u32,
         tag: i32,
         recorded: u32,
-        slot: u32,
+        slot: SlotId,
     ) {
         if source == NO_RANK {
             self.part_done(slot, P_RECV);
@@ -107,7 +108,7 @@ impl<'p> Engine<'p> {
         let mut preferred = recorded;
         let mut forced = false;
         if let Some(f) = self.forced {
-            if f.rank == r && gop as usize == self.p.rank_start[r as usize] + f.event {
+            if f.rank == r && event as usize == f.event {
                 preferred = f.source;
                 forced = true;
             }
@@ -120,7 +121,7 @@ impl<'p> Engine<'p> {
                 preferred,
                 forced,
                 slot,
-                op: gop,
+                event,
             });
             if !ds.listed {
                 ds.listed = true;
@@ -131,7 +132,7 @@ impl<'p> Engine<'p> {
         self.post_specific(did, source, tag, slot);
     }
 
-    pub(super) fn post_specific(&mut self, did: usize, source: Rank, tag: i32, slot: u32) {
+    pub(super) fn post_specific(&mut self, did: usize, source: Rank, tag: i32, slot: SlotId) {
         let ds = &mut self.dests[did];
         if let Some(send) = ds.take_send(source, tag) {
             self.matched(source, send, slot);
@@ -169,7 +170,7 @@ impl<'p> Engine<'p> {
         let Some(head) = self.dests[did].deferred.front().copied() else {
             return false;
         };
-        if self.slots[head.slot as usize].pend & P_RECV == 0 {
+        if !self.expects_message(head.slot) {
             // Cancelled.
             self.dests[did].deferred.pop_front();
             self.drain_deferred(did);
@@ -188,14 +189,13 @@ impl<'p> Engine<'p> {
             return false;
         };
         if candidates.len() > 1 {
-            let start_of = |rank: Rank| self.p.rank_start[rank as usize];
             self.races.push(WildcardRace {
                 rank: dest,
-                event: head.op as usize - start_of(dest),
+                event: head.event as usize,
                 matched: source,
                 candidates: candidates
                     .iter()
-                    .map(|&(s, op)| (s, op as usize - start_of(s)))
+                    .map(|&(s, event)| (s, event as usize))
                     .collect(),
             });
         }
@@ -218,9 +218,14 @@ impl<'p> Engine<'p> {
                 break;
             }
             self.dests[did].deferred.pop_front();
-            if self.slots[front.slot as usize].pend & P_RECV != 0 {
+            if self.expects_message(front.slot) {
                 self.post_specific(did, front.source, front.tag, front.slot);
             }
         }
+    }
+
+    /// Whether a receive's slot still waits for its message (not cancelled or gone).
+    pub(super) fn expects_message(&self, slot: SlotId) -> bool {
+        self.slots.get(slot).is_some_and(|s| s.pend & P_RECV != 0)
     }
 }

@@ -2,9 +2,9 @@
 
 use super::*;
 
-impl<'p> Engine<'p> {
+impl Engine<'_> {
     pub(super) fn finish(mut self) -> Replay {
-        let n = self.p.world_size();
+        let n = self.world;
         let mut ranks = Vec::with_capacity(n as usize);
         let mut stuck = Vec::new();
         let mut missing_cache: FxHashMap<(u32, u32), Arc<[Rank]>> = FxHashMap::default();
@@ -42,25 +42,23 @@ impl<'p> Engine<'p> {
     /// receive), by rank and event.
     fn unreceived(&self) -> Vec<UnreceivedSend> {
         let mut out = Vec::new();
-        let mut note = |dest: Rank, m: &PendingSend| {
+        let mut note = |source: Rank, dest: Rank, m: &PendingSend| {
             if m.sync {
                 return;
             }
-            let rank = self.p.rank_start.partition_point(|&s| s <= m.op as usize) - 1;
             out.push(UnreceivedSend {
-                rank: rank as Rank,
-                event: m.op as usize - self.p.rank_start[rank],
-                op: m.op,
+                rank: source,
+                event: m.event as usize,
                 dest,
                 tag: m.tag,
             });
         };
         for d in &self.dests {
             match &d.queues {
-                Queues::Flat { sends, .. } => sends.iter().for_each(|(_, m)| note(d.rank, m)),
+                Queues::Flat { sends, .. } => sends.iter().for_each(|(s, m)| note(*s, d.rank, m)),
                 Queues::BySource { queues, .. } => queues
                     .iter()
-                    .for_each(|(_, q)| q.sends.iter().for_each(|m| note(d.rank, m))),
+                    .for_each(|(s, q)| q.sends.iter().for_each(|m| note(*s, d.rank, m))),
             }
         }
         out.sort_unstable_by_key(|u| (u.rank, u.event));
@@ -72,9 +70,7 @@ impl<'p> Engine<'p> {
         r: u32,
         cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
     ) -> WaitCond {
-        let base = self.p.rank_start[r as usize];
-        let pc = self.ranks[r as usize].pc as usize;
-        let op = self.p.ops[base + pc];
+        let op = self.current_op(r);
         match op.kind {
             OpKind::Probe => self.recv_cond(r, op.comm, op.peer, op.tag, NO_RANK, false),
             OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait | OpKind::WinLockWait => {
@@ -83,9 +79,9 @@ impl<'p> Engine<'p> {
             OpKind::Wait => {
                 let mut parts = Vec::new();
                 for k in 0..op.b {
-                    let req = self.p.aux[(op.a + k) as usize];
+                    let req = self.aux(r, op.a + k);
                     if let Some(s) = self.req_slot(r, req) {
-                        if self.slots[s as usize].state == S_ACTIVE {
+                        if self.state(s) == S_ACTIVE {
                             parts.push(self.slot_cond(r, s, cache));
                         }
                     }
@@ -136,11 +132,11 @@ impl<'p> Engine<'p> {
     pub(super) fn slot_cond(
         &self,
         r: u32,
-        slot: u32,
+        slot: SlotId,
         cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
     ) -> WaitCond {
-        let s = self.slots[slot as usize];
-        let op = self.p.ops[s.op as usize];
+        let s = *self.slots.get(slot).expect("a live slot");
+        let op = s.op;
         let mut parts = Vec::new();
         if s.pend & P_SEND != 0 {
             parts.push(WaitCond::Rank {
@@ -153,14 +149,13 @@ impl<'p> Engine<'p> {
         }
         if s.pend & P_RECV != 0 {
             let (source, tag, recorded) = if op.kind == OpKind::Sendrecv {
-                let aux = &self.p.aux[op.b as usize..op.b as usize + 3];
-                (aux[0], aux[1] as i32, aux[2])
+                (s.rx[0], s.rx[1] as i32, s.rx[2])
             } else {
                 (op.peer, op.tag, op.b)
             };
-            let forced = self.forced.is_some_and(|f| {
-                f.rank == r && s.op as usize == self.p.rank_start[r as usize] + f.event
-            });
+            let forced = self
+                .forced
+                .is_some_and(|f| f.rank == r && s.event as usize == f.event);
             let preferred = if forced {
                 self.forced.map_or(NO_RANK, |f| f.source)
             } else {
@@ -188,7 +183,7 @@ impl<'p> Engine<'p> {
     ) -> WaitCond {
         let series = &self.series[sid as usize];
         let members = self
-            .p
+            .src
             .comm(series.key.comm)
             .expect("posted on a known comm");
         let kind = COLLECTIVE_KINDS[op.sub as usize % COLLECTIVE_KINDS.len()];

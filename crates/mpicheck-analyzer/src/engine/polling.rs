@@ -49,104 +49,115 @@ struct ThreadPolls {
 }
 
 /// The role of every event of one rank, by index.
+#[cfg(test)]
 pub(crate) fn polls(events: &[Event]) -> Vec<Poll> {
-    let mut threads: HashMap<u16, ThreadPolls> = HashMap::new();
-    events
-        .iter()
-        .map(|event| {
-            let state = threads.entry(event.thread).or_default();
-            let found = state.found.take();
-            match &event.op {
-                Op::Wait {
-                    requests,
-                    completed,
-                    test: true,
-                    ..
-                }
-                | Op::RequestStatus {
-                    requests,
-                    completed,
-                    ..
-                } => {
-                    let Some(done) = completed else {
-                        return Poll::None;
-                    };
-                    let done: Vec<ReqId> = done
-                        .iter()
-                        .filter_map(|&i| requests.get(i as usize).copied().flatten())
-                        .collect();
-                    for r in requests.iter().flatten() {
-                        if !done.contains(r) {
-                            state.requests.insert(*r);
-                        }
-                    }
-                    if done.is_empty() {
-                        return Poll::None;
-                    }
-                    let loop_end = done.iter().any(|r| state.requests.contains(r));
-                    for r in &done {
-                        state.requests.remove(r);
-                    }
-                    if loop_end {
-                        Poll::LoopEnd
-                    } else {
-                        Poll::Once
+    let mut scanner = PollScanner::default();
+    events.iter().map(|e| scanner.role(e)).collect()
+}
+
+/// Says what each event of one rank stands for, reading the rank's events in order: the
+/// role of an event depends only on the events before it (on its thread), so a stream of
+/// events needs only the state of each thread's current polling loop.
+#[derive(Default)]
+pub(crate) struct PollScanner {
+    threads: HashMap<u16, ThreadPolls>,
+}
+
+impl PollScanner {
+    /// The role of the rank's next event.
+    pub(crate) fn role(&mut self, event: &Event) -> Poll {
+        let state = self.threads.entry(event.thread).or_default();
+        let found = state.found.take();
+        match &event.op {
+            Op::Wait {
+                requests,
+                completed,
+                test: true,
+                ..
+            }
+            | Op::RequestStatus {
+                requests,
+                completed,
+                ..
+            } => {
+                let Some(done) = completed else {
+                    return Poll::None;
+                };
+                let done: Vec<ReqId> = done
+                    .iter()
+                    .filter_map(|&i| requests.get(i as usize).copied().flatten())
+                    .collect();
+                for r in requests.iter().flatten() {
+                    if !done.contains(r) {
+                        state.requests.insert(*r);
                     }
                 }
-                Op::Probe {
-                    source,
-                    tag,
-                    comm,
-                    blocking: false,
-                    found: result,
-                    matched_probe,
-                    matched,
-                } => {
-                    let key = (*comm, *source, *tag);
-                    match result {
-                        Some(true) if state.probes.remove(&key) => Poll::LoopEnd,
-                        Some(true) => {
-                            if !matched_probe {
-                                state.found = matched.map(|(s, t)| (*comm, s, t));
-                            }
-                            Poll::Once
-                        }
-                        Some(false) => {
-                            state.probes.insert(key);
-                            Poll::None
-                        }
-                        None => Poll::None,
-                    }
+                if done.is_empty() {
+                    return Poll::None;
                 }
-                Op::Recv {
-                    recv,
-                    blocking: Blocking::Blocking,
-                } if event.returned
-                    && found.is_some_and(|(comm, source, tag)| {
-                        recv.comm == comm
-                            && recv
-                                .source
-                                .is_some_and(|s| s == Source::Any || s == Source::Rank(source))
-                            && (recv.tag == TagMatch::Any || recv.tag == TagMatch::Tag(tag))
-                    }) =>
-                {
-                    state.requests.clear();
-                    state.probes.clear();
-                    Poll::ReceivesProbed
+                let loop_end = done.iter().any(|r| state.requests.contains(r));
+                for r in &done {
+                    state.requests.remove(r);
                 }
-                Op::Other | Op::Init { .. } => {
-                    state.found = found;
-                    Poll::None
-                }
-                _ => {
-                    // Other work between two polls: they are no loop.
-                    state.requests.clear();
-                    state.probes.clear();
-                    Poll::None
+                if loop_end {
+                    Poll::LoopEnd
+                } else {
+                    Poll::Once
                 }
             }
-        })
-        .collect()
+            Op::Probe {
+                source,
+                tag,
+                comm,
+                blocking: false,
+                found: result,
+                matched_probe,
+                matched,
+            } => {
+                let key = (*comm, *source, *tag);
+                match result {
+                    Some(true) if state.probes.remove(&key) => Poll::LoopEnd,
+                    Some(true) => {
+                        if !matched_probe {
+                            state.found = matched.map(|(s, t)| (*comm, s, t));
+                        }
+                        Poll::Once
+                    }
+                    Some(false) => {
+                        state.probes.insert(key);
+                        Poll::None
+                    }
+                    None => Poll::None,
+                }
+            }
+            Op::Recv {
+                recv,
+                blocking: Blocking::Blocking,
+            } if event.returned
+                && found.is_some_and(|(comm, source, tag)| {
+                    recv.comm == comm
+                        && recv
+                            .source
+                            .is_some_and(|s| s == Source::Any || s == Source::Rank(source))
+                        && (recv.tag == TagMatch::Any || recv.tag == TagMatch::Tag(tag))
+                }) =>
+            {
+                state.requests.clear();
+                state.probes.clear();
+                Poll::ReceivesProbed
+            }
+            Op::Other | Op::Init { .. } => {
+                state.found = found;
+                Poll::None
+            }
+            _ => {
+                // Other work between two polls: they are no loop.
+                state.requests.clear();
+                state.probes.clear();
+                Poll::None
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -21,8 +21,8 @@ impl Program {
             // Request id → index of the operation that created it, to mark the sends and
             // collectives whose wait never returned.
             let mut origin: FxHashMap<u32, usize> = FxHashMap::default();
-            let polls = polling::polls(&trace.events);
-            let mut ids = RequestIds::new(&trace.events);
+            let mut polls = polling::PollScanner::default();
+            let mut ids = RequestIds::default();
             let rank = (b.program.rank_start.len() - 1) as Rank;
             // A process that ran its exit handlers inside its last call did not block there:
             // MPI ended it in the call (an error handler, MPI_Abort), or another thread did;
@@ -37,7 +37,8 @@ impl Program {
                 RankEnd::AbortedInCall { event, .. } => Some(event),
                 _ => None,
             };
-            for (index, (event, poll)) in trace.events.iter().zip(polls).enumerate() {
+            for (index, event) in trace.events.iter().enumerate() {
+                let poll = polls.role(event);
                 if exited_in == Some(index) {
                     b.push(ReplayOp::new(OpKind::Nop));
                     continue;
@@ -88,32 +89,30 @@ pub(super) fn blocking_parts(blocking: &Blocking, ids: &RequestIds) -> (u8, u32)
 
 /// The replay's request ids of one rank: the trace's, except for handles a single
 /// successful test gave back ([`OpKind::Release`]), which name a fresh request from then on.
-/// Fresh ids come after every id the rank's events use.
+/// Fresh ids count down from just below [`NO_REQ`], away from the trace's (which count up
+/// from 0), so they are known without reading the rank's events first.
 pub(super) struct RequestIds {
     renamed: FxHashMap<u32, u32>,
     next_fresh: u32,
 }
 
-impl RequestIds {
-    pub(super) fn new(events: &[Event]) -> RequestIds {
-        let next_fresh = events
-            .iter()
-            .flat_map(|e| event_requests(&e.op))
-            .map(|r| r.0 + 1)
-            .max()
-            .unwrap_or(0);
+impl Default for RequestIds {
+    fn default() -> RequestIds {
         RequestIds {
             renamed: FxHashMap::default(),
-            next_fresh,
+            next_fresh: NO_REQ - 1,
         }
     }
+}
+
+impl RequestIds {
     pub(super) fn id(&self, r: ReqId) -> u32 {
         self.renamed.get(&r.0).copied().unwrap_or(r.0)
     }
     /// A request no event names (for a message a single probe let the program take).
     pub(super) fn fresh(&mut self) -> u32 {
-        self.next_fresh += 1;
-        self.next_fresh - 1
+        self.next_fresh -= 1;
+        self.next_fresh + 1
     }
     /// Gives the handle a fresh request; returns `[old, new]`.
     pub(super) fn rename(&mut self, r: ReqId) -> [u32; 2] {
@@ -146,25 +145,6 @@ pub(super) fn tag_word(tag: TagMatch) -> i32 {
     match tag {
         TagMatch::Any => ANY_TAG,
         TagMatch::Tag(t) => t,
-    }
-}
-
-/// Every request an operation names.
-pub(super) fn event_requests(op: &Op) -> Vec<ReqId> {
-    match op {
-        Op::Send { blocking, .. }
-        | Op::Recv { blocking, .. }
-        | Op::Sendrecv { blocking, .. }
-        | Op::Collective { blocking, .. } => match blocking {
-            Blocking::Nonblocking(r) | Blocking::Persistent(r) => vec![*r],
-            Blocking::Blocking => Vec::new(),
-        },
-        Op::Wait { requests, .. } | Op::RequestStatus { requests, .. } => {
-            requests.iter().flatten().copied().collect()
-        }
-        Op::Start { requests } => requests.clone(),
-        Op::Cancel { request } | Op::RequestFree { request } => vec![*request],
-        _ => Vec::new(),
     }
 }
 
@@ -355,7 +335,6 @@ impl ProgramBuilder {
                 ops: Vec::new(),
                 rank_start: vec![0],
                 aux: Vec::new(),
-                req_count: Vec::with_capacity(world_size as usize),
                 ends: Vec::with_capacity(world_size as usize),
                 comms: vec![CommMembers::identity(world_size)],
                 names: vec![""],
@@ -396,35 +375,6 @@ impl ProgramBuilder {
     pub fn end_rank(&mut self, end: EndKind) {
         assert!(self.open, "begin_rank was not called");
         self.open = false;
-        let start = *self.program.rank_start.last().unwrap_or(&0);
-        let mut max_req: Option<u32> = None;
-        let mut note = |r: u32| {
-            if r != NO_REQ {
-                max_req = Some(max_req.map_or(r, |m| m.max(r)));
-            }
-        };
-        for op in &self.program.ops[start..] {
-            match op.kind {
-                OpKind::Send
-                | OpKind::Recv
-                | OpKind::Sendrecv
-                | OpKind::Collective
-                | OpKind::RequestFree
-                | OpKind::Cancel => note(op.a),
-                OpKind::Wait | OpKind::Start => {
-                    for k in 0..op.b {
-                        note(self.program.aux[(op.a + k) as usize]);
-                    }
-                }
-                OpKind::Release => {
-                    for k in 0..2 * op.b {
-                        note(self.program.aux[(op.a + k) as usize]);
-                    }
-                }
-                _ => {}
-            }
-        }
-        self.program.req_count.push(max_req.map_or(0, |m| m + 1));
         self.program.ends.push(end);
         self.program.rank_start.push(self.program.ops.len());
     }

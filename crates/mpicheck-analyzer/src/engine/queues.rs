@@ -8,8 +8,9 @@ use super::*;
 pub(super) struct PendingSend {
     pub(super) tag: i32,
     /// The sender's request, completed on matching when `sync`.
-    pub(super) slot: u32,
-    pub(super) op: u32,
+    pub(super) slot: SlotId,
+    /// Event index of the send in the sender.
+    pub(super) event: u32,
     /// Buffer bytes to give back to the sender on matching.
     pub(super) buffered: u32,
     pub(super) sync: bool,
@@ -19,7 +20,7 @@ pub(super) struct PendingSend {
 #[derive(Clone, Copy)]
 pub(super) struct PostedRecv {
     pub(super) tag: i32,
-    pub(super) slot: u32,
+    pub(super) slot: SlotId,
 }
 
 /// A receive held back behind an unresolved wildcard receive of the same rank.
@@ -30,8 +31,9 @@ pub(super) struct DeferredRecv {
     /// Recorded (or forced) source of a wildcard receive.
     pub(super) preferred: u32,
     pub(super) forced: bool,
-    pub(super) slot: u32,
-    pub(super) op: u32,
+    pub(super) slot: SlotId,
+    /// Event index of the receive.
+    pub(super) event: u32,
 }
 
 /// The queues between one source and one destination on one communicator.
@@ -118,7 +120,7 @@ impl DestState {
         &mut self,
         source: Rank,
         tag: i32,
-        live: impl Fn(u32) -> bool,
+        live: impl Fn(SlotId) -> bool,
     ) -> Option<PostedRecv> {
         match &mut self.queues {
             Queues::Flat { recvs, .. } => {
@@ -172,7 +174,7 @@ impl DestState {
     }
 
     /// The first unmatched send `tag` accepts from each source (`source` may be
-    /// [`ANY_SOURCE`]), sorted by source: `(source, op of the send)`.
+    /// [`ANY_SOURCE`]), sorted by source: `(source, event index of the send)`.
     pub(super) fn candidates(&self, source: u32, tag: i32) -> Vec<(Rank, u32)> {
         let mut out: Vec<(Rank, u32)> = Vec::new();
         match &self.queues {
@@ -182,7 +184,7 @@ impl DestState {
                         && tag_matches(tag, m.tag)
                         && !out.iter().any(|c| c.0 == *s)
                     {
-                        out.push((*s, m.op));
+                        out.push((*s, m.event));
                     }
                 }
             }
@@ -192,7 +194,7 @@ impl DestState {
                         continue;
                     }
                     if let Some(m) = q.sends.iter().find(|m| tag_matches(tag, m.tag)) {
-                        out.push((*s, m.op));
+                        out.push((*s, m.event));
                     }
                 }
             }

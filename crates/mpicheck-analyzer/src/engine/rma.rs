@@ -229,10 +229,10 @@ pub(super) struct Epochs {
     starts: FxHashMap<(u32, Rank, Rank), u32>,
     /// (window, origin, target) → completes of those starts.
     completes: FxHashMap<(u32, Rank, Rank), u32>,
-    /// (window, rank) → the group (aux offset, length) of its open exposure epoch.
-    exposure: FxHashMap<(u32, Rank), (u32, u32)>,
+    /// (window, rank) → the group of its open exposure epoch.
+    exposure: FxHashMap<(u32, Rank), Box<[Rank]>>,
     /// (window, rank) → the group of its open access epoch.
-    access: FxHashMap<(u32, Rank), (u32, u32)>,
+    access: FxHashMap<(u32, Rank), Box<[Rank]>>,
     /// Ranks blocked in one of these calls.
     blocked: Vec<Rank>,
 }
@@ -296,8 +296,9 @@ pub(super) fn compile(
 }
 
 impl Engine<'_> {
-    fn group(&self, (at, len): (u32, u32)) -> &[Rank] {
-        &self.p.aux[at as usize..(at + len) as usize]
+    /// The group of rank `r`'s current operation (its aux words).
+    fn group(&self, r: Rank, op: &ReplayOp) -> &[Rank] {
+        &self.cur[r as usize].aux[op.a as usize..(op.a + op.b) as usize]
     }
 
     fn must_wait(&self, op: &ReplayOp) -> bool {
@@ -306,11 +307,11 @@ impl Engine<'_> {
 
     /// Targets of `origin`'s open access epoch that have not posted the matching epoch.
     fn unposted(&self, win: u32, origin: Rank) -> Vec<Rank> {
-        let Some(&group) = self.epochs.access.get(&(win, origin)) else {
+        let Some(group) = self.epochs.access.get(&(win, origin)) else {
             return Vec::new();
         };
         let e = &self.epochs;
-        self.group(group)
+        group
             .iter()
             .copied()
             .filter(|&t| {
@@ -322,11 +323,11 @@ impl Engine<'_> {
 
     /// Origins of `target`'s open exposure epoch that have not completed the matching epoch.
     fn uncompleted(&self, win: u32, target: Rank) -> Vec<Rank> {
-        let Some(&group) = self.epochs.exposure.get(&(win, target)) else {
+        let Some(group) = self.epochs.exposure.get(&(win, target)) else {
             return Vec::new();
         };
         let e = &self.epochs;
-        self.group(group)
+        group
             .iter()
             .copied()
             .filter(|&o| {
@@ -340,21 +341,20 @@ impl Engine<'_> {
         let win = op.comm;
         match op.kind {
             OpKind::WinPost => {
-                let group = (op.a, op.b);
-                self.epochs.exposure.insert((win, r), group);
-                for i in 0..op.b {
-                    let o = self.p.aux[(op.a + i) as usize];
+                let group: Box<[Rank]> = self.group(r, &op).into();
+                for &o in group.iter() {
                     *self.epochs.posts.entry((win, r, o)).or_default() += 1;
                 }
+                self.epochs.exposure.insert((win, r), group);
                 self.wake_epochs();
                 Step::Next
             }
             OpKind::WinStart => {
-                self.epochs.access.insert((win, r), (op.a, op.b));
-                for i in 0..op.b {
-                    let t = self.p.aux[(op.a + i) as usize];
+                let group: Box<[Rank]> = self.group(r, &op).into();
+                for &t in group.iter() {
                     *self.epochs.starts.entry((win, r, t)).or_default() += 1;
                 }
+                self.epochs.access.insert((win, r), group);
                 if self.must_wait(&op) && !self.unposted(win, r).is_empty() {
                     return self.block_epoch(r);
                 }
@@ -395,8 +395,7 @@ impl Engine<'_> {
         let win = op.comm;
         if op.kind == OpKind::WinComplete {
             if let Some(group) = self.epochs.access.remove(&(win, r)) {
-                for i in 0..group.1 {
-                    let t = self.p.aux[(group.0 + i) as usize];
+                for &t in group.iter() {
                     *self.epochs.completes.entry((win, r, t)).or_default() += 1;
                 }
                 self.wake_epochs();
@@ -404,10 +403,6 @@ impl Engine<'_> {
         } else if op.kind == OpKind::WinWait {
             self.epochs.exposure.remove(&(win, r));
         }
-    }
-
-    fn current_op(&self, r: Rank) -> ReplayOp {
-        self.p.ops[self.p.rank_start[r as usize] + self.ranks[r as usize].pc as usize]
     }
 
     /// Releases the blocked ranks whose call can now complete (a complete that ends may
@@ -434,7 +429,7 @@ impl Engine<'_> {
     pub(super) fn epoch_cond(&self, r: Rank, op: ReplayOp) -> WaitCond {
         let (ranks, call) = match op.kind {
             OpKind::WinWait => (self.uncompleted(op.comm, r), "MPI_Win_complete"),
-            OpKind::WinLockWait => (self.group((op.a, op.b)).to_vec(), "MPI_Win_unlock"),
+            OpKind::WinLockWait => (self.group(r, &op).to_vec(), "MPI_Win_unlock"),
             _ => (self.unposted(op.comm, r), "MPI_Win_post"),
         };
         WaitCond::Ranks {
