@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     MPI_Wait(&req, MPI_STATUS_IGNORE);
 
     MPI_Ineighbor_allgather(s, n, MPI_INT, r, n, MPI_INT, cart, &req);
-    sink = ((volatile int *)r)[real * n + n / 2]; /* expect: DR002 */
+    sink = ((volatile int *)r)[real * n + n / 2]; /* expect: DR002 keys */
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     /* Rank 1's store into its send block 0 reached rank 0 through the allgather. */
     for (int i = 0; i < n; i++) bad += r[real * n + i] != (rank == 0 && i == 1 ? 0 : (1 - rank) * 2 * n + i);

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
                 MPI_Wait(&req, MPI_STATUS_IGNORE);
             } else {
                 usleep(100000);
-                ((volatile int *)buf)[5] = -1; /* expect: DR002 */
+                ((volatile int *)buf)[5] = -1; /* expect: DR002 keys */
             }
         }
         usleep(500000);
@@ -45,7 +45,7 @@ int main(int argc, char **argv)
                 MPI_Wait(&req, MPI_STATUS_IGNORE);
             } else {
                 usleep(100000);
-                sink = ((volatile int *)buf)[n / 2]; /* expect: DR002 */
+                sink = ((volatile int *)buf)[n / 2]; /* expect: DR002 keys */
             }
         }
         for (int i = 0; i < n; i++) bad += buf[i] != (i == 5 ? -1 : i);

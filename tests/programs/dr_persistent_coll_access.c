@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     a[n / 2] = 0; /* expect: DR002 */
     MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
     MPI_Start(&reqs[0]);
-    sink = ((volatile int *)b)[n / 2]; /* expect: DR002 */
+    sink = ((volatile int *)b)[n / 2]; /* expect: DR002 keys */
     MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
 
     for (int i = 0; i < n; i++) c[i] = rank == 0 ? i : -1;

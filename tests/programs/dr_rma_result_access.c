@@ -28,14 +28,14 @@ int main(int argc, char **argv)
 
     MPI_Win_fence(0, win);
     MPI_Get(res, n, MPI_INT, peer, 0, n, MPI_INT, win);
-    sink = ((volatile int *)res)[n / 2]; /* expect: DR002 */
+    sink = ((volatile int *)res)[n / 2]; /* expect: DR002 keys */
     MPI_Win_fence(0, win);
     for (int i = 0; i < n; i++) bad += res[i] != peer * n + i;
     MPI_Win_fence(0, win);
 
     MPI_Win_lock_all(0, win);
     MPI_Rget(res, n, MPI_INT, peer, 0, n, MPI_INT, win, &req);
-    ((volatile int *)res)[n / 4] = -1; /* expect: DR002 */
+    ((volatile int *)res)[n / 4] = -1; /* expect: DR002 keys */
     MPI_Wait(&req, MPI_STATUS_IGNORE);
 
     /* One int at the start of each page: the origin, compare and result buffers. */
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     *compare = -5;
     MPI_Compare_and_swap(origin, compare, result, MPI_INT, peer, 1, win);
     ((volatile int *)compare)[0] = 1; /* expect: DR002 */
-    ((volatile int *)result)[0] = 0; /* expect: DR002 */
+    ((volatile int *)result)[0] = 0; /* expect: DR002 keys */
     MPI_Win_flush(peer, win);
     MPI_Win_unlock_all(win);
 

@@ -17,7 +17,12 @@
 //!   [`DEFAULT_TIMEOUT_SECS`]), for a program that must compute for longer than mpicheck's
 //!   deadlock timeout and so takes many times that on a loaded 2-core machine;
 //! - either `expect: none` (the program is correct: no finding at all), or one or more
-//!   `expect: CODE[, CODE...]` comments on the exact line that must be reported.
+//!   `expect: CODE[, CODE...]` comments on the exact line that must be reported. The word
+//!   `keys` among the codes (`expect: DR002 keys`) marks a buffer access that only memory
+//!   protection keys find (docs/buffer-checking.md: loads from receive buffers of
+//!   nonblocking collectives, RMA results, another thread's access while one is in MPI):
+//!   where the run has no keys (no `ospke` CPU flag, or `MPICHECK_BUFFERS_MECHANISM=mprotect`)
+//!   that line is not required; its code is still allowed.
 //!
 //! A run passes when every expected `(code, line)` pair is among the pairs reported (over
 //! the primary and secondary locations of all findings, any rank, in this program's file),
@@ -88,6 +93,8 @@ pub struct Expectations {
     pub ranks: u32,
     /// `(code, 1-based line)`; empty for a correct program (`expect: none`).
     pub expected: BTreeSet<(String, u32)>,
+    /// The pairs of `expected` on lines marked `keys`: required only with protection keys.
+    pub needs_keys: BTreeSet<(String, u32)>,
     /// Extra compiler flags (`cflags=`), after the harness's own.
     pub cflags: Vec<String>,
     /// Run with `mpicheck run --check-buffers` (`check-buffers`).
@@ -146,6 +153,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
     let mut errors = Vec::new();
     let mut ranks: Option<u32> = None;
     let mut expected = BTreeSet::new();
+    let mut needs_keys = BTreeSet::new();
     let mut none_line: Option<u32> = None;
     let mut cflags: Vec<String> = Vec::new();
     let mut check_buffers = false;
@@ -227,10 +235,18 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
                 .split(|c: char| c == ',' || c.is_whitespace())
                 .filter(|s| !s.is_empty())
                 .collect();
+            let keys = codes.contains(&"keys");
+            let codes: Vec<&str> = codes.into_iter().filter(|c| *c != "keys").collect();
             if codes.is_empty() {
                 errors.push(format!("line {lineno}: `expect:` without a code"));
             }
+            if keys && codes.contains(&"none") {
+                errors.push(format!("line {lineno}: `keys` with `expect: none`"));
+            }
             for code in codes {
+                if keys && code != "none" {
+                    needs_keys.insert((code.to_string(), lineno));
+                }
                 if code == "none" {
                     if none_line.replace(lineno).is_some() {
                         errors.push(format!("line {lineno}: second `expect: none`"));
@@ -267,6 +283,7 @@ pub fn parse_program(text: &str, lang: Language) -> Result<Expectations, Vec<Str
         Ok(Expectations {
             ranks: ranks.expect("checked above"),
             expected,
+            needs_keys,
             cflags,
             check_buffers,
             checks_itself,
@@ -426,17 +443,22 @@ pub fn reported_pairs(
 }
 
 /// Every way the findings differ from the expectations, one readable line (or block) each;
-/// empty when the run passes. `source` is the program text, to quote expected lines.
+/// empty when the run passes. `source` is the program text, to quote expected lines. `keys`:
+/// the run had memory protection keys (without, the pairs of `needs_keys` are not required).
 pub fn compare(
     program_file_name: &str,
     source: &str,
     exp: &Expectations,
     findings: &[ReportFinding],
+    keys: bool,
 ) -> Vec<String> {
     let mut problems = Vec::new();
     let reported = reported_pairs(findings, program_file_name);
     let src_lines: Vec<&str> = source.lines().collect();
     for (code, line) in &exp.expected {
+        if !keys && exp.needs_keys.contains(&(code.clone(), *line)) {
+            continue;
+        }
         if !reported.contains(&(code.clone(), *line)) {
             let text = src_lines.get(*line as usize - 1).map_or("", |s| s.trim());
             let elsewhere: Vec<String> = reported
@@ -629,9 +651,53 @@ mod tests {
             finding("CO001", vec![loc(2, "prog.c", 8)]),
         ]));
         assert_eq!(
-            compare("prog.c", C_PROGRAM, &e, &findings),
+            compare("prog.c", C_PROGRAM, &e, &findings, true),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn keys_marked_lines_are_required_only_with_keys() {
+        let text = "/* mpicheck: ranks=2 check-buffers */\na[0] = 1; /* expect: DR002 */\nx = b[0]; /* expect: DR002 keys */\n";
+        let e = parse_program(text, Language::C).unwrap();
+        let both: BTreeSet<(String, u32)> = [("DR002".to_string(), 2), ("DR002".to_string(), 3)]
+            .into_iter()
+            .collect();
+        assert_eq!(e.expected, both);
+        assert_eq!(
+            e.needs_keys,
+            [("DR002".to_string(), 3)].into_iter().collect()
+        );
+        let store_only = report(serde_json::json!([finding(
+            "DR002",
+            vec![loc(0, "p.c", 2)]
+        )]));
+        assert!(compare("p.c", text, &e, &store_only, false).is_empty());
+        let with_keys = compare("p.c", text, &e, &store_only, true);
+        assert_eq!(with_keys.len(), 1, "{with_keys:?}");
+        assert!(
+            with_keys[0].starts_with("missing DR002 at line 3"),
+            "{with_keys:?}"
+        );
+        // Without keys the other lines are still required.
+        let load_only = report(serde_json::json!([finding(
+            "DR002",
+            vec![loc(0, "p.c", 3)]
+        )]));
+        let p = compare("p.c", text, &e, &load_only, false);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("missing DR002 at line 2"), "{p:?}");
+        // `keys` alone is no code, nor does it go with `none`.
+        assert!(parse_program(
+            "/* mpicheck: ranks=2 */\nx; /* expect: keys */\n",
+            Language::C
+        )
+        .is_err());
+        assert!(parse_program(
+            "/* mpicheck: ranks=2 */\n/* expect: none keys */\n",
+            Language::C
+        )
+        .is_err());
     }
 
     #[test]
@@ -643,7 +709,7 @@ mod tests {
             finding("DL002", vec![loc(0, "other.c", 8)]),
             finding("CO001", vec![loc(0, "prog.c", 8)]),
         ]));
-        let p = compare("prog.c", C_PROGRAM, &e, &findings);
+        let p = compare("prog.c", C_PROGRAM, &e, &findings, true);
         assert_eq!(p.len(), 2, "{p:#?}");
         assert_eq!(
             p[0],
@@ -661,7 +727,7 @@ mod tests {
             finding("CO001", vec![loc(0, "prog.c", 8)]),
             finding("MR001", vec![loc(1, "prog.c", 7)]),
         ]));
-        let p = compare("prog.c", C_PROGRAM, &e, &findings);
+        let p = compare("prog.c", C_PROGRAM, &e, &findings, true);
         assert_eq!(p.len(), 1, "{p:#?}");
         assert!(
             p[0].starts_with("unexpected finding MR001 (error)"),
@@ -674,9 +740,9 @@ mod tests {
     fn correct_program_fails_on_any_finding() {
         let ok = "/* mpicheck: ranks=2 */\n/* expect: none */\n";
         let e = parse_program(ok, Language::C).unwrap();
-        assert!(compare("ok.c", ok, &e, &report(serde_json::json!([]))).is_empty());
+        assert!(compare("ok.c", ok, &e, &report(serde_json::json!([])), true).is_empty());
         let f = report(serde_json::json!([finding("DL002", vec![])]));
-        let p = compare("ok.c", ok, &e, &f);
+        let p = compare("ok.c", ok, &e, &f, true);
         assert_eq!(
             p,
             vec!["unexpected finding DL002 (error): ranks 0, 1 wait for each other"]
