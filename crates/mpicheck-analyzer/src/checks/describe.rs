@@ -171,17 +171,7 @@ pub(crate) fn site_location(
     call: &str,
     label: impl Into<Text>,
 ) -> Location {
-    let loc = run.site(site);
-    Location {
-        ranks: ranks.into(),
-        call: call.to_string(),
-        file: loc.file.clone(),
-        line: loc.line,
-        function: loc.function.clone(),
-        object: loc.object.clone(),
-        offset: loc.offset,
-        label: label.into(),
-    }
+    super::pass::RunTables::of(run).location(site, ranks, call, label)
 }
 
 /// What kinds of calls a set of blocked events are, for notes and help.

@@ -6,9 +6,10 @@
 //! into diagnostics. Completion is what the wait or test reported: a test loop that
 //! returns `flag = 0` many times and then `1` completes the request once, at the end.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
-use super::{site_location, Check, Context};
+use super::pass::{RunTables, SiteFindings};
+use super::{Check, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
 use crate::text::Text;
@@ -221,47 +222,17 @@ pub(crate) fn fold_by_site<M: Into<Text>, L: Into<Text>>(
     notes: &[&str],
     help: &str,
 ) -> Vec<Diagnostic> {
-    // (site, call, message, label) → ranks
-    let mut groups: BTreeMap<(u32, &'static str, Text, Text), Vec<Rank>> = BTreeMap::new();
+    let mut found = SiteFindings::default();
     for (rank, index, message, label) in items {
-        let (message, label) = (message.into(), label.into());
-        let Some(event) = run
+        if let Some(event) = run
             .ranks
             .get(rank as usize)
             .and_then(|t| t.events.get(index))
-        else {
-            continue;
-        };
-        groups
-            .entry((event.site.0, event.call, message, label))
-            .or_default()
-            .push(rank);
+        {
+            found.add(rank, event, message, label);
+        }
     }
-    groups
-        .into_iter()
-        .map(|((site, call, message, label), mut ranks)| {
-            ranks.sort_unstable();
-            ranks.dedup();
-            Diagnostic {
-                code: info.code,
-                category: info.category,
-                severity: info.severity,
-                message,
-                locations: vec![site_location(
-                    run,
-                    crate::model::SiteId(site),
-                    ranks,
-                    call,
-                    label,
-                )],
-                notes: notes.iter().map(|&n| n.into()).collect(),
-                help: Some(help.into()),
-                wait_for: None,
-                communicator: None,
-                tag: None,
-            }
-        })
-        .collect()
+    found.diagnostics(&RunTables::of(run), info, notes, help)
 }
 
 /// Every request-lifecycle diagnostic, in code order.
