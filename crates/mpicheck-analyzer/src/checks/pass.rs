@@ -9,28 +9,53 @@
 //! a [`Run`] held whole.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
-use crate::model::{Event, Rank, Run, SiteId, SourceLocation};
+use crate::model::{CollectiveArgs, CommId, CommInfo, Event, Rank, Run, SiteId, SourceLocation};
 use crate::text::Text;
 
 /// One check's pass over the events.
 pub(crate) trait EventPass {
     /// The next event of `rank`, whose index in the rank is `index`. Each rank's events come
-    /// in order; the events of different ranks may come interleaved.
-    fn event(&mut self, rank: Rank, index: usize, event: &Event);
+    /// in order; the events of different ranks may come interleaved. `tables` hold what the
+    /// events seen so far point into (communicators, datatypes, collective arguments).
+    fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables);
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
 }
 
-/// What a pass may read of the run at its end: the tables the events point into.
+/// What a pass may read of the run besides its events: the tables the events point into.
+/// While the events stream, they hold what the events so far made; at the end, all of it.
 pub(crate) struct RunTables<'r> {
     sites: &'r [SourceLocation],
+    comms: &'r [CommInfo],
+    collective_args: &'r CollectiveArgsTable,
 }
+
+/// [`Run::collective_args`]: the arguments of collective calls, by (rank, event index).
+pub(crate) type CollectiveArgsTable = FxHashMap<(Rank, u32), Arc<CollectiveArgs>>;
 
 impl<'r> RunTables<'r> {
     pub fn of(run: &'r Run) -> RunTables<'r> {
-        RunTables { sites: &run.sites }
+        RunTables {
+            sites: &run.sites,
+            comms: &run.comms,
+            collective_args: &run.collective_args,
+        }
+    }
+
+    /// A communicator, if the events named it.
+    pub fn comm(&self, comm: CommId) -> Option<&'r CommInfo> {
+        self.comms.get(comm.0 as usize)
+    }
+
+    /// The arguments of the collective call that is event `index` of `rank`.
+    pub fn collective_args(&self, rank: Rank, index: usize) -> Option<&'r CollectiveArgs> {
+        let index = u32::try_from(index).ok()?;
+        self.collective_args.get(&(rank, index)).map(|args| &**args)
     }
 
     /// The source location of a call site.
@@ -69,10 +94,11 @@ impl<'r> RunTables<'r> {
 
 /// Feeds every event of `run` to `passes`, rank after rank.
 pub(crate) fn feed(run: &Run, passes: &mut [Box<dyn EventPass>]) {
+    let tables = RunTables::of(run);
     for trace in &run.ranks {
         for (index, event) in trace.events.iter().enumerate() {
             for pass in passes.iter_mut() {
-                pass.event(trace.rank, index, event);
+                pass.event(trace.rank, index, event, &tables);
             }
         }
     }

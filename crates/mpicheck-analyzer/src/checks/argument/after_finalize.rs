@@ -54,7 +54,7 @@ struct AfterFinalize {
 }
 
 impl EventPass for AfterFinalize {
-    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         let Some(&(thread, time)) = self.finalized.get(&rank) else {
             if matches!(event.op, Op::Finalize) && event.returned {
                 self.finalized.insert(rank, (event.thread, event.time));

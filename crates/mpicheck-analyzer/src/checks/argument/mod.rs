@@ -81,7 +81,7 @@ impl IssuePass {
 }
 
 impl EventPass for IssuePass {
-    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         let Some(facts) = event.facts() else { return };
         for issue in &facts.arg_issues {
             if let Some((message, label)) = (self.describe)(issue, event.call) {

@@ -51,7 +51,7 @@ is written), §3.10 (`MPI_Sendrecv`: send and receive buffers must be disjoint),
 struct Overlaps(SiteFindings);
 
 impl EventPass for Overlaps {
-    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         let spans = event.buffers();
         let clash = spans.iter().enumerate().find_map(|(k, a)| {
             spans[k + 1..]

@@ -96,7 +96,7 @@ struct Bsends {
 }
 
 impl EventPass for Bsends {
-    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         let state = self.ranks.entry(rank).or_insert(RankBuffer {
             attached: None,
             judged: true,

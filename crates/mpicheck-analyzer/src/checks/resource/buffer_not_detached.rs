@@ -54,7 +54,7 @@ struct Attached {
 }
 
 impl EventPass for Attached {
-    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         match &event.op {
             Op::BufferAttach { .. } => {
                 self.attached.insert(rank, (event.site, event.call));

@@ -102,7 +102,7 @@ fn report(
 }
 
 impl EventPass for Leaks {
-    fn event(&mut self, rank: Rank, _index: usize, event: &Event) {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         let state = self.ranks.entry(rank).or_default();
         if let Some((thread, time)) = state.finalizing {
             if !event.ran_inside_call(thread, time) {
