@@ -17,6 +17,7 @@ use mpicheck_trace::{
     ArgValue, CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace, TraceError,
 };
 
+use crate::checks::pass::{EventPass, RunTables};
 use crate::model::*;
 use crate::typesig::Layout;
 
@@ -193,6 +194,7 @@ pub fn normalize(
         assignment,
         &mut |i| Ok(traces[i].calls.iter().map(Ok)),
         resolve,
+        &mut [],
     )
 }
 
@@ -207,20 +209,39 @@ pub fn normalize_streaming<I>(
 where
     I: Iterator<Item = Result<CallRecord, TraceError>>,
 {
+    normalize_streaming_into(traces, calls, resolve, &mut [])
+}
+
+/// As [`normalize_streaming`], giving every event to `passes` as it is made.
+pub(crate) fn normalize_streaming_into<I>(
+    traces: &[Trace],
+    calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
+    resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+    passes: &mut [Box<dyn EventPass>],
+) -> Result<Run, NormalizeError>
+where
+    I: Iterator<Item = Result<CallRecord, TraceError>>,
+{
     if traces.is_empty() {
         return Err(NormalizeError::Empty);
     }
     let assignment = assign_ranks(traces)?;
-    normalize_assigned(traces, assignment, calls, resolve)
+    normalize_assigned(traces, assignment, calls, resolve, passes)
 }
 
 /// Normalizes the traces as `assignment` assigned them to ranks, with the calls of
-/// `traces[i]` from `calls(i)`.
+/// `traces[i]` from `calls(i)`, giving every event to `passes` as it is made.
+///
+/// Rank after rank: the ids of communicators, call sites, datatypes and requests are
+/// numbered in the order they are first seen, and reports list some findings in that order,
+/// so an order that depends on the clock (as interleaving the ranks by entry time would)
+/// would make reports of one program differ between runs.
 fn normalize_assigned<I, R>(
     traces: &[Trace],
     assignment: RankAssignment,
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+    passes: &mut [Box<dyn EventPass>],
 ) -> Result<Run, NormalizeError>
 where
     I: Iterator<Item = Result<R, TraceError>>,
@@ -233,6 +254,7 @@ where
     } = assignment;
     let mut tables = Tables::new(world_size);
     let mut ranks = Vec::with_capacity(world_size as usize);
+    let mut made = Vec::new();
     for rank in 0..world_size {
         let Some(&index) = by_rank.get(&(rank as i32)) else {
             ranks.push(RankTrace {
@@ -253,18 +275,32 @@ where
             Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0));
         for call in calls(index).map_err(read_error)? {
             let call = call.map_err(read_error)?;
-            stream.call(call.borrow(), &mut tables, resolve, &mut |out| match out {
-                Normalized::Event(event) => events.push(event),
-                Normalized::Matched { event, matched } => {
-                    if let Some(Event {
-                        op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
-                        ..
-                    }) = events.get_mut(event)
-                    {
-                        recv.matched = Some(matched);
+            stream.call(call.borrow(), &mut tables, resolve, &mut |out| {
+                made.push(out)
+            });
+            let run_tables = RunTables::new(&tables.sites, &tables.comms, &tables.collective_args);
+            for out in made.drain(..) {
+                match out {
+                    Normalized::Event(event) => {
+                        for pass in passes.iter_mut() {
+                            pass.event(rank, events.len(), &event, &run_tables);
+                        }
+                        events.push(event);
+                    }
+                    Normalized::Matched { event, matched } => {
+                        for pass in passes.iter_mut() {
+                            pass.matched(rank, event, matched);
+                        }
+                        if let Some(Event {
+                            op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
+                            ..
+                        }) = events.get_mut(event)
+                        {
+                            recv.matched = Some(matched);
+                        }
                     }
                 }
-            });
+            }
         }
         let (end, threads) = stream.finish(&mut tables, resolve);
         ranks.push(RankTrace {

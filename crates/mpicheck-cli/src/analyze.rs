@@ -267,17 +267,28 @@ pub struct Analysis {
 pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -> Result<Analysis> {
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
-    let (loaded, mut run) = scan_run(dir, options, &progress)?;
+    let loaded = scan_traces(dir, options, &progress)?;
     let traces = &loaded.traces;
     // Cannot fail where normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(traces).unwrap_or_default();
-    model_polling(&mut run, &meta.polling);
-    progress.stage(&format!(
-        "replaying {} calls of {} ranks and running the checks",
-        run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),
-        run.ranks.len()
-    ));
-    let findings = mpicheck_report::fold(mpicheck_analyzer::checks::run_all(&run));
+    progress.stage("resolving call sites, normalizing and checking the calls");
+    let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
+    let mut resolve = site_resolver(&maps);
+    let (run, findings) = mpicheck_analyzer::checks::analyze_streaming(
+        traces,
+        &mut |i| mpicheck_trace::trace_file_calls(&loaded.paths[i], &traces[i].header),
+        &mut resolve,
+        |run| {
+            model_polling(run, &meta.polling);
+            progress.stage(&format!(
+                "replaying {} calls of {} ranks and running the checks",
+                run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),
+                run.ranks.len()
+            ));
+        },
+    )
+    .context("cannot analyze the traces")?;
+    let findings = mpicheck_report::fold(findings);
     progress.stage("writing the reports");
     let reported = report(dir, meta, traces, &run, findings, options, Some(&progress))?;
     if let Some(note) = child_process_note(traces, &assignment) {
@@ -322,14 +333,21 @@ pub fn scan_run(
     options: &ReportOptions,
     progress: &Progress,
 ) -> Result<(LoadedTraces, Run)> {
+    let loaded = scan_traces(dir, options, progress)?;
+    progress.stage("resolving call sites and normalizing");
+    let run = build_run_streaming(&loaded.traces, &loaded.paths)?;
+    Ok((loaded, run))
+}
+
+/// The traces of `dir`, scanned (their calls are decoded later, one at a time), once it is
+/// checked that their analysis fits in memory.
+fn scan_traces(dir: &Path, options: &ReportOptions, progress: &Progress) -> Result<LoadedTraces> {
     let loaded = load_traces_with(dir, progress, mpicheck_trace::scan_trace_file)?;
     let calls = loaded.traces.iter().map(|t| t.mpi_calls).sum();
     let limit = options.max_memory.or_else(crate::memory::available);
     progress
         .suspend(|| crate::memory::check_fits(calls, limit, options.max_memory.is_some(), dir))?;
-    progress.stage("resolving call sites and normalizing");
-    let run = build_run_streaming(&loaded.traces, &loaded.paths)?;
-    Ok((loaded, run))
+    Ok(loaded)
 }
 
 /// The traces of an output directory, and the trace files that could not be read.

@@ -25,7 +25,7 @@ pub mod datatype;
 pub mod deadlock;
 mod describe;
 pub mod message_race;
-mod pass;
+pub(crate) mod pass;
 pub mod pending_buffer;
 pub mod request;
 pub mod resource;
@@ -128,63 +128,129 @@ fn run_selected_noting(
     if run.ranks.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let selected: Vec<bool> = REGISTRY
-        .iter()
-        .map(|c| c.infos().iter().any(&wanted))
-        .collect();
-    // Fillers come before their readers (tested), so one backward pass finds them all.
-    let mut needed = selected.clone();
-    for i in (0..REGISTRY.len()).rev() {
-        if !needed[i] {
-            continue;
-        }
-        for slot in REGISTRY[i].needs().reads {
-            for j in 0..i {
-                if REGISTRY[j].needs().fills(*slot) {
-                    needed[j] = true;
+    let mut plan = Plan::new(wanted);
+    pass::feed(run, &mut plan.passes);
+    plan.finish(run)
+}
+
+/// Normalizes the traces and runs every check: the passes over the events while the events
+/// are made, the other checks on the run afterwards, once `prepare` (the launcher's model of
+/// threads it saw polling) has changed it. Returns the run with the findings.
+pub fn analyze_streaming<I>(
+    traces: &[mpicheck_trace::Trace],
+    calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
+    resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
+    prepare: impl FnOnce(&mut Run),
+) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
+where
+    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+{
+    let mut plan = Plan::new(|_| true);
+    let mut run =
+        crate::normalize::normalize_streaming_into(traces, calls, resolve, &mut plan.passes)?;
+    prepare(&mut run);
+    if run.ranks.is_empty() {
+        return Ok((run, Vec::new()));
+    }
+    let (found, undeclared) = plan.finish(&run);
+    debug_assert!(undeclared.is_empty(), "{undeclared:?}");
+    Ok((run, found))
+}
+
+/// The checks a selection of codes runs, and the passes among them, made before the events
+/// are fed to them.
+struct Plan<W> {
+    wanted: W,
+    /// By registry index: reports a wanted code.
+    selected: Vec<bool>,
+    /// By registry index: selected, or fills a slot that a needed check reads.
+    needed: Vec<bool>,
+    /// The registry index of each of `passes`.
+    pass_checks: Vec<usize>,
+    passes: Vec<Box<dyn pass::EventPass>>,
+}
+
+impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
+    fn new(wanted: W) -> Plan<W> {
+        let selected: Vec<bool> = REGISTRY
+            .iter()
+            .map(|c| c.infos().iter().any(&wanted))
+            .collect();
+        // Fillers come before their readers (tested), so one backward pass finds them all.
+        let mut needed = selected.clone();
+        for i in (0..REGISTRY.len()).rev() {
+            if !needed[i] {
+                continue;
+            }
+            for slot in REGISTRY[i].needs().reads {
+                for j in 0..i {
+                    if REGISTRY[j].needs().fills(*slot) {
+                        needed[j] = true;
+                    }
                 }
             }
         }
-    }
-    // The checks that are passes over the events, fed in one sweep.
-    let (pass_checks, mut passes): (Vec<usize>, Vec<Box<dyn pass::EventPass>>) = REGISTRY
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| needed[i])
-        .filter_map(|(i, check)| check.pass().map(|p| (i, p)))
-        .unzip();
-    pass::feed(run, &mut passes);
-    let tables = pass::RunTables::of(run);
-    let mut pass_findings: Vec<Option<Vec<Diagnostic>>> = vec![None; REGISTRY.len()];
-    for (i, pass) in pass_checks.into_iter().zip(passes) {
-        pass_findings[i] = Some(pass.finish(&tables));
-    }
-    let ctx = Context::new(run);
-    let mut out = Vec::new();
-    for (i, check) in REGISTRY.iter().enumerate() {
-        if !needed[i] {
-            continue;
+        // The checks that are passes over the events, fed in one sweep.
+        let (pass_checks, passes) = REGISTRY
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| needed[i])
+            .filter_map(|(i, check)| check.pass().map(|p| (i, p)))
+            .unzip();
+        Plan {
+            wanted,
+            selected,
+            needed,
+            pass_checks,
+            passes,
         }
-        ctx.set_running(check.infos().first().map_or("?", |c| c.code), check.needs());
-        let found = match pass_findings[i].take() {
-            Some(found) => found,
-            None => check.run(&ctx),
-        };
-        for d in &found {
-            if !check.infos().iter().any(|c| c.code == d.code) {
-                ctx.note_undeclared(format!("reports {}, which its infos() do not list", d.code));
+    }
+
+    /// The passes' findings, and the other needed checks' on `run`, once every event was
+    /// fed to the passes; with the uses of the context the checks did not declare.
+    fn finish(self, run: &Run) -> (Vec<Diagnostic>, Vec<String>) {
+        let Plan {
+            wanted,
+            selected,
+            needed,
+            pass_checks,
+            passes,
+        } = self;
+        let tables = pass::RunTables::of(run);
+        let mut pass_findings: Vec<Option<Vec<Diagnostic>>> = vec![None; REGISTRY.len()];
+        for (i, pass) in pass_checks.into_iter().zip(passes) {
+            pass_findings[i] = Some(pass.finish(&tables));
+        }
+        let ctx = Context::new(run);
+        let mut out = Vec::new();
+        for (i, check) in REGISTRY.iter().enumerate() {
+            if !needed[i] {
+                continue;
+            }
+            ctx.set_running(check.infos().first().map_or("?", |c| c.code), check.needs());
+            let found = match pass_findings[i].take() {
+                Some(found) => found,
+                None => check.run(&ctx),
+            };
+            for d in &found {
+                if !check.infos().iter().any(|c| c.code == d.code) {
+                    ctx.note_undeclared(format!(
+                        "reports {}, which its infos() do not list",
+                        d.code
+                    ));
+                }
+            }
+            if selected[i] {
+                out.extend(found.into_iter().filter(|d| {
+                    catalogue()
+                        .iter()
+                        .find(|c| c.code == d.code)
+                        .is_some_and(&wanted)
+                }));
             }
         }
-        if selected[i] {
-            out.extend(found.into_iter().filter(|d| {
-                catalogue()
-                    .iter()
-                    .find(|c| c.code == d.code)
-                    .is_some_and(&wanted)
-            }));
-        }
+        (out, ctx.take_undeclared())
     }
-    (out, ctx.take_undeclared())
 }
 
 /// DL001 alone, for the launcher watching a job whose ranks are all blocked.

@@ -23,6 +23,12 @@ pub(crate) trait EventPass {
     /// in order; the events of different ranks may come interleaved. `tables` hold what the
     /// events seen so far point into (communicators, datatypes, collective arguments).
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables);
+    /// The source and tag that receive `index` of `rank` matched, when they became known
+    /// after its event was given: while the traces are normalized, a nonblocking receive's
+    /// match is known when the call that completed it is (the event came with
+    /// `recv.matched` unset). Fed from a whole [`Run`], events come with it set and this is
+    /// not called.
+    fn matched(&mut self, _rank: Rank, _index: usize, _matched: (Rank, i32)) {}
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
 }
@@ -40,10 +46,18 @@ pub(crate) type CollectiveArgsTable = FxHashMap<(Rank, u32), Arc<CollectiveArgs>
 
 impl<'r> RunTables<'r> {
     pub fn of(run: &'r Run) -> RunTables<'r> {
+        RunTables::new(&run.sites, &run.comms, &run.collective_args)
+    }
+
+    pub fn new(
+        sites: &'r [SourceLocation],
+        comms: &'r [CommInfo],
+        collective_args: &'r CollectiveArgsTable,
+    ) -> RunTables<'r> {
         RunTables {
-            sites: &run.sites,
-            comms: &run.comms,
-            collective_args: &run.collective_args,
+            sites,
+            comms,
+            collective_args,
         }
     }
 
