@@ -409,9 +409,8 @@ impl TailedTrace {
             .max_by_key(|w| w.last_record);
         let mut inside = false;
         if let Some(watch) = last {
-            inside = call_progress(&self.file, watch.last_record).is_some_and(
-                |(state, pending, _)| state == record_state::ENTERED || pending,
-            );
+            inside = call_progress(&self.file, watch.last_record)
+                .is_some_and(|(state, pending, _)| state == record_state::ENTERED || pending);
         }
         Some(DeadRank {
             rank: header.best_rank(),
@@ -441,9 +440,8 @@ impl TailedTrace {
         let pid = self.header.as_ref().map_or(0, |h| h.pid);
         for (&thread, watch) in self.threads.iter_mut() {
             let progress = call_progress(&self.file, watch.last_record);
-            let returned = progress.is_some_and(|(state, pending, _)| {
-                state == record_state::COMPLETE && !pending
-            });
+            let returned = progress
+                .is_some_and(|(state, pending, _)| state == record_state::COMPLETE && !pending);
             if let Some((_, pending, calls)) = progress.filter(|_| watch.last_sync.is_none()) {
                 if calls != watch.last_calls {
                     // More identical calls counted into the record: those before it returned.

@@ -222,7 +222,16 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
                     return fold_enter(c, short + COUNT_BYTES, s);
                 }
             }
-            let rec = write_repeat(r, s, rflags, original, short, counted, keep, in_bytes - keep);
+            let rec = write_repeat(
+                r,
+                s,
+                rflags,
+                original,
+                short,
+                counted,
+                keep,
+                in_bytes - keep,
+            );
             if !rec.is_null() {
                 *last_repeat = rec as u64 - r.base as u64;
             }
@@ -434,7 +443,10 @@ pub unsafe extern "C" fn mpicheck_end_folded(
         return;
     }
     // Not the same call after all: the run ends as it was, and this call gets its own record.
-    ptr::write(c.add(clen - 8) as *mut u64, ptr::read(s.add(24) as *const u64));
+    ptr::write(
+        c.add(clen - 8) as *mut u64,
+        ptr::read(s.add(24) as *const u64),
+    );
     runs.store(count, Ordering::Release);
     let original = ptr::read(c.add(32) as *const u64);
     let rflags = ptr::read(c.add(7)) & flags::FORTRAN;

@@ -103,7 +103,14 @@ fn run_turn(i: i64) {
     let (outputs, ret) = run_call(i);
     assert!(record(1, 0x2000, &RUN_RECV, &outputs, ret, true));
     if i % 1000 == 999 {
-        assert!(record(0, 0x1000, &[0x10, 1, 7, -1, 3, 0x4400_0000], &[], 0, true));
+        assert!(record(
+            0,
+            0x1000,
+            &[0x10, 1, 7, -1, 3, 0x4400_0000],
+            &[],
+            0,
+            true
+        ));
     }
 }
 
@@ -116,7 +123,15 @@ fn run_expected(calls: std::ops::Range<i64>) -> Vec<Seen> {
             words.extend(outputs);
             let mut seen = vec![(1, 0, 0x2000, ret, false, true, words)];
             if i % 1000 == 999 {
-                seen.push((0, 0, 0x1000, 0, false, true, vec![0x10, 1, 7, -1, 3, 0x4400_0000]));
+                seen.push((
+                    0,
+                    0,
+                    0x1000,
+                    0,
+                    false,
+                    true,
+                    vec![0x10, 1, 7, -1, 3, 0x4400_0000],
+                ));
             }
             seen
         })
@@ -402,7 +417,9 @@ fn case_run() -> Result<(), String> {
         "order keys do not decrease".into(),
     )?;
     check(
-        on.calls.windows(2).all(|w| w[0].t_enter_ns <= w[1].t_enter_ns),
+        on.calls
+            .windows(2)
+            .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns),
         "entry times do not decrease".into(),
     )
 }
@@ -423,9 +440,15 @@ fn case_runkill() -> Result<(), String> {
     check(counted_bytes(&path) > 0, "counted repeats written".into())?;
     let trace = read_trace(&path).map_err(|e| e.to_string())?;
     let n = trace.calls.len();
-    check(n == run_expected(0..CALLS).len() + 1, format!("{n} calls read"))?;
+    check(
+        n == run_expected(0..CALLS).len() + 1,
+        format!("{n} calls read"),
+    )?;
     let seen: Vec<_> = trace.calls[..n - 1].iter().map(what).collect();
-    check(seen == run_expected(0..CALLS), "the calls before the kill".into())?;
+    check(
+        seen == run_expected(0..CALLS),
+        "the calls before the kill".into(),
+    )?;
     let last = &trace.calls[n - 1];
     check(
         last.func == 1 && !last.complete && last.words[..6] == RUN_RECV,

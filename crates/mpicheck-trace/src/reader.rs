@@ -590,7 +590,11 @@ impl Walk {
             let len = if self.counted && rflags & crate::flags::COUNTED != 0 {
                 match len.checked_sub(8 * crate::COUNT_WORDS) {
                     Some(tail) if tail >= CALL_FIXED_SIZE => tail,
-                    _ => return Err(format!("the counted call at byte {at} has no room for its count")),
+                    _ => {
+                        return Err(format!(
+                            "the counted call at byte {at} has no room for its count"
+                        ))
+                    }
                 }
             } else {
                 len

@@ -231,7 +231,16 @@ fn counted_runs_read_as_every_call_they_count() {
         let what = |calls: &[CallRecord]| -> Vec<_> {
             calls
                 .iter()
-                .map(|c| (c.func, c.thread, c.callsite, c.ret, c.complete, c.words.clone()))
+                .map(|c| {
+                    (
+                        c.func,
+                        c.thread,
+                        c.callsite,
+                        c.ret,
+                        c.complete,
+                        c.words.clone(),
+                    )
+                })
                 .collect()
         };
         let mut expected = what(&full.calls);
