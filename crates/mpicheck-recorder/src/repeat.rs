@@ -222,16 +222,7 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
                     return fold_enter(c, short + COUNT_BYTES, s);
                 }
             }
-            let rec = write_repeat(
-                r,
-                s,
-                rflags,
-                original,
-                short,
-                counted,
-                keep,
-                in_bytes - keep,
-            );
+            let rec = write_repeat(r, s, rflags, original, short, counted, in_bytes - keep);
             if !rec.is_null() {
                 *last_repeat = rec as u64 - r.base as u64;
             }
@@ -252,8 +243,8 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
 }
 
 /// Reserves and writes the repeat of `original` whose call is in the scratch buffer `s`:
-/// `short` bytes (plus the count words if `counted`): the argument bytes from `keep` on, of
-/// which the first `tail_inputs` are inputs. Publishes it as entered; null when recording
+/// `short` bytes (plus the count words if `counted`): the argument bytes from `keep` (the
+/// full length less `short`) on, of which the first `tail_inputs` are inputs. Publishes it as entered; null when recording
 /// stopped.
 #[inline(always)]
 unsafe fn write_repeat(
@@ -263,9 +254,10 @@ unsafe fn write_repeat(
     original: u64,
     short: usize,
     counted: bool,
-    keep: usize,
     tail_inputs: usize,
 ) -> *mut u8 {
+    // The scratch buffer's frame holds the full record's length.
+    let keep = ptr::read(s as *const u32) as usize - short;
     let (len, rflags) = if counted {
         (short + COUNT_BYTES, rflags | flags::REPEAT | flags::COUNTED)
     } else {
@@ -456,7 +448,7 @@ pub unsafe extern "C" fn mpicheck_end_folded(
         .min(short + keep - CALL_FIXED_SIZE);
     // Zero the exit-time word of the scratch buffer again (it held `last`).
     ptr::write(s.add(24) as *mut u64, 0);
-    let own = write_repeat(r, s, rflags, original, short, single, keep, in_bytes - keep);
+    let own = write_repeat(r, s, rflags, original, short, single, in_bytes - keep);
     if own.is_null() {
         return;
     }
