@@ -11,6 +11,14 @@
 //! caller owns (C initial-exec TLS in the interposition library: a plain address), indexed by
 //! a hash of the function and the call site, two slots per key; a collision only costs a
 //! full record.
+//!
+//! Counted runs (trace format 6, "Counted runs" in `mpicheck_trace`): a repeat written right
+//! after its original or another repeat of it, while the process records from one thread,
+//! gets two count words; the thread's next identical call, while that record is still the
+//! trace's last, is folded into it ([`mpicheck_enter_repeatable`] returns the record tagged
+//! with its low bit, and [`mpicheck_end_folded`] counts the call when it returns, or writes
+//! it on its own if its outputs or return code differ). The table's last word holds the
+//! thread's latest repeat.
 
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
