@@ -36,7 +36,9 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mpicheck_trace::reader::{folded_poll, frame_at, read_header, thread_tid, TraceHeader};
+use mpicheck_trace::reader::{
+    counted_run, folded_poll, frame_at, read_header, thread_tid, TraceHeader,
+};
 use mpicheck_trace::{flags, kind, record_state, text, Schema, CALL_FIXED_SIZE, HEADER_SIZE};
 
 use crate::out_dir;
@@ -78,6 +80,9 @@ struct ThreadWatch {
     polling: PollSamples,
     /// Its polls since its last progress, in its poll records before `last_record`.
     polls_before_last: u64,
+    /// The calls its last record stood for at the last look: a counted repeat's grow while
+    /// the thread repeats the call (trace format 6, "Counted runs").
+    last_calls: u64,
 }
 
 /// How a thread whose last call is a poll spends its time since its last progress. A
@@ -154,6 +159,29 @@ fn polls_in(file: &File, record: u64) -> u64 {
         return 1;
     }
     1 + folded_poll(&rec).map_or(0, |(repeats, _)| repeats)
+}
+
+/// The state byte of the call record at `record`, whether a call folded into it is inside
+/// MPI (a counted repeat's pending bit), and the calls it stands for (a counted repeat
+/// counts a run of identical calls as they return; see "Counted runs" in `mpicheck_trace`).
+fn call_progress(file: &File, record: u64) -> Option<(u8, bool, u64)> {
+    let mut frame = [0u8; 8];
+    file.read_exact_at(&mut frame, record).ok()?;
+    let counted = flags::REPEAT | flags::COUNTED;
+    if frame[7] & counted != counted {
+        return Some((frame[6], false, 1));
+    }
+    let len = u32::from_le_bytes(frame[0..4].try_into().unwrap()) as usize;
+    let mut rec = vec![0u8; len];
+    if !(CALL_FIXED_SIZE..=READ_CHUNK as usize).contains(&len)
+        || file.read_exact_at(&mut rec, record).is_err()
+    {
+        return Some((frame[6], false, 1));
+    }
+    Some(match counted_run(&rec) {
+        Some((runs, pending, _)) => (rec[6], pending, 1 + runs + pending as u64),
+        None => (rec[6], false, 1),
+    })
 }
 
 /// The unit of the CPU times in `/proc/.../stat`.
@@ -320,6 +348,7 @@ impl TailedTrace {
                     cpu: None,
                     polling: PollSamples::default(),
                     polls_before_last: 0,
+                    last_calls: 1,
                 });
                 if is_poll {
                     watch.polls_before_last += polls_before;
@@ -329,6 +358,7 @@ impl TailedTrace {
                     watch.polls_before_last = 0;
                 }
                 watch.last_record = offset;
+                watch.last_calls = 1;
                 watch.last_func = frame.func;
                 watch.last_is_poll = is_poll;
                 watch.last_sync = sync;
@@ -379,11 +409,8 @@ impl TailedTrace {
             .max_by_key(|w| w.last_record);
         let mut inside = false;
         if let Some(watch) = last {
-            let mut state = [0u8; 1];
-            inside = self
-                .file
-                .read_exact_at(&mut state, watch.last_record + 6)
-                .is_ok_and(|()| state[0] == record_state::ENTERED);
+            inside = call_progress(&self.file, watch.last_record)
+                .is_some_and(|(state, pending, _)| state == record_state::ENTERED || pending);
         }
         Some(DeadRank {
             rank: header.best_rank(),
@@ -412,12 +439,19 @@ impl TailedTrace {
     fn refresh_states(&mut self, now: Instant) {
         let pid = self.header.as_ref().map_or(0, |h| h.pid);
         for (&thread, watch) in self.threads.iter_mut() {
-            let mut state = [0u8; 1];
-            let returned = self
-                .file
-                .read_exact_at(&mut state, watch.last_record + 6)
-                .is_ok()
-                && state[0] == record_state::COMPLETE;
+            let progress = call_progress(&self.file, watch.last_record);
+            let returned = progress
+                .is_some_and(|(state, pending, _)| state == record_state::COMPLETE && !pending);
+            if let Some((_, pending, calls)) = progress.filter(|_| watch.last_sync.is_none()) {
+                if calls != watch.last_calls {
+                    // More identical calls counted into the record: those before it returned.
+                    watch.last_calls = calls;
+                    watch.progress_at = now;
+                }
+                if pending && !watch.last_is_poll {
+                    watch.activity = Activity::InCall; // a folded call is inside MPI
+                }
+            }
             if watch.last_sync.is_none() && returned && watch.activity == Activity::InCall {
                 watch.activity = if watch.last_is_poll {
                     Activity::Polling

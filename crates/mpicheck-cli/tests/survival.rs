@@ -167,3 +167,89 @@ fn full_disk_stops_recording_not_the_program_mpich() {
 fn full_disk_stops_recording_not_the_program_openmpi() {
     check_full_disk(OPENMPI);
 }
+
+/// Bytes of counted repeat records (trace format 6, "Counted runs") in the trace file `path`.
+fn counted_bytes(path: &Path) -> u64 {
+    let b = std::fs::read(path).unwrap();
+    let (mut at, mut counted) = (4096, 0);
+    while at + 8 <= b.len() {
+        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        if len == 0 {
+            break;
+        }
+        if b[at + 7] & mpicheck_trace::flags::COUNTED != 0 {
+            counted += len as u64;
+        }
+        at += len;
+    }
+    counted
+}
+
+/// A rank ended (SIGALRM) inside a call folded into a counted run leaves a trace that reads
+/// with every call of the run, the one it died in last and not complete; the sender's run of
+/// identical sends reads whole too.
+fn check_killed_run(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "killed_run.c", dir.path());
+    let out = dir.path().join("out");
+    let (run, _) = mpicheck_run(
+        family,
+        2,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "20"],
+        b"",
+    );
+    let stderr = text(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    let paths: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
+        .collect();
+    let mut seen = 0;
+    for path in &paths {
+        let trace = read_trace(path).unwrap();
+        let calls = |name: &str| {
+            trace
+                .calls
+                .iter()
+                .filter(|c| trace.function_name(c.func) == name)
+                .collect::<Vec<_>>()
+        };
+        match trace.header.best_rank() {
+            Some(1) => {
+                seen += 1;
+                assert!(!trace.header.exited(), "rank 1 was killed\n{stderr}");
+                assert!(counted_bytes(path) > 0, "rank 1's receives were counted");
+                let recvs = calls("MPI_Recv");
+                assert_eq!(recvs.len(), 1001, "rank 1's receives\n{stderr}");
+                assert!(recvs[..1000].iter().all(|c| c.complete && c.ret == 0));
+                let last = trace.calls.last().unwrap();
+                assert_eq!(trace.function_name(last.func), "MPI_Recv");
+                assert!(!last.complete, "rank 1 died inside its last receive");
+                assert!(recvs
+                    .windows(2)
+                    .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns && w[0].seq <= w[1].seq));
+            }
+            Some(0) => {
+                seen += 1;
+                assert!(counted_bytes(path) > 0, "rank 0's sends were counted");
+                let sends = calls("MPI_Send");
+                assert_eq!(sends.len(), 1000, "rank 0's sends\n{stderr}");
+                assert!(sends.iter().all(|c| c.complete && c.ret == 0));
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen, 2, "both ranks' traces\n{stderr}");
+}
+
+#[test]
+fn a_rank_killed_in_a_counted_run_leaves_the_count_mpich() {
+    check_killed_run(MPICH);
+}
+#[test]
+fn a_rank_killed_in_a_counted_run_leaves_the_count_openmpi() {
+    check_killed_run(OPENMPI);
+}

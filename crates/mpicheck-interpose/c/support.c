@@ -17,7 +17,7 @@ __thread int mpicheck_depth __attribute__((tls_model("initial-exec"))) = 0;
 /* The recorder's thread index of this thread, + 1 (see mpicheck_begin_slot). */
 __thread uint16_t mpicheck_thread_slot __attribute__((tls_model("initial-exec"))) = 0;
 /* The originals of this thread's repeat records (see mpicheck_enter_rep). */
-__thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_SLOTS] __attribute__((tls_model("initial-exec")));
+__thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_TABLE_WORDS] __attribute__((tls_model("initial-exec")));
 
 /* MPI is usable (between MPI_Init* and MPI_Finalize): helpers that query MPI must not run
  * otherwise, or an erroneous program would be aborted by mpicheck instead of recorded. */

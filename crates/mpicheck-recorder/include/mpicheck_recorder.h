@@ -177,19 +177,31 @@ static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *
  *
  * mpicheck_enter_rep writes the record into the trace, as a short repeat when its inputs
  * equal those of the thread's latest full record of the same function and call site (found
- * through mpicheck_repeat_table), and mpicheck_end_rep copies the outputs there. A record of
+ * through mpicheck_repeat_table), and mpicheck_end_rep copies the outputs there. While the
+ * process records from one thread, a call that repeats the thread's latest repeat, which is
+ * still the trace's last record, reserves nothing: it is counted in that record (trace format
+ * 6: "Counted runs"; mpicheck_enter_rep returns the record with its low bit set). A record of
  * more than MPICHECK_REPEAT_SCRATCH_BYTES argument bytes is reserved in the trace directly
  * (w is then not in s) and never repeated. */
 #define MPICHECK_FLAG_REPEAT 8
+#define MPICHECK_FLAG_COUNTED 32
+#define MPICHECK_COUNT_WORDS 2
 #define MPICHECK_REPEAT_SCRATCH_BYTES 640
 #define MPICHECK_REPEAT_SLOTS 256
 #define MPICHECK_SCRATCH_WORDS ((MPICHECK_CALL_FIXED_SIZE + MPICHECK_REPEAT_SCRATCH_BYTES) / 8)
 int64_t *mpicheck_begin_repeatable(uint16_t func_id, uint32_t nbytes, const void *callsite,
                                    uint8_t flags, uint16_t *thread_slot, int64_t *scratch);
 uint8_t *mpicheck_enter_repeatable(int64_t *words, uint32_t in_bytes, uint64_t *table);
-/* Per-thread originals of repeats (offsets in the trace), defined beside mpicheck_depth. */
-extern __thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_SLOTS]
+/* Per-thread originals of repeats (offsets in the trace), then the offset of the thread's
+ * latest repeat (trace format 6: "Counted runs"); defined beside mpicheck_depth. */
+#define MPICHECK_REPEAT_TABLE_WORDS (MPICHECK_REPEAT_SLOTS + 1)
+extern __thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_TABLE_WORDS]
     __attribute__((tls_model("initial-exec")));
+/* The end of a call mpicheck_enter_repeatable folded into the thread's counted repeat (it
+ * returned that record with its low bit set): counted if it returned the same outputs and
+ * return code, else written as a record of its own. */
+void mpicheck_end_folded(uint8_t *rec, int64_t *words, uint32_t in_bytes, int ret, int instant,
+                         uint64_t *table);
 #define mpicheck_begin_repeatable_bytes(func_id, nbytes, callsite, flags, scratch) \
     mpicheck_begin_repeatable((func_id), (nbytes), (callsite), (flags), &mpicheck_thread_slot, (scratch))
 
@@ -204,12 +216,17 @@ static inline __attribute__((always_inline)) uint8_t *mpicheck_enter_rep(int64_t
 }
 
 /* The outputs from the scratch buffer into the record rec (full, or a repeat holding the
- * argument bytes from the last multiple of 8 at or below in_bytes on), then
- * mpicheck_end_instant or mpicheck_end. rec is NULL when nothing was recorded. */
+ * argument bytes from the last multiple of 8 at or below in_bytes on, before its count words
+ * if counted), then mpicheck_end_instant or mpicheck_end; or, for a call folded into a
+ * counted repeat, mpicheck_end_folded. rec is NULL when nothing was recorded. */
 static inline __attribute__((always_inline)) void mpicheck_end_rep(uint8_t *rec, int64_t *w, uint32_t in_bytes,
                                                                   int ret, int instant)
 {
     if (__builtin_expect(rec == NULL || mpicheck_end_mode == 0, 0)) return;
+    if ((uintptr_t)rec & 1) { /* folded into a counted repeat */
+        mpicheck_end_folded(rec, w, in_bytes, ret, instant, mpicheck_repeat_table);
+        return;
+    }
     uint8_t *args = rec + MPICHECK_CALL_FIXED_SIZE;
     if ((uint8_t *)w != args) {
         uint32_t len, keep = in_bytes & ~7u, n;
@@ -219,6 +236,7 @@ static inline __attribute__((always_inline)) void mpicheck_end_rep(uint8_t *rec,
         if (rec[7] & MPICHECK_FLAG_REPEAT) {
             to = args;
             n = len - MPICHECK_CALL_FIXED_SIZE;
+            if (rec[7] & MPICHECK_FLAG_COUNTED) n -= 8 * MPICHECK_COUNT_WORDS;
         } else {
             to = args + keep;
             n = len - MPICHECK_CALL_FIXED_SIZE - keep;

@@ -45,8 +45,8 @@ mod space;
 mod start;
 
 pub use repeat::{
-    mpicheck_begin_repeatable, mpicheck_end_repeatable, mpicheck_enter_repeatable,
-    REPEAT_SCRATCH_BYTES, REPEAT_SLOTS,
+    mpicheck_begin_repeatable, mpicheck_end_folded, mpicheck_end_repeatable,
+    mpicheck_enter_repeatable, REPEAT_SCRATCH_BYTES, REPEAT_SLOTS, REPEAT_TABLE_WORDS,
 };
 
 use start::*;
@@ -767,6 +767,18 @@ mod tests {
                 super::REPEAT_SCRATCH_BYTES
             ),
             format!("#define MPICHECK_REPEAT_SLOTS {}\n", super::REPEAT_SLOTS),
+            format!(
+                "#define MPICHECK_FLAG_COUNTED {}\n",
+                mpicheck_trace::flags::COUNTED
+            ),
+            format!(
+                "#define MPICHECK_COUNT_WORDS {}\n",
+                mpicheck_trace::COUNT_WORDS
+            ),
+            format!(
+                "#define MPICHECK_REPEAT_TABLE_WORDS (MPICHECK_REPEAT_SLOTS + {})\n",
+                super::REPEAT_TABLE_WORDS - super::REPEAT_SLOTS
+            ),
         ] {
             assert!(header.contains(&line), "header lacks {line:?}");
         }

@@ -11,13 +11,26 @@
 //! caller owns (C initial-exec TLS in the interposition library: a plain address), indexed by
 //! a hash of the function and the call site, two slots per key; a collision only costs a
 //! full record.
+//!
+//! Counted runs (trace format 6, "Counted runs" in `mpicheck_trace`): a repeat written right
+//! after its original or another repeat of it, while the process records from one thread,
+//! gets two count words; the thread's next identical call, while that record is still the
+//! trace's last, is folded into it ([`mpicheck_enter_repeatable`] returns the record tagged
+//! with its low bit, and [`mpicheck_end_folded`] counts the call when it returns, or writes
+//! it on its own if its outputs or return code differ). The table's last word holds the
+//! thread's latest repeat.
 
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
-use mpicheck_trace::{flags, kind, record_state, CALL_FIXED_SIZE};
+use mpicheck_trace::{flags, kind, offset, record_state, CALL_FIXED_SIZE, COUNT_PENDING};
 
-use super::{call_len, new_thread_index, recorder, start_recording, PREFETCH_AHEAD};
+use super::{
+    call_len, new_thread_index, recorder, start_recording, Recorder, NEXT_THREAD, PREFETCH_AHEAD,
+};
+
+/// Bytes of a counted repeat's count words (`runs`, `last`) at its end.
+const COUNT_BYTES: usize = 8 * mpicheck_trace::COUNT_WORDS;
 
 /// Argument bytes of the largest record written through the scratch buffer (and so the
 /// largest that may be repeated): an exchange's `MPI_Waitall` of 16 requests with statuses
@@ -25,6 +38,9 @@ use super::{call_len, new_thread_index, recorder, start_recording, PREFETCH_AHEA
 pub const REPEAT_SCRATCH_BYTES: u32 = 640;
 /// Slots of the per-thread table of originals (a power of two): 2 KiB per thread.
 pub const REPEAT_SLOTS: usize = 256;
+/// Words of the per-thread table: the slots, then the offset of the thread's latest repeat
+/// record (0 = none), which the thread's next identical call may be counted into.
+pub const REPEAT_TABLE_WORDS: usize = REPEAT_SLOTS + 1;
 
 /// Whether records may be written as repeats: `MPICHECK_REPEATS=0` turns them off (to
 /// compare traces written both ways).
@@ -189,23 +205,35 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
         if same {
             let keep = in_bytes & !7;
             let short = len - keep;
-            let Some(rec) = r.reserve(short) else {
-                return ptr::null_mut();
-            };
-            prefetch(rec);
-            let rframe =
-                short as u64 | (kind::CALL as u64) << 32 | ((rflags | flags::REPEAT) as u64) << 56;
-            ptr::write(rec as *mut u64, rframe);
-            // The frame before any other word (trace format: "Holes").
-            std::sync::atomic::fence(Ordering::Release);
-            copy_words(s.add(8), rec.add(8), 24);
-            ptr::write(rec.add(32) as *mut u64, original);
-            // The input bytes in the last word kept, if any (with the zeros of the output
-            // bytes after them in the scratch buffer; the outputs come at the end).
-            if in_bytes > keep {
-                copy_words(s.add(CALL_FIXED_SIZE + keep), rec.add(CALL_FIXED_SIZE), 8);
+            let last_repeat = table.add(REPEAT_SLOTS);
+            // Counted runs (trace format: "Counted runs") while one thread records: the
+            // thread's latest repeat, still the trace's last record, repeats this original.
+            let mut counted = false;
+            if NEXT_THREAD.load(Ordering::SeqCst) <= 1 {
+                let end = r.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
+                let c_at = *last_repeat;
+                let c = r.base.add(c_at as usize);
+                let previous_is_run = c_at != 0
+                    && ptr::read(c.add(32) as *const u64) == original
+                    && c_at + ptr::read(c as *const u32) as u64 == end;
+                counted = previous_is_run || original + len as u64 == end;
+                if previous_is_run
+                    && ptr::read(c as *const u32) as usize == short + COUNT_BYTES
+                    && ptr::read(c.add(6)) == record_state::COMPLETE
+                    && ptr::read(c.add(7)) & flags::COUNTED != 0
+                    && same_inputs(
+                        c.add(CALL_FIXED_SIZE),
+                        s.add(CALL_FIXED_SIZE + keep),
+                        in_bytes - keep,
+                    )
+                {
+                    return fold_enter(c, short + COUNT_BYTES, s);
+                }
             }
-            (*(rec.add(6) as *const AtomicU8)).store(record_state::ENTERED, Ordering::Release);
+            let rec = write_repeat(r, s, rflags, original, short, counted, in_bytes - keep);
+            if !rec.is_null() {
+                *last_repeat = rec as u64 - r.base as u64;
+            }
             return rec;
         }
     }
@@ -220,6 +248,68 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
     (*(rec.add(6) as *const AtomicU8)).store(record_state::ENTERED, Ordering::Release);
     *slot = rec as u64 - r.base as u64;
     rec
+}
+
+/// Reserves and writes the repeat of `original` whose call is in the scratch buffer `s`:
+/// `short` bytes (plus the count words if `counted`): the argument bytes from `keep` (the
+/// full length less `short`) on, of which the first `tail_inputs` are inputs. Publishes it as entered; null when recording
+/// stopped.
+#[inline(always)]
+unsafe fn write_repeat(
+    r: &Recorder,
+    s: *const u8,
+    rflags: u8,
+    original: u64,
+    short: usize,
+    counted: bool,
+    tail_inputs: usize,
+) -> *mut u8 {
+    // The scratch buffer's frame holds the full record's length.
+    let keep = ptr::read(s as *const u32) as usize - short;
+    let (len, rflags) = if counted {
+        (short + COUNT_BYTES, rflags | flags::REPEAT | flags::COUNTED)
+    } else {
+        (short, rflags | flags::REPEAT)
+    };
+    let Some(rec) = r.reserve(len) else {
+        return ptr::null_mut();
+    };
+    prefetch(rec);
+    let rframe = len as u64 | (kind::CALL as u64) << 32 | (rflags as u64) << 56;
+    ptr::write(rec as *mut u64, rframe);
+    // The frame before any other word (trace format: "Holes").
+    std::sync::atomic::fence(Ordering::Release);
+    copy_words(s.add(8), rec.add(8), 24);
+    ptr::write(rec.add(32) as *mut u64, original);
+    // The input bytes in the last word kept, if any (with the zeros of the output bytes
+    // after them in the scratch buffer; the outputs come at the end).
+    if tail_inputs > 0 {
+        copy_words(s.add(CALL_FIXED_SIZE + keep), rec.add(CALL_FIXED_SIZE), 8);
+    }
+    if counted {
+        // Reserved space is zero (trace format: "Holes"); written anyway, as words of their own.
+        ptr::write(rec.add(len - 16) as *mut u64, 0);
+        ptr::write(rec.add(len - 8) as *mut u64, 0);
+    }
+    (*(rec.add(6) as *const AtomicU8)).store(record_state::ENTERED, Ordering::Release);
+    rec
+}
+
+/// Folds the call in the scratch buffer `s` into the counted repeat `c` (`clen` bytes), the
+/// trace's last record: its entry time into `last` (the old `last` kept in the scratch
+/// buffer's exit-time word, in case the call must be written on its own after all), then the
+/// pending bit. Returns `c` tagged with its low bit, for the end of the call.
+#[inline(always)]
+unsafe fn fold_enter(c: *mut u8, clen: usize, s: *mut u8) -> *mut u8 {
+    let last = c.add(clen - 8) as *mut u64;
+    ptr::write(s.add(24) as *mut u64, ptr::read(last));
+    ptr::write(last, ptr::read(s.add(16) as *const u64));
+    let runs = &*(c.add(clen - 16) as *const AtomicU64);
+    runs.store(
+        runs.load(Ordering::Relaxed) | COUNT_PENDING,
+        Ordering::Release,
+    );
+    (c as usize | 1) as *mut u8
 }
 
 /// Whether the `n` bytes (a multiple of 4: every word of a record is 4 or 8 bytes and starts
@@ -272,8 +362,14 @@ pub unsafe fn copy_outputs(rec: *mut u8, words: *const i64, in_bytes: u32) {
     let len = ptr::read(rec as *const u32) as usize;
     let keep = in_bytes as usize & !7;
     let from = (words as *const u8).add(keep);
-    let (to, n) = if ptr::read(rec.add(7)) & flags::REPEAT != 0 {
-        (rec.add(CALL_FIXED_SIZE), len - CALL_FIXED_SIZE)
+    let rflags = ptr::read(rec.add(7));
+    let (to, n) = if rflags & flags::REPEAT != 0 {
+        let counted = if rflags & flags::COUNTED != 0 {
+            COUNT_BYTES
+        } else {
+            0
+        };
+        (rec.add(CALL_FIXED_SIZE), len - CALL_FIXED_SIZE - counted)
     } else {
         (
             rec.add(CALL_FIXED_SIZE + keep),
@@ -285,7 +381,7 @@ pub unsafe fn copy_outputs(rec: *mut u8, words: *const i64, in_bytes: u32) {
 
 /// Finishes a record begun with [`mpicheck_begin_repeatable`]: `rec` is what
 /// [`mpicheck_enter_repeatable`] returned (or, for a record reserved directly, the record
-/// of `words`), null when nothing was recorded.
+/// of `words`), null when nothing was recorded; `table` the thread's, as given to it.
 ///
 /// # Safety
 /// As [`copy_outputs`].
@@ -295,12 +391,83 @@ pub unsafe extern "C" fn mpicheck_end_repeatable(
     words: *mut i64,
     in_bytes: u32,
     ret: i32,
+    table: *mut u64,
 ) {
     if rec.is_null() || super::END_MODE.load(Ordering::Relaxed) == super::END_OFF {
+        return;
+    }
+    if rec as usize & 1 != 0 {
+        mpicheck_end_folded(rec, words, in_bytes, ret, 0, table);
         return;
     }
     if rec.add(CALL_FIXED_SIZE) as *mut i64 != words {
         copy_outputs(rec, words, in_bytes);
     }
     super::mpicheck_end(rec.add(CALL_FIXED_SIZE) as *mut i64, ret);
+}
+
+/// Finishes a call [`mpicheck_enter_repeatable`] folded into the counted repeat `rec` (tagged
+/// with its low bit): with the record's return code and output words, and still one thread
+/// recording, one more call in `runs` and the pending bit cleared, in one release store;
+/// otherwise the call is written as a record of its own after all (see "Counted runs" in
+/// `mpicheck_trace`). `instant` as for `mpicheck_end_instant`: the call cannot block.
+///
+/// # Safety
+/// `rec` and `words` as [`mpicheck_enter_repeatable`] returned and took them.
+#[no_mangle]
+pub unsafe extern "C" fn mpicheck_end_folded(
+    rec: *mut u8,
+    words: *mut i64,
+    in_bytes: u32,
+    ret: i32,
+    instant: i32,
+    table: *mut u64,
+) {
+    let c = (rec as usize & !1) as *mut u8;
+    let Some(r) = recorder() else { return };
+    let s = (words as *mut u8).sub(CALL_FIXED_SIZE);
+    let clen = ptr::read(c as *const u32) as usize;
+    let keep = in_bytes as usize & !7;
+    let runs = &*(c.add(clen - COUNT_BYTES) as *const AtomicU64);
+    let count = runs.load(Ordering::Relaxed) & !COUNT_PENDING;
+    let single = NEXT_THREAD.load(Ordering::SeqCst) <= 1;
+    if single
+        && ptr::read(c.add(12) as *const i32) == ret
+        && same_inputs(
+            c.add(CALL_FIXED_SIZE),
+            s.add(CALL_FIXED_SIZE + keep),
+            clen - COUNT_BYTES - CALL_FIXED_SIZE,
+        )
+    {
+        runs.store(count + 1, Ordering::Release);
+        return;
+    }
+    // Not the same call after all: the run ends as it was, and this call gets its own record.
+    ptr::write(
+        c.add(clen - 8) as *mut u64,
+        ptr::read(s.add(24) as *const u64),
+    );
+    runs.store(count, Ordering::Release);
+    let original = ptr::read(c.add(32) as *const u64);
+    let rflags = ptr::read(c.add(7)) & flags::FORTRAN;
+    let short = clen - COUNT_BYTES;
+    let in_bytes = (in_bytes as usize)
+        .next_multiple_of(4)
+        .min(short + keep - CALL_FIXED_SIZE);
+    // Zero the exit-time word of the scratch buffer again (it held `last`).
+    ptr::write(s.add(24) as *mut u64, 0);
+    let own = write_repeat(r, s, rflags, original, short, single, in_bytes - keep);
+    if own.is_null() {
+        return;
+    }
+    copy_outputs(own, words, keep as u32);
+    *table.add(REPEAT_SLOTS) = own as u64 - r.base as u64;
+    let args = own.add(CALL_FIXED_SIZE) as *mut i64;
+    if instant != 0 && single {
+        *own.add(7) |= flags::INSTANT;
+        ptr::write(own.add(12) as *mut i32, ret);
+        (*(own.add(6) as *const AtomicU8)).store(record_state::COMPLETE, Ordering::Release);
+    } else {
+        super::mpicheck_end(args, ret);
+    }
 }

@@ -11,7 +11,7 @@ use std::process::Command;
 
 use mpicheck_recorder::{
     mpicheck_begin_repeatable, mpicheck_end_repeatable, mpicheck_enter_repeatable,
-    mpicheck_prepare, REPEAT_SCRATCH_BYTES, REPEAT_SLOTS,
+    mpicheck_prepare, REPEAT_SCRATCH_BYTES, REPEAT_TABLE_WORDS,
 };
 use mpicheck_trace::{read_trace, CallRecord, EndOfTrace, Trace};
 
@@ -21,7 +21,8 @@ const CALLS: i64 = 3_000;
 
 thread_local! {
     static SLOT: Cell<u16> = const { Cell::new(0) };
-    static TABLE: UnsafeCell<[u64; REPEAT_SLOTS]> = const { UnsafeCell::new([0; REPEAT_SLOTS]) };
+    static TABLE: UnsafeCell<[u64; REPEAT_TABLE_WORDS]> =
+        const { UnsafeCell::new([0; REPEAT_TABLE_WORDS]) };
 }
 
 const SCRATCH_WORDS: usize = (40 + REPEAT_SCRATCH_BYTES as usize) / 8;
@@ -48,14 +49,15 @@ fn record(func: u16, site: usize, inputs: &[i64], outputs: &[i64], ret: i32, fin
         for (k, v) in inputs.iter().enumerate() {
             *w.add(k) = *v;
         }
-        let rec = mpicheck_enter_repeatable(w, in_bytes, TABLE.with(|t| t.get() as *mut u64));
+        let table = TABLE.with(|t| t.get() as *mut u64);
+        let rec = mpicheck_enter_repeatable(w, in_bytes, table);
         if !finish {
             return true;
         }
         for (k, v) in outputs.iter().enumerate() {
             *w.add(inputs.len() + k) = *v;
         }
-        mpicheck_end_repeatable(rec, w, in_bytes, ret);
+        mpicheck_end_repeatable(rec, w, in_bytes, ret, table);
     }
     true
 }
@@ -84,6 +86,58 @@ fn turn(t: i64, i: i64) {
     ));
 }
 
+/// A receive a loop repeats (`run_turn`).
+const RUN_RECV: [i64; 6] = [0x20, 4, 7, 0, 9, 0x4400_0000];
+
+/// What `run_turn(i)` records: the same receive, whose request (an output) changes every
+/// 100 calls and whose return code is 1 for calls 500 to 509, then a send every 1000 calls.
+fn run_call(i: i64) -> (Vec<i64>, i32) {
+    (
+        vec![0x5000 + i / 100],
+        if (500..510).contains(&i) { 1 } else { 0 },
+    )
+}
+
+/// Runs of identical calls, broken by other outputs, another return code and another call.
+fn run_turn(i: i64) {
+    let (outputs, ret) = run_call(i);
+    assert!(record(1, 0x2000, &RUN_RECV, &outputs, ret, true));
+    if i % 1000 == 999 {
+        assert!(record(
+            0,
+            0x1000,
+            &[0x10, 1, 7, -1, 3, 0x4400_0000],
+            &[],
+            0,
+            true
+        ));
+    }
+}
+
+/// The calls `run_turn` records for `i` in `calls`.
+fn run_expected(calls: std::ops::Range<i64>) -> Vec<Seen> {
+    calls
+        .flat_map(|i| {
+            let (outputs, ret) = run_call(i);
+            let mut words = RUN_RECV.to_vec();
+            words.extend(outputs);
+            let mut seen = vec![(1, 0, 0x2000, ret, false, true, words)];
+            if i % 1000 == 999 {
+                seen.push((
+                    0,
+                    0,
+                    0x1000,
+                    0,
+                    false,
+                    true,
+                    vec![0x10, 1, 7, -1, 3, 0x4400_0000],
+                ));
+            }
+            seen
+        })
+        .collect()
+}
+
 fn child(how: &str) {
     let family = CString::new("mpich").unwrap();
     let schema = CString::new(SCHEMA).unwrap();
@@ -110,6 +164,13 @@ fn child(how: &str) {
             assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
             (CALLS / 2..CALLS).for_each(|i| turn(0, i));
         }
+        "run" => (0..CALLS).for_each(run_turn),
+        "runkill" => {
+            (0..CALLS).for_each(run_turn);
+            // Blocked in one more identical receive, folded into the run, then killed.
+            assert!(record(1, 0x2000, &RUN_RECV, &[], 0, false));
+            unsafe { libc::raise(libc::SIGKILL) };
+        }
         "sigkill" => {
             (0..CALLS).for_each(|i| turn(0, i));
             // Blocked in a call that repeats the last receive's inputs, then killed.
@@ -132,7 +193,7 @@ fn run_child(how: &str, repeats: bool) -> Result<(Trace, u64, u64), String> {
         .env("MPICHECK_REPEATS", if repeats { "1" } else { "0" })
         .status()
         .map_err(|e| e.to_string())?;
-    if how != "sigkill" && !status.success() {
+    if !how.ends_with("kill") && !status.success() {
         return Err(format!("{how}: child failed: {status}"));
     }
     let traces: Vec<PathBuf> = std::fs::read_dir(dir.path())
@@ -316,6 +377,89 @@ fn case_sigkill() -> Result<(), String> {
     )
 }
 
+/// Bytes of counted repeats (format 6, "Counted runs").
+fn counted_bytes(path: &Path) -> u64 {
+    let b = std::fs::read(path).unwrap();
+    let (mut at, mut counted) = (4096, 0);
+    while at + 8 <= b.len() {
+        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        if len == 0 {
+            break;
+        }
+        if b[at + 7] & mpicheck_trace::flags::COUNTED != 0 {
+            counted += len as u64;
+        }
+        at += len;
+    }
+    counted
+}
+
+fn case_run() -> Result<(), String> {
+    let (on, _, bytes_on) = run_child("run", true)?;
+    let (off, _, bytes_off) = run_child("run", false)?;
+    let seen: Vec<_> = on.calls.iter().map(what).collect();
+    check(
+        seen == run_expected(0..CALLS),
+        format!("the calls of the runs: {} read", seen.len()),
+    )?;
+    check(
+        off.calls.iter().map(what).collect::<Vec<_>>() == seen,
+        "the same calls without repeats".into(),
+    )?;
+    // About 3000 / 100 runs, a few records each: a few KB instead of ~100 bytes per call.
+    check(
+        bytes_on * 20 < bytes_off && bytes_on < 8000,
+        format!("{bytes_on} bytes of calls counted, {bytes_off} without repeats"),
+    )?;
+    check(on.end == EndOfTrace::Clean, format!("{:?}", on.end))?;
+    check(
+        on.calls.windows(2).all(|w| w[0].seq <= w[1].seq),
+        "order keys do not decrease".into(),
+    )?;
+    check(
+        on.calls
+            .windows(2)
+            .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns),
+        "entry times do not decrease".into(),
+    )
+}
+
+fn case_runkill() -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let _ = Command::new(std::env::current_exe().unwrap())
+        .env("MPICHECK_REPEAT_CHILD", "runkill")
+        .env("MPICHECK_OUT_DIR", dir.path())
+        .status()
+        .map_err(|e| e.to_string())?;
+    let path = std::fs::read_dir(dir.path())
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "mpitrace"))
+        .ok_or("no trace")?;
+    check(counted_bytes(&path) > 0, "counted repeats written".into())?;
+    let trace = read_trace(&path).map_err(|e| e.to_string())?;
+    let n = trace.calls.len();
+    check(
+        n == run_expected(0..CALLS).len() + 1,
+        format!("{n} calls read"),
+    )?;
+    let seen: Vec<_> = trace.calls[..n - 1].iter().map(what).collect();
+    check(
+        seen == run_expected(0..CALLS),
+        "the calls before the kill".into(),
+    )?;
+    let last = &trace.calls[n - 1];
+    check(
+        last.func == 1 && !last.complete && last.words[..6] == RUN_RECV,
+        format!("the call killed in, entered, with its inputs: {last:?}"),
+    )?;
+    check(
+        matches!(trace.end, EndOfTrace::Truncated { .. }),
+        format!("end {:?}", trace.end),
+    )
+}
+
 /// Speaks enough of libtest's command line for `cargo test` and `cargo nextest`, as
 /// `crash_safety` does: `--list` (with `--format terse`, and `--ignored`, of which there are
 /// none), name filters, and `--exact`.
@@ -332,8 +476,13 @@ fn main() {
         .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--format"))
         .map(|(_, a)| a)
         .collect();
-    let all: [(&str, Case); 4] = [
+    let all: [(&str, Case); 6] = [
         ("repeats::read_as_the_calls_written_without_them", case_loop),
+        ("repeats::runs_of_identical_calls_are_counted", case_run),
+        (
+            "repeats::a_kill_mid_run_leaves_the_count_up_to_it",
+            case_runkill,
+        ),
         ("repeats::each_thread_repeats_its_own_calls", case_threads),
         ("repeats::a_fork_mid_loop_leaves_them_whole", case_fork),
         (

@@ -225,6 +225,33 @@ impl TraceBuilder {
         self
     }
 
+    /// Appends `call` as a counted repeat ([`crate::flags::COUNTED`]) of the record at
+    /// `original`, as [`Self::repeat`], with its count words: `runs` (the pending bit
+    /// included) and the raw `last` entry time.
+    pub fn counted_repeat(
+        &mut self,
+        call: &CallToWrite,
+        original: u64,
+        keep: usize,
+        runs: u64,
+        last: u64,
+    ) -> &mut Self {
+        let args = self.call_args(call);
+        let keep = keep.min(args.len());
+        let len = crate::CALL_FIXED_SIZE + args.len() - keep + 8 * crate::COUNT_WORDS;
+        let instant = if call.instant {
+            crate::flags::INSTANT
+        } else {
+            0
+        };
+        let flags = crate::flags::REPEAT | crate::flags::COUNTED | instant;
+        self.call_fixed_part(call, len, flags, original);
+        self.records.extend_from_slice(&args[keep..]);
+        self.records.extend_from_slice(&runs.to_le_bytes());
+        self.records.extend_from_slice(&last.to_le_bytes());
+        self
+    }
+
     /// Appends a call record.
     pub fn call(&mut self, call: &CallToWrite) -> &mut Self {
         let fold_words = call.poll.map_or(0, |_| crate::POLL_FOLD_WORDS);

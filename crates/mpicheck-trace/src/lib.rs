@@ -1,6 +1,6 @@
 //! The per-rank trace format written by the interposition library and read by the analyzer.
 //!
-//! # Layout (format version 5)
+//! # Layout (format version 6)
 //!
 //! One file per process, `trace-<pid>.mpitrace`, in the output directory. All integers are
 //! little-endian. The file is written through a shared memory mapping, so everything a process
@@ -117,8 +117,9 @@
 //! MPICH, 80 with Open MPI; `MPI_Recv` 96 or 104 instead of 120; `MPI_Waitall` of 2 with
 //! statuses 136 or 152 instead of 168. The reader returns the same 8-byte words as before
 //! (4-byte values sign-extended, statuses as 4 words), so what reads calls does not change.
-//! The reader reads versions 2 to 5; in versions 2 and 3 every word takes 8 bytes (`s`, `a`,
-//! `st`, `sa` in their tables). Version 5 adds repeat records ("Repeated calls" below).
+//! The reader reads versions 2 to 6; in versions 2 and 3 every word takes 8 bytes (`s`, `a`,
+//! `st`, `sa` in their tables). Version 5 adds repeat records ("Repeated calls" below),
+//! version 6 counted repeats ("Counted runs" below).
 //!
 //! The record is reserved with state `RESERVED`, its input words are written and the state
 //! becomes `ENTERED` before the MPI library is called; output words and the exit time are
@@ -192,6 +193,41 @@
 //! (`flags::POLL`) and pseudo-calls are never repeats. `MPICHECK_REPEATS=0` in the
 //! environment of the program makes the writer write every call in full.
 //!
+//! **Counted runs** (format 6). A loop of identical calls (the same function, call site,
+//! input words, output words and return code, one call right after the other) would still
+//! write a repeat record per call. A repeat written while the process records from one
+//! thread only, right after its original or after another repeat of the same original (no
+//! record of any kind in between), has the [`flags::COUNTED`] flag and two more words at its
+//! end ([`COUNT_WORDS`]; the argument tail of the repeat ends before them):
+//!
+//! | offset from the end | type  | field |
+//! |--------------------:|-------|-------|
+//! | -16 | `u64` | `runs`: bits 0-62 the calls folded into the record after its own call, all returned; bit 63 ([`COUNT_PENDING`]) one more folded call entered MPI and has not returned |
+//! | -8  | `u64` | `last`: raw entry time of the latest folded call (the one inside MPI, if bit 63) |
+//!
+//! The next call of the thread, if it repeats the same original with the same inputs while
+//! the counted record is still the last record of the trace and the process still records
+//! from one thread, reserves nothing: the writer stores its entry time in `last`, then sets
+//! bit 63 (a release store) before calling MPI; when the call returns with the record's
+//! return code and output words, and the process still records from one thread, it adds one
+//! to `runs` and clears bit 63 in one release store. No exit time is read for a folded call.
+//! Otherwise (other outputs or return code, or another thread began to record meanwhile) it
+//! restores `last`, clears bit 63 and writes the call as a record of its own, reserved then:
+//! such a call's order key follows the records other threads reserved while it was inside
+//! MPI. A process killed between these stores loses that one call (it returned), or reads
+//! with the previous call's `last`; anywhere else it leaves the right count.
+//!
+//! The reader returns a counted record as its own call (as a repeat), then `runs` identical
+//! complete calls, then, with bit 63, one more identical call that is not complete (the call
+//! the process was in). Per-call times inside a run are not recorded: the folded calls enter
+//! at times spread evenly from the first call's exit to `last` (the last one at `last`) and
+//! each returns when it enters, as the last call of a folded poll does. Their order keys are
+//! the record's offset plus the call's index in the run, capped at the record's last byte
+//! (so the order keys of a long run end in equal values; only one thread was recording, so
+//! no other thread's record falls between them). The counted words are not part of the
+//! argument tail: a counted repeat stands for the original's argument bytes before `keep =
+//! original len - (repeat len - 16)`.
+//!
 //! A **text record** (`kind::TEXT`) continues with `u32 subkind` ([`text`]), `u32 byte
 //! length` and UTF-8 text, zero-padded to 8 bytes. The schema (the function table) and the
 //! MPI constants are written as text records before the first call record; the process's
@@ -215,12 +251,14 @@ pub use schema::{
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"MPICHKTR";
 /// Bumped whenever the layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// The first version whose argument words are sized by their C type (`s4` and `s8` in the
 /// function table) rather than all 8 bytes.
 pub const SIZED_WORDS_VERSION: u32 = 4;
 /// The first version with repeat records ([`flags::REPEAT`]).
 pub const REPEATS_VERSION: u32 = 5;
+/// The first version with counted repeats ([`flags::COUNTED`]).
+pub const COUNTED_VERSION: u32 = 6;
 /// The oldest version the reader still reads: version 2 lacks only [`flags::INSTANT`].
 pub const OLDEST_READABLE_VERSION: u32 = 2;
 /// Size of the fixed header; records start here.
@@ -310,6 +348,11 @@ pub mod kind {
 /// Words a poll record ([`flags::POLL`]) has after its arguments.
 pub const POLL_FOLD_WORDS: usize = 2;
 
+/// Words a counted repeat ([`flags::COUNTED`]) has after its argument tail: `runs`, `last`.
+pub const COUNT_WORDS: usize = 2;
+/// The bit of a counted repeat's `runs` word saying that one more folded call is inside MPI.
+pub const COUNT_PENDING: u64 = 1 << 63;
+
 /// Record states, written last so a reader never trusts half-written words.
 pub mod record_state {
     pub const RESERVED: u8 = 0;
@@ -337,6 +380,9 @@ pub mod flags {
     /// A record written in full that later repeats of its thread, function and call site may
     /// refer to. Since format version 5.
     pub const ORIGINAL: u8 = 16;
+    /// A repeat with [`crate::COUNT_WORDS`] more words at its end, counting the identical
+    /// calls that followed it (see "Counted runs" in the crate docs). Since format version 6.
+    pub const COUNTED: u8 = 32;
 }
 
 /// Text record subkinds.

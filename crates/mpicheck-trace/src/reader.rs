@@ -471,6 +471,8 @@ struct Walk {
     bad_record: bool,
     /// Format 5 and later: records may be repeats of earlier ones ("Repeated calls").
     repeats: bool,
+    /// Format 6 and later: repeats may count a run of identical calls ("Counted runs").
+    counted: bool,
     /// The latest `ORIGINAL` record of each thread, function and call site (the `u32` of
     /// function and thread ids at offset 8, the call site), by offset, with its length: what
     /// a repeat may refer to. Bounded by the distinct call sites of each thread.
@@ -491,6 +493,7 @@ impl Walk {
             end: None,
             bad_record: false,
             repeats: header.version >= crate::REPEATS_VERSION,
+            counted: header.version >= crate::COUNTED_VERSION,
             originals: FxHashMap::default(),
             latest_original: FxHashMap::default(),
             superseded: None,
@@ -584,6 +587,18 @@ impl Walk {
             return Ok(()); // unwritten: skipped as a partial record
         }
         if rflags & crate::flags::REPEAT != 0 {
+            let len = if self.counted && rflags & crate::flags::COUNTED != 0 {
+                match len.checked_sub(8 * crate::COUNT_WORDS) {
+                    Some(tail) if tail >= CALL_FIXED_SIZE => tail,
+                    _ => {
+                        return Err(format!(
+                            "the counted call at byte {at} has no room for its count"
+                        ))
+                    }
+                }
+            } else {
+                len
+            };
             return match self.originals.get(&word) {
                 Some(&(original_ids, original_len)) if original_ids == ids && len <= original_len => {
                     Ok(())
@@ -685,7 +700,12 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
                     if calls_by_function.len() <= func {
                         calls_by_function.resize(func + 1, 0);
                     }
-                    calls_by_function[func] += 1 + folded_poll(rec).is_some() as u64;
+                    let run = if walk.counted {
+                        counted_run(rec).map_or(0, |(runs, pending, _)| runs + pending as u64)
+                    } else {
+                        0
+                    };
+                    calls_by_function[func] += 1 + folded_poll(rec).is_some() as u64 + run;
                 }
             }
             kind::TEXT if len >= 16 => {
@@ -731,6 +751,8 @@ pub struct TraceCalls<B> {
     clock: ClockConversion,
     /// The last call of a folded poll, returned after its first.
     last_of_loop: Option<CallRecord>,
+    /// The calls of a counted run still to return after the record's own.
+    run: Option<Run>,
     /// Format 4 and later: the trace's function table, which says each argument word's
     /// width (read from its text record, before the first call).
     layouts: Option<Schema>,
@@ -759,6 +781,7 @@ impl<B: TraceBytes> TraceCalls<B> {
             walk: Walk::new(header),
             clock,
             last_of_loop: None,
+            run: None,
             layouts: None,
             sized_words: header.version >= crate::SIZED_WORDS_VERSION,
             originals: FxHashMap::default(),
@@ -773,6 +796,12 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(last) = self.last_of_loop.take() {
             return Some(Ok(last));
+        }
+        if let Some(run) = &mut self.run {
+            if let Some(call) = run.next_call() {
+                return Some(Ok(call));
+            }
+            self.run = None;
         }
         loop {
             let Some((at, len)) = self.walk.next_record(&mut self.bytes) else {
@@ -800,12 +829,19 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             if let Some(old) = self.walk.superseded.take() {
                 self.originals.remove(&old);
             }
+            let mut run = None;
             let rec: &[u8] = if self.walk.repeats && rec[7] & crate::flags::REPEAT != 0 {
                 // The walk checked that the original is there.
                 let Some(original) = self.originals.get(&u64_at(rec, 32)) else {
                     continue;
                 };
-                expand_repeat(original, rec, &mut self.expanded);
+                let tail = if self.walk.counted && rec[7] & crate::flags::COUNTED != 0 {
+                    run = counted_run(rec).map(|(runs, pending, last)| (runs, pending, last, len));
+                    &rec[..len - 8 * crate::COUNT_WORDS]
+                } else {
+                    rec
+                };
+                expand_repeat(original, tail, &mut self.expanded);
                 &self.expanded
             } else {
                 if self.walk.repeats && rec[7] & crate::flags::ORIGINAL != 0 {
@@ -864,9 +900,80 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 last.repeats = repeats;
                 self.last_of_loop = Some(last);
             }
+            if let Some((runs, pending, last, record_len)) = run {
+                if complete && runs + pending as u64 > 0 {
+                    self.run = Some(Run {
+                        from_ns: call.t_exit_ns,
+                        last_ns: clock.to_ns(last).max(call.t_exit_ns),
+                        runs,
+                        pending,
+                        next: 1,
+                        last_seq: call.seq + record_len as u64 - 1,
+                        template: call.clone(),
+                    });
+                }
+            }
             return Some(Ok(call));
         }
     }
+}
+
+/// The calls of a counted run after the record's own (see "Counted runs" in the crate docs).
+struct Run {
+    template: CallRecord,
+    /// The first call's exit and the last folded call's entry, ns.
+    from_ns: u64,
+    last_ns: u64,
+    /// Folded calls that returned; whether one more is inside MPI.
+    runs: u64,
+    pending: bool,
+    /// The index in the run of the next call to return (the record's own is 0).
+    next: u64,
+    /// The record's last byte: order keys stop there.
+    last_seq: u64,
+}
+
+impl Run {
+    fn next_call(&mut self) -> Option<CallRecord> {
+        let calls = self.runs + self.pending as u64;
+        let k = self.next;
+        if k > calls {
+            return None;
+        }
+        self.next += 1;
+        let mut call = self.template.clone();
+        call.seq = (call.seq + k).min(self.last_seq);
+        // Spread evenly from the first call's exit to the last call's entry.
+        let span = self.last_ns - self.from_ns;
+        call.t_enter_ns = self.from_ns + (span as u128 * k as u128 / calls as u128) as u64;
+        if self.pending && k == calls {
+            call.complete = false;
+            call.t_exit_ns = 0;
+            call.ret = 0;
+        } else {
+            call.t_exit_ns = call.t_enter_ns;
+        }
+        Some(call)
+    }
+}
+
+/// The `runs` (without the pending bit), whether a folded call is inside MPI, and the raw
+/// `last` time of a counted repeat (whole, of at least [`CALL_FIXED_SIZE`] bytes; see
+/// "Counted runs" in the crate docs); `None` for any other record.
+pub fn counted_run(rec: &[u8]) -> Option<(u64, bool, u64)> {
+    let counted = crate::flags::REPEAT | crate::flags::COUNTED;
+    if rec[7] & counted != counted
+        || rec.len() < CALL_FIXED_SIZE + 8 * crate::COUNT_WORDS
+        || rec[6] != record_state::COMPLETE
+    {
+        return None;
+    }
+    let runs = u64_at(rec, rec.len() - 16);
+    Some((
+        runs & !crate::COUNT_PENDING,
+        runs & crate::COUNT_PENDING != 0,
+        u64_at(rec, rec.len() - 8),
+    ))
 }
 
 /// The full record a repeat stands for (see "Repeated calls" in the crate docs), into `out`:
@@ -875,7 +982,7 @@ fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
     out.clear();
     out.extend_from_slice(original);
     out[6] = repeat[6];
-    out[7] = repeat[7] & !(crate::flags::REPEAT | crate::flags::ORIGINAL);
+    out[7] = repeat[7] & !(crate::flags::REPEAT | crate::flags::ORIGINAL | crate::flags::COUNTED);
     // Ids and return code, entry and exit times; the call site stays the original's.
     out[8..32].copy_from_slice(&repeat[8..32]);
     let keep_end = original.len() - (repeat.len() - CALL_FIXED_SIZE);

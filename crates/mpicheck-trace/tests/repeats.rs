@@ -184,3 +184,80 @@ fn a_repeat_of_nothing_is_damage_not_garbage() {
         }),
     );
 }
+
+/// A counted repeat (format 6, "Counted runs") reads as its own call and the identical calls
+/// it counts, the last one still inside MPI when the pending bit is set; the folded calls'
+/// times lie between the first call's exit and the last entry.
+#[test]
+fn counted_runs_read_as_every_call_they_count() {
+    for pending in [false, true] {
+        let (mut full, mut short) = (start(), start());
+        let first = recv(0, 0, 1, false);
+        let original = short.next_offset();
+        full.call(&first);
+        short.call(&CallToWrite {
+            original: true,
+            ..first.clone()
+        });
+        let same = |i: u64| CallToWrite {
+            ret: 0,
+            ..recv(i, 0, 1, false)
+        };
+        // The record's own call, then 9 folded ones (the last maybe still inside MPI).
+        for i in 1..=10 {
+            let complete = !(pending && i == 10);
+            full.call(&CallToWrite {
+                complete,
+                ret: if complete { 0 } else { same(i).ret },
+                ..same(i)
+            });
+        }
+        let runs = if pending {
+            8 | mpicheck_trace::COUNT_PENDING
+        } else {
+            9
+        };
+        short.counted_repeat(&same(1), original, RECV_KEEP, runs, 1000);
+        let after = recv(11, 0, 2, false);
+        full.call(&after);
+        short.repeat(&after, original, RECV_KEEP);
+        let (full, short) = (
+            read_trace_bytes(&full.bytes()).unwrap(),
+            read_trace_bytes(&short.bytes()).unwrap(),
+        );
+        assert_eq!(short.calls.len(), 12, "pending {pending}");
+        assert_eq!(short.mpi_calls, 12);
+        // What the calls say, but their times (not recorded inside a run).
+        let what = |calls: &[CallRecord]| -> Vec<_> {
+            calls
+                .iter()
+                .map(|c| {
+                    (
+                        c.func,
+                        c.thread,
+                        c.callsite,
+                        c.ret,
+                        c.complete,
+                        c.words.clone(),
+                    )
+                })
+                .collect()
+        };
+        let mut expected = what(&full.calls);
+        if pending {
+            // The call inside MPI: an incomplete call's outputs are not read.
+            expected[10].5 = short.calls[10].words.clone();
+        }
+        assert_eq!(what(&short.calls), expected, "pending {pending}");
+        assert!(short.calls.windows(2).all(|w| w[0].seq <= w[1].seq));
+        let run = &short.calls[1..11];
+        assert!(run.windows(2).all(|w| w[0].t_enter_ns <= w[1].t_enter_ns));
+        assert_eq!(run[0].t_enter_ns, 100);
+        assert_eq!(run[1].t_enter_ns, 140 + (1000 - 140) / 9);
+        assert_eq!(run[9].t_enter_ns, 1000);
+        assert_eq!(run[9].complete, !pending);
+        for c in &run[1..9] {
+            assert_eq!(c.t_exit_ns, c.t_enter_ns);
+        }
+    }
+}
