@@ -252,7 +252,7 @@ mod tests {
         reversed.reverse();
         let problems = order_problems(&reversed).join("\n");
         assert!(
-            problems.contains("DL002 reads MismatchedComms before CO002 fills it"),
+            problems.contains("DL002 reads MismatchedComms before CO001 fills it"),
             "{problems}"
         );
         assert!(problems.contains("MR001 reads WildcardInconclusive before DL003"));

@@ -29,6 +29,8 @@ pub mod file_order;
 pub mod in_place;
 pub mod op;
 pub mod root;
+#[cfg(test)]
+mod tests;
 
 use aligner::Aligner;
 pub(crate) use aligner::{Call, Position};
@@ -92,11 +94,6 @@ impl CollectivePass {
         self.co005.position(position, tables);
         self.ty001.position(position, tables);
         true
-    }
-
-    #[cfg(test)]
-    pub(crate) fn aligner(&self) -> &Aligner {
-        &self.aligner
     }
 }
 
