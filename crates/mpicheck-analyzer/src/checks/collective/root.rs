@@ -46,12 +46,15 @@ MPI 4.1 §6.4 (MPI_BCAST: "the argument root must have identical values on all p
 "#,
 };
 
+/// A rank's rooted calls on a communicator, (call, root) → how many.
+type RootedCalls = BTreeMap<(&'static str, i32), u32>;
+
 /// CO002's state: the rooted calls each rank made on each communicator, and the findings.
 #[derive(Default)]
 pub(crate) struct Roots {
-    /// comm → rank → its rooted calls (call, root) on it, counted: whether every member
-    /// makes the same rooted calls, only in different orders.
-    rooted: BTreeMap<CommId, BTreeMap<Rank, BTreeMap<(&'static str, i32), u32>>>,
+    /// comm → rank → its rooted calls on it: whether every member makes the same rooted
+    /// calls, only in different orders.
+    rooted: BTreeMap<CommId, BTreeMap<Rank, RootedCalls>>,
     found: Findings,
 }
 
