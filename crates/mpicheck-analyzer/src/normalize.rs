@@ -278,7 +278,12 @@ where
             stream.call(call.borrow(), &mut tables, resolve, &mut |out| {
                 made.push(out)
             });
-            let run_tables = RunTables::new(&tables.sites, &tables.comms, &tables.collective_args);
+            let run_tables = RunTables::new(
+                &tables.sites,
+                &tables.comms,
+                &tables.datatypes,
+                &tables.collective_args,
+            );
             for out in made.drain(..) {
                 match out {
                     Normalized::Event(event) => {

@@ -33,7 +33,10 @@ pub(crate) trait Check: Sync {
         let mut passes = [pass];
         pass::feed(ctx.run, &mut passes);
         let [pass] = passes;
-        pass.finish(&RunTables::of(ctx.run))
+        let mut filled = pass::Filled::default();
+        let found = pass.finish_filling(&RunTables::of(ctx.run), &mut filled);
+        filled.into_context(ctx);
+        found
     }
 }
 

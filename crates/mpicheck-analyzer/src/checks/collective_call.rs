@@ -1,16 +1,16 @@
 //! Collective call mismatches (CO001): ranks of a communicator calling different
 //! collectives at the same position, or a collective some rank never calls.
 
-use crate::checks::{Check, Needs, Slot};
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{event_location, Context};
+use super::collective::aligner::Rest;
+use super::collective::{Call, Position};
+use super::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
-use crate::model::{Blocking, CollectiveKind, CommId, Op, Rank, RankEnd, RankTrace};
+use crate::model::{CollectiveKind, CommId, CommInfo, Event, Op, Rank, RankEnd, SiteId};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::Text;
-use rustc_hash::FxHashMap;
 
 pub const CO001: CheckInfo = CheckInfo {
     code: "CO001",
@@ -67,107 +67,118 @@ struct Signature {
     name: &'static str,
 }
 
-fn signature(call: &'static str, kind: CollectiveKind, blocking: &Blocking) -> Signature {
+fn signature(call: &Call) -> Signature {
     Signature {
-        class: match blocking {
-            Blocking::Blocking => 0,
-            Blocking::Nonblocking(_) => 1,
-            Blocking::Persistent(_) => 2,
-        },
-        kind: crate::engine::kind_index(kind),
-        name: if kind == CollectiveKind::Management {
-            call
+        class: call.class,
+        kind: crate::engine::kind_index(call.kind),
+        name: if call.kind == CollectiveKind::Management {
+            call.call
         } else {
             ""
         },
     }
 }
 
-#[derive(Default)]
-struct Position {
-    /// Distinct signatures seen here (usually one).
-    signatures: Vec<Signature>,
-    callers: u32,
-}
-
-#[derive(Default)]
-struct CommSequence {
-    positions: Vec<Position>,
-}
-
-/// A rank that will never call anything again.
-fn finished(trace: &RankTrace) -> bool {
-    matches!(
-        trace.end,
-        RankEnd::Finalized | RankEnd::ExitedWithoutFinalize
-    ) || trace
-        .events
-        .last()
-        .is_some_and(|e| matches!(e.op, Op::Finalize))
-}
-
+/// The first problem of a communicator: at which position, and the calls made there.
 enum Problem {
     Mismatch(usize),
     Missing(usize),
 }
 
-/// CO001 findings, and the communicators they are on.
-fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
-    let run = ctx.run;
-    // Pass 1: the signatures at each position of each communicator, and how many
-    // collectives each member called on it.
-    let mut sequences: FxHashMap<u32, CommSequence> = FxHashMap::default();
-    let mut counts: FxHashMap<(u32, Rank), u32> = FxHashMap::default();
-    for trace in &run.ranks {
-        for event in &trace.events {
-            let Op::Collective {
-                kind,
-                comm,
-                blocking,
-                ..
-            } = &event.op
-            else {
-                continue;
-            };
-            let count = counts.entry((comm.0, trace.rank)).or_insert(0);
-            let k = *count as usize;
-            *count += 1;
-            let seq = sequences.entry(comm.0).or_default();
-            if seq.positions.len() <= k {
-                seq.positions.resize_with(k + 1, Position::default);
-            }
-            let pos = &mut seq.positions[k];
-            pos.callers += 1;
-            let sig = signature(event.call, *kind, blocking);
-            if !pos.signatures.contains(&sig) {
-                pos.signatures.push(sig);
-            }
+/// A rank's last call: where, which, and whether it is `MPI_Finalize`.
+#[derive(Clone, Copy)]
+struct Last {
+    site: SiteId,
+    call: &'static str,
+    finalize: bool,
+}
+
+/// CO001's state: the first problem of each communicator with the calls at it, and each
+/// rank's last call (where a rank that never makes a collective finished instead).
+#[derive(Default)]
+pub(crate) struct CallOrder {
+    problems: BTreeMap<u32, (Problem, Vec<Call>)>,
+    last: Vec<Option<Last>>,
+}
+
+/// The communicators CO001 judges: intracommunicators whose members are known.
+fn judged<'t>(tables: &RunTables<'t>, comm: CommId) -> Option<&'t CommInfo> {
+    tables
+        .comm(comm)
+        .filter(|info| !info.members.is_empty() && info.remote.is_none())
+}
+
+fn signatures_differ(position: &Position) -> bool {
+    let first = signature(&position.calls[0]);
+    position.calls.iter().any(|c| signature(c) != first)
+}
+
+impl CallOrder {
+    /// The next event of `rank`.
+    pub fn event(&mut self, rank: Rank, event: &Event) {
+        let r = rank as usize;
+        if self.last.len() <= r {
+            self.last.resize(r + 1, None);
+        }
+        self.last[r] = Some(Last {
+            site: event.site,
+            call: event.call,
+            finalize: matches!(event.op, Op::Finalize),
+        });
+    }
+
+    /// A position every member made its call at.
+    pub fn complete(&mut self, position: &Position, tables: &RunTables) {
+        if self.problems.contains_key(&position.comm.0) || judged(tables, position.comm).is_none() {
+            return;
+        }
+        if signatures_differ(position) {
+            self.problems.insert(
+                position.comm.0,
+                (Problem::Mismatch(position.k), position.calls.clone()),
+            );
         }
     }
-    // The first problem of each communicator.
-    let mut problems: BTreeMap<u32, Problem> = BTreeMap::new();
-    for (&comm, seq) in &sequences {
-        let Some(info) = run.comms.get(comm as usize) else {
-            continue;
-        };
-        if info.members.is_empty() || info.remote.is_some() {
-            continue;
+
+    /// A rank that will never call anything again.
+    fn finished(&self, tables: &RunTables, rank: Rank) -> bool {
+        tables.rank_end(rank).is_some_and(|end| {
+            matches!(end, RankEnd::Finalized | RankEnd::ExitedWithoutFinalize)
+                || self
+                    .last
+                    .get(rank as usize)
+                    .copied()
+                    .flatten()
+                    .is_some_and(|l| l.finalize)
+        })
+    }
+
+    /// The positions of a communicator that some member never reached, at the end.
+    pub fn rest(&mut self, rest: &Rest, tables: &RunTables) {
+        if self.problems.contains_key(&rest.comm.0) {
+            return;
         }
-        let n = info.members.len() as u32;
+        let Some(info) = judged(tables, rest.comm) else {
+            return;
+        };
+        let n = info.members.len();
         let mut judge_missing = true;
-        for (k, pos) in seq.positions.iter().enumerate() {
-            if pos.signatures.len() > 1 {
-                problems.insert(comm, Problem::Mismatch(k));
-                break;
+        for position in rest.positions() {
+            let k = position.k;
+            if signatures_differ(&position) {
+                self.problems
+                    .insert(rest.comm.0, (Problem::Mismatch(k), position.calls));
+                return;
             }
-            if judge_missing && pos.callers < n {
-                let non_callers_finished = info.members.iter().all(|&m| {
-                    counts.get(&(comm, m)).copied().unwrap_or(0) as usize > k
-                        || run.ranks.get(m as usize).is_some_and(finished)
-                });
+            if judge_missing && position.calls.len() < n {
+                let non_callers_finished = info
+                    .members
+                    .iter()
+                    .all(|&m| rest.made(m) > k || self.finished(tables, m));
                 if non_callers_finished {
-                    problems.insert(comm, Problem::Missing(k));
-                    break;
+                    self.problems
+                        .insert(rest.comm.0, (Problem::Missing(k), position.calls));
+                    return;
                 }
                 // A member that has not got this far yet (still blocked elsewhere) may call
                 // it later: only mismatches among the callers can be judged from here on.
@@ -175,67 +186,51 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
             }
         }
     }
-    if problems.is_empty() {
-        return (Vec::new(), BTreeSet::new());
-    }
-    // Pass 2: the calls at the problem positions.
-    let wanted = |comm: u32| -> Option<usize> {
-        problems.get(&comm).map(|p| match p {
-            Problem::Mismatch(k) | Problem::Missing(k) => *k,
-        })
-    };
-    // comm → signature → (site, call) → (ranks, event index of the first)
-    type Groups = BTreeMap<Signature, BTreeMap<(u32, &'static str), (Vec<Rank>, Rank, usize)>>;
-    let mut calls: BTreeMap<u32, Groups> = BTreeMap::new();
-    let mut seen: FxHashMap<(u32, Rank), u32> = FxHashMap::default();
-    for trace in &run.ranks {
-        for (index, event) in trace.events.iter().enumerate() {
-            let Op::Collective {
-                kind,
-                comm,
-                blocking,
-                ..
-            } = &event.op
-            else {
+
+    /// CO001 findings; the communicators they are on go to `comms`.
+    pub fn finish(mut self, tables: &RunTables, comms: &mut BTreeSet<CommId>) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for (comm, (problem, calls)) in std::mem::take(&mut self.problems) {
+            let Some(info) = tables.comm(CommId(comm)) else {
                 continue;
             };
-            let count = seen.entry((comm.0, trace.rank)).or_insert(0);
-            let k = *count as usize;
-            *count += 1;
-            if wanted(comm.0) != Some(k) {
-                continue;
+            // signature → (site, call) → ranks
+            type Groups = BTreeMap<Signature, BTreeMap<(u32, &'static str), Vec<Rank>>>;
+            let mut groups: Groups = BTreeMap::new();
+            for c in &calls {
+                groups
+                    .entry(signature(c))
+                    .or_default()
+                    .entry((c.site.0, c.call))
+                    .or_default()
+                    .push(c.rank);
             }
-            let sig = signature(event.call, *kind, blocking);
-            let g = calls
-                .entry(comm.0)
-                .or_default()
-                .entry(sig)
-                .or_default()
-                .entry((event.site.0, event.call))
-                .or_insert((Vec::new(), trace.rank, index));
-            g.0.push(trace.rank);
+            out.push(self.diagnostic(tables, info, problem, &groups));
+            comms.insert(CommId(comm));
         }
+        out
     }
-    let mut out = Vec::new();
-    let mut comms = BTreeSet::new();
-    for (comm, problem) in problems {
-        let Some(groups) = calls.get(&comm) else {
-            continue;
-        };
-        let comm_name = run.comms[comm as usize].name.clone();
-        comms.insert(CommId(comm));
+
+    fn diagnostic(
+        &self,
+        tables: &RunTables,
+        info: &CommInfo,
+        problem: Problem,
+        groups: &BTreeMap<Signature, BTreeMap<(u32, &'static str), Vec<Rank>>>,
+    ) -> Diagnostic {
+        let comm_name = info.name.clone();
         // Groups in order of their lowest rank.
-        let mut ordered: Vec<(Vec<Rank>, &'static str, Rank, usize)> = Vec::new();
+        let mut ordered: Vec<(Vec<Rank>, &'static str, SiteId)> = Vec::new();
         let mut by_signature: Vec<(Vec<Rank>, &'static str)> = Vec::new();
         for sites in groups.values() {
             let mut all = Vec::new();
             let mut name = "";
-            for ((_, call), (ranks, first, index)) in sites {
+            for ((site, call), ranks) in sites {
                 let mut ranks = ranks.clone();
                 ranks.sort_unstable();
                 all.extend(ranks.iter().copied());
                 name = call;
-                ordered.push((ranks, call, *first, *index));
+                ordered.push((ranks, call, SiteId(*site)));
             }
             all.sort_unstable();
             by_signature.push((all, name));
@@ -249,17 +244,16 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
         let message;
         match problem {
             Problem::Mismatch(k) => {
-                for (ranks, call, first, index) in &ordered {
+                for (ranks, call, site) in &ordered {
                     let others: Vec<Text> = by_signature
                         .iter()
                         .filter(|(_, n)| n != call)
                         .map(|(r, n)| text!("{n} on {}", RankSet::from(r)))
                         .collect();
-                    let event = &run.ranks[*first as usize].events[*index];
-                    locations.push(event_location(
-                        ctx,
+                    locations.push(tables.location(
+                        *site,
                         ranks.clone(),
-                        event,
+                        call,
                         text!(
                             "collective #{} on {comm_name} is {call} here but {}",
                             k + 1,
@@ -289,7 +283,6 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                 }
             }
             Problem::Missing(k) => {
-                let info = &run.comms[comm as usize];
                 let callers: BTreeSet<Rank> =
                     ordered.iter().flat_map(|g| g.0.iter().copied()).collect();
                 let missing: Vec<Rank> = info
@@ -299,12 +292,11 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                     .filter(|m| !callers.contains(m))
                     .collect();
                 let call = by_signature.first().map_or("a collective", |g| g.1);
-                for (ranks, _, first, index) in &ordered {
-                    let event = &run.ranks[*first as usize].events[*index];
-                    locations.push(event_location(
-                        ctx,
+                for (ranks, call, site) in &ordered {
+                    locations.push(tables.location(
+                        *site,
                         ranks.clone(),
-                        event,
+                        call,
                         text!(
                             "collective #{} on {comm_name}, which {} never {}",
                             k + 1,
@@ -314,25 +306,20 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                     ));
                 }
                 // Where the missing ranks finished instead, folded by site.
-                let mut ends: BTreeMap<(u32, &'static str), (Vec<Rank>, Rank, usize)> =
-                    BTreeMap::new();
+                let mut ends: BTreeMap<(u32, &'static str), Vec<Rank>> = BTreeMap::new();
                 for &m in &missing {
-                    let Some(trace) = run.ranks.get(m as usize) else {
+                    if tables.rank_end(m).is_none() {
                         continue;
-                    };
-                    if let Some((index, event)) = trace.events.iter().enumerate().next_back() {
-                        ends.entry((event.site.0, event.call))
-                            .or_insert((Vec::new(), m, index))
-                            .0
-                            .push(m);
+                    }
+                    if let Some(last) = self.last.get(m as usize).copied().flatten() {
+                        ends.entry((last.site.0, last.call)).or_default().push(m);
                     }
                 }
-                for ((_, _), (ranks, first, index)) in ends {
-                    let event = &run.ranks[first as usize].events[index];
-                    locations.push(event_location(
-                        ctx,
+                for ((site, end_call), ranks) in ends {
+                    locations.push(tables.location(
+                        SiteId(site),
                         ranks,
-                        event,
+                        end_call,
                         format!("finishes without calling {call}"),
                     ));
                 }
@@ -345,7 +332,7 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
                 );
             }
         }
-        out.push(Diagnostic {
+        Diagnostic {
             code: CO001.code,
             category: CO001.category,
             severity: CO001.severity,
@@ -359,27 +346,6 @@ fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
             wait_for: None,
             communicator: Some(comm_name.clone()),
             tag: None,
-        });
-    }
-    (out, comms)
-}
-
-/// CO001; the communicators it finds mismatched go to DL002.
-pub(crate) struct CollectiveCallMismatch;
-
-impl Check for CollectiveCallMismatch {
-    fn infos(&self) -> &'static [CheckInfo] {
-        &[CO001]
-    }
-    fn needs(&self) -> Needs {
-        Needs {
-            fills: &[Slot::MismatchedComms],
-            ..Needs::NOTHING
         }
-    }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        let (found, comms) = check(ctx);
-        ctx.add_mismatched_comms(comms);
-        found
     }
 }

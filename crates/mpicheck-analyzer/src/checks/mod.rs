@@ -67,13 +67,7 @@ static REGISTRY: &[&dyn Check] = &[
     &resource::bsend_buffer::BsendBuffer,         // RS003, RS004
     &rma::RmaChecks,                              // RM001-RM009, DR001, DR003, DR004
     &pending_buffer::PendingBufferAccess,         // DR002
-    &collective_call::CollectiveCallMismatch,     // CO001
-    &collective::root::CollectiveRootMismatch,    // CO002
-    &collective::op::CollectiveOpMismatch,        // CO003
-    &collective::in_place::CollectiveInPlaceMismatch, // CO004
-    &collective::arguments::CollectiveArgumentMismatch, // CO005
-    &collective::file_order::SplitCollectiveOrder, // CO006
-    &datatype::collective::CollectiveTypeMismatch, // TY001
+    &collective::CollectiveChecks,                // CO001-CO006, TY001
     &datatype::point_to_point::MessageTypeMismatch, // TY002, TY003
     &deadlock::ActualDeadlock,                    // DL001
     &deadlock::PotentialDeadlock,                 // DL002
@@ -217,9 +211,12 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             passes,
         } = self;
         let tables = pass::RunTables::of(run);
-        let mut pass_findings: Vec<Option<Vec<Diagnostic>>> = vec![None; REGISTRY.len()];
+        let mut pass_findings: Vec<Option<(Vec<Diagnostic>, pass::Filled)>> =
+            (0..REGISTRY.len()).map(|_| None).collect();
         for (i, pass) in pass_checks.into_iter().zip(passes) {
-            pass_findings[i] = Some(pass.finish(&tables));
+            let mut filled = pass::Filled::default();
+            let found = pass.finish_filling(&tables, &mut filled);
+            pass_findings[i] = Some((found, filled));
         }
         let ctx = Context::new(run);
         let mut out = Vec::new();
@@ -229,7 +226,10 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             }
             ctx.set_running(check.infos().first().map_or("?", |c| c.code), check.needs());
             let found = match pass_findings[i].take() {
-                Some(found) => found,
+                Some((found, filled)) => {
+                    filled.into_context(&ctx);
+                    found
+                }
                 None => check.run(&ctx),
             };
             for d in &found {
@@ -318,7 +318,7 @@ mod tests {
         reversed.reverse();
         let problems = order_problems(&reversed).join("\n");
         assert!(
-            problems.contains("DL002 reads MismatchedComms before CO002 fills it"),
+            problems.contains("DL002 reads MismatchedComms before CO001 fills it"),
             "{problems}"
         );
         assert!(problems.contains("MR001 reads WildcardInconclusive before DL003"));

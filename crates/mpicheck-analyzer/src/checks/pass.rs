@@ -14,7 +14,10 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
-use crate::model::{CollectiveArgs, CommId, CommInfo, Event, Rank, Run, SiteId, SourceLocation};
+use crate::model::{
+    CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace, Run, SiteId,
+    SourceLocation, TypeId,
+};
 use crate::text::Text;
 
 /// One check's pass over the events.
@@ -31,6 +34,29 @@ pub(crate) trait EventPass {
     fn matched(&mut self, _rank: Rank, _index: usize, _matched: (Rank, i32)) {}
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
+    /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to
+    /// the checks after it goes into `filled`.
+    fn finish_filling(self: Box<Self>, tables: &RunTables, filled: &mut Filled) -> Vec<Diagnostic> {
+        let _ = filled;
+        self.finish(tables)
+    }
+}
+
+/// What passes hand to the checks after them ([`super::Slot`]s), put into the
+/// [`super::Context`] when their check's turn comes.
+#[derive(Default)]
+pub(crate) struct Filled {
+    /// [`super::Slot::MismatchedComms`].
+    pub mismatched_comms: BTreeSet<CommId>,
+}
+
+impl Filled {
+    /// Puts what was filled into `ctx` (as the running check).
+    pub fn into_context(self, ctx: &super::Context) {
+        if !self.mismatched_comms.is_empty() {
+            ctx.add_mismatched_comms(self.mismatched_comms);
+        }
+    }
 }
 
 /// What a pass may read of the run besides its events: the tables the events point into.
@@ -38,26 +64,36 @@ pub(crate) trait EventPass {
 pub(crate) struct RunTables<'r> {
     sites: &'r [SourceLocation],
     comms: &'r [CommInfo],
+    datatypes: &'r [DatatypeInfo],
     collective_args: &'r CollectiveArgsTable,
+    traces: &'r [RankTrace],
 }
 
 /// [`Run::collective_args`]: the arguments of collective calls, by (rank, event index).
 pub(crate) type CollectiveArgsTable = FxHashMap<(Rank, u32), Arc<CollectiveArgs>>;
 
 impl<'r> RunTables<'r> {
+    /// All of the run's tables, with how each rank ended.
     pub fn of(run: &'r Run) -> RunTables<'r> {
-        RunTables::new(&run.sites, &run.comms, &run.collective_args)
+        RunTables {
+            traces: &run.ranks,
+            ..RunTables::new(&run.sites, &run.comms, &run.datatypes, &run.collective_args)
+        }
     }
 
+    /// The tables while the events stream: how the ranks end is not known yet.
     pub fn new(
         sites: &'r [SourceLocation],
         comms: &'r [CommInfo],
+        datatypes: &'r [DatatypeInfo],
         collective_args: &'r CollectiveArgsTable,
     ) -> RunTables<'r> {
         RunTables {
             sites,
             comms,
+            datatypes,
             collective_args,
+            traces: &[],
         }
     }
 
@@ -66,10 +102,22 @@ impl<'r> RunTables<'r> {
         self.comms.get(comm.0 as usize)
     }
 
-    /// The arguments of the collective call that is event `index` of `rank`.
-    pub fn collective_args(&self, rank: Rank, index: usize) -> Option<&'r CollectiveArgs> {
+    /// A datatype, if the events named it.
+    pub fn datatype(&self, datatype: TypeId) -> Option<&'r DatatypeInfo> {
+        self.datatypes.get(datatype.0 as usize)
+    }
+
+    /// The arguments of the collective call that is event `index` of `rank` (shared: a
+    /// pass may keep them).
+    pub fn collective_args(&self, rank: Rank, index: usize) -> Option<&'r Arc<CollectiveArgs>> {
         let index = u32::try_from(index).ok()?;
-        self.collective_args.get(&(rank, index)).map(|args| &**args)
+        self.collective_args.get(&(rank, index))
+    }
+
+    /// How the trace of `rank` ended, if there is one (known at the end: `None` while the
+    /// events stream).
+    pub fn rank_end(&self, rank: Rank) -> Option<&'r RankEnd> {
+        self.traces.get(rank as usize).map(|t| &t.end)
     }
 
     /// The source location of a call site.

@@ -3,8 +3,8 @@
 //! `periods` and `reorder` of `MPI_Cart_create`, the graph of `MPI_Graph_create`, the `amode`
 //! of `MPI_File_open`.
 
-use super::{aligned, by_value, disagreement, Call, Context};
-use crate::checks::Check;
+use super::{by_value, disagreement, Call, Findings, Position};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 
 pub const CO005: CheckInfo = CheckInfo {
@@ -56,73 +56,73 @@ atomicity, view), §12.5.5 (MPI_WIN_FENCE: NOPRECEDE and NOSUCCEED given by all 
 "#,
 };
 
-fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for position in aligned(ctx.run) {
-        let Some(first) = position.calls[0].args else {
-            continue;
+/// CO005's findings.
+#[derive(Default)]
+pub(crate) struct Agreement {
+    found: Findings,
+}
+
+impl Agreement {
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.found.into_diagnostics()
+    }
+
+    /// A position of the aligned sequence.
+    pub fn position(&mut self, position: &Position, tables: &RunTables) {
+        let Some(first) = position.calls[0].args() else {
+            return;
         };
         if first.agree.is_empty() {
-            continue;
+            return;
         }
-        let info = ctx.run.comm(position.comm);
+        let Some(info) = tables.comm(position.comm) else {
+            return;
+        };
         // Intercommunicator calls agree within each group.
-        let groups_of_callers: Vec<Vec<Call>> = match &info.remote {
+        let groups_of_callers: Vec<Vec<&Call>> = match &info.remote {
             Some(remote) => vec![
                 position
                     .calls
                     .iter()
                     .filter(|c| info.members.contains(&c.rank))
-                    .copied()
                     .collect(),
                 position
                     .calls
                     .iter()
                     .filter(|c| remote.contains(&c.rank))
-                    .copied()
                     .collect(),
             ],
-            None => vec![position.calls.clone()],
+            None => vec![position.calls.iter().collect()],
         };
         for callers in groups_of_callers {
             for (name, _) in &first.agree {
-                let values: Vec<(String, Call)> = callers
+                let values: Vec<(String, &Call)> = callers
                     .iter()
-                    .filter_map(|c| {
-                        let v = c.args?.agree.iter().find(|(n, _)| n == name)?;
-                        Some((format!("{name} {}", v.1), *c))
+                    .filter_map(|&c| {
+                        let v = c.args()?.agree.iter().find(|(n, _)| n == name)?;
+                        Some((format!("{name} {}", v.1), c))
                     })
                     .collect();
                 let groups = by_value(values);
                 if groups.len() < 2 {
                     continue;
                 }
-                out.push(disagreement(
-                    ctx,
-                    &CO005,
-                    &position,
-                    name,
-                    &groups,
-                    &format!(
-                        "the {name} argument of {} must be the same on all members (MPI 4.1 §7.6.2, §8.5, §12.5.5, §14.2)",
-                        position.call()
+                self.found.push(
+                    position,
+                    disagreement(
+                        tables,
+                        &CO005,
+                        position,
+                        name,
+                        &groups,
+                        &format!(
+                            "the {name} argument of {} must be the same on all members (MPI 4.1 §7.6.2, §8.5, §12.5.5, §14.2)",
+                            position.call()
+                        ),
+                        &format!("pass the same {name} on every rank"),
                     ),
-                    &format!("pass the same {name} on every rank"),
-                ));
+                );
             }
         }
-    }
-    out
-}
-
-/// CO005.
-pub(crate) struct CollectiveArgumentMismatch;
-
-impl Check for CollectiveArgumentMismatch {
-    fn infos(&self) -> &'static [CheckInfo] {
-        &[CO005]
-    }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx)
     }
 }

@@ -2,12 +2,11 @@
 //! followed by its matching `_end` before another collective operation on the same file's
 //! communicator, an `_end` without its `_begin`, or a `_begin` never ended.
 
-use crate::checks::Check;
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
-use crate::checks::{event_location, Context};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{CommId, Event, Op};
+use crate::model::{Event, Op, Rank, SiteId};
 
 pub const CO006: CheckInfo = CheckInfo {
     code: "CO006",
@@ -61,32 +60,117 @@ fn split_base(call: &str) -> Option<(&str, bool)> {
     call.strip_suffix("_end").map(|b| (b, false))
 }
 
-fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for trace in &ctx.run.ranks {
-        // comm → the open split collective (its event).
-        let mut open: HashMap<CommId, &Event> = HashMap::new();
-        for event in &trace.events {
-            let Op::Collective { comm, .. } = &event.op else {
-                continue;
+/// A split collective call: where it was made.
+#[derive(Clone, Copy)]
+struct SplitCall {
+    site: SiteId,
+    call: &'static str,
+}
+
+/// A finding of one rank: its message, and its calls with their labels.
+struct Finding {
+    message: String,
+    calls: Vec<(SplitCall, String)>,
+}
+
+/// CO006's state: each rank's open split collective per communicator, and the findings.
+#[derive(Default)]
+pub(crate) struct SplitOrder {
+    /// (rank, comm) → the open split collective (its `_begin`).
+    open: BTreeMap<(Rank, u32), SplitCall>,
+    /// Each rank's findings, in its call order.
+    found: BTreeMap<Rank, Vec<Finding>>,
+}
+
+impl SplitOrder {
+    /// The next event of `rank`.
+    pub fn event(&mut self, rank: Rank, event: &Event) {
+        let Op::Collective { comm, .. } = &event.op else {
+            return;
+        };
+        if !event.call.starts_with("MPI_File_") || event.call.starts_with("MPI_File_open") {
+            return;
+        }
+        let this = SplitCall {
+            site: event.site,
+            call: event.call,
+        };
+        let key = (rank, comm.0);
+        let mut finding =
+            |message: String, first_label: String, second: Option<(SplitCall, String)>| {
+                let mut calls = vec![(this, first_label)];
+                calls.extend(second);
+                self.found
+                    .entry(rank)
+                    .or_default()
+                    .push(Finding { message, calls });
             };
-            if !event.call.starts_with("MPI_File_") || event.call.starts_with("MPI_File_open") {
-                continue;
+        let pending = self.open.get(&key).copied();
+        match (split_base(event.call), pending) {
+            (Some((base, false)), Some(begin))
+                if split_base(begin.call).map(|b| b.0) == Some(base) =>
+            {
+                self.open.remove(&key);
             }
-            let finding = |message: String,
-                           first: &Event,
-                           first_label: String,
-                           second: Option<(&Event, String)>| {
-                let mut locations = vec![event_location(ctx, vec![trace.rank], first, first_label)];
-                if let Some((e, l)) = second {
-                    locations.push(event_location(ctx, vec![trace.rank], e, l));
+            (Some((_, false)), Some(begin)) => {
+                finding(
+                    format!("{} does not match the open {}", event.call, begin.call),
+                    format!("ends a split collective, but {} is open", begin.call),
+                    Some((begin, "starts the open split collective".into())),
+                );
+                self.open.remove(&key);
+            }
+            (Some((_, false)), None) => finding(
+                format!("{} without its _begin", event.call),
+                "ends a split collective that was never started".into(),
+                None,
+            ),
+            (_, Some(begin)) => {
+                finding(
+                    format!(
+                        "{} while the split collective {} is still open",
+                        event.call, begin.call
+                    ),
+                    format!(
+                        "collective file operation before the _end of {}",
+                        begin.call
+                    ),
+                    Some((begin, "starts the split collective".into())),
+                );
+                if split_base(event.call).is_some_and(|b| b.1) {
+                    self.open.insert(key, this);
                 }
-                Diagnostic {
+            }
+            (Some((_, true)), None) => {
+                self.open.insert(key, this);
+            }
+            (None, None) => {}
+        }
+    }
+
+    /// The findings, rank after rank, each rank's split collectives never ended after its
+    /// other findings.
+    pub fn finish(self, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut found = self.found;
+        let mut never_ended: BTreeMap<Rank, Vec<SplitCall>> = BTreeMap::new();
+        for ((rank, _), begin) in self.open {
+            never_ended.entry(rank).or_default().push(begin);
+        }
+        let ranks: std::collections::BTreeSet<Rank> =
+            found.keys().chain(never_ended.keys()).copied().collect();
+        for rank in ranks {
+            for f in found.remove(&rank).unwrap_or_default() {
+                out.push(Diagnostic {
                     code: CO006.code,
                     category: CO006.category,
                     severity: CO006.severity,
-                    message: message.into(),
-                    locations,
+                    message: f.message.into(),
+                    locations: f
+                        .calls
+                        .into_iter()
+                        .map(|(c, label)| tables.location(c.site, vec![rank], c.call, label))
+                        .collect(),
                     notes: vec![
                         "a file handle has at most one active split collective operation, and its end call must match its begin call (MPI 4.1 §14.4.5)".into(),
                     ],
@@ -97,76 +181,32 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     wait_for: None,
                     communicator: None,
                     tag: None,
-                }
-            };
-            let pending = open.get(comm).copied();
-            match (split_base(event.call), pending) {
-                (Some((base, false)), Some(begin))
-                    if split_base(begin.call).map(|b| b.0) == Some(base) =>
-                {
-                    open.remove(comm);
-                }
-                (Some((_, false)), Some(begin)) => {
-                    out.push(finding(
-                        format!("{} does not match the open {}", event.call, begin.call),
-                        event,
-                        format!("ends a split collective, but {} is open", begin.call),
-                        Some((begin, "starts the open split collective".into())),
-                    ));
-                    open.remove(comm);
-                }
-                (Some((_, false)), None) => out.push(finding(
-                    format!("{} without its _begin", event.call),
-                    event,
-                    "ends a split collective that was never started".into(),
-                    None,
-                )),
-                (_, Some(begin)) => {
-                    out.push(finding(
-                        format!(
-                            "{} while the split collective {} is still open",
-                            event.call, begin.call
-                        ),
-                        event,
-                        format!(
-                            "collective file operation before the _end of {}",
-                            begin.call
-                        ),
-                        Some((begin, "starts the split collective".into())),
-                    ));
-                    if split_base(event.call).is_some_and(|b| b.1) {
-                        open.insert(*comm, event);
-                    }
-                }
-                (Some((_, true)), None) => {
-                    open.insert(*comm, event);
-                }
-                (None, None) => {}
+                });
+            }
+            for begin in never_ended.remove(&rank).unwrap_or_default() {
+                out.push(Diagnostic {
+                    code: CO006.code,
+                    category: CO006.category,
+                    severity: CO006.severity,
+                    message: format!("{} is never ended", begin.call).into(),
+                    locations: vec![tables.location(
+                        begin.site,
+                        vec![rank],
+                        begin.call,
+                        "starts a split collective with no matching _end",
+                    )],
+                    notes: vec![
+                        "every split collective begin call must be followed by its end call (MPI 4.1 §14.4.5)".into(),
+                    ],
+                    help: Some("call the matching _end".into()),
+                    wait_for: None,
+                    communicator: None,
+                    tag: None,
+                });
             }
         }
-        for begin in open.into_values() {
-            out.push(Diagnostic {
-                code: CO006.code,
-                category: CO006.category,
-                severity: CO006.severity,
-                message: format!("{} is never ended", begin.call).into(),
-                locations: vec![event_location(
-                    ctx,
-                    vec![trace.rank],
-                    begin,
-                    "starts a split collective with no matching _end",
-                )],
-                notes: vec![
-                    "every split collective begin call must be followed by its end call (MPI 4.1 §14.4.5)".into(),
-                ],
-                help: Some("call the matching _end".into()),
-                wait_for: None,
-                communicator: None,
-                tag: None,
-            });
-        }
+        fold_ranks(out)
     }
-    fold_ranks(out)
 }
 
 /// The same finding at the same call sites on several ranks becomes one finding.
@@ -191,16 +231,4 @@ fn fold_ranks(findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
         }
     }
     out
-}
-
-/// CO006.
-pub(crate) struct SplitCollectiveOrder;
-
-impl Check for SplitCollectiveOrder {
-    fn infos(&self) -> &'static [CheckInfo] {
-        &[CO006]
-    }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx)
-    }
 }

@@ -1,10 +1,10 @@
 //! CO004: `MPI_IN_PLACE` on some ranks but not all where the standard requires all or none,
 //! or on a non-root rank of a rooted collective.
 
-use super::{aligned, by_value, disagreement, group_locations, Context};
-use crate::checks::Check;
+use super::{by_value, disagreement, group_locations, Call, Findings, Position};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{CollectiveKind, Op};
+use crate::model::CollectiveKind;
 use crate::ranks::RankSet;
 use crate::text;
 
@@ -70,21 +70,32 @@ fn rooted(kind: CollectiveKind) -> bool {
     matches!(kind, Gather | Gatherv | Scatter | Scatterv | Reduce)
 }
 
-fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for position in aligned(ctx.run) {
-        let Op::Collective { kind, comm, .. } = &position.calls[0].event.op else {
-            continue;
+/// CO004's findings.
+#[derive(Default)]
+pub(crate) struct InPlace {
+    found: Findings,
+}
+
+impl InPlace {
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.found.into_diagnostics()
+    }
+
+    /// A position of the aligned sequence.
+    pub fn position(&mut self, position: &Position, tables: &RunTables) {
+        let kind = &position.calls[0].kind;
+        let Some(info) = tables.comm(position.comm) else {
+            return;
         };
-        let info = ctx.run.comm(*comm);
         if info.remote.is_some() {
-            continue;
+            return;
         }
-        let in_place = |c: &super::Call| c.args.is_some_and(|a| a.in_place);
+        let out = &mut self.found;
+        let in_place = |c: &Call| c.args().is_some_and(|a| a.in_place);
         if all_or_none(*kind) {
-            let groups = by_value(position.calls.iter().map(|c| (in_place(c), *c)));
+            let groups = by_value(position.calls.iter().map(|c| (in_place(c), c)));
             if groups.len() < 2 {
-                continue;
+                return;
             }
             let described: Vec<(String, Vec<_>)> = groups
                 .into_iter()
@@ -99,17 +110,17 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     )
                 })
                 .collect();
-            out.push(disagreement(
-                ctx,
+            out.push(position, disagreement(
+                tables,
                 &CO004,
-                &position,
+                position,
                 "MPI_IN_PLACE",
                 &described,
                 "the in-place option of this collective must be used by all members of the communicator or by none (MPI 4.1 §6.7, §6.9.6)",
                 "pass MPI_IN_PLACE on every rank or on none",
             ));
         } else if rooted(*kind) {
-            let offenders: Vec<_> = position
+            let offenders: Vec<&Call> = position
                 .calls
                 .iter()
                 .filter(|c| {
@@ -117,15 +128,14 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                         && c.root()
                             .is_some_and(|r| info.rank_of(c.rank) != Some(r as u32))
                 })
-                .copied()
                 .collect();
             if offenders.is_empty() {
-                continue;
+                return;
             }
             let ranks: RankSet = offenders.iter().map(|c| c.rank).collect();
             let root = offenders[0].root().unwrap_or(0);
             let call = position.call();
-            out.push(Diagnostic {
+            out.push(position, Diagnostic {
                 code: CO004.code,
                 category: CO004.category,
                 severity: CO004.severity,
@@ -139,7 +149,7 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                     if ranks.len() == 1 { "passes" } else { "pass" },
                 ),
                 locations: group_locations(
-                    ctx,
+                    tables,
                     &offenders,
                     &text!("passes MPI_IN_PLACE but is not the root (root {root})"),
                 ),
@@ -152,18 +162,5 @@ fn check(ctx: &Context) -> Vec<Diagnostic> {
                 tag: None,
             });
         }
-    }
-    out
-}
-
-/// CO004.
-pub(crate) struct CollectiveInPlaceMismatch;
-
-impl Check for CollectiveInPlaceMismatch {
-    fn infos(&self) -> &'static [CheckInfo] {
-        &[CO004]
-    }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx)
     }
 }

@@ -1,122 +1,176 @@
-//! Consistency of the arguments of collective calls across the members of a communicator
-//! (CO002–CO005), after the MPE collective and datatype checking library: the same root, the
-//! same reduction operation, `MPI_IN_PLACE` on all ranks or none, and the same
-//! creation/topology/file arguments.
+//! Consistency of collective calls across the members of a communicator (CO001–CO006,
+//! TY001), after the MPE collective and datatype checking library: the same calls in the
+//! same order (CO001), the same root, the same reduction operation, `MPI_IN_PLACE` on all
+//! ranks or none, the same creation/topology/file arguments (CO002–CO005), split
+//! collectives in order (CO006) and matching type signatures (TY001).
 //!
-//! All of them compare the calls at the same position of a communicator's collective
-//! sequence ([`aligned`]); positions from the first call mismatch on (CO001) are left out,
-//! since their calls do not belong together.
+//! They are one pass over the events ([`CollectivePass`]): the [`aligner`] lines up the
+//! calls of a communicator's members and hands each position over once every member made
+//! its call (or at the end, for positions some member never reached). CO002–CO005 and TY001
+//! compare the calls at a position, and positions from the first call mismatch on are left
+//! out, since their calls do not belong together; CO001 judges the calls themselves. Each
+//! code keeps its own state and findings in its own file.
 
 use std::collections::BTreeMap;
 
-use super::{event_location, Context};
+use rustc_hash::FxHashSet;
+
+use super::pass::{EventPass, Filled, RunTables};
+use crate::checks::{collective_call, datatype, Check, Needs, Slot};
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
-use crate::model::{CollectiveArgs, CommId, Event, Op, Rank, Run};
+use crate::model::{CommId, Event, Rank};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::Text;
 
+pub mod aligner;
 pub mod arguments;
 pub mod file_order;
 pub mod in_place;
 pub mod op;
 pub mod root;
+#[cfg(test)]
+mod tests;
 
-/// One collective call of one rank at a position.
-#[derive(Clone, Copy)]
-pub(crate) struct Call<'r> {
-    pub rank: Rank,
-    pub event: &'r Event,
-    pub args: Option<&'r CollectiveArgs>,
-}
+use aligner::Aligner;
+pub(crate) use aligner::{Call, Position};
 
-impl Call<'_> {
-    pub fn root(&self) -> Option<i32> {
-        match &self.event.op {
-            Op::Collective { root, .. } => *root,
-            _ => None,
+/// The collective checks, one pass for every code.
+pub(crate) struct CollectiveChecks;
+
+impl Check for CollectiveChecks {
+    fn infos(&self) -> &'static [CheckInfo] {
+        &[
+            collective_call::CO001,
+            root::CO002,
+            op::CO003,
+            in_place::CO004,
+            arguments::CO005,
+            file_order::CO006,
+            datatype::collective::TY001,
+        ]
+    }
+    fn needs(&self) -> Needs {
+        // CO001 and CO002: a deadlock on a mismatched communicator is their consequence.
+        Needs {
+            fills: &[Slot::MismatchedComms],
+            ..Needs::NOTHING
         }
     }
-}
-
-/// The calls of the members of a communicator at the same position of its collective
-/// sequence.
-pub(crate) struct Position<'r> {
-    pub comm: CommId,
-    /// 0-based position on the communicator.
-    pub k: usize,
-    pub calls: Vec<Call<'r>>,
-}
-
-impl Position<'_> {
-    /// The call's name, without the large-count suffix.
-    pub fn call(&self) -> &'static str {
-        let c = self.calls[0].event.call;
-        c.strip_suffix("_c").unwrap_or(c)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<CollectivePass>::default())
     }
 }
 
-/// `MPI_Bcast_c` is `MPI_Bcast`.
-fn same_call(a: &Event, b: &Event) -> bool {
-    let strip = |c: &'static str| c.strip_suffix("_c").unwrap_or(c);
-    strip(a.call) == strip(b.call)
+/// The aligner and each code's state.
+#[derive(Default)]
+pub(crate) struct CollectivePass {
+    aligner: Aligner,
+    /// Communicators whose positions ended at one whose callers made different calls.
+    ended: FxHashSet<u32>,
+    co001: collective_call::CallOrder,
+    co002: root::Roots,
+    co003: op::Ops,
+    co004: in_place::InPlace,
+    co005: arguments::Agreement,
+    co006: file_order::SplitOrder,
+    ty001: datatype::collective::Signatures,
 }
 
-/// Every position of every communicator's collective sequence where all callers made the
-/// same call, in order, up to the first position where they do not.
-pub(crate) fn aligned(run: &Run) -> Vec<Position<'_>> {
-    // comm → rank → its collective events on it, in order.
-    let mut per_comm: BTreeMap<u32, BTreeMap<Rank, Vec<usize>>> = BTreeMap::new();
-    for trace in &run.ranks {
-        for (index, event) in trace.events.iter().enumerate() {
-            if let Op::Collective { comm, .. } = &event.op {
-                per_comm
-                    .entry(comm.0)
-                    .or_default()
-                    .entry(trace.rank)
-                    .or_default()
-                    .push(index);
+impl CollectivePass {
+    /// A position of the aligned sequence, for the checks that compare its calls; false
+    /// when the sequence ended before it.
+    fn aligned(&mut self, position: &Position, tables: &RunTables) -> bool {
+        if self.ended.contains(&position.comm.0) {
+            return false;
+        }
+        if !position.same_call() {
+            self.ended.insert(position.comm.0);
+            return false;
+        }
+        self.co002.position(position, tables);
+        self.co003.position(position, tables);
+        self.co004.position(position, tables);
+        self.co005.position(position, tables);
+        self.ty001.position(position, tables);
+        true
+    }
+}
+
+impl EventPass for CollectivePass {
+    fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        self.co001.event(rank, event);
+        self.co006.event(rank, event);
+        let Some((comm, call)) = Call::of(rank, index, event, tables) else {
+            return;
+        };
+        self.co002.call(comm, &call);
+        for position in self.aligner.add(comm, call, tables) {
+            self.co001.complete(&position, tables);
+            self.aligned(&position, tables);
+        }
+    }
+
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        self.finish_filling(tables, &mut Filled::default())
+    }
+
+    fn finish_filling(
+        mut self: Box<Self>,
+        tables: &RunTables,
+        filled: &mut Filled,
+    ) -> Vec<Diagnostic> {
+        let rests = std::mem::take(&mut self.aligner).finish();
+        for rest in &rests {
+            self.co001.rest(rest, tables);
+            for position in rest.positions() {
+                if !self.aligned(&position, tables) {
+                    break;
+                }
             }
         }
+        let this = *self;
+        let mut out = this.co001.finish(tables, &mut filled.mismatched_comms);
+        out.extend(this.co002.finish(&mut filled.mismatched_comms));
+        out.extend(this.co003.finish());
+        out.extend(this.co004.finish());
+        out.extend(this.co005.finish());
+        out.extend(this.co006.finish(tables));
+        out.extend(this.ty001.finish());
+        out
     }
-    let mut out = Vec::new();
-    for (comm, ranks) in per_comm {
-        let longest = ranks.values().map(Vec::len).max().unwrap_or(0);
-        for k in 0..longest {
-            let calls: Vec<Call> = ranks
-                .iter()
-                .filter_map(|(&rank, events)| {
-                    let index = *events.get(k)?;
-                    Some(Call {
-                        rank,
-                        event: &run.ranks[rank as usize].events[index],
-                        args: run.collective_args_of(rank, index as u32),
-                    })
-                })
-                .collect();
-            if calls.iter().any(|c| !same_call(c.event, calls[0].event)) {
-                break;
-            }
-            out.push(Position {
-                comm: CommId(comm),
-                k,
-                calls,
-            });
-        }
+}
+
+/// Findings at positions, which complete in any order: handed out in the order of their
+/// communicator and position (and, at one position, as they were found).
+#[derive(Default)]
+pub(crate) struct Findings(Vec<(CommId, usize, Diagnostic)>);
+
+impl Findings {
+    pub fn push(&mut self, position: &Position, finding: Diagnostic) {
+        self.0.push((position.comm, position.k, finding));
     }
-    out
+
+    pub fn sorted(mut self) -> impl Iterator<Item = (CommId, Diagnostic)> {
+        self.0.sort_by_key(|(comm, k, _)| (comm.0, *k));
+        self.0.into_iter().map(|(comm, _, d)| (comm, d))
+    }
+
+    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
+        self.sorted().map(|(_, d)| d).collect()
+    }
 }
 
 /// The groups of calls that passed the same value, the most common first (ties: the group
 /// with the lowest rank first).
-pub(crate) fn by_value<'r, V: Ord + Clone>(
-    calls: impl IntoIterator<Item = (V, Call<'r>)>,
-) -> Vec<(V, Vec<Call<'r>>)> {
-    let mut groups: BTreeMap<V, Vec<Call>> = BTreeMap::new();
+pub(crate) fn by_value<'c, V: Ord + Clone>(
+    calls: impl IntoIterator<Item = (V, &'c Call)>,
+) -> Vec<(V, Vec<&'c Call>)> {
+    let mut groups: BTreeMap<V, Vec<&Call>> = BTreeMap::new();
     for (v, c) in calls {
         groups.entry(v).or_default().push(c);
     }
-    let mut out: Vec<(V, Vec<Call>)> = groups.into_iter().collect();
+    let mut out: Vec<(V, Vec<&Call>)> = groups.into_iter().collect();
     out.sort_by_key(|(_, calls)| {
         (
             std::cmp::Reverse(calls.len()),
@@ -127,29 +181,25 @@ pub(crate) fn by_value<'r, V: Ord + Clone>(
 }
 
 /// Locations of a group of calls, one per call site.
-pub(crate) fn group_locations(ctx: &Context, calls: &[Call], label: &Text) -> Vec<Location> {
-    let mut sites: BTreeMap<(u32, &'static str), (Vec<Rank>, Call)> = BTreeMap::new();
+pub(crate) fn group_locations(tables: &RunTables, calls: &[&Call], label: &Text) -> Vec<Location> {
+    let mut sites: BTreeMap<(u32, &'static str), Vec<Rank>> = BTreeMap::new();
     for c in calls {
-        sites
-            .entry((c.event.site.0, c.event.call))
-            .or_insert((Vec::new(), *c))
-            .0
-            .push(c.rank);
+        sites.entry((c.site.0, c.call)).or_default().push(c.rank);
     }
     sites
-        .into_values()
-        .map(|(mut ranks, first)| {
+        .into_iter()
+        .map(|((site, call), mut ranks)| {
             ranks.sort_unstable();
-            event_location(ctx, ranks, first.event, label.clone())
+            tables.location(crate::model::SiteId(site), ranks, call, label.clone())
         })
         .collect()
 }
 
-fn ranks_of(calls: &[Call]) -> RankSet {
+fn ranks_of(calls: &[&Call]) -> RankSet {
     calls.iter().map(|c| c.rank).collect()
 }
 
-fn verb(calls: &[Call], one: &str, many: &str) -> String {
+fn verb(calls: &[&Call], one: &str, many: &str) -> String {
     if calls.len() == 1 {
         one.to_string()
     } else {
@@ -161,15 +211,17 @@ fn verb(calls: &[Call], one: &str, many: &str) -> String {
 /// `groups` as from [`by_value`] (the first is taken as what the others agree on), each
 /// value already described (`root 0`, `MPI_SUM`).
 pub(crate) fn disagreement(
-    ctx: &Context,
+    tables: &RunTables,
     info: &CheckInfo,
     position: &Position,
     what: &str,
-    groups: &[(String, Vec<Call>)],
+    groups: &[(String, Vec<&Call>)],
     note: &str,
     help: &str,
 ) -> Diagnostic {
-    let comm_name = ctx.run.comm(position.comm).name.clone();
+    let comm_name = tables
+        .comm(position.comm)
+        .map_or_else(String::new, |c| c.name.clone());
     let call = position.call();
     let (reference, reference_calls) = &groups[0];
     let mut parts = Vec::new();
@@ -181,7 +233,7 @@ pub(crate) fn disagreement(
             verb(calls, "passes", "pass")
         ));
         locations.extend(group_locations(
-            ctx,
+            tables,
             calls,
             &text!(
                 "{} {value} here; {} {} {reference}",
@@ -192,7 +244,7 @@ pub(crate) fn disagreement(
         ));
     }
     locations.extend(group_locations(
-        ctx,
+        tables,
         reference_calls,
         &text!("{} {reference}", verb(reference_calls, "passes", "pass")),
     ));

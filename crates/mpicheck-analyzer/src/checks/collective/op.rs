@@ -1,7 +1,7 @@
 //! CO003: the ranks of a reduction pass different operations.
 
-use super::{aligned, by_value, disagreement, Context};
-use crate::checks::Check;
+use super::{by_value, disagreement, Findings, Position};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 
 pub const CO003: CheckInfo = CheckInfo {
@@ -42,42 +42,42 @@ reductions, §6.9.6–§6.11).
 "#,
 };
 
-fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for position in aligned(ctx.run) {
+/// CO003's findings.
+#[derive(Default)]
+pub(crate) struct Ops {
+    found: Findings,
+}
+
+impl Ops {
+    /// A position of the aligned sequence.
+    pub fn position(&mut self, position: &Position, tables: &RunTables) {
         let Some(calls) = position
             .calls
             .iter()
-            .map(|c| c.args.and_then(|a| a.op.clone()).map(|op| (op, *c)))
+            .map(|c| c.args().and_then(|a| a.op.clone()).map(|op| (op, c)))
             .collect::<Option<Vec<_>>>()
         else {
-            continue;
+            return;
         };
         let groups = by_value(calls);
         if groups.len() < 2 {
-            continue;
+            return;
         }
-        out.push(disagreement(
-            ctx,
-            &CO003,
-            &position,
-            "reduction operation",
-            &groups,
-            "the op argument of a reduction must be the same on all members of the communicator (MPI 4.1 §6.9.1)",
-            "pass the same reduction operation on every rank",
-        ));
+        self.found.push(
+            position,
+            disagreement(
+                tables,
+                &CO003,
+                position,
+                "reduction operation",
+                &groups,
+                "the op argument of a reduction must be the same on all members of the communicator (MPI 4.1 §6.9.1)",
+                "pass the same reduction operation on every rank",
+            ),
+        );
     }
-    out
-}
 
-/// CO003.
-pub(crate) struct CollectiveOpMismatch;
-
-impl Check for CollectiveOpMismatch {
-    fn infos(&self) -> &'static [CheckInfo] {
-        &[CO003]
-    }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx)
+    pub fn finish(self) -> Vec<Diagnostic> {
+        self.found.into_diagnostics()
     }
 }

@@ -1,11 +1,11 @@
 //! CO002: the ranks of a rooted collective pass different roots.
 
-use super::{aligned, by_value, disagreement, Context};
-use crate::checks::{Check, Needs, Slot};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
+use super::{by_value, disagreement, Call, Findings, Position};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{CommId, Op, Rank, Run};
+use crate::model::{CommId, Rank};
 
 pub const CO002: CheckInfo = CheckInfo {
     code: "CO002",
@@ -46,94 +46,89 @@ MPI 4.1 §6.4 (MPI_BCAST: "the argument root must have identical values on all p
 "#,
 };
 
-/// Communicators on which every member makes the same rooted calls, only in different
-/// orders (the standard's "broadcasts in reverse order" example): the fault is the order, a
-/// (potential) deadlock the deadlock checks report, not a wrong root argument.
-fn reordered_comms(run: &Run) -> HashSet<CommId> {
-    type RootedCalls = BTreeMap<Rank, Vec<(&'static str, i32)>>;
-    let mut calls: BTreeMap<CommId, RootedCalls> = BTreeMap::new();
-    for trace in &run.ranks {
-        for event in &trace.events {
-            if let Op::Collective {
-                comm,
-                root: Some(r),
-                ..
-            } = &event.op
-            {
-                calls
-                    .entry(*comm)
-                    .or_default()
-                    .entry(trace.rank)
-                    .or_default()
-                    .push((event.call, *r));
-            }
-        }
-    }
-    calls
-        .into_iter()
-        .filter_map(|(comm, mut per_rank)| {
-            per_rank.values_mut().for_each(|v| v.sort_unstable());
-            let mut sequences = per_rank.values();
-            let first = sequences.next()?;
-            sequences.all(|s| s == first).then_some(comm)
-        })
-        .collect()
+/// A rank's rooted calls on a communicator, (call, root) → how many.
+type RootedCalls = BTreeMap<(&'static str, i32), u32>;
+
+/// CO002's state: the rooted calls each rank made on each communicator, and the findings.
+#[derive(Default)]
+pub(crate) struct Roots {
+    /// comm → rank → its rooted calls on it: whether every member makes the same rooted
+    /// calls, only in different orders.
+    rooted: BTreeMap<CommId, BTreeMap<Rank, RootedCalls>>,
+    found: Findings,
 }
 
-/// CO002 findings, and the communicators they are on (a replay that matches collectives
-/// with different roots reports a deadlock that is only a consequence).
-fn check(ctx: &Context) -> (Vec<Diagnostic>, BTreeSet<CommId>) {
-    let mut out = Vec::new();
-    let mut comms = BTreeSet::new();
-    let reordered = reordered_comms(ctx.run);
-    for position in aligned(ctx.run) {
-        if ctx.run.comm(position.comm).remote.is_some() {
-            continue; // intercommunicators use MPI_ROOT / MPI_PROC_NULL per group
+impl Roots {
+    /// Every collective call, as it comes.
+    pub fn call(&mut self, comm: CommId, call: &Call) {
+        if let Some(root) = call.root() {
+            *self
+                .rooted
+                .entry(comm)
+                .or_default()
+                .entry(call.rank)
+                .or_default()
+                .entry((call.call, root))
+                .or_insert(0) += 1;
         }
-        if reordered.contains(&position.comm) {
-            continue;
+    }
+
+    /// A position of the aligned sequence.
+    pub fn position(&mut self, position: &Position, tables: &RunTables) {
+        if tables
+            .comm(position.comm)
+            .is_none_or(|c| c.remote.is_some())
+        {
+            return; // intercommunicators use MPI_ROOT / MPI_PROC_NULL per group
         }
         if position.calls.iter().any(|c| c.root().is_none()) {
-            continue;
+            return;
         }
-        let groups = by_value(position.calls.iter().map(|c| (c.root().unwrap_or(-1), *c)));
+        let groups = by_value(position.calls.iter().map(|c| (c.root().unwrap_or(-1), c)));
         if groups.len() < 2 {
-            continue;
+            return;
         }
         let described: Vec<(String, Vec<_>)> = groups
             .into_iter()
             .map(|(root, calls)| (format!("root {root}"), calls))
             .collect();
-        comms.insert(position.comm);
-        out.push(disagreement(
-            ctx,
-            &CO002,
-            &position,
-            "root",
-            &described,
-            "the root argument must have the same value on all members of the communicator (MPI 4.1 §6.4)",
-            "pass the same root on every rank",
-        ));
+        self.found.push(
+            position,
+            disagreement(
+                tables,
+                &CO002,
+                position,
+                "root",
+                &described,
+                "the root argument must have the same value on all members of the communicator (MPI 4.1 §6.4)",
+                "pass the same root on every rank",
+            ),
+        );
     }
-    (out, comms)
-}
 
-/// CO002; the communicators it finds mismatched go to DL002.
-pub(crate) struct CollectiveRootMismatch;
-
-impl Check for CollectiveRootMismatch {
-    fn infos(&self) -> &'static [CheckInfo] {
-        &[CO002]
-    }
-    fn needs(&self) -> Needs {
-        Needs {
-            fills: &[Slot::MismatchedComms],
-            ..Needs::NOTHING
-        }
-    }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        let (found, comms) = check(ctx);
-        ctx.add_mismatched_comms(comms);
-        found
+    /// The findings; the communicators they are on go to `comms` (a replay that matches
+    /// collectives with different roots reports a deadlock that is only a consequence).
+    pub fn finish(self, comms: &mut BTreeSet<CommId>) -> Vec<Diagnostic> {
+        // Communicators on which every member makes the same rooted calls, only in
+        // different orders (the standard's "broadcasts in reverse order" example): the fault
+        // is the order, a (potential) deadlock the deadlock checks report, not a wrong root
+        // argument.
+        let reordered: BTreeSet<CommId> = self
+            .rooted
+            .into_iter()
+            .filter_map(|(comm, per_rank)| {
+                let mut calls = per_rank.values();
+                let first = calls.next()?;
+                calls.all(|c| c == first).then_some(comm)
+            })
+            .collect();
+        self.found
+            .sorted()
+            .filter(|(comm, _)| !reordered.contains(comm))
+            .map(|(comm, d)| {
+                comms.insert(comm);
+                d
+            })
+            .collect()
     }
 }

@@ -1,14 +1,13 @@
 //! TY001: the type signatures of a collective call do not match between senders and
 //! receivers.
 
-use crate::checks::Check;
 use std::collections::{BTreeMap, HashSet};
 
-use super::{compare, fold, typed, typed_of, BadPair};
-use crate::checks::collective::{aligned, by_value, group_locations, Call, Position};
-use crate::checks::Context;
+use super::{compare, fold, BadPair};
+use crate::checks::collective::{by_value, group_locations, Call, Findings, Position};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
-use crate::model::{CollectiveKind, CommInfo, Op, Rank};
+use crate::model::{BufSpec, CollectiveKind, CommInfo, Rank, TypeId};
 use crate::text;
 use crate::text::{ranks, Text};
 use crate::typesig::Typed;
@@ -68,33 +67,52 @@ equal to the type signature associated with recvcount, recvtype at the root"), �
 "#,
 };
 
+/// `count` elements of `spec`'s datatype, if its layout is known.
+fn typed<'t>(tables: &RunTables<'t>, spec: &BufSpec) -> Option<Typed<'t>> {
+    typed_of(tables, spec.count, spec.datatype?)
+}
+
+/// `count` elements of `datatype`, if its layout is known.
+fn typed_of<'t>(tables: &RunTables<'t>, count: i64, datatype: TypeId) -> Option<Typed<'t>> {
+    let layout = tables.datatype(datatype)?.layout.as_deref()?;
+    Some(Typed {
+        count: u64::try_from(count).ok()?,
+        layout,
+    })
+}
+
 /// The sender→receiver pairs of one collective call that do not fit.
-fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Context) -> Vec<BadPair> {
+fn bad_pairs(
+    kind: CollectiveKind,
+    info: &CommInfo,
+    calls: &[Call],
+    tables: &RunTables,
+) -> Vec<BadPair> {
     use CollectiveKind::*;
-    let run = ctx.run;
+    let run = tables;
     let by_comm_rank: BTreeMap<u32, &Call> = calls
         .iter()
         .filter_map(|c| Some((info.rank_of(c.rank)?, c)))
         .collect();
-    let send = |c: &Call| c.args.and_then(|a| a.send).and_then(|s| typed(run, &s));
-    let recv = |c: &Call| c.args.and_then(|a| a.recv).and_then(|s| typed(run, &s));
+    let send = |c: &Call| c.args().and_then(|a| a.send).and_then(|s| typed(run, &s));
+    let recv = |c: &Call| c.args().and_then(|a| a.recv).and_then(|s| typed(run, &s));
     // The send of a rank that passed MPI_IN_PLACE is its own receive spec.
     let send_or_own = |c: &Call| {
-        if c.args.is_some_and(|a| a.in_place) {
+        if c.args().is_some_and(|a| a.in_place) {
             recv(c)
         } else {
             send(c)
         }
     };
     let root = || -> Option<&Call> {
-        let groups = by_value(calls.iter().map(|c| (c.root(), *c)));
+        let groups = by_value(calls.iter().map(|c| (c.root(), c)));
         if groups.len() != 1 {
             return None; // CO002 reports it
         }
         let r = groups[0].0?;
         by_comm_rank.get(&u32::try_from(r).ok()?).copied()
     };
-    let in_place = |c: &Call| c.args.is_some_and(|a| a.in_place);
+    let in_place = |c: &Call| c.args().is_some_and(|a| a.in_place);
     let mut out = Vec::new();
     match kind {
         Bcast => {
@@ -110,12 +128,12 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
             // Every rank's signature must equal the others': compare with the most common.
             // (Grouped by the signature's hashes and length, which determine it, rather than
             // by its text: this runs for every reduction of the run.)
-            let specs: Vec<((u64, u64, u64), Call, Typed)> = calls
+            let specs: Vec<((u64, u64, u64), &Call, Typed)> = calls
                 .iter()
                 .filter_map(|c| {
                     let t = send(c)?;
                     let s = t.signature();
-                    Some(((s.rotxor, s.poly, s.elements), *c, t))
+                    Some(((s.rotxor, s.poly, s.elements), c, t))
                 })
                 .collect();
             let groups = by_value(specs.iter().map(|(k, c, _)| (*k, *c)));
@@ -134,8 +152,8 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
         }
         Gather | Gatherv => {
             let Some(root) = root() else { return out };
-            let root_recv = root.args.and_then(|a| a.recv);
-            let root_counts = root.args.and_then(|a| a.recv_counts.as_ref());
+            let root_recv = root.args().and_then(|a| a.recv);
+            let root_counts = root.args().and_then(|a| a.recv_counts.as_ref());
             for (&cr, c) in &by_comm_rank {
                 if c.rank == root.rank && in_place(c) {
                     continue;
@@ -155,8 +173,8 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
         }
         Scatter | Scatterv => {
             let Some(root) = root() else { return out };
-            let root_send = root.args.and_then(|a| a.send);
-            let root_counts = root.args.and_then(|a| a.send_counts.as_ref());
+            let root_send = root.args().and_then(|a| a.send);
+            let root_counts = root.args().and_then(|a| a.send_counts.as_ref());
             for (&cr, c) in &by_comm_rank {
                 if c.rank == root.rank && in_place(c) {
                     continue;
@@ -215,18 +233,18 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
         }
         Allgatherv => {
             for (&i, ci) in &by_comm_rank {
-                let Some(a) = ci.args else { continue };
+                let Some(a) = ci.args() else { continue };
                 let (Some(r), Some(counts)) = (a.recv, a.recv_counts.as_ref()) else {
                     continue;
                 };
                 for (&j, cj) in &by_comm_rank {
-                    let own = cj.args.is_some_and(|a| a.in_place);
+                    let own = cj.args().is_some_and(|a| a.in_place);
                     if own && i == j {
                         continue;
                     }
                     let sent = if own {
                         // In place: rank j contributes recvcounts[j] of its recvtype.
-                        cj.args.and_then(|a| {
+                        cj.args().and_then(|a| {
                             let n = *a.recv_counts.as_ref()?.get(j as usize)?;
                             typed_of(run, n, a.recv?.datatype?)
                         })
@@ -245,7 +263,7 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
         Alltoallv | Alltoallw => {
             // What rank j sends to comm rank i, and what rank i expects from comm rank j.
             let side = |c: &Call, peer: u32, sending: bool| -> Option<Typed> {
-                let a = c.args?;
+                let a = c.args()?;
                 let (spec, counts, types) = if sending && !a.in_place {
                     (a.send, a.send_counts.as_ref(), a.send_types.as_ref())
                 } else {
@@ -281,14 +299,14 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
                     .map(|(i, _)| i)
             };
             for ci in calls {
-                let Some(a) = ci.args else { continue };
+                let Some(a) = ci.args() else { continue };
                 let Some(outs) = a.out_neighbors.as_ref() else {
                     continue;
                 };
                 for (p, j) in outs.iter().enumerate() {
                     let Some(j) = *j else { continue };
                     let Some(cj) = by_rank.get(&j) else { continue };
-                    let Some(b) = cj.args else { continue };
+                    let Some(b) = cj.args() else { continue };
                     let Some(ins) = b.in_neighbors.as_ref() else {
                         continue;
                     };
@@ -328,16 +346,16 @@ fn bad_pairs(kind: CollectiveKind, info: &CommInfo, calls: &[Call], ctx: &Contex
 }
 
 /// `recvcounts` of `MPI_Reduce_scatter` must be identical on all ranks.
-fn reduce_scatter_counts(ctx: &Context, position: &Position) -> Option<Diagnostic> {
+fn reduce_scatter_counts(tables: &RunTables, position: &Position) -> Option<Diagnostic> {
     let groups = by_value(position.calls.iter().filter_map(|c| {
-        let counts = c.args?.recv_counts.clone()?;
-        Some((format!("recvcounts {counts:?}"), *c))
+        let counts = c.args()?.recv_counts.clone()?;
+        Some((format!("recvcounts {counts:?}"), c))
     }));
     if groups.len() < 2 {
         return None;
     }
     Some(crate::checks::collective::disagreement(
-        ctx,
+        tables,
         &TY001,
         position,
         "recvcounts",
@@ -347,138 +365,137 @@ fn reduce_scatter_counts(ctx: &Context, position: &Position) -> Option<Diagnosti
     ))
 }
 
-fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let run = ctx.run;
-    let mut out = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    for position in aligned(run) {
-        let Op::Collective { kind, comm, .. } = &position.calls[0].event.op else {
-            continue;
-        };
-        let info = run.comm(*comm);
-        if info.remote.is_some() || info.members.is_empty() {
-            continue;
-        }
-        if *kind == CollectiveKind::ReduceScatter {
-            if let Some(d) = reduce_scatter_counts(ctx, &position) {
-                if seen.insert(d.message.to_string()) {
-                    out.push(d);
-                }
-                continue;
-            }
-        }
-        let pairs = bad_pairs(*kind, info, &position.calls, ctx);
-        if pairs.is_empty() {
-            continue;
-        }
-        let call = position.call();
-        let folded = fold(pairs);
-        let mut lines = Vec::new();
-        let mut locations: Vec<Location> = Vec::new();
-        let calls_of = |ranks: &[Rank]| -> Vec<Call> {
-            position
-                .calls
-                .iter()
-                .filter(|c| ranks.contains(&c.rank))
-                .copied()
-                .collect()
-        };
-        // How many ranks pass each spec: the side whose spec is rarer disagrees with the
-        // others and goes first.
-        let mut spec_counts: std::collections::HashMap<String, usize> = Default::default();
-        for c in &position.calls {
-            if let Some(a) = c.args {
-                for spec in [a.send, a.recv].into_iter().flatten() {
-                    if let Some(t) = typed(run, &spec) {
-                        *spec_counts.entry(t.to_string()).or_insert(0) += 1;
-                    }
-                }
-            }
-        }
-        let mut minority: Vec<Location> = Vec::new();
-        let mut majority: Vec<Location> = Vec::new();
-        for (sent, expected, why, senders, receivers) in &folded {
-            let s_verb = if senders.len() == 1 { "sends" } else { "send" };
-            let r_verb = if receivers.len() == 1 {
-                "expects"
-            } else {
-                "expect"
-            };
-            lines.push(text!(
-                "{} {s_verb} {sent}, {} {r_verb} {expected}",
-                ranks(senders),
-                ranks(receivers)
-            ));
-            let s_locs = group_locations(
-                ctx,
-                &calls_of(senders),
-                &text!("{s_verb} {sent} to {}; {why}", ranks(receivers)),
-            );
-            let r_locs = group_locations(
-                ctx,
-                &calls_of(receivers),
-                &text!("{r_verb} {expected} from {}", ranks(senders)),
-            );
-            // The side with fewer ranks is the one that disagrees with the others.
-            let count = |spec: &String| spec_counts.get(spec).copied().unwrap_or(0);
-            if (count(sent), senders.len()) <= (count(expected), receivers.len()) {
-                minority.extend(s_locs);
-                majority.extend(r_locs);
-            } else {
-                minority.extend(r_locs);
-                majority.extend(s_locs);
-            }
-        }
-        for l in minority.into_iter().chain(majority) {
-            if !locations
-                .iter()
-                .any(|x| x.ranks == l.ranks && x.line == l.line && x.file == l.file)
-            {
-                locations.push(l);
-            }
-        }
-        let detail = folded
-            .first()
-            .map(|(_, _, why, _, _)| why.to_string())
-            .unwrap_or_default();
-        let message = text!(
-            "type signature mismatch in {call} (collective #{} on {}): {} ({detail})",
-            position.k + 1,
-            info.name.as_str(),
-            Text::join(lines, "; ")
-        );
-        if !seen.insert(message.to_string()) {
-            continue;
-        }
-        out.push(Diagnostic {
-            code: TY001.code,
-            category: TY001.category,
-            severity: TY001.severity,
-            message,
-            locations,
-            notes: vec![
-                "the type signature each process sends in a collective must equal the one its receiver expects (MPI 4.1 §6.1, §3.3.1)".into(),
-            ],
-            help: Some(
-                "use matching counts and datatypes on all ranks (the per-rank counts of the root for the v variants)"
-                    .into(),
-            ),
-            wait_for: None,
-            communicator: Some(info.name.clone()),
-            tag: None,
-        });
-    }
-    out
+/// TY001's findings.
+#[derive(Default)]
+pub(crate) struct Signatures {
+    found: Findings,
 }
 
-/// TY001.
-pub(crate) struct CollectiveTypeMismatch;
+impl Signatures {
+    /// The findings, the first of each message.
+    pub fn finish(self) -> Vec<Diagnostic> {
+        let mut seen: HashSet<String> = HashSet::new();
+        self.found
+            .into_diagnostics()
+            .into_iter()
+            .filter(|d| seen.insert(d.message.to_string()))
+            .collect()
+    }
 
-impl Check for CollectiveTypeMismatch {
-    fn infos(&self) -> &'static [CheckInfo] {
-        &[TY001]
+    /// A position of the aligned sequence.
+    pub fn position(&mut self, position: &Position, tables: &RunTables) {
+        if let Some(d) = check(tables, position) {
+            self.found.push(position, d);
+        }
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx)
+}
+
+fn check(tables: &RunTables, position: &Position) -> Option<Diagnostic> {
+    let run = tables;
+    let kind = &position.calls[0].kind;
+    let info = tables.comm(position.comm)?;
+    if info.remote.is_some() || info.members.is_empty() {
+        return None;
     }
+    if *kind == CollectiveKind::ReduceScatter {
+        if let Some(d) = reduce_scatter_counts(tables, position) {
+            return Some(d);
+        }
+    }
+    let pairs = bad_pairs(*kind, info, &position.calls, tables);
+    if pairs.is_empty() {
+        return None;
+    }
+    let call = position.call();
+    let folded = fold(pairs);
+    let mut lines = Vec::new();
+    let mut locations: Vec<Location> = Vec::new();
+    let calls_of = |ranks: &[Rank]| -> Vec<&Call> {
+        position
+            .calls
+            .iter()
+            .filter(|c| ranks.contains(&c.rank))
+            .collect()
+    };
+    // How many ranks pass each spec: the side whose spec is rarer disagrees with the
+    // others and goes first.
+    let mut spec_counts: std::collections::HashMap<String, usize> = Default::default();
+    for c in &position.calls {
+        if let Some(a) = c.args() {
+            for spec in [a.send, a.recv].into_iter().flatten() {
+                if let Some(t) = typed(run, &spec) {
+                    *spec_counts.entry(t.to_string()).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    let mut minority: Vec<Location> = Vec::new();
+    let mut majority: Vec<Location> = Vec::new();
+    for (sent, expected, why, senders, receivers) in &folded {
+        let s_verb = if senders.len() == 1 { "sends" } else { "send" };
+        let r_verb = if receivers.len() == 1 {
+            "expects"
+        } else {
+            "expect"
+        };
+        lines.push(text!(
+            "{} {s_verb} {sent}, {} {r_verb} {expected}",
+            ranks(senders),
+            ranks(receivers)
+        ));
+        let s_locs = group_locations(
+            tables,
+            &calls_of(senders),
+            &text!("{s_verb} {sent} to {}; {why}", ranks(receivers)),
+        );
+        let r_locs = group_locations(
+            tables,
+            &calls_of(receivers),
+            &text!("{r_verb} {expected} from {}", ranks(senders)),
+        );
+        // The side with fewer ranks is the one that disagrees with the others.
+        let count = |spec: &String| spec_counts.get(spec).copied().unwrap_or(0);
+        if (count(sent), senders.len()) <= (count(expected), receivers.len()) {
+            minority.extend(s_locs);
+            majority.extend(r_locs);
+        } else {
+            minority.extend(r_locs);
+            majority.extend(s_locs);
+        }
+    }
+    for l in minority.into_iter().chain(majority) {
+        if !locations
+            .iter()
+            .any(|x| x.ranks == l.ranks && x.line == l.line && x.file == l.file)
+        {
+            locations.push(l);
+        }
+    }
+    let detail = folded
+        .first()
+        .map(|(_, _, why, _, _)| why.to_string())
+        .unwrap_or_default();
+    let message = text!(
+        "type signature mismatch in {call} (collective #{} on {}): {} ({detail})",
+        position.k + 1,
+        info.name.as_str(),
+        Text::join(lines, "; ")
+    );
+    Some(Diagnostic {
+        code: TY001.code,
+        category: TY001.category,
+        severity: TY001.severity,
+        message,
+        locations,
+        notes: vec![
+            "the type signature each process sends in a collective must equal the one its receiver expects (MPI 4.1 §6.1, §3.3.1)".into(),
+        ],
+        help: Some(
+            "use matching counts and datatypes on all ranks (the per-rank counts of the root for the v variants)"
+                .into(),
+        ),
+        wait_for: None,
+        communicator: Some(info.name.clone()),
+        tag: None,
+    })
 }
