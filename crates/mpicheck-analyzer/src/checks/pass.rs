@@ -14,8 +14,12 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
-use crate::model::{CollectiveArgs, CommId, CommInfo, Event, Rank, Run, SiteId, SourceLocation};
+use crate::model::{
+    CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, Run, SiteId, SourceLocation,
+    TypeId,
+};
 use crate::text::Text;
+use crate::typesig::Typed;
 
 /// One check's pass over the events.
 pub(crate) trait EventPass {
@@ -27,11 +31,13 @@ pub(crate) trait EventPass {
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
 }
 
-/// What a pass may read of the run besides its events: the tables the events point into.
+/// What a pass may read of the run besides its events: the tables the events point into
+/// (call sites, communicators, datatypes, collective arguments).
 /// While the events stream, they hold what the events so far made; at the end, all of it.
 pub(crate) struct RunTables<'r> {
     sites: &'r [SourceLocation],
     comms: &'r [CommInfo],
+    datatypes: &'r [DatatypeInfo],
     collective_args: &'r CollectiveArgsTable,
 }
 
@@ -43,6 +49,7 @@ impl<'r> RunTables<'r> {
         RunTables {
             sites: &run.sites,
             comms: &run.comms,
+            datatypes: &run.datatypes,
             collective_args: &run.collective_args,
         }
     }
@@ -50,6 +57,19 @@ impl<'r> RunTables<'r> {
     /// A communicator, if the events named it.
     pub fn comm(&self, comm: CommId) -> Option<&'r CommInfo> {
         self.comms.get(comm.0 as usize)
+    }
+
+    /// `count` elements of `datatype` with the type's signature structure, if known.
+    pub fn typed(&self, count: i64, datatype: Option<TypeId>) -> Option<Typed<'r>> {
+        let layout = self
+            .datatypes
+            .get(datatype?.0 as usize)?
+            .layout
+            .as_deref()?;
+        Some(Typed {
+            count: u64::try_from(count).ok()?,
+            layout,
+        })
     }
 
     /// The arguments of the collective call that is event `index` of `rank`.

@@ -173,9 +173,10 @@ impl EventPass for RequestPass {
                 completed,
                 ..
             } => {
-                unknown = requests.iter().flatten().any(|r| {
-                    !walk.live.contains_key(r) && !walk.overlapped_completion(r, event)
-                });
+                unknown = requests
+                    .iter()
+                    .flatten()
+                    .any(|r| !walk.live.contains_key(r) && !walk.overlapped_completion(r, event));
                 for &index in completed.iter().flatten() {
                     let Some(Some(r)) = requests.get(index as usize) else {
                         continue;
@@ -187,10 +188,8 @@ impl EventPass for RequestPass {
                         }
                         Some(_) => {
                             walk.live.remove(r);
-                            walk.retired.insert(
-                                *r,
-                                (event.thread, event.time.and_then(|t| t.exit_ns)),
-                            );
+                            walk.retired
+                                .insert(*r, (event.thread, event.time.and_then(|t| t.exit_ns)));
                         }
                         None => {}
                     }
@@ -201,9 +200,10 @@ impl EventPass for RequestPass {
                 completed,
                 ..
             } => {
-                unknown = requests.iter().flatten().any(|r| {
-                    !walk.live.contains_key(r) && !walk.overlapped_completion(r, event)
-                });
+                unknown = requests
+                    .iter()
+                    .flatten()
+                    .any(|r| !walk.live.contains_key(r) && !walk.overlapped_completion(r, event));
                 for &index in completed.iter().flatten() {
                     if let Some(l) = requests
                         .get(index as usize)
@@ -254,7 +254,10 @@ impl EventPass for RequestPass {
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
         let ops: Vec<freed::RankOps> = self.ranks.into_iter().map(|w| w.ops.finish()).collect();
         let proofs = freed::proofs_of(&ops, &|comm| {
-            tables.comm(comm).map(|c| c.members.clone()).unwrap_or_default()
+            tables
+                .comm(comm)
+                .map(|c| c.members.clone())
+                .unwrap_or_default()
         });
         let mut freed_active = SiteFindings::default();
         for f in &self.freed_active {
@@ -306,5 +309,127 @@ impl Check for RequestLifecycle {
     }
     fn pass(&self) -> Option<Box<dyn EventPass>> {
         Some(Box::<RequestPass>::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text_trace::parse;
+
+    /// The pass's findings with the ranks' events fed in `order`: the next event of the
+    /// rank named, each rank's in order.
+    fn fed(run: &Run, order: &[Rank]) -> Vec<Diagnostic> {
+        let tables = RunTables::of(run);
+        let mut pass: Box<dyn EventPass> = Box::<RequestPass>::default();
+        let mut next = vec![0; run.ranks.len()];
+        for &rank in order {
+            let index = next[rank as usize];
+            next[rank as usize] += 1;
+            pass.event(
+                rank,
+                index,
+                &run.ranks[rank as usize].events[index],
+                &tables,
+            );
+        }
+        assert!(
+            next.iter()
+                .zip(&run.ranks)
+                .all(|(&n, t)| n == t.events.len()),
+            "every event fed"
+        );
+        pass.finish(&tables)
+    }
+
+    /// Rank after rank, the ranks' events alternating, and the last rank first.
+    fn orders(run: &Run) -> [Vec<Rank>; 3] {
+        let lens: Vec<usize> = run.ranks.iter().map(|t| t.events.len()).collect();
+        let sequential: Vec<Rank> = (0..lens.len())
+            .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
+            .collect();
+        let mut alternating = Vec::new();
+        for i in 0..lens.iter().copied().max().unwrap_or(0) {
+            alternating.extend((0..lens.len()).filter(|&r| i < lens[r]).map(|r| r as Rank));
+        }
+        let backwards: Vec<Rank> = (0..lens.len())
+            .rev()
+            .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
+            .collect();
+        [sequential, alternating, backwards]
+    }
+
+    #[test]
+    fn findings_do_not_depend_on_how_the_ranks_events_interleave() {
+        // Rank 0 frees a send that rank 1's reply (tag 9) proves received: reusing its
+        // buffer in that very receive is too early (BF001 at a.c:3), after it is fine.
+        // Rank 1 frees a send nothing proves received (RQ002 at b.c:2), so its buffer stays
+        // pending (BF001 at b.c:3). Plus a request never completed (RQ001 at c.c:1), a wait
+        // on no request (RQ003 at c.c:2) and a persistent request started twice (RQ004 at
+        // d.c:3, and RQ001 at d.c:2).
+        let run = parse(
+            "ranks 2
+             *: init
+             0: isend dest=1 tag=0 req=0 mem=buf:4096+16:r   @ a.c:1
+             0: request_free req=0                          @ a.c:2
+             0: recv src=1 tag=9 mem=buf:4096+16:w          @ a.c:3
+             0: recv src=1 tag=8 mem=buf:4096+16:w          @ a.c:4
+             0: irecv src=1 tag=99 req=2                    @ c.c:1
+             0: wait req=42                                 @ c.c:2
+             0: send dest=1 tag=7
+             1: recv src=0 tag=0
+             1: send dest=0 tag=9
+             1: send dest=0 tag=8
+             1: isend dest=0 tag=5 req=1 mem=buf:8192+16:r  @ b.c:1
+             1: request_free req=1                          @ b.c:2
+             1: recv src=0 tag=7 mem=buf:8192+16:w          @ b.c:3
+             1: send_init dest=0 tag=3 req=3                @ d.c:1
+             1: start req=3                                 @ d.c:2
+             1: start req=3                                 @ d.c:3
+             *: finalize",
+        )
+        .unwrap();
+        let [sequential, alternating, backwards] = orders(&run);
+        let found = fed(&run, &sequential);
+        let at: Vec<(&str, String)> = found
+            .iter()
+            .map(|d| {
+                let l = &d.locations[0];
+                (
+                    d.code,
+                    format!(
+                        "{}:{}",
+                        l.file.as_deref().unwrap_or("?"),
+                        l.line.unwrap_or(0)
+                    ),
+                )
+            })
+            .collect();
+        let expected = [
+            ("RQ001", "c.c:1"),
+            ("RQ001", "d.c:2"),
+            ("RQ002", "b.c:2"),
+            ("RQ003", "c.c:2"),
+            ("RQ004", "d.c:3"),
+            ("BF001", "a.c:3"),
+            ("BF001", "b.c:3"),
+        ];
+        assert_eq!(
+            at,
+            expected
+                .iter()
+                .map(|&(c, l)| (c, l.to_string()))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(fed(&run, &alternating), found);
+        assert_eq!(fed(&run, &backwards), found);
+        // The registry's runner gives the same.
+        assert_eq!(
+            crate::checks::run_all(&run)
+                .into_iter()
+                .filter(|d| d.code.starts_with("RQ") && d.code != "RQ005" || d.code == "BF001")
+                .collect::<Vec<_>>(),
+            found
+        );
     }
 }

@@ -227,7 +227,12 @@ impl BufferWalk {
     ) {
         let spans = event.buffers();
         if !self.pending.is_empty() {
-            found.add(rank, i, event, conflicts(event, spans, &self.pending, tables));
+            found.add(
+                rank,
+                i,
+                event,
+                conflicts(event, spans, &self.pending, tables),
+            );
         }
         match (&event.op, request_of(event)) {
             (_, Some(Blocking::Nonblocking(r))) if !spans.is_empty() => {
@@ -247,7 +252,12 @@ impl BufferWalk {
             (Op::Start { requests }, _) => {
                 for r in requests {
                     if let Some(spans) = self.persistent.get(r) {
-                        found.add(rank, i, event, conflicts(event, spans, &self.pending, tables));
+                        found.add(
+                            rank,
+                            i,
+                            event,
+                            conflicts(event, spans, &self.pending, tables),
+                        );
                         self.pending.insert(
                             *r,
                             PendingOp {
