@@ -188,3 +188,70 @@ impl SiteFindings {
             .collect()
     }
 }
+
+/// Feeding passes in other orders than [`feed`]'s, for tests: a pass must find the same
+/// whatever the interleaving of the ranks' events.
+#[cfg(test)]
+pub(crate) mod interleave {
+    use super::*;
+
+    /// The findings of `pass` with the ranks' events fed in `order`: the next event of the
+    /// rank named, each rank's in order. Every event must be named once.
+    pub fn fed(run: &Run, mut pass: Box<dyn EventPass>, order: &[Rank]) -> Vec<Diagnostic> {
+        let tables = RunTables::of(run);
+        let mut next = vec![0; run.ranks.len()];
+        for &rank in order {
+            let index = next[rank as usize];
+            next[rank as usize] += 1;
+            pass.event(
+                rank,
+                index,
+                &run.ranks[rank as usize].events[index],
+                &tables,
+            );
+        }
+        assert!(
+            next.iter()
+                .zip(&run.ranks)
+                .all(|(&n, t)| n == t.events.len()),
+            "every event fed"
+        );
+        pass.finish(&tables)
+    }
+
+    /// Rank after rank, the ranks' events alternating, and the last rank first.
+    pub fn orders(run: &Run) -> [Vec<Rank>; 3] {
+        let lens: Vec<usize> = run.ranks.iter().map(|t| t.events.len()).collect();
+        let rank_after_rank = |ranks: &mut dyn Iterator<Item = usize>| -> Vec<Rank> {
+            ranks
+                .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
+                .collect()
+        };
+        let mut alternating = Vec::new();
+        for i in 0..lens.iter().copied().max().unwrap_or(0) {
+            alternating.extend((0..lens.len()).filter(|&r| i < lens[r]).map(|r| r as Rank));
+        }
+        [
+            rank_after_rank(&mut (0..lens.len())),
+            alternating,
+            rank_after_rank(&mut (0..lens.len()).rev()),
+        ]
+    }
+
+    /// The findings of `pass()` in every order of [`orders`], which must agree.
+    pub fn same_in_every_order(
+        run: &Run,
+        pass: impl Fn() -> Box<dyn EventPass>,
+    ) -> Vec<Diagnostic> {
+        let [first, rest @ ..] = orders(run);
+        let found = fed(run, pass(), &first);
+        for order in rest {
+            assert_eq!(
+                fed(run, pass(), &order),
+                found,
+                "fed in the order {order:?}"
+            );
+        }
+        found
+    }
+}

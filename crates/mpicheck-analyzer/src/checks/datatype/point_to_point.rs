@@ -446,3 +446,80 @@ impl Check for MessageTypeMismatch {
         Some(Box::<MessageTypePass>::default())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::pass::interleave::same_in_every_order;
+    use crate::ranks::RankSet;
+    use crate::text_trace::parse;
+
+    #[test]
+    fn findings_do_not_depend_on_how_the_ranks_events_interleave() {
+        // Ranks 1 and 3 make the same mistake at the same sites: one finding, whose texts
+        // are rank 1's (the first receiver) even when rank 3's events come first. Rank 1's
+        // receive of tag 6 takes the later send; its receive of any tag the earlier one,
+        // also when both receives wait for the sends.
+        let run = parse(
+            "ranks 4
+             0: send dest=1 tag=0 count=4 type=int @ p.c:10
+             2: send dest=3 tag=0 count=4 type=int @ p.c:10
+             1: recv src=0 tag=any count=16 type=byte @ p.c:20
+             3: recv src=2 tag=0 count=16 type=byte @ p.c:20
+             0: send dest=1 tag=5 count=8 type=int @ p.c:11
+             0: send dest=1 tag=6 count=2 type=int @ p.c:12
+             1: recv src=0 tag=6 count=1 type=int @ p.c:21
+             1: recv src=0 tag=any count=8 type=float @ p.c:22
+             *: finalize",
+        )
+        .unwrap();
+        let found = same_in_every_order(&run, || Box::<MessageTypePass>::default());
+        let summary: Vec<(&str, String, Vec<String>)> = found
+            .iter()
+            .map(|d| {
+                (
+                    d.code,
+                    d.message.to_string(),
+                    d.locations
+                        .iter()
+                        .map(|l| format!("{}@{}", l.ranks, l.line.unwrap_or(0)))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(summary.len(), 3, "{summary:#?}");
+        assert_eq!(summary[0].0, "TY002");
+        assert!(
+            summary[0].1.starts_with(
+                "type signature mismatch: rank 0 sends 4 × MPI_INT (tag 0), rank 1 receives"
+            ),
+            "{summary:#?}"
+        );
+        let ranks: Vec<&RankSet> = found[0].locations.iter().map(|l| &l.ranks).collect();
+        assert_eq!(
+            ranks,
+            [&RankSet::new([1, 3]), &RankSet::new([0, 2])],
+            "{summary:#?}"
+        );
+        assert!(found[0]
+            .notes
+            .iter()
+            .any(|n| n.to_string().contains("occurs 2 times")));
+        assert_eq!(
+            (summary[1].0, found[1].tag),
+            ("TY003", Some(6)),
+            "{summary:#?}"
+        );
+        assert_eq!(
+            (summary[2].0, found[2].tag),
+            ("TY002", Some(5)),
+            "{summary:#?}"
+        );
+        // The registry's runner gives the same.
+        let by_registry: Vec<Diagnostic> = crate::checks::run_all(&run)
+            .into_iter()
+            .filter(|d| d.code == "TY002" || d.code == "TY003")
+            .collect();
+        assert_eq!(by_registry, found);
+    }
+}

@@ -315,49 +315,8 @@ impl Check for RequestLifecycle {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::pass::interleave::same_in_every_order;
     use crate::text_trace::parse;
-
-    /// The pass's findings with the ranks' events fed in `order`: the next event of the
-    /// rank named, each rank's in order.
-    fn fed(run: &Run, order: &[Rank]) -> Vec<Diagnostic> {
-        let tables = RunTables::of(run);
-        let mut pass: Box<dyn EventPass> = Box::<RequestPass>::default();
-        let mut next = vec![0; run.ranks.len()];
-        for &rank in order {
-            let index = next[rank as usize];
-            next[rank as usize] += 1;
-            pass.event(
-                rank,
-                index,
-                &run.ranks[rank as usize].events[index],
-                &tables,
-            );
-        }
-        assert!(
-            next.iter()
-                .zip(&run.ranks)
-                .all(|(&n, t)| n == t.events.len()),
-            "every event fed"
-        );
-        pass.finish(&tables)
-    }
-
-    /// Rank after rank, the ranks' events alternating, and the last rank first.
-    fn orders(run: &Run) -> [Vec<Rank>; 3] {
-        let lens: Vec<usize> = run.ranks.iter().map(|t| t.events.len()).collect();
-        let sequential: Vec<Rank> = (0..lens.len())
-            .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
-            .collect();
-        let mut alternating = Vec::new();
-        for i in 0..lens.iter().copied().max().unwrap_or(0) {
-            alternating.extend((0..lens.len()).filter(|&r| i < lens[r]).map(|r| r as Rank));
-        }
-        let backwards: Vec<Rank> = (0..lens.len())
-            .rev()
-            .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
-            .collect();
-        [sequential, alternating, backwards]
-    }
 
     #[test]
     fn findings_do_not_depend_on_how_the_ranks_events_interleave() {
@@ -389,8 +348,7 @@ mod tests {
              *: finalize",
         )
         .unwrap();
-        let [sequential, alternating, backwards] = orders(&run);
-        let found = fed(&run, &sequential);
+        let found = same_in_every_order(&run, || Box::<RequestPass>::default());
         let at: Vec<(&str, String)> = found
             .iter()
             .map(|d| {
@@ -421,8 +379,6 @@ mod tests {
                 .map(|&(c, l)| (c, l.to_string()))
                 .collect::<Vec<_>>()
         );
-        assert_eq!(fed(&run, &alternating), found);
-        assert_eq!(fed(&run, &backwards), found);
         // The registry's runner gives the same.
         assert_eq!(
             crate::checks::run_all(&run)
