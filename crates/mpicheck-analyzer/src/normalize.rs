@@ -217,7 +217,7 @@ pub(crate) fn normalize_streaming_into<I>(
     traces: &[Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
-    passes: &mut [Box<dyn EventPass>],
+    passes: &mut [&mut dyn EventPass],
 ) -> Result<Run, NormalizeError>
 where
     I: Iterator<Item = Result<CallRecord, TraceError>>,
@@ -241,7 +241,7 @@ fn normalize_assigned<I, R>(
     assignment: RankAssignment,
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
-    passes: &mut [Box<dyn EventPass>],
+    passes: &mut [&mut dyn EventPass],
 ) -> Result<Run, NormalizeError>
 where
     I: Iterator<Item = Result<R, TraceError>>,

@@ -30,9 +30,8 @@ pub(crate) trait Check: Sync {
         let Some(pass) = self.pass() else {
             return Vec::new();
         };
-        let mut passes = [pass];
-        pass::feed(ctx.run, &mut passes);
-        let [pass] = passes;
+        let mut pass = pass;
+        pass::feed(ctx.run, &mut [pass.as_mut()]);
         let mut filled = pass::Filled::default();
         let found = pass.finish_filling(&RunTables::of(ctx.run), &mut filled);
         filled.into_context(ctx);

@@ -123,7 +123,7 @@ fn run_selected_noting(
         return (Vec::new(), Vec::new());
     }
     let mut plan = Plan::new(wanted);
-    pass::feed(run, &mut plan.passes);
+    pass::feed(run, &mut plan.passes_where(|_| true));
     plan.finish(run)
 }
 
@@ -140,9 +140,17 @@ where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
     let mut plan = Plan::new(|_| true);
-    let mut run =
-        crate::normalize::normalize_streaming_into(traces, calls, resolve, &mut plan.passes)?;
+    let mut run = crate::normalize::normalize_streaming_into(
+        traces,
+        calls,
+        resolve,
+        &mut plan.passes_where(|pass| !pass.reads_matches_at_event()),
+    )?;
     prepare(&mut run);
+    pass::feed(
+        &run,
+        &mut plan.passes_where(|pass| pass.reads_matches_at_event()),
+    );
     if run.ranks.is_empty() {
         return Ok((run, Vec::new()));
     }
@@ -159,9 +167,8 @@ struct Plan<W> {
     selected: Vec<bool>,
     /// By registry index: selected, or fills a slot that a needed check reads.
     needed: Vec<bool>,
-    /// The registry index of each of `passes`.
-    pass_checks: Vec<usize>,
-    passes: Vec<Box<dyn pass::EventPass>>,
+    /// The needed checks that are passes over the events, with their registry index.
+    passes: Vec<(usize, Box<dyn pass::EventPass>)>,
 }
 
 impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
@@ -184,20 +191,32 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
                 }
             }
         }
-        // The checks that are passes over the events, fed in one sweep.
-        let (pass_checks, passes) = REGISTRY
+        let passes = REGISTRY
             .iter()
             .enumerate()
             .filter(|&(i, _)| needed[i])
             .filter_map(|(i, check)| check.pass().map(|p| (i, p)))
-            .unzip();
+            .collect();
         Plan {
             wanted,
             selected,
             needed,
-            pass_checks,
             passes,
         }
+    }
+
+    /// The passes that `which` accepts, to be fed together.
+    fn passes_where(
+        &mut self,
+        which: impl Fn(&dyn pass::EventPass) -> bool,
+    ) -> Vec<&mut dyn pass::EventPass> {
+        let mut out: Vec<&mut dyn pass::EventPass> = Vec::new();
+        for (_, pass) in &mut self.passes {
+            if which(pass.as_ref()) {
+                out.push(pass.as_mut());
+            }
+        }
+        out
     }
 
     /// The passes' findings, and the other needed checks' on `run`, once every event was
@@ -207,13 +226,12 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             wanted,
             selected,
             needed,
-            pass_checks,
             passes,
         } = self;
         let tables = pass::RunTables::of(run);
         let mut pass_findings: Vec<Option<(Vec<Diagnostic>, pass::Filled)>> =
             (0..REGISTRY.len()).map(|_| None).collect();
-        for (i, pass) in pass_checks.into_iter().zip(passes) {
+        for (i, pass) in passes {
             let mut filled = pass::Filled::default();
             let found = pass.finish_filling(&tables, &mut filled);
             pass_findings[i] = Some((found, filled));

@@ -19,6 +19,7 @@ use crate::model::{
     SourceLocation, TypeId,
 };
 use crate::text::Text;
+use crate::typesig::Typed;
 
 /// One check's pass over the events.
 pub(crate) trait EventPass {
@@ -32,6 +33,12 @@ pub(crate) trait EventPass {
     /// `recv.matched` unset). Fed from a whole [`Run`], events come with it set and this is
     /// not called.
     fn matched(&mut self, _rank: Rank, _index: usize, _matched: (Rank, i32)) {}
+    /// Whether the pass reads a receive's `recv.matched` at the receive's own event instead
+    /// of taking it from [`EventPass::matched`]: such a pass is fed from the whole [`Run`]
+    /// after the traces are normalized, not while they are.
+    fn reads_matches_at_event(&self) -> bool {
+        false
+    }
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
     /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to
@@ -59,7 +66,8 @@ impl Filled {
     }
 }
 
-/// What a pass may read of the run besides its events: the tables the events point into.
+/// What a pass may read of the run besides its events: the tables the events point into
+/// (call sites, communicators, datatypes, collective arguments).
 /// While the events stream, they hold what the events so far made; at the end, all of it.
 pub(crate) struct RunTables<'r> {
     sites: &'r [SourceLocation],
@@ -102,9 +110,17 @@ impl<'r> RunTables<'r> {
         self.comms.get(comm.0 as usize)
     }
 
-    /// A datatype, if the events named it.
-    pub fn datatype(&self, datatype: TypeId) -> Option<&'r DatatypeInfo> {
-        self.datatypes.get(datatype.0 as usize)
+    /// `count` elements of `datatype` with the type's signature structure, if known.
+    pub fn typed(&self, count: i64, datatype: Option<TypeId>) -> Option<Typed<'r>> {
+        let layout = self
+            .datatypes
+            .get(datatype?.0 as usize)?
+            .layout
+            .as_deref()?;
+        Some(Typed {
+            count: u64::try_from(count).ok()?,
+            layout,
+        })
     }
 
     /// The arguments of the collective call that is event `index` of `rank` (shared: a
@@ -155,7 +171,7 @@ impl<'r> RunTables<'r> {
 }
 
 /// Feeds every event of `run` to `passes`, rank after rank.
-pub(crate) fn feed(run: &Run, passes: &mut [Box<dyn EventPass>]) {
+pub(crate) fn feed(run: &Run, passes: &mut [&mut dyn EventPass]) {
     let tables = RunTables::of(run);
     for trace in &run.ranks {
         for (index, event) in trace.events.iter().enumerate() {
@@ -228,5 +244,72 @@ impl SiteFindings {
                 tag: None,
             })
             .collect()
+    }
+}
+
+/// Feeding passes in other orders than [`feed`]'s, for tests: a pass must find the same
+/// whatever the interleaving of the ranks' events.
+#[cfg(test)]
+pub(crate) mod interleave {
+    use super::*;
+
+    /// The findings of `pass` with the ranks' events fed in `order`: the next event of the
+    /// rank named, each rank's in order. Every event must be named once.
+    pub fn fed(run: &Run, mut pass: Box<dyn EventPass>, order: &[Rank]) -> Vec<Diagnostic> {
+        let tables = RunTables::of(run);
+        let mut next = vec![0; run.ranks.len()];
+        for &rank in order {
+            let index = next[rank as usize];
+            next[rank as usize] += 1;
+            pass.event(
+                rank,
+                index,
+                &run.ranks[rank as usize].events[index],
+                &tables,
+            );
+        }
+        assert!(
+            next.iter()
+                .zip(&run.ranks)
+                .all(|(&n, t)| n == t.events.len()),
+            "every event fed"
+        );
+        pass.finish(&tables)
+    }
+
+    /// Rank after rank, the ranks' events alternating, and the last rank first.
+    pub fn orders(run: &Run) -> [Vec<Rank>; 3] {
+        let lens: Vec<usize> = run.ranks.iter().map(|t| t.events.len()).collect();
+        let rank_after_rank = |ranks: &mut dyn Iterator<Item = usize>| -> Vec<Rank> {
+            ranks
+                .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
+                .collect()
+        };
+        let mut alternating = Vec::new();
+        for i in 0..lens.iter().copied().max().unwrap_or(0) {
+            alternating.extend((0..lens.len()).filter(|&r| i < lens[r]).map(|r| r as Rank));
+        }
+        [
+            rank_after_rank(&mut (0..lens.len())),
+            alternating,
+            rank_after_rank(&mut (0..lens.len()).rev()),
+        ]
+    }
+
+    /// The findings of `pass()` in every order of [`orders`], which must agree.
+    pub fn same_in_every_order(
+        run: &Run,
+        pass: impl Fn() -> Box<dyn EventPass>,
+    ) -> Vec<Diagnostic> {
+        let [first, rest @ ..] = orders(run);
+        let found = fed(run, pass(), &first);
+        for order in rest {
+            assert_eq!(
+                fed(run, pass(), &order),
+                found,
+                "fed in the order {order:?}"
+            );
+        }
+        found
     }
 }

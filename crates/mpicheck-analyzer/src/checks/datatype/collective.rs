@@ -69,16 +69,12 @@ equal to the type signature associated with recvcount, recvtype at the root"), Â
 
 /// `count` elements of `spec`'s datatype, if its layout is known.
 fn typed<'t>(tables: &RunTables<'t>, spec: &BufSpec) -> Option<Typed<'t>> {
-    typed_of(tables, spec.count, spec.datatype?)
+    tables.typed(spec.count, spec.datatype)
 }
 
 /// `count` elements of `datatype`, if its layout is known.
 fn typed_of<'t>(tables: &RunTables<'t>, count: i64, datatype: TypeId) -> Option<Typed<'t>> {
-    let layout = tables.datatype(datatype)?.layout.as_deref()?;
-    Some(Typed {
-        count: u64::try_from(count).ok()?,
-        layout,
-    })
+    tables.typed(count, Some(datatype))
 }
 
 /// The senderâ†’receiver pairs of one collective call that do not fit.

@@ -4,24 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::model::{BufSpec, Rank, Run, TypeId};
+use crate::model::Rank;
 use crate::typesig::{self, Mismatch, Typed};
 
 pub mod collective;
 pub mod point_to_point;
-
-/// `count × type` with the type's signature structure, if known.
-pub(crate) fn typed<'r>(run: &'r Run, spec: &BufSpec) -> Option<Typed<'r>> {
-    typed_of(run, spec.count, spec.datatype?)
-}
-
-pub(crate) fn typed_of(run: &Run, count: i64, datatype: TypeId) -> Option<Typed<'_>> {
-    let layout = run.datatypes.get(datatype.0 as usize)?.layout.as_deref()?;
-    Some(Typed {
-        count: u64::try_from(count).ok()?,
-        layout,
-    })
-}
 
 /// One sender→receiver pair of a transfer whose signatures do not fit.
 pub(crate) struct BadPair {

@@ -6,14 +6,14 @@
 //! status reported when it completed, and its own source and tag when it did not (a receive
 //! that crashed on a truncation error never returns).
 
-use crate::checks::Check;
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
 
-use super::typed;
-use crate::checks::{event_location, Context};
+use crate::checks::pass::{EventPass, RunTables};
+use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{
-    Blocking, CommId, Event, Op, Rank, RecvSpec, ReqId, SendSpec, Source, TagMatch,
+    Blocking, CommId, Event, Op, Rank, RecvSpec, ReqId, SendSpec, SiteId, Source, TagMatch, TypeId,
 };
 use crate::text;
 use crate::text::ranks;
@@ -98,20 +98,301 @@ occurs ... erroneous"), §3.7.3.
 "#,
 };
 
-struct Message<'r> {
+/// A call the pass remembers for a report: where it was made and its name.
+#[derive(Clone, Copy)]
+struct Call {
+    site: SiteId,
+    name: &'static str,
+}
+
+/// A message no receive has taken yet.
+struct Message {
     tag: i32,
     sender: Rank,
-    event: &'r Event,
-    spec: &'r SendSpec,
+    call: Call,
+    count: i64,
+    datatype: Option<TypeId>,
     taken: bool,
 }
 
-/// The persistent operations of one rank by request: the `MPI_Send_init`/`MPI_Recv_init`
-/// events whose messages each `MPI_Start` of them sends or receives.
-fn persistent_inits(events: &[Event]) -> HashMap<ReqId, &Event> {
-    events
-        .iter()
-        .filter_map(|e| match &e.op {
+/// A receive whose message was not sent yet (as far as the events seen so far show).
+struct Receive {
+    /// Where the receive is in its rank's order: (receiver, event, request started).
+    order: (Rank, usize, usize),
+    call: Call,
+    count: i64,
+    datatype: Option<TypeId>,
+    comm: CommId,
+    /// The tag it takes, `None` for any.
+    tag: Option<i32>,
+}
+
+/// The messages of one sender to one receiver on one communicator, in send order, and the
+/// receives waiting for one of them, in receive order.
+#[derive(Default)]
+struct Stream {
+    messages: VecDeque<Message>,
+    waiting: VecDeque<Receive>,
+}
+
+impl Stream {
+    /// The first message not taken yet that a receive of `tag` takes, taken.
+    fn take(&mut self, tag: Option<i32>) -> Option<Message> {
+        let at = self
+            .messages
+            .iter()
+            .position(|m| !m.taken && tag.is_none_or(|t| t == m.tag))?;
+        let message = &mut self.messages[at];
+        message.taken = true;
+        let taken = Message {
+            taken: true,
+            ..*message
+        };
+        while self.messages.front().is_some_and(|m| m.taken) {
+            self.messages.pop_front();
+        }
+        Some(taken)
+    }
+}
+
+/// What a persistent request starts: the send or receive of its `MPI_Send_init`,
+/// `MPI_Recv_init`...
+struct Init {
+    call: Call,
+    op: Op,
+}
+
+/// One kind of mismatch between two call sites: its first occurrence (in receiver rank
+/// and receive order, whatever order the events came in) gives the texts.
+struct Found {
+    first: (Rank, usize, usize),
+    diagnostic: Diagnostic,
+    occurrences: u32,
+}
+
+/// TY002 and TY003 as one pass: messages are paired with receives as both are seen.
+#[derive(Default)]
+pub(crate) struct MessageTypePass {
+    /// Each rank's persistent requests.
+    inits: HashMap<(Rank, ReqId), Init>,
+    streams: HashMap<(Rank, Rank, CommId), Stream>,
+    found: HashMap<(u32, u32, String), Found>,
+}
+
+fn send_of(op: &Op) -> Option<&SendSpec> {
+    match op {
+        Op::Send { send, .. } => Some(send),
+        Op::Sendrecv { send, .. } => Some(send),
+        _ => None,
+    }
+}
+
+fn recv_of(op: &Op) -> Option<&RecvSpec> {
+    match op {
+        Op::Recv { recv, .. } => Some(recv),
+        Op::Sendrecv { recv, .. } => Some(recv),
+        _ => None,
+    }
+}
+
+impl MessageTypePass {
+    /// The send and receive of `op` (the call itself, or what a start started), made by
+    /// `call` of `rank`, at `order` in the rank's sends and receives.
+    fn transfer(
+        &mut self,
+        rank: Rank,
+        order: (Rank, usize, usize),
+        call: Call,
+        op: &Op,
+        tables: &RunTables,
+    ) {
+        if let Some(send) = send_of(op) {
+            if let Some(dest) = send.dest {
+                let stream = self.streams.entry((rank, dest, send.comm)).or_default();
+                stream.messages.push_back(Message {
+                    tag: send.tag,
+                    sender: rank,
+                    call,
+                    count: send.count,
+                    datatype: send.datatype,
+                    taken: false,
+                });
+                // The first waiting receive that takes it.
+                if let Some(at) = stream
+                    .waiting
+                    .iter()
+                    .position(|r| r.tag.is_none_or(|t| t == send.tag))
+                {
+                    let receive = stream.waiting.remove(at).expect("found");
+                    let message = stream.take(receive.tag).expect("just sent");
+                    self.judge(&message, &receive, tables);
+                }
+            }
+        }
+        let Some(recv) = recv_of(op) else {
+            return;
+        };
+        // The status of a persistent receive is that of its last completion only: each
+        // start is judged by the source and tag it was posted with.
+        let persistent = matches!(
+            op,
+            Op::Recv {
+                blocking: Blocking::Persistent(_),
+                ..
+            }
+        );
+        let matched = if persistent { None } else { recv.matched };
+        let (source, tag) = match (matched, recv.source) {
+            (Some((s, t)), _) => (s, Some(t)),
+            (None, Some(Source::Rank(s))) => (
+                s,
+                match recv.tag {
+                    TagMatch::Tag(t) => Some(t),
+                    TagMatch::Any => None,
+                },
+            ),
+            _ => return,
+        };
+        let receive = Receive {
+            order,
+            call,
+            count: recv.count,
+            datatype: recv.datatype,
+            comm: recv.comm,
+            tag,
+        };
+        // Messages not taken yet are ones no waiting receive takes: a new receive takes the
+        // first it can, or waits for the sends to come.
+        let stream = self.streams.entry((source, rank, recv.comm)).or_default();
+        match stream.take(tag) {
+            Some(message) => self.judge(&message, &receive, tables),
+            None => stream.waiting.push_back(receive),
+        }
+    }
+
+    /// A message and the receive that took it.
+    fn judge(&mut self, message: &Message, receive: &Receive, tables: &RunTables) {
+        let (sender, receiver) = (message.sender, receive.order.0);
+        let (Some(sent), Some(room)) = (
+            tables.typed(message.count, message.datatype),
+            tables.typed(receive.count, receive.datatype),
+        ) else {
+            return;
+        };
+        let Some(why) = typesig::mismatch(&sent, &room, false) else {
+            return;
+        };
+        let msg_tag = message.tag;
+        let (info, message_text, recv_label, send_label) = match &why {
+            Mismatch::TooShort { .. } => (
+                &TY003,
+                text!(
+                    "receive too small: {} sends {sent} (tag {msg_tag}), {} posts {} for {room} ({why})",
+                    ranks(sender),
+                    ranks(receiver),
+                    receive.call.name
+                ),
+                text!(
+                    "has room for {room} only; the message from {} is {sent}",
+                    ranks(sender)
+                ),
+                text!("sends {sent} to {}", ranks(receiver)),
+            ),
+            _ => (
+                &TY002,
+                text!(
+                    "type signature mismatch: {} sends {sent} (tag {msg_tag}), {} receives it as {room} ({why})",
+                    ranks(sender),
+                    ranks(receiver)
+                ),
+                text!("receives {room} from {}, which sends {sent}", ranks(sender)),
+                text!("sends {sent} to {}, which receives {room}", ranks(receiver)),
+            ),
+        };
+        let key = (
+            message.call.site.0,
+            receive.call.site.0,
+            format!("{}{}{}", info.code, sent, room),
+        );
+        let diagnostic = || Diagnostic {
+            code: info.code,
+            category: info.category,
+            severity: info.severity,
+            message: message_text,
+            locations: vec![
+                tables.location(receive.call.site, receiver, receive.call.name, recv_label),
+                tables.location(message.call.site, sender, message.call.name, send_label),
+            ],
+            notes: vec![if info.code == "TY003" {
+                "a message longer than the receive buffer is an overflow error (MPI 4.1 §3.2.4)"
+                    .into()
+            } else {
+                "the type signature of a message must be a prefix of the receive's type signature (MPI 4.1 §3.3.1, §5.1.11)".into()
+            }],
+            help: Some(if info.code == "TY003" {
+                "post the receive with room for the whole message (probe with MPI_Probe and MPI_Get_count if its length varies)".into()
+            } else {
+                "receive with the datatype the message was sent with, or one with the same type signature".into()
+            }),
+            wait_for: None,
+            communicator: Some(
+                tables
+                    .comm(receive.comm)
+                    .map(|c| c.name.clone())
+                    .unwrap_or_default(),
+            ),
+            tag: Some(msg_tag),
+        };
+        match self.found.entry(key) {
+            Entry::Vacant(v) => {
+                v.insert(Found {
+                    first: receive.order,
+                    diagnostic: diagnostic(),
+                    occurrences: 1,
+                });
+            }
+            Entry::Occupied(mut o) => {
+                let found = o.get_mut();
+                found.occurrences += 1;
+                if receive.order < found.first {
+                    // An earlier occurrence came late: its texts, the ranks so far.
+                    let mut earlier = diagnostic();
+                    for (loc, old) in earlier
+                        .locations
+                        .iter_mut()
+                        .zip(&found.diagnostic.locations)
+                    {
+                        loc.ranks.union_with(&old.ranks);
+                    }
+                    found.first = receive.order;
+                    found.diagnostic = earlier;
+                } else {
+                    // Fold the ranks that make the same mistake at the same two sites.
+                    for (loc, rank) in found
+                        .diagnostic
+                        .locations
+                        .iter_mut()
+                        .zip([receiver, sender])
+                    {
+                        loc.ranks.insert(rank);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl EventPass for MessageTypePass {
+    // `transfer` pairs a receive by its match as it sees it (not yet streamed).
+    fn reads_matches_at_event(&self) -> bool {
+        true
+    }
+    fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        let call = Call {
+            site: event.site,
+            name: event.call,
+        };
+        match &event.op {
             Op::Send {
                 blocking: Blocking::Persistent(req),
                 ..
@@ -119,235 +400,130 @@ fn persistent_inits(events: &[Event]) -> HashMap<ReqId, &Event> {
             | Op::Recv {
                 blocking: Blocking::Persistent(req),
                 ..
-            } => Some((*req, e)),
-            _ => None,
-        })
-        .collect()
-}
-
-/// The operations an event starts, each with the event that describes it: itself, or for
-/// `MPI_Start`/`MPI_Startall` the persistent requests' init calls (a persistent init
-/// itself moves nothing).
-/// (An iterator, not a vector: the check asks this of every event of the run.)
-fn started<'r, 'i>(
-    event: &'r Event,
-    inits: &'i HashMap<ReqId, &'r Event>,
-) -> impl Iterator<Item = &'r Event> + 'i
-where
-    'r: 'i,
-{
-    let (itself, starts): (Option<&'r Event>, &'r [ReqId]) = match &event.op {
-        Op::Start { requests } => (None, requests),
-        Op::Send {
-            blocking: Blocking::Persistent(_),
-            ..
-        }
-        | Op::Recv {
-            blocking: Blocking::Persistent(_),
-            ..
-        } => (None, &[]),
-        _ => (Some(event), &[]),
-    };
-    itself
-        .into_iter()
-        .chain(starts.iter().filter_map(move |r| inits.get(r).copied()))
-}
-
-fn send_of(event: &Event) -> Option<&SendSpec> {
-    match &event.op {
-        Op::Send { send, .. } => Some(send),
-        Op::Sendrecv { send, .. } => Some(send),
-        _ => None,
-    }
-}
-
-fn recv_of(event: &Event) -> Option<&RecvSpec> {
-    match &event.op {
-        Op::Recv { recv, .. } => Some(recv),
-        Op::Sendrecv { recv, .. } => Some(recv),
-        _ => None,
-    }
-}
-
-fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let run = ctx.run;
-    // (sender, receiver, comm) → messages in send order.
-    let mut streams: HashMap<(Rank, Rank, CommId), VecDeque<Message>> = HashMap::new();
-    for trace in &run.ranks {
-        let inits = persistent_inits(&trace.events);
-        for event in trace.events.iter().flat_map(|e| started(e, &inits)) {
-            let Some(send) = send_of(event) else { continue };
-            let Some(dest) = send.dest else { continue };
-            streams
-                .entry((trace.rank, dest, send.comm))
-                .or_default()
-                .push_back(Message {
-                    tag: send.tag,
-                    sender: trace.rank,
-                    event,
-                    spec: send,
-                    taken: false,
-                });
-        }
-    }
-    let mut out: Vec<Diagnostic> = Vec::new();
-    // One finding per pair of call sites and problem.
-    let mut seen: HashSet<(u32, u32, String)> = HashSet::new();
-    let mut repeats: BTreeMap<usize, u32> = BTreeMap::new();
-    let mut index_of: HashMap<(u32, u32, String), usize> = HashMap::new();
-    for trace in &run.ranks {
-        let inits = persistent_inits(&trace.events);
-        for recv_event in trace.events.iter().flat_map(|e| started(e, &inits)) {
-            let Some(recv) = recv_of(recv_event) else {
-                continue;
-            };
-            // The status of a persistent receive is that of its last completion only: each
-            // start is judged by the source and tag it was posted with.
-            let persistent = matches!(
-                recv_event.op,
-                Op::Recv {
-                    blocking: Blocking::Persistent(_),
-                    ..
-                }
-            );
-            let matched = if persistent { None } else { recv.matched };
-            let (source, tag) = match (matched, recv.source) {
-                (Some((s, t)), _) => (s, Some(t)),
-                (None, Some(Source::Rank(s))) => (
-                    s,
-                    match recv.tag {
-                        TagMatch::Tag(t) => Some(t),
-                        TagMatch::Any => None,
+            } => {
+                self.inits.insert(
+                    (rank, *req),
+                    Init {
+                        call,
+                        op: event.op.clone(),
                     },
-                ),
-                _ => continue,
-            };
-            let Some(stream) = streams.get_mut(&(source, trace.rank, recv.comm)) else {
-                continue;
-            };
-            let Some(message) = stream
-                .iter_mut()
-                .find(|m| !m.taken && tag.is_none_or(|t| t == m.tag))
-            else {
-                continue;
-            };
-            message.taken = true;
-            // Copy what the finding needs before the stream is trimmed.
-            let (sender, send_event, send_spec, msg_tag) =
-                (message.sender, message.event, message.spec, message.tag);
-            while stream.front().is_some_and(|m| m.taken) {
-                stream.pop_front();
+                );
             }
-            let (Some(sent), Some(room)) = (
-                typed(
-                    run,
-                    &crate::model::BufSpec {
-                        count: send_spec.count,
-                        datatype: send_spec.datatype,
-                    },
-                ),
-                typed(
-                    run,
-                    &crate::model::BufSpec {
-                        count: recv.count,
-                        datatype: recv.datatype,
-                    },
-                ),
-            ) else {
-                continue;
-            };
-            let Some(why) = typesig::mismatch(&sent, &room, false) else {
-                continue;
-            };
-            let (info, message_text, recv_label, send_label) = match &why {
-                Mismatch::TooShort { .. } => (
-                    &TY003,
-                    text!(
-                        "receive too small: {} sends {sent} (tag {msg_tag}), {} posts {} for {room} ({why})",
-                        ranks(sender),
-                        ranks(trace.rank),
-                        recv_event.call
-                    ),
-                    text!(
-                        "has room for {room} only; the message from {} is {sent}",
-                        ranks(sender)
-                    ),
-                    text!("sends {sent} to {}", ranks(trace.rank)),
-                ),
-                _ => (
-                    &TY002,
-                    text!(
-                        "type signature mismatch: {} sends {sent} (tag {msg_tag}), {} receives it as {room} ({why})",
-                        ranks(sender),
-                        ranks(trace.rank)
-                    ),
-                    text!(
-                        "receives {room} from {}, which sends {sent}",
-                        ranks(sender)
-                    ),
-                    text!(
-                        "sends {sent} to {}, which receives {room}",
-                        ranks(trace.rank)
-                    ),
-                ),
-            };
-            let key = (
-                send_event.site.0,
-                recv_event.site.0,
-                format!("{}{}{}", info.code, sent, room),
-            );
-            if !seen.insert(key.clone()) {
-                if let Some(&i) = index_of.get(&key) {
-                    *repeats.entry(i).or_insert(1) += 1;
-                    // Fold the ranks that make the same mistake at the same two sites.
-                    for (loc, rank) in out[i].locations.iter_mut().zip([trace.rank, sender]) {
-                        loc.ranks.insert(rank);
+            Op::Start { requests } => {
+                for (i, req) in requests.iter().enumerate() {
+                    if let Some(init) = self.inits.get(&(rank, *req)) {
+                        let (call, op) = (init.call, init.op.clone());
+                        self.transfer(rank, (rank, index, i), call, &op, tables);
                     }
                 }
-                continue;
             }
-            index_of.insert(key, out.len());
-            out.push(Diagnostic {
-                code: info.code,
-                category: info.category,
-                severity: info.severity,
-                message: message_text,
-                locations: vec![
-                    event_location(ctx, vec![trace.rank], recv_event, recv_label),
-                    event_location(ctx, vec![sender], send_event, send_label),
-                ],
-                notes: vec![if info.code == "TY003" {
-                    "a message longer than the receive buffer is an overflow error (MPI 4.1 §3.2.4)".into()
-                } else {
-                    "the type signature of a message must be a prefix of the receive's type signature (MPI 4.1 §3.3.1, §5.1.11)".into()
-                }],
-                help: Some(if info.code == "TY003" {
-                    "post the receive with room for the whole message (probe with MPI_Probe and MPI_Get_count if its length varies)".into()
-                } else {
-                    "receive with the datatype the message was sent with, or one with the same type signature".into()
-                }),
-                wait_for: None,
-                communicator: Some(run.comm(recv.comm).name.clone()),
-                tag: Some(msg_tag),
-            });
+            op => self.transfer(rank, (rank, index, 0), call, op, tables),
         }
     }
-    for (i, n) in repeats {
-        out[i].notes.push(text!(
-            "the same mismatch occurs {n} times between these two calls"
-        ));
+
+    fn finish(self: Box<Self>, _tables: &RunTables) -> Vec<Diagnostic> {
+        let mut found: Vec<Found> = self.found.into_values().collect();
+        found.sort_by_key(|f| f.first);
+        found
+            .into_iter()
+            .map(|mut f| {
+                let n = f.occurrences;
+                if n > 1 {
+                    f.diagnostic.notes.push(text!(
+                        "the same mismatch occurs {n} times between these two calls"
+                    ));
+                }
+                f.diagnostic
+            })
+            .collect()
     }
-    out
 }
 
-/// TY002, TY003.
+/// TY002 and TY003, from one pass that pairs messages with receives.
 pub(crate) struct MessageTypeMismatch;
 
 impl Check for MessageTypeMismatch {
     fn infos(&self) -> &'static [CheckInfo] {
         &[TY002, TY003]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<MessageTypePass>::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::pass::interleave::same_in_every_order;
+    use crate::ranks::RankSet;
+    use crate::text_trace::parse;
+
+    #[test]
+    fn findings_do_not_depend_on_how_the_ranks_events_interleave() {
+        // Ranks 1 and 3 make the same mistake at the same sites: one finding, whose texts
+        // are rank 1's (the first receiver) even when rank 3's events come first. Rank 1's
+        // receive of tag 6 takes the later send; its receive of any tag the earlier one,
+        // also when both receives wait for the sends.
+        let run = parse(
+            "ranks 4
+             0: send dest=1 tag=0 count=4 type=int @ p.c:10
+             2: send dest=3 tag=0 count=4 type=int @ p.c:10
+             1: recv src=0 tag=any count=16 type=byte @ p.c:20
+             3: recv src=2 tag=0 count=16 type=byte @ p.c:20
+             0: send dest=1 tag=5 count=8 type=int @ p.c:11
+             0: send dest=1 tag=6 count=2 type=int @ p.c:12
+             1: recv src=0 tag=6 count=1 type=int @ p.c:21
+             1: recv src=0 tag=any count=8 type=float @ p.c:22
+             *: finalize",
+        )
+        .unwrap();
+        let found = same_in_every_order(&run, || Box::<MessageTypePass>::default());
+        let summary: Vec<(&str, String, Vec<String>)> = found
+            .iter()
+            .map(|d| {
+                (
+                    d.code,
+                    d.message.to_string(),
+                    d.locations
+                        .iter()
+                        .map(|l| format!("{}@{}", l.ranks, l.line.unwrap_or(0)))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(summary.len(), 3, "{summary:#?}");
+        assert_eq!(summary[0].0, "TY002");
+        assert!(
+            summary[0].1.starts_with(
+                "type signature mismatch: rank 0 sends 4 × MPI_INT (tag 0), rank 1 receives"
+            ),
+            "{summary:#?}"
+        );
+        let ranks: Vec<&RankSet> = found[0].locations.iter().map(|l| &l.ranks).collect();
+        assert_eq!(
+            ranks,
+            [&RankSet::new([1, 3]), &RankSet::new([0, 2])],
+            "{summary:#?}"
+        );
+        assert!(found[0]
+            .notes
+            .iter()
+            .any(|n| n.to_string().contains("occurs 2 times")));
+        assert_eq!(
+            (summary[1].0, found[1].tag),
+            ("TY003", Some(6)),
+            "{summary:#?}"
+        );
+        assert_eq!(
+            (summary[2].0, found[2].tag),
+            ("TY002", Some(5)),
+            "{summary:#?}"
+        );
+        // The registry's runner gives the same.
+        let by_registry: Vec<Diagnostic> = crate::checks::run_all(&run)
+            .into_iter()
+            .filter(|d| d.code == "TY002" || d.code == "TY003")
+            .collect();
+        assert_eq!(by_registry, found);
     }
 }

@@ -1,8 +1,7 @@
 //! `MPI_Request_free` of a request whose operation is still active (RQ002).
 
-use super::{fold_by_site, RequestFindings};
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RQ002: CheckInfo = CheckInfo {
     code: "RQ002",
@@ -48,19 +47,18 @@ nonblocking collective is erroneous).
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, found: &RequestFindings) -> Vec<Diagnostic> {
-    let items = found.freed_active.iter().map(|&(rank, free, start)| {
-        let start_call = run.ranks[rank as usize].events[start].call;
-        (
-            rank,
-            free,
-            format!("MPI_Request_free releases the request of an active {start_call}, whose completion can then never be observed"),
-            format!("frees the request of the {start_call} still in flight"),
-        )
-    });
-    fold_by_site(
-        run,
-        items,
+/// The message and label of `MPI_Request_free` of the active request that `start_call`
+/// started.
+pub(super) fn finding(start_call: &str) -> (String, String) {
+    (
+        format!("MPI_Request_free releases the request of an active {start_call}, whose completion can then never be observed"),
+        format!("frees the request of the {start_call} still in flight"),
+    )
+}
+
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RQ002,
         &["a freed active request completes in the background; the program cannot tell when its buffer may be used (MPI 4.1 §3.7.3)"],
         "wait for the request (MPI_Wait) instead of freeing it while it is active",

@@ -22,7 +22,8 @@
 use std::collections::{HashMap, VecDeque};
 
 use crate::model::{
-    Blocking, CollectiveKind, CommId, Op, Rank, RecvSpec, ReqId, Run, SendSpec, Source, TagMatch,
+    Blocking, CollectiveKind, CommId, Event, Op, Rank, RecvSpec, ReqId, Run, SendSpec, Source,
+    TagMatch,
 };
 
 mod clocks;
@@ -102,7 +103,7 @@ enum Template {
 }
 
 #[derive(Default)]
-struct RankOps {
+pub(crate) struct RankOps {
     sends: Vec<SendOcc>,
     recvs: Vec<RecvOcc>,
     colls: Vec<CollOcc>,
@@ -146,19 +147,29 @@ fn dep(kind: CollectiveKind, root: Option<i32>, me: u32) -> Dep {
     }
 }
 
-/// One rank's messages, receives, collectives and freed sends, in call order.
-fn rank_ops(run: &Run, rank: Rank) -> RankOps {
-    let mut ops = RankOps::default();
-    let mut active: HashMap<ReqId, Active> = HashMap::new();
-    let mut templates: HashMap<ReqId, Template> = HashMap::new();
-    // Requests whose operation MPI_Request_get_status reported complete.
-    let mut done: Vec<ReqId> = Vec::new();
-    let intra = |comm: CommId| {
-        run.comms
-            .get(comm.0 as usize)
-            .is_some_and(|c| c.remote.is_none())
-    };
-    for (e, event) in run.ranks[rank as usize].events.iter().enumerate() {
+/// Builds one rank's [`RankOps`] from its events in order: what a request's operation is
+/// while active, persistent requests' templates and the requests whose completion
+/// `MPI_Request_get_status` reported. Its state besides the [`RankOps`] is the rank's live
+/// requests.
+#[derive(Default)]
+pub(crate) struct RankOpsBuilder {
+    ops: RankOps,
+    active: HashMap<ReqId, Active>,
+    templates: HashMap<ReqId, Template>,
+    /// Requests whose operation MPI_Request_get_status reported complete.
+    done: Vec<ReqId>,
+}
+
+impl RankOpsBuilder {
+    /// The rank's next event, `e` its index; `intra` tells whether a communicator is an
+    /// intracommunicator.
+    pub(crate) fn event(&mut self, e: usize, event: &Event, intra: impl Fn(CommId) -> bool) {
+        let RankOpsBuilder {
+            ops,
+            active,
+            templates,
+            done,
+        } = self;
         let returned = event.returned.then_some(e);
         let send = |ops: &mut RankOps, spec: &SendSpec| {
             ops.sends.push(SendOcc {
@@ -185,10 +196,10 @@ fn rank_ops(run: &Run, rank: Rank) -> RankOps {
                 blocking,
             } => match blocking {
                 Blocking::Blocking => {
-                    send(&mut ops, spec);
+                    send(ops, spec);
                 }
                 Blocking::Nonblocking(r) => {
-                    let i = send(&mut ops, spec);
+                    let i = send(ops, spec);
                     active.insert(*r, Active::Send(i));
                 }
                 Blocking::Persistent(r) => {
@@ -200,10 +211,10 @@ fn rank_ops(run: &Run, rank: Rank) -> RankOps {
                 blocking,
             } => match blocking {
                 Blocking::Blocking => {
-                    recv(&mut ops, spec, returned);
+                    recv(ops, spec, returned);
                 }
                 Blocking::Nonblocking(r) => {
-                    let i = recv(&mut ops, spec, None);
+                    let i = recv(ops, spec, None);
                     active.insert(*r, Active::Recv(i));
                 }
                 Blocking::Persistent(r) => {
@@ -215,14 +226,14 @@ fn rank_ops(run: &Run, rank: Rank) -> RankOps {
                 recv: r,
                 blocking,
             } => {
-                send(&mut ops, s);
+                send(ops, s);
                 match blocking {
                     Blocking::Nonblocking(q) => {
-                        let j = recv(&mut ops, r, None);
+                        let j = recv(ops, r, None);
                         active.insert(*q, Active::Sendrecv(j));
                     }
                     _ => {
-                        recv(&mut ops, r, returned);
+                        recv(ops, r, returned);
                     }
                 }
             }
@@ -280,8 +291,8 @@ fn rank_ops(run: &Run, rank: Rank) -> RankOps {
                 for r in requests {
                     done.retain(|d| d != r);
                     let started = match templates.get(r) {
-                        Some(Template::Send(spec)) => Active::Send(send(&mut ops, spec)),
-                        Some(Template::Recv(spec)) => Active::Recv(recv(&mut ops, spec, None)),
+                        Some(Template::Send(spec)) => Active::Send(send(ops, spec)),
+                        Some(Template::Recv(spec)) => Active::Recv(recv(ops, spec, None)),
                         Some(Template::Coll(key)) => {
                             ops.colls.push(CollOcc {
                                 key: *key,
@@ -338,7 +349,24 @@ fn rank_ops(run: &Run, rank: Rank) -> RankOps {
             _ => {}
         }
     }
-    ops
+
+    pub(crate) fn finish(self) -> RankOps {
+        self.ops
+    }
+}
+
+/// One rank's messages, receives, collectives and freed sends, in call order.
+fn rank_ops(run: &Run, rank: Rank) -> RankOps {
+    let mut builder = RankOpsBuilder::default();
+    let intra = |comm: CommId| {
+        run.comms
+            .get(comm.0 as usize)
+            .is_some_and(|c| c.remote.is_none())
+    };
+    for (e, event) in run.ranks[rank as usize].events.iter().enumerate() {
+        builder.event(e, event, intra);
+    }
+    builder.finish()
 }
 
 /// Pairs every receive with the message it took.
@@ -389,13 +417,20 @@ fn pair_messages(ops: &[RankOps]) -> Pairs {
     pairs
 }
 
+#[cfg(test)]
 pub(crate) fn freed_send_proofs(run: &Run) -> Proofs {
-    let mut proofs = Proofs::new();
     let ops: Vec<RankOps> = (0..run.world_size()).map(|r| rank_ops(run, r)).collect();
+    proofs_of(&ops, &|comm| run.comm(comm).members.clone())
+}
+
+/// The freed sends of `ops` (every rank's, by rank) that the program later knew complete;
+/// `members` gives a communicator's members.
+pub(crate) fn proofs_of(ops: &[RankOps], members: &dyn Fn(CommId) -> Vec<Rank>) -> Proofs {
+    let mut proofs = Proofs::new();
     if ops.iter().all(|o| o.freed.is_empty()) {
         return proofs;
     }
-    let pairs = pair_messages(&ops);
+    let pairs = pair_messages(ops);
     // sender's send → its receive's (receiver, completion)
     let mut received: HashMap<(Rank, usize), (Rank, Option<usize>)> = HashMap::new();
     for (&(receiver, j), &(sender, i)) in &pairs {
@@ -425,7 +460,7 @@ pub(crate) fn freed_send_proofs(run: &Run) -> Proofs {
         }
     }
     if !goals.is_empty() {
-        clocks::prove(run, &ops, &pairs, &goals, &mut proofs);
+        clocks::prove(members, ops, &pairs, &goals, &mut proofs);
     }
     proofs
 }
@@ -453,7 +488,13 @@ pub(crate) fn happens_before(run: &Run, pairs: &[(CallAt, CallAt)]) -> Vec<bool>
     if !goals.is_empty() {
         let ops: Vec<RankOps> = (0..run.world_size()).map(|r| rank_ops(run, r)).collect();
         let messages = pair_messages(&ops);
-        clocks::prove(run, &ops, &messages, &goals, &mut proofs);
+        clocks::prove(
+            &|comm| run.comm(comm).members.clone(),
+            &ops,
+            &messages,
+            &goals,
+            &mut proofs,
+        );
     }
     pairs
         .iter()

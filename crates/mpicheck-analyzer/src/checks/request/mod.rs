@@ -8,10 +8,10 @@
 
 use std::collections::HashMap;
 
-use super::pass::{RunTables, SiteFindings};
-use super::{Check, Context};
+use super::pass::{EventPass, RunTables, SiteFindings};
+use super::Check;
 use crate::diagnostic::{CheckInfo, Diagnostic};
-use crate::model::{Blocking, Event, Op, Rank, ReqId, Run};
+use crate::model::{Blocking, Event, Op, Rank, ReqId, Run, SiteId};
 use crate::text::Text;
 
 pub mod free_active;
@@ -30,25 +30,26 @@ pub use start_active::RQ004;
 pub use unknown_request::RQ003;
 pub use unwaited::RQ001;
 
-/// What the walk found, by rank and event index.
-#[derive(Default, Debug)]
-pub(crate) struct RequestFindings {
-    /// Requests still active at `MPI_Finalize`: (rank, event that started the request,
-    /// persistent, cancelled).
-    pub unwaited: Vec<(Rank, usize, bool, bool)>,
-    /// `MPI_Request_free` of an active request: (rank, free event, start event).
-    pub freed_active: Vec<(Rank, usize, usize)>,
-    /// A wait, test, start, cancel or free naming no live request: (rank, event).
-    pub unknown: Vec<(Rank, usize)>,
-    /// `MPI_Start` of a persistent request that is still active: (rank, start event, the
-    /// earlier start).
-    pub started_active: Vec<(Rank, usize, usize)>,
+/// A call the walk remembers for a later report: where it was made and its name.
+#[derive(Clone, Copy)]
+pub(crate) struct Call {
+    pub site: SiteId,
+    pub name: &'static str,
+}
+
+impl Call {
+    fn of(event: &Event) -> Call {
+        Call {
+            site: event.site,
+            name: event.call,
+        }
+    }
 }
 
 struct Live {
     persistent: bool,
-    /// The event that made the request active (the nonblocking call, or `MPI_Start`).
-    active_since: Option<usize>,
+    /// The call that made the request active (the nonblocking call, or `MPI_Start`).
+    active_since: Option<Call>,
     cancelled: bool,
     /// `MPI_Request_get_status` reported the operation complete: the request is still
     /// allocated (and a persistent one still active), but its buffers are the program's.
@@ -78,138 +79,206 @@ fn created(event: &Event) -> Vec<(ReqId, bool)> {
     out
 }
 
-/// `proofs`: the freed sends the program later knew complete (see [`freed`]).
-pub(crate) fn walk(run: &Run, proofs: &freed::Proofs) -> RequestFindings {
-    let mut found = RequestFindings::default();
-    for trace in &run.ranks {
-        let rank = trace.rank;
-        let mut live: HashMap<ReqId, Live> = HashMap::new();
-        // Requests completed, by the completing event: another thread's call that was
-        // already inside MPI when the completion returned still named a live request (the
-        // concurrent completion is TH003's).
-        let mut retired: HashMap<ReqId, usize> = HashMap::new();
-        let overlapped_completion = |r: &ReqId, event: &Event, retired: &HashMap<ReqId, usize>| {
-            retired.get(r).is_some_and(|&done| {
-                let done = &trace.events[done];
-                done.thread != event.thread
-                    && match (event.time, done.time.and_then(|t| t.exit_ns)) {
-                        (Some(time), Some(exit)) => time.enter_ns < exit,
-                        _ => false,
-                    }
-            })
-        };
-        for (i, event) in trace.events.iter().enumerate() {
-            for (r, persistent) in created(event) {
-                live.insert(
-                    r,
-                    Live {
-                        persistent,
-                        active_since: (!persistent).then_some(i),
-                        cancelled: false,
-                        done: false,
-                    },
-                );
-            }
-            match &event.op {
-                Op::Start { requests } => {
-                    for r in requests {
-                        match live.get_mut(r) {
-                            None => found.unknown.push((rank, i)),
-                            Some(l) => match l.active_since {
-                                Some(earlier) => found.started_active.push((rank, i, earlier)),
-                                None => {
-                                    l.active_since = Some(i);
-                                    l.cancelled = false;
-                                    l.done = false;
-                                }
-                            },
-                        }
-                    }
+/// One rank's live requests, as the walk follows them.
+#[derive(Default)]
+struct RankWalk {
+    live: HashMap<ReqId, Live>,
+    /// Requests completed, with the completing call's thread and return time: another
+    /// thread's call that was already inside MPI when the completion returned still named a
+    /// live request (the concurrent completion is TH003's).
+    retired: HashMap<ReqId, (u16, Option<u64>)>,
+    /// The rank's messages and collectives, for the freed sends' proofs ([`freed`]).
+    ops: freed::RankOpsBuilder,
+    /// The buffers of its pending operations (BF001).
+    buffers: pending_buffer_overlap::BufferWalk,
+}
+
+impl RankWalk {
+    fn overlapped_completion(&self, r: &ReqId, event: &Event) -> bool {
+        self.retired.get(r).is_some_and(|&(thread, exit)| {
+            thread != event.thread
+                && match (event.time, exit) {
+                    (Some(time), Some(exit)) => time.enter_ns < exit,
+                    _ => false,
                 }
-                Op::Wait {
-                    requests,
-                    completed,
-                    ..
-                } => {
-                    if requests.iter().flatten().any(|r| {
-                        !live.contains_key(r) && !overlapped_completion(r, event, &retired)
-                    }) {
-                        found.unknown.push((rank, i));
-                    }
-                    for &index in completed.iter().flatten() {
-                        let Some(Some(r)) = requests.get(index as usize) else {
-                            continue;
-                        };
-                        match live.get_mut(r) {
-                            Some(l) if l.persistent => {
-                                l.active_since = None;
-                                l.cancelled = false;
-                            }
+        })
+    }
+}
+
+/// `MPI_Request_free` of an active request, reported unless it is a send that the program
+/// later knew complete (known only at the end, [`freed`]).
+struct FreedActive {
+    rank: Rank,
+    request: ReqId,
+    free: Call,
+    start: &'static str,
+}
+
+/// The request walk as one pass over each rank's events (RQ001-RQ004, BF001).
+#[derive(Default)]
+pub(crate) struct RequestPass {
+    ranks: Vec<RankWalk>,
+    unwaited: SiteFindings,
+    freed_active: Vec<FreedActive>,
+    unknown: SiteFindings,
+    started_active: SiteFindings,
+    overlaps: pending_buffer_overlap::Overlaps,
+}
+
+impl EventPass for RequestPass {
+    // RankOpsBuilder pairs receives with their match as it sees them (not yet streamed).
+    fn reads_matches_at_event(&self) -> bool {
+        true
+    }
+    fn event(&mut self, rank: Rank, i: usize, event: &Event, tables: &RunTables) {
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, RankWalk::default);
+        }
+        let walk = &mut self.ranks[r];
+        walk.ops.event(i, event, |comm| {
+            tables.comm(comm).is_some_and(|c| c.remote.is_none())
+        });
+        walk.buffers
+            .event(rank, i, event, tables, &mut self.overlaps);
+        for (r, persistent) in created(event) {
+            walk.live.insert(
+                r,
+                Live {
+                    persistent,
+                    active_since: (!persistent).then_some(Call::of(event)),
+                    cancelled: false,
+                    done: false,
+                },
+            );
+        }
+        let mut unknown = false;
+        match &event.op {
+            Op::Start { requests } => {
+                for r in requests {
+                    match walk.live.get_mut(r) {
+                        None => unknown = true,
+                        Some(l) => match l.active_since {
                             Some(_) => {
-                                live.remove(r);
-                                retired.insert(*r, i);
+                                let (message, label) = start_active::finding();
+                                self.started_active.add(rank, event, message, label);
                             }
-                            None => {}
-                        }
+                            None => {
+                                l.active_since = Some(Call::of(event));
+                                l.cancelled = false;
+                                l.done = false;
+                            }
+                        },
                     }
                 }
-                Op::RequestStatus {
-                    requests,
-                    completed,
-                    ..
-                } => {
-                    if requests.iter().flatten().any(|r| {
-                        !live.contains_key(r) && !overlapped_completion(r, event, &retired)
-                    }) {
-                        found.unknown.push((rank, i));
-                    }
-                    for &index in completed.iter().flatten() {
-                        if let Some(l) = requests
-                            .get(index as usize)
-                            .copied()
-                            .flatten()
-                            .and_then(|r| live.get_mut(&r))
-                        {
-                            l.done = true;
-                        }
-                    }
-                }
-                Op::Cancel { request } => match live.get_mut(request) {
-                    Some(l) => l.cancelled = true,
-                    None => found.unknown.push((rank, i)),
-                },
-                Op::RequestFree { request } => match live.remove(request) {
-                    Some(Live {
-                        active_since: Some(start),
-                        done: false,
-                        ..
-                    }) => {
-                        // A freed send is fine when a later synchronization shows the
-                        // program that it completed (MPI 4.1 Example 3.13).
-                        if !proofs.contains_key(&(rank, *request)) {
-                            found.freed_active.push((rank, i, start));
-                        }
-                    }
-                    Some(_) => {}
-                    None => found.unknown.push((rank, i)),
-                },
-                Op::Finalize => {
-                    let mut pending: Vec<(usize, bool, bool)> = live
-                        .values()
-                        .filter(|l| !l.done)
-                        .filter_map(|l| l.active_since.map(|s| (s, l.persistent, l.cancelled)))
-                        .collect();
-                    pending.sort_unstable();
-                    found
-                        .unwaited
-                        .extend(pending.into_iter().map(|(s, p, c)| (rank, s, p, c)));
-                    live.clear();
-                }
-                _ => {}
             }
+            Op::Wait {
+                requests,
+                completed,
+                ..
+            } => {
+                unknown = requests
+                    .iter()
+                    .flatten()
+                    .any(|r| !walk.live.contains_key(r) && !walk.overlapped_completion(r, event));
+                for &index in completed.iter().flatten() {
+                    let Some(Some(r)) = requests.get(index as usize) else {
+                        continue;
+                    };
+                    match walk.live.get_mut(r) {
+                        Some(l) if l.persistent => {
+                            l.active_since = None;
+                            l.cancelled = false;
+                        }
+                        Some(_) => {
+                            walk.live.remove(r);
+                            walk.retired
+                                .insert(*r, (event.thread, event.time.and_then(|t| t.exit_ns)));
+                        }
+                        None => {}
+                    }
+                }
+            }
+            Op::RequestStatus {
+                requests,
+                completed,
+                ..
+            } => {
+                unknown = requests
+                    .iter()
+                    .flatten()
+                    .any(|r| !walk.live.contains_key(r) && !walk.overlapped_completion(r, event));
+                for &index in completed.iter().flatten() {
+                    if let Some(l) = requests
+                        .get(index as usize)
+                        .copied()
+                        .flatten()
+                        .and_then(|r| walk.live.get_mut(&r))
+                    {
+                        l.done = true;
+                    }
+                }
+            }
+            Op::Cancel { request } => match walk.live.get_mut(request) {
+                Some(l) => l.cancelled = true,
+                None => unknown = true,
+            },
+            Op::RequestFree { request } => match walk.live.remove(request) {
+                Some(Live {
+                    active_since: Some(start),
+                    done: false,
+                    ..
+                }) => self.freed_active.push(FreedActive {
+                    rank,
+                    request: *request,
+                    free: Call::of(event),
+                    start: start.name,
+                }),
+                Some(_) => {}
+                None => unknown = true,
+            },
+            Op::Finalize => {
+                for l in walk.live.values().filter(|l| !l.done) {
+                    if let Some(start) = l.active_since {
+                        let (message, label) = unwaited::finding(l.persistent, l.cancelled);
+                        self.unwaited
+                            .add_at(rank, start.site, start.name, message, label);
+                    }
+                }
+                walk.live.clear();
+            }
+            _ => {}
+        }
+        if unknown {
+            let (message, label) = unknown_request::finding(event.call);
+            self.unknown.add(rank, event, message, label);
         }
     }
-    found
+
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let ops: Vec<freed::RankOps> = self.ranks.into_iter().map(|w| w.ops.finish()).collect();
+        let proofs = freed::proofs_of(&ops, &|comm| {
+            tables
+                .comm(comm)
+                .map(|c| c.members.clone())
+                .unwrap_or_default()
+        });
+        let mut freed_active = SiteFindings::default();
+        for f in &self.freed_active {
+            // A freed send is fine when a later synchronization shows the program that it
+            // completed (MPI 4.1 Example 3.13).
+            if !proofs.contains_key(&(f.rank, f.request)) {
+                let (message, label) = free_active::finding(f.start);
+                freed_active.add_at(f.rank, f.free.site, f.free.name, message, label);
+            }
+        }
+        let mut out = unwaited::diagnostics(self.unwaited, tables);
+        out.extend(free_active::diagnostics(freed_active, tables));
+        out.extend(unknown_request::diagnostics(self.unknown, tables));
+        out.extend(start_active::diagnostics(self.started_active, tables));
+        out.extend(self.overlaps.diagnostics(&proofs, tables));
+        out
+    }
 }
 
 /// Folds per-event findings (rank, event index, message, label) into one diagnostic per
@@ -235,18 +304,6 @@ pub(crate) fn fold_by_site<M: Into<Text>, L: Into<Text>>(
     found.diagnostics(&RunTables::of(run), info, notes, help)
 }
 
-/// Every request-lifecycle diagnostic, in code order.
-fn check(run: &Run) -> Vec<Diagnostic> {
-    let proofs = freed::freed_send_proofs(run);
-    let found = walk(run, &proofs);
-    let mut out = unwaited::diagnostics(run, &found);
-    out.extend(free_active::diagnostics(run, &found));
-    out.extend(unknown_request::diagnostics(run, &found));
-    out.extend(start_active::diagnostics(run, &found));
-    out.extend(pending_buffer_overlap::diagnostics(run, &proofs));
-    out
-}
-
 /// RQ001-RQ004 and BF001, from one walk over each rank's requests.
 pub(crate) struct RequestLifecycle;
 
@@ -254,7 +311,85 @@ impl Check for RequestLifecycle {
     fn infos(&self) -> &'static [CheckInfo] {
         &[RQ001, RQ002, RQ003, RQ004, BF001]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<RequestPass>::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::pass::interleave::same_in_every_order;
+    use crate::text_trace::parse;
+
+    #[test]
+    fn findings_do_not_depend_on_how_the_ranks_events_interleave() {
+        // Rank 0 frees a send that rank 1's reply (tag 9) proves received: reusing its
+        // buffer in that very receive is too early (BF001 at a.c:3), after it is fine.
+        // Rank 1 frees a send nothing proves received (RQ002 at b.c:2), so its buffer stays
+        // pending (BF001 at b.c:3). Plus a request never completed (RQ001 at c.c:1), a wait
+        // on no request (RQ003 at c.c:2) and a persistent request started twice (RQ004 at
+        // d.c:3, and RQ001 at d.c:2).
+        let run = parse(
+            "ranks 2
+             *: init
+             0: isend dest=1 tag=0 req=0 mem=buf:4096+16:r   @ a.c:1
+             0: request_free req=0                          @ a.c:2
+             0: recv src=1 tag=9 mem=buf:4096+16:w          @ a.c:3
+             0: recv src=1 tag=8 mem=buf:4096+16:w          @ a.c:4
+             0: irecv src=1 tag=99 req=2                    @ c.c:1
+             0: wait req=42                                 @ c.c:2
+             0: send dest=1 tag=7
+             1: recv src=0 tag=0
+             1: send dest=0 tag=9
+             1: send dest=0 tag=8
+             1: isend dest=0 tag=5 req=1 mem=buf:8192+16:r  @ b.c:1
+             1: request_free req=1                          @ b.c:2
+             1: recv src=0 tag=7 mem=buf:8192+16:w          @ b.c:3
+             1: send_init dest=0 tag=3 req=3                @ d.c:1
+             1: start req=3                                 @ d.c:2
+             1: start req=3                                 @ d.c:3
+             *: finalize",
+        )
+        .unwrap();
+        let found = same_in_every_order(&run, || Box::<RequestPass>::default());
+        let at: Vec<(&str, String)> = found
+            .iter()
+            .map(|d| {
+                let l = &d.locations[0];
+                (
+                    d.code,
+                    format!(
+                        "{}:{}",
+                        l.file.as_deref().unwrap_or("?"),
+                        l.line.unwrap_or(0)
+                    ),
+                )
+            })
+            .collect();
+        let expected = [
+            ("RQ001", "c.c:1"),
+            ("RQ001", "d.c:2"),
+            ("RQ002", "b.c:2"),
+            ("RQ003", "c.c:2"),
+            ("RQ004", "d.c:3"),
+            ("BF001", "a.c:3"),
+            ("BF001", "b.c:3"),
+        ];
+        assert_eq!(
+            at,
+            expected
+                .iter()
+                .map(|&(c, l)| (c, l.to_string()))
+                .collect::<Vec<_>>()
+        );
+        // The registry's runner gives the same.
+        assert_eq!(
+            crate::checks::run_all(&run)
+                .into_iter()
+                .filter(|d| d.code.starts_with("RQ") && d.code != "RQ005" || d.code == "BF001")
+                .collect::<Vec<_>>(),
+            found
+        );
     }
 }

@@ -1,12 +1,12 @@
 //! Buffers shared by outstanding nonblocking operations where MPI forbids it (BF001).
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 
-use super::fold_by_site;
 use super::freed::Proofs;
+use super::Call;
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Blocking, BufferSpan, Event, Op, ReqId, Run};
+use crate::model::{Blocking, BufferSpan, Event, Op, Rank, ReqId, SiteId};
 
 pub const BF001: CheckInfo = CheckInfo {
     code: "BF001",
@@ -53,7 +53,19 @@ receive buffer must not be accessed until the operation completes), §3.7.3.
 "#,
 };
 
-type Pending = HashMap<ReqId, (usize, Vec<BufferSpan>)>;
+/// An operation whose buffers MPI still owns.
+struct PendingOp {
+    /// The call that started it, by index in its rank.
+    event: usize,
+    call: Call,
+    spans: Vec<BufferSpan>,
+    /// Freed while pending, at this call: it stays pending until the call after the one
+    /// that shows the program its receive completed (a send's proof, known at the end), or
+    /// for good when nothing does.
+    freed: bool,
+}
+
+type Pending = HashMap<ReqId, PendingOp>;
 
 fn request_of(event: &Event) -> Option<Blocking> {
     match &event.op {
@@ -64,139 +76,230 @@ fn request_of(event: &Event) -> Option<Blocking> {
     }
 }
 
-/// The first conflict of `spans` with a pending operation: (pending event, its span, ours).
-fn conflict<'p>(
-    spans: &'p [BufferSpan],
-    pending: &'p Pending,
-) -> Option<(usize, &'p BufferSpan, &'p BufferSpan)> {
-    let mut found: Option<(usize, &BufferSpan, &BufferSpan)> = None;
-    for (event, theirs) in pending.values() {
-        for t in theirs {
-            for ours in spans {
-                if ours.overlaps(t) && (ours.write || t.write) {
-                    // The earliest pending operation, for a stable report.
-                    if found.is_none_or(|(e, _, _)| *event < e) {
-                        found = Some((*event, t, ours));
-                    }
-                }
-            }
+/// One conflict: the pending operation's request, whether it was freed, and the finding.
+struct Conflict {
+    request: ReqId,
+    freed: bool,
+    message: String,
+    label: String,
+}
+
+/// The conflicts of `spans` with pending operations, earliest pending operation first, up
+/// to the first one that was not freed: the finding is the first whose operation is still
+/// pending (a freed one may turn out to have completed before).
+fn conflicts(
+    at: &Event,
+    spans: &[BufferSpan],
+    pending: &Pending,
+    tables: &RunTables,
+) -> Vec<Conflict> {
+    // For each pending operation, its first overlap with a write on either side.
+    let mut found: Vec<(usize, ReqId, &PendingOp, &BufferSpan, &BufferSpan)> = Vec::new();
+    for (request, op) in pending {
+        let first = op.spans.iter().find_map(|t| {
+            spans
+                .iter()
+                .find(|ours| ours.overlaps(t) && (ours.write || t.write))
+                .map(|ours| (t, ours))
+        });
+        if let Some((theirs, ours)) = first {
+            found.push((op.event, *request, op, theirs, ours));
         }
     }
+    found.sort_unstable_by_key(|&(event, request, ..)| (event, request.0));
+    let upto = found
+        .iter()
+        .position(|(_, _, op, ..)| !op.freed)
+        .map_or(found.len(), |p| p + 1);
     found
-}
-
-/// Where the pending call was made, as the message can say it: its line, else (in code
-/// without debug info, where both calls show as one object and offset) that it was made at
-/// the same place as the later call, or in which function.
-fn where_pending(run: &Run, pending: &Event, later: &Event) -> String {
-    let site = run.site(pending.site);
-    match (site.line, &site.function) {
-        (Some(line), _) => format!(" (line {line})"),
-        _ if pending.site == later.site && pending.site.0 != 0 => {
-            " made at the same place earlier".to_string()
-        }
-        (None, Some(function)) => format!(" in `{function}`"),
-        (None, None) => String::new(),
-    }
-}
-
-pub(super) fn diagnostics(run: &Run, proofs: &Proofs) -> Vec<Diagnostic> {
-    let mut items = Vec::new();
-    for trace in &run.ranks {
-        let mut pending: Pending = HashMap::new();
-        // Freed sends, pending until the event after the one that proves them complete.
-        let mut freed: BinaryHeap<Reverse<(usize, ReqId)>> = BinaryHeap::new();
-        let mut persistent: HashMap<ReqId, (usize, Vec<BufferSpan>)> = HashMap::new();
-        let mut report = |at: usize, (with, theirs, ours): (usize, &BufferSpan, &BufferSpan)| {
-            let other = trace.events[with].call;
-            let line = where_pending(run, &trace.events[with], &trace.events[at]);
+        .into_iter()
+        .take(upto)
+        .map(|(_, request, op, theirs, ours)| {
+            let other = op.call.name;
+            let line = where_pending(tables, op.call.site, at.site);
             let what = if theirs.write {
                 "a receive still pending"
             } else {
                 "a send still pending"
             };
-            items.push((
-                trace.rank,
-                at,
-                format!(
-                    "{} uses memory of {what} from {other}{line}",
-                    trace.events[at].call
-                ),
-                format!(
+            Conflict {
+                request,
+                freed: op.freed,
+                message: format!("{} uses memory of {what} from {other}{line}", at.call),
+                label: format!(
                     "{} overlaps the {} of the pending {other}",
                     ours.param, theirs.param
                 ),
-            ));
-        };
-        for (i, event) in trace.events.iter().enumerate() {
-            while let Some(&Reverse((proven, r))) = freed.peek() {
-                if proven >= i {
-                    break;
-                }
-                freed.pop();
-                pending.remove(&r);
             }
-            let spans = event.buffers();
-            if let Some(c) = conflict(spans, &pending) {
-                report(i, c);
+        })
+        .collect()
+}
+
+/// Where the pending call was made, as the message can say it: its line, else (in code
+/// without debug info, where both calls show as one object and offset) that it was made at
+/// the same place as the later call, or in which function.
+fn where_pending(tables: &RunTables, pending: SiteId, later: SiteId) -> String {
+    let site = tables.site(pending);
+    match (site.line, &site.function) {
+        (Some(line), _) => format!(" (line {line})"),
+        _ if pending == later && pending.0 != 0 => " made at the same place earlier".to_string(),
+        (None, Some(function)) => format!(" in `{function}`"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The buffers of one rank's pending operations.
+#[derive(Default)]
+pub(super) struct BufferWalk {
+    pending: Pending,
+    /// Persistent requests' buffers, pending from each start.
+    persistent: HashMap<ReqId, Vec<BufferSpan>>,
+}
+
+/// A finding that depends on whether freed sends were known complete by then.
+struct Conditional {
+    rank: Rank,
+    call: Call,
+    /// The event of the rank the finding is at.
+    at: usize,
+    conflicts: Vec<Conflict>,
+}
+
+/// What the walks found: findings, and findings that depend on freed sends' proofs.
+#[derive(Default)]
+pub(super) struct Overlaps {
+    found: SiteFindings,
+    conditional: Vec<Conditional>,
+}
+
+impl Overlaps {
+    fn add(&mut self, rank: Rank, at: usize, event: &Event, mut conflicts: Vec<Conflict>) {
+        match conflicts.first() {
+            None => {}
+            Some(c) if !c.freed => {
+                let c = conflicts.swap_remove(0);
+                self.found.add(rank, event, c.message, c.label);
             }
-            match (&event.op, request_of(event)) {
-                (_, Some(Blocking::Nonblocking(r))) if !spans.is_empty() => {
-                    pending.insert(r, (i, spans.to_vec()));
-                }
-                (_, Some(Blocking::Persistent(r))) if !spans.is_empty() => {
-                    persistent.insert(r, (i, spans.to_vec()));
-                }
-                (Op::Start { requests }, _) => {
-                    for r in requests {
-                        if let Some((_, spans)) = persistent.get(r) {
-                            if let Some(c) = conflict(spans, &pending) {
-                                report(i, c);
-                            }
-                            pending.insert(*r, (i, spans.clone()));
-                        }
-                    }
-                }
-                (
-                    Op::Wait {
-                        requests,
-                        completed,
-                        ..
-                    }
-                    | Op::RequestStatus {
-                        requests,
-                        completed,
-                        ..
-                    },
-                    _,
-                ) => {
-                    for &index in completed.iter().flatten() {
-                        if let Some(Some(r)) = requests.get(index as usize) {
-                            pending.remove(r);
-                        }
-                    }
-                }
-                (Op::RequestFree { request }, _) => {
-                    persistent.remove(request);
-                    if let Some(&proven) = proofs.get(&(trace.rank, *request)) {
-                        if pending.contains_key(request) {
-                            freed.push(Reverse((proven.max(i), *request)));
-                        }
-                    }
-                }
-                (Op::Finalize, _) => {
-                    pending.clear();
-                    persistent.clear();
-                }
-                _ => {}
-            }
+            Some(_) => self.conditional.push(Conditional {
+                rank,
+                call: Call::of(event),
+                at,
+                conflicts,
+            }),
         }
     }
-    fold_by_site(
-        run,
-        items,
-        &BF001,
-        &["until a nonblocking operation completes, its receive buffer must not be accessed and its send buffer must not be modified (MPI 4.1 §3.7.2)"],
-        "use separate memory for each outstanding operation, or wait for the pending one before reusing its buffer",
-    )
+
+    /// The findings, once `proofs` tell when each freed send was known complete: a freed
+    /// operation stays pending up to the call that proves it complete, and for good when
+    /// nothing does.
+    pub(super) fn diagnostics(mut self, proofs: &Proofs, tables: &RunTables) -> Vec<Diagnostic> {
+        for c in self.conditional {
+            let rank = c.rank;
+            let still_pending = |x: &Conflict| {
+                !x.freed
+                    || proofs
+                        .get(&(rank, x.request))
+                        .is_none_or(|&proven| proven >= c.at)
+            };
+            if let Some(x) = c.conflicts.into_iter().find(still_pending) {
+                self.found
+                    .add_at(rank, c.call.site, c.call.name, x.message, x.label);
+            }
+        }
+        self.found.diagnostics(
+            tables,
+            &BF001,
+            &["until a nonblocking operation completes, its receive buffer must not be accessed and its send buffer must not be modified (MPI 4.1 §3.7.2)"],
+            "use separate memory for each outstanding operation, or wait for the pending one before reusing its buffer",
+        )
+    }
+}
+
+impl BufferWalk {
+    /// The rank's next event, `i` its index.
+    pub(super) fn event(
+        &mut self,
+        rank: Rank,
+        i: usize,
+        event: &Event,
+        tables: &RunTables,
+        found: &mut Overlaps,
+    ) {
+        let spans = event.buffers();
+        if !self.pending.is_empty() {
+            found.add(
+                rank,
+                i,
+                event,
+                conflicts(event, spans, &self.pending, tables),
+            );
+        }
+        match (&event.op, request_of(event)) {
+            (_, Some(Blocking::Nonblocking(r))) if !spans.is_empty() => {
+                self.pending.insert(
+                    r,
+                    PendingOp {
+                        event: i,
+                        call: Call::of(event),
+                        spans: spans.to_vec(),
+                        freed: false,
+                    },
+                );
+            }
+            (_, Some(Blocking::Persistent(r))) if !spans.is_empty() => {
+                self.persistent.insert(r, spans.to_vec());
+            }
+            (Op::Start { requests }, _) => {
+                for r in requests {
+                    if let Some(spans) = self.persistent.get(r) {
+                        found.add(
+                            rank,
+                            i,
+                            event,
+                            conflicts(event, spans, &self.pending, tables),
+                        );
+                        self.pending.insert(
+                            *r,
+                            PendingOp {
+                                event: i,
+                                call: Call::of(event),
+                                spans: spans.clone(),
+                                freed: false,
+                            },
+                        );
+                    }
+                }
+            }
+            (
+                Op::Wait {
+                    requests,
+                    completed,
+                    ..
+                }
+                | Op::RequestStatus {
+                    requests,
+                    completed,
+                    ..
+                },
+                _,
+            ) => {
+                for &index in completed.iter().flatten() {
+                    if let Some(Some(r)) = requests.get(index as usize) {
+                        self.pending.remove(r);
+                    }
+                }
+            }
+            (Op::RequestFree { request }, _) => {
+                self.persistent.remove(request);
+                if let Some(op) = self.pending.get_mut(request) {
+                    op.freed = true;
+                }
+            }
+            (Op::Finalize, _) => {
+                self.pending.clear();
+                self.persistent.clear();
+            }
+            _ => {}
+        }
+    }
 }

@@ -1,8 +1,7 @@
 //! `MPI_Start` of a persistent request that is still active (RQ004).
 
-use super::{fold_by_site, RequestFindings};
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RQ004: CheckInfo = CheckInfo {
     code: "RQ004",
@@ -43,18 +42,17 @@ inactive").
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, found: &RequestFindings) -> Vec<Diagnostic> {
-    let items = found.started_active.iter().map(|&(rank, start, _earlier)| {
-        (
-            rank,
-            start,
-            "a persistent request is started while its previous start is still active".to_string(),
-            "starts a request that was already started and not completed".to_string(),
-        )
-    });
-    fold_by_site(
-        run,
-        items,
+/// The message and label of `MPI_Start` of a persistent request that is still active.
+pub(super) fn finding() -> (&'static str, &'static str) {
+    (
+        "a persistent request is started while its previous start is still active",
+        "starts a request that was already started and not completed",
+    )
+}
+
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RQ004,
         &["MPI_Start requires an inactive persistent request (MPI 4.1 §3.9)"],
         "complete the previous start with MPI_Wait (or a test that returns true) before starting the request again",

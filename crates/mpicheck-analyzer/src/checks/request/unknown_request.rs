@@ -1,8 +1,7 @@
 //! Waits, tests, starts, cancels and frees of requests that do not exist (RQ003).
 
-use super::{fold_by_site, RequestFindings};
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RQ003: CheckInfo = CheckInfo {
     code: "RQ003",
@@ -46,19 +45,17 @@ MPI 4.1 §3.7.3 (completion deallocates a nonblocking request and sets the handl
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, found: &RequestFindings) -> Vec<Diagnostic> {
-    let items = found.unknown.iter().map(|&(rank, event)| {
-        let call = run.ranks[rank as usize].events[event].call;
-        (
-            rank,
-            event,
-            format!("{call} is given a request that is not live: already completed, freed, or never created"),
-            "the request handle names no live request".to_string(),
-        )
-    });
-    fold_by_site(
-        run,
-        items,
+/// The message and label of `call` naming a request that is not live.
+pub(super) fn finding(call: &str) -> (String, String) {
+    (
+        format!("{call} is given a request that is not live: already completed, freed, or never created"),
+        "the request handle names no live request".to_string(),
+    )
+}
+
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RQ003,
         &["completing or freeing a request deallocates it; its handle must not be used again (MPI 4.1 §3.7.3)"],
         "use the request variable the nonblocking call filled in, once; do not keep copies of request handles",

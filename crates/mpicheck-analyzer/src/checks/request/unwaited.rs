@@ -1,8 +1,7 @@
 //! Nonblocking operations never completed before `MPI_Finalize` (RQ001).
 
-use super::{fold_by_site, RequestFindings};
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RQ001: CheckInfo = CheckInfo {
     code: "RQ001",
@@ -49,31 +48,28 @@ MPI 4.1 §3.7.3 (communication completion), §3.7.5 (multiple completions), §11
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, found: &RequestFindings) -> Vec<Diagnostic> {
-    let items = found
-        .unwaited
-        .iter()
-        .map(|&(rank, start, persistent, cancelled)| {
-            let what = if persistent {
-                "the persistent request started here was still active at MPI_Finalize"
-            } else {
-                "the request of this nonblocking call was never completed before MPI_Finalize"
-            };
-            let message = if cancelled {
-                format!("{what}; it was cancelled, but a cancelled request must still be completed")
-            } else {
-                what.to_string()
-            };
-            (
-                rank,
-                start,
-                message,
-                "started here, never completed by a wait or test".to_string(),
-            )
-        });
-    fold_by_site(
-        run,
-        items,
+/// The message and label of a request still active at `MPI_Finalize`, at the call that
+/// started it.
+pub(super) fn finding(persistent: bool, cancelled: bool) -> (String, String) {
+    let what = if persistent {
+        "the persistent request started here was still active at MPI_Finalize"
+    } else {
+        "the request of this nonblocking call was never completed before MPI_Finalize"
+    };
+    let message = if cancelled {
+        format!("{what}; it was cancelled, but a cancelled request must still be completed")
+    } else {
+        what.to_string()
+    };
+    (
+        message,
+        "started here, never completed by a wait or test".to_string(),
+    )
+}
+
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RQ001,
         &["every nonblocking operation must be completed (MPI_Wait*, or MPI_Test* returning true) before MPI_Finalize (MPI 4.1 §3.7.3, §11.2.2)"],
         "complete the request with MPI_Wait or MPI_Waitall (or test until the flag is true) before MPI_Finalize",

@@ -11,7 +11,7 @@ use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::rc::Rc;
 
 use super::{dep, CollKey, Dep, Goal, Pairs, Proofs, RankOps};
-use crate::model::{Rank, ReqId, Run};
+use crate::model::{CommId, Rank, ReqId};
 
 /// What a rank does at one call for the clocks.
 #[derive(Clone, Copy, Debug)]
@@ -87,7 +87,7 @@ struct Clocks<'a> {
 
 /// Finds the call at which each goal's sender learns of its receive's completion.
 pub(super) fn prove(
-    run: &Run,
+    members: &dyn Fn(CommId) -> Vec<Rank>,
     ops: &[RankOps],
     pairs: &Pairs,
     goals: &[Goal],
@@ -105,7 +105,7 @@ pub(super) fn prove(
             .or_default()
             .push(Reverse((g.completion, g.request)));
     }
-    let (actions, instances) = actions(run, ops, pairs);
+    let (actions, instances) = actions(members, ops, pairs);
     let zero: Clock = Rc::new(vec![0; tracked.len()]);
     let mut clocks = Clocks {
         slot_of,
@@ -126,7 +126,11 @@ pub(super) fn prove(
 }
 
 /// Every rank's actions in call order, and the collective instances they name.
-fn actions(run: &Run, ops: &[RankOps], pairs: &Pairs) -> (Actions, Vec<Instance>) {
+fn actions(
+    members: &dyn Fn(CommId) -> Vec<Rank>,
+    ops: &[RankOps],
+    pairs: &Pairs,
+) -> (Actions, Vec<Instance>) {
     let mut instances: Vec<Instance> = Vec::new();
     let mut instance_ids: HashMap<(CollKey, u32), usize> = HashMap::new();
     let mut actions: Actions = vec![Vec::new(); ops.len()];
@@ -145,7 +149,7 @@ fn actions(run: &Run, ops: &[RankOps], pairs: &Pairs) -> (Actions, Vec<Instance>
         for c in &o.colls {
             let ordinal = ordinals.entry(c.key).or_insert(0);
             let id = *instance_ids.entry((c.key, *ordinal)).or_insert_with(|| {
-                let members = run.comm(c.key.comm).members.clone();
+                let members = members(c.key.comm);
                 instances.push(Instance {
                     entries: vec![None; members.len()],
                     members,
