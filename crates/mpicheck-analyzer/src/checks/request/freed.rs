@@ -317,11 +317,8 @@ impl RankOpsBuilder {
                 ..
             } => {
                 let status_only = matches!(event.op, Op::RequestStatus { .. });
-                for &i in completed.iter().flatten() {
-                    let Some(Some(r)) = requests.get(i as usize) else {
-                        continue;
-                    };
-                    match active.get(r) {
+                for r in super::completed_requests(requests, completed) {
+                    match active.get(&r) {
                         Some(Active::Recv(j) | Active::Sendrecv(j)) => {
                             ops.recvs[*j].completion.get_or_insert(e);
                         }
@@ -331,9 +328,9 @@ impl RankOpsBuilder {
                         _ => {}
                     }
                     if status_only {
-                        done.push(*r);
+                        done.push(r);
                     } else {
-                        active.remove(r);
+                        active.remove(&r);
                     }
                 }
             }

@@ -79,6 +79,18 @@ fn created(event: &Event) -> Vec<(ReqId, bool)> {
     out
 }
 
+/// The requests a wait, test or status call reported complete (`completed` indexes
+/// `requests`; null entries and indices out of range name none).
+pub(crate) fn completed_requests<'e>(
+    requests: &'e [Option<ReqId>],
+    completed: &'e Option<Vec<u32>>,
+) -> impl Iterator<Item = ReqId> + 'e {
+    completed
+        .iter()
+        .flatten()
+        .filter_map(|&index| requests.get(index as usize).copied().flatten())
+}
+
 /// One rank's live requests, as the walk follows them.
 #[derive(Default)]
 struct RankWalk {
@@ -94,6 +106,15 @@ struct RankWalk {
 }
 
 impl RankWalk {
+    /// Whether `event`, a wait, test or status query, names a request that is not live and
+    /// was not completed by another thread while `event` was already inside MPI.
+    fn names_unknown(&self, requests: &[Option<ReqId>], event: &Event) -> bool {
+        requests
+            .iter()
+            .flatten()
+            .any(|r| !self.live.contains_key(r) && !self.overlapped_completion(r, event))
+    }
+
     fn overlapped_completion(&self, r: &ReqId, event: &Event) -> bool {
         self.retired.get(r).is_some_and(|&(thread, exit)| {
             thread != event.thread
@@ -177,23 +198,17 @@ impl EventPass for RequestPass {
                 completed,
                 ..
             } => {
-                unknown = requests
-                    .iter()
-                    .flatten()
-                    .any(|r| !walk.live.contains_key(r) && !walk.overlapped_completion(r, event));
-                for &index in completed.iter().flatten() {
-                    let Some(Some(r)) = requests.get(index as usize) else {
-                        continue;
-                    };
-                    match walk.live.get_mut(r) {
+                unknown = walk.names_unknown(requests, event);
+                for r in completed_requests(requests, completed) {
+                    match walk.live.get_mut(&r) {
                         Some(l) if l.persistent => {
                             l.active_since = None;
                             l.cancelled = false;
                         }
                         Some(_) => {
-                            walk.live.remove(r);
+                            walk.live.remove(&r);
                             walk.retired
-                                .insert(*r, (event.thread, event.time.and_then(|t| t.exit_ns)));
+                                .insert(r, (event.thread, event.time.and_then(|t| t.exit_ns)));
                         }
                         None => {}
                     }
@@ -204,17 +219,9 @@ impl EventPass for RequestPass {
                 completed,
                 ..
             } => {
-                unknown = requests
-                    .iter()
-                    .flatten()
-                    .any(|r| !walk.live.contains_key(r) && !walk.overlapped_completion(r, event));
-                for &index in completed.iter().flatten() {
-                    if let Some(l) = requests
-                        .get(index as usize)
-                        .copied()
-                        .flatten()
-                        .and_then(|r| walk.live.get_mut(&r))
-                    {
+                unknown = walk.names_unknown(requests, event);
+                for r in completed_requests(requests, completed) {
+                    if let Some(l) = walk.live.get_mut(&r) {
                         l.done = true;
                     }
                 }

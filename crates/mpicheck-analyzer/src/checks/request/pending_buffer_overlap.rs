@@ -283,10 +283,8 @@ impl BufferWalk {
                 },
                 _,
             ) => {
-                for &index in completed.iter().flatten() {
-                    if let Some(Some(r)) = requests.get(index as usize) {
-                        self.pending.remove(r);
-                    }
+                for r in super::completed_requests(requests, completed) {
+                    self.pending.remove(&r);
                 }
             }
             (Op::RequestFree { request }, _) => {
