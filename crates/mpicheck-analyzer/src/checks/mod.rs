@@ -128,8 +128,9 @@ fn run_selected_noting(
 }
 
 /// Normalizes the traces and runs every check: the passes over the events while the events
-/// are made, the other checks on the run afterwards, once `prepare` (the launcher's model of
-/// threads it saw polling) has changed it. Returns the run with the findings.
+/// are made, the other checks (and the passes that read a receive's match at its event) on
+/// the run afterwards, once `prepare` (the launcher's model of threads it saw polling) has
+/// changed it. Returns the run with the findings.
 pub fn analyze_streaming<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,

@@ -3,10 +3,10 @@
 //!
 //! A check whose findings follow from each rank's events in order implements [`EventPass`]
 //! and returns it from [`super::Check::pass`]: it sees every event once and keeps only what
-//! it needs (for most, the findings so far, folded by call site); at the end it reads the
-//! run's tables ([`RunTables`]), never its events. The registry's runner feeds all passes in
-//! one sweep, so that they can later be fed while the traces are normalized instead of from
-//! a [`Run`] held whole.
+//! it needs (for most, the findings so far, folded by call site), reading the run's tables
+//! ([`RunTables`]), never other events. [`super::analyze_streaming`] feeds the passes while
+//! the traces are normalized; [`feed`] feeds them from a [`Run`] held whole (tests, text
+//! traces, and passes that read a receive's match at its event).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
