@@ -182,7 +182,13 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
     let Some(r) = recorder() else {
         return ptr::null_mut();
     };
-    enter(r, (words as *mut u8).sub(CALL_FIXED_SIZE), in_bytes, table, true)
+    enter(
+        r,
+        (words as *mut u8).sub(CALL_FIXED_SIZE),
+        in_bytes,
+        table,
+        true,
+    )
 }
 
 /// [`mpicheck_enter_repeatable`] of the call in the scratch buffer `s`; with `fold` false
@@ -419,9 +425,8 @@ unsafe fn new_cycle(
     let at = c as u64 - r.base as u64;
     if at != end {
         // Another thread reserved a record meanwhile: the cycle would not follow its members.
-        let skip = CYCLE_LEN as u64
-            | (kind::SKIP as u64) << 32
-            | (record_state::COMPLETE as u64) << 48;
+        let skip =
+            CYCLE_LEN as u64 | (kind::SKIP as u64) << 32 | (record_state::COMPLETE as u64) << 48;
         (*(c as *const AtomicU64)).store(skip, Ordering::Release);
         return None;
     }

@@ -255,7 +255,14 @@ impl TraceBuilder {
     /// Appends a cycle record ([`kind::CYCLE`]) of `thread` counting `runs` calls (the
     /// pending bit included) of the `period` records before it, which take `span` bytes; the
     /// raw `last` entry time. See "Counted cycles" in the crate docs.
-    pub fn cycle(&mut self, thread: u16, period: u16, span: u32, runs: u64, last: u64) -> &mut Self {
+    pub fn cycle(
+        &mut self,
+        thread: u16,
+        period: u16,
+        span: u32,
+        runs: u64,
+        last: u64,
+    ) -> &mut Self {
         self.records
             .extend_from_slice(&(crate::CYCLE_LEN as u32).to_le_bytes());
         self.records.extend_from_slice(&kind::CYCLE.to_le_bytes());

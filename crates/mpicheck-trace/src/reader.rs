@@ -608,8 +608,7 @@ impl Walk {
                 && (!matches!(
                     record_kind,
                     kind::CALL | kind::TEXT | kind::SKIP | kind::CYCLE
-                )
-                    || state > record_state::COMPLETE)
+                ) || state > record_state::COMPLETE)
             {
                 self.end = Some(truncated(
                     "a record left unwritten is followed by damaged bytes",
@@ -659,7 +658,8 @@ impl Walk {
     /// records before it: its members must be the last `period` records walked, call
     /// records of its thread that follow each other up to it (see "Counted cycles").
     fn check_cycle(&self, b: &mut impl TraceBytes, at: usize, len: usize) -> Result<Cycle, String> {
-        let damaged = || format!("the cycle record at byte {at} does not follow the calls it counts");
+        let damaged =
+            || format!("the cycle record at byte {at} does not follow the calls it counts");
         let (period, thread, span, runs, pending, last) =
             cycle_fields(b.get(at, len)).ok_or_else(damaged)?;
         if !(2..=crate::MAX_CYCLE).contains(&period) || period > self.recent.len() {
@@ -854,7 +854,8 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
                         if calls_by_function.len() <= func {
                             calls_by_function.resize(func + 1, 0);
                         }
-                        calls_by_function[func] += calls / period + u64::from((i as u64) < calls % period);
+                        calls_by_function[func] +=
+                            calls / period + u64::from((i as u64) < calls % period);
                     }
                 }
             }

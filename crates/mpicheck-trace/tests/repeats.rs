@@ -309,7 +309,11 @@ fn cycles_read_as_every_call_they_count() {
             call.complete = !(pending && k + 1 == calls);
             full.call(&call);
         }
-        let bits = if pending { mpicheck_trace::COUNT_PENDING } else { 0 };
+        let bits = if pending {
+            mpicheck_trace::COUNT_PENDING
+        } else {
+            0
+        };
         short.cycle(0, 2, span, runs | bits, 5000);
         let after = recv(20, 0, 2, false);
         full.call(&after);
@@ -319,7 +323,11 @@ fn cycles_read_as_every_call_they_count() {
             read_trace_bytes(&short.exited()).unwrap(),
         );
         assert_eq!(short.end, EndOfTrace::Clean);
-        assert_eq!(short.calls.len() as u64, 5 + calls, "runs {runs} pending {pending}");
+        assert_eq!(
+            short.calls.len() as u64,
+            5 + calls,
+            "runs {runs} pending {pending}"
+        );
         assert_eq!(short.mpi_calls, 5 + calls);
         let what = |calls: &[CallRecord]| -> Vec<_> {
             calls
@@ -333,14 +341,20 @@ fn cycles_read_as_every_call_they_count() {
             let k = 4 + calls as usize - 1;
             expected[k].4 = short.calls[k].words.clone();
         }
-        assert_eq!(what(&short.calls), expected, "runs {runs} pending {pending}");
+        assert_eq!(
+            what(&short.calls),
+            expected,
+            "runs {runs} pending {pending}"
+        );
         let rets = |calls: &[CallRecord]| -> Vec<i32> {
             calls.iter().filter(|c| c.complete).map(|c| c.ret).collect()
         };
         assert_eq!(rets(&short.calls), rets(&full.calls));
         assert!(short.calls.windows(2).all(|w| w[0].seq <= w[1].seq));
         let counted = &short.calls[4..4 + calls as usize];
-        assert!(counted.windows(2).all(|w| w[0].t_enter_ns <= w[1].t_enter_ns));
+        assert!(counted
+            .windows(2)
+            .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns));
         if let Some(last) = counted.last() {
             assert_eq!(last.t_enter_ns, 5000);
             assert!(counted[0].t_enter_ns > 340, "after the last member's exit");
@@ -366,25 +380,40 @@ fn a_cycle_record_that_does_not_fit_its_members_is_damage() {
     assert_eq!(good.end, EndOfTrace::Clean);
     assert_eq!(good.calls.len(), 7);
     for (what, trace) in [
-        ("wrong span", read(&|b, span| {
-            b.cycle(0, 2, span + 8, 3, 900);
-        })),
-        ("other thread", read(&|b, span| {
-            b.cycle(1, 2, span, 3, 900);
-        })),
-        ("period 1", read(&|b, _| {
-            b.cycle(0, 1, 56, 3, 900);
-        })),
-        ("period beyond the records", read(&|b, _| {
-            b.cycle(0, 4, 4096, 3, 900);
-        })),
-        ("a poll between", read(&|b, span| {
-            b.call(&CallToWrite {
-                poll: Some((0, 0)),
-                ..send(9, 1)
-            });
-            b.cycle(0, 2, span, 3, 900);
-        })),
+        (
+            "wrong span",
+            read(&|b, span| {
+                b.cycle(0, 2, span + 8, 3, 900);
+            }),
+        ),
+        (
+            "other thread",
+            read(&|b, span| {
+                b.cycle(1, 2, span, 3, 900);
+            }),
+        ),
+        (
+            "period 1",
+            read(&|b, _| {
+                b.cycle(0, 1, 56, 3, 900);
+            }),
+        ),
+        (
+            "period beyond the records",
+            read(&|b, _| {
+                b.cycle(0, 4, 4096, 3, 900);
+            }),
+        ),
+        (
+            "a poll between",
+            read(&|b, span| {
+                b.call(&CallToWrite {
+                    poll: Some((0, 0)),
+                    ..send(9, 1)
+                });
+                b.cycle(0, 2, span, 3, 900);
+            }),
+        ),
     ] {
         assert_ne!(trace.end, EndOfTrace::Clean, "{what}");
         let before = if what == "a poll between" { 5 } else { 4 };
