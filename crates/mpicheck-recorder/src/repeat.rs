@@ -215,12 +215,11 @@ unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: 
     };
     let repeats_on = REPEATS_ON.load(Ordering::Relaxed);
     let single = fold && repeats_on && NEXT_THREAD.load(Ordering::SeqCst) <= 1;
-    if single {
+    // The thread's cycle first (the call continues it, or it ends); a new cycle only where
+    // the call would be written (not for a run of one call, counted below).
+    if single && *table.add(CYCLE_AT) != 0 {
         let end = r.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
         if let Some(rec) = cycle_enter(r, &call, table, end) {
-            return rec;
-        }
-        if let Some(rec) = cycle_start(r, &call, table, end) {
             return rec;
         }
     }
@@ -283,11 +282,21 @@ unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: 
                     return fold_enter(c, short + COUNT_BYTES, s);
                 }
             }
+            if single {
+                if let Some(rec) = cycle_start(r, &call, table) {
+                    return rec;
+                }
+            }
             let rec = write_repeat(r, s, rflags, original, short, counted, in_bytes - keep);
             if !rec.is_null() {
                 *last_repeat = rec as u64 - r.base as u64;
                 push_recent(table, rec as u64 - r.base as u64);
             }
+            return rec;
+        }
+    }
+    if single {
+        if let Some(rec) = cycle_start(r, &call, table) {
             return rec;
         }
     }
@@ -359,9 +368,6 @@ unsafe fn same_call_inputs(r: &Recorder, m: *const u8, call: &Call) -> bool {
 #[inline(always)]
 unsafe fn cycle_enter(r: &Recorder, call: &Call, table: *mut u64, end: u64) -> Option<*mut u8> {
     let at = *table.add(CYCLE_AT);
-    if at == 0 {
-        return None;
-    }
     let c = r.base.add(at as usize);
     let runs = &*(c.add(16) as *const AtomicU64);
     if at + CYCLE_LEN as u64 != end || runs.load(Ordering::Relaxed) & COUNT_PENDING != 0 {
@@ -385,7 +391,9 @@ unsafe fn cycle_enter(r: &Recorder, call: &Call, table: *mut u64, end: u64) -> O
 /// the thread's last 2 to [`MAX_CYCLE`] records, which follow each other up to the end of
 /// the trace (`end`), and not those of the last one (a run of one call, counted as such):
 /// reserves the cycle record, counts the call in it and returns the record tagged.
-unsafe fn cycle_start(r: &Recorder, call: &Call, table: *mut u64, end: u64) -> Option<*mut u8> {
+#[inline(never)]
+unsafe fn cycle_start(r: &Recorder, call: &Call, table: *mut u64) -> Option<*mut u8> {
+    let end = r.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
     let pos = *table.add(RING_POS);
     let mut first = end;
     for k in 1..=(MAX_CYCLE as u64).min(pos) {
