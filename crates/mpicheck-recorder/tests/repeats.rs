@@ -138,11 +138,14 @@ fn run_expected(calls: std::ops::Range<i64>) -> Vec<Seen> {
         .collect()
 }
 
+/// Function, call site, inputs, outputs and return code of a call.
+type CycleCall = (u16, u64, Vec<i64>, Vec<i64>, i32);
+
 /// Call `i` of a loop of three calls (trace format 7, "Counted cycles"): a receive whose
 /// request changes every 900 calls, a send whose return code is 1 for calls 1501 to 1510,
 /// and a receive at another call site; plus, after every 1000th call, a send from yet another
 /// call site. Function, call site, inputs, outputs, return code.
-fn cycle_call(i: i64) -> Vec<(u16, u64, Vec<i64>, Vec<i64>, i32)> {
+fn cycle_call(i: i64) -> Vec<CycleCall> {
     let comm = 0x4400_0000;
     let mut calls = vec![match i % 3 {
         0 => (
