@@ -37,9 +37,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use mpicheck_trace::reader::{
-    counted_run, folded_poll, frame_at, read_header, thread_tid, TraceHeader,
+    counted_run, cycle_fields, folded_poll, frame_at, read_header, thread_tid, TraceHeader,
 };
-use mpicheck_trace::{flags, kind, record_state, text, Schema, CALL_FIXED_SIZE, HEADER_SIZE};
+use mpicheck_trace::{
+    flags, kind, record_state, text, Schema, CALL_FIXED_SIZE, CYCLE_LEN, HEADER_SIZE, MAX_CYCLE,
+};
 
 use crate::out_dir;
 
@@ -81,8 +83,14 @@ struct ThreadWatch {
     /// Its polls since its last progress, in its poll records before `last_record`.
     polls_before_last: u64,
     /// The calls its last record stood for at the last look: a counted repeat's grow while
-    /// the thread repeats the call (trace format 6, "Counted runs").
+    /// the thread repeats the call (trace format 6, "Counted runs"), a cycle record's while
+    /// it repeats a loop of a few calls (format 7, "Counted cycles").
     last_calls: u64,
+    /// Function ids of its last few call records, oldest first: the calls a cycle record
+    /// after them counts in turn.
+    recent_funcs: Vec<u16>,
+    /// When its last record is a cycle record: the function ids of its calls, in turn.
+    cycle_funcs: Vec<u16>,
 }
 
 /// How a thread whose last call is a poll spends its time since its last progress. A
@@ -167,6 +175,15 @@ fn polls_in(file: &File, record: u64) -> u64 {
 fn call_progress(file: &File, record: u64) -> Option<(u8, bool, u64)> {
     let mut frame = [0u8; 8];
     file.read_exact_at(&mut frame, record).ok()?;
+    if u16::from_le_bytes([frame[4], frame[5]]) == kind::CYCLE {
+        // A cycle record counts the calls of a loop as they return ("Counted cycles").
+        let mut rec = [0u8; CYCLE_LEN];
+        file.read_exact_at(&mut rec, record).ok()?;
+        return Some(match cycle_fields(&rec) {
+            Some((_, _, _, runs, pending, _)) => (rec[6], pending, 1 + runs + pending as u64),
+            None => (rec[6], false, 1),
+        });
+    }
     let counted = flags::REPEAT | flags::COUNTED;
     if frame[7] & counted != counted {
         return Some((frame[6], false, 1));
@@ -349,6 +366,8 @@ impl TailedTrace {
                     polling: PollSamples::default(),
                     polls_before_last: 0,
                     last_calls: 1,
+                    recent_funcs: Vec::new(),
+                    cycle_funcs: Vec::new(),
                 });
                 if is_poll {
                     watch.polls_before_last += polls_before;
@@ -362,8 +381,36 @@ impl TailedTrace {
                 watch.last_func = frame.func;
                 watch.last_is_poll = is_poll;
                 watch.last_sync = sync;
+                if watch.recent_funcs.len() == MAX_CYCLE {
+                    watch.recent_funcs.remove(0);
+                }
+                watch.recent_funcs.push(frame.func);
+                watch.cycle_funcs.clear();
                 // The state byte decides whether the call returned (refresh_states).
                 watch.activity = sync.unwrap_or(Activity::InCall);
+            } else if frame.kind == kind::CYCLE && frame.len == CYCLE_LEN {
+                // Calls of the thread's last few records, counted (trace format 7): a call
+                // record of the cycle's calls in turn, for the watcher.
+                let thread = u16::from_le_bytes([
+                    bytes[at + CALL_THREAD_OFFSET],
+                    bytes[at + CALL_THREAD_OFFSET + 1],
+                ]);
+                let period = u16::from_le_bytes([bytes[at + 8], bytes[at + 9]]) as usize;
+                if let Some(watch) = self.threads.get_mut(&thread) {
+                    if (2..=watch.recent_funcs.len()).contains(&period) {
+                        let funcs = &watch.recent_funcs[watch.recent_funcs.len() - period..];
+                        watch.cycle_funcs = funcs.to_vec();
+                        watch.last_record = offset;
+                        watch.last_calls = 1;
+                        watch.last_is_poll = false;
+                        watch.last_sync = None;
+                        watch.progress_at = now;
+                        watch.polling = PollSamples::default();
+                        watch.polls_before_last = 0;
+                        watch.activity = Activity::InCall;
+                    }
+                    watch.recent_funcs.clear();
+                }
             }
             at += frame.len;
         }
@@ -443,6 +490,12 @@ impl TailedTrace {
             let returned = progress
                 .is_some_and(|(state, pending, _)| state == record_state::COMPLETE && !pending);
             if let Some((_, pending, calls)) = progress.filter(|_| watch.last_sync.is_none()) {
+                if !watch.cycle_funcs.is_empty() {
+                    // The latest call counted in the cycle (its first one is call 2).
+                    let period = watch.cycle_funcs.len();
+                    let latest = (calls as usize + period - 2) % period;
+                    watch.last_func = watch.cycle_funcs[latest];
+                }
                 if calls != watch.last_calls {
                     // More identical calls counted into the record: those before it returned.
                     watch.last_calls = calls;

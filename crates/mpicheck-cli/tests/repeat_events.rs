@@ -3,7 +3,9 @@
 //! receives, collectives, communicators and datatypes made and freed) run under MPICH and
 //! Open MPI with repeats on and off (`MPICHECK_REPEATS=0`) lists the same events, with fewer
 //! bytes of records. Loops of identical calls (`tests/programs/identical_loops.c`), counted
-//! in one record per run since format 6, list the same events too, in fewer bytes.
+//! in one record per run since format 6, list the same events too, in fewer bytes; so do
+//! loops of a few different calls (`tests/programs/cycle_loops.c`), counted in cycle records
+//! since format 7.
 
 use std::path::Path;
 
@@ -118,4 +120,64 @@ fn counted_runs_list_the_same_events_in_fewer_bytes() {
             family.name
         );
     }
+}
+
+#[test]
+fn counted_cycles_list_the_same_events_in_fewer_bytes() {
+    for family in [MPICH, OPENMPI] {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = compile(family, "cycle_loops.c", dir.path());
+        let (with, with_bytes) = events_and_bytes(family, &exe, "300", &dir.path().join("on"), "1");
+        let (without, without_bytes) =
+            events_and_bytes(family, &exe, "300", &dir.path().join("off"), "0");
+        // 300 turns of 4 loops, 2 to 5 calls each, on 2 ranks.
+        assert!(
+            with.lines().count() > 2 * 300 * 14,
+            "{}: {with}",
+            family.name
+        );
+        assert_eq!(
+            without_addresses(&with),
+            without_addresses(&without),
+            "{}: the same events",
+            family.name
+        );
+        // The exchange alone (300 turns of 3 calls, at least 48 bytes each written in
+        // full) is counted but for its first two turns on each rank.
+        assert!(
+            with_bytes + 2 * 298 * 3 * 48 < without_bytes,
+            "{}: {with_bytes} bytes of records with counted cycles, {without_bytes} without",
+            family.name
+        );
+        let counted: u64 = std::fs::read_dir(dir.path().join("on"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
+            .flat_map(|p| cycle_calls(&std::fs::read(p).unwrap()))
+            .sum();
+        assert!(
+            counted > 2 * 298 * 3,
+            "{}: {counted} calls counted in cycles",
+            family.name
+        );
+    }
+}
+
+/// The calls each cycle record of a trace file counts (trace format 7, "Counted cycles").
+fn cycle_calls(b: &[u8]) -> Vec<u64> {
+    let mut at = 4096;
+    let mut calls = Vec::new();
+    while at + 8 <= b.len() {
+        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        if len == 0 || at + len > b.len() {
+            break;
+        }
+        if let Some((_, _, _, runs, pending, _)) =
+            mpicheck_trace::reader::cycle_fields(&b[at..at + len])
+        {
+            calls.push(runs + pending as u64);
+        }
+        at += len;
+    }
+    calls
 }

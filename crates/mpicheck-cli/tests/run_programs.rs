@@ -300,6 +300,55 @@ fn a_hang_inside_a_counted_run_is_reported_openmpi() {
     check_hang_in_counted_run(OPENMPI);
 }
 
+/// A rank blocked in a call counted in a cycle record (trace format 7: the record is complete,
+/// its pending bit says the cycle's next call is inside MPI) is blocked, not done: the
+/// watcher ends the job and the analysis reports the deadlock at that call.
+fn check_hang_in_counted_cycle(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "hang_in_cycle.c", dir.path());
+    let out = dir.path().join("out");
+    let (checked, _) = mpicheck_run(
+        family,
+        2,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "2"],
+        b"",
+    );
+    let stderr = text(&checked.stderr);
+    assert_eq!(checked.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("DL001"), "{stderr}");
+    assert!(
+        stderr.contains("/* line 20 */")
+            && stderr.contains("rank 1: waits for a message from rank 0 (tag 7)"),
+        "rank 1's blocked receive in the cycle is shown:\n{stderr}"
+    );
+    let rank1 = traces(&out)
+        .into_iter()
+        .find(|t| t.header.best_rank() == Some(1))
+        .expect("rank 1's trace");
+    let named = |name: &str| -> Vec<_> {
+        rank1
+            .calls
+            .iter()
+            .filter(|c| rank1.function_name(c.func) == name)
+            .collect()
+    };
+    let (recvs, sends) = (named("MPI_Recv"), named("MPI_Send"));
+    assert_eq!((recvs.len(), sends.len()), (101, 100), "{stderr}");
+    assert!(recvs[..100].iter().all(|c| c.complete) && !recvs[100].complete);
+    assert!(sends.iter().all(|c| c.complete));
+}
+
+#[test]
+fn a_hang_inside_a_counted_cycle_is_reported_mpich() {
+    check_hang_in_counted_cycle(MPICH);
+}
+#[test]
+fn a_hang_inside_a_counted_cycle_is_reported_openmpi() {
+    check_hang_in_counted_cycle(OPENMPI);
+}
+
 /// A job where every rank waits forever is reported and ended within the timeout + 5 s
 /// (plus start-up time of the launcher on a loaded 2-core machine).
 fn check_hang_is_ended(family: Family) {

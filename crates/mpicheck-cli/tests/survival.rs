@@ -253,3 +253,97 @@ fn a_rank_killed_in_a_counted_run_leaves_the_count_mpich() {
 fn a_rank_killed_in_a_counted_run_leaves_the_count_openmpi() {
     check_killed_run(OPENMPI);
 }
+
+/// Bytes of cycle records (trace format 7, "Counted cycles") in the trace file `path`.
+fn cycle_bytes(path: &Path) -> u64 {
+    let b = std::fs::read(path).unwrap();
+    let (mut at, mut bytes) = (4096, 0);
+    while at + 8 <= b.len() {
+        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        if len == 0 {
+            break;
+        }
+        if u16::from_le_bytes([b[at + 4], b[at + 5]]) == mpicheck_trace::kind::CYCLE {
+            bytes += len as u64;
+        }
+        at += len;
+    }
+    bytes
+}
+
+/// A rank ended (SIGALRM) inside a call counted in a cycle record leaves a trace that reads
+/// with every call of the cycle, the one it died in last and not complete.
+fn check_killed_cycle(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "killed_cycle.c", dir.path());
+    let out = dir.path().join("out");
+    let (run, _) = mpicheck_run(
+        family,
+        2,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "20"],
+        b"",
+    );
+    let stderr = text(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    let paths: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
+        .collect();
+    let mut seen = 0;
+    for path in &paths {
+        let trace = read_trace(path).unwrap();
+        let calls = |name: &str| {
+            trace
+                .calls
+                .iter()
+                .filter(|c| trace.function_name(c.func) == name)
+                .collect::<Vec<_>>()
+        };
+        match trace.header.best_rank() {
+            Some(1) => {
+                seen += 1;
+                assert!(!trace.header.exited(), "rank 1 was killed\n{stderr}");
+                assert!(
+                    cycle_bytes(path) > 0,
+                    "rank 1's calls were counted in a cycle"
+                );
+                let (recvs, sends) = (calls("MPI_Recv"), calls("MPI_Send"));
+                assert_eq!(recvs.len(), 1001, "rank 1's receives\n{stderr}");
+                assert_eq!(sends.len(), 1000, "rank 1's answers\n{stderr}");
+                assert!(recvs[..1000].iter().all(|c| c.complete && c.ret == 0));
+                assert!(sends.iter().all(|c| c.complete && c.ret == 0));
+                let last = trace.calls.last().unwrap();
+                assert_eq!(trace.function_name(last.func), "MPI_Recv");
+                assert!(!last.complete, "rank 1 died inside its last receive");
+                assert!(trace
+                    .calls
+                    .windows(2)
+                    .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns && w[0].seq <= w[1].seq));
+            }
+            Some(0) => {
+                seen += 1;
+                assert!(
+                    cycle_bytes(path) > 0,
+                    "rank 0's calls were counted in a cycle"
+                );
+                let sends = calls("MPI_Send");
+                assert_eq!(sends.len(), 1000, "rank 0's sends\n{stderr}");
+                assert!(sends.iter().all(|c| c.complete && c.ret == 0));
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(seen, 2, "both ranks' traces\n{stderr}");
+}
+
+#[test]
+fn a_rank_killed_in_a_counted_cycle_leaves_the_count_mpich() {
+    check_killed_cycle(MPICH);
+}
+#[test]
+fn a_rank_killed_in_a_counted_cycle_leaves_the_count_openmpi() {
+    check_killed_cycle(OPENMPI);
+}

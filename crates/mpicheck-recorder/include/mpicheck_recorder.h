@@ -180,7 +180,9 @@ static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *
  * through mpicheck_repeat_table), and mpicheck_end_rep copies the outputs there. While the
  * process records from one thread, a call that repeats the thread's latest repeat, which is
  * still the trace's last record, reserves nothing: it is counted in that record (trace format
- * 6: "Counted runs"; mpicheck_enter_rep returns the record with its low bit set). A record of
+ * 6: "Counted runs"; mpicheck_enter_rep returns the record with its low bit set), and a call
+ * that continues a cycle of 2 to 4 calls the thread's last records made is counted in a cycle
+ * record after them (trace format 7: "Counted cycles"; returned tagged the same way). A record of
  * more than MPICHECK_REPEAT_SCRATCH_BYTES argument bytes is reserved in the trace directly
  * (w is then not in s) and never repeated. */
 #define MPICHECK_FLAG_REPEAT 8
@@ -193,8 +195,10 @@ int64_t *mpicheck_begin_repeatable(uint16_t func_id, uint32_t nbytes, const void
                                    uint8_t flags, uint16_t *thread_slot, int64_t *scratch);
 uint8_t *mpicheck_enter_repeatable(int64_t *words, uint32_t in_bytes, uint64_t *table);
 /* Per-thread originals of repeats (offsets in the trace), then the offset of the thread's
- * latest repeat (trace format 6: "Counted runs"); defined beside mpicheck_depth. */
-#define MPICHECK_REPEAT_TABLE_WORDS (MPICHECK_REPEAT_SLOTS + 1)
+ * latest repeat (trace format 6: "Counted runs"), then the ring of its last records and its
+ * cycle record with the cursor in it (trace format 7: "Counted cycles"; layout in the
+ * recorder's repeat.rs); defined beside mpicheck_depth. */
+#define MPICHECK_REPEAT_TABLE_WORDS (MPICHECK_REPEAT_SLOTS + 8)
 extern __thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_TABLE_WORDS]
     __attribute__((tls_model("initial-exec")));
 /* The end of a call mpicheck_enter_repeatable folded into the thread's counted repeat (it

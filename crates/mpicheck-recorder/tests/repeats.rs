@@ -138,6 +138,54 @@ fn run_expected(calls: std::ops::Range<i64>) -> Vec<Seen> {
         .collect()
 }
 
+/// Function, call site, inputs, outputs and return code of a call.
+type CycleCall = (u16, u64, Vec<i64>, Vec<i64>, i32);
+
+/// Call `i` of a loop of three calls (trace format 7, "Counted cycles"): a receive whose
+/// request changes every 900 calls, a send whose return code is 1 for calls 1501 to 1510,
+/// and a receive at another call site; plus, after every 1000th call, a send from yet another
+/// call site. Function, call site, inputs, outputs, return code.
+fn cycle_call(i: i64) -> Vec<CycleCall> {
+    let comm = 0x4400_0000;
+    let mut calls = vec![match i % 3 {
+        0 => (
+            1,
+            0x2000,
+            vec![0x20, 4, 7, 0, 9, comm],
+            vec![0x5000 + i / 900],
+            0,
+        ),
+        1 => (
+            0,
+            0x1000,
+            vec![0x10, 1, 7, -1, 3, comm],
+            vec![],
+            i32::from((1501..=1510).contains(&i)),
+        ),
+        _ => (1, 0x3000, vec![0x30, 4, 7, 0, 9, comm], vec![0x6000], 0),
+    }];
+    if i % 1000 == 999 {
+        calls.push((0, 0x4000, vec![0x10, 1, 7, -1, 4, comm], vec![], 0));
+    }
+    calls
+}
+
+fn cycle_turn(i: i64) {
+    for (func, site, inputs, outputs, ret) in cycle_call(i) {
+        assert!(record(func, site as usize, &inputs, &outputs, ret, true));
+    }
+}
+
+fn cycle_expected(calls: std::ops::Range<i64>) -> Vec<Seen> {
+    calls
+        .flat_map(cycle_call)
+        .map(|(func, site, mut words, outputs, ret)| {
+            words.extend(outputs);
+            (func, 0, site, ret, false, true, words)
+        })
+        .collect()
+}
+
 fn child(how: &str) {
     let family = CString::new("mpich").unwrap();
     let schema = CString::new(SCHEMA).unwrap();
@@ -165,6 +213,14 @@ fn child(how: &str) {
             (CALLS / 2..CALLS).for_each(|i| turn(0, i));
         }
         "run" => (0..CALLS).for_each(run_turn),
+        "cycle" => (0..CALLS).for_each(cycle_turn),
+        "cyclekill" => {
+            (0..CALLS + 1).for_each(cycle_turn);
+            // Blocked in the second call of a turn, counted in the cycle, then killed.
+            let (func, site, inputs, _, _) = cycle_call(CALLS + 1).remove(0);
+            assert!(record(func, site as usize, &inputs, &[], 0, false));
+            unsafe { libc::raise(libc::SIGKILL) };
+        }
         "runkill" => {
             (0..CALLS).for_each(run_turn);
             // Blocked in one more identical receive, folded into the run, then killed.
@@ -460,6 +516,95 @@ fn case_runkill() -> Result<(), String> {
     )
 }
 
+/// Bytes of cycle records (format 7, "Counted cycles") and the calls they count.
+fn cycle_records(path: &Path) -> (u64, u64) {
+    let b = std::fs::read(path).unwrap();
+    let (mut at, mut bytes, mut calls) = (4096, 0, 0);
+    while at + 8 <= b.len() {
+        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+        if len == 0 {
+            break;
+        }
+        if let Some((_, _, _, runs, pending, _)) =
+            mpicheck_trace::reader::cycle_fields(&b[at..at + len])
+        {
+            bytes += len as u64;
+            calls += runs + pending as u64;
+        }
+        at += len;
+    }
+    (bytes, calls)
+}
+
+fn case_cycle() -> Result<(), String> {
+    let (on, _, bytes_on) = run_child("cycle", true)?;
+    let (off, _, bytes_off) = run_child("cycle", false)?;
+    let seen: Vec<_> = on.calls.iter().map(what).collect();
+    check(
+        seen == cycle_expected(0..CALLS),
+        format!("the calls of the cycles: {} read", seen.len()),
+    )?;
+    check(
+        off.calls.iter().map(what).collect::<Vec<_>>() == seen,
+        "the same calls without repeats".into(),
+    )?;
+    // A few records per break (3 request changes, 10 return codes, 3 other calls), not
+    // ~50 bytes per call.
+    check(
+        bytes_on * 20 < bytes_off && bytes_on < 8000,
+        format!("{bytes_on} bytes of call records, {bytes_off} without repeats"),
+    )?;
+    check(on.end == EndOfTrace::Clean, format!("{:?}", on.end))?;
+    check(
+        on.calls.windows(2).all(|w| w[0].seq <= w[1].seq),
+        "order keys do not decrease".into(),
+    )?;
+    check(
+        on.calls
+            .windows(2)
+            .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns),
+        "entry times do not decrease".into(),
+    )
+}
+
+fn case_cyclekill() -> Result<(), String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let _ = Command::new(std::env::current_exe().unwrap())
+        .env("MPICHECK_REPEAT_CHILD", "cyclekill")
+        .env("MPICHECK_OUT_DIR", dir.path())
+        .status()
+        .map_err(|e| e.to_string())?;
+    let path = std::fs::read_dir(dir.path())
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "mpitrace"))
+        .ok_or("no trace")?;
+    let (cycle_bytes, counted) = cycle_records(&path);
+    check(
+        cycle_bytes > 0 && counted as i64 > CALLS / 2,
+        format!("cycle records written: {cycle_bytes} bytes, {counted} calls"),
+    )?;
+    let trace = read_trace(&path).map_err(|e| e.to_string())?;
+    let n = trace.calls.len();
+    let expected = cycle_expected(0..CALLS + 1);
+    check(n == expected.len() + 1, format!("{n} calls read"))?;
+    let seen: Vec<_> = trace.calls[..n - 1].iter().map(what).collect();
+    check(seen == expected, "the calls before the kill".into())?;
+    let last = &trace.calls[n - 1];
+    check(
+        last.func == 0
+            && last.callsite == 0x1000
+            && !last.complete
+            && last.words[..6] == [0x10, 1, 7, -1, 3, 0x4400_0000],
+        format!("the call killed in, entered, with its inputs: {last:?}"),
+    )?;
+    check(
+        matches!(trace.end, EndOfTrace::Truncated { .. }),
+        format!("end {:?}", trace.end),
+    )
+}
+
 /// Speaks enough of libtest's command line for `cargo test` and `cargo nextest`, as
 /// `crash_safety` does: `--list` (with `--format terse`, and `--ignored`, of which there are
 /// none), name filters, and `--exact`.
@@ -476,7 +621,12 @@ fn main() {
         .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || args[i - 1] != "--format"))
         .map(|(_, a)| a)
         .collect();
-    let all: [(&str, Case); 6] = [
+    let all: [(&str, Case); 8] = [
+        ("repeats::cycles_of_calls_are_counted", case_cycle),
+        (
+            "repeats::a_kill_mid_cycle_leaves_the_count_up_to_it",
+            case_cyclekill,
+        ),
         ("repeats::read_as_the_calls_written_without_them", case_loop),
         ("repeats::runs_of_identical_calls_are_counted", case_run),
         (

@@ -252,6 +252,30 @@ impl TraceBuilder {
         self
     }
 
+    /// Appends a cycle record ([`kind::CYCLE`]) of `thread` counting `runs` calls (the
+    /// pending bit included) of the `period` records before it, which take `span` bytes; the
+    /// raw `last` entry time. See "Counted cycles" in the crate docs.
+    pub fn cycle(
+        &mut self,
+        thread: u16,
+        period: u16,
+        span: u32,
+        runs: u64,
+        last: u64,
+    ) -> &mut Self {
+        self.records
+            .extend_from_slice(&(crate::CYCLE_LEN as u32).to_le_bytes());
+        self.records.extend_from_slice(&kind::CYCLE.to_le_bytes());
+        self.records.push(record_state::COMPLETE);
+        self.records.push(0);
+        self.records.extend_from_slice(&period.to_le_bytes());
+        self.records.extend_from_slice(&thread.to_le_bytes());
+        self.records.extend_from_slice(&span.to_le_bytes());
+        self.records.extend_from_slice(&runs.to_le_bytes());
+        self.records.extend_from_slice(&last.to_le_bytes());
+        self
+    }
+
     /// Appends a call record.
     pub fn call(&mut self, call: &CallToWrite) -> &mut Self {
         let fold_words = call.poll.map_or(0, |_| crate::POLL_FOLD_WORDS);

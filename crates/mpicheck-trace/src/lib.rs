@@ -1,6 +1,6 @@
 //! The per-rank trace format written by the interposition library and read by the analyzer.
 //!
-//! # Layout (format version 6)
+//! # Layout (format version 7)
 //!
 //! One file per process, `trace-<pid>.mpitrace`, in the output directory. All integers are
 //! little-endian. The file is written through a shared memory mapping, so everything a process
@@ -117,9 +117,10 @@
 //! MPICH, 80 with Open MPI; `MPI_Recv` 96 or 104 instead of 120; `MPI_Waitall` of 2 with
 //! statuses 136 or 152 instead of 168. The reader returns the same 8-byte words as before
 //! (4-byte values sign-extended, statuses as 4 words), so what reads calls does not change.
-//! The reader reads versions 2 to 6; in versions 2 and 3 every word takes 8 bytes (`s`, `a`,
+//! The reader reads versions 2 to 7; in versions 2 and 3 every word takes 8 bytes (`s`, `a`,
 //! `st`, `sa` in their tables). Version 5 adds repeat records ("Repeated calls" below),
-//! version 6 counted repeats ("Counted runs" below).
+//! version 6 counted repeats ("Counted runs" below), version 7 counted cycles ("Counted
+//! cycles" below).
 //!
 //! The record is reserved with state `RESERVED`, its input words are written and the state
 //! becomes `ENTERED` before the MPI library is called; output words and the exit time are
@@ -228,6 +229,49 @@
 //! argument tail: a counted repeat stands for the original's argument bytes before `keep =
 //! original len - (repeat len - 16)`.
 //!
+//! **Counted cycles** (format 7). A loop of a few different calls (`MPI_Irecv`, `MPI_Isend`,
+//! `MPI_Waitall`; `MPI_Allreduce` and `MPI_Send`) repeats no call right after itself, so
+//! counted runs do not fold it. A *cycle record* ([`kind::CYCLE`], [`CYCLE_LEN`] bytes) counts
+//! the calls of such a loop after one turn of it was written as records:
+//!
+//! | offset | type  | field |
+//! |-------:|-------|-------|
+//! | 0  | `u32`, `u16`, `u8`, `u8` | frame: length 32, kind [`kind::CYCLE`], state, flags 0 |
+//! | 8  | `u16` | `period`: the cycle's calls, 2 to [`MAX_CYCLE`] |
+//! | 10 | `u16` | thread index (where call records have it) |
+//! | 12 | `u32` | `span`: bytes from the first of the cycle's records to this record |
+//! | 16 | `u64` | `runs`: bits 0-62 the calls counted that returned; bit 63 ([`COUNT_PENDING`]) one more counted call entered MPI and has not returned |
+//! | 24 | `u64` | `last`: raw entry time of the latest counted call (the one inside MPI, if bit 63) |
+//!
+//! The cycle's records (its *members*) are the `period` records right before the cycle
+//! record, `span` bytes in all, with no hole or other record between them: call records of
+//! its thread, complete, neither polls ([`flags::POLL`]) nor counted repeats
+//! ([`flags::COUNTED`]); full records or repeats. Counted call `i` (from 0) is identical to
+//! member `i mod period` (function, call site, argument words, return code, flags): a cycle
+//! record with `runs` = n stands for n more turns' worth of calls, cut anywhere in a turn.
+//! The writer, while the process records from one thread: when a call equals (function,
+//! call site, input words) the first record of the thread's last 2 to `MAX_CYCLE` records
+//! that follow each other at the end of the trace, and does not equal the last one (a run
+//! of one call is counted as above), it reserves the cycle record, writes its words with
+//! `runs` = bit 63 and `last` = the call's entry time, and publishes it `COMPLETE` before
+//! calling MPI. Each later call of the thread, while the cycle record is still the last
+//! record of the trace and the process still records from one thread, is compared with the
+//! next member: with the same inputs the writer stores its entry time in `last` and sets bit
+//! 63 (a release store) before calling MPI, and when it returns with the member's outputs
+//! and return code adds one to `runs` and clears bit 63 in one release store. Otherwise the
+//! call, and every call after it, is written as records again (a call that differed only in
+//! its outputs restores `last` and clears bit 63 first; the cycle then may count fewer
+//! calls than a whole turn, or none). A process killed with bit 63 set was inside the
+//! counted call `runs`; a cycle record not yet `COMPLETE` stands for no call (its call had
+//! not entered MPI).
+//!
+//! The reader returns a cycle record as its `runs` calls, copies of the members in turn,
+//! then, with bit 63, one more that is not complete. As in counted runs, per-call times are
+//! not recorded: the counted calls enter at times spread evenly from the last member's exit
+//! to `last` (the last one at `last`) and each returns when it enters; their order keys are
+//! the cycle record's offset plus the call's index, capped at its last byte. A cycle record
+//! whose members are not as described is damage: the reader stops there.
+//!
 //! A **text record** (`kind::TEXT`) continues with `u32 subkind` ([`text`]), `u32 byte
 //! length` and UTF-8 text, zero-padded to 8 bytes. The schema (the function table) and the
 //! MPI constants are written as text records before the first call record; the process's
@@ -251,7 +295,7 @@ pub use schema::{
 /// The file magic.
 pub const MAGIC: &[u8; 8] = b"MPICHKTR";
 /// Bumped whenever the layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// The first version whose argument words are sized by their C type (`s4` and `s8` in the
 /// function table) rather than all 8 bytes.
 pub const SIZED_WORDS_VERSION: u32 = 4;
@@ -259,6 +303,8 @@ pub const SIZED_WORDS_VERSION: u32 = 4;
 pub const REPEATS_VERSION: u32 = 5;
 /// The first version with counted repeats ([`flags::COUNTED`]).
 pub const COUNTED_VERSION: u32 = 6;
+/// The first version with counted cycles ([`kind::CYCLE`]).
+pub const CYCLES_VERSION: u32 = 7;
 /// The oldest version the reader still reads: version 2 lacks only [`flags::INSTANT`].
 pub const OLDEST_READABLE_VERSION: u32 = 2;
 /// Size of the fixed header; records start here.
@@ -343,7 +389,15 @@ pub mod kind {
     pub const TEXT: u16 = 2;
     /// Space a folded poll could not give back: skipped by readers.
     pub const SKIP: u16 = 3;
+    /// A counted cycle of the few call records before it (see "Counted cycles" in the crate
+    /// docs). Since format version 7.
+    pub const CYCLE: u16 = 4;
 }
+
+/// Bytes of a cycle record ([`kind::CYCLE`]).
+pub const CYCLE_LEN: usize = 32;
+/// The most calls a counted cycle has (its `period`).
+pub const MAX_CYCLE: usize = 4;
 
 /// Words a poll record ([`flags::POLL`]) has after its arguments.
 pub const POLL_FOLD_WORDS: usize = 2;

@@ -480,6 +480,58 @@ struct Walk {
     latest_original: FxHashMap<(u32, u64), u64>,
     /// The original the last step superseded: no repeat refers to it any more.
     superseded: Option<u64>,
+    /// Format 7 and later: cycle records may count the calls of the records before them
+    /// ("Counted cycles").
+    cycles: bool,
+    /// The last [`crate::MAX_CYCLE`] records walked, oldest first: what a cycle record may
+    /// count.
+    recent: std::collections::VecDeque<Recent>,
+    /// The cycle record the last step returned, checked against the records before it.
+    pub(crate) cycle: Option<Cycle>,
+}
+
+/// A record the walk passed, as a cycle record after it may count it.
+#[derive(Clone, Copy, Debug)]
+struct Recent {
+    at: usize,
+    len: usize,
+    func: u16,
+    thread: u16,
+    /// A complete call record that is neither a poll nor a counted repeat.
+    member: bool,
+}
+
+/// A cycle record ("Counted cycles" in the crate docs), read and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cycle {
+    /// Offsets and function ids of its members, in cycle order.
+    pub members: Vec<(u64, u16)>,
+    pub thread: u16,
+    /// Counted calls that returned, whether one more is inside MPI, the raw `last` time.
+    pub runs: u64,
+    pub pending: bool,
+    pub last: u64,
+}
+
+/// The fields of a cycle record (whole, [`crate::CYCLE_LEN`] bytes, `COMPLETE`): period,
+/// thread, span, runs (without the pending bit), pending, raw `last`; `None` for any other
+/// record.
+pub fn cycle_fields(rec: &[u8]) -> Option<(usize, u16, usize, u64, bool, u64)> {
+    if rec.len() != crate::CYCLE_LEN
+        || u16_at(rec, 4) != kind::CYCLE
+        || rec[6] != record_state::COMPLETE
+    {
+        return None;
+    }
+    let runs = u64_at(rec, 16);
+    Some((
+        u16_at(rec, 8) as usize,
+        u16_at(rec, 10),
+        u32_at(rec, 12) as usize,
+        runs & !crate::COUNT_PENDING,
+        runs & crate::COUNT_PENDING != 0,
+        u64_at(rec, 24),
+    ))
 }
 
 impl Walk {
@@ -497,6 +549,9 @@ impl Walk {
             originals: FxHashMap::default(),
             latest_original: FxHashMap::default(),
             superseded: None,
+            cycles: header.version >= crate::CYCLES_VERSION,
+            recent: std::collections::VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+            cycle: None,
         }
     }
 
@@ -550,8 +605,10 @@ impl Walk {
             // What follows a hole must be a record, not a stray word: unknown kinds are
             // refused there, not skipped.
             if std::mem::take(&mut self.after_a_hole)
-                && (!matches!(record_kind, kind::CALL | kind::TEXT | kind::SKIP)
-                    || state > record_state::COMPLETE)
+                && (!matches!(
+                    record_kind,
+                    kind::CALL | kind::TEXT | kind::SKIP | kind::CYCLE
+                ) || state > record_state::COMPLETE)
             {
                 self.end = Some(truncated(
                     "a record left unwritten is followed by damaged bytes",
@@ -566,9 +623,73 @@ impl Walk {
                     return None;
                 }
             }
+            self.cycle = None;
+            if self.cycles && record_kind == kind::CYCLE && state != record_state::RESERVED {
+                match self.check_cycle(b, at, len) {
+                    Ok(cycle) => self.cycle = Some(cycle),
+                    Err(reason) => {
+                        self.end = Some(truncated(&reason));
+                        self.bad_record = true;
+                        return None;
+                    }
+                }
+            }
+            if self.cycles {
+                let head = b.get(at, CALL_FIXED_SIZE.min(len));
+                let call = record_kind == kind::CALL && len >= CALL_FIXED_SIZE;
+                let no_member = crate::flags::POLL | crate::flags::COUNTED;
+                if self.recent.len() == crate::MAX_CYCLE {
+                    self.recent.pop_front();
+                }
+                self.recent.push_back(Recent {
+                    at,
+                    len,
+                    func: if call { u16_at(head, 8) } else { 0 },
+                    thread: if call { u16_at(head, 10) } else { 0 },
+                    member: call && state == record_state::COMPLETE && head[7] & no_member == 0,
+                });
+            }
             self.at += len;
             return Some((at, len));
         }
+    }
+
+    /// Checks the cycle record at `at` (whole, of `len` bytes, not `RESERVED`) against the
+    /// records before it: its members must be the last `period` records walked, call
+    /// records of its thread that follow each other up to it (see "Counted cycles").
+    fn check_cycle(&self, b: &mut impl TraceBytes, at: usize, len: usize) -> Result<Cycle, String> {
+        let damaged =
+            || format!("the cycle record at byte {at} does not follow the calls it counts");
+        let (period, thread, span, runs, pending, last) =
+            cycle_fields(b.get(at, len)).ok_or_else(damaged)?;
+        if !(2..=crate::MAX_CYCLE).contains(&period) || period > self.recent.len() {
+            return Err(damaged());
+        }
+        let members = &self.recent.as_slices();
+        let members: Vec<Recent> = members
+            .0
+            .iter()
+            .chain(members.1)
+            .skip(self.recent.len() - period)
+            .copied()
+            .collect();
+        let mut end = at;
+        for m in members.iter().rev() {
+            if !m.member || m.thread != thread || m.at + m.len != end {
+                return Err(damaged());
+            }
+            end = m.at;
+        }
+        if at - end != span {
+            return Err(damaged());
+        }
+        Ok(Cycle {
+            members: members.iter().map(|m| (m.at as u64, m.func)).collect(),
+            thread,
+            runs,
+            pending,
+            last,
+        })
     }
 
     /// Keeps track of the records repeats may refer to, and checks that the call record at
@@ -724,6 +845,20 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
                     }
                 }
             }
+            kind::CYCLE => {
+                if let Some(cycle) = &walk.cycle {
+                    let calls = cycle.runs + cycle.pending as u64;
+                    let period = cycle.members.len() as u64;
+                    for (i, &(_, func)) in cycle.members.iter().enumerate() {
+                        let func = func as usize;
+                        if calls_by_function.len() <= func {
+                            calls_by_function.resize(func + 1, 0);
+                        }
+                        calls_by_function[func] +=
+                            calls / period + u64::from((i as u64) < calls % period);
+                    }
+                }
+            }
             // Unknown kinds are skipped: newer writers may add records old readers ignore.
             _ => {}
         }
@@ -761,6 +896,9 @@ pub struct TraceCalls<B> {
     originals: FxHashMap<u64, Vec<u8>>,
     /// The last repeat, expanded into its full record.
     expanded: Vec<u8>,
+    /// The calls of the last [`crate::MAX_CYCLE`] call records (format 7): what a cycle
+    /// record after them counts.
+    recent_calls: std::collections::VecDeque<CallRecord>,
 }
 
 impl<B: TraceBytes> TraceCalls<B> {
@@ -786,7 +924,42 @@ impl<B: TraceBytes> TraceCalls<B> {
             sized_words: header.version >= crate::SIZED_WORDS_VERSION,
             originals: FxHashMap::default(),
             expanded: Vec::new(),
+            recent_calls: std::collections::VecDeque::with_capacity(crate::MAX_CYCLE + 1),
         }
+    }
+
+    /// The calls a checked cycle record at `at` counts, as a run after nothing.
+    fn cycle_run(&self, at: usize, cycle: &Cycle) -> Option<Run> {
+        let period = cycle.members.len();
+        let calls = cycle.runs + cycle.pending as u64;
+        if calls == 0 || self.recent_calls.len() < period {
+            return None;
+        }
+        let templates: Vec<CallRecord> = self
+            .recent_calls
+            .iter()
+            .skip(self.recent_calls.len() - period)
+            .cloned()
+            .collect();
+        // The walk checked the members; their calls were the last returned from records.
+        if templates
+            .iter()
+            .zip(&cycle.members)
+            .any(|(call, &(member_at, _))| call.seq != member_at)
+        {
+            return None;
+        }
+        let from_ns = templates[period - 1].t_exit_ns;
+        Some(Run {
+            from_ns,
+            last_ns: self.clock.to_ns(cycle.last).max(from_ns),
+            runs: cycle.runs,
+            pending: cycle.pending,
+            next: 1,
+            first_seq: at as u64 - 1,
+            last_seq: (at + crate::CYCLE_LEN - 1) as u64,
+            templates,
+        })
     }
 }
 
@@ -820,10 +993,21 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                     Schema::parse(&String::from_utf8_lossy(&rec[16..16 + text_len])).ok();
                 continue;
             }
+            if let Some(cycle) = self.walk.cycle.take() {
+                self.run = self.cycle_run(at, &cycle);
+                self.recent_calls.clear();
+                match self.run.as_mut().and_then(Run::next_call) {
+                    Some(call) => return Some(Ok(call)),
+                    None => continue,
+                }
+            }
             if u16_at(rec, 4) != kind::CALL
                 || len < CALL_FIXED_SIZE
                 || rec[6] == record_state::RESERVED
             {
+                if self.walk.cycles {
+                    self.recent_calls.clear();
+                }
                 continue;
             }
             if let Some(old) = self.walk.superseded.take() {
@@ -908,19 +1092,27 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                         runs,
                         pending,
                         next: 1,
+                        first_seq: call.seq,
                         last_seq: call.seq + record_len as u64 - 1,
-                        template: call.clone(),
+                        templates: vec![call.clone()],
                     });
                 }
+            }
+            if self.walk.cycles {
+                if self.recent_calls.len() == crate::MAX_CYCLE {
+                    self.recent_calls.pop_front();
+                }
+                self.recent_calls.push_back(call.clone());
             }
             return Some(Ok(call));
         }
     }
 }
 
-/// The calls of a counted run after the record's own (see "Counted runs" in the crate docs).
+/// The calls of a counted run after the record's own (see "Counted runs" in the crate docs),
+/// or of a counted cycle ("Counted cycles"): copies of the templates in turn.
 struct Run {
-    template: CallRecord,
+    templates: Vec<CallRecord>,
     /// The first call's exit and the last folded call's entry, ns.
     from_ns: u64,
     last_ns: u64,
@@ -929,7 +1121,8 @@ struct Run {
     pending: bool,
     /// The index in the run of the next call to return (the record's own is 0).
     next: u64,
-    /// The record's last byte: order keys stop there.
+    /// Order key of call `k` of the run: `first_seq + k`, up to the record's last byte.
+    first_seq: u64,
     last_seq: u64,
 }
 
@@ -941,8 +1134,8 @@ impl Run {
             return None;
         }
         self.next += 1;
-        let mut call = self.template.clone();
-        call.seq = (call.seq + k).min(self.last_seq);
+        let mut call = self.templates[(k - 1) as usize % self.templates.len()].clone();
+        call.seq = (self.first_seq + k).min(self.last_seq);
         // Spread evenly from the first call's exit to the last call's entry.
         let span = self.last_ns - self.from_ns;
         call.t_enter_ns = self.from_ns + (span as u128 * k as u128 / calls as u128) as u64;

@@ -261,3 +261,162 @@ fn counted_runs_read_as_every_call_they_count() {
         }
     }
 }
+
+fn send(i: u64, dest: i64) -> CallToWrite {
+    CallToWrite {
+        func: 0,
+        ret: 0,
+        t_enter: 100 * i,
+        t_exit: 100 * i + 40,
+        callsite: 0x5000,
+        words: vec![0x2000, 4, 7, dest, 5, 0x4400_0000],
+        complete: true,
+        ..Default::default()
+    }
+}
+
+/// Writes a turn of the cycle `Send, Recv` (calls `i`, `i + 1`) as full records into both
+/// traces, and returns the bytes the two records take.
+fn cycle_turn(full: &mut TraceBuilder, short: &mut TraceBuilder, i: u64) -> u32 {
+    let before = short.next_offset();
+    for call in [send(i, 1), recv(i + 1, 0, 1, false)] {
+        full.call(&call);
+        short.call(&call);
+    }
+    (short.next_offset() - before) as u32
+}
+
+/// A cycle record (format 7, "Counted cycles") reads as the calls of its members in turn,
+/// cut anywhere in a turn, the last one still inside MPI when the pending bit is set; the
+/// counted calls' times lie between the last member's exit and `last`.
+#[test]
+fn cycles_read_as_every_call_they_count() {
+    for (runs, pending) in [(5u64, false), (4, true), (0, false), (0, true)] {
+        let (mut full, mut short) = (start(), start());
+        cycle_turn(&mut full, &mut short, 0);
+        let span = cycle_turn(&mut full, &mut short, 2);
+        let calls = runs + pending as u64;
+        for k in 0..calls {
+            let i = 4 + k;
+            let mut call = if k % 2 == 0 {
+                send(i, 1)
+            } else {
+                recv(i, 0, 1, false)
+            };
+            if k % 2 == 1 {
+                call.ret = recv(3, 0, 1, false).ret;
+            }
+            call.complete = !(pending && k + 1 == calls);
+            full.call(&call);
+        }
+        let bits = if pending {
+            mpicheck_trace::COUNT_PENDING
+        } else {
+            0
+        };
+        short.cycle(0, 2, span, runs | bits, 5000);
+        let after = recv(20, 0, 2, false);
+        full.call(&after);
+        short.call(&after);
+        let (full, short) = (
+            read_trace_bytes(&full.exited()).unwrap(),
+            read_trace_bytes(&short.exited()).unwrap(),
+        );
+        assert_eq!(short.end, EndOfTrace::Clean);
+        assert_eq!(
+            short.calls.len() as u64,
+            5 + calls,
+            "runs {runs} pending {pending}"
+        );
+        assert_eq!(short.mpi_calls, 5 + calls);
+        let what = |calls: &[CallRecord]| -> Vec<_> {
+            calls
+                .iter()
+                .map(|c| (c.func, c.thread, c.callsite, c.complete, c.words.clone()))
+                .collect()
+        };
+        let mut expected = what(&full.calls);
+        if pending {
+            // The call inside MPI: an incomplete call's outputs are not read.
+            let k = 4 + calls as usize - 1;
+            expected[k].4 = short.calls[k].words.clone();
+        }
+        assert_eq!(
+            what(&short.calls),
+            expected,
+            "runs {runs} pending {pending}"
+        );
+        let rets = |calls: &[CallRecord]| -> Vec<i32> {
+            calls.iter().filter(|c| c.complete).map(|c| c.ret).collect()
+        };
+        assert_eq!(rets(&short.calls), rets(&full.calls));
+        assert!(short.calls.windows(2).all(|w| w[0].seq <= w[1].seq));
+        let counted = &short.calls[4..4 + calls as usize];
+        assert!(counted
+            .windows(2)
+            .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns));
+        if let Some(last) = counted.last() {
+            assert_eq!(last.t_enter_ns, 5000);
+            assert!(counted[0].t_enter_ns > 340, "after the last member's exit");
+        }
+    }
+}
+
+/// A cycle record whose members are not the records right before it (a wrong span, another
+/// thread's record, a poll) is damage: the reader stops there.
+#[test]
+fn a_cycle_record_that_does_not_fit_its_members_is_damage() {
+    let read = |build: &dyn Fn(&mut TraceBuilder, u32)| {
+        let mut b = start();
+        let mut other = start();
+        cycle_turn(&mut b, &mut other, 0);
+        let span = cycle_turn(&mut b, &mut other, 2);
+        build(&mut b, span);
+        read_trace_bytes(&b.exited()).unwrap()
+    };
+    let good = read(&|b, span| {
+        b.cycle(0, 2, span, 3, 900);
+    });
+    assert_eq!(good.end, EndOfTrace::Clean);
+    assert_eq!(good.calls.len(), 7);
+    for (what, trace) in [
+        (
+            "wrong span",
+            read(&|b, span| {
+                b.cycle(0, 2, span + 8, 3, 900);
+            }),
+        ),
+        (
+            "other thread",
+            read(&|b, span| {
+                b.cycle(1, 2, span, 3, 900);
+            }),
+        ),
+        (
+            "period 1",
+            read(&|b, _| {
+                b.cycle(0, 1, 56, 3, 900);
+            }),
+        ),
+        (
+            "period beyond the records",
+            read(&|b, _| {
+                b.cycle(0, 4, 4096, 3, 900);
+            }),
+        ),
+        (
+            "a poll between",
+            read(&|b, span| {
+                b.call(&CallToWrite {
+                    poll: Some((0, 0)),
+                    ..send(9, 1)
+                });
+                b.cycle(0, 2, span, 3, 900);
+            }),
+        ),
+    ] {
+        assert_ne!(trace.end, EndOfTrace::Clean, "{what}");
+        let before = if what == "a poll between" { 5 } else { 4 };
+        assert_eq!(trace.calls.len(), before, "{what}: the calls before it");
+    }
+}
