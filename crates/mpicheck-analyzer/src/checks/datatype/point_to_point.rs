@@ -15,6 +15,8 @@
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 
+use rustc_hash::FxHashMap;
+
 use crate::checks::pass::{EventPass, RunTables};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
@@ -199,15 +201,15 @@ struct Found {
 #[derive(Default)]
 pub(crate) struct MessageTypePass {
     /// Each rank's persistent requests.
-    inits: HashMap<(Rank, ReqId), Init>,
-    streams: HashMap<(Rank, Rank, CommId), Stream>,
+    inits: FxHashMap<(Rank, ReqId), Init>,
+    streams: FxHashMap<(Rank, Rank, CommId), Stream>,
     found: HashMap<(u32, u32, String), Found>,
     /// By receiver: its receives from the first one whose match may still come, in posting
     /// order.
-    held: HashMap<Rank, VecDeque<Posted>>,
+    held: FxHashMap<Rank, VecDeque<Posted>>,
     /// The held receives that wait for their match, by (rank, event), and their requests.
-    awaiting: HashMap<(Rank, usize), Awaited>,
-    awaiting_requests: HashMap<(Rank, ReqId), usize>,
+    awaiting: FxHashMap<(Rank, usize), Awaited>,
+    awaiting_requests: FxHashMap<(Rank, ReqId), usize>,
     /// Ranks whose held receives a match came for since the last event: they are paired at
     /// the next event, with the tables.
     released: Vec<Rank>,

@@ -21,6 +21,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use rustc_hash::FxHashMap;
+
 use crate::model::{
     Blocking, CollectiveKind, CommId, Event, Op, Rank, RecvSpec, ReqId, Run, SendSpec, Source,
     TagMatch,
@@ -154,15 +156,15 @@ fn dep(kind: CollectiveKind, root: Option<i32>, me: u32) -> Dep {
 #[derive(Default)]
 pub(crate) struct RankOpsBuilder {
     ops: RankOps,
-    active: HashMap<ReqId, Active>,
-    templates: HashMap<ReqId, Template>,
+    active: FxHashMap<ReqId, Active>,
+    templates: FxHashMap<ReqId, Template>,
     /// Requests whose operation MPI_Request_get_status reported complete.
     done: Vec<ReqId>,
     /// Nonblocking receives whose match may still come ([`RankOpsBuilder::matched`]): by
     /// event, its occurrence in `ops.recvs`; and the event of each one's request. A
     /// receive leaves when a wait completes it or it is freed: no match comes after that.
-    unmatched: HashMap<usize, usize>,
-    unmatched_requests: HashMap<ReqId, usize>,
+    unmatched: FxHashMap<usize, usize>,
+    unmatched_requests: FxHashMap<ReqId, usize>,
 }
 
 impl RankOpsBuilder {

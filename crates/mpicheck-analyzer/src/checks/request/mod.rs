@@ -6,7 +6,7 @@
 //! into diagnostics. Completion is what the wait or test reported: a test loop that
 //! returns `flag = 0` many times and then `1` completes the request once, at the end.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::pass::{EventPass, RunTables, SiteFindings};
 use super::Check;
@@ -94,11 +94,11 @@ pub(crate) fn completed_requests<'e>(
 /// One rank's live requests, as the walk follows them.
 #[derive(Default)]
 struct RankWalk {
-    live: HashMap<ReqId, Live>,
+    live: FxHashMap<ReqId, Live>,
     /// Requests completed, with the completing call's thread and return time: another
     /// thread's call that was already inside MPI when the completion returned still named a
     /// live request (the concurrent completion is TH003's).
-    retired: HashMap<ReqId, (u16, Option<u64>)>,
+    retired: FxHashMap<ReqId, (u16, Option<u64>)>,
     /// The rank's messages and collectives, for the freed sends' proofs ([`freed`]).
     ops: freed::RankOpsBuilder,
     /// The buffers of its pending operations (BF001).
