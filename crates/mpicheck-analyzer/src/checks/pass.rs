@@ -30,8 +30,10 @@ pub(crate) trait EventPass {
     /// The source and tag that receive `index` of `rank` matched, when they became known
     /// after its event was given: while the traces are normalized, a nonblocking receive's
     /// match is known when the call that completed it is (the event came with
-    /// `recv.matched` unset). Fed from a whole [`Run`], events come with it set and this is
-    /// not called.
+    /// `recv.matched` unset), and comes just before that call's event. A pass that needs it
+    /// keeps the receive until then, or until the receive is known never to get one (a
+    /// wait completed it without, it was freed, or at [`EventPass::finish`]). Fed from a
+    /// whole [`Run`], events come with it set and this is not called.
     fn matched(&mut self, _rank: Rank, _index: usize, _matched: (Rank, i32)) {}
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
