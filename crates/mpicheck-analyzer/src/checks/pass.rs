@@ -282,7 +282,8 @@ pub(crate) mod interleave {
         let tables = RunTables::of(run);
         let mut next = vec![0; run.ranks.len()];
         // By rank: the receives whose match is still to come, (request, event, match).
-        let mut late: Vec<Vec<(ReqId, usize, (Rank, i32))>> = vec![Vec::new(); run.ranks.len()];
+        type Late = Vec<(ReqId, usize, (Rank, i32))>;
+        let mut late: Vec<Late> = vec![Vec::new(); run.ranks.len()];
         for &rank in order {
             let r = rank as usize;
             let index = next[r];
