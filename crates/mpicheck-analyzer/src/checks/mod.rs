@@ -123,14 +123,13 @@ fn run_selected_noting(
         return (Vec::new(), Vec::new());
     }
     let mut plan = Plan::new(wanted);
-    pass::feed(run, &mut plan.passes_where(|_| true));
+    pass::feed(run, &mut plan.passes());
     plan.finish(run)
 }
 
 /// Normalizes the traces and runs every check: the passes over the events while the events
-/// are made, the other checks (and the passes that read a receive's match at its event) on
-/// the run afterwards, once `prepare` (the launcher's model of threads it saw polling) has
-/// changed it. Returns the run with the findings.
+/// are made, the other checks on the run afterwards, once `prepare` (the launcher's model
+/// of threads it saw polling) has changed it. Returns the run with the findings.
 pub fn analyze_streaming<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
@@ -141,17 +140,9 @@ where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
     let mut plan = Plan::new(|_| true);
-    let mut run = crate::normalize::normalize_streaming_into(
-        traces,
-        calls,
-        resolve,
-        &mut plan.passes_where(|pass| !pass.reads_matches_at_event()),
-    )?;
+    let mut run =
+        crate::normalize::normalize_streaming_into(traces, calls, resolve, &mut plan.passes())?;
     prepare(&mut run);
-    pass::feed(
-        &run,
-        &mut plan.passes_where(|pass| pass.reads_matches_at_event()),
-    );
     if run.ranks.is_empty() {
         return Ok((run, Vec::new()));
     }
@@ -206,16 +197,11 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
         }
     }
 
-    /// The passes that `which` accepts, to be fed together.
-    fn passes_where(
-        &mut self,
-        which: impl Fn(&dyn pass::EventPass) -> bool,
-    ) -> Vec<&mut dyn pass::EventPass> {
+    /// The passes, to be fed together.
+    fn passes(&mut self) -> Vec<&mut dyn pass::EventPass> {
         let mut out: Vec<&mut dyn pass::EventPass> = Vec::new();
         for (_, pass) in &mut self.passes {
-            if which(pass.as_ref()) {
-                out.push(pass.as_mut());
-            }
+            out.push(pass.as_mut());
         }
         out
     }

@@ -5,9 +5,17 @@
 //! communicator and tag in order (non-overtaking), using the source and tag the receive's
 //! status reported when it completed, and its own source and tag when it did not (a receive
 //! that crashed on a truncation error never returns).
+//!
+//! A nonblocking receive of any source or any tag is paired by its status, which comes
+//! after its event ([`EventPass::matched`], when the call that completed it is normalized).
+//! Until then it and the receiver's later receives wait in posting order ([`Posted`]), so
+//! that each is paired as if its match had been known at its event: at the latest when a
+//! wait completes it or it is freed (no status comes after that), or at the end.
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
+
+use rustc_hash::FxHashMap;
 
 use crate::checks::pass::{EventPass, RunTables};
 use crate::checks::Check;
@@ -155,6 +163,25 @@ impl Stream {
     }
 }
 
+/// A receive as posted, not paired yet because an earlier receive of its rank, or itself,
+/// waits for its match.
+struct Posted {
+    order: (Rank, usize, usize),
+    call: Call,
+    count: i64,
+    datatype: Option<TypeId>,
+    comm: CommId,
+    source: Option<Source>,
+    tag: TagMatch,
+    matched: Option<(Rank, i32)>,
+    /// Its match may still come: the receive is in [`MessageTypePass::awaiting`] until it
+    /// is known or known never to come.
+    awaits: bool,
+}
+
+/// The match of a held receive (by rank and event): `None` while it may still come.
+type Awaited = Option<Option<(Rank, i32)>>;
+
 /// What a persistent request starts: the send or receive of its `MPI_Send_init`,
 /// `MPI_Recv_init`...
 struct Init {
@@ -174,9 +201,18 @@ struct Found {
 #[derive(Default)]
 pub(crate) struct MessageTypePass {
     /// Each rank's persistent requests.
-    inits: HashMap<(Rank, ReqId), Init>,
-    streams: HashMap<(Rank, Rank, CommId), Stream>,
+    inits: FxHashMap<(Rank, ReqId), Init>,
+    streams: FxHashMap<(Rank, Rank, CommId), Stream>,
     found: HashMap<(u32, u32, String), Found>,
+    /// By receiver: its receives from the first one whose match may still come, in posting
+    /// order.
+    held: FxHashMap<Rank, VecDeque<Posted>>,
+    /// The held receives that wait for their match, by (rank, event), and their requests.
+    awaiting: FxHashMap<(Rank, usize), Awaited>,
+    awaiting_requests: FxHashMap<(Rank, ReqId), usize>,
+    /// Ranks whose held receives a match came for since the last event: they are paired at
+    /// the next event, with the tables.
+    released: Vec<Rank>,
 }
 
 fn send_of(op: &Op) -> Option<&SendSpec> {
@@ -234,19 +270,83 @@ impl MessageTypePass {
         };
         // The status of a persistent receive is that of its last completion only: each
         // start is judged by the source and tag it was posted with.
-        let persistent = matches!(
-            op,
+        let (persistent, request) = match op {
             Op::Recv {
                 blocking: Blocking::Persistent(_),
                 ..
+            } => (true, None),
+            Op::Recv {
+                blocking: Blocking::Nonblocking(r),
+                ..
             }
-        );
+            | Op::Sendrecv {
+                blocking: Blocking::Nonblocking(r),
+                ..
+            } => (false, Some(*r)),
+            _ => (false, None),
+        };
         let matched = if persistent { None } else { recv.matched };
-        let (source, tag) = match (matched, recv.source) {
+        // A receive of one source and tag matches those: its status adds nothing.
+        let specific =
+            matches!(recv.source, Some(Source::Rank(_))) && matches!(recv.tag, TagMatch::Tag(_));
+        let awaits = matched.is_none() && !specific && request.is_some();
+        let posted = Posted {
+            order,
+            call,
+            count: recv.count,
+            datatype: recv.datatype,
+            comm: recv.comm,
+            source: recv.source,
+            tag: recv.tag,
+            matched,
+            awaits,
+        };
+        if awaits {
+            self.awaiting.insert((rank, order.1), None);
+            if let Some(r) = request {
+                self.awaiting_requests.insert((rank, r), order.1);
+            }
+        }
+        match self.held.get_mut(&rank) {
+            Some(held) => held.push_back(posted),
+            None if awaits => {
+                self.held.insert(rank, VecDeque::from([posted]));
+            }
+            None => self.pair(rank, posted, tables),
+        }
+    }
+
+    /// Pairs the receives `rank` holds up to the first whose match may still come (all of
+    /// them at the end).
+    fn release(&mut self, rank: Rank, tables: &RunTables, at_end: bool) {
+        let Some(mut held) = self.held.remove(&rank) else {
+            return;
+        };
+        while let Some(front) = held.front_mut() {
+            if front.awaits {
+                let key = (rank, front.order.1);
+                match self.awaiting.get(&key) {
+                    Some(None) if !at_end => break,
+                    Some(known) => front.matched = known.flatten(),
+                    None => {}
+                }
+                self.awaiting.remove(&key);
+            }
+            let posted = held.pop_front().expect("a front");
+            self.pair(rank, posted, tables);
+        }
+        if !held.is_empty() {
+            self.held.insert(rank, held);
+        }
+    }
+
+    /// A receive of `rank`, paired with the message it takes or waiting for it.
+    fn pair(&mut self, rank: Rank, posted: Posted, tables: &RunTables) {
+        let (source, tag) = match (posted.matched, posted.source) {
             (Some((s, t)), _) => (s, Some(t)),
             (None, Some(Source::Rank(s))) => (
                 s,
-                match recv.tag {
+                match posted.tag {
                     TagMatch::Tag(t) => Some(t),
                     TagMatch::Any => None,
                 },
@@ -254,19 +354,29 @@ impl MessageTypePass {
             _ => return,
         };
         let receive = Receive {
-            order,
-            call,
-            count: recv.count,
-            datatype: recv.datatype,
-            comm: recv.comm,
+            order: posted.order,
+            call: posted.call,
+            count: posted.count,
+            datatype: posted.datatype,
+            comm: posted.comm,
             tag,
         };
         // Messages not taken yet are ones no waiting receive takes: a new receive takes the
         // first it can, or waits for the sends to come.
-        let stream = self.streams.entry((source, rank, recv.comm)).or_default();
+        let stream = self.streams.entry((source, rank, posted.comm)).or_default();
         match stream.take(tag) {
             Some(message) => self.judge(&message, &receive, tables),
             None => stream.waiting.push_back(receive),
+        }
+    }
+
+    /// No match can come any more for the receive of `request` (completed by a wait, or
+    /// freed): it is paired as it is when its turn comes.
+    fn settled(&mut self, rank: Rank, request: ReqId) {
+        if let Some(event) = self.awaiting_requests.remove(&(rank, request)) {
+            if let Some(known @ None) = self.awaiting.get_mut(&(rank, event)) {
+                *known = Some(None);
+            }
         }
     }
 
@@ -383,11 +493,10 @@ impl MessageTypePass {
 }
 
 impl EventPass for MessageTypePass {
-    // `transfer` pairs a receive by its match as it sees it (not yet streamed).
-    fn reads_matches_at_event(&self) -> bool {
-        true
-    }
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        for released in std::mem::take(&mut self.released) {
+            self.release(released, tables, false);
+        }
         let call = Call {
             site: event.site,
             name: event.call,
@@ -417,11 +526,43 @@ impl EventPass for MessageTypePass {
                     }
                 }
             }
+            Op::Wait {
+                requests,
+                completed,
+                ..
+            } => {
+                let mut any = false;
+                for r in crate::checks::request::completed_requests(requests, completed) {
+                    any |= self.awaiting_requests.contains_key(&(rank, r));
+                    self.settled(rank, r);
+                }
+                if any {
+                    self.release(rank, tables, false);
+                }
+            }
+            Op::RequestFree { request } => {
+                if self.awaiting_requests.contains_key(&(rank, *request)) {
+                    self.settled(rank, *request);
+                    self.release(rank, tables, false);
+                }
+            }
             op => self.transfer(rank, (rank, index, 0), call, op, tables),
         }
     }
 
-    fn finish(self: Box<Self>, _tables: &RunTables) -> Vec<Diagnostic> {
+    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
+        if let Some(known) = self.awaiting.get_mut(&(rank, index)) {
+            *known = Some(Some(matched));
+            self.released.push(rank);
+        }
+    }
+
+    fn finish(mut self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut ranks: Vec<Rank> = self.held.keys().copied().collect();
+        ranks.sort_unstable();
+        for rank in ranks {
+            self.release(rank, tables, true);
+        }
         let mut found: Vec<Found> = self.found.into_values().collect();
         found.sort_by_key(|f| f.first);
         found
@@ -525,5 +666,68 @@ mod tests {
             .filter(|d| d.code == "TY002" || d.code == "TY003")
             .collect();
         assert_eq!(by_registry, found);
+    }
+
+    #[test]
+    fn a_receive_waits_for_its_match_and_later_receives_wait_behind_it() {
+        // Rank 2's wildcard irecv took rank 0's first message (the int), as its wait's
+        // status shows; its blocking receive from rank 0 the second (the float): both
+        // match. Paired before the irecv's match was known, the blocking receive would take
+        // the int (TY002 at p.c:21). Rank 2's second wildcard irecv is never completed: its
+        // own source and tag pair it at the end, with rank 1's message (TY003 at p.c:23);
+        // the receive of rank 1's next message, posted after it, waits behind it (TY002
+        // at p.c:24, not p.c:23's TY003 twice). Fed from the run, the matches are known at
+        // the events; fed late (`same_in_every_order`), they come at the waits.
+        let run = parse(
+            "ranks 3
+             0: send dest=2 tag=1 count=4 type=int @ p.c:10
+             0: send dest=2 tag=1 count=4 type=float @ p.c:11
+             1: send dest=2 tag=3 count=8 type=int @ p.c:12
+             1: send dest=2 tag=3 count=2 type=int @ p.c:13
+             2: irecv src=any tag=any count=4 type=int req=0 @ p.c:20
+             2: recv src=0 tag=1 count=4 type=float @ p.c:21
+             2: wait req=0 matched=0:1 @ p.c:22
+             2: irecv src=1 tag=any count=4 type=int req=1 @ p.c:23
+             2: recv src=1 tag=3 count=2 type=float @ p.c:24
+             *: finalize",
+        )
+        .unwrap();
+        let found = same_in_every_order(&run, || Box::<MessageTypePass>::default());
+        let summary: Vec<(&str, u32)> = found
+            .iter()
+            .map(|d| (d.code, d.locations[0].line.unwrap_or(0)))
+            .collect();
+        assert_eq!(summary, [("TY003", 23), ("TY002", 24)], "{found:#?}");
+    }
+
+    #[test]
+    fn a_receive_completed_without_a_status_is_paired_at_its_wait() {
+        // A wildcard irecv whose wait ignored the status: paired by its own source and tag
+        // once the wait shows no match will come, which frees the receives behind it.
+        let run = parse(
+            "ranks 2
+             0: send dest=1 tag=1 count=4 type=int @ p.c:10
+             0: send dest=1 tag=2 count=4 type=int @ p.c:11
+             1: irecv src=0 tag=any count=4 type=int req=0 @ p.c:20
+             1: wait req=0 @ p.c:21
+             1: recv src=0 tag=2 count=4 type=float @ p.c:22
+             *: finalize",
+        )
+        .unwrap();
+        let found = same_in_every_order(&run, || Box::<MessageTypePass>::default());
+        assert_eq!(
+            found.iter().map(|d| d.code).collect::<Vec<_>>(),
+            ["TY002"],
+            "{found:#?}"
+        );
+        // Fed rank 1 first, nothing waits once rank 1 is done: its wait released the
+        // receives (they wait for rank 0's messages in their streams, not behind the irecv).
+        let mut pass = MessageTypePass::default();
+        let tables = RunTables::of(&run);
+        for (i, event) in run.ranks[1].events.iter().enumerate() {
+            pass.event(1, i, event, &tables);
+        }
+        assert!(pass.held.is_empty() && pass.awaiting.is_empty());
+        assert!(pass.awaiting_requests.is_empty());
     }
 }

@@ -21,6 +21,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use rustc_hash::FxHashMap;
+
 use crate::model::{
     Blocking, CollectiveKind, CommId, Event, Op, Rank, RecvSpec, ReqId, Run, SendSpec, Source,
     TagMatch,
@@ -154,10 +156,15 @@ fn dep(kind: CollectiveKind, root: Option<i32>, me: u32) -> Dep {
 #[derive(Default)]
 pub(crate) struct RankOpsBuilder {
     ops: RankOps,
-    active: HashMap<ReqId, Active>,
-    templates: HashMap<ReqId, Template>,
+    active: FxHashMap<ReqId, Active>,
+    templates: FxHashMap<ReqId, Template>,
     /// Requests whose operation MPI_Request_get_status reported complete.
     done: Vec<ReqId>,
+    /// Nonblocking receives whose match may still come ([`RankOpsBuilder::matched`]): by
+    /// event, its occurrence in `ops.recvs`; and the event of each one's request. A
+    /// receive leaves when a wait completes it or it is freed: no match comes after that.
+    unmatched: FxHashMap<usize, usize>,
+    unmatched_requests: FxHashMap<ReqId, usize>,
 }
 
 impl RankOpsBuilder {
@@ -169,6 +176,8 @@ impl RankOpsBuilder {
             active,
             templates,
             done,
+            unmatched,
+            unmatched_requests,
         } = self;
         let returned = event.returned.then_some(e);
         let send = |ops: &mut RankOps, spec: &SendSpec| {
@@ -216,6 +225,10 @@ impl RankOpsBuilder {
                 Blocking::Nonblocking(r) => {
                     let i = recv(ops, spec, None);
                     active.insert(*r, Active::Recv(i));
+                    if spec.matched.is_none() {
+                        unmatched.insert(e, i);
+                        unmatched_requests.insert(*r, e);
+                    }
                 }
                 Blocking::Persistent(r) => {
                     templates.insert(*r, Template::Recv(spec.clone()));
@@ -231,6 +244,10 @@ impl RankOpsBuilder {
                     Blocking::Nonblocking(q) => {
                         let j = recv(ops, r, None);
                         active.insert(*q, Active::Sendrecv(j));
+                        if r.matched.is_none() {
+                            unmatched.insert(e, j);
+                            unmatched_requests.insert(*q, e);
+                        }
                     }
                     _ => {
                         recv(ops, r, returned);
@@ -331,10 +348,16 @@ impl RankOpsBuilder {
                         done.push(r);
                     } else {
                         active.remove(&r);
+                        if let Some(e) = unmatched_requests.remove(&r) {
+                            unmatched.remove(&e);
+                        }
                     }
                 }
             }
             Op::RequestFree { request } => {
+                if let Some(e) = unmatched_requests.remove(request) {
+                    unmatched.remove(&e);
+                }
                 if let Some(Active::Send(i)) = active.remove(request) {
                     if !done.contains(request) {
                         ops.freed.push((*request, i));
@@ -345,6 +368,20 @@ impl RankOpsBuilder {
             }
             _ => {}
         }
+    }
+
+    /// The source and tag that the receive of event `e` matched, known after its event
+    /// (while the traces are normalized, when the call that completed it is).
+    pub(crate) fn matched(&mut self, e: usize, matched: (Rank, i32)) {
+        if let Some(&i) = self.unmatched.get(&e) {
+            self.ops.recvs[i].matched = Some(matched);
+        }
+    }
+
+    /// How many receives wait for their match (for tests).
+    #[cfg(test)]
+    pub(crate) fn unmatched(&self) -> usize {
+        self.unmatched.len()
     }
 
     pub(crate) fn finish(self) -> RankOps {

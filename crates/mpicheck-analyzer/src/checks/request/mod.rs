@@ -6,7 +6,7 @@
 //! into diagnostics. Completion is what the wait or test reported: a test loop that
 //! returns `flag = 0` many times and then `1` completes the request once, at the end.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::pass::{EventPass, RunTables, SiteFindings};
 use super::Check;
@@ -94,11 +94,11 @@ pub(crate) fn completed_requests<'e>(
 /// One rank's live requests, as the walk follows them.
 #[derive(Default)]
 struct RankWalk {
-    live: HashMap<ReqId, Live>,
+    live: FxHashMap<ReqId, Live>,
     /// Requests completed, with the completing call's thread and return time: another
     /// thread's call that was already inside MPI when the completion returned still named a
     /// live request (the concurrent completion is TH003's).
-    retired: HashMap<ReqId, (u16, Option<u64>)>,
+    retired: FxHashMap<ReqId, (u16, Option<u64>)>,
     /// The rank's messages and collectives, for the freed sends' proofs ([`freed`]).
     ops: freed::RankOpsBuilder,
     /// The buffers of its pending operations (BF001).
@@ -147,10 +147,6 @@ pub(crate) struct RequestPass {
 }
 
 impl EventPass for RequestPass {
-    // RankOpsBuilder pairs receives with their match as it sees them (not yet streamed).
-    fn reads_matches_at_event(&self) -> bool {
-        true
-    }
     fn event(&mut self, rank: Rank, i: usize, event: &Event, tables: &RunTables) {
         let r = rank as usize;
         if self.ranks.len() <= r {
@@ -259,6 +255,14 @@ impl EventPass for RequestPass {
         if unknown {
             let (message, label) = unknown_request::finding(event.call);
             self.unknown.add(rank, event, message, label);
+        }
+    }
+
+    // A receive's match is read at the end only (freed sends' proofs): it goes into the
+    // rank's skeleton of messages when it comes.
+    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
+        if let Some(walk) = self.ranks.get_mut(rank as usize) {
+            walk.ops.matched(index, matched);
         }
     }
 
@@ -398,5 +402,51 @@ mod tests {
                 .collect::<Vec<_>>(),
             found
         );
+    }
+
+    #[test]
+    fn a_freed_send_is_proved_by_receives_whose_matches_come_late() {
+        // Rank 1 takes rank 0's freed send and replies with wildcard receives and sends;
+        // only their waits' statuses pair the messages, which proves the send complete at
+        // rank 0's wait (MPI 4.1 Example 3.13). `same_in_every_order` also feeds the
+        // matches late, at the waits: without them rank 0's free would be RQ002.
+        let text = "ranks 2
+             0: isend dest=1 tag=0 req=0                 @ a.c:1
+             0: request_free req=0                       @ a.c:2
+             0: irecv src=any tag=any req=1              @ a.c:3
+             0: wait req=1 matched=1:9                   @ a.c:4
+             1: irecv src=any tag=any req=0              @ b.c:1
+             1: wait req=0 matched=0:0                   @ b.c:2
+             1: send dest=0 tag=9                        @ b.c:3
+             *: finalize";
+        let run = parse(text).unwrap();
+        let found = same_in_every_order(&run, || Box::<RequestPass>::default());
+        assert_eq!(found, Vec::<Diagnostic>::new());
+        // The same without the statuses: nothing pairs the wildcard receives.
+        let run = parse(&text.replace(" matched=1:9", "").replace(" matched=0:0", "")).unwrap();
+        let found = same_in_every_order(&run, || Box::<RequestPass>::default());
+        assert_eq!(found.iter().map(|d| d.code).collect::<Vec<_>>(), ["RQ002"]);
+    }
+
+    #[test]
+    fn a_receive_leaves_the_walk_when_its_wait_completes_it() {
+        let run = parse(
+            "ranks 2
+             0: irecv src=any tag=any req=0
+             0: irecv src=1 tag=any req=1
+             0: wait req=0
+             0: send dest=1 tag=0
+             1: recv src=0 tag=0
+             1: send dest=0 tag=0
+             *: finalize",
+        )
+        .unwrap();
+        let mut pass = RequestPass::default();
+        let tables = RunTables::of(&run);
+        for (i, event) in run.ranks[0].events.iter().enumerate() {
+            pass.event(0, i, event, &tables);
+        }
+        // The request never completed still waits for its match.
+        assert_eq!(pass.ranks[0].ops.unmatched(), 1);
     }
 }
