@@ -613,3 +613,140 @@ fn a_trace_that_ends_in_mpi_abort_ends_there_even_when_its_exit_handlers_ran() {
         }
     );
 }
+
+/// The real traces of `tests/traces`, by set.
+fn committed_traces() -> Vec<(String, Vec<Trace>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces");
+    let mut sets: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    sets.sort();
+    assert_eq!(sets.len(), 4, "{sets:?}");
+    sets.iter()
+        .map(|dir| {
+            let mut files: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            let traces = files
+                .iter()
+                .map(|f| mpicheck_trace::read_trace(f).unwrap())
+                .collect();
+            (
+                dir.file_name().unwrap().to_string_lossy().into_owned(),
+                traces,
+            )
+        })
+        .collect()
+}
+
+/// Call sites as a resolver could name them: the same line for the same call in every
+/// process, whose addresses differ (ASLR moves them by whole pages).
+fn resolve_line(_: usize, address: u64) -> SourceLocation {
+    SourceLocation {
+        file: Some("features.c".into()),
+        line: Some((address & 0xfff) as u32),
+        ..Default::default()
+    }
+}
+
+/// The first part in which two runs differ, for a readable failure.
+fn first_difference(a: &Run, b: &Run) -> Option<String> {
+    macro_rules! differ {
+        ($($field:ident),*) => {
+            $(if a.$field != b.$field {
+                return Some(format!("{}:\n{:#?}\nversus\n{:#?}", stringify!($field), a.$field, b.$field));
+            })*
+        };
+    }
+    differ!(sites, comms, datatypes, windows, buffer_accesses);
+    for (x, y) in a.ranks.iter().zip(&b.ranks) {
+        for (i, (e, f)) in x.events.iter().zip(&y.events).enumerate() {
+            if e != f {
+                return Some(format!(
+                    "rank {} event {i}:\n{e:#?}\nversus\n{f:#?}",
+                    x.rank
+                ));
+            }
+        }
+    }
+    differ!(ranks, collective_args, rma, buffer_watch);
+    None
+}
+
+/// Orders of the ranks' calls to normalize in: by entry time, the last rank first, the ranks
+/// alternating, and three pseudo-random interleavings.
+fn orders() -> Vec<(String, Box<dyn FnMut(&[Rank]) -> Rank>)> {
+    let mut out: Vec<(String, Box<dyn FnMut(&[Rank]) -> Rank>)> = vec![
+        (
+            "last rank first".into(),
+            Box::new(|left: &[Rank]| left[left.len() - 1]),
+        ),
+        (
+            "alternating".into(),
+            Box::new({
+                let mut turn = 0;
+                move |left: &[Rank]| {
+                    turn += 1;
+                    left[turn % left.len()]
+                }
+            }),
+        ),
+    ];
+    for seed in [1u64, 7, 1234567] {
+        let mut state = seed;
+        out.push((
+            format!("random {seed}"),
+            Box::new(move |left: &[Rank]| {
+                // xorshift64
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                left[(state % left.len() as u64) as usize]
+            }),
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_in() {
+    for (set, traces) in committed_traces() {
+        let expected = normalize_in(&traces, &mut resolve_line, Order::RankAfterRank).unwrap();
+        let expected_findings = crate::checks::run_all(&expected);
+        let held_calls = |i: usize| Ok(traces[i].calls.iter().cloned().map(Ok));
+        let mut orders = orders();
+        let check = |name: &str, order: Order| {
+            let run = normalize_in(&traces, &mut resolve_line, order).unwrap();
+            if let Some(difference) = first_difference(&run, &expected) {
+                panic!("{set}, normalized {name}: {difference}");
+            }
+            assert_eq!(run, expected, "{set}, normalized {name}");
+        };
+        check("by entry time", Order::EntryTime);
+        for (name, choose) in &mut orders {
+            check(name, Order::Chosen(choose.as_mut()));
+        }
+        // The whole analysis, passes fed while the calls are normalized.
+        let analyze = |name: &str, order: Order| {
+            let (run, findings) = crate::checks::analyze_streaming_in(
+                &traces,
+                &mut held_calls.clone(),
+                &mut resolve_line,
+                |_| {},
+                order,
+            )
+            .unwrap();
+            assert_eq!(run, expected, "{set}, analyzed {name}");
+            assert_eq!(findings, expected_findings, "{set}, analyzed {name}");
+        };
+        analyze("rank after rank", Order::RankAfterRank);
+        analyze("by entry time", Order::EntryTime);
+        for (name, choose) in &mut orders {
+            analyze(name, Order::Chosen(choose.as_mut()));
+        }
+    }
+}
