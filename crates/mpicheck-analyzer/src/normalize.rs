@@ -7,6 +7,10 @@
 //! `MPICHECK_Comm_info` pseudo-call), ranks become world ranks, requests become [`ReqId`]s
 //! that are never reused, and the matched source and tag of a completed receive are copied
 //! onto the receive that started it.
+//!
+//! The ranks' calls are normalized interleaved by the time they entered MPI ([`Order`]), each
+//! rank's in its order; the ids of the run's tables do not depend on that interleaving (see
+//! [`numbering`]).
 
 use std::borrow::Borrow;
 use std::sync::Arc;

@@ -750,3 +750,75 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
         }
     }
 }
+
+/// Issue 14: the most the collective aligner and TY002's message streams hold at once, the
+/// ranks normalized one after the other and interleaved by entry time, on the run recorded
+/// in `MPICHECK_LIVE_STATE_DIR` (BENCHMARKS.md, "Ranks normalized interleaved"). TY002 is
+/// fed from the run (it reads a receive's match at its event) in the order the events were
+/// made.
+#[test]
+#[ignore = "a measurement: set MPICHECK_LIVE_STATE_DIR to a recorded run"]
+fn live_state_rank_after_rank_and_by_entry_time() {
+    use crate::checks::collective::CollectivePass;
+    use crate::checks::datatype::point_to_point::MessageTypePass;
+    use crate::checks::pass::feed_in;
+    use crate::diagnostic::Diagnostic;
+
+    /// The rank of every event, in the order they were made.
+    struct Arrivals(Vec<Rank>);
+    impl EventPass for Arrivals {
+        fn event(&mut self, rank: Rank, _: usize, _: &Event, _: &RunTables) {
+            self.0.push(rank);
+        }
+        fn finish(self: Box<Self>, _: &RunTables) -> Vec<Diagnostic> {
+            Vec::new()
+        }
+    }
+    /// TY002's pass and the most it held after an event.
+    struct Held(MessageTypePass, usize);
+    impl EventPass for Held {
+        fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+            self.0.event(rank, index, event, tables);
+            self.1 = self.1.max(self.0.held());
+        }
+        fn finish(self: Box<Self>, _: &RunTables) -> Vec<Diagnostic> {
+            Vec::new()
+        }
+    }
+
+    let dir = std::path::PathBuf::from(std::env::var_os("MPICHECK_LIVE_STATE_DIR").unwrap());
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
+        .collect();
+    files.sort();
+    let traces: Vec<Trace> = files
+        .iter()
+        .map(|f| mpicheck_trace::read_trace(f).unwrap())
+        .collect();
+    for (name, order) in [
+        ("rank after rank", Order::RankAfterRank),
+        ("by entry time", Order::EntryTime),
+    ] {
+        let mut collective = CollectivePass::default();
+        let mut arrivals = Arrivals(Vec::new());
+        let (mut run, numbering) = normalize_streaming_into(
+            &traces,
+            &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
+            &mut resolve_line,
+            &mut [&mut collective, &mut arrivals],
+            order,
+        )
+        .unwrap();
+        numbering.apply(&mut run);
+        let mut ty002 = Held(MessageTypePass::default(), 0);
+        feed_in(&run, &mut [&mut ty002], &arrivals.0);
+        println!(
+            "{name}: {} events; the collective aligner held at most {} calls, TY002's streams at most {} messages and receives",
+            arrivals.0.len(),
+            collective.aligner_peak(),
+            ty002.1
+        );
+    }
+}

@@ -78,6 +78,12 @@ pub(crate) struct CollectivePass {
 }
 
 impl CollectivePass {
+    /// The most calls the aligner held at once (measurements).
+    #[cfg(test)]
+    pub fn aligner_peak(&self) -> usize {
+        self.aligner.peak()
+    }
+
     /// A position of the aligned sequence, for the checks that compare its calls; false
     /// when the sequence ended before it.
     fn aligned(&mut self, position: &Position, tables: &RunTables) -> bool {
