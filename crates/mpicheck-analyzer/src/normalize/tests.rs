@@ -797,6 +797,20 @@ fn live_state_rank_after_rank_and_by_entry_time() {
         .iter()
         .map(|f| mpicheck_trace::read_trace(f).unwrap())
         .collect();
+    for t in &traces {
+        let at = |i: usize| t.calls.get(i).map(|c| c.t_enter_ns);
+        let n = t.calls.len();
+        println!(
+            "rank {:?}: start {} ns, entry times {:?} {:?} {:?} {:?} ns since ({} calls)",
+            t.header.rank,
+            t.header.start_unix_ns,
+            at(0),
+            at(n / 4),
+            at(n / 2),
+            at(n - 1),
+            n
+        );
+    }
     for (name, order) in [
         ("rank after rank", Order::RankAfterRank),
         ("by entry time", Order::EntryTime),
