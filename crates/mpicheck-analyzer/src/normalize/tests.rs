@@ -679,8 +679,11 @@ fn first_difference(a: &Run, b: &Run) -> Option<String> {
 
 /// Orders of the ranks' calls to normalize in: by entry time, the last rank first, the ranks
 /// alternating, and three pseudo-random interleavings.
-fn orders() -> Vec<(String, Box<dyn FnMut(&[Rank]) -> Rank>)> {
-    let mut out: Vec<(String, Box<dyn FnMut(&[Rank]) -> Rank>)> = vec![
+/// Names the next rank among those with calls left.
+type Chooser = Box<dyn FnMut(&[Rank]) -> Rank>;
+
+fn orders() -> Vec<(String, Chooser)> {
+    let mut out: Vec<(String, Chooser)> = vec![
         (
             "last rank first".into(),
             Box::new(|left: &[Rank]| left[left.len() - 1]),
