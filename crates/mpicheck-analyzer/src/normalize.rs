@@ -7,6 +7,10 @@
 //! `MPICHECK_Comm_info` pseudo-call), ranks become world ranks, requests become [`ReqId`]s
 //! that are never reused, and the matched source and tag of a completed receive are copied
 //! onto the receive that started it.
+//!
+//! The ranks' calls are normalized interleaved by the time they entered MPI ([`Order`]), each
+//! rank's in its order; the ids of the run's tables do not depend on that interleaving (see
+//! [`numbering`]).
 
 use std::borrow::Borrow;
 use std::sync::Arc;
@@ -28,6 +32,7 @@ mod event;
 mod facts;
 mod handles;
 mod names;
+pub(crate) mod numbering;
 mod p2p;
 mod requests;
 mod rma;
@@ -40,6 +45,7 @@ pub(crate) use constants::intern;
 use constants::{parse_int, Constants};
 pub(crate) use facts::allowed_anytime;
 use names::*;
+use numbering::{FirstSeen, Numbering, Seen};
 use topology::{cart_neighbors, Topology};
 
 #[derive(Debug, thiserror::Error)]
@@ -104,14 +110,20 @@ impl LocalComm {
     }
 }
 
+/// The run's tables, shared by the ranks' normalizers. Communicators, call sites, datatypes
+/// and windows are numbered as first named; each also keeps when a normalization rank after
+/// rank first names it (`*_seen`), for the final [`Numbering`].
 #[derive(Default)]
 struct Tables {
     comms: Vec<CommInfo>,
     comm_ids: FxHashMap<CommKey, CommId>,
+    comms_seen: FirstSeen,
     sites: Vec<SourceLocation>,
     site_ids: FxHashMap<SourceLocation, SiteId>,
+    sites_seen: FirstSeen,
     datatypes: Vec<DatatypeInfo>,
     datatype_ids: FxHashMap<String, TypeId>,
+    datatypes_seen: FirstSeen,
     collective_args: FxHashMap<(Rank, u32), Arc<CollectiveArgs>>,
     /// Each distinct value of [`Run::collective_args`] once.
     distinct_collective_args: FxHashSet<Arc<CollectiveArgs>>,
@@ -126,7 +138,8 @@ impl Tables {
     fn new(world_size: u32) -> Tables {
         let mut tables = Tables::default();
         tables.sites.push(SourceLocation::default());
-        tables.comm(CommKey::World, || CommInfo {
+        tables.sites_seen.push(Seen::START);
+        tables.comm(CommKey::World, Seen::START, || CommInfo {
             name: "MPI_COMM_WORLD".into(),
             members: (0..world_size).collect(),
             remote: None,
@@ -134,22 +147,30 @@ impl Tables {
         tables
     }
 
-    fn comm(&mut self, key: CommKey, info: impl FnOnce() -> CommInfo) -> CommId {
+    /// The communicator `key`, named by a rank at `seen`, described by `info` if this is
+    /// its earliest naming.
+    fn comm(&mut self, key: CommKey, seen: Seen, info: impl FnOnce() -> CommInfo) -> CommId {
         if let Some(&id) = self.comm_ids.get(&key) {
+            if self.comms_seen.again(id.0, seen) {
+                self.comms[id.0 as usize] = info();
+            }
             return id;
         }
         let id = CommId(self.comms.len() as u32);
         self.comms.push(info());
+        self.comms_seen.push(seen);
         self.comm_ids.insert(key, id);
         id
     }
 
-    fn site(&mut self, location: SourceLocation) -> SiteId {
+    fn site(&mut self, location: SourceLocation, seen: Seen) -> SiteId {
         if let Some(&id) = self.site_ids.get(&location) {
+            self.sites_seen.again(id.0, seen);
             return id;
         }
         let id = SiteId(self.sites.len() as u32);
         self.sites.push(location.clone());
+        self.sites_seen.push(seen);
         self.site_ids.insert(location, id);
         id
     }
@@ -164,8 +185,18 @@ impl Tables {
         shared
     }
 
-    fn datatype(&mut self, name: &str, size: Option<u64>, layout: Option<Arc<Layout>>) -> TypeId {
+    fn datatype(
+        &mut self,
+        name: &str,
+        seen: Seen,
+        size: Option<u64>,
+        layout: Option<Arc<Layout>>,
+    ) -> TypeId {
         if let Some(&id) = self.datatype_ids.get(name) {
+            if self.datatypes_seen.again(id.0, seen) {
+                let info = &mut self.datatypes[id.0 as usize];
+                (info.size, info.layout) = (size, layout);
+            }
             return id;
         }
         let id = TypeId(self.datatypes.len() as u32);
@@ -174,8 +205,19 @@ impl Tables {
             size,
             layout,
         });
+        self.datatypes_seen.push(seen);
         self.datatype_ids.insert(name.to_string(), id);
         id
+    }
+
+    /// The numbering a normalization rank after rank gives, once every rank is normalized.
+    fn numbering(&self) -> Numbering {
+        Numbering::new(
+            &self.sites_seen,
+            &self.comms_seen,
+            &self.datatypes_seen,
+            &self.rma.windows_seen,
+        )
     }
 }
 
@@ -185,17 +227,29 @@ pub fn normalize(
     traces: &[Trace],
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
 ) -> Result<Run, NormalizeError> {
+    normalize_in(traces, resolve, Order::EntryTime)
+}
+
+/// [`normalize`], the ranks' calls taken in `order`.
+pub(crate) fn normalize_in(
+    traces: &[Trace],
+    resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+    order: Order,
+) -> Result<Run, NormalizeError> {
     if traces.is_empty() {
         return Err(NormalizeError::Empty);
     }
     let assignment = assign_ranks(traces)?;
-    normalize_assigned(
+    let (mut run, numbering) = normalize_assigned(
         traces,
         assignment,
         &mut |i| Ok(traces[i].calls.iter().map(Ok)),
         resolve,
         &mut [],
-    )
+        order,
+    )?;
+    numbering.apply(&mut run);
+    Ok(run)
 }
 
 /// As [`normalize`], for traces whose calls are not held ([`mpicheck_trace::scan_trace`]):
@@ -209,16 +263,22 @@ pub fn normalize_streaming<I>(
 where
     I: Iterator<Item = Result<CallRecord, TraceError>>,
 {
-    normalize_streaming_into(traces, calls, resolve, &mut [])
+    let (mut run, numbering) =
+        normalize_streaming_into(traces, calls, resolve, &mut [], Order::EntryTime)?;
+    numbering.apply(&mut run);
+    Ok(run)
 }
 
-/// As [`normalize_streaming`], giving every event to `passes` as it is made.
+/// As [`normalize_streaming`], giving every event to `passes` as it is made, in `order`.
+/// The run comes numbered as the passes saw it, with the [`Numbering`] that makes its ids
+/// those of a normalization rank after rank ([`Numbering::apply`]).
 pub(crate) fn normalize_streaming_into<I>(
     traces: &[Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
     passes: &mut [&mut dyn EventPass],
-) -> Result<Run, NormalizeError>
+    order: Order,
+) -> Result<(Run, Numbering), NormalizeError>
 where
     I: Iterator<Item = Result<CallRecord, TraceError>>,
 {
@@ -226,23 +286,45 @@ where
         return Err(NormalizeError::Empty);
     }
     let assignment = assign_ranks(traces)?;
-    normalize_assigned(traces, assignment, calls, resolve, passes)
+    normalize_assigned(traces, assignment, calls, resolve, passes, order)
+}
+
+/// In which order the ranks' calls are normalized (and given to the passes). The run made is
+/// the same in every order, once numbered ([`Numbering`]).
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum Order<'o> {
+    /// Every call of rank 0, then every call of rank 1, ...: a pass that pairs one rank's
+    /// calls with another's holds all of rank 0's until rank 1 comes.
+    RankAfterRank,
+    /// The call that entered MPI first (its trace's start on the wall clock plus the call's
+    /// entry time), of any rank, next: a pass then holds about what the ranks ran ahead of
+    /// each other.
+    EntryTime,
+    /// The rank that `choose` names among the ranks with calls left, in rank order (tests).
+    Chosen(&'o mut dyn FnMut(&[Rank]) -> Rank),
+}
+
+/// One rank's calls being normalized: its stream, its calls to come (the next one read
+/// ahead, to order the ranks by it) and its events so far.
+struct Active<'a, I, R> {
+    stream: RankStream<'a>,
+    calls: I,
+    next: Option<R>,
+    events: Vec<Event>,
 }
 
 /// Normalizes the traces as `assignment` assigned them to ranks, with the calls of
-/// `traces[i]` from `calls(i)`, giving every event to `passes` as it is made.
-///
-/// Rank after rank: the ids of communicators, call sites, datatypes and requests are
-/// numbered in the order they are first seen, and reports list some findings in that order,
-/// so an order that depends on the clock (as interleaving the ranks by entry time would)
-/// would make reports of one program differ between runs.
+/// `traces[i]` from `calls(i)` taken in `order`, giving every event to `passes` as it is
+/// made. The run comes numbered as the calls came, with the [`Numbering`] of a
+/// normalization rank after rank.
 fn normalize_assigned<I, R>(
     traces: &[Trace],
     assignment: RankAssignment,
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
     passes: &mut [&mut dyn EventPass],
-) -> Result<Run, NormalizeError>
+    mut order: Order,
+) -> Result<(Run, Numbering), NormalizeError>
 where
     I: Iterator<Item = Result<R, TraceError>>,
     R: Borrow<CallRecord>,
@@ -253,69 +335,151 @@ where
         ..
     } = assignment;
     let mut tables = Tables::new(world_size);
-    let mut ranks = Vec::with_capacity(world_size as usize);
-    let mut made = Vec::new();
+    let mut active: Vec<Option<Active<I, R>>> = Vec::with_capacity(world_size as usize);
     for rank in 0..world_size {
         let Some(&index) = by_rank.get(&(rank as i32)) else {
-            ranks.push(RankTrace {
+            active.push(None);
+            continue;
+        };
+        let read_error = |source| NormalizeError::Read { rank, source };
+        let trace = &traces[index];
+        let mut calls = calls(index).map_err(read_error)?;
+        let next = calls.next().transpose().map_err(read_error)?;
+        active.push(Some(Active {
+            stream: RankStream::new(rank, world_size, index, trace, &mut tables),
+            calls,
+            next,
+            // Sized once: a doubling vector would hold up to half again as spare room.
+            events: Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0)),
+        }));
+    }
+    let entry_time = |a: &Active<I, R>| {
+        a.next.as_ref().map(|call| {
+            a.stream
+                .trace
+                .header
+                .start_unix_ns
+                .wrapping_add(call.borrow().t_enter_ns)
+        })
+    };
+    // The ranks with calls left by the entry time of their next call (earliest first; ties:
+    // the lower rank).
+    let mut by_time: std::collections::BinaryHeap<std::cmp::Reverse<(u64, Rank)>> = active
+        .iter()
+        .flatten()
+        .filter_map(|a| Some(std::cmp::Reverse((entry_time(a)?, a.stream.rank))))
+        .collect();
+    let mut made = Vec::new();
+    let mut lowest = 0;
+    loop {
+        let rank = match &mut order {
+            Order::RankAfterRank => {
+                while active
+                    .get(lowest)
+                    .is_some_and(|a| a.as_ref().is_none_or(|a| a.next.is_none()))
+                {
+                    lowest += 1;
+                }
+                if lowest == active.len() {
+                    break;
+                }
+                lowest as Rank
+            }
+            Order::EntryTime => match by_time.pop() {
+                Some(std::cmp::Reverse((_, rank))) => rank,
+                None => break,
+            },
+            Order::Chosen(choose) => {
+                let left: Vec<Rank> = active
+                    .iter()
+                    .flatten()
+                    .filter(|a| a.next.is_some())
+                    .map(|a| a.stream.rank)
+                    .collect();
+                if left.is_empty() {
+                    break;
+                }
+                choose(&left)
+            }
+        };
+        let a = active[rank as usize]
+            .as_mut()
+            .expect("only ranks with a trace have calls");
+        let call = a
+            .next
+            .take()
+            .expect("only ranks with calls left are chosen");
+        a.stream
+            .call(call.borrow(), &mut tables, resolve, &mut |out| {
+                made.push(out)
+            });
+        let run_tables = RunTables::new(
+            &tables.sites,
+            &tables.comms,
+            &tables.datatypes,
+            &tables.collective_args,
+        );
+        for out in made.drain(..) {
+            match out {
+                Normalized::Event(event) => {
+                    for pass in passes.iter_mut() {
+                        pass.event(rank, a.events.len(), &event, &run_tables);
+                    }
+                    a.events.push(event);
+                }
+                Normalized::Matched { event, matched } => {
+                    for pass in passes.iter_mut() {
+                        pass.matched(rank, event, matched);
+                    }
+                    if let Some(Event {
+                        op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
+                        ..
+                    }) = a.events.get_mut(event)
+                    {
+                        recv.matched = Some(matched);
+                    }
+                }
+            }
+        }
+        a.next = a
+            .calls
+            .next()
+            .transpose()
+            .map_err(|source| NormalizeError::Read { rank, source })?;
+        if matches!(order, Order::EntryTime) {
+            if let Some(time) = entry_time(a) {
+                by_time.push(std::cmp::Reverse((time, rank)));
+            }
+        }
+    }
+    let mut ranks = Vec::with_capacity(world_size as usize);
+    for (rank, a) in active.into_iter().enumerate() {
+        let rank = rank as Rank;
+        ranks.push(match a {
+            Some(Active { stream, events, .. }) => {
+                let (end, threads) = stream.finish(&mut tables, resolve);
+                RankTrace {
+                    rank,
+                    events,
+                    end,
+                    threads,
+                }
+            }
+            None => RankTrace {
                 rank,
                 events: Vec::new(),
                 end: RankEnd::Interrupted {
                     reason: "no trace was written by this rank".into(),
                 },
                 threads: ThreadInfo::default(),
-            });
-            continue;
-        };
-        let trace = &traces[index];
-        let read_error = |source| NormalizeError::Read { rank, source };
-        let mut stream = RankStream::new(rank, world_size, index, trace, &mut tables);
-        // Sized once: a doubling vector would hold up to half again as spare room.
-        let mut events: Vec<Event> =
-            Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0));
-        for call in calls(index).map_err(read_error)? {
-            let call = call.map_err(read_error)?;
-            stream.call(call.borrow(), &mut tables, resolve, &mut |out| {
-                made.push(out)
-            });
-            let run_tables = RunTables::new(
-                &tables.sites,
-                &tables.comms,
-                &tables.datatypes,
-                &tables.collective_args,
-            );
-            for out in made.drain(..) {
-                match out {
-                    Normalized::Event(event) => {
-                        for pass in passes.iter_mut() {
-                            pass.event(rank, events.len(), &event, &run_tables);
-                        }
-                        events.push(event);
-                    }
-                    Normalized::Matched { event, matched } => {
-                        for pass in passes.iter_mut() {
-                            pass.matched(rank, event, matched);
-                        }
-                        if let Some(Event {
-                            op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
-                            ..
-                        }) = events.get_mut(event)
-                        {
-                            recv.matched = Some(matched);
-                        }
-                    }
-                }
-            }
-        }
-        let (end, threads) = stream.finish(&mut tables, resolve);
-        ranks.push(RankTrace {
-            rank,
-            events,
-            end,
-            threads,
+            },
         });
     }
-    Ok(Run {
+    let numbering = tables.numbering();
+    tables.rma.name_windows(&numbering, &tables.comms);
+    // Each rank's accesses in its trace's order, rank after rank.
+    tables.buffer_accesses.sort_by_key(|access| access.rank);
+    let run = Run {
         ranks,
         comms: tables.comms,
         sites: tables.sites,
@@ -325,7 +489,8 @@ where
         rma: tables.rma.calls,
         buffer_accesses: tables.buffer_accesses,
         buffer_watch: tables.buffer_watch,
-    })
+    };
+    Ok((run, numbering))
 }
 
 /// What normalizing a call yields, in the rank's order.
@@ -394,9 +559,13 @@ impl<'a> RankStream<'a> {
         tables: &mut Tables,
         resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
     ) -> SiteId {
-        site_at(&mut self.sites_by_address, address, tables, &mut |a| {
-            resolve(self.trace_index, a)
-        })
+        site_at(
+            &mut self.sites_by_address,
+            address,
+            tables,
+            &mut self.state,
+            &mut |a| resolve(self.trace_index, a),
+        )
     }
 
     /// Normalizes the rank's next call record, giving `out` what it yields.
@@ -428,7 +597,7 @@ impl<'a> RankStream<'a> {
                         .unwrap_or(-1)
                 };
                 let post_site = match int("post_site") {
-                    a if a > 0 => tables.site(resolve(index, a as u64)),
+                    a if a > 0 => tables.site(resolve(index, a as u64), self.state.seen()),
                     _ => SiteId(0),
                 };
                 tables.buffer_accesses.push(BufferAccess {
@@ -558,9 +727,10 @@ impl<'a> RankStream<'a> {
         };
         let index = self.trace_index;
         let sites = &mut self.sites_by_address;
+        let state = &mut self.state;
         let thread_info = self
             .threads
-            .finish(|address| site_at(sites, address, tables, &mut |a| resolve(index, a)));
+            .finish(|address| site_at(sites, address, tables, state, &mut |a| resolve(index, a)));
         let mut shared = std::mem::take(&mut self.state.shared_requests);
         shared.sort_unstable();
         shared.dedup();
@@ -578,11 +748,12 @@ fn site_at(
     sites: &mut FxHashMap<u64, SiteId>,
     address: u64,
     tables: &mut Tables,
+    rank: &mut RankState,
     resolve: &mut dyn FnMut(u64) -> SourceLocation,
 ) -> SiteId {
     *sites
         .entry(address)
-        .or_insert_with(|| tables.site(resolve(address)))
+        .or_insert_with(|| tables.site(resolve(address), rank.seen()))
 }
 
 /// A request as one rank knows it.
@@ -599,6 +770,8 @@ struct RequestInfo {
 /// objects.
 struct RankState {
     rank: Rank,
+    /// Entries of the run's tables this rank named so far (see [`Seen`]).
+    named: u32,
     constants: Constants,
     comms: FxHashMap<i64, LocalComm>,
     /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
@@ -647,6 +820,14 @@ struct RankState {
     /// Live MPI objects and the constants to judge arguments by.
     objects: facts::ObjectTables,
     rma: rma::RankWindows,
+}
+
+impl RankState {
+    /// This rank names an entry of the run's tables.
+    fn seen(&mut self) -> Seen {
+        self.named += 1;
+        Seen::of(self.rank, self.named)
+    }
 }
 
 /// One rank's state with the run's shared tables, while one call is normalized. (Each rank

@@ -190,7 +190,9 @@ impl CallOrder {
     /// CO001 findings; the communicators they are on go to `comms`.
     pub fn finish(mut self, tables: &RunTables, comms: &mut BTreeSet<CommId>) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        for (comm, (problem, calls)) in std::mem::take(&mut self.problems) {
+        let mut problems: Vec<_> = std::mem::take(&mut self.problems).into_iter().collect();
+        problems.sort_by_key(|(comm, _)| tables.comm_order(CommId(*comm)));
+        for (comm, (problem, calls)) in problems {
             let Some(info) = tables.comm(CommId(comm)) else {
                 continue;
             };
@@ -315,6 +317,8 @@ impl CallOrder {
                         ends.entry((last.site.0, last.call)).or_default().push(m);
                     }
                 }
+                let mut ends: Vec<_> = ends.into_iter().collect();
+                ends.sort_by_key(|((site, _), _)| tables.site_order(SiteId(*site)));
                 for ((site, end_call), ranks) in ends {
                     locations.push(tables.location(
                         SiteId(site),

@@ -108,6 +108,23 @@ fn run_selected(run: &Run, wanted: impl Fn(&CheckInfo) -> bool) -> Vec<Diagnosti
     found
 }
 
+/// [`run_all`] with the events given to the passes in `order` (each entry names the rank
+/// whose next event comes; [`pass::interleavings`] gives some), for tests: the findings
+/// must not depend on it.
+#[doc(hidden)]
+pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic> {
+    if run.ranks.is_empty() {
+        return Vec::new();
+    }
+    let mut plan = Plan::new(|_| true);
+    pass::feed_in(run, &mut plan.passes(), order);
+    let (found, undeclared) = plan.finish(run);
+    debug_assert!(undeclared.is_empty(), "{undeclared:?}");
+    found
+}
+
+pub use pass::interleavings;
+
 /// Every check's uses of the context that its [`Needs`] do not declare, and codes it
 /// reports that its infos do not list, on this run (for tests).
 #[doc(hidden)]
@@ -139,9 +156,41 @@ pub fn analyze_streaming<I>(
 where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
+    analyze_streaming_in(
+        traces,
+        calls,
+        resolve,
+        prepare,
+        crate::normalize::Order::EntryTime,
+    )
+}
+
+/// [`analyze_streaming`], the ranks' calls normalized in `order`.
+pub(crate) fn analyze_streaming_in<I>(
+    traces: &[mpicheck_trace::Trace],
+    calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
+    resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
+    prepare: impl FnOnce(&mut Run),
+    order: crate::normalize::Order,
+) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
+where
+    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+{
     let mut plan = Plan::new(|_| true);
-    let mut run =
-        crate::normalize::normalize_streaming_into(traces, calls, resolve, &mut plan.passes())?;
+    let (mut run, numbering) = crate::normalize::normalize_streaming_into(
+        traces,
+        calls,
+        resolve,
+        &mut plan.passes(),
+        order,
+    )?;
+    // The passes saw the ids as the calls came: they hand out their findings before the
+    // run is renumbered, in the order of the final ids.
+    plan.finish_passes(
+        &pass::RunTables::of(&run).numbered_by(&numbering),
+        &numbering,
+    );
+    numbering.apply(&mut run);
     prepare(&mut run);
     if run.ranks.is_empty() {
         return Ok((run, Vec::new()));
@@ -161,6 +210,8 @@ struct Plan<W> {
     needed: Vec<bool>,
     /// The needed checks that are passes over the events, with their registry index.
     passes: Vec<(usize, Box<dyn pass::EventPass>)>,
+    /// By registry index: the findings of a pass already finished, and what it filled.
+    finished: Vec<Option<(Vec<Diagnostic>, pass::Filled)>>,
 }
 
 impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
@@ -194,6 +245,21 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             selected,
             needed,
             passes,
+            finished: (0..REGISTRY.len()).map(|_| None).collect(),
+        }
+    }
+
+    /// Finishes every pass on `tables`, what they fill renumbered by
+    /// `numbering`; their findings wait for their check's turn.
+    fn finish_passes(
+        &mut self,
+        tables: &pass::RunTables,
+        numbering: &crate::normalize::numbering::Numbering,
+    ) {
+        for (i, pass) in std::mem::take(&mut self.passes) {
+            let mut filled = pass::Filled::default();
+            let found = pass.finish_filling(tables, &mut filled);
+            self.finished[i] = Some((found, filled.renumbered(numbering)));
         }
     }
 
@@ -214,10 +280,9 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             selected,
             needed,
             passes,
+            finished: mut pass_findings,
         } = self;
         let tables = pass::RunTables::of(run);
-        let mut pass_findings: Vec<Option<(Vec<Diagnostic>, pass::Filled)>> =
-            (0..REGISTRY.len()).map(|_| None).collect();
         for (i, pass) in passes {
             let mut filled = pass::Filled::default();
             let found = pass.finish_filling(&tables, &mut filled);

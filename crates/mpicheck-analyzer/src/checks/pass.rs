@@ -18,6 +18,7 @@ use crate::model::{
     CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace, Run, SiteId,
     SourceLocation, TypeId,
 };
+use crate::normalize::numbering::Numbering;
 use crate::text::Text;
 use crate::typesig::Typed;
 
@@ -54,6 +55,18 @@ pub(crate) struct Filled {
 }
 
 impl Filled {
+    /// What was filled, in the ids of `numbering` (a pass fed while the traces were
+    /// normalized fills in the ids it saw).
+    pub fn renumbered(self, numbering: &Numbering) -> Filled {
+        Filled {
+            mismatched_comms: self
+                .mismatched_comms
+                .into_iter()
+                .map(|c| numbering.comm(c))
+                .collect(),
+        }
+    }
+
     /// Puts what was filled into `ctx` (as the running check).
     pub fn into_context(self, ctx: &super::Context) {
         if !self.mismatched_comms.is_empty() {
@@ -65,12 +78,19 @@ impl Filled {
 /// What a pass may read of the run besides its events: the tables the events point into
 /// (call sites, communicators, datatypes, collective arguments).
 /// While the events stream, they hold what the events so far made; at the end, all of it.
+///
+/// Fed while the traces are normalized, a pass sees ids as the normalizer first gave them,
+/// which depends on the order the ranks' calls came in; findings it lists by call site or
+/// communicator go in the order of [`RunTables::site_order`] and [`RunTables::comm_order`]:
+/// the ids of the run once numbered as if read rank after rank ([`Numbering`]), the same in
+/// every run of a program.
 pub(crate) struct RunTables<'r> {
     sites: &'r [SourceLocation],
     comms: &'r [CommInfo],
     datatypes: &'r [DatatypeInfo],
     collective_args: &'r CollectiveArgsTable,
     traces: &'r [RankTrace],
+    numbering: Option<&'r Numbering>,
 }
 
 /// [`Run::collective_args`]: the arguments of collective calls, by (rank, event index).
@@ -98,7 +118,28 @@ impl<'r> RunTables<'r> {
             datatypes,
             collective_args,
             traces: &[],
+            numbering: None,
         }
+    }
+
+    /// These tables, whose ids `numbering` renumbers into the run's final ones.
+    pub fn numbered_by(self, numbering: &'r Numbering) -> RunTables<'r> {
+        RunTables {
+            numbering: Some(numbering),
+            ..self
+        }
+    }
+
+    /// Where `site` comes among the run's call sites once they are numbered for good (its
+    /// final id): the order of findings listed by call site.
+    pub fn site_order(&self, site: SiteId) -> u32 {
+        self.numbering.map_or(site, |n| n.site(site)).0
+    }
+
+    /// Where `comm` comes among the run's communicators once they are numbered for good:
+    /// the order of findings listed by communicator.
+    pub fn comm_order(&self, comm: CommId) -> u32 {
+        self.numbering.map_or(comm, |n| n.comm(comm)).0
     }
 
     /// A communicator, if the events named it.
@@ -178,6 +219,52 @@ pub(crate) fn feed(run: &Run, passes: &mut [&mut dyn EventPass]) {
     }
 }
 
+/// Feeds the events of `run` to `passes` in `order`: each entry names the rank whose next
+/// event comes. Every event must be named once.
+pub(crate) fn feed_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank]) {
+    let tables = RunTables::of(run);
+    let mut next = vec![0; run.ranks.len()];
+    for &rank in order {
+        let index = next[rank as usize];
+        next[rank as usize] += 1;
+        for pass in passes.iter_mut() {
+            pass.event(
+                rank,
+                index,
+                &run.ranks[rank as usize].events[index],
+                &tables,
+            );
+        }
+    }
+    assert!(
+        next.iter()
+            .zip(&run.ranks)
+            .all(|(&n, t)| n == t.events.len()),
+        "every event fed"
+    );
+}
+
+/// Orders of the ranks' events other than rank after rank, for tests: the ranks' events
+/// alternating, the last rank first, and rank after rank.
+#[doc(hidden)]
+pub fn interleavings(run: &Run) -> [Vec<Rank>; 3] {
+    let lens: Vec<usize> = run.ranks.iter().map(|t| t.events.len()).collect();
+    let rank_after_rank = |ranks: &mut dyn Iterator<Item = usize>| -> Vec<Rank> {
+        ranks
+            .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
+            .collect()
+    };
+    let mut alternating = Vec::new();
+    for i in 0..lens.iter().copied().max().unwrap_or(0) {
+        alternating.extend((0..lens.len()).filter(|&r| i < lens[r]).map(|r| r as Rank));
+    }
+    [
+        rank_after_rank(&mut (0..lens.len())),
+        alternating,
+        rank_after_rank(&mut (0..lens.len()).rev()),
+    ]
+}
+
 /// Findings folded by call site: one per call site, call, message and label, with the ranks
 /// that made it. Its memory grows with the distinct findings, not with the events.
 #[derive(Default)]
@@ -212,7 +299,8 @@ impl SiteFindings {
             .insert(rank);
     }
 
-    /// One diagnostic of `info` per group, with its notes and help.
+    /// One diagnostic of `info` per group, with its notes and help, in the order of their
+    /// call site ([`RunTables::site_order`]), call, message and label.
     pub fn diagnostics(
         self,
         tables: &RunTables,
@@ -220,7 +308,10 @@ impl SiteFindings {
         notes: &[&str],
         help: &str,
     ) -> Vec<Diagnostic> {
-        self.groups
+        let mut groups: Vec<_> = self.groups.into_iter().collect();
+        // Stable: a site's groups stay in the order of call, message and label.
+        groups.sort_by_key(|((site, ..), _)| tables.site_order(SiteId(*site)));
+        groups
             .into_iter()
             .map(|((site, call, message, label), ranks)| Diagnostic {
                 code: info.code,
@@ -253,25 +344,8 @@ pub(crate) mod interleave {
     /// The findings of `pass` with the ranks' events fed in `order`: the next event of the
     /// rank named, each rank's in order. Every event must be named once.
     pub fn fed(run: &Run, mut pass: Box<dyn EventPass>, order: &[Rank]) -> Vec<Diagnostic> {
-        let tables = RunTables::of(run);
-        let mut next = vec![0; run.ranks.len()];
-        for &rank in order {
-            let index = next[rank as usize];
-            next[rank as usize] += 1;
-            pass.event(
-                rank,
-                index,
-                &run.ranks[rank as usize].events[index],
-                &tables,
-            );
-        }
-        assert!(
-            next.iter()
-                .zip(&run.ranks)
-                .all(|(&n, t)| n == t.events.len()),
-            "every event fed"
-        );
-        pass.finish(&tables)
+        feed_in(run, &mut [pass.as_mut()], order);
+        pass.finish(&RunTables::of(run))
     }
 
     /// [`fed`], with the matches of nonblocking receives coming late, as while the traces
@@ -342,21 +416,7 @@ pub(crate) mod interleave {
 
     /// Rank after rank, the ranks' events alternating, and the last rank first.
     pub fn orders(run: &Run) -> [Vec<Rank>; 3] {
-        let lens: Vec<usize> = run.ranks.iter().map(|t| t.events.len()).collect();
-        let rank_after_rank = |ranks: &mut dyn Iterator<Item = usize>| -> Vec<Rank> {
-            ranks
-                .flat_map(|r| std::iter::repeat_n(r as Rank, lens[r]))
-                .collect()
-        };
-        let mut alternating = Vec::new();
-        for i in 0..lens.iter().copied().max().unwrap_or(0) {
-            alternating.extend((0..lens.len()).filter(|&r| i < lens[r]).map(|r| r as Rank));
-        }
-        [
-            rank_after_rank(&mut (0..lens.len())),
-            alternating,
-            rank_after_rank(&mut (0..lens.len()).rev()),
-        ]
+        interleavings(run)
     }
 
     /// The findings of `pass()` in every order of [`orders`], with the matches of

@@ -61,7 +61,8 @@ impl<'t> RankNormalizer<'t> {
                             self.rank
                         ),
                     };
-                    let id = self.tables.datatype(&name, Some(size as u64), layout);
+                    let seen = self.state.seen();
+                    let id = self.tables.datatype(&name, seen, Some(size as u64), layout);
                     self.datatypes.insert(raw, id);
                     self.objects
                         .note_layout(raw, size, args.int("extent").unwrap_or(-1));
@@ -264,7 +265,8 @@ impl<'t> RankNormalizer<'t> {
             CommKey::Inter { groups, .. } => groups.clone(),
             _ => (members.clone(), Vec::new()),
         };
-        let id = self.tables.comm(key, || CommInfo {
+        let seen = self.state.seen();
+        let id = self.tables.comm(key, seen, || CommInfo {
             name: format!("communicator from {how} on {parent_name}"),
             members: info_members.0,
             remote: remote.as_ref().map(|_| info_members.1),

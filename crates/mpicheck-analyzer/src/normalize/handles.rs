@@ -16,8 +16,10 @@ impl RankState {
                 },
             );
         }
+        let mut named = 0;
         if let Some(self_handle) = constants.comm_self {
-            let id = tables.comm(CommKey::SelfOf(rank), || CommInfo {
+            named += 1;
+            let id = tables.comm(CommKey::SelfOf(rank), Seen::of(rank, named), || CommInfo {
                 name: format!("MPI_COMM_SELF of rank {rank}"),
                 members: vec![rank],
                 remote: None,
@@ -33,6 +35,7 @@ impl RankState {
         }
         RankState {
             rank,
+            named,
             constants,
             comms,
             requests: FxHashMap::default(),
@@ -66,9 +69,10 @@ impl RankNormalizer<'_> {
             return c.clone();
         }
         let rank = self.rank;
+        let seen = self.state.seen();
         let id = self
             .tables
-            .comm(CommKey::Unknown { rank, raw }, || CommInfo {
+            .comm(CommKey::Unknown { rank, raw }, seen, || CommInfo {
                 name: format!("communicator {raw:#x} of rank {rank} (creation not recorded)"),
                 members: Vec::new(),
                 remote: None,
@@ -96,7 +100,8 @@ impl RankNormalizer<'_> {
         let name = self.constants.datatypes.get(&raw)?.clone();
         let size = self.constants.datatype_sizes.get(&name).copied();
         let layout = Layout::predefined(&name);
-        let id = self.tables.datatype(&name, size, Some(layout));
+        let seen = self.state.seen();
+        let id = self.tables.datatype(&name, seen, size, Some(layout));
         self.predefined_type_ids.insert(raw, id);
         Some(id)
     }

@@ -18,6 +18,9 @@ pub(super) struct RmaTables {
     pub windows: Vec<WindowInfo>,
     /// (communicator, ordinal of the window constructor on it) → window.
     ids: HashMap<(CommId, u32), WinId>,
+    pub windows_seen: super::FirstSeen,
+    /// The constructor of each window, for its name (made once the windows are numbered).
+    made_by: Vec<String>,
     pub calls: HashMap<(Rank, u32), RmaCall>,
 }
 
@@ -32,6 +35,19 @@ pub(super) struct RankWindows {
     /// Committed derived datatypes → (extent, true_lb, true_extent), from
     /// `MPICHECK_Type_info`: where `count` elements really touch target memory.
     spans: HashMap<i64, (i64, i64, i64)>,
+}
+
+impl RmaTables {
+    /// Names each window by its final id (`numbering`): `window 0 (MPI_Win_create on
+    /// MPI_COMM_WORLD)`.
+    pub fn name_windows(&mut self, numbering: &super::Numbering, comms: &[CommInfo]) {
+        for (win, made_by) in self.made_by.iter().enumerate() {
+            let new = numbering.window(WinId(win as u32));
+            let window = &mut self.windows[win];
+            let comm = &comms[window.comm.0 as usize].name;
+            window.name = format!("window {} ({made_by} on {comm})", new.0);
+        }
+    }
 }
 
 impl RankNormalizer<'_> {
@@ -162,19 +178,29 @@ impl RankNormalizer<'_> {
         let ordinal = self.rma.created.entry(comm.id).or_insert(0);
         *ordinal += 1;
         let key = (comm.id, *ordinal);
+        let seen = self.state.seen();
         let tables = &mut *self.tables;
+        let info = || WindowInfo {
+            name: String::new(),
+            comm: comm.id,
+            members: comm.local.to_vec(),
+            flavor,
+            memory: BTreeMap::new(),
+        };
         let win = match tables.rma.ids.get(&key) {
-            Some(&win) => win,
+            Some(&win) => {
+                if tables.rma.windows_seen.again(win.0, seen) {
+                    let memory = std::mem::take(&mut tables.rma.windows[win.0 as usize].memory);
+                    tables.rma.windows[win.0 as usize] = WindowInfo { memory, ..info() };
+                    tables.rma.made_by[win.0 as usize] = name.to_string();
+                }
+                win
+            }
             None => {
                 let win = WinId(tables.rma.windows.len() as u32);
-                let comm_name = &tables.comms[comm.id.0 as usize].name;
-                tables.rma.windows.push(WindowInfo {
-                    name: format!("window {} ({name} on {comm_name})", win.0),
-                    comm: comm.id,
-                    members: comm.local.to_vec(),
-                    flavor,
-                    memory: BTreeMap::new(),
-                });
+                tables.rma.windows.push(info());
+                tables.rma.windows_seen.push(seen);
+                tables.rma.made_by.push(name.to_string());
                 tables.rma.ids.insert(key, win);
                 win
             }

@@ -613,3 +613,229 @@ fn a_trace_that_ends_in_mpi_abort_ends_there_even_when_its_exit_handlers_ran() {
         }
     );
 }
+
+/// The real traces of `tests/traces`, by set.
+fn committed_traces() -> Vec<(String, Vec<Trace>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/traces");
+    let mut sets: Vec<std::path::PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    sets.sort();
+    assert_eq!(sets.len(), 4, "{sets:?}");
+    sets.iter()
+        .map(|dir| {
+            let mut files: Vec<_> = std::fs::read_dir(dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            files.sort();
+            let traces = files
+                .iter()
+                .map(|f| mpicheck_trace::read_trace(f).unwrap())
+                .collect();
+            (
+                dir.file_name().unwrap().to_string_lossy().into_owned(),
+                traces,
+            )
+        })
+        .collect()
+}
+
+/// Call sites as a resolver could name them: the same line for the same call in every
+/// process, whose addresses differ (ASLR moves them by whole pages).
+fn resolve_line(_: usize, address: u64) -> SourceLocation {
+    SourceLocation {
+        file: Some("features.c".into()),
+        line: Some((address & 0xfff) as u32),
+        ..Default::default()
+    }
+}
+
+/// The first part in which two runs differ, for a readable failure.
+fn first_difference(a: &Run, b: &Run) -> Option<String> {
+    macro_rules! differ {
+        ($($field:ident),*) => {
+            $(if a.$field != b.$field {
+                return Some(format!("{}:\n{:#?}\nversus\n{:#?}", stringify!($field), a.$field, b.$field));
+            })*
+        };
+    }
+    differ!(sites, comms, datatypes, windows, buffer_accesses);
+    for (x, y) in a.ranks.iter().zip(&b.ranks) {
+        for (i, (e, f)) in x.events.iter().zip(&y.events).enumerate() {
+            if e != f {
+                return Some(format!(
+                    "rank {} event {i}:\n{e:#?}\nversus\n{f:#?}",
+                    x.rank
+                ));
+            }
+        }
+    }
+    differ!(ranks, collective_args, rma, buffer_watch);
+    None
+}
+
+/// Orders of the ranks' calls to normalize in: by entry time, the last rank first, the ranks
+/// alternating, and three pseudo-random interleavings.
+/// Names the next rank among those with calls left.
+type Chooser = Box<dyn FnMut(&[Rank]) -> Rank>;
+
+fn orders() -> Vec<(String, Chooser)> {
+    let mut out: Vec<(String, Chooser)> = vec![
+        (
+            "last rank first".into(),
+            Box::new(|left: &[Rank]| left[left.len() - 1]),
+        ),
+        (
+            "alternating".into(),
+            Box::new({
+                let mut turn = 0;
+                move |left: &[Rank]| {
+                    turn += 1;
+                    left[turn % left.len()]
+                }
+            }),
+        ),
+    ];
+    for seed in [1u64, 7, 1234567] {
+        let mut state = seed;
+        out.push((
+            format!("random {seed}"),
+            Box::new(move |left: &[Rank]| {
+                // xorshift64
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                left[(state % left.len() as u64) as usize]
+            }),
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_in() {
+    for (set, traces) in committed_traces() {
+        let expected = normalize_in(&traces, &mut resolve_line, Order::RankAfterRank).unwrap();
+        let expected_findings = crate::checks::run_all(&expected);
+        let held_calls = |i: usize| Ok(traces[i].calls.iter().cloned().map(Ok));
+        let mut orders = orders();
+        let check = |name: &str, order: Order| {
+            let run = normalize_in(&traces, &mut resolve_line, order).unwrap();
+            if let Some(difference) = first_difference(&run, &expected) {
+                panic!("{set}, normalized {name}: {difference}");
+            }
+            assert_eq!(run, expected, "{set}, normalized {name}");
+        };
+        check("by entry time", Order::EntryTime);
+        for (name, choose) in &mut orders {
+            check(name, Order::Chosen(choose.as_mut()));
+        }
+        // The whole analysis, passes fed while the calls are normalized.
+        let analyze = |name: &str, order: Order| {
+            let (run, findings) = crate::checks::analyze_streaming_in(
+                &traces,
+                &mut held_calls.clone(),
+                &mut resolve_line,
+                |_| {},
+                order,
+            )
+            .unwrap();
+            assert_eq!(run, expected, "{set}, analyzed {name}");
+            assert_eq!(findings, expected_findings, "{set}, analyzed {name}");
+        };
+        analyze("rank after rank", Order::RankAfterRank);
+        analyze("by entry time", Order::EntryTime);
+        for (name, choose) in &mut orders {
+            analyze(name, Order::Chosen(choose.as_mut()));
+        }
+    }
+}
+
+/// Issue 14: the most the collective aligner and TY002's message streams hold at once, the
+/// ranks normalized one after the other and interleaved by entry time, on the run recorded
+/// in `MPICHECK_LIVE_STATE_DIR` (BENCHMARKS.md, "Ranks normalized interleaved"). TY002 is
+/// fed from the run (it reads a receive's match at its event) in the order the events were
+/// made.
+#[test]
+#[ignore = "a measurement: set MPICHECK_LIVE_STATE_DIR to a recorded run"]
+fn live_state_rank_after_rank_and_by_entry_time() {
+    use crate::checks::collective::CollectivePass;
+    use crate::checks::datatype::point_to_point::MessageTypePass;
+    use crate::checks::pass::feed_in;
+    use crate::diagnostic::Diagnostic;
+
+    /// The rank of every event, in the order they were made.
+    struct Arrivals(Vec<Rank>);
+    impl EventPass for Arrivals {
+        fn event(&mut self, rank: Rank, _: usize, _: &Event, _: &RunTables) {
+            self.0.push(rank);
+        }
+        fn finish(self: Box<Self>, _: &RunTables) -> Vec<Diagnostic> {
+            Vec::new()
+        }
+    }
+    /// TY002's pass and the most it held after an event.
+    struct Held(MessageTypePass, usize);
+    impl EventPass for Held {
+        fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+            self.0.event(rank, index, event, tables);
+            self.1 = self.1.max(self.0.held());
+        }
+        fn finish(self: Box<Self>, _: &RunTables) -> Vec<Diagnostic> {
+            Vec::new()
+        }
+    }
+
+    let dir = std::path::PathBuf::from(std::env::var_os("MPICHECK_LIVE_STATE_DIR").unwrap());
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
+        .collect();
+    files.sort();
+    let traces: Vec<Trace> = files
+        .iter()
+        .map(|f| mpicheck_trace::read_trace(f).unwrap())
+        .collect();
+    for t in &traces {
+        let at = |i: usize| t.calls.get(i).map(|c| c.t_enter_ns);
+        let n = t.calls.len();
+        println!(
+            "rank {:?}: start {} ns, entry times {:?} {:?} {:?} {:?} ns since ({} calls)",
+            t.header.rank,
+            t.header.start_unix_ns,
+            at(0),
+            at(n / 4),
+            at(n / 2),
+            at(n - 1),
+            n
+        );
+    }
+    for (name, order) in [
+        ("rank after rank", Order::RankAfterRank),
+        ("by entry time", Order::EntryTime),
+    ] {
+        let mut collective = CollectivePass::default();
+        let mut arrivals = Arrivals(Vec::new());
+        let (mut run, numbering) = normalize_streaming_into(
+            &traces,
+            &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
+            &mut resolve_line,
+            &mut [&mut collective, &mut arrivals],
+            order,
+        )
+        .unwrap();
+        numbering.apply(&mut run);
+        let mut ty002 = Held(MessageTypePass::default(), 0);
+        feed_in(&run, &mut [&mut ty002], &arrivals.0);
+        println!(
+            "{name}: {} events; the collective aligner held at most {} calls, TY002's streams at most {} messages and receives",
+            arrivals.0.len(),
+            collective.aligner_peak(),
+            ty002.1
+        );
+    }
+}

@@ -249,8 +249,9 @@ impl Aligner {
         self.peak
     }
 
-    /// What is left of each communicator a collective was called on, in communicator order.
-    pub fn finish(self) -> Vec<Rest> {
+    /// What is left of each communicator a collective was called on, in communicator order
+    /// ([`RunTables::comm_order`]).
+    pub fn finish(self, tables: &RunTables) -> Vec<Rest> {
         let mut rests: Vec<Rest> = self
             .lines
             .into_iter()
@@ -264,7 +265,7 @@ impl Aligner {
                     .collect(),
             })
             .collect();
-        rests.sort_by_key(|r| r.comm.0);
+        rests.sort_by_key(|r| tables.comm_order(r.comm));
         rests
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Event, Op, Rank, SiteId};
+use crate::model::{CommId, Event, Op, Rank, SiteId};
 
 pub const CO006: CheckInfo = CheckInfo {
     code: "CO006",
@@ -154,7 +154,10 @@ impl SplitOrder {
         let mut out = Vec::new();
         let mut found = self.found;
         let mut never_ended: BTreeMap<Rank, Vec<SplitCall>> = BTreeMap::new();
-        for ((rank, _), begin) in self.open {
+        let mut open: Vec<_> = self.open.into_iter().collect();
+        // Each rank's in the order of their communicator.
+        open.sort_by_key(|((rank, comm), _)| (*rank, tables.comm_order(CommId(*comm))));
+        for ((rank, _), begin) in open {
             never_ended.entry(rank).or_default().push(begin);
         }
         let ranks: std::collections::BTreeSet<Rank> =

@@ -77,8 +77,8 @@ pub(crate) struct InPlace {
 }
 
 impl InPlace {
-    pub fn finish(self) -> Vec<Diagnostic> {
-        self.found.into_diagnostics()
+    pub fn finish(self, tables: &RunTables) -> Vec<Diagnostic> {
+        self.found.into_diagnostics(tables)
     }
 
     /// A position of the aligned sequence.

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeMap;
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::pass::{EventPass, Filled, RunTables};
 use crate::checks::{collective_call, datatype, Check, Needs, Slot};
@@ -78,6 +78,12 @@ pub(crate) struct CollectivePass {
 }
 
 impl CollectivePass {
+    /// The most calls the aligner held at once (measurements).
+    #[cfg(test)]
+    pub fn aligner_peak(&self) -> usize {
+        self.aligner.peak()
+    }
+
     /// A position of the aligned sequence, for the checks that compare its calls; false
     /// when the sequence ended before it.
     fn aligned(&mut self, position: &Position, tables: &RunTables) -> bool {
@@ -120,7 +126,7 @@ impl EventPass for CollectivePass {
         tables: &RunTables,
         filled: &mut Filled,
     ) -> Vec<Diagnostic> {
-        let rests = std::mem::take(&mut self.aligner).finish();
+        let rests = std::mem::take(&mut self.aligner).finish(tables);
         for rest in &rests {
             self.co001.rest(rest, tables);
             for position in rest.positions() {
@@ -131,18 +137,19 @@ impl EventPass for CollectivePass {
         }
         let this = *self;
         let mut out = this.co001.finish(tables, &mut filled.mismatched_comms);
-        out.extend(this.co002.finish(&mut filled.mismatched_comms));
-        out.extend(this.co003.finish());
-        out.extend(this.co004.finish());
-        out.extend(this.co005.finish());
+        out.extend(this.co002.finish(tables, &mut filled.mismatched_comms));
+        out.extend(this.co003.finish(tables));
+        out.extend(this.co004.finish(tables));
+        out.extend(this.co005.finish(tables));
         out.extend(this.co006.finish(tables));
-        out.extend(this.ty001.finish());
+        out.extend(this.ty001.finish(tables));
         out
     }
 }
 
 /// Findings at positions, which complete in any order: handed out in the order of their
-/// communicator and position (and, at one position, as they were found).
+/// communicator ([`RunTables::comm_order`]) and position (and, at one position, as they were
+/// found).
 #[derive(Default)]
 pub(crate) struct Findings(Vec<(CommId, usize, Diagnostic)>);
 
@@ -151,13 +158,14 @@ impl Findings {
         self.0.push((position.comm, position.k, finding));
     }
 
-    pub fn sorted(mut self) -> impl Iterator<Item = (CommId, Diagnostic)> {
-        self.0.sort_by_key(|(comm, k, _)| (comm.0, *k));
+    pub fn sorted(mut self, tables: &RunTables) -> impl Iterator<Item = (CommId, Diagnostic)> {
+        self.0
+            .sort_by_key(|(comm, k, _)| (tables.comm_order(*comm), *k));
         self.0.into_iter().map(|(comm, _, d)| (comm, d))
     }
 
-    pub fn into_diagnostics(self) -> Vec<Diagnostic> {
-        self.sorted().map(|(_, d)| d).collect()
+    pub fn into_diagnostics(self, tables: &RunTables) -> Vec<Diagnostic> {
+        self.sorted(tables).map(|(_, d)| d).collect()
     }
 }
 
@@ -180,16 +188,25 @@ pub(crate) fn by_value<'c, V: Ord + Clone>(
     out
 }
 
-/// Locations of a group of calls, one per call site.
+/// Locations of a group of calls, one per call site, in the order of the lowest rank calling
+/// there. (Not in the order of the sites' ids: a position is complete, and its findings made,
+/// before the sites have their final ids, see [`RunTables::site_order`].)
 pub(crate) fn group_locations(tables: &RunTables, calls: &[&Call], label: &Text) -> Vec<Location> {
-    let mut sites: BTreeMap<(u32, &'static str), Vec<Rank>> = BTreeMap::new();
+    let mut sites: FxHashMap<(u32, &'static str), Vec<Rank>> = FxHashMap::default();
     for c in calls {
         sites.entry((c.site.0, c.call)).or_default().push(c.rank);
     }
+    let mut sites: Vec<_> = sites
+        .into_iter()
+        .map(|(site, mut ranks)| {
+            ranks.sort_unstable();
+            (site, ranks)
+        })
+        .collect();
+    sites.sort_unstable_by_key(|(_, ranks)| ranks[0]);
     sites
         .into_iter()
-        .map(|((site, call), mut ranks)| {
-            ranks.sort_unstable();
+        .map(|((site, call), ranks)| {
             tables.location(crate::model::SiteId(site), ranks, call, label.clone())
         })
         .collect()

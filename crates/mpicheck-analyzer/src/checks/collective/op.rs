@@ -77,7 +77,7 @@ impl Ops {
         );
     }
 
-    pub fn finish(self) -> Vec<Diagnostic> {
-        self.found.into_diagnostics()
+    pub fn finish(self, tables: &RunTables) -> Vec<Diagnostic> {
+        self.found.into_diagnostics(tables)
     }
 }

@@ -108,7 +108,7 @@ impl Roots {
 
     /// The findings; the communicators they are on go to `comms` (a replay that matches
     /// collectives with different roots reports a deadlock that is only a consequence).
-    pub fn finish(self, comms: &mut BTreeSet<CommId>) -> Vec<Diagnostic> {
+    pub fn finish(self, tables: &RunTables, comms: &mut BTreeSet<CommId>) -> Vec<Diagnostic> {
         // Communicators on which every member makes the same rooted calls, only in
         // different orders (the standard's "broadcasts in reverse order" example): the fault
         // is the order, a (potential) deadlock the deadlock checks report, not a wrong root
@@ -123,7 +123,7 @@ impl Roots {
             })
             .collect();
         self.found
-            .sorted()
+            .sorted(tables)
             .filter(|(comm, _)| !reordered.contains(comm))
             .map(|(comm, d)| {
                 comms.insert(comm);

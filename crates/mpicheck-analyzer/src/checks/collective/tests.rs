@@ -260,7 +260,7 @@ fn the_aligner_holds_only_calls_some_member_has_not_made_yet() {
     // A small count, whatever the length of the run: the calls of the ranks ahead.
     assert!(aligner.peak() <= 32, "held up to {} calls", aligner.peak());
     assert!(aligner
-        .finish()
+        .finish(&tables)
         .iter()
         .all(|rest| rest.calls.values().all(|c| c.1.is_empty())));
 }
@@ -292,7 +292,7 @@ fn positions_some_member_never_reached_are_left_at_the_end() {
         aligner.add(CommId(2), call(rank, CollectiveKind::Barrier), &tables);
     }
     assert_eq!(aligner.held(), 2);
-    let rests = aligner.finish();
+    let rests = aligner.finish(&tables);
     assert_eq!(rests.len(), 1);
     let positions: Vec<_> = rests[0].positions().collect();
     assert_eq!(positions.len(), 1);

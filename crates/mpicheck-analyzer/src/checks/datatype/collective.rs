@@ -369,10 +369,10 @@ pub(crate) struct Signatures {
 
 impl Signatures {
     /// The findings, the first of each message.
-    pub fn finish(self) -> Vec<Diagnostic> {
+    pub fn finish(self, tables: &RunTables) -> Vec<Diagnostic> {
         let mut seen: HashSet<String> = HashSet::new();
         self.found
-            .into_diagnostics()
+            .into_diagnostics(tables)
             .into_iter()
             .filter(|d| seen.insert(d.message.to_string()))
             .collect()

@@ -592,6 +592,17 @@ impl Check for MessageTypeMismatch {
     }
 }
 
+/// What the pass holds (measurements): messages not taken and receives waiting.
+#[cfg(test)]
+impl MessageTypePass {
+    pub fn held(&self) -> usize {
+        self.streams
+            .values()
+            .map(|s| s.messages.len() + s.waiting.len())
+            .sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -152,7 +152,10 @@ impl EventPass for Leaks {
                 report(&mut self.groups, rank, &mut state.live);
             }
         }
-        self.groups
+        let mut groups: Vec<_> = std::mem::take(&mut self.groups).into_iter().collect();
+        // By kind, then call site in the run's final order (stable: then call and count).
+        groups.sort_by_key(|((kind, site, ..), _)| (*kind, tables.site_order(SiteId(*site))));
+        groups
             .into_iter()
             .map(|((kind, site, call, n), ranks)| {
                 let ranks: Vec<Rank> = ranks.into_iter().collect();
