@@ -119,9 +119,6 @@ pub(super) fn open_trace(family: &str) -> Option<Recorder> {
         let _ = std::fs::remove_file(&path);
         return None;
     }
-    let start_unix_ns = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
     // SAFETY: the header lies in the first page, which the growth above made writable.
     unsafe {
         let b = recorder.base;
@@ -141,9 +138,16 @@ pub(super) fn open_trace(family: &str) -> Option<Recorder> {
         ptr::write(b.add(offset::RANK) as *mut i32, -1);
         ptr::write(b.add(offset::WORLD_SIZE) as *mut i32, -1);
         ptr::write(b.add(offset::THREAD_LEVEL) as *mut i32, -1);
-        ptr::write(b.add(offset::START_UNIX_NS) as *mut u64, start_unix_ns);
         ptr::write(b.add(offset::CLOCK) as *mut u32, recorder.clock.kind());
+        // The wall clock is read right after the clock pair the call times count from: the
+        // analysis orders the ranks' calls by start + entry time, so a delay between the
+        // two reads (a preemption while reading /proc, under load milliseconds) would skew
+        // one rank against the others.
         let (ticks, ns) = recorder.clock_pair();
+        let start_unix_ns = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        ptr::write(b.add(offset::START_UNIX_NS) as *mut u64, start_unix_ns);
         ptr::write(b.add(offset::CLOCK_START) as *mut u64, ticks);
         ptr::write(b.add(offset::CLOCK_START_NS) as *mut u64, ns);
         // Slot 0 holds the start pair until the first calibration.

@@ -757,7 +757,7 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
 /// Issue 14: the most the collective aligner and TY002's message streams hold at once, the
 /// ranks normalized one after the other and interleaved by entry time, on the run recorded
 /// in `MPICHECK_LIVE_STATE_DIR` (BENCHMARKS.md, "Ranks normalized interleaved"). TY002 is
-/// fed from the run (it reads a receive's match at its event) in the order the events were
+/// fed from the normalized run (matches known at the events) in the order the events were
 /// made.
 #[test]
 #[ignore = "a measurement: set MPICHECK_LIVE_STATE_DIR to a recorded run"]
