@@ -168,21 +168,26 @@ fn full_disk_stops_recording_not_the_program_openmpi() {
     check_full_disk(OPENMPI);
 }
 
-/// Bytes of counted repeat records (trace format 6, "Counted runs") in the trace file `path`.
-fn counted_bytes(path: &Path) -> u64 {
+/// Bytes of the records of the trace file `path` whose frame (kind, flags) `which` accepts.
+fn record_bytes(path: &Path, which: impl Fn(u16, u8) -> bool) -> u64 {
     let b = std::fs::read(path).unwrap();
-    let (mut at, mut counted) = (4096, 0);
+    let (mut at, mut bytes) = (4096, 0);
     while at + 8 <= b.len() {
         let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
         if len == 0 {
             break;
         }
-        if b[at + 7] & mpicheck_trace::flags::COUNTED != 0 {
-            counted += len as u64;
+        if which(u16::from_le_bytes([b[at + 4], b[at + 5]]), b[at + 7]) {
+            bytes += len as u64;
         }
         at += len;
     }
-    counted
+    bytes
+}
+
+/// Bytes of counted repeat records (trace format 6, "Counted runs") in the trace file `path`.
+fn counted_bytes(path: &Path) -> u64 {
+    record_bytes(path, |_, flags| flags & mpicheck_trace::flags::COUNTED != 0)
 }
 
 /// A rank ended (SIGALRM) inside a call folded into a counted run leaves a trace that reads
@@ -256,19 +261,7 @@ fn a_rank_killed_in_a_counted_run_leaves_the_count_openmpi() {
 
 /// Bytes of cycle records (trace format 7, "Counted cycles") in the trace file `path`.
 fn cycle_bytes(path: &Path) -> u64 {
-    let b = std::fs::read(path).unwrap();
-    let (mut at, mut bytes) = (4096, 0);
-    while at + 8 <= b.len() {
-        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
-        if len == 0 {
-            break;
-        }
-        if u16::from_le_bytes([b[at + 4], b[at + 5]]) == mpicheck_trace::kind::CYCLE {
-            bytes += len as u64;
-        }
-        at += len;
-    }
-    bytes
+    record_bytes(path, |kind, _| kind == mpicheck_trace::kind::CYCLE)
 }
 
 /// A rank ended (SIGALRM) inside a call counted in a cycle record leaves a trace that reads
