@@ -168,6 +168,48 @@ fn full_disk_stops_recording_not_the_program_openmpi() {
     check_full_disk(OPENMPI);
 }
 
+/// Runs `program` on 2 ranks under `mpicheck run`, which must fail (the program ends a rank
+/// with SIGALRM inside a counted call), and gives each rank's trace file, its trace, and the
+/// run's stderr to `check` (both ranks must have one).
+fn check_killed(family: Family, program: &str, mut check: impl FnMut(i32, &Path, &Trace, &str)) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, program, dir.path());
+    let out = dir.path().join("out");
+    let (run, _) = mpicheck_run(
+        family,
+        2,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "20"],
+        b"",
+    );
+    let stderr = text(&run.stderr);
+    assert!(!run.status.success(), "{stderr}");
+    let paths: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
+        .collect();
+    let mut seen = 0;
+    for path in &paths {
+        let trace = read_trace(path).unwrap();
+        if let Some(rank @ (0 | 1)) = trace.header.best_rank() {
+            seen += 1;
+            check(rank, path, &trace, &stderr);
+        }
+    }
+    assert_eq!(seen, 2, "both ranks' traces\n{stderr}");
+}
+
+/// The calls of `trace` to the function `name`.
+fn calls_named<'t>(trace: &'t Trace, name: &str) -> Vec<&'t mpicheck_trace::reader::CallRecord> {
+    trace
+        .calls
+        .iter()
+        .filter(|c| trace.function_name(c.func) == name)
+        .collect()
+}
+
 /// Bytes of the records of the trace file `path` whose frame (kind, flags) `which` accepts.
 fn record_bytes(path: &Path, which: impl Fn(u16, u8) -> bool) -> u64 {
     let b = std::fs::read(path).unwrap();
@@ -194,37 +236,10 @@ fn counted_bytes(path: &Path) -> u64 {
 /// with every call of the run, the one it died in last and not complete; the sender's run of
 /// identical sends reads whole too.
 fn check_killed_run(family: Family) {
-    let dir = tempfile::tempdir().unwrap();
-    let exe = compile(family, "killed_run.c", dir.path());
-    let out = dir.path().join("out");
-    let (run, _) = mpicheck_run(
-        family,
-        2,
-        &out,
-        &[exe.to_str().unwrap()],
-        &["--deadlock-timeout", "20"],
-        b"",
-    );
-    let stderr = text(&run.stderr);
-    assert!(!run.status.success(), "{stderr}");
-    let paths: Vec<_> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
-        .collect();
-    let mut seen = 0;
-    for path in &paths {
-        let trace = read_trace(path).unwrap();
-        let calls = |name: &str| {
-            trace
-                .calls
-                .iter()
-                .filter(|c| trace.function_name(c.func) == name)
-                .collect::<Vec<_>>()
-        };
-        match trace.header.best_rank() {
-            Some(1) => {
-                seen += 1;
+    check_killed(family, "killed_run.c", |rank, path, trace, stderr| {
+        let calls = |name: &str| calls_named(trace, name);
+        match rank {
+            1 => {
                 assert!(!trace.header.exited(), "rank 1 was killed\n{stderr}");
                 assert!(counted_bytes(path) > 0, "rank 1's receives were counted");
                 let recvs = calls("MPI_Recv");
@@ -237,8 +252,7 @@ fn check_killed_run(family: Family) {
                     .windows(2)
                     .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns && w[0].seq <= w[1].seq));
             }
-            Some(0) => {
-                seen += 1;
+            0 => {
                 assert!(counted_bytes(path) > 0, "rank 0's sends were counted");
                 let sends = calls("MPI_Send");
                 assert_eq!(sends.len(), 1000, "rank 0's sends\n{stderr}");
@@ -246,8 +260,7 @@ fn check_killed_run(family: Family) {
             }
             _ => {}
         }
-    }
-    assert_eq!(seen, 2, "both ranks' traces\n{stderr}");
+    });
 }
 
 #[test]
@@ -267,37 +280,10 @@ fn cycle_bytes(path: &Path) -> u64 {
 /// A rank ended (SIGALRM) inside a call counted in a cycle record leaves a trace that reads
 /// with every call of the cycle, the one it died in last and not complete.
 fn check_killed_cycle(family: Family) {
-    let dir = tempfile::tempdir().unwrap();
-    let exe = compile(family, "killed_cycle.c", dir.path());
-    let out = dir.path().join("out");
-    let (run, _) = mpicheck_run(
-        family,
-        2,
-        &out,
-        &[exe.to_str().unwrap()],
-        &["--deadlock-timeout", "20"],
-        b"",
-    );
-    let stderr = text(&run.stderr);
-    assert!(!run.status.success(), "{stderr}");
-    let paths: Vec<_> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
-        .collect();
-    let mut seen = 0;
-    for path in &paths {
-        let trace = read_trace(path).unwrap();
-        let calls = |name: &str| {
-            trace
-                .calls
-                .iter()
-                .filter(|c| trace.function_name(c.func) == name)
-                .collect::<Vec<_>>()
-        };
-        match trace.header.best_rank() {
-            Some(1) => {
-                seen += 1;
+    check_killed(family, "killed_cycle.c", |rank, path, trace, stderr| {
+        let calls = |name: &str| calls_named(trace, name);
+        match rank {
+            1 => {
                 assert!(!trace.header.exited(), "rank 1 was killed\n{stderr}");
                 assert!(
                     cycle_bytes(path) > 0,
@@ -316,8 +302,7 @@ fn check_killed_cycle(family: Family) {
                     .windows(2)
                     .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns && w[0].seq <= w[1].seq));
             }
-            Some(0) => {
-                seen += 1;
+            0 => {
                 assert!(
                     cycle_bytes(path) > 0,
                     "rank 0's calls were counted in a cycle"
@@ -328,8 +313,7 @@ fn check_killed_cycle(family: Family) {
             }
             _ => {}
         }
-    }
-    assert_eq!(seen, 2, "both ranks' traces\n{stderr}");
+    });
 }
 
 #[test]
