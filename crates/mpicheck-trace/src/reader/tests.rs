@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::builder::{CallToWrite, TraceBuilder};
+use crate::{offset, state, MAX_WORLD_SIZE};
 
 const SCHEMA: &str = "0 MPI_Barrier comm:COMMUNICATOR:in:s\n";
 

@@ -1,0 +1,694 @@
+//! The walk over a trace's records, shared by the scan and the decoding of its calls, and the
+//! expansion of repeats, counted runs and counted cycles into the calls they stand for.
+
+use rustc_hash::FxHashMap;
+
+use super::header::{
+    clock_conversion, i32_at, u16_at, u32_at, u64_at, ClockConversion, TraceHeader,
+};
+use super::{CallRecord, EndOfTrace, TraceError};
+use crate::schema::{record_words, Schema};
+use crate::{kind, record_state, text, CALL_FIXED_SIZE, HEADER_SIZE};
+
+/// Where the bytes of a trace come from while its records are walked: memory (a slice), or
+/// a file read through a window ([`crate::open::FileWindow`]), so that a trace is decoded one
+/// record at a time without being held whole.
+pub trait TraceBytes {
+    /// Length of the trace in bytes.
+    fn len(&self) -> usize;
+    /// Whether the trace has no bytes.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The bytes `at..at + n`, which lie within [`TraceBytes::len`]. A source that fails to
+    /// read returns zeros (which end the walk) and reports why from [`TraceBytes::take_error`].
+    fn get(&mut self, at: usize, n: usize) -> &[u8];
+    /// Why reading failed, once.
+    fn take_error(&mut self) -> Option<TraceError> {
+        None
+    }
+}
+
+impl TraceBytes for &[u8] {
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+    fn get(&mut self, at: usize, n: usize) -> &[u8] {
+        &self[at..at + n]
+    }
+}
+
+/// The walk over the records of a trace: where it is and, once it stopped, why. Both passes
+/// over a trace (the scan of [`scan_trace`] and the decoding of [`TraceCalls`]) step with it,
+/// so they stop at the same record for the same reason.
+#[derive(Clone, Debug)]
+pub(super) struct Walk {
+    at: usize,
+    exited: bool,
+    /// The end of the reserved record area (header offset 40): a zero frame below it with
+    /// records after it is a hole.
+    records_end: u64,
+    /// Holes stepped over (records whose writer was ended before it wrote their frame).
+    pub(super) holes: u64,
+    /// The last step went over a hole: the next record must be a valid one.
+    after_a_hole: bool,
+    /// How the records stopped, once they did (before the check for a cut).
+    end: Option<EndOfTrace>,
+    /// The last record did not fit the file.
+    bad_record: bool,
+    /// Format 5 and later: records may be repeats of earlier ones ("Repeated calls").
+    repeats: bool,
+    /// Format 6 and later: repeats may count a run of identical calls ("Counted runs").
+    pub(super) counted: bool,
+    /// The latest `ORIGINAL` record of each thread, function and call site (the `u32` of
+    /// function and thread ids at offset 8, the call site), by offset, with its length: what
+    /// a repeat may refer to. Bounded by the distinct call sites of each thread.
+    originals: FxHashMap<u64, (u32, usize)>,
+    latest_original: FxHashMap<(u32, u64), u64>,
+    /// The original the last step superseded: no repeat refers to it any more.
+    superseded: Option<u64>,
+    /// Format 7 and later: cycle records may count the calls of the records before them
+    /// ("Counted cycles").
+    cycles: bool,
+    /// The last [`crate::MAX_CYCLE`] records walked, oldest first: what a cycle record may
+    /// count.
+    recent: std::collections::VecDeque<Recent>,
+    /// The cycle record the last step returned, checked against the records before it.
+    pub(super) cycle: Option<Cycle>,
+}
+
+/// A record the walk passed, as a cycle record after it may count it.
+#[derive(Clone, Copy, Debug)]
+struct Recent {
+    at: usize,
+    len: usize,
+    func: u16,
+    thread: u16,
+    /// A complete call record that is neither a poll nor a counted repeat.
+    member: bool,
+}
+
+/// A cycle record ("Counted cycles" in the crate docs), read and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cycle {
+    /// Offsets and function ids of its members, in cycle order.
+    pub members: Vec<(u64, u16)>,
+    pub thread: u16,
+    /// Counted calls that returned, whether one more is inside MPI, the raw `last` time.
+    pub runs: u64,
+    pub pending: bool,
+    pub last: u64,
+}
+
+/// The fields of a cycle record (whole, [`crate::CYCLE_LEN`] bytes, `COMPLETE`): period,
+/// thread, span, runs (without the pending bit), pending, raw `last`; `None` for any other
+/// record.
+pub fn cycle_fields(rec: &[u8]) -> Option<(usize, u16, usize, u64, bool, u64)> {
+    if rec.len() != crate::CYCLE_LEN
+        || u16_at(rec, 4) != kind::CYCLE
+        || rec[6] != record_state::COMPLETE
+    {
+        return None;
+    }
+    let runs = u64_at(rec, 16);
+    Some((
+        u16_at(rec, 8) as usize,
+        u16_at(rec, 10),
+        u32_at(rec, 12) as usize,
+        runs & !crate::COUNT_PENDING,
+        runs & crate::COUNT_PENDING != 0,
+        u64_at(rec, 24),
+    ))
+}
+
+impl Walk {
+    pub(super) fn new(header: &TraceHeader) -> Walk {
+        Walk {
+            at: HEADER_SIZE,
+            exited: header.exited(),
+            records_end: header.records_end,
+            holes: 0,
+            after_a_hole: false,
+            end: None,
+            bad_record: false,
+            repeats: header.version >= crate::REPEATS_VERSION,
+            counted: header.version >= crate::COUNTED_VERSION,
+            originals: FxHashMap::default(),
+            latest_original: FxHashMap::default(),
+            superseded: None,
+            cycles: header.version >= crate::CYCLES_VERSION,
+            recent: std::collections::VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+            cycle: None,
+        }
+    }
+
+    /// The offset and length of the next record, or `None` at the end of the records.
+    pub(super) fn next_record(&mut self, b: &mut impl TraceBytes) -> Option<(usize, usize)> {
+        if self.end.is_some() {
+            return None;
+        }
+        loop {
+            let at = self.at;
+            let truncated = |reason: &str| EndOfTrace::Truncated {
+                offset: at as u64,
+                reason: reason.to_string(),
+            };
+            if at + 8 > b.len() {
+                self.end = Some(if self.exited {
+                    EndOfTrace::Clean
+                } else {
+                    truncated("the file ends without an end marker")
+                });
+                return None;
+            }
+            let frame = b.get(at, 8);
+            let len = u32_at(frame, 0) as usize;
+            let (record_kind, state) = (u16_at(frame, 4), frame[6]);
+            if len == 0 {
+                if let Some(next) = self.after_hole(b, at) {
+                    // A record whose writer was ended before it wrote the frame: it never got
+                    // to call MPI, so no call is missing; counted, and the walk goes on.
+                    self.holes += 1;
+                    self.at = next;
+                    self.after_a_hole = true;
+                    continue;
+                }
+                self.end = Some(if self.exited {
+                    EndOfTrace::Clean
+                } else {
+                    truncated(
+                        "the process did not exit normally (killed, crashed, or still running)",
+                    )
+                });
+                return None;
+            }
+            if len < 8 || len & 7 != 0 || at + len > b.len() {
+                self.end = Some(truncated(&format!(
+                    "record of {len} bytes does not fit the file"
+                )));
+                self.bad_record = true;
+                return None;
+            }
+            // What follows a hole must be a record, not a stray word: unknown kinds are
+            // refused there, not skipped.
+            if std::mem::take(&mut self.after_a_hole)
+                && (!matches!(
+                    record_kind,
+                    kind::CALL | kind::TEXT | kind::SKIP | kind::CYCLE
+                ) || state > record_state::COMPLETE)
+            {
+                self.end = Some(truncated(
+                    "a record left unwritten is followed by damaged bytes",
+                ));
+                self.bad_record = true;
+                return None;
+            }
+            if self.repeats && record_kind == kind::CALL && len >= CALL_FIXED_SIZE {
+                if let Err(reason) = self.follow_repeats(b, at, len) {
+                    self.end = Some(truncated(&reason));
+                    self.bad_record = true;
+                    return None;
+                }
+            }
+            self.cycle = None;
+            if self.cycles && record_kind == kind::CYCLE && state != record_state::RESERVED {
+                match self.check_cycle(b, at, len) {
+                    Ok(cycle) => self.cycle = Some(cycle),
+                    Err(reason) => {
+                        self.end = Some(truncated(&reason));
+                        self.bad_record = true;
+                        return None;
+                    }
+                }
+            }
+            if self.cycles {
+                let head = b.get(at, CALL_FIXED_SIZE.min(len));
+                let call = record_kind == kind::CALL && len >= CALL_FIXED_SIZE;
+                let no_member = crate::flags::POLL | crate::flags::COUNTED;
+                if self.recent.len() == crate::MAX_CYCLE {
+                    self.recent.pop_front();
+                }
+                self.recent.push_back(Recent {
+                    at,
+                    len,
+                    func: if call { u16_at(head, 8) } else { 0 },
+                    thread: if call { u16_at(head, 10) } else { 0 },
+                    member: call && state == record_state::COMPLETE && head[7] & no_member == 0,
+                });
+            }
+            self.at += len;
+            return Some((at, len));
+        }
+    }
+
+    /// Checks the cycle record at `at` (whole, of `len` bytes, not `RESERVED`) against the
+    /// records before it: its members must be the last `period` records walked, call
+    /// records of its thread that follow each other up to it (see "Counted cycles").
+    fn check_cycle(&self, b: &mut impl TraceBytes, at: usize, len: usize) -> Result<Cycle, String> {
+        let damaged =
+            || format!("the cycle record at byte {at} does not follow the calls it counts");
+        let (period, thread, span, runs, pending, last) =
+            cycle_fields(b.get(at, len)).ok_or_else(damaged)?;
+        if !(2..=crate::MAX_CYCLE).contains(&period) || period > self.recent.len() {
+            return Err(damaged());
+        }
+        let members = &self.recent.as_slices();
+        let members: Vec<Recent> = members
+            .0
+            .iter()
+            .chain(members.1)
+            .skip(self.recent.len() - period)
+            .copied()
+            .collect();
+        let mut end = at;
+        for m in members.iter().rev() {
+            if !m.member || m.thread != thread || m.at + m.len != end {
+                return Err(damaged());
+            }
+            end = m.at;
+        }
+        if at - end != span {
+            return Err(damaged());
+        }
+        Ok(Cycle {
+            members: members.iter().map(|m| (m.at as u64, m.func)).collect(),
+            thread,
+            runs,
+            pending,
+            last,
+        })
+    }
+
+    /// Keeps track of the records repeats may refer to, and checks that the call record at
+    /// `at` (whole, of `len` bytes), if it is a repeat, refers to one.
+    fn follow_repeats(
+        &mut self,
+        b: &mut impl TraceBytes,
+        at: usize,
+        len: usize,
+    ) -> Result<(), String> {
+        self.superseded = None;
+        let fixed = b.get(at, CALL_FIXED_SIZE);
+        let (state, rflags) = (fixed[6], fixed[7]);
+        let (ids, word) = (u32_at(fixed, 8), u64_at(fixed, 32));
+        if state == record_state::RESERVED {
+            return Ok(()); // unwritten: skipped as a partial record
+        }
+        if rflags & crate::flags::REPEAT != 0 {
+            let len = if self.counted && rflags & crate::flags::COUNTED != 0 {
+                match len.checked_sub(8 * crate::COUNT_WORDS) {
+                    Some(tail) if tail >= CALL_FIXED_SIZE => tail,
+                    _ => {
+                        return Err(format!(
+                            "the counted call at byte {at} has no room for its count"
+                        ))
+                    }
+                }
+            } else {
+                len
+            };
+            return match self.originals.get(&word) {
+                Some(&(original_ids, original_len)) if original_ids == ids && len <= original_len => {
+                    Ok(())
+                }
+                _ => Err(format!(
+                    "the repeated call at byte {at} refers to byte {word}, which holds no earlier call of its thread, function and call site"
+                )),
+            };
+        }
+        if rflags & crate::flags::ORIGINAL != 0 {
+            if let Some(old) = self.latest_original.insert((ids, word), at as u64) {
+                self.originals.remove(&old);
+                self.superseded = Some(old);
+            }
+            self.originals.insert(at as u64, (ids, len));
+        }
+        Ok(())
+    }
+
+    /// Where the walk goes on after the zero frame at `at`, when records follow it: a hole
+    /// left by a thread ended (by `exit` or a kill) between reserving a record and writing
+    /// its frame. The recorder writes nothing into a record before its frame and leaves
+    /// space it gives back zeroed, so a hole is all zeros and the next nonzero word below
+    /// the reserved end is the next record's frame: `None` when only zeros follow (the end
+    /// of the records). A nonzero word that is no frame is returned too, and the walk stops
+    /// there at a damaged record.
+    fn after_hole(&self, b: &mut impl TraceBytes, at: usize) -> Option<usize> {
+        let end = usize::try_from(self.records_end)
+            .unwrap_or(usize::MAX)
+            .min(b.len());
+        let mut word = at + 8;
+        while word + 8 <= end {
+            if b.get(word, 8) != [0; 8] {
+                return Some(word);
+            }
+            word += 8;
+        }
+        None
+    }
+
+    /// How the trace ended, once the walk stopped: a trace of an exited process whose
+    /// records stop before the end it wrote was cut.
+    pub(super) fn end_of_trace(&self, header: &TraceHeader, file_len: usize) -> EndOfTrace {
+        if !header.exited() {
+            return self.end.clone().unwrap_or(EndOfTrace::Clean);
+        }
+        // The recorder never shrinks the file of a process that ran its exit handlers, so a
+        // file shorter than the records it had then was cut afterwards. Records may still
+        // stop early in a whole file (`exit` ends threads between reserving a record and
+        // writing it): only the file length, or a record that does not fit before that
+        // end, proves a cut. Records after that end come from calls made during `exit`.
+        let file_len = file_len as u64;
+        let written = header.exit_records_end;
+        let cut_record = self.bad_record && (written == 0 || (self.at as u64) < written);
+        if written > file_len || cut_record {
+            EndOfTrace::Cut {
+                offset: self.at as u64,
+                file_len,
+                written,
+            }
+        } else {
+            EndOfTrace::Clean
+        }
+    }
+}
+
+/// The call records of a trace, decoded one at a time in record order (the records of a
+/// folded poll as two calls, see the crate documentation). `Err` only when the bytes could
+/// not be read, as the last item.
+pub struct TraceCalls<B> {
+    bytes: B,
+    walk: Walk,
+    clock: ClockConversion,
+    /// The last call of a folded poll, returned after its first.
+    last_of_loop: Option<CallRecord>,
+    /// The calls of a counted run still to return after the record's own.
+    run: Option<Run>,
+    /// Format 4 and later: the trace's function table, which says each argument word's
+    /// width (read from its text record, before the first call).
+    layouts: Option<Schema>,
+    sized_words: bool,
+    /// The bytes of the records repeats may refer to (those [`Walk`] keeps), by offset.
+    originals: FxHashMap<u64, Vec<u8>>,
+    /// The last repeat, expanded into its full record.
+    expanded: Vec<u8>,
+    /// The calls of the last [`crate::MAX_CYCLE`] call records (format 7): what a cycle
+    /// record after them counts.
+    recent_calls: std::collections::VecDeque<CallRecord>,
+}
+
+impl<B: TraceBytes> TraceCalls<B> {
+    /// The calls of the trace in `bytes`, whose header is `header` (as [`super::scan_trace`] read
+    /// it from the same bytes).
+    pub fn new(mut bytes: B, header: &TraceHeader) -> TraceCalls<B> {
+        let clock = if bytes.len() >= HEADER_SIZE {
+            clock_conversion(bytes.get(0, HEADER_SIZE))
+        } else {
+            ClockConversion {
+                start: 0,
+                ns: 0,
+                ticks: 1,
+            }
+        };
+        TraceCalls {
+            bytes,
+            walk: Walk::new(header),
+            clock,
+            last_of_loop: None,
+            run: None,
+            layouts: None,
+            sized_words: header.version >= crate::SIZED_WORDS_VERSION,
+            originals: FxHashMap::default(),
+            expanded: Vec::new(),
+            recent_calls: std::collections::VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+        }
+    }
+
+    /// The calls a checked cycle record at `at` counts, as a run after nothing.
+    fn cycle_run(&self, at: usize, cycle: &Cycle) -> Option<Run> {
+        let period = cycle.members.len();
+        let calls = cycle.runs + cycle.pending as u64;
+        if calls == 0 || self.recent_calls.len() < period {
+            return None;
+        }
+        let templates: Vec<CallRecord> = self
+            .recent_calls
+            .iter()
+            .skip(self.recent_calls.len() - period)
+            .cloned()
+            .collect();
+        // The walk checked the members; their calls were the last returned from records.
+        if templates
+            .iter()
+            .zip(&cycle.members)
+            .any(|(call, &(member_at, _))| call.seq != member_at)
+        {
+            return None;
+        }
+        let from_ns = templates[period - 1].t_exit_ns;
+        Some(Run {
+            from_ns,
+            last_ns: self.clock.to_ns(cycle.last).max(from_ns),
+            runs: cycle.runs,
+            pending: cycle.pending,
+            next: 1,
+            first_seq: at as u64 - 1,
+            last_seq: (at + crate::CYCLE_LEN - 1) as u64,
+            templates,
+        })
+    }
+}
+
+impl<B: TraceBytes> Iterator for TraceCalls<B> {
+    type Item = Result<CallRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(last) = self.last_of_loop.take() {
+            return Some(Ok(last));
+        }
+        if let Some(run) = &mut self.run {
+            if let Some(call) = run.next_call() {
+                return Some(Ok(call));
+            }
+            self.run = None;
+        }
+        loop {
+            let Some((at, len)) = self.walk.next_record(&mut self.bytes) else {
+                return self.bytes.take_error().map(Err);
+            };
+            let rec = self.bytes.get(at, len);
+            if self.sized_words
+                && u16_at(rec, 4) == kind::TEXT
+                && len >= 16
+                && rec[6] != record_state::RESERVED
+                && u32_at(rec, 8) == text::SCHEMA
+            {
+                let text_len = (u32_at(rec, 12) as usize).min(len - 16);
+                // A table that does not parse fails the scan of the same trace first.
+                self.layouts =
+                    Schema::parse(&String::from_utf8_lossy(&rec[16..16 + text_len])).ok();
+                continue;
+            }
+            if let Some(cycle) = self.walk.cycle.take() {
+                self.run = self.cycle_run(at, &cycle);
+                self.recent_calls.clear();
+                match self.run.as_mut().and_then(Run::next_call) {
+                    Some(call) => return Some(Ok(call)),
+                    None => continue,
+                }
+            }
+            if u16_at(rec, 4) != kind::CALL
+                || len < CALL_FIXED_SIZE
+                || rec[6] == record_state::RESERVED
+            {
+                if self.walk.cycles {
+                    self.recent_calls.clear();
+                }
+                continue;
+            }
+            if let Some(old) = self.walk.superseded.take() {
+                self.originals.remove(&old);
+            }
+            let mut run = None;
+            let rec: &[u8] = if self.walk.repeats && rec[7] & crate::flags::REPEAT != 0 {
+                // The walk checked that the original is there.
+                let Some(original) = self.originals.get(&u64_at(rec, 32)) else {
+                    continue;
+                };
+                let tail = if self.walk.counted && rec[7] & crate::flags::COUNTED != 0 {
+                    run = counted_run(rec).map(|(runs, pending, last)| (runs, pending, last, len));
+                    &rec[..len - 8 * crate::COUNT_WORDS]
+                } else {
+                    rec
+                };
+                expand_repeat(original, tail, &mut self.expanded);
+                &self.expanded
+            } else {
+                if self.walk.repeats && rec[7] & crate::flags::ORIGINAL != 0 {
+                    self.originals.insert(at as u64, rec.to_vec());
+                }
+                rec
+            };
+            let len = rec.len();
+            let rflags = rec[7];
+            let clock = &self.clock;
+            let mut nwords = (len - CALL_FIXED_SIZE) / 8;
+            let complete = rec[6] == record_state::COMPLETE;
+            if rflags & crate::flags::POLL != 0 && nwords >= crate::POLL_FOLD_WORDS {
+                nwords -= crate::POLL_FOLD_WORDS;
+            }
+            // A folded poll: its last call follows as a record of its own.
+            let last_of_loop = folded_poll(rec)
+                .map(|(repeats, last_enter)| (repeats - 1, clock.to_ns(last_enter)));
+            let func = u16_at(rec, 8);
+            let layout = self.layouts.as_ref().and_then(|s| s.function(func));
+            let words: Vec<i64> = match layout {
+                Some(function) => record_words(
+                    function,
+                    &rec[CALL_FIXED_SIZE..CALL_FIXED_SIZE + 8 * nwords],
+                ),
+                // Formats 2 and 3, and a call the table does not describe: 8-byte words.
+                None => (0..nwords)
+                    .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
+                    .collect(),
+            };
+            let call = CallRecord {
+                func,
+                thread: u16_at(rec, 10),
+                seq: at as u64,
+                t_enter_ns: clock.to_ns(u64_at(rec, 16)),
+                t_exit_ns: if !complete {
+                    0
+                } else if rflags & crate::flags::INSTANT != 0 {
+                    clock.to_ns(u64_at(rec, 16))
+                } else {
+                    clock.to_ns(u64_at(rec, 24))
+                },
+                callsite: u64_at(rec, 32),
+                ret: if complete { i32_at(rec, 12) } else { 0 },
+                fortran: rflags & crate::flags::FORTRAN != 0,
+                complete,
+                words,
+                repeats: 0,
+            };
+            if let Some((repeats, at_ns)) = last_of_loop {
+                let mut last = call.clone();
+                // Ordered right after the first call, before any later record.
+                last.seq += 1;
+                last.t_enter_ns = at_ns;
+                last.t_exit_ns = at_ns;
+                last.repeats = repeats;
+                self.last_of_loop = Some(last);
+            }
+            if let Some((runs, pending, last, record_len)) = run {
+                if complete && runs + pending as u64 > 0 {
+                    self.run = Some(Run {
+                        from_ns: call.t_exit_ns,
+                        last_ns: clock.to_ns(last).max(call.t_exit_ns),
+                        runs,
+                        pending,
+                        next: 1,
+                        first_seq: call.seq,
+                        last_seq: call.seq + record_len as u64 - 1,
+                        templates: vec![call.clone()],
+                    });
+                }
+            }
+            if self.walk.cycles {
+                if self.recent_calls.len() == crate::MAX_CYCLE {
+                    self.recent_calls.pop_front();
+                }
+                self.recent_calls.push_back(call.clone());
+            }
+            return Some(Ok(call));
+        }
+    }
+}
+
+/// The calls of a counted run after the record's own (see "Counted runs" in the crate docs),
+/// or of a counted cycle ("Counted cycles"): copies of the templates in turn.
+struct Run {
+    templates: Vec<CallRecord>,
+    /// The first call's exit and the last folded call's entry, ns.
+    from_ns: u64,
+    last_ns: u64,
+    /// Folded calls that returned; whether one more is inside MPI.
+    runs: u64,
+    pending: bool,
+    /// The index in the run of the next call to return (the record's own is 0).
+    next: u64,
+    /// Order key of call `k` of the run: `first_seq + k`, up to the record's last byte.
+    first_seq: u64,
+    last_seq: u64,
+}
+
+impl Run {
+    fn next_call(&mut self) -> Option<CallRecord> {
+        let calls = self.runs + self.pending as u64;
+        let k = self.next;
+        if k > calls {
+            return None;
+        }
+        self.next += 1;
+        let mut call = self.templates[(k - 1) as usize % self.templates.len()].clone();
+        call.seq = (self.first_seq + k).min(self.last_seq);
+        // Spread evenly from the first call's exit to the last call's entry.
+        let span = self.last_ns - self.from_ns;
+        call.t_enter_ns = self.from_ns + (span as u128 * k as u128 / calls as u128) as u64;
+        if self.pending && k == calls {
+            call.complete = false;
+            call.t_exit_ns = 0;
+            call.ret = 0;
+        } else {
+            call.t_exit_ns = call.t_enter_ns;
+        }
+        Some(call)
+    }
+}
+
+/// The `runs` (without the pending bit), whether a folded call is inside MPI, and the raw
+/// `last` time of a counted repeat (whole, of at least [`CALL_FIXED_SIZE`] bytes; see
+/// "Counted runs" in the crate docs); `None` for any other record.
+pub fn counted_run(rec: &[u8]) -> Option<(u64, bool, u64)> {
+    let counted = crate::flags::REPEAT | crate::flags::COUNTED;
+    if rec[7] & counted != counted
+        || rec.len() < CALL_FIXED_SIZE + 8 * crate::COUNT_WORDS
+        || rec[6] != record_state::COMPLETE
+    {
+        return None;
+    }
+    let runs = u64_at(rec, rec.len() - 16);
+    Some((
+        runs & !crate::COUNT_PENDING,
+        runs & crate::COUNT_PENDING != 0,
+        u64_at(rec, rec.len() - 8),
+    ))
+}
+
+/// The full record a repeat stands for (see "Repeated calls" in the crate docs), into `out`:
+/// `repeat` is no longer than `original` and both hold at least the fixed part.
+fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(original);
+    out[6] = repeat[6];
+    out[7] = repeat[7] & !(crate::flags::REPEAT | crate::flags::ORIGINAL | crate::flags::COUNTED);
+    // Ids and return code, entry and exit times; the call site stays the original's.
+    out[8..32].copy_from_slice(&repeat[8..32]);
+    let keep_end = original.len() - (repeat.len() - CALL_FIXED_SIZE);
+    out[keep_end..].copy_from_slice(&repeat[CALL_FIXED_SIZE..]);
+}
+
+/// The repeats (at least 1) and the raw entry time of the last call of a call record (whole,
+/// of at least [`CALL_FIXED_SIZE`] bytes) that folds a polling loop.
+pub fn folded_poll(rec: &[u8]) -> Option<(u64, u64)> {
+    let nwords = (rec.len() - CALL_FIXED_SIZE) / 8;
+    if rec[7] & crate::flags::POLL == 0
+        || nwords < crate::POLL_FOLD_WORDS
+        || rec[6] != record_state::COMPLETE
+    {
+        return None;
+    }
+    let fold = CALL_FIXED_SIZE + 8 * (nwords - crate::POLL_FOLD_WORDS);
+    let repeats = u64_at(rec, fold);
+    (repeats > 0).then(|| (repeats, u64_at(rec, fold + 8)))
+}
