@@ -312,7 +312,7 @@ impl TailedTrace {
         let mut at = 0usize;
         while let Some(frame) = frame_at(bytes, at) {
             let poll_in_progress = frame.kind == kind::CALL
-                && bytes[at + 7] & flags::POLL != 0
+                && frame.flags & flags::POLL != 0
                 && frame.state != record_state::COMPLETE;
             if poll_in_progress {
                 break; // it may be folded into the record before and vanish: look again later

@@ -213,18 +213,10 @@ fn calls_named<'t>(trace: &'t Trace, name: &str) -> Vec<&'t mpicheck_trace::read
 /// Bytes of the records of the trace file `path` whose frame (kind, flags) `which` accepts.
 fn record_bytes(path: &Path, which: impl Fn(u16, u8) -> bool) -> u64 {
     let b = std::fs::read(path).unwrap();
-    let (mut at, mut bytes) = (4096, 0);
-    while at + 8 <= b.len() {
-        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
-        if len == 0 {
-            break;
-        }
-        if which(u16::from_le_bytes([b[at + 4], b[at + 5]]), b[at + 7]) {
-            bytes += len as u64;
-        }
-        at += len;
-    }
-    bytes
+    mpicheck_trace::reader::frames(&b)
+        .filter(|f| which(f.kind, f.flags))
+        .map(|f| f.len as u64)
+        .sum()
 }
 
 /// Bytes of counted repeat records (trace format 6, "Counted runs") in the trace file `path`.

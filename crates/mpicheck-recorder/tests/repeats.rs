@@ -13,6 +13,7 @@ use mpicheck_recorder::{
     mpicheck_begin_repeatable, mpicheck_end_repeatable, mpicheck_enter_repeatable,
     mpicheck_prepare, REPEAT_SCRATCH_BYTES, REPEAT_TABLE_WORDS,
 };
+use mpicheck_trace::reader::{cycle_fields, frames};
 use mpicheck_trace::{read_trace, CallRecord, EndOfTrace, Trace};
 
 const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s dest:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s\n\
@@ -433,123 +434,29 @@ fn case_sigkill() -> Result<(), String> {
     )
 }
 
-/// Bytes of counted repeats (format 6, "Counted runs").
-fn counted_bytes(path: &Path) -> u64 {
-    let b = std::fs::read(path).unwrap();
-    let (mut at, mut counted) = (4096, 0);
-    while at + 8 <= b.len() {
-        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
-        if len == 0 {
-            break;
-        }
-        if b[at + 7] & mpicheck_trace::flags::COUNTED != 0 {
-            counted += len as u64;
-        }
-        at += len;
-    }
-    counted
-}
-
 fn case_run() -> Result<(), String> {
-    let (on, _, bytes_on) = run_child("run", true)?;
-    let (off, _, bytes_off) = run_child("run", false)?;
-    let seen: Vec<_> = on.calls.iter().map(what).collect();
-    check(
-        seen == run_expected(0..CALLS),
-        format!("the calls of the runs: {} read", seen.len()),
-    )?;
-    check(
-        off.calls.iter().map(what).collect::<Vec<_>>() == seen,
-        "the same calls without repeats".into(),
-    )?;
-    // About 3000 / 100 runs, a few records each: a few KB instead of ~100 bytes per call.
-    check(
-        bytes_on * 20 < bytes_off && bytes_on < 8000,
-        format!("{bytes_on} bytes of calls counted, {bytes_off} without repeats"),
-    )?;
-    check(on.end == EndOfTrace::Clean, format!("{:?}", on.end))?;
-    check(
-        on.calls.windows(2).all(|w| w[0].seq <= w[1].seq),
-        "order keys do not decrease".into(),
-    )?;
-    check(
-        on.calls
-            .windows(2)
-            .all(|w| w[0].t_enter_ns <= w[1].t_enter_ns),
-        "entry times do not decrease".into(),
-    )
-}
-
-fn case_runkill() -> Result<(), String> {
-    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let _ = Command::new(std::env::current_exe().unwrap())
-        .env("MPICHECK_REPEAT_CHILD", "runkill")
-        .env("MPICHECK_OUT_DIR", dir.path())
-        .status()
-        .map_err(|e| e.to_string())?;
-    let path = std::fs::read_dir(dir.path())
-        .map_err(|e| e.to_string())?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|x| x == "mpitrace"))
-        .ok_or("no trace")?;
-    check(counted_bytes(&path) > 0, "counted repeats written".into())?;
-    let trace = read_trace(&path).map_err(|e| e.to_string())?;
-    let n = trace.calls.len();
-    check(
-        n == run_expected(0..CALLS).len() + 1,
-        format!("{n} calls read"),
-    )?;
-    let seen: Vec<_> = trace.calls[..n - 1].iter().map(what).collect();
-    check(
-        seen == run_expected(0..CALLS),
-        "the calls before the kill".into(),
-    )?;
-    let last = &trace.calls[n - 1];
-    check(
-        last.func == 1 && !last.complete && last.words[..6] == RUN_RECV,
-        format!("the call killed in, entered, with its inputs: {last:?}"),
-    )?;
-    check(
-        matches!(trace.end, EndOfTrace::Truncated { .. }),
-        format!("end {:?}", trace.end),
-    )
-}
-
-/// Bytes of cycle records (format 7, "Counted cycles") and the calls they count.
-fn cycle_records(path: &Path) -> (u64, u64) {
-    let b = std::fs::read(path).unwrap();
-    let (mut at, mut bytes, mut calls) = (4096, 0, 0);
-    while at + 8 <= b.len() {
-        let len = u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
-        if len == 0 {
-            break;
-        }
-        if let Some((_, _, _, runs, pending, _)) =
-            mpicheck_trace::reader::cycle_fields(&b[at..at + len])
-        {
-            bytes += len as u64;
-            calls += runs + pending as u64;
-        }
-        at += len;
-    }
-    (bytes, calls)
+    counted_calls_read("run", run_expected(0..CALLS))
 }
 
 fn case_cycle() -> Result<(), String> {
-    let (on, _, bytes_on) = run_child("cycle", true)?;
-    let (off, _, bytes_off) = run_child("cycle", false)?;
+    counted_calls_read("cycle", cycle_expected(0..CALLS))
+}
+
+/// The child `case`, run with repeats and without, reads the `expected` calls both ways, in
+/// a few KB of records with repeats instead of tens of bytes per call (a few records per
+/// break of a run or cycle), with order keys and entry times that do not decrease.
+fn counted_calls_read(case: &str, expected: Vec<Seen>) -> Result<(), String> {
+    let (on, _, bytes_on) = run_child(case, true)?;
+    let (off, _, bytes_off) = run_child(case, false)?;
     let seen: Vec<_> = on.calls.iter().map(what).collect();
     check(
-        seen == cycle_expected(0..CALLS),
-        format!("the calls of the cycles: {} read", seen.len()),
+        seen == expected,
+        format!("the calls of the {case}s: {} read", seen.len()),
     )?;
     check(
         off.calls.iter().map(what).collect::<Vec<_>>() == seen,
         "the same calls without repeats".into(),
     )?;
-    // A few records per break (3 request changes, 10 return codes, 3 other calls), not
-    // ~50 bytes per call.
     check(
         bytes_on * 20 < bytes_off && bytes_on < 8000,
         format!("{bytes_on} bytes of call records, {bytes_off} without repeats"),
@@ -567,10 +474,54 @@ fn case_cycle() -> Result<(), String> {
     )
 }
 
+/// Bytes of counted repeats (format 6, "Counted runs").
+fn counted_bytes(path: &Path) -> u64 {
+    let b = std::fs::read(path).unwrap();
+    frames(&b)
+        .filter(|f| f.flags & mpicheck_trace::flags::COUNTED != 0)
+        .map(|f| f.len as u64)
+        .sum()
+}
+
+/// Bytes of cycle records (format 7, "Counted cycles") and the calls they count.
+fn cycle_records(path: &Path) -> (u64, u64) {
+    let b = std::fs::read(path).unwrap();
+    frames(&b)
+        .filter_map(|f| {
+            let (_, _, _, runs, pending, _) = cycle_fields(&b[f.offset..f.offset + f.len])?;
+            Some((f.len as u64, runs + pending as u64))
+        })
+        .fold((0, 0), |(bytes, calls), (b, c)| (bytes + b, calls + c))
+}
+
+fn case_runkill() -> Result<(), String> {
+    let (_dir, path) = killed_child("runkill")?;
+    check(counted_bytes(&path) > 0, "counted repeats written".into())?;
+    killed_calls_read(&path, run_expected(0..CALLS), |last| {
+        last.func == 1 && last.words[..6] == RUN_RECV
+    })
+}
+
 fn case_cyclekill() -> Result<(), String> {
+    let (_dir, path) = killed_child("cyclekill")?;
+    let (cycle_bytes, counted) = cycle_records(&path);
+    check(
+        cycle_bytes > 0 && counted as i64 > CALLS / 2,
+        format!("cycle records written: {cycle_bytes} bytes, {counted} calls"),
+    )?;
+    killed_calls_read(&path, cycle_expected(0..CALLS + 1), |last| {
+        last.func == 0
+            && last.callsite == 0x1000
+            && last.words[..6] == [0x10, 1, 7, -1, 3, 0x4400_0000]
+    })
+}
+
+/// Runs the child `case`, which is killed inside a counted call, and returns the directory
+/// of its trace (removed when dropped) and the trace file.
+fn killed_child(case: &str) -> Result<(tempfile::TempDir, PathBuf), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let _ = Command::new(std::env::current_exe().unwrap())
-        .env("MPICHECK_REPEAT_CHILD", "cyclekill")
+        .env("MPICHECK_REPEAT_CHILD", case)
         .env("MPICHECK_OUT_DIR", dir.path())
         .status()
         .map_err(|e| e.to_string())?;
@@ -580,23 +531,25 @@ fn case_cyclekill() -> Result<(), String> {
         .map(|e| e.path())
         .find(|p| p.extension().is_some_and(|x| x == "mpitrace"))
         .ok_or("no trace")?;
-    let (cycle_bytes, counted) = cycle_records(&path);
-    check(
-        cycle_bytes > 0 && counted as i64 > CALLS / 2,
-        format!("cycle records written: {cycle_bytes} bytes, {counted} calls"),
-    )?;
-    let trace = read_trace(&path).map_err(|e| e.to_string())?;
+    Ok((dir, path))
+}
+
+/// The trace of a child killed inside a counted call reads the `expected` calls before the
+/// kill, then the call it died in, entered and not complete (`is_last` checks which call),
+/// and ends truncated.
+fn killed_calls_read(
+    path: &Path,
+    expected: Vec<Seen>,
+    is_last: impl Fn(&CallRecord) -> bool,
+) -> Result<(), String> {
+    let trace = read_trace(path).map_err(|e| e.to_string())?;
     let n = trace.calls.len();
-    let expected = cycle_expected(0..CALLS + 1);
     check(n == expected.len() + 1, format!("{n} calls read"))?;
     let seen: Vec<_> = trace.calls[..n - 1].iter().map(what).collect();
     check(seen == expected, "the calls before the kill".into())?;
     let last = &trace.calls[n - 1];
     check(
-        last.func == 0
-            && last.callsite == 0x1000
-            && !last.complete
-            && last.words[..6] == [0x10, 1, 7, -1, 3, 0x4400_0000],
+        !last.complete && is_last(last),
         format!("the call killed in, entered, with its inputs: {last:?}"),
     )?;
     check(

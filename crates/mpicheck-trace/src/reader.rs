@@ -19,12 +19,12 @@ use crate::{kind, record_state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SI
 mod header;
 mod records;
 
-pub use header::{
-    clock_conversion, frame_at, read_header, thread_tid, ClockConversion, Frame, TraceHeader,
-};
+pub use header::{clock_conversion, read_header, thread_tid, ClockConversion, TraceHeader};
 use header::{key_values, parse_header, u16_at, u32_at};
 use records::Walk;
-pub use records::{counted_run, cycle_fields, folded_poll, Cycle, TraceBytes, TraceCalls};
+pub use records::{
+    counted_run, cycle_fields, folded_poll, frame_at, frames, Cycle, Frame, TraceBytes, TraceCalls,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {

@@ -2,9 +2,7 @@
 //! convert to nanoseconds.
 
 use super::TraceError;
-use crate::{
-    kind, offset, state, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE, MAGIC, MAX_WORLD_SIZE,
-};
+use crate::{offset, state, FORMAT_VERSION, HEADER_SIZE, MAGIC, MAX_WORLD_SIZE};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceHeader {
@@ -185,42 +183,6 @@ pub(super) fn key_values(text: &str) -> Vec<(String, String)> {
         .filter_map(|line| line.split_once('='))
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect()
-}
-
-/// The frame of one record, as a watcher tailing a live trace needs it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Frame {
-    pub offset: usize,
-    pub len: usize,
-    pub kind: u16,
-    pub state: u8,
-    /// Function id, for call records.
-    pub func: u16,
-}
-
-/// Reads the frame of the record at `at`; `None` at the end of the written records (a zero
-/// length, or a record that does not fit the bytes given).
-pub fn frame_at(b: &[u8], at: usize) -> Option<Frame> {
-    if at + 8 > b.len() {
-        return None;
-    }
-    let len = u32_at(b, at) as usize;
-    if len < 8 || len & 7 != 0 || at + len > b.len() {
-        return None;
-    }
-    let kind = u16_at(b, at + 4);
-    let func = if kind == kind::CALL && len >= CALL_FIXED_SIZE {
-        u16_at(b, at + 8)
-    } else {
-        0
-    };
-    Some(Frame {
-        offset: at,
-        len,
-        kind,
-        state: b[at + 6],
-        func,
-    })
 }
 
 /// The kernel thread id of thread index `thread`, from a trace's header bytes (the first

@@ -38,6 +38,55 @@ impl TraceBytes for &[u8] {
     }
 }
 
+/// The frame of one record, as a watcher tailing a live trace (or a test counting record
+/// bytes) needs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub offset: usize,
+    pub len: usize,
+    pub kind: u16,
+    pub state: u8,
+    /// The record's flags ([`crate::flags`]).
+    pub flags: u8,
+    /// Function id, for call records.
+    pub func: u16,
+}
+
+/// Reads the frame of the record at `at`; `None` at the end of the written records (a zero
+/// length, or a record that does not fit the bytes given).
+pub fn frame_at(b: &[u8], at: usize) -> Option<Frame> {
+    if at + 8 > b.len() {
+        return None;
+    }
+    let len = u32_at(b, at) as usize;
+    if len < 8 || len & 7 != 0 || at + len > b.len() {
+        return None;
+    }
+    let kind = u16_at(b, at + 4);
+    let func = if kind == kind::CALL && len >= CALL_FIXED_SIZE {
+        u16_at(b, at + 8)
+    } else {
+        0
+    };
+    Some(Frame {
+        offset: at,
+        len,
+        kind,
+        state: b[at + 6],
+        flags: b[at + 7],
+        func,
+    })
+}
+
+/// The frames of the records of a whole trace `b` (header included), in order, up to the
+/// end of the written records or the first hole (no step over holes: see [`TraceCalls`] for
+/// the walk that reads every record).
+pub fn frames(b: &[u8]) -> impl Iterator<Item = Frame> + '_ {
+    std::iter::successors(frame_at(b, HEADER_SIZE), move |f| {
+        frame_at(b, f.offset + f.len)
+    })
+}
+
 /// The walk over the records of a trace: where it is and, once it stopped, why. Both passes
 /// over a trace (the scan of [`scan_trace`] and the decoding of [`TraceCalls`]) step with it,
 /// so they stop at the same record for the same reason.
