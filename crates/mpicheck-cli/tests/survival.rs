@@ -1,6 +1,7 @@
 //! The recorder never harms the program it runs, under MPICH and Open MPI: children a rank
 //! forks or starts neither corrupt nor claim its trace, MPI calls made after the recorder's
-//! exit handler never fault, and a full disk stops recording, not the program.
+//! exit handler never fault, a full disk stops recording, not the program, and a limit on
+//! the address space does not stop it.
 
 use std::path::Path;
 use std::process::Command;
@@ -166,6 +167,41 @@ fn full_disk_stops_recording_not_the_program_mpich() {
 #[test]
 fn full_disk_stops_recording_not_the_program_openmpi() {
     check_full_disk(OPENMPI);
+}
+
+/// A job under a limit on its address space (`ulimit -v`, as batch systems set it) is
+/// recorded and checked: the recorder used to map 64 GiB for each trace, which the limit
+/// refused, and no rank was recorded.
+fn check_address_space_limit(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "collectives_loop.c", dir.path());
+    let out = dir.path().join("out");
+    let mut limited = Command::new("sh");
+    // 4 GiB: neither 64 GiB nor 16 GiB of trace mapping fits.
+    limited
+        .args(["-c", "ulimit -v 4194304 && exec \"$@\"", "sh"])
+        .arg(mpicheck_bin())
+        .args(
+            mpicheck_run_command(family, 2, &out, &[exe.to_str().unwrap(), "bad"], &[]).get_args(),
+        );
+    let (run, _) = run_bounded(limited, b"");
+    let stderr = text(&run.stderr);
+    assert!(!stderr.contains("not recorded"), "{stderr}");
+    // Rank 0's null communicator and rank 1's leaked one.
+    assert!(
+        stderr.contains("AR004") && stderr.contains("RS001"),
+        "{stderr}"
+    );
+    assert_ranks_exited_normally(&all_traces(&out), 2, &stderr);
+}
+
+#[test]
+fn a_limit_on_address_space_still_records_mpich() {
+    check_address_space_limit(MPICH);
+}
+#[test]
+fn a_limit_on_address_space_still_records_openmpi() {
+    check_address_space_limit(OPENMPI);
 }
 
 /// Runs `program` on 2 ranks under `mpicheck run`, which must fail (the program ends a rank

@@ -56,9 +56,11 @@ use mpicheck_trace::{
     MAGIC,
 };
 
-/// Address space reserved for one trace. The file grows inside it; nothing is committed
-/// until written, so this costs no memory.
+/// Address space reserved for one trace, at most. The file grows inside it; nothing is
+/// committed until written, so this costs no memory.
 const MAP_RESERVE: usize = 1 << 36; // 64 GiB
+/// The least reservation a trace is recorded with (see `start::map_reserve`).
+const MAP_RESERVE_LEAST: usize = 1 << 28; // 256 MiB
 /// The file grows by at least this much at a time, so growth (a syscall) is rare.
 const GROW_STEP: u64 = 8 << 20;
 /// The helper populates at least this far ahead of the last reservation...
@@ -85,6 +87,8 @@ const MADV_POPULATE_WRITE: libc::c_int = 23;
 
 struct Recorder {
     base: *mut u8,
+    /// Bytes of address space mapped at `base`: the trace file never grows beyond.
+    reserved: u64,
     /// Current file length: every byte below it may be written.
     file_len: AtomicU64,
     /// Writers take the cold path (growth, waking the helper) when a reservation ends beyond

@@ -189,7 +189,7 @@ impl Recorder {
             return true;
         }
         let step = (current / 4).clamp(GROW_STEP, GROW_STEP_MAX);
-        let new_len = needed.max(current + step).min(MAP_RESERVE as u64);
+        let new_len = needed.max(current + step).min(self.reserved);
         if needed > new_len || !self.allocate(current, new_len) {
             self.stop_for_no_space();
             return false;

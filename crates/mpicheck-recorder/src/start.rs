@@ -60,6 +60,33 @@ pub(super) fn create_trace_file(
     Err(last_error.unwrap_or_else(|| std::io::Error::other("no free trace name")))
 }
 
+/// Maps the trace file `file` into the largest reservation of address space that the
+/// process may have, from [`MAP_RESERVE`] down to [`MAP_RESERVE_LEAST`], quartering: a limit
+/// on the address space (`ulimit -v`, common in batch jobs; or valgrind) refuses the
+/// largest. The file grows inside it. Returns the mapping and its length.
+fn map_reserve(file: &File) -> Option<(*mut u8, u64)> {
+    let mut len = MAP_RESERVE;
+    while len >= MAP_RESERVE_LEAST {
+        // SAFETY: mapping our own file; the mapping is never unmapped (records may be
+        // written until the very end of the process).
+        let base = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_NORESERVE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if base != libc::MAP_FAILED {
+            return Some((base as *mut u8, len as u64));
+        }
+        len /= 4;
+    }
+    None
+}
+
 pub(super) fn open_trace(family: &str) -> Option<Recorder> {
     let dir = PathBuf::from(std::env::var_os("MPICHECK_OUT_DIR")?);
     if std::env::var_os("MPICHECK_REPEATS").is_some_and(|v| v == "0") {
@@ -74,27 +101,19 @@ pub(super) fn open_trace(family: &str) -> Option<Recorder> {
             )
         })
         .ok()?;
-    // SAFETY: mapping our own file; the mapping is never unmapped (records may be written
-    // until the very end of the process).
-    let base = unsafe {
-        libc::mmap(
-            ptr::null_mut(),
-            MAP_RESERVE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED | libc::MAP_NORESERVE,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    if base == libc::MAP_FAILED {
+    let Some((base, reserved)) = map_reserve(&file) else {
         eprintln!(
-            "mpicheck: cannot map trace {}; this process is not recorded",
-            path.display()
+            "mpicheck: cannot map trace {} (not even {} MiB of address space: `ulimit -v`?); this process is not recorded",
+            path.display(),
+            MAP_RESERVE_LEAST >> 20
         );
+        // An empty file would read as a damaged trace.
+        let _ = std::fs::remove_file(&path);
         return None;
-    }
+    };
     let recorder = Recorder {
-        base: base as *mut u8,
+        base,
+        reserved,
         file_len: AtomicU64::new(0),
         soft_limit: AtomicU64::new(0),
         populated: AtomicU64::new(0),
