@@ -98,8 +98,9 @@ pub unsafe extern "C" fn mpicheck_begin_repeatable(
         if let Some(r) = recorder() {
             let slot = *thread_slot;
             if slot != 0 && r.clock.tsc {
-                let now = core::arch::x86_64::_rdtsc();
-                return start_in_scratch(scratch, nbytes, func_id, slot - 1, callsite, rflags, now);
+                // The entry time is read in `mpicheck_enter_repeatable`, only where the call
+                // is written or its count needs it ([`stamp_entry`]).
+                return start_in_scratch(scratch, nbytes, func_id, slot - 1, callsite, rflags, 0);
             }
         }
     }
@@ -279,14 +280,16 @@ unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: 
                         in_bytes - keep,
                     )
                 {
-                    return fold_enter(c, short + COUNT_BYTES, s);
+                    return fold_enter(r, c, short + COUNT_BYTES, s);
                 }
             }
             if single {
+                stamp_entry(r, s);
                 if let Some(rec) = cycle_start(r, &call, table) {
                     return rec;
                 }
             }
+            stamp_entry(r, s);
             let rec = write_repeat(r, s, rflags, original, short, counted, in_bytes - keep);
             if !rec.is_null() {
                 *last_repeat = rec as u64 - r.base as u64;
@@ -295,6 +298,7 @@ unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: 
             return rec;
         }
     }
+    stamp_entry(r, s);
     if single {
         if let Some(rec) = cycle_start(r, &call, table) {
             return rec;
@@ -384,7 +388,7 @@ unsafe fn cycle_enter(r: &Recorder, call: &Call, table: *mut u64, end: u64) -> O
         return None;
     }
     *table.add(CURSOR) = next;
-    Some(fold_words(runs, c.add(24) as *mut u64, call.s, c))
+    Some(fold_words(r, runs, c.add(24) as *mut u64, call.s, c))
 }
 
 /// Starts a cycle (trace format: "Counted cycles") if `call` has the inputs of the first of
@@ -505,22 +509,53 @@ unsafe fn write_repeat(
 /// buffer's exit-time word, in case the call must be written on its own after all), then the
 /// pending bit. Returns `c` tagged with its low bit, for the end of the call.
 #[inline(always)]
-unsafe fn fold_enter(c: *mut u8, clen: usize, s: *mut u8) -> *mut u8 {
+unsafe fn fold_enter(r: &Recorder, c: *mut u8, clen: usize, s: *mut u8) -> *mut u8 {
     let runs = &*(c.add(clen - 16) as *const AtomicU64);
-    fold_words(runs, c.add(clen - 8) as *mut u64, s, c)
+    fold_words(r, runs, c.add(clen - 8) as *mut u64, s, c)
 }
 
 /// [`fold_enter`] with the `runs` and `last` words of the record `c` (a counted repeat's or a
 /// cycle record's).
 #[inline(always)]
-unsafe fn fold_words(runs: &AtomicU64, last: *mut u64, s: *mut u8, c: *mut u8) -> *mut u8 {
+unsafe fn fold_words(
+    r: &Recorder,
+    runs: &AtomicU64,
+    last: *mut u64,
+    s: *mut u8,
+    c: *mut u8,
+) -> *mut u8 {
+    let count = runs.load(Ordering::Relaxed);
     ptr::write(s.add(24) as *mut u64, ptr::read(last));
-    ptr::write(last, ptr::read(s.add(16) as *const u64));
-    runs.store(
-        runs.load(Ordering::Relaxed) | COUNT_PENDING,
-        Ordering::Release,
-    );
+    // `last` is the entry time of one of the last [`STAMP_EVERY`] counted calls: reading the
+    // clock for every one would cost more than the rest of counting it.
+    if count.is_multiple_of(STAMP_EVERY) || ptr::read(s.add(16) as *const u64) != 0 {
+        stamp_entry(r, s);
+        ptr::write(last, ptr::read(s.add(16) as *const u64));
+    }
+    runs.store(count | COUNT_PENDING, Ordering::Release);
     (c as usize | 1) as *mut u8
+}
+
+/// A counted call reads the clock for `last` once in this many calls (see [`fold_words`]).
+const STAMP_EVERY: u64 = 64;
+
+/// Reads the entry time of the call in the scratch buffer `s`, unless it has one.
+#[inline(always)]
+unsafe fn stamp_entry(r: &Recorder, s: *mut u8) {
+    let entry = s.add(16) as *mut u64;
+    if ptr::read(entry) == 0 {
+        ptr::write(entry, r.clock.now());
+    }
+}
+
+/// The entry time of a call counted at its entry that must be written on its own after
+/// all: the one read then, or (if none was) the latest `last` before it, no later than its
+/// entry.
+#[inline(always)]
+unsafe fn entry_of_uncounted(s: *mut u8) {
+    if ptr::read(s.add(16) as *const u64) == 0 {
+        ptr::write(s.add(16) as *mut u64, ptr::read(s.add(24) as *const u64));
+    }
 }
 
 /// Whether the `n` bytes (a multiple of 4: every word of a record is 4 or 8 bytes and starts
@@ -669,6 +704,7 @@ pub unsafe extern "C" fn mpicheck_end_folded(
     let in_bytes = (in_bytes as usize)
         .next_multiple_of(4)
         .min(short + keep - CALL_FIXED_SIZE);
+    entry_of_uncounted(s);
     // Zero the exit-time word of the scratch buffer again (it held `last`).
     ptr::write(s.add(24) as *mut u64, 0);
     let own = write_repeat(r, s, rflags, original, short, single, in_bytes - keep);
@@ -728,6 +764,7 @@ unsafe fn cycle_end(
     ptr::write(c.add(24) as *mut u64, ptr::read(s.add(24) as *const u64));
     runs.store(count, Ordering::Release);
     *table.add(CYCLE_AT) = 0;
+    entry_of_uncounted(s);
     ptr::write(s.add(24) as *mut u64, 0);
     let own = enter(r, s, in_bytes, table, false);
     if own.is_null() {

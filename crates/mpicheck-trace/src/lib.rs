@@ -204,16 +204,19 @@
 //! | offset from the end | type  | field |
 //! |--------------------:|-------|-------|
 //! | -16 | `u64` | `runs`: bits 0-62 the calls folded into the record after its own call, all returned; bit 63 ([`COUNT_PENDING`]) one more folded call entered MPI and has not returned |
-//! | -8  | `u64` | `last`: raw entry time of the latest folded call (the one inside MPI, if bit 63) |
+//! | -8  | `u64` | `last`: raw entry time of a recent folded call (see below) |
 //!
 //! The next call of the thread, if it repeats the same original with the same inputs while
 //! the counted record is still the last record of the trace and the process still records
-//! from one thread, reserves nothing: the writer stores its entry time in `last`, then sets
+//! from one thread, reserves nothing: the writer stores its entry time in `last` (only the
+//! first folded call and every 64th after it read the clock for it, and the others leave
+//! `last` as it is: a clock read costs more than the rest of counting a call), then sets
 //! bit 63 (a release store) before calling MPI; when the call returns with the record's
 //! return code and output words, and the process still records from one thread, it adds one
 //! to `runs` and clears bit 63 in one release store. No exit time is read for a folded call.
 //! Otherwise (other outputs or return code, or another thread began to record meanwhile) it
-//! restores `last`, clears bit 63 and writes the call as a record of its own, reserved then:
+//! restores `last`, clears bit 63 and writes the call as a record of its own, reserved then
+//! (with the entry time it read, or if it read none, the `last` it found, which is no later):
 //! such a call's order key follows the records other threads reserved while it was inside
 //! MPI. A process killed between these stores loses that one call (it returned), or reads
 //! with the previous call's `last`; anywhere else it leaves the right count.
@@ -241,7 +244,7 @@
 //! | 10 | `u16` | thread index (where call records have it) |
 //! | 12 | `u32` | `span`: bytes from the first of the cycle's records to this record |
 //! | 16 | `u64` | `runs`: bits 0-62 the calls counted that returned; bit 63 ([`COUNT_PENDING`]) one more counted call entered MPI and has not returned |
-//! | 24 | `u64` | `last`: raw entry time of the latest counted call (the one inside MPI, if bit 63) |
+//! | 24 | `u64` | `last`: raw entry time of a recent counted call (as for counted runs) |
 //!
 //! The cycle's records (its *members*) are the `period` records right before the cycle
 //! record, `span` bytes in all, with no hole or other record between them: call records of
@@ -256,8 +259,8 @@
 //! `runs` = bit 63 and `last` = the call's entry time, and publishes it `COMPLETE` before
 //! calling MPI. Each later call of the thread, while the cycle record is still the last
 //! record of the trace and the process still records from one thread, is compared with the
-//! next member: with the same inputs the writer stores its entry time in `last` and sets bit
-//! 63 (a release store) before calling MPI, and when it returns with the member's outputs
+//! next member: with the same inputs the writer stores its entry time in `last` (every 64th
+//! call, as in counted runs) and sets bit 63 (a release store) before calling MPI, and when it returns with the member's outputs
 //! and return code adds one to `runs` and clears bit 63 in one release store. Otherwise the
 //! call, and every call after it, is written as records again (a call that differed only in
 //! its outputs restores `last` and clears bit 63 first; the cycle then may count fewer
