@@ -183,47 +183,49 @@ pub unsafe extern "C" fn mpicheck_enter_repeatable(
     let Some(r) = recorder() else {
         return ptr::null_mut();
     };
-    enter(
-        r,
-        (words as *mut u8).sub(CALL_FIXED_SIZE),
-        in_bytes,
-        table,
-        true,
-    )
+    let call = Call::in_scratch((words as *mut u8).sub(CALL_FIXED_SIZE), in_bytes);
+    // The common case, a call counted in the thread's run or cycle, in few instructions and
+    // registers; the rest out of line.
+    if REPEATS_ON.load(Ordering::Relaxed) && NEXT_THREAD.load(Ordering::SeqCst) <= 1 {
+        // The thread's cycle first (the call continues it, or it ends).
+        if *table.add(CYCLE_AT) != 0 {
+            let end = r.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
+            if let Some(rec) = cycle_enter(r, &call, table, end) {
+                return rec;
+            }
+        }
+        if let Some(rec) = run_enter(r, &call, table) {
+            return rec;
+        }
+    }
+    enter_written(r, call.s, in_bytes, table, true)
 }
 
-/// [`mpicheck_enter_repeatable`] of the call in the scratch buffer `s`; with `fold` false
-/// the call gets a record of its own (a call that was counted at its entry and returned
-/// other outputs).
-#[inline(always)]
-unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: bool) -> *mut u8 {
-    let frame = ptr::read(s as *const u64);
-    let len = frame as u32 as usize;
-    let rflags = (frame >> 56) as u8;
-    let ids = ptr::read(s.add(8) as *const u32);
-    let callsite = ptr::read(s.add(32) as *const u64);
-    // A multiple of 4 (the words are 4 or 8 bytes), and no more than the arguments.
-    let in_bytes = (in_bytes as usize)
-        .next_multiple_of(4)
-        .min(len - CALL_FIXED_SIZE);
-    let call = Call {
+/// [`mpicheck_enter_repeatable`] of a call that is not counted in its thread's run or cycle:
+/// written as a repeat when the thread's table holds an original it repeats, else in full,
+/// or counted in a new cycle. With `fold` false the call gets a record of its own (a call
+/// that was counted at its entry and returned other outputs).
+#[inline(never)]
+unsafe fn enter_written(
+    r: &Recorder,
+    s: *mut u8,
+    in_bytes: u32,
+    table: *mut u64,
+    fold: bool,
+) -> *mut u8 {
+    let call = &Call::in_scratch(s, in_bytes);
+    let Call {
         s,
         len,
         ids,
         callsite,
         rflags,
         in_bytes,
-    };
+    } = *call;
+    let frame = ptr::read(s as *const u64);
     let repeats_on = REPEATS_ON.load(Ordering::Relaxed);
     let single = fold && repeats_on && NEXT_THREAD.load(Ordering::SeqCst) <= 1;
-    // The thread's cycle first (the call continues it, or it ends); a new cycle only where
-    // the call would be written (not for a run of one call, counted below).
-    if single && *table.add(CYCLE_AT) != 0 {
-        let end = r.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
-        if let Some(rec) = cycle_enter(r, &call, table, end) {
-            return rec;
-        }
-    }
+
     // Two slots per key (the hash's and its neighbour), so that two call sites of a loop
     // whose hashes collide do not evict each other every turn: the key's own slot, else an
     // empty one, else the one whose original is older.
@@ -258,34 +260,20 @@ unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: 
             let keep = in_bytes & !7;
             let short = len - keep;
             let last_repeat = table.add(LAST_REPEAT);
-            // Counted runs (trace format: "Counted runs") while one thread records: the
-            // thread's latest repeat, still the trace's last record, repeats this original.
-            let mut counted = false;
-            if NEXT_THREAD.load(Ordering::SeqCst) <= 1 {
+            // A repeat written right after its original or another counted repeat of it,
+            // while one thread records, gets count words (trace format: "Counted runs").
+            let counted = NEXT_THREAD.load(Ordering::SeqCst) <= 1 && {
                 let end = r.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
                 let c_at = *last_repeat;
                 let c = r.base.add(c_at as usize);
                 let previous_is_run = c_at != 0
                     && ptr::read(c.add(32) as *const u64) == original
                     && c_at + ptr::read(c as *const u32) as u64 == end;
-                counted = previous_is_run || original + len as u64 == end;
-                if fold
-                    && previous_is_run
-                    && ptr::read(c as *const u32) as usize == short + COUNT_BYTES
-                    && ptr::read(c.add(6)) == record_state::COMPLETE
-                    && ptr::read(c.add(7)) & flags::COUNTED != 0
-                    && same_inputs(
-                        c.add(CALL_FIXED_SIZE),
-                        s.add(CALL_FIXED_SIZE + keep),
-                        in_bytes - keep,
-                    )
-                {
-                    return fold_enter(r, c, short + COUNT_BYTES, s);
-                }
-            }
+                previous_is_run || original + len as u64 == end
+            };
             if single {
                 stamp_entry(r, s);
-                if let Some(rec) = cycle_start(r, &call, table) {
+                if let Some(rec) = cycle_start(r, call, table) {
                     return rec;
                 }
             }
@@ -300,7 +288,7 @@ unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: 
     }
     stamp_entry(r, s);
     if single {
-        if let Some(rec) = cycle_start(r, &call, table) {
+        if let Some(rec) = cycle_start(r, call, table) {
             return rec;
         }
     }
@@ -318,7 +306,48 @@ unsafe fn enter(r: &Recorder, s: *mut u8, in_bytes: u32, table: *mut u64, fold: 
     rec
 }
 
-/// A call in the scratch buffer, as [`enter`] compares it.
+/// Counts `call` in the thread's latest repeat if that is a counted repeat (trace format:
+/// "Counted runs"), still the trace's last record, complete and with no call inside MPI, of
+/// the same function, thread and call site, and `call` has its inputs (those of its
+/// original, then of its own argument tail); the record tagged with its low bit then.
+#[inline(always)]
+unsafe fn run_enter(r: &Recorder, call: &Call, table: *mut u64) -> Option<*mut u8> {
+    let c_at = *table.add(LAST_REPEAT);
+    if c_at == 0 {
+        return None;
+    }
+    let c = r.base.add(c_at as usize);
+    let clen = ptr::read(c as *const u32) as usize;
+    let end = r.header_u64(offset::RECORDS_END).load(Ordering::Relaxed);
+    let counted = flags::REPEAT | flags::COUNTED;
+    if c_at + clen as u64 != end
+        || ptr::read(c.add(7)) & counted != counted
+        || ptr::read(c.add(6)) != record_state::COMPLETE
+        || ptr::read(c.add(8) as *const u32) != call.ids
+    {
+        return None;
+    }
+    let keep = call.in_bytes & !7;
+    let o = r.base.add(ptr::read(c.add(32) as *const u64) as usize);
+    let same = clen == call.len - keep + COUNT_BYTES
+        && ptr::read(o as *const u32) as usize == call.len
+        && ptr::read(o.add(32) as *const u64) == call.callsite
+        && (ptr::read(o.add(7)) ^ call.rflags) & flags::FORTRAN == 0
+        && same_inputs(o.add(CALL_FIXED_SIZE), call.s.add(CALL_FIXED_SIZE), keep)
+        && same_inputs(
+            c.add(CALL_FIXED_SIZE),
+            call.s.add(CALL_FIXED_SIZE + keep),
+            call.in_bytes - keep,
+        );
+    let runs = &*(c.add(clen - COUNT_BYTES) as *const AtomicU64);
+    if !same || runs.load(Ordering::Relaxed) & COUNT_PENDING != 0 {
+        return None;
+    }
+    Some(fold_words(r, runs, c.add(clen - 8) as *mut u64, call.s, c))
+}
+
+/// A call in the scratch buffer, as [`mpicheck_enter_repeatable`] compares it.
+#[derive(Clone, Copy)]
 struct Call {
     s: *mut u8,
     /// Its full record's length, its function and thread ids, call site and record flags.
@@ -328,6 +357,27 @@ struct Call {
     rflags: u8,
     /// Bytes of its input words (a multiple of 4).
     in_bytes: usize,
+}
+
+impl Call {
+    /// The call started in the scratch buffer `s`, whose input words are the first
+    /// `in_bytes` bytes of its arguments.
+    #[inline(always)]
+    unsafe fn in_scratch(s: *mut u8, in_bytes: u32) -> Call {
+        let frame = ptr::read(s as *const u64);
+        let len = frame as u32 as usize;
+        Call {
+            s,
+            len,
+            ids: ptr::read(s.add(8) as *const u32),
+            callsite: ptr::read(s.add(32) as *const u64),
+            rflags: (frame >> 56) as u8,
+            // A multiple of 4 (the words are 4 or 8 bytes), and no more than the arguments.
+            in_bytes: (in_bytes as usize)
+                .next_multiple_of(4)
+                .min(len - CALL_FIXED_SIZE),
+        }
+    }
 }
 
 /// Notes the record at offset `at` as the thread's latest written here (the ring of members).
@@ -504,18 +554,11 @@ unsafe fn write_repeat(
     rec
 }
 
-/// Folds the call in the scratch buffer `s` into the counted repeat `c` (`clen` bytes), the
-/// trace's last record: its entry time into `last` (the old `last` kept in the scratch
-/// buffer's exit-time word, in case the call must be written on its own after all), then the
-/// pending bit. Returns `c` tagged with its low bit, for the end of the call.
-#[inline(always)]
-unsafe fn fold_enter(r: &Recorder, c: *mut u8, clen: usize, s: *mut u8) -> *mut u8 {
-    let runs = &*(c.add(clen - 16) as *const AtomicU64);
-    fold_words(r, runs, c.add(clen - 8) as *mut u64, s, c)
-}
-
-/// [`fold_enter`] with the `runs` and `last` words of the record `c` (a counted repeat's or a
-/// cycle record's).
+/// Folds the call in the scratch buffer `s` into the record `c` (a counted repeat or a cycle
+/// record, the trace's last record) whose `runs` and `last` words are given: its entry time
+/// into `last` (see [`STAMP_EVERY`]; the old `last` kept in the scratch buffer's exit-time
+/// word, in case the call must be written on its own after all), then the pending bit.
+/// Returns `c` tagged with its low bit, for the end of the call.
 #[inline(always)]
 unsafe fn fold_words(
     r: &Recorder,
@@ -766,7 +809,7 @@ unsafe fn cycle_end(
     *table.add(CYCLE_AT) = 0;
     entry_of_uncounted(s);
     ptr::write(s.add(24) as *mut u64, 0);
-    let own = enter(r, s, in_bytes, table, false);
+    let own = enter_written(r, s, in_bytes, table, false);
     if own.is_null() {
         return;
     }
