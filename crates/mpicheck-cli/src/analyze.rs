@@ -276,7 +276,10 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
     let mut resolve = site_resolver(&maps);
     let (run, findings) = mpicheck_analyzer::checks::analyze_streaming(
         traces,
-        &mut |i| mpicheck_trace::trace_file_calls(&loaded.paths[i], &traces[i].header),
+        &mut |i| {
+            let window = mpicheck_trace::window_for(traces.len());
+            mpicheck_trace::trace_file_calls(&loaded.paths[i], &traces[i].header, window)
+        },
         &mut resolve,
         |run| {
             model_polling(run, &meta.polling);
@@ -347,6 +350,8 @@ fn scan_traces(dir: &Path, options: &ReportOptions, progress: &Progress) -> Resu
     let limit = options.max_memory.or_else(crate::memory::available);
     progress
         .suspend(|| crate::memory::check_fits(calls, limit, options.max_memory.is_some(), dir))?;
+    // The ranks' calls are read interleaved: every trace file is open at once.
+    crate::open_files::allow(loaded.traces.len())?;
     Ok(loaded)
 }
 
@@ -559,7 +564,10 @@ fn build_run_streaming(traces: &[Trace], paths: &[PathBuf]) -> Result<Run> {
     let mut resolve = site_resolver(&maps);
     let run = mpicheck_analyzer::normalize::normalize_streaming(
         traces,
-        &mut |i| mpicheck_trace::trace_file_calls(&paths[i], &traces[i].header),
+        &mut |i| {
+            let window = mpicheck_trace::window_for(traces.len());
+            mpicheck_trace::trace_file_calls(&paths[i], &traces[i].header, window)
+        },
         &mut resolve,
     );
     run.context("cannot analyze the traces")

@@ -12,6 +12,7 @@
 mod analyze;
 mod launch;
 mod memory;
+mod open_files;
 mod out_dir;
 mod progress;
 mod relay;
@@ -224,11 +225,28 @@ fn main() -> ExitCode {
         // with the status a tool killed by SIGPIPE has, as the shell expects.
         Err(error) if is_broken_pipe(&error) => ExitCode::from(128 + 13),
         Err(error) => {
-            // One line: what went wrong and what to do; causes joined by ": ".
-            eprintln!("mpicheck: error: {error:#}");
+            eprintln!("mpicheck: error: {}", one_line(&error));
             ExitCode::from(status::EXIT_MPICHECK_FAILED)
         }
     }
+}
+
+/// One line: what went wrong and what to do, its causes joined by ": ", each cause once
+/// (errors that name their cause in their own message, as `cannot read FILE: CAUSE` does,
+/// would otherwise repeat it).
+pub fn one_line(error: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in error.chain() {
+        let text = cause.to_string();
+        if line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {
@@ -257,5 +275,32 @@ fn explain(code: &str) -> anyhow::Result<u8> {
             Ok(0)
         }
         None => anyhow::bail!("no check has the code `{code}`; `mpicheck checks` lists them"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+    use anyhow::Context;
+
+    #[test]
+    fn an_error_line_names_each_cause_once() {
+        let io = std::io::Error::from_raw_os_error(libc::EMFILE);
+        let named = format!("cannot read t.mpitrace: {io}");
+        let error = Err::<(), _>(io)
+            .context(named)
+            .context("cannot analyze the traces")
+            .unwrap_err();
+        assert_eq!(
+            one_line(&error),
+            "cannot analyze the traces: cannot read t.mpitrace: Too many open files (os error 24)"
+        );
+        let plain = Err::<(), _>(std::io::Error::from_raw_os_error(libc::ENOENT))
+            .context("cannot open out")
+            .unwrap_err();
+        assert_eq!(
+            one_line(&plain),
+            "cannot open out: No such file or directory (os error 2)"
+        );
     }
 }

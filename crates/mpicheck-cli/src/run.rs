@@ -138,7 +138,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
     if let Err(e) = out.adopt_new_traces() {
-        eprintln!("mpicheck: warning: {e:#}");
+        eprintln!("mpicheck: warning: {}", crate::one_line(&e));
     }
     let end = program_end(&outcome, &notes, out.path());
     if let Some(failure) = end.failure() {
@@ -323,6 +323,13 @@ fn supervise(
     // parse_timeout bounds it, so this cannot overflow.
     let timeout = Duration::from_secs_f64(args.deadlock_timeout);
     let out_dir = out.path().to_path_buf();
+    // The watcher tails every rank's trace. The job, started before, keeps its own limit.
+    if let Err(e) = crate::open_files::allow(args.ranks as usize) {
+        eprintln!(
+            "mpicheck: warning: hangs may go unnoticed: {}",
+            crate::one_line(&e)
+        );
+    }
     let mut watcher = Watcher::new(&out_dir, args.ranks, timeout);
     let mut ended = None;
     let mut polling = Vec::new();
@@ -344,7 +351,7 @@ fn supervise(
         }
         // The ranks' new traces are listed in the marker before anything analyzes them.
         if let Err(e) = out.adopt_new_traces() {
-            eprintln!("mpicheck: warning: {e:#}");
+            eprintln!("mpicheck: warning: {}", crate::one_line(&e));
         }
         if let Some(started) = terminate_started {
             if started.elapsed() >= TERMINATE_GRACE {
@@ -431,7 +438,10 @@ fn live_deadlock(
             // Once: the watcher asks again after every timeout.
             static SAID: AtomicBool = AtomicBool::new(false);
             if !SAID.swap(true, Ordering::SeqCst) {
-                eprintln!("mpicheck: warning: cannot analyze the stuck job: {e:#}");
+                eprintln!(
+                    "mpicheck: warning: cannot analyze the stuck job: {}",
+                    crate::one_line(&e)
+                );
             }
             return None;
         }
@@ -449,7 +459,7 @@ fn live_deadlock(
     let progress = Progress::disabled();
     let print = print.then_some(&progress);
     if let Err(e) = analyze::report(out_dir, meta, traces, &run, findings, options, print) {
-        eprintln!("mpicheck: warning: {e:#}");
+        eprintln!("mpicheck: warning: {}", crate::one_line(&e));
     }
     Some(())
 }

@@ -1,7 +1,8 @@
 //! The recorder never harms the program it runs, under MPICH and Open MPI: children a rank
 //! forks or starts neither corrupt nor claim its trace, MPI calls made after the recorder's
 //! exit handler never fault, a full disk stops recording, not the program, and a limit on
-//! the address space does not stop it.
+//! the address space does not stop it; many ranks are analyzed whatever the soft limit on
+//! open files.
 
 use std::path::Path;
 use std::process::Command;
@@ -202,6 +203,46 @@ fn a_limit_on_address_space_still_records_mpich() {
 #[test]
 fn a_limit_on_address_space_still_records_openmpi() {
     check_address_space_limit(OPENMPI);
+}
+
+/// The analysis of a run of more ranks than the soft limit on open files allows (`ulimit
+/// -Sn`, 1024 by default) raises that limit to read every trace at once; under a hard limit
+/// that is too low it says in one line what to do. It used to fail half-way through with
+/// "too many open files", said three times.
+fn check_open_files_limit(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "many_ranks.c", dir.path());
+    let out = dir.path().join("out");
+    let (run, _) = mpicheck_run(family, 40, &out, &[exe.to_str().unwrap()], &[], b"");
+    let stderr = text(&run.stderr);
+    assert_eq!(text(&run.stdout), "sum 40 from 39\n", "{stderr}");
+    let analyze_under = |limit: &str| {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", &format!("ulimit {limit} && exec \"$@\""), "sh"])
+            .arg(mpicheck_bin())
+            .arg("analyze")
+            .arg(&out);
+        run_bounded(cmd, b"").0
+    };
+    let soft = analyze_under("-Sn 30");
+    let stderr = text(&soft.stderr);
+    assert_eq!(soft.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("no findings"), "{stderr}");
+    let hard = analyze_under("-n 30");
+    let stderr = text(&hard.stderr);
+    assert_eq!(hard.status.code(), Some(2), "{stderr}");
+    let error: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+    assert_eq!(error.len(), 1, "{stderr}");
+    assert!(error[0].contains("`ulimit -n 104`"), "{stderr}");
+}
+
+#[test]
+fn more_ranks_than_open_files_allowed_are_analyzed_mpich() {
+    check_open_files_limit(MPICH);
+}
+#[test]
+fn more_ranks_than_open_files_allowed_are_analyzed_openmpi() {
+    check_open_files_limit(OPENMPI);
 }
 
 /// Runs `program` on 2 ranks under `mpicheck run`, which must fail (the program ends a rank

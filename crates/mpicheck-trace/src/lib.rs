@@ -286,7 +286,7 @@ pub mod open;
 pub mod reader;
 pub mod schema;
 
-pub use open::{open_trace_file, scan_trace_file, trace_file_calls, FileWindow};
+pub use open::{open_trace_file, scan_trace_file, trace_file_calls, window_for, FileWindow};
 pub use reader::{
     read_trace, read_trace_bytes, scan_trace, CallRecord, ClockConversion, EndOfTrace, Incomplete,
     Trace, TraceBytes, TraceCalls, TraceError, TraceHeader,

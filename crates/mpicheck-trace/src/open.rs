@@ -93,9 +93,20 @@ pub fn read_trace_file(path: &Path) -> Result<Vec<u8>, TraceError> {
     Ok(bytes)
 }
 
-/// Bytes a [`FileWindow`] reads at a time: records are decoded from this window, so a trace
-/// of any size is walked in this much memory (plus its largest record).
+/// Bytes a [`FileWindow`] reads at a time, at most: records are decoded from this window, so
+/// a trace of any size is walked in this much memory (plus its largest record).
 const WINDOW_BYTES: usize = 1 << 20;
+/// The least window of a trace read among many ([`window_for`]).
+const LEAST_WINDOW_BYTES: usize = 16 << 10;
+/// What the windows of the traces read at once may take together ([`window_for`]).
+const WINDOWS_BUDGET: usize = 64 << 20;
+
+/// The window of each of `traces` trace files read at once (the ranks' calls are normalized
+/// interleaved): 1 MiB for a few ranks, less for many, so that a run of thousands of ranks
+/// is not read through gigabytes of windows; never under 16 KiB.
+pub fn window_for(traces: usize) -> usize {
+    (WINDOWS_BUDGET / traces.max(1)).clamp(LEAST_WINDOW_BYTES, WINDOW_BYTES)
+}
 
 /// A trace file opened by [`open_trace_file`], read through a window that follows the
 /// records being walked ([`crate::TraceBytes`]). Its length is the file's when it was
@@ -106,6 +117,8 @@ pub struct FileWindow {
     path: String,
     len: usize,
     window: Vec<u8>,
+    /// Bytes read at a time, at least.
+    window_bytes: usize,
     /// File offset of `window[0]`.
     start: usize,
     error: Option<TraceError>,
@@ -113,6 +126,11 @@ pub struct FileWindow {
 
 impl FileWindow {
     pub fn open(path: &Path) -> Result<FileWindow, TraceError> {
+        FileWindow::open_with(path, WINDOW_BYTES)
+    }
+
+    /// [`FileWindow::open`] reading `window_bytes` at a time (see [`window_for`]).
+    pub fn open_with(path: &Path, window_bytes: usize) -> Result<FileWindow, TraceError> {
         let file = open_trace_file(path)?;
         let len = file
             .metadata()
@@ -128,6 +146,7 @@ impl FileWindow {
             // bytes are still read and judged.
             len: usize::try_from(len).unwrap_or(usize::MAX),
             window: Vec::new(),
+            window_bytes,
             start: 0,
             error: None,
         })
@@ -142,8 +161,8 @@ impl crate::TraceBytes for FileWindow {
     fn get(&mut self, at: usize, n: usize) -> &[u8] {
         let cached = at >= self.start && at + n <= self.start + self.window.len();
         if !cached {
-            let want = n.max(WINDOW_BYTES).min(self.len - at);
-            if self.window.capacity() > 2 * WINDOW_BYTES && want <= WINDOW_BYTES {
+            let want = n.max(self.window_bytes).min(self.len - at);
+            if self.window.capacity() > 2 * self.window_bytes && want <= self.window_bytes {
                 // A large record passed: give back its room.
                 self.window = Vec::new();
             }
@@ -173,17 +192,29 @@ pub fn scan_trace_file(path: &Path) -> Result<crate::Trace, TraceError> {
 }
 
 /// The calls of the trace file at `path`, whose [`scan_trace_file`] gave `header`, decoded
-/// one at a time.
+/// one at a time, read `window_bytes` at a time ([`window_for`]).
 pub fn trace_file_calls(
     path: &Path,
     header: &crate::TraceHeader,
+    window_bytes: usize,
 ) -> Result<crate::TraceCalls<FileWindow>, TraceError> {
-    Ok(crate::TraceCalls::new(FileWindow::open(path)?, header))
+    Ok(crate::TraceCalls::new(
+        FileWindow::open_with(path, window_bytes)?,
+        header,
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_traces_share_a_budget_of_windows() {
+        assert_eq!(window_for(0), WINDOW_BYTES);
+        assert_eq!(window_for(64), WINDOW_BYTES);
+        assert_eq!(window_for(1024), 64 << 10);
+        assert_eq!(window_for(1_000_000), LEAST_WINDOW_BYTES);
+    }
     use std::time::{Duration, Instant};
 
     fn temp_dir(name: &str) -> std::path::PathBuf {
@@ -282,12 +313,14 @@ mod tests {
             whole.calls.iter().filter(|c| c.func != 2).count()
         );
         assert!(whole.calls.iter().any(|c| c.repeats > 0));
-        let streamed: Vec<crate::CallRecord> = trace_file_calls(&path, &scanned.header)
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(streamed.len(), whole.calls.len());
-        assert_eq!(streamed, whole.calls);
+        for window in [WINDOW_BYTES, LEAST_WINDOW_BYTES] {
+            let streamed: Vec<crate::CallRecord> = trace_file_calls(&path, &scanned.header, window)
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(streamed.len(), whole.calls.len());
+            assert_eq!(streamed, whole.calls);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -297,7 +330,7 @@ mod tests {
         let path = dir.join("trace-1.mpitrace");
         std::fs::write(&path, long_trace()).unwrap();
         let scanned = scan_trace_file(&path).unwrap();
-        let mut calls = trace_file_calls(&path, &scanned.header).unwrap();
+        let mut calls = trace_file_calls(&path, &scanned.header, WINDOW_BYTES).unwrap();
         assert!(calls.next().unwrap().is_ok());
         File::options()
             .write(true)
