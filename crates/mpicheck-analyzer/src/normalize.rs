@@ -418,6 +418,8 @@ where
             &tables.comms,
             &tables.datatypes,
             &tables.collective_args,
+            &tables.rma.calls,
+            &tables.buffer_accesses,
         );
         for out in made.drain(..) {
             match out {
