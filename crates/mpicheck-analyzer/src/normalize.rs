@@ -680,6 +680,9 @@ impl<'a> RankStream<'a> {
             self.last_unreturned
                 .insert(event.thread, (this_index, event.call));
         }
+        if let Some(call) = tables.rma.calls.get_mut(&(rank, this_index as u32)) {
+            call.event = EventSummary::of(&event);
+        }
         self.events += 1;
         out(Normalized::Event(event));
     }

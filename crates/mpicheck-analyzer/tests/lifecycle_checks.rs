@@ -518,6 +518,10 @@ fn pending_buffer_accesses_are_judged_alike_in_every_interleaving() {
         ]
     );
     for order in interleavings(&run) {
-        assert_eq!(run_all_fed_in(&run, &order), all, "fed in the order {order:?}");
+        assert_eq!(
+            run_all_fed_in(&run, &order),
+            all,
+            "fed in the order {order:?}"
+        );
     }
 }

@@ -99,8 +99,6 @@ struct Posted {
     thread: u16,
     /// The requests of an `MPI_Start`/`MPI_Startall`.
     started: Option<Arc<[ReqId]>>,
-    /// A communication call on a window (`MPI_Put`, `MPI_Rget`...).
-    rma: bool,
 }
 
 fn latest(a: Option<&Posted>, b: Option<&Posted>) -> Option<Posted> {
@@ -151,7 +149,7 @@ struct RankPosts {
 }
 
 impl RankPosts {
-    fn event(&mut self, index: usize, event: &Event, rma: bool) {
+    fn event(&mut self, index: usize, event: &Event) {
         let posted = || Posted {
             index: index as u32,
             call: event.call,
@@ -161,7 +159,6 @@ impl RankPosts {
                 Op::Start { requests } => Some(requests.as_slice().into()),
                 _ => None,
             },
-            rma,
         };
         let site = event.site.0 as usize;
         if self.by_site.len() <= site {
@@ -225,11 +222,8 @@ impl RankPosts {
             .filter(|init| init.fits(access))
             .filter_map(|init| init.last_start.as_ref())
             .max_by_key(|p| p.index);
-        latest(
-            self.by_buffer.get(&(access.start, access.recv)),
-            started,
-        )
-        .or_else(|| latest(self.latest[access.recv as usize].as_ref(), started))
+        latest(self.by_buffer.get(&(access.start, access.recv)), started)
+            .or_else(|| latest(self.latest[access.recv as usize].as_ref(), started))
     }
 
     /// How the message names the pending operation: its call, or for a started persistent
@@ -301,10 +295,7 @@ impl EventPass for Pending {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
         self.take_new(tables);
         self.judge(rank, index, tables);
-        let rma = tables
-            .rma_call(rank, index)
-            .is_some_and(|c| matches!(c.kind, RmaKind::Access(_)));
-        self.rank(rank).event(index, event, rma);
+        self.rank(rank).event(index, event);
     }
 
     fn finish(mut self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
@@ -333,7 +324,12 @@ impl EventPass for Pending {
 fn diagnostic(posts: &RankPosts, access: &BufferAccess, tables: &RunTables) -> Diagnostic {
     let post = posts.posting(access);
     let call = post.as_ref().map_or(
-        if access.recv { "MPI_Irecv" } else { "MPI_Isend" }.to_string(),
+        if access.recv {
+            "MPI_Irecv"
+        } else {
+            "MPI_Isend"
+        }
+        .to_string(),
         |p| posts.operation_name(access, p),
     );
     let (noun, verb) = if access.write {
@@ -342,8 +338,13 @@ fn diagnostic(posts: &RankPosts, access: &BufferAccess, tables: &RunTables) -> D
         ("load from", "loads from")
     };
     // An RMA origin buffer (MPI_Put, MPI_Rput...): completed by a request or by the
-    // epoch's synchronization, not by a matching receive.
-    let rma = post.as_ref().is_some_and(|p| p.rma);
+    // epoch's synchronization, not by a matching receive. (Looked up here, not at every
+    // event: the tables keep the calls on windows.)
+    let rma = post.as_ref().is_some_and(|p| {
+        tables
+            .rma_call(access.rank, p.index as usize)
+            .is_some_and(|c| matches!(c.kind, RmaKind::Access(_)))
+    });
     // An RMA buffer MPI writes (a get's or an atomic's result) is its result buffer.
     let what = match (rma, access.recv) {
         (true, true) => "result",
