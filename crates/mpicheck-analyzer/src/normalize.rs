@@ -418,6 +418,8 @@ where
             &tables.comms,
             &tables.datatypes,
             &tables.collective_args,
+            &tables.rma.calls,
+            &tables.buffer_accesses,
         );
         for out in made.drain(..) {
             match out {
@@ -677,6 +679,9 @@ impl<'a> RankStream<'a> {
         if !event.returned {
             self.last_unreturned
                 .insert(event.thread, (this_index, event.call));
+        }
+        if let Some(call) = tables.rma.calls.get_mut(&(rank, this_index as u32)) {
+            call.event = EventSummary::of(&event);
         }
         self.events += 1;
         out(Normalized::Event(event));

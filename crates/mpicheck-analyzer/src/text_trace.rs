@@ -267,9 +267,16 @@ impl Parser {
                         .insert((rank, index), std::sync::Arc::new(args));
                 }
             }
-            if let Some(call) = self.rma_call(rank, name, &keys)? {
+            if let Some(mut rma) = self.rma_call(rank, name, &keys)? {
                 let index = self.run.ranks[rank as usize].events.len() as u32;
-                self.run.rma.insert((rank, index), call);
+                rma.event = EventSummary {
+                    call,
+                    site,
+                    thread,
+                    returned: !blocked,
+                    enter_ns: None,
+                };
+                self.run.rma.insert((rank, index), rma);
             }
             let trace = &mut self.run.ranks[rank as usize];
             if trace.events.last().is_some_and(|e| !e.returned) {

@@ -1,7 +1,7 @@
 //! Request lifecycle, resource and argument checks on hand-written traces: each positive
 //! case next to the correct twin that must produce nothing.
 
-use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::checks::{interleavings, run_all, run_all_fed_in};
 use mpicheck_analyzer::diagnostic::Diagnostic;
 use mpicheck_analyzer::text_trace::parse;
 
@@ -479,4 +479,49 @@ fn pending_buffers_without_recorded_accesses_report_nothing() {
         1: recv src=0 tag=0                            @ a.c:10
         *: finalize                                    @ a.c:20";
     assert!(codes_at(text).is_empty());
+}
+
+#[test]
+fn pending_buffer_accesses_are_judged_alike_in_every_interleaving() {
+    // DR002 judges each access when its rank's events reach it: with the ranks' events
+    // interleaved, and with an access after the rank's last event, the findings and their
+    // order (rank after rank, each rank's in its order) stay the same.
+    let text = "ranks 2
+        *: init
+        0: irecv src=1 tag=0 req=0 mem=buf:8192+64:w      @ a.c:9
+        0: access addr=8192 buf=8192+64 recv=1            @ a.c:30
+        1: isend dest=0 tag=0 req=1 mem=buf:4096+64:r     @ a.c:11
+        1: access write=1 addr=4100 buf=4096+64 thread=0  @ a.c:31
+        0: wait req=0                                     @ a.c:12
+        1: wait req=1                                     @ a.c:13
+        1: isend dest=0 tag=1 req=2 mem=buf:4096+64:r     @ a.c:14
+        0: recv src=1 tag=1                               @ a.c:15
+        1: wait req=2                                     @ a.c:16
+        *: finalize                                       @ a.c:20
+        1: access write=1 addr=4096 buf=4096+64 thread=0  @ a.c:32";
+    let run = parse(text).unwrap_or_else(|e| panic!("{e}"));
+    let all = run_all(&run);
+    let at: Vec<_> = all
+        .iter()
+        .map(|d| {
+            let line = |i: usize| d.locations.get(i).and_then(|l| l.line);
+            (d.code, line(0), line(1))
+        })
+        .collect();
+    assert_eq!(
+        at,
+        vec![
+            ("DR002", Some(30), Some(9)),
+            ("DR002", Some(31), Some(11)),
+            // The latest send from the buffer before the access.
+            ("DR002", Some(32), Some(14)),
+        ]
+    );
+    for order in interleavings(&run) {
+        assert_eq!(
+            run_all_fed_in(&run, &order),
+            all,
+            "fed in the order {order:?}"
+        );
+    }
 }

@@ -15,8 +15,8 @@ use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
-    CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace, Run, SiteId,
-    SourceLocation, TypeId,
+    BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace,
+    RmaCall, Run, SiteId, SourceLocation, TypeId,
 };
 use crate::normalize::numbering::Numbering;
 use crate::text::Text;
@@ -76,7 +76,8 @@ impl Filled {
 }
 
 /// What a pass may read of the run besides its events: the tables the events point into
-/// (call sites, communicators, datatypes, collective arguments).
+/// (call sites, communicators, datatypes, collective arguments, calls on windows), and the
+/// loads and stores into pending buffers recorded so far.
 /// While the events stream, they hold what the events so far made; at the end, all of it.
 ///
 /// Fed while the traces are normalized, a pass sees ids as the normalizer first gave them,
@@ -89,6 +90,8 @@ pub(crate) struct RunTables<'r> {
     comms: &'r [CommInfo],
     datatypes: &'r [DatatypeInfo],
     collective_args: &'r CollectiveArgsTable,
+    rma: &'r RmaCallTable,
+    buffer_accesses: &'r [BufferAccess],
     traces: &'r [RankTrace],
     numbering: Option<&'r Numbering>,
 }
@@ -96,12 +99,22 @@ pub(crate) struct RunTables<'r> {
 /// [`Run::collective_args`]: the arguments of collective calls, by (rank, event index).
 pub(crate) type CollectiveArgsTable = FxHashMap<(Rank, u32), Arc<CollectiveArgs>>;
 
+/// [`Run::rma`]: the calls on windows, by (rank, event index).
+pub(crate) type RmaCallTable = std::collections::HashMap<(Rank, u32), RmaCall>;
+
 impl<'r> RunTables<'r> {
     /// All of the run's tables, with how each rank ended.
     pub fn of(run: &'r Run) -> RunTables<'r> {
         RunTables {
             traces: &run.ranks,
-            ..RunTables::new(&run.sites, &run.comms, &run.datatypes, &run.collective_args)
+            ..RunTables::new(
+                &run.sites,
+                &run.comms,
+                &run.datatypes,
+                &run.collective_args,
+                &run.rma,
+                &run.buffer_accesses,
+            )
         }
     }
 
@@ -111,12 +124,16 @@ impl<'r> RunTables<'r> {
         comms: &'r [CommInfo],
         datatypes: &'r [DatatypeInfo],
         collective_args: &'r CollectiveArgsTable,
+        rma: &'r RmaCallTable,
+        buffer_accesses: &'r [BufferAccess],
     ) -> RunTables<'r> {
         RunTables {
             sites,
             comms,
             datatypes,
             collective_args,
+            rma,
+            buffer_accesses,
             traces: &[],
             numbering: None,
         }
@@ -165,6 +182,21 @@ impl<'r> RunTables<'r> {
     pub fn collective_args(&self, rank: Rank, index: usize) -> Option<&'r Arc<CollectiveArgs>> {
         let index = u32::try_from(index).ok()?;
         self.collective_args.get(&(rank, index))
+    }
+
+    /// The call on a window that is event `index` of `rank`, if it is one (known when its
+    /// event is given).
+    pub fn rma_call(&self, rank: Rank, index: usize) -> Option<&'r RmaCall> {
+        self.rma.get(&(rank, u32::try_from(index).ok()?))
+    }
+
+    /// The loads and stores into pending buffers recorded so far (`mpicheck run
+    /// --check-buffers`): an access of a rank is here once the rank's events before it
+    /// ([`BufferAccess::events_before`]) were given, in the order the ranks' traces came
+    /// while the events stream, and each rank's in its order (rank after rank at the end,
+    /// [`Run::buffer_accesses`]).
+    pub fn buffer_accesses(&self) -> &'r [BufferAccess] {
+        self.buffer_accesses
     }
 
     /// How the trace of `rank` ended, if there is one (known at the end: `None` while the

@@ -2,10 +2,15 @@
 //! started persistent request, nonblocking collective or RMA operation (DR002), as `mpicheck
 //! run --check-buffers` caught them ([`Run::buffer_accesses`]).
 
-use super::{run_event_location, Check, Context};
-use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use super::pass::{EventPass, RunTables};
+use super::Check;
+use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
-use crate::ranks::RankSet;
 
 pub const DR002: CheckInfo = CheckInfo {
     code: "DR002",
@@ -78,203 +83,337 @@ impl Check for PendingBufferAccess {
     fn infos(&self) -> &'static [CheckInfo] {
         &[DR002]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<Pending>::default())
     }
 }
 
-/// The call that started the pending operation: the latest call before the access at the
-/// site the recorder gave; without one, the latest nonblocking send or receive, or start of
-/// a persistent one, whose buffer starts at the watched bytes (any of the right direction
-/// when the call's buffers are unknown).
-fn posting_event<'r>(run: &'r Run, access: &BufferAccess) -> Option<(usize, &'r Event)> {
-    let events = &run.ranks.get(access.rank as usize)?.events;
-    let before = &events[..(access.events_before as usize).min(events.len())];
-    if access.post_site != SiteId(0) {
-        if let Some(found) = before
+/// A call that may have started the pending operation of an access: what a finding says of
+/// it.
+#[derive(Clone)]
+struct Posted {
+    /// Its event index, to find the latest of several candidates.
+    index: u32,
+    call: &'static str,
+    site: SiteId,
+    thread: u16,
+    /// The requests of an `MPI_Start`/`MPI_Startall`.
+    started: Option<Arc<[ReqId]>>,
+}
+
+fn latest(a: Option<&Posted>, b: Option<&Posted>) -> Option<Posted> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if a.index >= b.index { a } else { b }.clone()),
+        (a, b) => a.or(b).cloned(),
+    }
+}
+
+/// The `MPI_Send_init`/`MPI_Recv_init`... that made a persistent request, and its last
+/// start.
+struct Init {
+    call: &'static str,
+    /// It receives into its buffer (else it sends from it).
+    recv: bool,
+    /// Where its buffers start (none when unknown).
+    buffers: Box<[u64]>,
+    last_start: Option<Posted>,
+}
+
+impl Init {
+    /// It moves data in the access's direction and its buffer (if known) is the watched one.
+    fn fits(&self, access: &BufferAccess) -> bool {
+        self.recv == access.recv
+            && (self.buffers.is_empty() || self.buffers.contains(&access.start))
+    }
+}
+
+/// What one rank's events so far leave to find the call that posted a watched buffer:
+/// the latest call at each call site, the latest nonblocking send and receive, and by
+/// buffer address, and the live persistent requests with their last start. It grows with
+/// the call sites, the buffer addresses of nonblocking operations and the live persistent
+/// requests, not with the events.
+#[derive(Default)]
+struct RankPosts {
+    /// By call site id.
+    by_site: Vec<Option<Posted>>,
+    /// The latest nonblocking send ([0]) and receive ([1]).
+    latest: [Option<Posted>; 2],
+    /// The latest nonblocking send or receive by (buffer start, receive).
+    by_buffer: FxHashMap<(u64, bool), Posted>,
+    inits: FxHashMap<ReqId, Init>,
+    /// The rank's accesses taken from the tables and not judged yet (the rank's events
+    /// before them are still to come), with their place among the rank's accesses.
+    waiting: VecDeque<(u32, BufferAccess)>,
+    /// How many of the rank's accesses were taken from the tables.
+    taken: u32,
+}
+
+impl RankPosts {
+    fn event(&mut self, index: usize, event: &Event) {
+        let posted = || Posted {
+            index: index as u32,
+            call: event.call,
+            site: event.site,
+            thread: event.thread,
+            started: match &event.op {
+                Op::Start { requests } => Some(requests.as_slice().into()),
+                _ => None,
+            },
+        };
+        let site = event.site.0 as usize;
+        if self.by_site.len() <= site {
+            self.by_site.resize(site + 1, None);
+        }
+        let this = posted();
+        match &event.op {
+            Op::Send { blocking, .. } | Op::Recv { blocking, .. } => {
+                let recv = matches!(event.op, Op::Recv { .. });
+                match blocking {
+                    Blocking::Nonblocking(_) => {
+                        for b in event.buffers() {
+                            self.by_buffer.insert((b.start, recv), this.clone());
+                        }
+                        self.latest[recv as usize] = Some(this.clone());
+                    }
+                    Blocking::Persistent(req) => {
+                        self.inits.insert(
+                            *req,
+                            Init {
+                                call: event.call,
+                                recv,
+                                buffers: event.buffers().iter().map(|b| b.start).collect(),
+                                last_start: None,
+                            },
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            Op::Start { requests } => {
+                for r in requests {
+                    if let Some(init) = self.inits.get_mut(r) {
+                        init.last_start = Some(this.clone());
+                    }
+                }
+            }
+            // The recorder stops watching a request's buffer when it is freed.
+            Op::RequestFree { request } => {
+                self.inits.remove(request);
+            }
+            _ => {}
+        }
+        self.by_site[site] = Some(this);
+    }
+
+    /// The call that started the pending operation of `access`, once the rank's events
+    /// before it were seen: the latest call at the site the recorder gave; without one, the
+    /// latest nonblocking send or receive, or start of a persistent one, whose buffer starts
+    /// at the watched bytes (any of the right direction when the call's buffers are
+    /// unknown).
+    fn posting(&self, access: &BufferAccess) -> Option<Posted> {
+        if access.post_site != SiteId(0) {
+            if let Some(Some(found)) = self.by_site.get(access.post_site.0 as usize) {
+                return Some(found.clone());
+            }
+        }
+        let started = self
+            .inits
+            .values()
+            .filter(|init| init.fits(access))
+            .filter_map(|init| init.last_start.as_ref())
+            .max_by_key(|p| p.index);
+        latest(self.by_buffer.get(&(access.start, access.recv)), started)
+            .or_else(|| latest(self.latest[access.recv as usize].as_ref(), started))
+    }
+
+    /// How the message names the pending operation: its call, or for a started persistent
+    /// request the call that made it.
+    fn operation_name(&self, access: &BufferAccess, post: &Posted) -> String {
+        let Some(requests) = &post.started else {
+            return post.call.to_string();
+        };
+        match requests
             .iter()
-            .enumerate()
-            .rev()
-            .find(|(_, e)| e.site == access.post_site)
+            .find_map(|r| self.inits.get(r).filter(|init| init.fits(access)))
         {
-            return Some(found);
+            Some(init) => format!("{} request (started by {})", init.call, post.call),
+            None => format!("persistent request (started by {})", post.call),
         }
     }
-    let right_kind = |e: &&Event| match &e.op {
-        Op::Start { requests } => requests
-            .iter()
-            .any(|r| persistent_init(before, *r, access).is_some()),
-        op => starts_direction(op, access.recv, false),
-    };
-    let same_buffer = |e: &&Event| match &e.op {
-        Op::Start { .. } => true,
-        _ => has_buffer(e, access),
-    };
-    let found = before
-        .iter()
-        .rposition(|e| right_kind(&e) && same_buffer(&e))
-        .or_else(|| before.iter().rposition(|e| right_kind(&e)))?;
-    Some((found, &before[found]))
 }
 
-fn starts_direction(op: &Op, recv: bool, persistent: bool) -> bool {
-    let started = |b: &Blocking| match b {
-        Blocking::Nonblocking(_) => !persistent,
-        Blocking::Persistent(_) => persistent,
-        _ => false,
-    };
-    match op {
-        Op::Send { blocking, .. } => !recv && started(blocking),
-        Op::Recv { blocking, .. } => recv && started(blocking),
-        _ => false,
+/// DR002 over the events: each rank's accesses are judged when the rank's events reach
+/// them.
+#[derive(Default)]
+struct Pending {
+    ranks: Vec<RankPosts>,
+    /// How many of the tables' accesses were taken (while the events stream, the tables
+    /// only grow).
+    seen: usize,
+    /// The findings by (rank, place among the rank's accesses).
+    found: Vec<(Rank, u32, Diagnostic)>,
+}
+
+impl Pending {
+    fn rank(&mut self, rank: Rank) -> &mut RankPosts {
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, RankPosts::default);
+        }
+        &mut self.ranks[r]
     }
-}
 
-fn has_buffer(e: &Event, access: &BufferAccess) -> bool {
-    e.buffers().iter().any(|b| b.start == access.start)
-}
+    /// Takes the accesses the tables got since the last time.
+    fn take_new(&mut self, tables: &RunTables) {
+        let accesses = tables.buffer_accesses();
+        for access in &accesses[self.seen.min(accesses.len())..] {
+            let posts = self.rank(access.rank);
+            posts.waiting.push_back((posts.taken, access.clone()));
+            posts.taken += 1;
+        }
+        self.seen = accesses.len();
+    }
 
-/// The `MPI_Send_init`/`MPI_Recv_init`... that made the persistent request `req`, when it
-/// moves data in the access's direction and its buffer (if known) is the watched one.
-fn persistent_init<'r>(
-    before: &'r [Event],
-    req: ReqId,
-    access: &BufferAccess,
-) -> Option<&'r Event> {
-    before.iter().rev().find(|e| {
-        let made = match &e.op {
-            Op::Send { blocking, .. } | Op::Recv { blocking, .. } => {
-                *blocking == Blocking::Persistent(req)
-            }
-            _ => false,
+    /// Judges the accesses of `rank` that come before its event `index`.
+    fn judge(&mut self, rank: Rank, index: usize, tables: &RunTables) {
+        let Some(posts) = self.ranks.get_mut(rank as usize) else {
+            return;
         };
-        made && starts_direction(&e.op, access.recv, true)
-            && (e.buffers().is_empty() || has_buffer(e, access))
-    })
-}
-
-/// How the message names the pending operation: its call, or for a started persistent
-/// request the call that made it.
-fn operation_name(run: &Run, access: &BufferAccess, post: &Event) -> String {
-    let Op::Start { requests } = &post.op else {
-        return post.call.to_string();
-    };
-    let events = &run.ranks[access.rank as usize].events;
-    let before = &events[..(access.events_before as usize).min(events.len())];
-    match requests
-        .iter()
-        .find_map(|r| persistent_init(before, *r, access))
-    {
-        Some(init) => format!("{} request (started by {})", init.call, post.call),
-        None => format!("persistent request (started by {})", post.call),
+        while posts
+            .waiting
+            .front()
+            .is_some_and(|(_, a)| a.events_before as usize <= index)
+        {
+            let (place, access) = posts.waiting.pop_front().expect("checked");
+            self.found
+                .push((rank, place, diagnostic(posts, &access, tables)));
+        }
     }
 }
 
-fn check(run: &Run) -> Vec<Diagnostic> {
-    run.buffer_accesses
-        .iter()
-        .map(|access| {
-            let posted = posting_event(run, access);
-            let post = posted.map(|(_, e)| e);
-            let call = post.map_or(
-                if access.recv { "MPI_Irecv" } else { "MPI_Isend" }.to_string(),
-                |e| operation_name(run, access, e),
-            );
-            let (noun, verb) = if access.write {
-                ("store into", "stores into")
-            } else {
-                ("load from", "loads from")
-            };
-            // An RMA origin buffer (MPI_Put, MPI_Rput...): completed by a request or by the
-            // epoch's synchronization, not by a matching receive.
-            let rma = posted.is_some_and(|(i, _)| {
-                run.rma.get(&(access.rank, i as u32)).is_some_and(|c| matches!(c.kind, RmaKind::Access(_)))
-            });
-            // An RMA buffer MPI writes (a get's or an atomic's result) is its result buffer.
-            let what = match (rma, access.recv) {
-                (true, true) => "result",
-                (_, true) => "receive",
-                (_, false) => "send",
-            };
-            let until = if rma {
-                "the operation completed at the origin".to_string()
-            } else {
-                format!("the {what} completed")
-            };
-            let thread = match (access.thread, post.map(|e| e.thread)) {
-                (Some(t), Some(p)) if t == p => "the thread that started it".to_string(),
-                (Some(t), _) => format!("thread {t}"),
-                (None, _) => "a thread that made no MPI call".to_string(),
-            };
-            let offset = access.address.wrapping_sub(access.start);
-            let message = format!(
-                "{noun} byte {offset} of the {len}-byte buffer of a pending {call} by {thread}, before {until}",
-                len = access.len
-            );
-            let site = run.site(access.site);
-            let mut locations = vec![Location {
-                ranks: RankSet::one(access.rank),
-                call: if access.write { "store" } else { "load" }.to_string(),
-                file: site.file.clone(),
-                line: site.line,
-                function: site.function.clone(),
-                object: site.object.clone(),
-                offset: site.offset,
-                label: format!("{verb} the pending {what} buffer").into(),
-            }];
-            let started = format!("starts the {what} with this buffer");
-            if let Some(event) = post {
-                locations.push(run_event_location(run, vec![access.rank], event, started));
-            } else if access.post_site != SiteId(0) {
-                let s = run.site(access.post_site);
-                locations.push(Location {
-                    ranks: RankSet::one(access.rank),
-                    call: call.clone(),
-                    file: s.file.clone(),
-                    line: s.line,
-                    function: s.function.clone(),
-                    object: s.object.clone(),
-                    offset: s.offset,
-                    label: started.into(),
-                });
+impl EventPass for Pending {
+    fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        self.take_new(tables);
+        self.judge(rank, index, tables);
+        self.rank(rank).event(index, event);
+    }
+
+    fn finish(mut self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        // At the end the tables hold each rank's accesses rank after rank (while the
+        // events streamed, in the order they came): those of a rank not taken yet are its
+        // last ones.
+        let mut place = FxHashMap::<Rank, u32>::default();
+        for access in tables.buffer_accesses() {
+            let seen = place.entry(access.rank).or_default();
+            *seen += 1;
+            let posts = self.rank(access.rank);
+            if *seen > posts.taken {
+                posts.waiting.push_back((posts.taken, access.clone()));
+                posts.taken += 1;
             }
-            Diagnostic {
-                code: DR002.code,
-                category: DR002.category,
-                severity: DR002.severity,
-                message: message.into(),
-                locations,
-                notes: vec![if rma && access.recv {
-                    "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may write the result buffer at any moment (MPI 4.1 §12.3)".into()
-                } else if rma {
-                    "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may read the origin buffer at any moment (MPI 4.1 §12.3)".into()
-                } else {
-                    format!(
-                        "until a wait or test completes it, MPI may {} the buffer at any moment (MPI 4.1 §3.7.2)",
-                        if access.recv { "write" } else { "read" }
-                    )
-                    .into()
-                }],
-                help: Some(if rma && access.recv {
-                    "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rget) before reading or writing the result buffer".into()
-                } else if rma {
-                    "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rput) before modifying the origin buffer; reading it is allowed".into()
-                } else if access.recv {
-                    "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".into()
-                } else {
-                    "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".into()
-                }),
-                wait_for: None,
-                communicator: None,
-                tag: None,
-            }
-        })
-        .collect()
+        }
+        for rank in 0..self.ranks.len() {
+            self.judge(rank as Rank, usize::MAX, tables);
+        }
+        self.found.sort_by_key(|&(rank, place, _)| (rank, place));
+        self.found.into_iter().map(|(_, _, d)| d).collect()
+    }
+}
+
+/// The finding of `access`, judged on the rank's events before it.
+fn diagnostic(posts: &RankPosts, access: &BufferAccess, tables: &RunTables) -> Diagnostic {
+    let post = posts.posting(access);
+    let call = post.as_ref().map_or(
+        if access.recv {
+            "MPI_Irecv"
+        } else {
+            "MPI_Isend"
+        }
+        .to_string(),
+        |p| posts.operation_name(access, p),
+    );
+    let (noun, verb) = if access.write {
+        ("store into", "stores into")
+    } else {
+        ("load from", "loads from")
+    };
+    // An RMA origin buffer (MPI_Put, MPI_Rput...): completed by a request or by the
+    // epoch's synchronization, not by a matching receive. (Looked up here, not at every
+    // event: the tables keep the calls on windows.)
+    let rma = post.as_ref().is_some_and(|p| {
+        tables
+            .rma_call(access.rank, p.index as usize)
+            .is_some_and(|c| matches!(c.kind, RmaKind::Access(_)))
+    });
+    // An RMA buffer MPI writes (a get's or an atomic's result) is its result buffer.
+    let what = match (rma, access.recv) {
+        (true, true) => "result",
+        (_, true) => "receive",
+        (_, false) => "send",
+    };
+    let until = if rma {
+        "the operation completed at the origin".to_string()
+    } else {
+        format!("the {what} completed")
+    };
+    let thread = match (access.thread, post.as_ref().map(|p| p.thread)) {
+        (Some(t), Some(p)) if t == p => "the thread that started it".to_string(),
+        (Some(t), _) => format!("thread {t}"),
+        (None, _) => "a thread that made no MPI call".to_string(),
+    };
+    let offset = access.address.wrapping_sub(access.start);
+    let message = format!(
+        "{noun} byte {offset} of the {len}-byte buffer of a pending {call} by {thread}, before {until}",
+        len = access.len
+    );
+    let mut locations = vec![tables.location(
+        access.site,
+        access.rank,
+        if access.write { "store" } else { "load" },
+        format!("{verb} the pending {what} buffer"),
+    )];
+    let started = format!("starts the {what} with this buffer");
+    if let Some(p) = &post {
+        locations.push(tables.location(p.site, access.rank, p.call, started));
+    } else if access.post_site != SiteId(0) {
+        locations.push(tables.location(access.post_site, access.rank, &call, started));
+    }
+    Diagnostic {
+        code: DR002.code,
+        category: DR002.category,
+        severity: DR002.severity,
+        message: message.into(),
+        locations,
+        notes: vec![if rma && access.recv {
+            "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may write the result buffer at any moment (MPI 4.1 §12.3)".into()
+        } else if rma {
+            "until the request or the synchronization that ends the access (fence, unlock, flush, complete) completes it, MPI may read the origin buffer at any moment (MPI 4.1 §12.3)".into()
+        } else {
+            format!(
+                "until a wait or test completes it, MPI may {} the buffer at any moment (MPI 4.1 §3.7.2)",
+                if access.recv { "write" } else { "read" }
+            )
+            .into()
+        }],
+        help: Some(if rma && access.recv {
+            "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rget) before reading or writing the result buffer".into()
+        } else if rma {
+            "complete the operation (MPI_Win_fence, MPI_Win_unlock, MPI_Win_flush, MPI_Win_complete, or a wait on the request of MPI_Rput) before modifying the origin buffer; reading it is allowed".into()
+        } else if access.recv {
+            "complete the request (MPI_Wait, or MPI_Test returning true) before reading or writing the receive buffer".into()
+        } else {
+            "complete the request (MPI_Wait, or MPI_Test returning true) before modifying the send buffer; reading it is allowed".into()
+        }),
+        wait_for: None,
+        communicator: None,
+        tag: None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::pass::interleave::same_in_every_order;
     use crate::text_trace::parse;
 
     fn dr002(body: &str) -> Vec<Diagnostic> {
@@ -288,7 +427,8 @@ mod tests {
              *: win_free win=0                         @ g.c:10
              *: finalize"
         );
-        check(&parse(&text).unwrap_or_else(|e| panic!("{e}")))
+        let run = parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        same_in_every_order(&run, || Box::<Pending>::default())
     }
 
     /// A get's result is written by MPI: an access to it is about the result buffer, which

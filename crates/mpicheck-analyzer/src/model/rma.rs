@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{CommId, Rank, TypeId};
+use super::{CommId, Event, Rank, SiteId, TypeId};
 
 /// Index into [`super::Run::windows`]; the same value on every member of the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -205,4 +205,31 @@ pub enum RmaKind {
 pub struct RmaCall {
     pub win: WinId,
     pub kind: RmaKind,
+    /// What the RMA checks say of the call's event, so that they read the calls on
+    /// windows, not every event of the run.
+    pub event: EventSummary,
+}
+
+/// Where and how a call was made: its event's call name, site, thread, whether it returned
+/// and when it entered MPI.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventSummary {
+    pub call: &'static str,
+    pub site: SiteId,
+    pub thread: u16,
+    pub returned: bool,
+    /// [`super::CallTime::enter_ns`]; `None` in hand-written traces without times.
+    pub enter_ns: Option<u64>,
+}
+
+impl EventSummary {
+    pub fn of(event: &Event) -> EventSummary {
+        EventSummary {
+            call: event.call,
+            site: event.site,
+            thread: event.thread,
+            returned: event.returned,
+            enter_ns: event.time.map(|t| t.enter_ns),
+        }
+    }
 }

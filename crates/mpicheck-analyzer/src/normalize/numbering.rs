@@ -176,6 +176,7 @@ impl Numbering {
         }
         for call in run.rma.values_mut() {
             call.win = self.window(call.win);
+            call.event.site = self.site(call.event.site);
             if let RmaKind::Access(access) = &mut call.kind {
                 access.datatype = access.datatype.map(|t| self.datatype(t));
             }

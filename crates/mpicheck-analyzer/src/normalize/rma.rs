@@ -167,10 +167,15 @@ impl RankNormalizer<'_> {
     }
 
     fn record_rma(&mut self, index: usize, win: WinId, kind: RmaKind) {
-        self.tables
-            .rma
-            .calls
-            .insert((self.rank, index as u32), RmaCall { win, kind });
+        self.tables.rma.calls.insert(
+            (self.rank, index as u32),
+            RmaCall {
+                win,
+                kind,
+                // Filled once the call's event is made.
+                event: EventSummary::default(),
+            },
+        );
     }
 
     fn create_window(&mut self, name: &str, flavor: WinFlavor, args: &Args) -> WinId {

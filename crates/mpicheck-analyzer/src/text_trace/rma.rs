@@ -58,6 +58,7 @@ impl Parser {
         if let Some(flavor) = flavor {
             self.create_window(rank, name, win, flavor, keys)?;
             return Ok(Some(RmaCall {
+                event: Default::default(),
                 win: WinId(win),
                 kind: RmaKind::Create,
             }));
@@ -164,7 +165,11 @@ impl Parser {
                 })
             }
         };
-        Ok(Some(RmaCall { win, kind }))
+        Ok(Some(RmaCall {
+            win,
+            kind,
+            event: Default::default(),
+        }))
     }
 
     /// `win_create win=N [comm=C] size=BYTES unit=U [base=ADDRESS]`: the first line naming

@@ -11,8 +11,7 @@ use rustc_hash::FxHashMap;
 use super::pass::{EventPass, RunTables, SiteFindings};
 use super::Check;
 use crate::diagnostic::{CheckInfo, Diagnostic};
-use crate::model::{Blocking, Event, Op, Rank, ReqId, Run, SiteId};
-use crate::text::Text;
+use crate::model::{Blocking, Event, Op, Rank, ReqId, SiteId};
 
 pub mod free_active;
 mod freed;
@@ -290,29 +289,6 @@ impl EventPass for RequestPass {
         out.extend(self.overlaps.diagnostics(&proofs, tables));
         out
     }
-}
-
-/// Folds per-event findings (rank, event index, message, label) into one diagnostic per
-/// (call site, message, label): the texts must be the same for every rank in the same role.
-/// Texts are [`Text`]s (or strings, taken as literal text).
-pub(crate) fn fold_by_site<M: Into<Text>, L: Into<Text>>(
-    run: &Run,
-    items: impl IntoIterator<Item = (Rank, usize, M, L)>,
-    info: &CheckInfo,
-    notes: &[&str],
-    help: &str,
-) -> Vec<Diagnostic> {
-    let mut found = SiteFindings::default();
-    for (rank, index, message, label) in items {
-        if let Some(event) = run
-            .ranks
-            .get(rank as usize)
-            .and_then(|t| t.events.get(index))
-        {
-            found.add(rank, event, message, label);
-        }
-    }
-    found.diagnostics(&RunTables::of(run), info, notes, help)
 }
 
 /// RQ001-RQ004 and BF001, from one walk over each rank's requests.

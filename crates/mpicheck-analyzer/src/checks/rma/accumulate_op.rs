@@ -1,7 +1,7 @@
 //! Operations and datatypes an accumulate may not use (RM009).
 
-use super::Item;
-use crate::checks::request::fold_by_site;
+use super::fold_by_site;
+use super::{Call, Item};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 
@@ -211,23 +211,17 @@ fn problem(run: &Run, call: &str, access: &RmaAccess) -> Option<(String, String)
     })
 }
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+pub(super) fn check(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
     let mut items: Vec<Item> = Vec::new();
-    for trace in &run.ranks {
-        for (index, event) in trace.events.iter().enumerate() {
-            let Some(RmaCall {
-                kind: RmaKind::Access(access),
-                ..
-            }) = run.rma.get(&(trace.rank, index as u32))
-            else {
-                continue;
-            };
-            if !access.kind.is_accumulate() {
-                continue;
-            }
-            if let Some((message, label)) = problem(run, event.call, access) {
-                items.push((trace.rank, index, message.into(), label.into()));
-            }
+    for &(rank, index, call) in calls {
+        let RmaKind::Access(access) = &call.kind else {
+            continue;
+        };
+        if !access.kind.is_accumulate() {
+            continue;
+        }
+        if let Some((message, label)) = problem(run, call.event.call, access) {
+            items.push((rank, index, message.into(), label.into()));
         }
     }
     fold_by_site(

@@ -2,8 +2,9 @@
 
 use std::collections::BTreeMap;
 
-use super::{describe_access, site_text, Item};
-use crate::checks::request::{fold_by_site, happens_before};
+use super::fold_by_site;
+use super::{describe_access, site_text_at, Call, Item};
+use crate::checks::request::happens_before;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 
@@ -59,15 +60,12 @@ memory, addresses as displacements), §12.3 (the target buffer starts at
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+pub(super) fn check(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
     let mut items: Vec<Item> = Vec::new();
     // Accesses to dynamic windows: (origin, event, window, target).
     let mut dynamic: Vec<(Rank, usize, WinId, Rank)> = Vec::new();
-    for trace in &run.ranks {
-        for (index, event) in trace.events.iter().enumerate() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
-            };
+    {
+        for &(rank, index, call) in calls {
             let (Some(window), RmaKind::Access(access)) =
                 (run.windows.get(call.win.0 as usize), &call.kind)
             else {
@@ -77,16 +75,16 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
                 continue;
             };
             if window.flavor == WinFlavor::Dynamic {
-                dynamic.push((trace.rank, index, call.win, target));
+                dynamic.push((rank, index, call.win, target));
                 continue;
             }
             let Some(memory) = window.memory.get(&target) else {
                 continue;
             };
-            let what = describe_access(event.call, access, window);
+            let what = describe_access(call.event.call, access, window);
             if access.disp < 0 {
                 items.push((
-                    trace.rank,
+                    rank,
                     index,
                     crate::text!(
                         "{} has a negative target displacement ({})",
@@ -102,7 +100,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             };
             if start < 0 || end > memory.size as i64 {
                 items.push((
-                    trace.rank,
+                    rank,
                     index,
                     crate::text!(
                         "{} reaches bytes {start}..{end} of the target's window, which has {} bytes",
@@ -125,7 +123,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             }
         }
     }
-    let mut out = dynamic_accesses(run, &dynamic);
+    let mut out = dynamic_accesses(run, calls, &dynamic);
     out.extend(fold_by_site(
         run,
         first_per_site(run, items),
@@ -146,18 +144,19 @@ struct Attached {
 
 /// Accesses to dynamic windows whose target bytes are not in memory attached at the
 /// target: never attached there, or detached before the call.
-fn dynamic_accesses(run: &Run, accesses: &[(Rank, usize, WinId, Rank)]) -> Vec<Diagnostic> {
+fn dynamic_accesses(
+    run: &Run,
+    calls: &[Call],
+    accesses: &[(Rank, usize, WinId, Rank)],
+) -> Vec<Diagnostic> {
     if accesses.is_empty() {
         return Vec::new();
     }
     // (window, rank) → what it attached, in call order.
     let mut attached: BTreeMap<(WinId, Rank), Vec<Attached>> = BTreeMap::new();
-    for trace in &run.ranks {
-        for index in 0..trace.events.len() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
-            };
-            let pieces = attached.entry((call.win, trace.rank)).or_default();
+    {
+        for &(rank, index, call) in calls {
+            let pieces = attached.entry((call.win, rank)).or_default();
             match call.kind {
                 RmaKind::Attach { base, size } => pieces.push(Attached {
                     base,
@@ -180,11 +179,12 @@ fn dynamic_accesses(run: &Run, accesses: &[(Rank, usize, WinId, Rank)]) -> Vec<D
     // Accesses whose bytes lie only in detached memory: (item, detach calls to order).
     let mut after_detach: Vec<(Item, Vec<(Rank, usize)>)> = Vec::new();
     for &(origin, index, win, target) in accesses {
-        let event = &run.ranks[origin as usize].events[index];
-        let (Some(window), Some(RmaKind::Access(access))) = (
-            run.windows.get(win.0 as usize),
-            run.rma.get(&(origin, index as u32)).map(|c| &c.kind),
-        ) else {
+        let Some(call) = run.rma.get(&(origin, index as u32)) else {
+            continue;
+        };
+        let event = &call.event;
+        let (Some(window), RmaKind::Access(access)) = (run.windows.get(win.0 as usize), &call.kind)
+        else {
             continue;
         };
         let Some((start, end)) = access.reached_range(window) else {
@@ -234,7 +234,10 @@ fn dynamic_accesses(run: &Run, accesses: &[(Rank, usize, WinId, Rank)]) -> Vec<D
                 .filter_map(|p| p.detach.map(|d| (target, d)))
                 .collect();
             let d = holding[0].detach.unwrap_or_default();
-            let detach = &run.ranks[target as usize].events[d];
+            let detach = run
+                .rma
+                .get(&(target, d as u32))
+                .map_or(SiteId(0), |c| c.event.site);
             after_detach.push((
                 (
                     origin,
@@ -242,7 +245,7 @@ fn dynamic_accesses(run: &Run, accesses: &[(Rank, usize, WinId, Rank)]) -> Vec<D
                     crate::text!(
                         "{} reaches addresses {start:#x}..{end:#x} at the target, in memory it detached before ({})",
                         &what,
-                        site_text(run, detach)
+                        site_text_at(run, detach)
                     ),
                     "the target detached this memory (MPI_Win_detach) before the call".into(),
                 ),
@@ -282,8 +285,10 @@ fn first_per_site(run: &Run, items: Vec<Item>) -> Vec<Item> {
     let mut first: Vec<(Item, usize)> = Vec::new();
     let mut index_of: HashMap<(Rank, u32, &str), usize> = HashMap::new();
     for item in items {
-        let event = &run.ranks[item.0 as usize].events[item.1];
-        match index_of.entry((item.0, event.site.0, event.call)) {
+        let Some(call) = run.rma.get(&(item.0, item.1 as u32)) else {
+            continue;
+        };
+        match index_of.entry((item.0, call.event.site.0, call.event.call)) {
             Entry::Occupied(at) => first[*at.get()].1 += 1,
             Entry::Vacant(slot) => {
                 slot.insert(first.len());

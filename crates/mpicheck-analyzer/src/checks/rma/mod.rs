@@ -62,14 +62,15 @@ fn check(run: &Run) -> Vec<Diagnostic> {
     if run.rma.is_empty() {
         return Vec::new();
     }
-    let walk = walk(run);
+    let calls = calls_in_order(run);
+    let walk = walk_calls(run, &calls);
     let mut out = no_epoch::diagnostics(run, &walk);
     out.extend(unmatched_sync::diagnostics(run, &walk));
     out.extend(open_at_free::diagnostics(run, &walk));
     out.extend(request_outside_passive::diagnostics(run, &walk));
-    out.extend(target_rank::check(run));
-    out.extend(beyond_window::check(run));
-    out.extend(accumulate_op::check(run));
+    out.extend(target_rank::check(run, &calls));
+    out.extend(beyond_window::check(run, &calls));
+    out.extend(accumulate_op::check(run, &calls));
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
     out.extend(nocheck_lock::check(run));
@@ -82,6 +83,43 @@ fn check(run: &Run) -> Vec<Diagnostic> {
 
 /// A finding of one call: (rank, event index, message, label), as `fold_by_site` takes.
 pub(crate) type Item = (Rank, usize, Text, Text);
+
+/// A call on a window: (rank, event index, call).
+pub(crate) type Call<'r> = (Rank, usize, &'r RmaCall);
+
+/// Every call on a window ([`Run::rma`]), rank after rank, each rank's in its order: what
+/// the RMA checks walk instead of every event of the run.
+pub(crate) fn calls_in_order(run: &Run) -> Vec<Call<'_>> {
+    let mut calls: Vec<Call> = run
+        .rma
+        .iter()
+        .filter(|(&(rank, _), _)| (rank as usize) < run.ranks.len())
+        .map(|(&(rank, index), call)| (rank, index as usize, call))
+        .collect();
+    calls.sort_unstable_by_key(|&(rank, index, _)| (rank, index));
+    calls
+}
+
+/// Findings at calls on windows, one per call site, call, message and label (as
+/// [`crate::checks::request::fold_by_site`], the site and call from [`Run::rma`]).
+pub(crate) fn fold_by_site(
+    run: &Run,
+    items: impl IntoIterator<Item = Item>,
+    info: &CheckInfo,
+    notes: &[&str],
+    help: &str,
+) -> Vec<Diagnostic> {
+    let mut found = crate::checks::pass::SiteFindings::default();
+    for (rank, index, message, label) in items {
+        if let Some(call) = u32::try_from(index)
+            .ok()
+            .and_then(|i| run.rma.get(&(rank, i)))
+        {
+            found.add_at(rank, call.event.site, call.event.call, message, label);
+        }
+    }
+    found.diagnostics(&crate::checks::pass::RunTables::of(run), info, notes, help)
+}
 
 /// The epoch an access is made in, as the origin's own calls delimit it, for DR001.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -159,24 +197,28 @@ pub(crate) fn describe_access(call: &str, access: &RmaAccess, window: &WindowInf
     }
 }
 
+#[cfg(test)]
 pub(crate) fn walk(run: &Run) -> Walk {
+    walk_calls(run, &calls_in_order(run))
+}
+
+/// [`walk`] over the run's calls on windows ([`calls_in_order`]).
+pub(crate) fn walk_calls(run: &Run, calls: &[Call]) -> Walk {
     let mut out = Walk::default();
-    for trace in &run.ranks {
+    for rank_calls in calls.chunk_by(|a, b| a.0 == b.0) {
+        let trace = &run.ranks[rank_calls[0].0 as usize];
         let mut epochs: HashMap<WinId, Epochs> = HashMap::new();
+        // (Still read from every event of the rank: whether another thread made calls.)
         let single_thread = trace
             .events
             .first()
             .is_none_or(|f| trace.events.iter().all(|e| e.thread == f.thread));
-        for (index, event) in trace.events.iter().enumerate() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
-            };
+        for &(rank, index, call) in rank_calls {
             let Some(window) = run.windows.get(call.win.0 as usize) else {
                 continue;
             };
             let state = epochs.entry(call.win).or_default();
-            let rank = trace.rank;
-            let name = event.call;
+            let name = call.event.call;
             let mut unmatched = |message: Text, label: &str| {
                 out.unmatched.push((rank, index, message, label.into()));
             };
@@ -455,7 +497,12 @@ pub(crate) fn walk(run: &Run) -> Walk {
 
 /// `t.c:12`, or the call name when the site is unknown.
 pub(crate) fn site_text(run: &Run, event: &Event) -> String {
-    let loc = run.site(event.site);
+    site_text_at(run, event.site)
+}
+
+/// [`site_text`] of a call site.
+pub(crate) fn site_text_at(run: &Run, site: SiteId) -> String {
+    let loc = run.site(site);
     match (&loc.file, loc.line) {
         (Some(file), Some(line)) => format!("{file}:{line}"),
         (Some(file), None) => file.clone(),

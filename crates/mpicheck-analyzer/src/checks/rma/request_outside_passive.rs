@@ -1,7 +1,7 @@
 //! Request-based RMA in an active target epoch (RM004).
 
+use super::fold_by_site;
 use super::Walk;
-use crate::checks::request::fold_by_site;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::Run;
 

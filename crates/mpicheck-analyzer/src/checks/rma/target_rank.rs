@@ -1,7 +1,7 @@
 //! Target ranks outside the window's group (RM005).
 
-use super::Item;
-use crate::checks::request::fold_by_site;
+use super::fold_by_site;
+use super::{Call, Item};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 
@@ -44,13 +44,10 @@ MPI 4.1 §12.3.1 (`target_rank`: rank of the target in the group of the window),
 "#,
 };
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
+pub(super) fn check(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
     let mut items: Vec<Item> = Vec::new();
-    for trace in &run.ranks {
-        for (index, event) in trace.events.iter().enumerate() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
-            };
+    {
+        for &(rank, index, call) in calls {
             let Some(window) = run.windows.get(call.win.0 as usize) else {
                 continue;
             };
@@ -71,11 +68,11 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             }
             let size = window.members.len();
             items.push((
-                trace.rank,
+                rank,
                 index,
                 format!(
                     "{} is given {param} = {value}, outside the {size} ranks of {}",
-                    event.call, window.name
+                    call.event.call, window.name
                 )
                 .into(),
                 format!(

@@ -1,8 +1,8 @@
 //! RMA synchronization calls that end an epoch never begun, or begin one already open
 //! (RM002).
 
+use super::fold_by_site;
 use super::Walk;
-use crate::checks::request::fold_by_site;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::Run;
 
