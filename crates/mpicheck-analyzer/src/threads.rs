@@ -15,6 +15,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashMap;
+
 use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
 
 use crate::model::{
@@ -285,7 +287,7 @@ impl ThreadInfoBuilder {
 #[derive(Default)]
 pub struct ThreadClocks {
     /// Thread id → dense slot, in the order threads first appeared.
-    slot_of: HashMap<u16, usize>,
+    slot_of: FxHashMap<u16, usize>,
     /// By slot: the thread's origin is known.
     known: Vec<bool>,
     /// By slot: the thread's current clock (components past the end are 0).
@@ -401,6 +403,12 @@ impl ThreadClocks {
         self.clocks[slot][slot]
     }
 
+    /// Whether one thread has run so far and none is being started: every call so far
+    /// happens before every later call.
+    pub fn single(&self) -> bool {
+        self.clocks.len() == 1 && self.live_starts.is_empty()
+    }
+
     /// How many threads and synchronization objects the clocks hold.
     pub fn held(&self) -> (usize, usize) {
         (self.clocks.len(), self.objects.len())
@@ -422,10 +430,13 @@ impl ThreadClocks {
         let threads = (0..self.clocks.len())
             .filter(|&t| t != of && self.known[t] && !self.parked[t])
             .map(|t| self.seen(t, of));
-        let starts = self
-            .live_starts
-            .iter()
-            .map(|o| self.objects.get(o).and_then(|c| c.get(of)).copied().unwrap_or(0));
+        let starts = self.live_starts.iter().map(|o| {
+            self.objects
+                .get(o)
+                .and_then(|c| c.get(of))
+                .copied()
+                .unwrap_or(0)
+        });
         threads.chain(starts).fold(self.epoch(of), u32::min)
     }
 }

@@ -67,6 +67,10 @@ struct RankState {
     swept: usize,
     /// The most groups held at once.
     peak_groups: usize,
+    /// While the rank has run one thread ([`ThreadClocks::single`]), nothing goes into the
+    /// groups: a later thread's call can pair only with the calls still inside MPI, and
+    /// those are at most the one thread's last call, kept here if it uses a group.
+    single_last: Option<(Use, Key)>,
     found: BTreeSet<Found>,
 }
 
@@ -138,6 +142,12 @@ struct Found {
     request: Option<ReqId>,
 }
 
+/// A call's groups: the requests it waits on, or the communicator of its collective.
+enum Key {
+    Requests(Vec<ReqId>),
+    Comm(CommId),
+}
+
 /// What a group is, for the messages.
 #[derive(Clone, Copy)]
 enum Kind<'n> {
@@ -150,6 +160,7 @@ impl RankState {
         let slot = self.clocks.call(event.thread);
         let Some(time) = event.time else {
             self.untimed = true;
+            self.single_last = None;
             return;
         };
         self.latest_enter = self.latest_enter.max(time.enter_ns);
@@ -167,14 +178,42 @@ impl RankState {
                 u32::MAX
             },
         };
-        match &event.op {
+        let key = match &event.op {
             Op::Wait { requests, .. } => {
-                let mut seen: Vec<ReqId> = Vec::new();
+                let mut unique: Vec<ReqId> = Vec::with_capacity(requests.len());
                 for &r in requests.iter().flatten() {
-                    if seen.contains(&r) {
-                        continue;
+                    if !unique.contains(&r) {
+                        unique.push(r);
                     }
-                    seen.push(r);
+                }
+                Key::Requests(unique)
+            }
+            Op::Collective { comm, .. } => Key::Comm(*comm),
+            _ => {
+                if self.clocks.single() {
+                    self.single_last = None;
+                }
+                return;
+            }
+        };
+        if self.clocks.single() {
+            self.single_last = Some((used, key));
+            return;
+        }
+        if let Some((last, key)) = self.single_last.take() {
+            // Threads start: the one thread's last call may still be inside MPI.
+            match key {
+                Key::Requests(requests) => {
+                    for r in requests {
+                        self.requests.entry(r).or_default().live.push(last);
+                    }
+                }
+                Key::Comm(comm) => self.comms.entry(comm).or_default().live.push(last),
+            }
+        }
+        match key {
+            Key::Requests(requests) => {
+                for r in requests {
                     let group = self.requests.entry(r).or_default();
                     let found = pair(group, used, &self.clocks, self.latest_enter);
                     self.record(found, used, Kind::Request(r));
@@ -183,16 +222,15 @@ impl RankState {
                     }
                 }
             }
-            Op::Collective { comm, .. } => {
-                let group = self.comms.entry(*comm).or_default();
+            Key::Comm(comm) => {
+                let group = self.comms.entry(comm).or_default();
                 let found = pair(group, used, &self.clocks, self.latest_enter);
-                let name = tables.comm(*comm).map_or("?", |c| c.name.as_str());
+                let name = tables.comm(comm).map_or("?", |c| c.name.as_str());
                 self.record(found, used, Kind::Collective(name));
-                if group_is_empty(&self.comms, comm) {
-                    self.comms.remove(comm);
+                if group_is_empty(&self.comms, &comm) {
+                    self.comms.remove(&comm);
                 }
             }
-            _ => {}
         }
         let groups = self.requests.len() + self.comms.len();
         self.peak_groups = self.peak_groups.max(groups);
@@ -319,9 +357,7 @@ fn pair(group: &mut Group, b: Use, clocks: &ThreadClocks, latest: u64) -> Vec<(U
                 found.push((*a, When::Possible));
             }
         }
-        group
-            .pending
-            .retain(|(a, _)| a.epoch > floors.of(a.slot));
+        group.pending.retain(|(a, _)| a.epoch > floors.of(a.slot));
         if b.epoch > floors.of(b.slot) {
             group.pending.push((b, not_before));
             group.kept.entry(b.thread).or_default().push_back(b);
@@ -370,6 +406,7 @@ impl ConcurrentPass {
             held.threads += threads;
             held.objects += objects;
             held.findings += state.found.len();
+            held.calls += usize::from(state.single_last.is_some());
         }
         held
     }

@@ -423,7 +423,9 @@ impl Findings {
                 key.message.clone(),
                 key.sites
                     .iter()
-                    .map(|(site, call, label)| (tables.site_order(SiteId(*site)), *call, label.clone()))
+                    .map(|(site, call, label)| {
+                        (tables.site_order(SiteId(*site)), *call, label.clone())
+                    })
                     .collect::<Vec<_>>(),
             )
         });

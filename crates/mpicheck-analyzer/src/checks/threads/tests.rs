@@ -177,7 +177,8 @@ fn thread_findings(run: &Run) -> Vec<Diagnostic> {
 /// every order of [`interleave::orders`] (the receives' matches at their events and late),
 /// which must agree with each other and with the checks on whole ranks ([`reference`]).
 fn concurrent_findings(run: &Run) -> Vec<Diagnostic> {
-    let found = interleave::same_in_every_order(run, || super::ThreadChecks.pass().expect("a pass"));
+    let found =
+        interleave::same_in_every_order(run, || super::ThreadChecks.pass().expect("a pass"));
     assert_eq!(found, reference(run), "the pass and the whole-rank checks");
     found
 }
@@ -704,11 +705,21 @@ impl Rng {
 /// lock handoffs between them, at random.
 fn random_rank(rng: &mut Rng, rank: Rank) -> RankTrace {
     let mut b = RankBuilder::new();
-    b.call(0, "MPI_Init_thread", init(3), 0, Some(10))
-        .fork()
-        .sync(2, SyncKind::Acquire, REGION);
-    let mut now = 100;
-    let mut free_at = [0u64; 3];
+    b.call(0, "MPI_Init_thread", init(3), 0, Some(10));
+    // The main thread alone first, its last call maybe still inside MPI when threads start.
+    let (mut now, mut main_free) = (20, 20);
+    for _ in 0..rng.below(3) {
+        now = main_free + 10;
+        main_free = now + 5 + rng.below(200);
+        let op = match rng.below(2) {
+            0 => wait(rng.below(3) as u32, false),
+            _ => barrier_op(),
+        };
+        b.call(0, "MPI_Wait", op, now, Some(main_free));
+    }
+    b.fork().sync(2, SyncKind::Acquire, REGION);
+    now += 10;
+    let mut free_at = [main_free + 1, 0, 0];
     let steps = 10 + rng.below(60);
     for step in 0..steps {
         match rng.below(10) {
@@ -753,7 +764,10 @@ fn random_rank(rng: &mut Rng, rank: Rank) -> RankTrace {
             }
         }
     }
-    let mut trace = b.run(ThreadLevel::Multiple, rng.below(5) != 0).ranks.remove(0);
+    let mut trace = b
+        .run(ThreadLevel::Multiple, rng.below(5) != 0)
+        .ranks
+        .remove(0);
     trace.rank = rank;
     if rng.below(4) == 0 {
         trace.threads.provided = Some(ThreadLevel::Serialized);
