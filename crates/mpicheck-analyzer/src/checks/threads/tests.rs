@@ -860,7 +860,7 @@ fn live_state_of_the_concurrent_use_pass() {
         fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
             self.0.event(rank, index, event, tables);
             self.1 += 1;
-            if self.1 % self.3 == 0 {
+            if self.1.is_multiple_of(self.3) {
                 let held = self.0.held();
                 self.2.push((self.1, held));
             }
