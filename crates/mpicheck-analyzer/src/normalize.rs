@@ -429,6 +429,11 @@ where
                     }
                     a.events.push(event);
                 }
+                Normalized::Sync(sync) => {
+                    for pass in passes.iter_mut() {
+                        pass.sync(rank, &sync);
+                    }
+                }
                 Normalized::Matched { event, matched } => {
                     for pass in passes.iter_mut() {
                         pass.matched(rank, event, matched);
@@ -502,6 +507,8 @@ pub(crate) enum Normalized {
     /// The source and tag an earlier receive event matched, known when the call that
     /// completed its request is normalized (before that call's own event).
     Matched { event: usize, matched: (Rank, i32) },
+    /// A synchronization record of the rank's threads, in record order with its events.
+    Sync(SyncEvent),
 }
 
 /// One rank's trace normalized call by call: the rank's state between calls, and what
@@ -582,9 +589,13 @@ impl<'a> RankStream<'a> {
         let Some(function) = trace.schema.function(call.func) else {
             return;
         };
+        let syncs_before = self.threads.sync_len();
         if self.threads.sync_record(function, call) {
             if self.threads.threads_started() {
                 self.state.objects.track_uses();
+            }
+            for sync in self.threads.syncs_from(syncs_before) {
+                out(Normalized::Sync(*sync));
             }
             return;
         }

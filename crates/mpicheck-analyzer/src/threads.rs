@@ -15,6 +15,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use rustc_hash::FxHashMap;
+
 use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
 
 use crate::model::{
@@ -37,6 +39,8 @@ const NS_REGION_END: u64 = 2;
 const NS_THREAD_START: u64 = 4;
 
 const NS_BARRIER: u64 = 3;
+const NS_THREAD_END: u64 = 5;
+const NS_ORDERED: u64 = 7;
 const NS_SINGLE: u64 = 8;
 const NS_SECTION: u64 = 9;
 
@@ -194,6 +198,16 @@ impl ThreadInfoBuilder {
         true
     }
 
+    /// How many synchronization records were taken so far.
+    pub fn sync_len(&self) -> usize {
+        self.info.sync.len()
+    }
+
+    /// The synchronization records taken since there were `n`.
+    pub fn syncs_from(&self, n: usize) -> &[SyncEvent] {
+        &self.info.sync[n..]
+    }
+
     /// Whether the process has started threads so far (a recorded parallel region or
     /// `pthread_create`).
     pub fn threads_started(&self) -> bool {
@@ -257,6 +271,176 @@ impl ThreadInfoBuilder {
     }
 }
 
+/// The vector clocks of one rank's threads, advanced record by record in record order (calls
+/// and synchronization records interleaved): what [`HappensBefore`] computes for a whole
+/// rank, and what a streaming check keeps while the records come (each thread's current
+/// clock and each synchronization object's, not one clock per call).
+///
+/// A thread's first record decides whether its origin is known: the process's first thread
+/// (the main thread), or a thread whose first record acquires a start object (a parallel
+/// region's or `pthread_create`'s) that an earlier record released. Threads of unknown
+/// origin are never reported as possibly concurrent.
+///
+/// Objects that no record can acquire again are dropped (a parallel region's objects once
+/// the region ended, a thread's start object once the thread took it), so the state is
+/// bounded by the threads and the live objects, not by the regions run.
+#[derive(Default)]
+pub struct ThreadClocks {
+    /// Thread id → dense slot, in the order threads first appeared.
+    slot_of: FxHashMap<u16, usize>,
+    /// By slot: the thread's origin is known.
+    known: Vec<bool>,
+    /// By slot: the thread's current clock (components past the end are 0).
+    clocks: Vec<Vec<u32>>,
+    /// By slot: the thread's last record released its region share's end or its own end:
+    /// its next record, if any, acquires a start object.
+    parked: Vec<bool>,
+    /// Clocks of the objects released so far.
+    objects: HashMap<u64, Vec<u32>>,
+    /// Start objects a new thread may still acquire first: released `pthread_create` starts
+    /// not yet taken, regions whose team may still be assembling (until a team barrier
+    /// completes or the region ends).
+    live_starts: HashSet<u64>,
+}
+
+impl ThreadClocks {
+    /// The slot of `thread`, registered now if it had no record before (`first_is_start`:
+    /// its first record acquires `start`).
+    fn slot(&mut self, thread: u16, start: Option<u64>) -> usize {
+        if let Some(&slot) = self.slot_of.get(&thread) {
+            return slot;
+        }
+        let slot = self.slot_of.len();
+        let known = self.slot_of.is_empty()
+            || start.is_some_and(|o| is_start_object(o) && self.objects.contains_key(&o));
+        self.slot_of.insert(thread, slot);
+        self.known.push(known);
+        self.parked.push(false);
+        let mut clock = vec![0; slot + 1];
+        clock[slot] = 1;
+        self.clocks.push(clock);
+        slot
+    }
+
+    /// A call of `thread` enters: its slot (its clock is the call's entry clock).
+    pub fn call(&mut self, thread: u16) -> usize {
+        let slot = self.slot(thread, None);
+        self.parked[slot] = false;
+        slot
+    }
+
+    /// A synchronization record.
+    pub fn sync(&mut self, s: &SyncEvent) {
+        let acquired = (s.kind == SyncKind::Acquire).then_some(s.object);
+        let t = self.slot(s.thread, acquired);
+        self.parked[t] = false;
+        match s.kind {
+            SyncKind::Release => {
+                let clock = &self.clocks[t];
+                let obj = self.objects.entry(s.object).or_default();
+                if obj.len() < clock.len() {
+                    obj.resize(clock.len(), 0);
+                }
+                for (o, c) in obj.iter_mut().zip(clock) {
+                    *o = (*o).max(*c);
+                }
+                self.clocks[t][t] += 1;
+                match s.object >> NS_SHIFT {
+                    NS_REGION_START | NS_THREAD_START => {
+                        self.live_starts.insert(s.object);
+                    }
+                    NS_REGION_END | NS_THREAD_END => self.parked[t] = true,
+                    _ => {}
+                }
+            }
+            SyncKind::Acquire => {
+                if let Some(obj) = self.objects.get(&s.object) {
+                    let clock = &mut self.clocks[t];
+                    if clock.len() < obj.len() {
+                        clock.resize(obj.len(), 0);
+                    }
+                    for (c, o) in clock.iter_mut().zip(obj) {
+                        *c = (*c).max(*o);
+                    }
+                }
+                let value = s.object & ((1 << NS_SHIFT) - 1);
+                match s.object >> NS_SHIFT {
+                    // A started thread takes its start once.
+                    NS_THREAD_START => {
+                        self.live_starts.remove(&s.object);
+                        self.objects.remove(&s.object);
+                    }
+                    // A team barrier completed: every member of the team has started.
+                    NS_BARRIER => {
+                        self.live_starts.remove(&object(NS_REGION_START, value));
+                    }
+                    // The region ended: nothing acquires its objects again.
+                    NS_REGION_END => {
+                        self.live_starts.remove(&object(NS_REGION_START, value));
+                        for ns in [NS_REGION_START, NS_REGION_END, NS_BARRIER, NS_ORDERED] {
+                            self.objects.remove(&object(ns, value));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// The current clock of the thread in `slot`.
+    pub fn clock(&self, slot: usize) -> &[u32] {
+        &self.clocks[slot]
+    }
+
+    /// Component `of` of the clock of the thread in `slot`: how much of thread `of` it has
+    /// seen.
+    pub fn seen(&self, slot: usize, of: usize) -> u32 {
+        self.clocks[slot].get(of).copied().unwrap_or(0)
+    }
+
+    /// The thread's own epoch: what a call it makes now is stamped with.
+    pub fn epoch(&self, slot: usize) -> u32 {
+        self.clocks[slot][slot]
+    }
+
+    /// Whether one thread has run so far and none is being started: every call so far
+    /// happens before every later call.
+    pub fn single(&self) -> bool {
+        self.clocks.len() == 1 && self.live_starts.is_empty()
+    }
+
+    /// How many threads and synchronization objects the clocks hold.
+    pub fn held(&self) -> (usize, usize) {
+        (self.clocks.len(), self.objects.len())
+    }
+
+    pub fn known(&self, slot: usize) -> bool {
+        self.known[slot]
+    }
+
+    pub fn slot_of_thread(&self, thread: u16) -> Option<usize> {
+        self.slot_of.get(&thread).copied()
+    }
+
+    /// How much of thread `of` every later call of another thread of known origin will
+    /// have seen at least: a call of `of` with an epoch up to this happens before all of
+    /// them. The least of the threads' current clocks (a parked thread's next record takes
+    /// a start object) and of the start objects a new thread may still take first.
+    pub fn floor(&self, of: usize) -> u32 {
+        let threads = (0..self.clocks.len())
+            .filter(|&t| t != of && self.known[t] && !self.parked[t])
+            .map(|t| self.seen(t, of));
+        let starts = self.live_starts.iter().map(|o| {
+            self.objects
+                .get(o)
+                .and_then(|c| c.get(of))
+                .copied()
+                .unwrap_or(0)
+        });
+        threads.chain(starts).fold(self.epoch(of), u32::min)
+    }
+}
+
 /// Happens-before between the calls of one rank's threads, from the recorded
 /// synchronization (vector clocks). Meaningful only when the trace recorded synchronization
 /// ([`ThreadInfo::sync_recorded`]); threads whose start was not recorded (started by a
@@ -278,7 +462,6 @@ impl HappensBefore {
         if !rank.threads.sync_recorded {
             return None;
         }
-        let mut slot_of: HashMap<u16, usize> = HashMap::new();
         // Record order of calls and synchronization together.
         enum Item<'a> {
             Call(usize, &'a Event),
@@ -293,71 +476,29 @@ impl HappensBefore {
             items.push((s.order, Item::Sync(s)));
         }
         items.sort_by_key(|(order, _)| *order);
-        let mut known: Vec<bool> = Vec::new();
-        for (_, item) in &items {
-            let (thread, first_is_start) = match item {
-                Item::Call(_, e) => (e.thread, false),
-                Item::Sync(s) => (
-                    s.thread,
-                    s.kind == SyncKind::Acquire && is_start_object(s.object),
-                ),
-            };
-            if !slot_of.contains_key(&thread) {
-                // The first thread of the process is the main thread; any other is known
-                // only when its first record is the acquire of its recorded start.
-                known.push(slot_of.is_empty() || first_is_start);
-                slot_of.insert(thread, slot_of.len());
-            }
-        }
-        if slot_of.len() < 2 {
-            return None;
-        }
-        let n = slot_of.len();
-        let mut clocks: Vec<Vec<u32>> = (0..n)
-            .map(|t| {
-                let mut c = vec![0; n];
-                c[t] = 1;
-                c
-            })
-            .collect();
-        let mut objects: HashMap<u64, Vec<u32>> = HashMap::new();
+        let mut clocks = ThreadClocks::default();
         let mut enter = vec![Vec::new(); rank.events.len()];
         let mut epoch = vec![u32::MAX; rank.events.len()];
         for (_, item) in &items {
             match item {
                 Item::Call(i, e) => {
-                    let t = slot_of[&e.thread];
-                    enter[*i] = clocks[t].clone();
+                    let t = clocks.call(e.thread);
+                    enter[*i] = clocks.clock(t).to_vec();
                     if e.returned {
-                        epoch[*i] = clocks[t][t];
+                        epoch[*i] = clocks.epoch(t);
                     }
                 }
-                Item::Sync(s) => {
-                    let t = slot_of[&s.thread];
-                    match s.kind {
-                        SyncKind::Release => {
-                            let obj = objects.entry(s.object).or_insert_with(|| vec![0; n]);
-                            for (o, c) in obj.iter_mut().zip(&clocks[t]) {
-                                *o = (*o).max(*c);
-                            }
-                            clocks[t][t] += 1;
-                        }
-                        SyncKind::Acquire => {
-                            if let Some(obj) = objects.get(&s.object) {
-                                for (c, o) in clocks[t].iter_mut().zip(obj) {
-                                    *c = (*c).max(*o);
-                                }
-                            }
-                        }
-                    }
-                }
+                Item::Sync(s) => clocks.sync(s),
             }
         }
+        if clocks.slot_of.len() < 2 {
+            return None;
+        }
         Some(HappensBefore {
-            slot_of,
+            known: clocks.known.clone(),
+            slot_of: clocks.slot_of.into_iter().collect(),
             enter,
             epoch,
-            known,
         })
     }
 

@@ -74,7 +74,7 @@ static REGISTRY: &[&dyn Check] = &[
     &deadlock::WildcardDeadlock,                  // DL003
     &request::never_received::MessageNeverReceived, // RQ005
     &message_race::MessageRace,                   // MR001
-    &threads::ThreadChecks,                       // TH001-TH005
+    &threads::ThreadChecks,                       // TH001-TH007
 ];
 
 /// Every check's code, name, category, severity and docs, in registry order.
@@ -298,7 +298,7 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             let found = match pass_findings[i].take() {
                 Some((found, filled)) => {
                     filled.into_context(&ctx);
-                    found
+                    check.with_pass_findings(&ctx, found)
                 }
                 None => check.run(&ctx),
             };

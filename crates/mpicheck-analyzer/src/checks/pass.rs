@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
     BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace,
-    RmaCall, Run, SiteId, SourceLocation, TypeId,
+    RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, TypeId,
 };
 use crate::normalize::numbering::Numbering;
 use crate::text::Text;
@@ -36,6 +36,12 @@ pub(crate) trait EventPass {
     /// wait completed it without, it was freed, or at [`EventPass::finish`]). Fed from a
     /// whole [`Run`], events come with it set and this is not called.
     fn matched(&mut self, _rank: Rank, _index: usize, _matched: (Rank, i32)) {}
+    /// A synchronization record of the threads of `rank` (a release or acquire,
+    /// [`crate::threads`]), in record order with the rank's events: a record comes before
+    /// every event whose [`crate::model::CallTime::order`] is above its own. While the traces
+    /// are normalized, each comes as it is read; fed from a whole [`Run`], from
+    /// [`crate::model::ThreadInfo::sync`].
+    fn sync(&mut self, _rank: Rank, _sync: &SyncEvent) {}
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
     /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to
@@ -205,6 +211,12 @@ impl<'r> RunTables<'r> {
         self.traces.get(rank as usize).map(|t| &t.end)
     }
 
+    /// What the trace of `rank` recorded of its threads, if there is one (known at the end:
+    /// `None` while the events stream).
+    pub fn rank_threads(&self, rank: Rank) -> Option<&'r ThreadInfo> {
+        self.traces.get(rank as usize).map(|t| &t.threads)
+    }
+
     /// The source location of a call site.
     pub fn site(&self, site: SiteId) -> &SourceLocation {
         static UNKNOWN: SourceLocation = SourceLocation {
@@ -243,11 +255,37 @@ impl<'r> RunTables<'r> {
 pub(crate) fn feed(run: &Run, passes: &mut [&mut dyn EventPass]) {
     let tables = RunTables::of(run);
     for trace in &run.ranks {
+        let mut syncs = 0;
         for (index, event) in trace.events.iter().enumerate() {
+            feed_syncs_before(trace, index, &mut syncs, passes);
             for pass in passes.iter_mut() {
                 pass.event(trace.rank, index, event, &tables);
             }
         }
+        feed_syncs_before(trace, trace.events.len(), &mut syncs, passes);
+    }
+}
+
+/// Gives `passes` the synchronization records of `trace` from `*next` on that come before
+/// its event `index` (all that are left, past its last event).
+pub(crate) fn feed_syncs_before(
+    trace: &RankTrace,
+    index: usize,
+    next: &mut usize,
+    passes: &mut [&mut dyn EventPass],
+) {
+    let until = match trace.events.get(index) {
+        Some(event) => match event.time {
+            Some(time) => time.order,
+            None => return,
+        },
+        None => u64::MAX,
+    };
+    while let Some(sync) = trace.threads.sync.get(*next).filter(|s| s.order < until) {
+        for pass in passes.iter_mut() {
+            pass.sync(trace.rank, sync);
+        }
+        *next += 1;
     }
 }
 
@@ -256,16 +294,17 @@ pub(crate) fn feed(run: &Run, passes: &mut [&mut dyn EventPass]) {
 pub(crate) fn feed_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank]) {
     let tables = RunTables::of(run);
     let mut next = vec![0; run.ranks.len()];
+    let mut syncs = vec![0; run.ranks.len()];
     for &rank in order {
+        let trace = &run.ranks[rank as usize];
         let index = next[rank as usize];
         next[rank as usize] += 1;
+        feed_syncs_before(trace, index, &mut syncs[rank as usize], passes);
         for pass in passes.iter_mut() {
-            pass.event(
-                rank,
-                index,
-                &run.ranks[rank as usize].events[index],
-                &tables,
-            );
+            pass.event(rank, index, &trace.events[index], &tables);
+        }
+        if index + 1 == trace.events.len() {
+            feed_syncs_before(trace, index + 1, &mut syncs[rank as usize], passes);
         }
     }
     assert!(
@@ -387,6 +426,7 @@ pub(crate) mod interleave {
     pub fn fed_late(run: &Run, mut pass: Box<dyn EventPass>, order: &[Rank]) -> Vec<Diagnostic> {
         let tables = RunTables::of(run);
         let mut next = vec![0; run.ranks.len()];
+        let mut syncs = vec![0; run.ranks.len()];
         // By rank: the receives whose match is still to come, (request, event, match).
         type Late = Vec<(ReqId, usize, (Rank, i32))>;
         let mut late: Vec<Late> = vec![Vec::new(); run.ranks.len()];
@@ -394,6 +434,7 @@ pub(crate) mod interleave {
             let r = rank as usize;
             let index = next[r];
             next[r] += 1;
+            feed_syncs_before(&run.ranks[r], index, &mut syncs[r], &mut [pass.as_mut()]);
             let mut event = run.ranks[r].events[index].clone();
             if let Op::Wait {
                 requests,
@@ -432,6 +473,7 @@ pub(crate) mod interleave {
             }
             pass.event(rank, index, &event, &tables);
             if next[r] == run.ranks[r].events.len() {
+                feed_syncs_before(&run.ranks[r], next[r], &mut syncs[r], &mut [pass.as_mut()]);
                 for (_, at, matched) in late[r].drain(..) {
                     pass.matched(rank, at, matched);
                 }

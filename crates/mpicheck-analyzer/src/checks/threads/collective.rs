@@ -1,10 +1,12 @@
 //! TH005: two collective calls on the same communicator in progress at once in one process.
 
-use std::collections::BTreeMap;
-
-use super::{Findings, RankThreads};
 use crate::diagnostic::{Category, CheckInfo, Severity};
-use crate::model::{CommId, Op, ThreadLevel};
+#[cfg(test)]
+use {
+    super::{Findings, RankThreads},
+    crate::model::{CommId, Op, ThreadLevel},
+    std::collections::BTreeMap,
+};
 
 pub const TH005: CheckInfo = CheckInfo {
     code: "TH005",
@@ -50,7 +52,10 @@ the same process").
 "#,
 };
 
-pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
+/// The whole-rank form of the check, the reference the pass
+/// ([`super::concurrent::ConcurrentPass`]) is tested against.
+#[cfg(test)]
+pub(crate) fn check(run: &crate::model::Run, t: &RankThreads, out: &mut Findings) {
     if t.provided.is_some_and(|l| l < ThreadLevel::Multiple) {
         return; // TH001 reports every concurrent pair
     }
@@ -64,7 +69,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
         if calls.len() < 2 {
             continue;
         }
-        let comm_name = t.run.comm(*comm).name.clone();
+        let comm_name = run.comm(*comm).name.clone();
         t.report_conflicts(
             calls,
             out,

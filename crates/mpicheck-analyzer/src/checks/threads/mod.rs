@@ -28,13 +28,15 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use super::{site_location, Check, Context};
+use super::pass::{EventPass, RunTables};
+use super::{Check, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Event, Op, Rank, RankTrace, Run, SiteId, ThreadLevel, WorkshareBlock};
+use crate::model::{Event, Op, Rank, RankTrace, SiteId, ThreadLevel, WorkshareBlock};
 use crate::text::{IntoPieces, Text};
 use crate::threads::{overlap, HappensBefore};
 
 pub mod collective;
+pub(crate) mod concurrent;
 pub mod finalize;
 pub mod freed;
 pub mod level;
@@ -50,19 +52,32 @@ pub use probe::TH004;
 pub use request::TH003;
 pub use single::TH006;
 
-/// TH001-TH007, from one look at each rank's threads.
+/// TH001-TH007. TH003 and TH005 are a pass over the events ([`concurrent`]); TH001, TH002,
+/// TH004, TH006 and TH007 still take one look at each rank's threads in the run.
 pub(crate) struct ThreadChecks;
 
 impl Check for ThreadChecks {
     fn infos(&self) -> &'static [CheckInfo] {
         &[TH001, TH002, TH003, TH004, TH005, TH006, TH007]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::new(concurrent::ConcurrentPass::default()))
+    }
+    fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        merged(check(ctx), found)
     }
 }
 
-/// Runs TH001-TH007.
+/// The findings on the run and the pass's, in the order of their codes (each list is in the
+/// order of code, message and sites already).
+pub(crate) fn merged(on_run: Vec<Diagnostic>, of_pass: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut all = on_run;
+    all.extend(of_pass);
+    all.sort_by_key(|d| d.code);
+    all
+}
+
+/// Runs TH001, TH002, TH004, TH006 and TH007 on the run.
 pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut findings = Findings::default();
     for rank in &ctx.run.ranks {
@@ -75,19 +90,17 @@ pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
         {
             continue; // one thread: nothing to check
         }
-        let threads = RankThreads::new(ctx.run, rank);
+        let threads = RankThreads::new(rank);
         level::check(&threads, &mut findings);
         finalize::check(&threads, &mut findings);
-        request::check(&threads, &mut findings);
         probe::check(&threads, &mut findings);
-        collective::check(&threads, &mut findings);
         single::check(&threads, &mut findings);
         freed::check(&threads, &mut findings);
     }
     findings.into_diagnostics(ctx)
 }
 
-/// Calls that the standard lets any thread make at any time (MPI 4.1 §11.6.1, §11.2.1).
+/// Calls that the standard lets any thread make lets any thread make at any time (MPI 4.1 §11.6.1, §11.2.1).
 pub(crate) fn always_allowed(call: &str) -> bool {
     matches!(
         call,
@@ -104,7 +117,6 @@ pub(crate) fn always_allowed(call: &str) -> bool {
 
 /// One rank's calls as the thread checks see them.
 pub(crate) struct RankThreads<'r> {
-    pub run: &'r Run,
     pub rank: &'r RankTrace,
     pub hb: Option<HappensBefore>,
     /// The event of `MPI_Init*`, if recorded.
@@ -127,7 +139,7 @@ pub(crate) enum When {
 }
 
 impl<'r> RankThreads<'r> {
-    pub fn new(run: &'r Run, rank: &'r RankTrace) -> RankThreads<'r> {
+    pub fn new(rank: &'r RankTrace) -> RankThreads<'r> {
         let init = rank
             .events
             .iter()
@@ -136,7 +148,6 @@ impl<'r> RankThreads<'r> {
             rank.events[i].thread
         });
         RankThreads {
-            run,
             rank,
             hb: HappensBefore::of(rank),
             init,
@@ -398,7 +409,27 @@ impl Findings {
     }
 
     fn into_diagnostics(self, ctx: &Context) -> Vec<Diagnostic> {
-        self.groups
+        self.into_diagnostics_on(&RunTables::of(ctx.run))
+    }
+
+    /// One diagnostic per finding, in the order of code, message and call sites
+    /// ([`RunTables::site_order`]: the same whether the sites were numbered as the events
+    /// streamed or for good).
+    pub fn into_diagnostics_on(self, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut groups: Vec<(FindingKey, Finding)> = self.groups.into_iter().collect();
+        groups.sort_by_cached_key(|(key, _)| {
+            (
+                key.code,
+                key.message.clone(),
+                key.sites
+                    .iter()
+                    .map(|(site, call, label)| {
+                        (tables.site_order(SiteId(*site)), *call, label.clone())
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        });
+        groups
             .into_iter()
             .map(|(key, mut f)| {
                 f.ranks.sort_unstable();
@@ -406,7 +437,7 @@ impl Findings {
                     .sites
                     .iter()
                     .map(|(site, call, label)| {
-                        site_location(ctx.run, SiteId(*site), f.ranks.clone(), call, label.clone())
+                        tables.location(SiteId(*site), f.ranks.clone(), call, label.clone())
                     })
                     .collect();
                 Diagnostic {

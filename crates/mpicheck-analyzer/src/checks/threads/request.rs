@@ -1,10 +1,12 @@
 //! TH003: two threads wait on or test the same request at the same time.
 
-use std::collections::{BTreeMap, HashSet};
-
-use super::{Findings, RankThreads};
 use crate::diagnostic::{Category, CheckInfo, Severity};
-use crate::model::{Op, ReqId, ThreadLevel};
+#[cfg(test)]
+use {
+    super::{Findings, RankThreads},
+    crate::model::{Op, ReqId, ThreadLevel},
+    std::collections::{BTreeMap, HashSet},
+};
 
 pub const TH003: CheckInfo = CheckInfo {
     code: "TH003",
@@ -52,6 +54,9 @@ concurrent `MPI_{WAIT|TEST}{ANY|SOME|ALL}` calls").
 "#,
 };
 
+/// The whole-rank form of the check, the reference the pass
+/// ([`super::concurrent::ConcurrentPass`]) is tested against.
+#[cfg(test)]
 pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
     if t.provided.is_some_and(|l| l < ThreadLevel::Multiple) {
         return; // TH001 reports every concurrent pair
