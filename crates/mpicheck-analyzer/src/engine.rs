@@ -198,6 +198,51 @@ impl ReplayOp {
     }
 }
 
+/// What the checks say about the call an operation was compiled from, kept next to the
+/// operations (8 bytes each) so that reports of stuck or racing calls need no events:
+/// where it was made, which function, whether it returned.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpInfo {
+    /// The call site ([`SiteId`]).
+    pub site: u32,
+    /// The called function, an index into the program's names (0: not known, for
+    /// operations that were not compiled from a call).
+    pub call: u16,
+    pub shape: CallShape,
+    /// [`info_bits`].
+    pub bits: u8,
+}
+
+/// Bits of [`OpInfo::bits`].
+pub mod info_bits {
+    /// The call returned in the trace.
+    pub const RETURNED: u8 = 1;
+    /// A nonblocking send whose request a later `MPI_Cancel` of the rank names.
+    pub const CANCELLED: u8 = 2;
+    /// A send or collective of a persistent request (`*_init`).
+    pub const PERSISTENT: u8 = 4;
+}
+
+/// What kind of call an operation was compiled from, as recorded (a polling loop modelled
+/// as the blocking call it stands for keeps the shape of that call, and its own name).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(u8)]
+pub enum CallShape {
+    #[default]
+    Other,
+    /// A send in standard, buffered or ready mode.
+    Send,
+    /// A synchronous send.
+    SyncSend,
+    Sendrecv,
+    Recv,
+    /// A probe (blocking or not, matched or not).
+    Probe,
+    /// A wait, test or request-status query.
+    Wait,
+    Collective,
+}
+
 /// How a rank's trace ends, as the replay needs it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EndKind {
@@ -320,6 +365,11 @@ pub struct Program {
     pub(crate) ends: Vec<EndKind>,
     pub(crate) comms: Vec<CommMembers>,
     pub(crate) names: Vec<&'static str>,
+    /// Per operation: the call it was compiled from ([`OpInfo`]).
+    pub(crate) info: Vec<OpInfo>,
+    /// The communicator of a collective call whose operation does not carry it (an RMA
+    /// call or a call the rank exited in), by operation index.
+    pub(crate) collective_comms: FxHashMap<u32, u32>,
 }
 
 impl Program {
@@ -337,12 +387,85 @@ impl Program {
     pub(crate) fn comm(&self, comm: u32) -> Option<&CommMembers> {
         self.comms.get(comm as usize)
     }
+    /// The index of event `event` of `rank` among the operations.
+    fn op_index(&self, rank: Rank, event: usize) -> Option<usize> {
+        let r = rank as usize;
+        let start = *self.rank_start.get(r)?;
+        let end = *self.rank_start.get(r + 1)?;
+        (event < end - start).then_some(start + event)
+    }
+    /// The operation of event `event` of `rank`.
+    pub fn op(&self, rank: Rank, event: usize) -> Option<&ReplayOp> {
+        self.ops.get(self.op_index(rank, event)?)
+    }
+    /// The call event `event` of `rank` was, if the operation was compiled from one.
+    pub fn call(&self, rank: Rank, event: usize) -> Option<Call<'_>> {
+        let i = self.op_index(rank, event)?;
+        let info = *self.info.get(i)?;
+        if info.call == 0 {
+            return None;
+        }
+        Some(Call {
+            site: SiteId(info.site),
+            name: self.names.get(info.call as usize).copied().unwrap_or("?"),
+            shape: info.shape,
+            bits: info.bits,
+            op: &self.ops[i],
+            collective_comm: self.collective_comms.get(&(i as u32)).copied(),
+        })
+    }
     /// A source of this program's operations from the start (one per replay).
     pub fn ops(&self) -> ProgramOps<'_> {
         ProgramOps {
             program: self,
             next: self.rank_start[..self.rank_start.len() - 1].to_vec(),
         }
+    }
+}
+
+
+/// A call a [`Program`]'s operation was compiled from ([`Program::call`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Call<'p> {
+    pub site: SiteId,
+    pub name: &'static str,
+    pub shape: CallShape,
+    bits: u8,
+    op: &'p ReplayOp,
+    collective_comm: Option<u32>,
+}
+
+impl Call<'_> {
+    /// The call returned in the trace.
+    pub fn returned(&self) -> bool {
+        self.bits & info_bits::RETURNED != 0
+    }
+    /// A nonblocking send the rank cancelled later.
+    pub fn cancelled(&self) -> bool {
+        self.bits & info_bits::CANCELLED != 0
+    }
+    /// A persistent send or collective (`*_init`).
+    pub fn persistent(&self) -> bool {
+        self.bits & info_bits::PERSISTENT != 0
+    }
+    /// The communicator of a collective call.
+    pub fn collective_comm(&self) -> Option<CommId> {
+        if self.shape != CallShape::Collective {
+            return None;
+        }
+        match self.collective_comm {
+            Some(c) => Some(CommId(c)),
+            None => (self.op.kind == OpKind::Collective).then_some(CommId(self.op.comm)),
+        }
+    }
+    /// The communicator and tag of a receive (`None`: any tag).
+    pub fn receive(&self) -> Option<(CommId, Option<i32>)> {
+        (self.shape == CallShape::Recv && self.op.kind == OpKind::Recv).then(|| {
+            (
+                CommId(self.op.comm),
+                (self.op.tag != ANY_TAG).then_some(self.op.tag),
+            )
+        })
     }
 }
 

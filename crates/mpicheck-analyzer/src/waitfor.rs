@@ -234,16 +234,13 @@ pub fn wait_on_label(run: &Run, on: &WaitOn) -> String {
     }
 }
 
-/// "MPI_Recv at ring.c:14".
-pub fn call_label(run: &Run, rank: Rank, event: usize) -> String {
-    let Some(e) = run
-        .ranks
-        .get(rank as usize)
-        .and_then(|t| t.events.get(event))
-    else {
+/// "MPI_Recv at ring.c:14": the call event `event` of `rank` was, as the compiled program
+/// keeps it, where the run's table of call sites says it is.
+pub fn call_label(run: &Run, program: &Program, rank: Rank, event: usize) -> String {
+    let Some(call) = program.call(rank, event) else {
         return "?".into();
     };
-    site_label(e.call, run.site(e.site))
+    site_label(call.name, run.site(call.site))
 }
 
 /// `call` and where it is: `file:line`, else (no debug info) what the binary tells:
@@ -280,21 +277,18 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
     let mut site_nodes: BTreeMap<(u32, &'static str), usize> = BTreeMap::new();
     for &i in &set.core {
         let s = &replay.stuck[i];
-        let event = run
-            .ranks
-            .get(s.rank as usize)
-            .and_then(|t| t.events.get(s.event));
+        let call = program.call(s.rank, s.event);
         let semantics = if s.cond.is_and() {
             WaitSemantics::And
         } else {
             WaitSemantics::Or
         };
         let node = if fold_core {
-            let key = event.map_or((0, "?"), |e| (e.site.0, e.call));
+            let key = call.map_or((0, "?"), |c| (c.site.0, c.name));
             *site_nodes.entry(key).or_insert_with(|| {
                 g.nodes.push(WaitNode {
                     ranks: RankSet::default(),
-                    label: call_label(run, s.rank, s.event),
+                    label: call_label(run, program, s.rank, s.event),
                     semantics,
                     in_cycle: true,
                 });
@@ -303,7 +297,7 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
         } else {
             g.nodes.push(WaitNode {
                 ranks: RankSet::default(),
-                label: call_label(run, s.rank, s.event),
+                label: call_label(run, program, s.rank, s.event),
                 semantics,
                 in_cycle: true,
             });
@@ -332,6 +326,7 @@ pub fn graph(run: &Run, program: &Program, replay: &Replay, set: &DeadlockSet) -
                     "{} (waits on the cycle)",
                     call_label(
                         run,
+                        program,
                         replay.stuck[others[0]].rank,
                         replay.stuck[others[0]].event
                     )

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use super::check::{Needs, Replaying, Slot};
 use crate::engine::{self, Mode, Program, Replay, ReplayOptions};
-use crate::model::{CommId, Event, Rank, Run};
+use crate::model::{CommId, Run};
 
 pub(crate) struct Context<'r> {
     pub run: &'r Run,
@@ -61,10 +61,6 @@ impl<'r> Context<'r> {
         if !ok(&self.running.get().1) {
             self.note_undeclared(format!("uses {what} without declaring it in its needs()"));
         }
-    }
-
-    pub fn event(&self, rank: Rank, event: usize) -> Option<&'r Event> {
-        self.run.ranks.get(rank as usize)?.events.get(event)
     }
 
     /// The run compiled for replay (any replay needs it).

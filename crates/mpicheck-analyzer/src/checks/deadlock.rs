@@ -4,10 +4,10 @@
 use std::collections::BTreeSet;
 
 use super::check::{Check, Needs, Replaying, Slot};
-use super::{stuck_locations, Context, Involved};
+use super::{call_location, stuck_locations, Context, Involved};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::engine::{self, ForcedMatch, Replay, ReplayOptions, WaitOn};
-use crate::model::{CommId, Op};
+use crate::model::CommId;
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::{ranks, Text};
@@ -163,7 +163,9 @@ fn blocked_in_trace(ctx: &Context, replay: &Replay, indices: &[usize]) -> Vec<us
         .copied()
         .filter(|&i| {
             let s = &replay.stuck[i];
-            ctx.event(s.rank, s.event).is_some_and(|e| !e.returned)
+            ctx.program()
+                .call(s.rank, s.event)
+                .is_some_and(|c| !c.returned())
         })
         .collect()
 }
@@ -349,10 +351,12 @@ fn involves_comms(
     }
     indices.iter().any(|&i| {
         let s = &replay.stuck[i];
-        if let Some(Op::Collective { comm, .. }) = ctx.event(s.rank, s.event).map(|e| &e.op) {
-            if comms.contains(comm) {
-                return true;
-            }
+        let comm = ctx
+            .program()
+            .call(s.rank, s.event)
+            .and_then(|c| c.collective_comm());
+        if comm.is_some_and(|c| comms.contains(&c)) {
+            return true;
         }
         let mut hit = false;
         s.cond.for_each_rank(ctx.program(), s.rank, &mut |_, on| {
@@ -379,7 +383,10 @@ fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagn
         .copied()
         .filter(|&i| {
             let s = &strict.stuck[i];
-            let returned = ctx.event(s.rank, s.event).is_some_and(|e| e.returned);
+            let returned = ctx
+                .program()
+                .call(s.rank, s.event)
+                .is_some_and(|c| c.returned());
             let recorded_past = match ctx.recorded().ranks[s.rank as usize] {
                 engine::RankOutcome::Stuck { event } => event > s.event,
                 _ => true,
@@ -445,10 +452,11 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
     let mut reported_sites = BTreeSet::new();
     let strict_options = ctx.strict_options();
     'races: for race in races {
-        let Some(recv_event) = ctx.event(race.rank, race.event) else {
+        let Some(recv_call) = ctx.program().call(race.rank, race.event) else {
             continue;
         };
-        if reported_sites.contains(&(recv_event.site.0, recv_event.call)) {
+        let recv_site = (recv_call.site.0, recv_call.name);
+        if reported_sites.contains(&recv_site) {
             continue;
         }
         for &(source, send_event) in &race.candidates {
@@ -477,25 +485,27 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
             if set.is_empty() {
                 continue;
             }
-            reported_sites.insert((recv_event.site.0, recv_event.call));
-            let mut locations = vec![super::event_location(
+            reported_sites.insert(recv_site);
+            let mut locations: Vec<_> = call_location(
                 ctx,
                 vec![race.rank],
-                recv_event,
+                race.rank,
+                race.event,
                 text!(
                     "wildcard receive matched {} in this run, but can match {}",
                     ranks(race.matched),
                     ranks(source)
                 ),
-            )];
-            if let Some(send) = ctx.event(source, send_event) {
-                locations.push(super::event_location(
-                    ctx,
-                    vec![source],
-                    send,
-                    "competing send",
-                ));
-            }
+            )
+            .into_iter()
+            .collect();
+            locations.extend(call_location(
+                ctx,
+                vec![source],
+                source,
+                send_event,
+                "competing send",
+            ));
             let core: BTreeSet<usize> = set.core.iter().copied().collect();
             let mut ordered: Vec<usize> = set.core.clone();
             ordered.extend(set.deadlocked.iter().copied().filter(|i| !core.contains(i)));

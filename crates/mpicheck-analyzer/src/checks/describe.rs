@@ -4,8 +4,8 @@
 
 use super::Context;
 use crate::diagnostic::Location;
-use crate::engine::{self, Replay, WaitCond, WaitOn};
-use crate::model::{Event, Op, Rank, Run, SendMode, SiteId};
+use crate::engine::{self, CallShape, Replay, WaitCond, WaitOn};
+use crate::model::{Event, Rank, Run, SiteId};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::{ranks, Text};
@@ -115,16 +115,13 @@ pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -
     type Key = (u32, &'static str, Text);
     let mut groups: Vec<(Key, Vec<Rank>, Text)> = Vec::new();
     let mut index: std::collections::HashMap<Key, usize> = std::collections::HashMap::new();
+    let program = ctx.program();
     for &i in stuck {
         let s = &replay.stuck[i];
-        let Some(event) = ctx.event(s.rank, s.event) else {
+        let Some(call) = program.call(s.rank, s.event) else {
             continue;
         };
-        let key = (
-            event.site.0,
-            event.call,
-            describe_wait(&s.cond, replay, false),
-        );
+        let key = (call.site.0, call.name, describe_wait(&s.cond, replay, false));
         match index.get(&key) {
             Some(&g) => groups[g].1.push(s.rank),
             None => {
@@ -143,17 +140,20 @@ pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -
         .collect()
 }
 
-/// A location for one event of one or more ranks.
-pub(crate) fn event_location(
+/// A location for the call that event `event` of `rank` was, made by `ranks` (the call
+/// as the compiled program keeps it: no event needed), or `None` if it is not known.
+pub(crate) fn call_location(
     ctx: &Context,
     ranks: impl Into<RankSet>,
-    event: &Event,
+    rank: Rank,
+    event: usize,
     label: impl Into<Text>,
-) -> Location {
-    run_event_location(ctx.run, ranks, event, label)
+) -> Option<Location> {
+    let call = ctx.program().call(rank, event)?;
+    Some(site_location(ctx.run, call.site, ranks, call.name, label))
 }
 
-/// [`event_location`] for checks that read the run alone.
+/// A location for one event of one or more ranks, for the checks that read events.
 pub(crate) fn run_event_location(
     run: &Run,
     ranks: impl Into<RankSet>,
@@ -195,35 +195,32 @@ pub(crate) struct Involved {
 impl Involved {
     pub fn of(ctx: &Context, replay: &Replay, stuck: &[usize]) -> Involved {
         let mut inv = Involved::default();
+        let program = ctx.program();
         for &i in stuck {
             let s = &replay.stuck[i];
-            let Some(event) = ctx.event(s.rank, s.event) else {
+            let Some(call) = program.call(s.rank, s.event) else {
                 continue;
             };
-            match &event.op {
-                Op::Send { send, .. } => match send.mode {
-                    SendMode::Synchronous => inv.synchronous_send = true,
-                    _ => inv.standard_send = true,
-                },
-                Op::Sendrecv { .. } => {
+            match call.shape {
+                CallShape::SyncSend => inv.synchronous_send = true,
+                CallShape::Send => inv.standard_send = true,
+                CallShape::Sendrecv => {
                     inv.standard_send = true;
                     inv.receive = true;
                 }
                 // A polling loop the run's watcher saw spin was modelled as the blocking
                 // call it stands for (`polling::block_trailing_polls`); the call's name
                 // still says what the program called.
-                Op::Probe { .. } | Op::Wait { .. } | Op::RequestStatus { .. }
-                    if crate::polling::is_poll_call(event.call) =>
-                {
+                CallShape::Probe | CallShape::Wait if crate::polling::is_poll_call(call.name) => {
                     inv.polling_loop = true;
-                    inv.receive |= matches!(event.op, Op::Probe { .. });
+                    inv.receive |= call.shape == CallShape::Probe;
                 }
-                Op::Recv { .. } | Op::Probe { .. } => inv.receive = true,
-                Op::Collective { .. } => inv.collective = true,
-                Op::Wait { .. } | Op::RequestStatus { .. } => inv.wait = true,
-                _ => {}
+                CallShape::Recv | CallShape::Probe => inv.receive = true,
+                CallShape::Collective => inv.collective = true,
+                CallShape::Wait => inv.wait = true,
+                CallShape::Other => {}
             }
-            s.cond.for_each_rank(ctx.program(), s.rank, &mut |t, on| {
+            s.cond.for_each_rank(program, s.rank, &mut |t, on| {
                 if replay.ranks.get(t as usize).is_some_and(|o| o.terminated()) {
                     inv.gone_peer = true;
                 }
@@ -234,9 +231,7 @@ impl Involved {
                         ..
                     } => inv.lock = true,
                     WaitOn::Epoch { .. } => inv.epoch = true,
-                    WaitOn::Receive { .. }
-                        if matches!(event.op, Op::Wait { .. } | Op::RequestStatus { .. }) =>
-                    {
+                    WaitOn::Receive { .. } if call.shape == CallShape::Wait => {
                         inv.standard_send = true
                     }
                     _ => {}

@@ -3,9 +3,9 @@
 use std::collections::BTreeMap;
 
 use super::check::{Check, Needs, Replaying, Slot};
-use super::{event_location, Context};
+use super::{call_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Op, Rank, TagMatch};
+use crate::model::Rank;
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::Text;
@@ -63,11 +63,12 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
     type SendGroups = BTreeMap<(u32, &'static str), (Vec<Rank>, (Rank, usize))>;
     type SiteRaces = (Vec<Rank>, Vec<Rank>, SendGroups, (Rank, usize));
     let mut by_site: BTreeMap<(u32, &'static str), SiteRaces> = BTreeMap::new();
+    let program = ctx.program();
     for race in &ctx.recorded().races {
-        let Some(recv) = ctx.event(race.rank, race.event) else {
+        let Some(recv) = program.call(race.rank, race.event) else {
             continue;
         };
-        let entry = by_site.entry((recv.site.0, recv.call)).or_insert_with(|| {
+        let entry = by_site.entry((recv.site.0, recv.name)).or_insert_with(|| {
             (
                 Vec::new(),
                 Vec::new(),
@@ -78,10 +79,10 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
         entry.0.push(race.rank);
         for &(source, send_event) in &race.candidates {
             entry.1.push(source);
-            if let Some(send) = ctx.event(source, send_event) {
+            if let Some(send) = program.call(source, send_event) {
                 let g = entry
                     .2
-                    .entry((send.site.0, send.call))
+                    .entry((send.site.0, send.name))
                     .or_insert_with(|| (Vec::new(), (source, send_event)));
                 g.0.push(source);
             }
@@ -93,40 +94,36 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
         ranks.dedup();
         sources.sort_unstable();
         sources.dedup();
-        let Some(recv) = ctx.event(first_rank, first_event) else {
+        let Some(recv) = program.call(first_rank, first_event) else {
             continue;
         };
         // The receive's communicator and tag, for the finding's typed fields.
-        let (communicator, tag) = match &recv.op {
-            Op::Recv { recv: spec, .. } => (
-                Some(ctx.run.comm(spec.comm).name.clone()),
-                match spec.tag {
-                    TagMatch::Tag(t) => Some(t),
-                    TagMatch::Any => None,
-                },
-            ),
-            _ => (None, None),
+        let (communicator, tag) = match recv.receive() {
+            Some((comm, tag)) => (Some(ctx.run.comm(comm).name.clone()), tag),
+            None => (None, None),
         };
-        let mut locations = vec![event_location(
+        let mut locations: Vec<_> = call_location(
             ctx,
             ranks.clone(),
-            recv,
+            first_rank,
+            first_event,
             text!(
                 "wildcard receive can match messages from {}",
                 RankSet::from(&sources)
             ),
-        )];
+        )
+        .into_iter()
+        .collect();
         for ((_, _), (mut senders, (sender, event))) in sends {
             senders.sort_unstable();
             senders.dedup();
-            if let Some(send) = ctx.event(sender, event) {
-                locations.push(event_location(
-                    ctx,
-                    senders,
-                    send,
-                    "sends a message the wildcard receive can match",
-                ));
-            }
+            locations.extend(call_location(
+                ctx,
+                senders,
+                sender,
+                event,
+                "sends a message the wildcard receive can match",
+            ));
         }
         let mut notes = vec![Text::from(
             "a receive with MPI_ANY_SOURCE takes whichever matching message arrives first; only messages from the same sender are ordered (MPI 4.1 §3.5)",

@@ -35,7 +35,7 @@ pub mod threads;
 pub(crate) use check::{Check, Needs, Slot};
 pub(crate) use context::Context;
 pub(crate) use describe::{
-    event_location, run_event_location, site_location, stuck_locations, Involved,
+    call_location, run_event_location, site_location, stuck_locations, Involved,
 };
 
 /// Every check, in the order they run: first the checks of single calls and object

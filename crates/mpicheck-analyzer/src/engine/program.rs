@@ -37,10 +37,13 @@ impl Program {
                 RankEnd::AbortedInCall { event, .. } => Some(event),
                 _ => None,
             };
+            let mut cancels = Cancels::default();
             for (index, event) in trace.events.iter().enumerate() {
                 let poll = polls.role(event);
+                let info = b.info_of(event);
+                cancels.note(event, b.program.ops.len(), &mut b.program.info);
                 if exited_in == Some(index) {
-                    b.push(ReplayOp::new(OpKind::Nop));
+                    b.push_call(ReplayOp::new(OpKind::Nop), info, event);
                     continue;
                 }
                 let mut op = compile_event(event, poll, &mut ids, run, &mut b);
@@ -54,7 +57,7 @@ impl Program {
                 {
                     origin.insert(op.a, b.program.ops.len());
                 }
-                b.push(op);
+                b.push_call(op, info, event);
             }
             for i in first..b.program.ops.len() {
                 let op = b.program.ops[i];
@@ -77,6 +80,65 @@ impl Program {
         }
         b.finish()
     }
+}
+
+/// The nonblocking sends of one rank by request, to mark those a later `MPI_Cancel` names
+/// ([`info_bits::CANCELLED`]). A request id names one request (the normalizer gives each
+/// new request its own), so an entry goes once the request is cancelled.
+#[derive(Default)]
+struct Cancels {
+    sends: FxHashMap<u32, Vec<u32>>,
+}
+
+impl Cancels {
+    /// Notes `event`, about to become operation `at`.
+    fn note(&mut self, event: &Event, at: usize, info: &mut [OpInfo]) {
+        match &event.op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(r),
+                ..
+            } => self.sends.entry(r.0).or_default().push(at as u32),
+            Op::Cancel { request } => {
+                for i in self.sends.remove(&request.0).unwrap_or_default() {
+                    info[i as usize].bits |= info_bits::CANCELLED;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The shape and bits of an event's [`OpInfo`].
+fn shape_of(event: &Event) -> (CallShape, u8) {
+    let mut bits = if event.returned {
+        info_bits::RETURNED
+    } else {
+        0
+    };
+    let shape = match &event.op {
+        Op::Send { send, blocking } => {
+            if matches!(blocking, Blocking::Persistent(_)) {
+                bits |= info_bits::PERSISTENT;
+            }
+            if send.mode == SendMode::Synchronous {
+                CallShape::SyncSend
+            } else {
+                CallShape::Send
+            }
+        }
+        Op::Sendrecv { .. } => CallShape::Sendrecv,
+        Op::Recv { .. } => CallShape::Recv,
+        Op::Probe { .. } => CallShape::Probe,
+        Op::Wait { .. } | Op::RequestStatus { .. } => CallShape::Wait,
+        Op::Collective { blocking, .. } => {
+            if matches!(blocking, Blocking::Persistent(_)) {
+                bits |= info_bits::PERSISTENT;
+            }
+            CallShape::Collective
+        }
+        _ => CallShape::Other,
+    };
+    (shape, bits)
 }
 
 pub(super) fn blocking_parts(blocking: &Blocking, ids: &RequestIds) -> (u8, u32) {
@@ -325,6 +387,8 @@ pub(super) fn compile_event(
 pub struct ProgramBuilder {
     program: Program,
     open: bool,
+    /// Name → index in the program's names.
+    name_ids: FxHashMap<&'static str, u32>,
 }
 
 impl ProgramBuilder {
@@ -338,12 +402,16 @@ impl ProgramBuilder {
                 ends: Vec::with_capacity(world_size as usize),
                 comms: vec![CommMembers::identity(world_size)],
                 names: vec![""],
+                info: Vec::new(),
+                collective_comms: FxHashMap::default(),
             },
             open: false,
+            name_ids: FxHashMap::from_iter([("", 0)]),
         }
     }
     pub fn reserve_ops(&mut self, n: usize) {
         self.program.ops.reserve(n);
+        self.program.info.reserve(n);
     }
     /// Adds a communicator (world ranks in communicator rank order) and returns its id.
     pub fn add_comm(&mut self, members: Vec<Rank>) -> CommId {
@@ -355,9 +423,34 @@ impl ProgramBuilder {
         assert!(!self.open, "end_rank was not called");
         self.open = true;
     }
+    /// An operation not compiled from a call (generated programs).
     pub fn push(&mut self, op: ReplayOp) {
         debug_assert!(self.open);
         self.program.ops.push(op);
+        self.program.info.push(OpInfo::default());
+    }
+    /// The [`OpInfo`] of the operation `event` becomes (its bits as far as the event tells).
+    pub(crate) fn info_of(&mut self, event: &Event) -> OpInfo {
+        let (shape, bits) = shape_of(event);
+        OpInfo {
+            site: event.site.0,
+            call: u16::try_from(self.name_id(event.call)).unwrap_or(u16::MAX),
+            shape,
+            bits,
+        }
+    }
+    /// An operation compiled from `event`, with its [`OpInfo`].
+    pub(crate) fn push_call(&mut self, op: ReplayOp, info: OpInfo, event: &Event) {
+        debug_assert!(self.open);
+        if let Op::Collective { comm, .. } = &event.op {
+            if op.kind != OpKind::Collective || op.comm != comm.0 {
+                self.program
+                    .collective_comms
+                    .insert(self.program.ops.len() as u32, comm.0);
+            }
+        }
+        self.program.ops.push(op);
+        self.program.info.push(info);
     }
     /// Stores words in the aux table (request lists) and returns their offset.
     pub fn push_aux(&mut self, words: &[u32]) -> u32 {
@@ -366,11 +459,11 @@ impl ProgramBuilder {
         at
     }
     pub(super) fn name_id(&mut self, name: &'static str) -> u32 {
-        if let Some(i) = self.program.names.iter().position(|&n| n == name) {
-            return i as u32;
-        }
-        self.program.names.push(name);
-        self.program.names.len() as u32 - 1
+        let names = &mut self.program.names;
+        *self.name_ids.entry(name).or_insert_with(|| {
+            names.push(name);
+            names.len() as u32 - 1
+        })
     }
     pub fn end_rank(&mut self, end: EndKind) {
         assert!(self.open, "begin_rank was not called");

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::super::check::{Check, Needs, Replaying};
 use super::super::{site_location, Context};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::engine::RankOutcome;
-use crate::model::{Blocking, Op, Rank, SiteId};
+use crate::engine::{CallShape, RankOutcome};
+use crate::model::{Rank, SiteId};
 use crate::text;
 use crate::text::ranks;
 
@@ -74,6 +74,7 @@ impl Check for MessageNeverReceived {
     }
     fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
         let recorded = ctx.recorded();
+        let program = ctx.program();
         // Per call site: senders, destinations, tags, count.
         type Group = (BTreeSet<Rank>, BTreeSet<Rank>, BTreeSet<i32>, usize);
         let mut by_site: BTreeMap<(u32, &'static str), Group> = BTreeMap::new();
@@ -82,25 +83,20 @@ impl Check for MessageNeverReceived {
             if recorded.ranks.get(lost.dest as usize) != Some(&RankOutcome::Finalized) {
                 continue;
             }
-            let Some(trace) = ctx.run.ranks.get(lost.rank as usize) else {
-                continue;
-            };
-            let Some(event) = trace.events.get(lost.event) else {
+            let Some(call) = program.call(lost.rank, lost.event) else {
                 continue;
             };
             // Persistent sends are left out: the replay's view of their starts is not
             // precise enough yet to call one of their messages lost.
-            let plain_send = matches!(
-                event.op,
-                Op::Send {
-                    blocking: Blocking::Blocking | Blocking::Nonblocking(_),
-                    ..
-                } | Op::Sendrecv { .. }
-            );
-            if !plain_send || !event.returned || cancelled(&trace.events[lost.event + 1..], event) {
+            let plain_send = match call.shape {
+                CallShape::Send | CallShape::SyncSend => !call.persistent(),
+                CallShape::Sendrecv => true,
+                _ => false,
+            };
+            if !plain_send || !call.returned() || call.cancelled() {
                 continue;
             }
-            let group = by_site.entry((event.site.0, event.call)).or_default();
+            let group = by_site.entry((call.site.0, call.name)).or_default();
             group.0.insert(lost.rank);
             group.1.insert(lost.dest);
             group.2.insert(lost.tag);
@@ -149,17 +145,3 @@ impl Check for MessageNeverReceived {
 const RQ005_NOTE: &str = "before MPI_Finalize a process must receive the messages sent to it; the send completed only because MPI buffered it (MPI 4.1 §11.2.2)";
 const RQ005_HELP: &str =
     "post the matching receive (check its source, tag and communicator), or do not send the message";
-
-/// Whether the program cancelled this immediate send's request after it.
-fn cancelled(later: &[crate::model::Event], send: &crate::model::Event) -> bool {
-    let Op::Send {
-        blocking: Blocking::Nonblocking(req),
-        ..
-    } = &send.op
-    else {
-        return false;
-    };
-    later
-        .iter()
-        .any(|e| matches!(&e.op, Op::Cancel { request } if request == req))
-}
