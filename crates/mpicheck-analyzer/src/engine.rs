@@ -423,7 +423,6 @@ impl Program {
     }
 }
 
-
 /// A call a [`Program`]'s operation was compiled from ([`Program::call`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Call<'p> {

@@ -121,7 +121,11 @@ pub(crate) fn stuck_locations(ctx: &Context, replay: &Replay, stuck: &[usize]) -
         let Some(call) = program.call(s.rank, s.event) else {
             continue;
         };
-        let key = (call.site.0, call.name, describe_wait(&s.cond, replay, false));
+        let key = (
+            call.site.0,
+            call.name,
+            describe_wait(&s.cond, replay, false),
+        );
         match index.get(&key) {
             Some(&g) => groups[g].1.push(s.rank),
             None => {
