@@ -780,6 +780,9 @@ struct RequestInfo {
     comm: Option<LocalComm>,
     /// Index of the receive event whose `matched` a completion fills in.
     recv_event: Option<usize>,
+    /// When the call that made it returned (`u64::MAX` if it did not): a call that entered
+    /// MPI before then cannot name it (see `request_of`).
+    made_ns: u64,
 }
 
 /// What the normalization of one rank keeps from call to call: its handle tables and live

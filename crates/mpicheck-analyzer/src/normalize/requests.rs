@@ -26,6 +26,7 @@ impl<'t> RankNormalizer<'t> {
                 persistent,
                 comm,
                 recv_event,
+                made_ns: state.call_exit_ns,
             });
         }
         id
@@ -102,7 +103,19 @@ impl<'t> RankNormalizer<'t> {
             return None;
         }
         let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
-        Some(match live.get(occurrence - 1).or(live.last()) {
+        // Records are in the order calls entered MPI. With several threads, a handle one
+        // thread's wait freed can be handed out again to a call of another thread that
+        // entered before that wait (it waited inside MPI): its request is then recorded
+        // first, though it was made last. A call names only requests made before it
+        // entered.
+        let enter = self.call_enter_ns;
+        let made_before = || live.iter().filter(move |info| info.made_ns <= enter);
+        let named = made_before()
+            .nth(occurrence - 1)
+            .or(made_before().last())
+            .or(live.get(occurrence - 1))
+            .or(live.last());
+        Some(match named {
             Some(info) => info.id,
             None if self
                 .retired

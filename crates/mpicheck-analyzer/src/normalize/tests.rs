@@ -352,6 +352,74 @@ fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
 }
 
 #[test]
+fn a_handle_freed_by_one_thread_and_reused_by_another_names_the_right_request() {
+    // Thread 0 enters MPI_Irecv first but gets its handle only after thread 1's wait freed
+    // that handle: its record comes first, its request was made last.
+    const HANDLE: i64 = 0xac000000u32 as i64;
+    let timed = |thread: u16, enter: u64, exit: u64, mut c: CallRecord| {
+        c.thread = thread;
+        c.t_enter_ns = enter;
+        c.t_exit_ns = exit;
+        c
+    };
+    let irecv = |tag, buf| {
+        call(
+            3,
+            vec![buf, 1, INT, 1, tag, WORLD, HANDLE],
+            true,
+            20 + tag as u64,
+        )
+    };
+    let wait = |tag| {
+        call(
+            4,
+            vec![1, 1, HANDLE, 1, REQUEST_NULL, 1, 1, tag, 0, 0],
+            true,
+            30 + tag as u64,
+        )
+    };
+    let rank0 = trace(
+        0,
+        vec![
+            timed(0, 10, 100, irecv(0, 0x1000)),
+            timed(1, 20, 30, irecv(1, 0x2000)),
+            timed(1, 40, 50, wait(1)),
+            timed(0, 110, 120, wait(0)),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let events = &run.ranks[0].events;
+    let made = |event: usize| match &events[event].op {
+        Op::Recv {
+            blocking: Blocking::Nonblocking(request),
+            ..
+        } => *request,
+        op => panic!("{op:?}"),
+    };
+    let waited = |event: usize| match &events[event].op {
+        Op::Wait { requests, .. } => requests.clone(),
+        op => panic!("{op:?}"),
+    };
+    assert_eq!(
+        waited(2),
+        vec![Some(made(1))],
+        "thread 1 waits for its own receive"
+    );
+    assert_eq!(
+        waited(3),
+        vec![Some(made(0))],
+        "thread 0 waits for its own receive"
+    );
+    // Each receive matched the tag it asked for.
+    for (event, tag) in [(0, 0), (1, 1)] {
+        let Op::Recv { recv, .. } = &events[event].op else {
+            panic!()
+        };
+        assert_eq!(recv.matched, Some((1, tag)));
+    }
+}
+
+#[test]
 fn duplicate_ranks_are_an_error() {
     let err = normalize(&[trace(0, vec![]), trace(0, vec![])], &mut resolve).unwrap_err();
     assert!(err.to_string().contains("world rank 0"));
