@@ -112,7 +112,7 @@ impl<'t> RankNormalizer<'t> {
         let made_before = || live.iter().filter(move |info| info.made_ns <= enter);
         let named = made_before()
             .nth(occurrence - 1)
-            .or(made_before().last())
+            .or(made_before().next_back())
             .or(live.get(occurrence - 1))
             .or(live.last());
         Some(match named {
