@@ -65,6 +65,7 @@ use std::sync::Arc;
 use crate::model::*;
 
 mod collectives;
+mod compile;
 mod driver;
 mod matching;
 mod outcome;
@@ -73,6 +74,7 @@ mod program;
 mod queues;
 mod rma;
 
+pub(crate) use compile::ProgramCompiler;
 use polling::Poll;
 pub use program::ProgramBuilder;
 use queues::*;

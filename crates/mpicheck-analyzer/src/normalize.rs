@@ -247,6 +247,7 @@ pub(crate) fn normalize_in(
         resolve,
         &mut [],
         order,
+        Keep::AllEvents,
     )?;
     numbering.apply(&mut run);
     Ok(run)
@@ -263,21 +264,29 @@ pub fn normalize_streaming<I>(
 where
     I: Iterator<Item = Result<CallRecord, TraceError>>,
 {
-    let (mut run, numbering) =
-        normalize_streaming_into(traces, calls, resolve, &mut [], Order::EntryTime)?;
+    let (mut run, numbering) = normalize_streaming_into(
+        traces,
+        calls,
+        resolve,
+        &mut [],
+        Order::EntryTime,
+        Keep::AllEvents,
+    )?;
     numbering.apply(&mut run);
     Ok(run)
 }
 
-/// As [`normalize_streaming`], giving every event to `passes` as it is made, in `order`.
-/// The run comes numbered as the passes saw it, with the [`Numbering`] that makes its ids
-/// those of a normalization rank after rank ([`Numbering::apply`]).
+/// As [`normalize_streaming`], giving every event to `passes` as it is made, in `order`,
+/// and keeping of the events what `keep` says. The run comes numbered as the passes saw it,
+/// with the [`Numbering`] that makes its ids those of a normalization rank after rank
+/// ([`Numbering::apply`]).
 pub(crate) fn normalize_streaming_into<I>(
     traces: &[Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
     passes: &mut [&mut dyn EventPass],
     order: Order,
+    keep: Keep,
 ) -> Result<(Run, Numbering), NormalizeError>
 where
     I: Iterator<Item = Result<CallRecord, TraceError>>,
@@ -286,7 +295,19 @@ where
         return Err(NormalizeError::Empty);
     }
     let assignment = assign_ranks(traces)?;
-    normalize_assigned(traces, assignment, calls, resolve, passes, order)
+    normalize_assigned(traces, assignment, calls, resolve, passes, order, keep)
+}
+
+/// What the run made while the events are given to passes keeps of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) enum Keep {
+    /// Every event, and the arguments of every collective call: a [`Run`] to read whole.
+    AllEvents,
+    /// Each rank's last `n` events (for reports: where each rank was when its trace
+    /// ended), and no collective call's arguments once the passes saw its event: when every
+    /// check is a pass, the analysis then holds no more than the passes do.
+    LastEvents(usize),
 }
 
 /// In which order the ranks' calls are normalized (and given to the passes). The run made is
@@ -311,6 +332,8 @@ struct Active<'a, I, R> {
     calls: I,
     next: Option<R>,
     events: Vec<Event>,
+    /// How many of the rank's first events are no longer in `events` ([`Keep::LastEvents`]).
+    dropped: usize,
 }
 
 /// Normalizes the traces as `assignment` assigned them to ranks, with the calls of
@@ -324,6 +347,7 @@ fn normalize_assigned<I, R>(
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
     passes: &mut [&mut dyn EventPass],
     mut order: Order,
+    keep: Keep,
 ) -> Result<(Run, Numbering), NormalizeError>
 where
     I: Iterator<Item = Result<R, TraceError>>,
@@ -349,8 +373,14 @@ where
             stream: RankStream::new(rank, world_size, index, trace, &mut tables),
             calls,
             next,
-            // Sized once: a doubling vector would hold up to half again as spare room.
-            events: Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0)),
+            events: match keep {
+                // Sized once: a doubling vector would hold up to half again as spare room.
+                Keep::AllEvents => {
+                    Vec::with_capacity(usize::try_from(trace.mpi_calls).unwrap_or(0))
+                }
+                Keep::LastEvents(n) => Vec::with_capacity(2 * n),
+            },
+            dropped: 0,
         }));
     }
     let entry_time = |a: &Active<I, R>| {
@@ -370,6 +400,8 @@ where
         .filter_map(|a| Some(std::cmp::Reverse((entry_time(a)?, a.stream.rank))))
         .collect();
     let mut made = Vec::new();
+    // The events just given to the passes, when their collective arguments go with them.
+    let mut seen: Vec<(Rank, u32)> = Vec::new();
     let mut lowest = 0;
     loop {
         let rank = match &mut order {
@@ -424,10 +456,18 @@ where
         for out in made.drain(..) {
             match out {
                 Normalized::Event(event) => {
+                    let index = a.dropped + a.events.len();
                     for pass in passes.iter_mut() {
-                        pass.event(rank, a.events.len(), &event, &run_tables);
+                        pass.event(rank, index, &event, &run_tables);
                     }
                     a.events.push(event);
+                    if let Keep::LastEvents(n) = keep {
+                        seen.push((rank, index as u32));
+                        if a.events.len() >= 2 * n.max(1) {
+                            a.events.drain(..a.events.len() - n);
+                            a.dropped = index + 1 - n;
+                        }
+                    }
                 }
                 Normalized::Sync(sync) => {
                     for pass in passes.iter_mut() {
@@ -441,12 +481,18 @@ where
                     if let Some(Event {
                         op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
                         ..
-                    }) = a.events.get_mut(event)
+                    }) = event
+                        .checked_sub(a.dropped)
+                        .and_then(|i| a.events.get_mut(i))
                     {
                         recv.matched = Some(matched);
                     }
                 }
             }
+        }
+        // The passes took what they need of the collective arguments.
+        for key in seen.drain(..) {
+            tables.collective_args.remove(&key);
         }
         a.next = a
             .calls
@@ -463,7 +509,12 @@ where
     for (rank, a) in active.into_iter().enumerate() {
         let rank = rank as Rank;
         ranks.push(match a {
-            Some(Active { stream, events, .. }) => {
+            Some(Active {
+                stream, mut events, ..
+            }) => {
+                if let Keep::LastEvents(n) = keep {
+                    events.drain(..events.len().saturating_sub(n));
+                }
                 let (end, threads) = stream.finish(&mut tables, resolve);
                 RankTrace {
                     rank,

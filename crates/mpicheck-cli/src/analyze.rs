@@ -72,6 +72,14 @@ pub fn model_polling(run: &mut Run, polling: &[PollingThread]) -> bool {
     })
 }
 
+/// The polling threads as (rank, thread), for the analysis's compiled program.
+fn polling_threads(polling: &[PollingThread]) -> Vec<(u32, u16)> {
+    polling
+        .iter()
+        .filter_map(|p| Some((u32::try_from(p.rank).ok()?, p.thread)))
+        .collect()
+}
+
 pub const RUN_META_FILE: &str = "run.json";
 const REPORT_FILES: [&str; 3] = ["report.json", "report.sarif", "report.html"];
 /// Every file mpicheck writes into the output directory besides traces and its marker.
@@ -281,6 +289,7 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
             mpicheck_trace::trace_file_calls(&loaded.paths[i], &traces[i].header, window)
         },
         &mut resolve,
+        &polling_threads(&meta.polling),
         |run| {
             model_polling(run, &meta.polling);
             progress.stage(&format!(

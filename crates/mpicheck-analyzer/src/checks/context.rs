@@ -41,6 +41,12 @@ impl<'r> Context<'r> {
         }
     }
 
+    /// The run's compiled program, compiled while its events streamed (else it is compiled
+    /// from the run on first use).
+    pub fn set_program(&self, program: Program) {
+        let _ = self.program.set(program);
+    }
+
     /// Sets what the check about to run declared.
     pub(super) fn set_running(&self, code: &'static str, needs: Needs) {
         self.running.set((code, needs));

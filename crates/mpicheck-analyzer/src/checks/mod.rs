@@ -116,7 +116,7 @@ pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic
     if run.ranks.is_empty() {
         return Vec::new();
     }
-    let mut plan = Plan::new(|_| true);
+    let mut plan = Plan::new(|_| true, &[]);
     pass::feed_in(run, &mut plan.passes(), order);
     let (found, undeclared) = plan.finish(run);
     debug_assert!(undeclared.is_empty(), "{undeclared:?}");
@@ -139,18 +139,21 @@ fn run_selected_noting(
     if run.ranks.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let mut plan = Plan::new(wanted);
+    let mut plan = Plan::new(wanted, &[]);
     pass::feed(run, &mut plan.passes());
     plan.finish(run)
 }
 
 /// Normalizes the traces and runs every check: the passes over the events while the events
-/// are made, the other checks on the run afterwards, once `prepare` (the launcher's model
-/// of threads it saw polling) has changed it. Returns the run with the findings.
+/// are made, and the replays' program compiled then, the other checks on the run
+/// afterwards, once `prepare` (the launcher's model of threads it saw polling) has changed
+/// it. `polling` names those threads ((rank, thread)) for the compiled program. Returns
+/// the run with the findings.
 pub fn analyze_streaming<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
+    polling: &[(crate::model::Rank, u16)],
     prepare: impl FnOnce(&mut Run),
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
@@ -160,6 +163,7 @@ where
         traces,
         calls,
         resolve,
+        polling,
         prepare,
         crate::normalize::Order::EntryTime,
     )
@@ -170,19 +174,21 @@ pub(crate) fn analyze_streaming_in<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
+    polling: &[(crate::model::Rank, u16)],
     prepare: impl FnOnce(&mut Run),
     order: crate::normalize::Order,
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
-    let mut plan = Plan::new(|_| true);
+    let mut plan = Plan::new(|_| true, polling);
     let (mut run, numbering) = crate::normalize::normalize_streaming_into(
         traces,
         calls,
         resolve,
         &mut plan.passes(),
         order,
+        crate::normalize::Keep::AllEvents,
     )?;
     // The passes saw the ids as the calls came: they hand out their findings before the
     // run is renumbered, in the order of the final ids.
@@ -201,7 +207,7 @@ where
 }
 
 /// The checks a selection of codes runs, and the passes among them, made before the events
-/// are fed to them.
+/// are fed to them; with the compiler of the replays' program, if a needed check replays.
 struct Plan<W> {
     wanted: W,
     /// By registry index: reports a wanted code.
@@ -212,10 +218,16 @@ struct Plan<W> {
     passes: Vec<(usize, Box<dyn pass::EventPass>)>,
     /// By registry index: the findings of a pass already finished, and what it filled.
     finished: Vec<Option<(Vec<Diagnostic>, pass::Filled)>>,
+    /// Fed with the passes, while a needed check replays.
+    compiler: Option<crate::engine::ProgramCompiler>,
+    /// What the compiler made, once the events ended.
+    program: Option<crate::engine::Program>,
 }
 
 impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
-    fn new(wanted: W) -> Plan<W> {
+    /// `polling`: the threads ((rank, thread)) the launcher saw polling when it ended a
+    /// hung job.
+    fn new(wanted: W, polling: &[(crate::model::Rank, u16)]) -> Plan<W> {
         let selected: Vec<bool> = REGISTRY
             .iter()
             .map(|c| c.infos().iter().any(&wanted))
@@ -240,12 +252,16 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             .filter(|&(i, _)| needed[i])
             .filter_map(|(i, check)| check.pass().map(|p| (i, p)))
             .collect();
+        let replays =
+            (0..REGISTRY.len()).any(|i| needed[i] && !REGISTRY[i].needs().replays.is_empty());
         Plan {
             wanted,
             selected,
             needed,
             passes,
             finished: (0..REGISTRY.len()).map(|_| None).collect(),
+            compiler: replays.then(|| crate::engine::ProgramCompiler::new(polling)),
+            program: None,
         }
     }
 
@@ -261,6 +277,7 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             let found = pass.finish_filling(tables, &mut filled);
             self.finished[i] = Some((found, filled.renumbered(numbering)));
         }
+        self.program = self.compiler.take().map(|c| c.into_program(tables));
     }
 
     /// The passes, to be fed together.
@@ -268,6 +285,9 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
         let mut out: Vec<&mut dyn pass::EventPass> = Vec::new();
         for (_, pass) in &mut self.passes {
             out.push(pass.as_mut());
+        }
+        if let Some(compiler) = &mut self.compiler {
+            out.push(compiler);
         }
         out
     }
@@ -281,6 +301,8 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             needed,
             passes,
             finished: mut pass_findings,
+            compiler,
+            program,
         } = self;
         let tables = pass::RunTables::of(run);
         for (i, pass) in passes {
@@ -289,6 +311,9 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             pass_findings[i] = Some((found, filled));
         }
         let ctx = Context::new(run);
+        if let Some(program) = program.or_else(|| compiler.map(|c| c.into_program(&tables))) {
+            ctx.set_program(program);
+        }
         let mut out = Vec::new();
         for (i, check) in REGISTRY.iter().enumerate() {
             if !needed[i] {

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
     BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace,
-    RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, TypeId,
+    RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, TypeId, WinId,
 };
 use crate::normalize::numbering::Numbering;
 use crate::text::Text;
@@ -163,6 +163,31 @@ impl<'r> RunTables<'r> {
     /// the order of findings listed by communicator.
     pub fn comm_order(&self, comm: CommId) -> u32 {
         self.numbering.map_or(comm, |n| n.comm(comm)).0
+    }
+
+    /// Whether these tables' ids are renumbered at the end (they are not final yet).
+    pub fn renumbers(&self) -> bool {
+        self.numbering.is_some()
+    }
+
+    /// Where `win` comes among the run's windows once they are numbered for good.
+    pub fn window_order(&self, win: WinId) -> u32 {
+        self.numbering.map_or(win, |n| n.window(win)).0
+    }
+
+    /// The communicators the events named so far, by id.
+    pub fn comms(&self) -> &'r [CommInfo] {
+        self.comms
+    }
+
+    /// How many ranks the run has (known at the end: 0 while the events stream).
+    pub fn rank_count(&self) -> u32 {
+        self.traces.len() as u32
+    }
+
+    /// The size in bytes of one element of `datatype`, if known.
+    pub fn datatype_size(&self, datatype: TypeId) -> Option<u64> {
+        self.datatypes.get(datatype.0 as usize)?.size
     }
 
     /// A communicator, if the events named it.
@@ -424,6 +449,12 @@ pub(crate) mod interleave {
     /// through [`EventPass::matched`] just before the rank's wait or test that completed the
     /// receive's request (or after the rank's last event, if no call did).
     pub fn fed_late(run: &Run, mut pass: Box<dyn EventPass>, order: &[Rank]) -> Vec<Diagnostic> {
+        feed_late(run, pass.as_mut(), order);
+        pass.finish(&RunTables::of(run))
+    }
+
+    /// Feeds `pass` as [`fed_late`] does, without finishing it.
+    pub fn feed_late(run: &Run, pass: &mut dyn EventPass, order: &[Rank]) {
         let tables = RunTables::of(run);
         let mut next = vec![0; run.ranks.len()];
         let mut syncs = vec![0; run.ranks.len()];
@@ -434,7 +465,7 @@ pub(crate) mod interleave {
             let r = rank as usize;
             let index = next[r];
             next[r] += 1;
-            feed_syncs_before(&run.ranks[r], index, &mut syncs[r], &mut [pass.as_mut()]);
+            feed_syncs_before(&run.ranks[r], index, &mut syncs[r], &mut [&mut *pass]);
             let mut event = run.ranks[r].events[index].clone();
             if let Op::Wait {
                 requests,
@@ -473,7 +504,7 @@ pub(crate) mod interleave {
             }
             pass.event(rank, index, &event, &tables);
             if next[r] == run.ranks[r].events.len() {
-                feed_syncs_before(&run.ranks[r], next[r], &mut syncs[r], &mut [pass.as_mut()]);
+                feed_syncs_before(&run.ranks[r], next[r], &mut syncs[r], &mut [&mut *pass]);
                 for (_, at, matched) in late[r].drain(..) {
                     pass.matched(rank, at, matched);
                 }
@@ -485,7 +516,6 @@ pub(crate) mod interleave {
                 .all(|(&n, t)| n == t.events.len()),
             "every event fed"
         );
-        pass.finish(&tables)
     }
 
     /// Rank after rank, the ranks' events alternating, and the last rank first.

@@ -36,6 +36,8 @@ struct Held {
 
 /// One rank's lock epoch not ended yet, while reading its calls.
 struct OpenEpoch {
+    /// Which of the rank's epochs this is (counted from 0), to tell a reopened epoch apart.
+    serial: u64,
     exclusive: Option<bool>,
     /// A later call on a window did not return: the rank is stuck inside the epoch, and
     /// the lock may never have been granted (MPIs grant lazily).
@@ -47,100 +49,197 @@ struct OpenEpoch {
     granted: bool,
 }
 
+/// A call the trace shows blocked that may wait for a lock (a lock, unlock, flush or RMA
+/// call toward `target`): whether other origins hold a conflicting lock on the target to
+/// the end of their traces is known only once every rank's calls were read.
+pub(super) struct LockWait {
+    /// The rank's operation it was compiled to.
+    pub op: u32,
+    win: WinId,
+    target: Rank,
+    /// The mode of the rank's own lock on the target (`None`: unknown or none).
+    exclusive: Option<bool>,
+}
+
+/// One rank's passive-target state as its calls are compiled, one call at a time: its
+/// open lock epochs (those still open at its end become [`HeldLocks`]), the mode of its
+/// lock on each target, and its blocked calls that may wait for a lock.
+#[derive(Default)]
+pub(super) struct RankLocks {
+    /// (window, target or `None` for lock_all) → the epoch.
+    open: FxHashMap<(WinId, Option<Rank>), OpenEpoch>,
+    epochs: u64,
+    /// Per window: the mode of the rank's locks on its targets.
+    modes: FxHashMap<WinId, LockModes>,
+    pub waits: Vec<LockWait>,
+}
+
+/// The mode of a rank's locks on one window's targets: `all`, under `MPI_Win_lock_all`
+/// (`Some(false)`) or after `MPI_Win_unlock_all` (`None`), overridden per target by a later
+/// lock (its mode) or unlock (`None`).
+#[derive(Default)]
+struct LockModes {
+    all: Option<bool>,
+    targets: FxHashMap<Rank, Option<bool>>,
+}
+
+impl RankLocks {
+    /// The mode of the lock the rank holds on (`win`, `target`): from its last
+    /// `MPI_Win_lock` of the target (shared under `MPI_Win_lock_all`), or `None`.
+    fn mode(&self, win: WinId, target: Rank) -> Option<bool> {
+        let modes = self.modes.get(&win)?;
+        modes.targets.get(&target).copied().unwrap_or(modes.all)
+    }
+
+    /// The serial numbers of the epochs open now.
+    pub(super) fn open_serials(&self) -> Vec<u64> {
+        self.open.values().map(|e| e.serial).collect()
+    }
+
+    /// Marks the epochs of `serials` still open as blocked: a call made while they were
+    /// open turned out not to return (the launcher's model of a polling loop).
+    pub(super) fn block_epochs(&mut self, serials: &[u64]) {
+        for state in self.open.values_mut() {
+            if serials.contains(&state.serial) {
+                state.blocked = true;
+            }
+        }
+    }
+
+    /// Follows the rank's call `call`, after it was compiled.
+    pub(super) fn note(&mut self, call: &RmaCall, returned: bool) {
+        let win = call.win;
+        match &call.kind {
+            RmaKind::Lock {
+                target: RmaTarget::Rank(t),
+                exclusive,
+                ..
+            } => {
+                self.modes
+                    .entry(win)
+                    .or_default()
+                    .targets
+                    .insert(*t, *exclusive);
+            }
+            RmaKind::Unlock {
+                target: RmaTarget::Rank(t),
+            } => {
+                self.modes.entry(win).or_default().targets.insert(*t, None);
+            }
+            RmaKind::LockAll => {
+                self.modes.insert(
+                    win,
+                    LockModes {
+                        all: Some(false),
+                        ..LockModes::default()
+                    },
+                );
+            }
+            RmaKind::UnlockAll => {
+                self.modes.insert(win, LockModes::default());
+            }
+            _ => {}
+        }
+        let key = |t: &RmaTarget| match t {
+            RmaTarget::Rank(t) => Some((win, Some(*t))),
+            _ => None,
+        };
+        let serial = self.epochs;
+        let epoch = |exclusive| OpenEpoch {
+            serial,
+            exclusive,
+            blocked: !returned,
+            accessed: Vec::new(),
+            granted: false,
+        };
+        // Stuck in a lock or unlock of another target: inside every open epoch.
+        if !returned {
+            for state in self.open.values_mut() {
+                state.blocked = true;
+            }
+        }
+        match &call.kind {
+            RmaKind::Lock {
+                target, exclusive, ..
+            } => {
+                if let Some(k) = key(target) {
+                    self.open.insert(k, epoch(*exclusive));
+                    self.epochs += 1;
+                }
+            }
+            RmaKind::LockAll => {
+                self.open.insert((win, None), epoch(Some(false)));
+                self.epochs += 1;
+            }
+            RmaKind::Unlock { target } => {
+                if let Some(k) = key(target) {
+                    self.open.remove(&k);
+                }
+            }
+            RmaKind::UnlockAll => {
+                self.open.remove(&(win, None));
+            }
+            _ if !returned => {}
+            RmaKind::Access(a) => {
+                if let RmaTarget::Rank(t) = a.target {
+                    for ((w, target), state) in self.open.iter_mut() {
+                        if *w == win
+                            && target.is_none_or(|x| x == t)
+                            && !state.accessed.contains(&t)
+                        {
+                            state.accessed.push(t);
+                        }
+                    }
+                }
+            }
+            // A flush that returned completed the epoch's operations at their targets: the
+            // lock of a target it accessed was granted then.
+            RmaKind::Flush { target } => {
+                for ((w, _), state) in self.open.iter_mut() {
+                    if *w != win {
+                        continue;
+                    }
+                    let flushed = match target {
+                        Some(RmaTarget::Rank(t)) => state.accessed.contains(t),
+                        Some(_) => false,
+                        None => !state.accessed.is_empty(),
+                    };
+                    state.granted |= flushed;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The locks held to the end of the run, by window.
 #[derive(Default)]
 pub(super) struct HeldLocks(FxHashMap<WinId, Vec<Held>>);
 
 impl HeldLocks {
-    pub(super) fn of(run: &Run) -> HeldLocks {
+    /// The locks the ranks (`(rank, its state at its end)`) hold to their ends.
+    pub(super) fn of<'a>(ranks: impl Iterator<Item = (Rank, &'a RankLocks)>) -> HeldLocks {
         let mut out = HeldLocks::default();
-        if run.rma.is_empty() {
-            return out;
-        }
-        for trace in &run.ranks {
-            // (window, target or None for lock_all) → its state.
-            let mut open: FxHashMap<(WinId, Option<Rank>), OpenEpoch> = FxHashMap::default();
-            for (index, event) in trace.events.iter().enumerate() {
-                let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                    continue;
-                };
-                let key = |t: &RmaTarget| match t {
-                    RmaTarget::Rank(t) => Some((call.win, Some(*t))),
-                    _ => None,
-                };
-                let epoch = |exclusive| OpenEpoch {
-                    exclusive,
-                    blocked: !event.returned,
-                    accessed: Vec::new(),
-                    granted: false,
-                };
-                // Stuck in a lock or unlock of another target: inside every open epoch.
-                if !event.returned {
-                    for state in open.values_mut() {
-                        state.blocked = true;
-                    }
-                }
-                match &call.kind {
-                    RmaKind::Lock {
-                        target, exclusive, ..
-                    } => {
-                        if let Some(k) = key(target) {
-                            open.insert(k, epoch(*exclusive));
-                        }
-                    }
-                    RmaKind::LockAll => {
-                        open.insert((call.win, None), epoch(Some(false)));
-                    }
-                    RmaKind::Unlock { target } => {
-                        if let Some(k) = key(target) {
-                            open.remove(&k);
-                        }
-                    }
-                    RmaKind::UnlockAll => {
-                        open.remove(&(call.win, None));
-                    }
-                    _ if !event.returned => {}
-                    RmaKind::Access(a) => {
-                        if let RmaTarget::Rank(t) = a.target {
-                            for ((w, target), state) in open.iter_mut() {
-                                if *w == call.win
-                                    && target.is_none_or(|x| x == t)
-                                    && !state.accessed.contains(&t)
-                                {
-                                    state.accessed.push(t);
-                                }
-                            }
-                        }
-                    }
-                    // A flush that returned completed the epoch's operations at their
-                    // targets: the lock of a target it accessed was granted then.
-                    RmaKind::Flush { target } => {
-                        for ((w, _), state) in open.iter_mut() {
-                            if *w != call.win {
-                                continue;
-                            }
-                            let flushed = match target {
-                                Some(RmaTarget::Rank(t)) => state.accessed.contains(t),
-                                Some(_) => false,
-                                None => !state.accessed.is_empty(),
-                            };
-                            state.granted |= flushed;
-                        }
-                    }
-                    _ => {}
-                }
-            }
+        for (rank, locks) in ranks {
+            let mut open: Vec<(&(WinId, Option<Rank>), &OpenEpoch)> = locks.open.iter().collect();
+            // Hash order is no order: the holders of a window in the order of their epochs.
+            open.sort_by_key(|(_, e)| e.serial);
             for ((win, target), state) in open {
                 if !state.blocked || state.granted {
-                    out.0.entry(win).or_default().push(Held {
-                        holder: trace.rank,
-                        target,
+                    out.0.entry(*win).or_default().push(Held {
+                        holder: rank,
+                        target: *target,
                         exclusive: state.exclusive,
                     });
                 }
             }
         }
         out
+    }
+
+    /// The other origins holding a lock that `wait` (a blocked call of `rank`) waits for.
+    pub(super) fn holders(&self, rank: Rank, wait: &LockWait) -> Vec<Rank> {
+        self.conflicting(wait.win, wait.target, rank, wait.exclusive)
     }
 
     /// The other origins holding a lock on (`win`, `target`) that conflicts with a lock of
@@ -173,33 +272,10 @@ impl HeldLocks {
     }
 }
 
-/// The mode of the lock `rank` holds on (`win`, `target`) at event `index`: from its last
-/// `MPI_Win_lock` of the target (shared under `MPI_Win_lock_all`), or `None`.
-fn lock_mode(run: &Run, rank: Rank, index: usize, win: WinId, target: Rank) -> Option<bool> {
-    for i in (0..index).rev() {
-        let Some(call) = run.rma.get(&(rank, i as u32)).filter(|c| c.win == win) else {
-            continue;
-        };
-        match &call.kind {
-            RmaKind::Lock {
-                target: RmaTarget::Rank(t),
-                exclusive,
-                ..
-            } if *t == target => return *exclusive,
-            RmaKind::LockAll => return Some(false),
-            RmaKind::Unlock {
-                target: RmaTarget::Rank(t),
-            } if *t == target => return None,
-            RmaKind::UnlockAll => return None,
-            _ => {}
-        }
-    }
-    None
-}
-
-/// A blocked call that waits for a lock: the holders it waits for, if any.
-fn lock_wait(call: &RmaCall, index: usize, run: &Run, rank: Rank, held: &HeldLocks) -> Vec<Rank> {
-    let (target, mode) = match &call.kind {
+/// A blocked call that may wait for a lock: its target and the mode of the rank's lock on
+/// it, read before the call itself is noted.
+fn lock_wait(call: &RmaCall, op: u32, locks: &RankLocks) -> Option<LockWait> {
+    let (target, exclusive) = match &call.kind {
         RmaKind::Lock {
             target: RmaTarget::Rank(t),
             exclusive,
@@ -210,14 +286,19 @@ fn lock_wait(call: &RmaCall, index: usize, run: &Run, rank: Rank, held: &HeldLoc
         }
         | RmaKind::Flush {
             target: Some(RmaTarget::Rank(t)),
-        } => (*t, lock_mode(run, rank, index, call.win, *t)),
+        } => (*t, locks.mode(call.win, *t)),
         RmaKind::Access(a) => match a.target {
-            RmaTarget::Rank(t) => (t, lock_mode(run, rank, index, call.win, t)),
-            _ => return Vec::new(),
+            RmaTarget::Rank(t) => (t, locks.mode(call.win, t)),
+            _ => return None,
         },
-        _ => return Vec::new(),
+        _ => return None,
     };
-    held.conflicting(call.win, target, rank, mode)
+    Some(LockWait {
+        op,
+        win: call.win,
+        target,
+        exclusive,
+    })
 }
 
 /// Per (window, rank, partner) counts, and each rank's open epochs.
@@ -238,28 +319,26 @@ pub(super) struct Epochs {
 }
 
 /// The replay operation of a call on a window, given what [`compile_event`] made of it
-/// (`op`, for its flags); `index` is the call's event index in its rank.
+/// (`op`, for its flags). `at` is the operation's index in its rank, `prev_test` the window
+/// of an unsuccessful `MPI_Win_test` that was the rank's call just before, and `aux` the
+/// rank's aux words. A call the trace shows blocked may wait for a lock: it is noted in
+/// `locks` ([`RankLocks::waits`]) and becomes a [`OpKind::WinLockWait`] at the end if other
+/// origins turn out to hold one.
 pub(super) fn compile(
     call: &RmaCall,
-    index: usize,
     op: ReplayOp,
-    run: &Run,
-    rank: Rank,
-    held: &HeldLocks,
-    b: &mut ProgramBuilder,
+    at: u32,
+    prev_test: Option<WinId>,
+    locks: &mut RankLocks,
+    aux: &mut Vec<u32>,
 ) -> ReplayOp {
-    let mut out = ReplayOp::new(OpKind::Nop);
-    out.flags = op.flags;
-    out.comm = call.win.0;
     if op.flags & flags::RETURNED == 0 {
-        let holders = lock_wait(call, index, run, rank, held);
-        if !holders.is_empty() {
-            out.kind = OpKind::WinLockWait;
-            out.a = b.push_aux(&holders);
-            out.b = holders.len() as u32;
-            return out;
+        if let Some(wait) = lock_wait(call, at, locks) {
+            locks.waits.push(wait);
         }
     }
+    let mut out = ReplayOp::new(OpKind::Nop);
+    out.flags = op.flags;
     match &call.kind {
         RmaKind::Post { group: Some(g), .. } | RmaKind::Start { group: Some(g), .. } => {
             out.kind = if matches!(call.kind, RmaKind::Post { .. }) {
@@ -267,7 +346,8 @@ pub(super) fn compile(
             } else {
                 OpKind::WinStart
             };
-            out.a = b.push_aux(g);
+            out.a = aux.len() as u32;
+            aux.extend_from_slice(g);
             out.b = g.len() as u32;
         }
         RmaKind::Complete => out.kind = OpKind::WinComplete,
@@ -280,18 +360,32 @@ pub(super) fn compile(
         // A test that succeeded after unsuccessful ones ended a polling loop: it waited.
         // A single successful one waited for nothing.
         RmaKind::Test { done: true } => {
-            let polled = index
-                .checked_sub(1)
-                .and_then(|prev| run.rma.get(&(rank, prev as u32)))
-                .is_some_and(|prev| {
-                    prev.win == call.win && prev.kind == RmaKind::Test { done: false }
-                });
-            if polled {
+            if prev_test == Some(call.win) {
                 out.kind = OpKind::WinWait;
             }
         }
         _ => return op,
     }
+    if out.kind != OpKind::Nop {
+        out.comm = call.win.0;
+    }
+    out
+}
+
+/// The operation of a blocked call that waits for the `holders` of a lock (their unlock is
+/// not in their traces: the wait never ends), in place of what it was compiled to.
+pub(super) fn lock_wait_op(
+    compiled: ReplayOp,
+    wait: &LockWait,
+    holders: &[Rank],
+    aux: &mut Vec<u32>,
+) -> ReplayOp {
+    let mut out = ReplayOp::new(OpKind::WinLockWait);
+    out.flags = compiled.flags;
+    out.comm = wait.win.0;
+    out.a = aux.len() as u32;
+    aux.extend_from_slice(holders);
+    out.b = holders.len() as u32;
     out
 }
 

@@ -807,6 +807,7 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
                 &traces,
                 &mut held_calls.clone(),
                 &mut resolve_line,
+                &[],
                 |_| {},
                 order,
             )
@@ -894,6 +895,7 @@ fn live_state_rank_after_rank_and_by_entry_time() {
             &mut resolve_line,
             &mut [&mut collective, &mut arrivals],
             order,
+            Keep::AllEvents,
         )
         .unwrap();
         numbering.apply(&mut run);
@@ -905,5 +907,57 @@ fn live_state_rank_after_rank_and_by_entry_time() {
             collective.aligner_peak(),
             ty002.1
         );
+    }
+}
+
+/// Issue 14: a normalization that keeps only each rank's last events gives the passes every
+/// event, with its index in the rank, and the collective arguments they read, and keeps
+/// the same last events (with their late matches) as one that keeps them all.
+#[test]
+fn keeping_the_last_events_gives_the_passes_the_same_events() {
+    /// Every event given, with the collective arguments of its call.
+    #[derive(Default)]
+    struct Given(Vec<(Rank, usize, Event, Option<CollectiveArgs>)>);
+    impl EventPass for Given {
+        fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+            let args = tables.collective_args(rank, index).map(|a| (**a).clone());
+            self.0.push((rank, index, event.clone(), args));
+        }
+        fn finish(self: Box<Self>, _: &RunTables) -> Vec<crate::diagnostic::Diagnostic> {
+            Vec::new()
+        }
+    }
+    for (set, traces) in committed_traces() {
+        let normalized = |keep: Keep| {
+            let mut given = Given::default();
+            let (run, _) = normalize_streaming_into(
+                &traces,
+                &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
+                &mut resolve_line,
+                &mut [&mut given],
+                Order::EntryTime,
+                keep,
+            )
+            .unwrap();
+            (run, given.0)
+        };
+        let (all, given_all) = normalized(Keep::AllEvents);
+        for n in [1, 3, 50] {
+            let (last, given) = normalized(Keep::LastEvents(n));
+            assert!(
+                given == given_all,
+                "{set}: the passes were given other events"
+            );
+            for (a, l) in all.ranks.iter().zip(&last.ranks) {
+                assert_eq!(
+                    l.events,
+                    a.events[a.events.len().saturating_sub(n)..],
+                    "{set}"
+                );
+                assert_eq!((&l.end, &l.threads), (&a.end, &a.threads), "{set}");
+            }
+            assert!(last.collective_args.is_empty(), "{set}");
+            assert_eq!(last.comms, all.comms, "{set}");
+        }
     }
 }

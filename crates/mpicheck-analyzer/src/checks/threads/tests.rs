@@ -892,6 +892,7 @@ fn live_state_of_the_concurrent_use_pass() {
         &mut |_, _| SourceLocation::default(),
         &mut [&mut sampled],
         crate::normalize::Order::EntryTime,
+        crate::normalize::Keep::AllEvents,
     )
     .unwrap();
     let sync: usize = run.ranks.iter().map(|r| r.threads.sync.len()).sum();

@@ -1,0 +1,1011 @@
+//! Compilation of a run's events into a [`Program`] of [`ReplayOp`]s, one event at a time
+//! as the normalizer makes them ([`ProgramCompiler`]): the ranks' events may come
+//! interleaved, and no event is kept.
+//!
+//! Three things about an operation are known only later than its event, and are settled
+//! when the events end ([`ProgramCompiler::into_program`]), on the few operations they
+//! concern:
+//! - a standard send or collective the trace shows not completed locally (a wait on it
+//!   never returned) is marked [`flags::UNBUFFERED`];
+//! - a call the trace shows blocked toward a target that other origins hold a conflicting
+//!   lock on to the end of their traces becomes an [`OpKind::WinLockWait`]
+//!   (`engine/rma.rs`);
+//! - the call a rank was inside when it exited (or MPI aborted in) does nothing;
+//! - a polling loop the launcher saw a hung thread spin in until the end stands for the
+//!   blocking call it polls for ([`crate::polling::block_trailing_polls`]).
+//!
+//! A receive's match that becomes known at a later call ([`EventPass::matched`]) is written
+//! into its operation then. Ids are those the normalizer first gave; the program is
+//! renumbered into the run's final ids at the end.
+
+use super::polling::PollScanner;
+use super::rma::{HeldLocks, RankLocks};
+use super::*;
+use crate::checks::pass::{EventPass, RunTables};
+use crate::diagnostic::Diagnostic;
+
+impl Program {
+    /// Compiles a run held whole. Each event becomes exactly one operation, so event
+    /// indices carry over.
+    pub fn from_run(run: &Run) -> Program {
+        let mut compiler = ProgramCompiler::new(&[]);
+        crate::checks::pass::feed(run, &mut [&mut compiler]);
+        compiler.into_program(&RunTables::of(run))
+    }
+}
+
+/// Compiles the events of every rank into their operations as they come (an
+/// [`EventPass`], fed while the traces are normalized), into the [`Program`] the replays
+/// run ([`ProgramCompiler::into_program`]).
+#[derive(Default)]
+pub struct ProgramCompiler {
+    ranks: Vec<RankCompiler>,
+    names: Names,
+    /// The threads the launcher saw polling until it ended the hung job, by rank: their
+    /// trailing polls stand for the blocking call they poll for.
+    polling: FxHashMap<Rank, Vec<u16>>,
+}
+
+/// The names of the called functions, by the id operations carry.
+struct Names {
+    names: Vec<&'static str>,
+    ids: FxHashMap<&'static str, u32>,
+}
+
+impl Default for Names {
+    fn default() -> Names {
+        Names {
+            names: vec![""],
+            ids: FxHashMap::from_iter([("", 0)]),
+        }
+    }
+}
+
+impl Names {
+    fn id(&mut self, name: &'static str) -> u32 {
+        let names = &mut self.names;
+        *self.ids.entry(name).or_insert_with(|| {
+            names.push(name);
+            names.len() as u32 - 1
+        })
+    }
+}
+
+/// One rank's operations so far, and what compiling its next events needs.
+#[derive(Default)]
+struct RankCompiler {
+    ops: Vec<ReplayOp>,
+    info: Vec<OpInfo>,
+    aux: Vec<u32>,
+    /// The communicator of a collective call whose operation does not carry it, by the
+    /// rank's operation index.
+    collective_comms: FxHashMap<u32, u32>,
+    ids: RequestIds,
+    polls: PollScanner,
+    cancels: Cancels,
+    locks: RankLocks,
+    /// The window of an unsuccessful `MPI_Win_test` that was the rank's last call.
+    prev_test: Option<WinId>,
+    /// Request id → the operation that created it (a send, receive or collective), to mark
+    /// those whose wait never returned.
+    origin: FxHashMap<u32, u32>,
+    /// The waits that never returned.
+    unreturned_waits: Vec<u32>,
+    /// Per polling thread the launcher named: its last call and the unsuccessful polls
+    /// right before it.
+    trailing: FxHashMap<u16, Vec<TrailingCall>>,
+}
+
+/// A call of a polling thread that may turn out to be part of its last polling loop.
+struct TrailingCall {
+    index: u32,
+    event: Event,
+    /// The rank's last call was an unsuccessful `MPI_Win_test` on this window.
+    prev_test: Option<WinId>,
+    /// The lock epochs of the rank open when it was made.
+    open_epochs: Vec<u64>,
+}
+
+impl ProgramCompiler {
+    /// A compiler for a run whose `polling` threads ((rank, thread)) the launcher saw
+    /// polling until it ended the hung job.
+    pub fn new(polling: &[(Rank, u16)]) -> ProgramCompiler {
+        let mut by_rank: FxHashMap<Rank, Vec<u16>> = FxHashMap::default();
+        for &(rank, thread) in polling {
+            by_rank.entry(rank).or_default().push(thread);
+        }
+        ProgramCompiler {
+            polling: by_rank,
+            ..ProgramCompiler::default()
+        }
+    }
+
+    fn rank(&mut self, rank: Rank) -> &mut RankCompiler {
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, RankCompiler::default);
+        }
+        &mut self.ranks[r]
+    }
+
+    /// The program, once every event was given; `tables` are the run's at the end (with
+    /// how each rank ended), numbered into its final ids if the events came with others.
+    pub fn into_program(mut self, tables: &RunTables) -> Program {
+        let world_size = tables.rank_count();
+        if self.ranks.len() < world_size as usize {
+            self.ranks
+                .resize_with(world_size as usize, RankCompiler::default);
+        }
+        for (rank, threads) in std::mem::take(&mut self.polling) {
+            if let Some(r) = self.ranks.get_mut(rank as usize) {
+                for thread in threads {
+                    r.model_polling(rank, thread, tables, &mut self.names);
+                }
+            }
+        }
+        let held = HeldLocks::of(
+            self.ranks
+                .iter()
+                .enumerate()
+                .map(|(rank, r)| (rank as Rank, &r.locks)),
+        );
+        let mut b = ProgramBuilder::new(world_size);
+        let mut comms: Vec<(u32, Vec<Rank>)> = tables
+            .comms()
+            .iter()
+            .enumerate()
+            .skip(1)
+            .map(|(id, info)| {
+                let mut members = info.members.to_vec();
+                if let Some(remote) = &info.remote {
+                    // Collectives on an intercommunicator involve both groups.
+                    members.extend(remote.iter().copied());
+                }
+                (tables.comm_order(CommId(id as u32)), members)
+            })
+            .collect();
+        comms.sort_by_key(|(id, _)| *id);
+        for (_, members) in comms {
+            b.add_comm(members);
+        }
+        b.set_names(std::mem::take(&mut self.names.names));
+        for (rank, mut r) in std::mem::take(&mut self.ranks).into_iter().enumerate() {
+            let rank = rank as Rank;
+            let end = tables.rank_end(rank);
+            r.settle(rank, end, &held);
+            r.renumber(tables);
+            b.begin_rank();
+            b.append_rank(r.ops, r.info, &r.aux, &r.collective_comms);
+            b.end_rank(match end {
+                Some(RankEnd::Finalized) => EndKind::Finalized,
+                Some(RankEnd::ExitedWithoutFinalize) => EndKind::Exited,
+                // Nothing is known after the call MPI aborted in.
+                Some(RankEnd::Interrupted { .. } | RankEnd::AbortedInCall { .. }) | None => {
+                    EndKind::Interrupted
+                }
+            });
+        }
+        b.finish()
+    }
+}
+
+impl EventPass for ProgramCompiler {
+    fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        let names = &mut self.names;
+        let polling = self
+            .polling
+            .get(&rank)
+            .is_some_and(|threads| threads.contains(&event.thread));
+        let r = {
+            let r = rank as usize;
+            if self.ranks.len() <= r {
+                self.ranks.resize_with(r + 1, RankCompiler::default);
+            }
+            &mut self.ranks[r]
+        };
+        debug_assert_eq!(index, r.ops.len(), "each rank's events come in order");
+        if polling {
+            r.note_trailing(index as u32, event);
+        }
+        let completed = r.forget_completed(event);
+        let at = r.ops.len() as u32;
+        let poll = r.polls.role(event);
+        let info = info_of(event, names);
+        r.cancels.note(event, at, &mut r.info);
+        let mut op = compile_event(event, poll, &mut r.ids, tables, &mut r.aux, names);
+        let rma = tables.rma_call(rank, index);
+        if let Some(call) = rma {
+            op = rma::compile(call, op, at, r.prev_test, &mut r.locks, &mut r.aux);
+            r.locks.note(call, event.returned);
+        }
+        r.prev_test = rma
+            .filter(|c| c.kind == RmaKind::Test { done: false })
+            .map(|c| c.win);
+        r.push(op, info, event);
+        for request in completed {
+            // A single successful test gave it a fresh id ([`RequestIds::rename`]) that no
+            // later call names.
+            r.ids.forget(request);
+        }
+    }
+
+    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
+        let r = self.rank(rank);
+        let (Some(op), Some(info)) = (r.ops.get(index), r.info.get(index)) else {
+            return;
+        };
+        match (info.shape, op.kind) {
+            (CallShape::Recv, OpKind::Recv) => r.ops[index].b = matched.0,
+            (CallShape::Sendrecv, OpKind::Sendrecv) => r.aux[op.b as usize + 2] = matched.0,
+            _ => {}
+        }
+    }
+
+    /// A compiler has no findings: its program is taken with
+    /// [`ProgramCompiler::into_program`].
+    fn finish(self: Box<Self>, _: &RunTables) -> Vec<Diagnostic> {
+        Vec::new()
+    }
+}
+
+impl RankCompiler {
+    /// Appends the operation compiled from `event`.
+    fn push(&mut self, op: ReplayOp, info: OpInfo, event: &Event) {
+        let at = self.ops.len() as u32;
+        if let Op::Collective { comm, .. } = &event.op {
+            if op.kind != OpKind::Collective || op.comm != comm.0 {
+                self.collective_comms.insert(at, comm.0);
+            }
+        }
+        if matches!(
+            op.kind,
+            OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective
+        ) && op.a != NO_REQ
+        {
+            self.origin.insert(op.a, at);
+        }
+        if op.kind == OpKind::Wait && op.flags & flags::RETURNED == 0 {
+            self.unreturned_waits.push(at);
+        }
+        self.ops.push(op);
+        self.info.push(info);
+    }
+
+    /// Forgets the nonblocking requests that `event`, about to be compiled, completes or
+    /// frees: no later call can name them (the normalizer gives a reused handle a new
+    /// request), so neither a wait that never returns nor a cancel will mark their
+    /// operations. Without this, the rank's tables would grow with every request of the
+    /// run.
+    /// Returns the nonblocking ones among them.
+    fn forget_completed(&mut self, event: &Event) -> Vec<ReqId> {
+        if !event.returned {
+            return Vec::new();
+        }
+        let done: Vec<ReqId> = match &event.op {
+            Op::Wait {
+                requests,
+                kind: WaitKind::One | WaitKind::All,
+                test: false,
+                ..
+            } => requests.iter().flatten().copied().collect(),
+            Op::Wait {
+                requests,
+                completed,
+                ..
+            } => crate::checks::request::completed_requests(requests, completed).collect(),
+            Op::RequestFree { request } => vec![*request],
+            _ => return Vec::new(),
+        };
+        let mut nonblocking = Vec::new();
+        for request in done {
+            self.cancels.sends.remove(&request.0);
+            let id = self.ids.id(request);
+            if let Some(&at) = self.origin.get(&id) {
+                if self.ops[at as usize].class == class::NONBLOCKING {
+                    self.origin.remove(&id);
+                    nonblocking.push(request);
+                }
+            }
+        }
+        nonblocking
+    }
+
+    /// Keeps `event` of a polling thread while it may belong to the thread's last loop: its
+    /// unsuccessful polls in a row, and the call after them.
+    fn note_trailing(&mut self, index: u32, event: &Event) {
+        let calls = self.trailing.entry(event.thread).or_default();
+        let polled_on = calls
+            .last()
+            .is_some_and(|c| c.event.returned && crate::polling::is_unsuccessful_poll(&c.event.op));
+        if !polled_on {
+            calls.clear();
+        }
+        calls.push(TrailingCall {
+            index,
+            event: event.clone(),
+            prev_test: self.prev_test,
+            open_epochs: self.locks.open_serials(),
+        });
+    }
+
+    /// Models the last polling loop of `thread` as the blocking call it stands for
+    /// ([`crate::polling::block_trailing_polls`]), compiling that call in place of the
+    /// loop's last poll.
+    fn model_polling(&mut self, rank: Rank, thread: u16, tables: &RunTables, names: &mut Names) {
+        let Some(calls) = self.trailing.remove(&thread) else {
+            return;
+        };
+        let Some(last) = calls.last() else { return };
+        let (index, prev_test, open_epochs) =
+            (last.index, last.prev_test, last.open_epochs.clone());
+        let mut trace = RankTrace {
+            rank,
+            events: calls.into_iter().map(|c| c.event).collect(),
+            end: RankEnd::Interrupted {
+                reason: String::new(),
+            },
+            threads: ThreadInfo::default(),
+        };
+        if !crate::polling::block_trailing_polls(&mut trace, thread) {
+            return;
+        }
+        let event = trace.events.last().expect("a modelled loop has a call");
+        let info = info_of(event, names);
+        let mut op = compile_event(
+            event,
+            Poll::None,
+            &mut self.ids,
+            tables,
+            &mut self.aux,
+            names,
+        );
+        if let Some(call) = tables.rma_call(rank, index as usize) {
+            // Not returned: it stands for the wait, and blocks the epochs open around it.
+            let mut none = RankLocks::default();
+            op = rma::compile(call, op, index, prev_test, &mut none, &mut self.aux);
+            self.locks.block_epochs(&open_epochs);
+        }
+        if op.kind == OpKind::Wait && op.flags & flags::RETURNED == 0 {
+            self.unreturned_waits.push(index);
+        }
+        self.ops[index as usize] = op;
+        self.info[index as usize] = info;
+    }
+
+    /// Settles what the rank's later calls, and the other ranks', decided about its
+    /// operations (see the module docs).
+    fn settle(&mut self, rank: Rank, end: Option<&RankEnd>, held: &HeldLocks) {
+        for wait in &self.locks.waits {
+            let holders = held.holders(rank, wait);
+            if !holders.is_empty() {
+                let at = wait.op as usize;
+                self.ops[at] = rma::lock_wait_op(self.ops[at], wait, &holders, &mut self.aux);
+            }
+        }
+        // A process that ran its exit handlers inside its last call did not block there:
+        // MPI ended it in the call (an error handler, MPI_Abort), or another thread did;
+        // nor did a call in which MPI aborted the job. The call does nothing in the
+        // replay, or it would look blocked forever.
+        let exited_in = match end {
+            Some(RankEnd::ExitedWithoutFinalize) => self
+                .ops
+                .len()
+                .checked_sub(1)
+                .filter(|&last| self.info[last].bits & info_bits::RETURNED == 0),
+            Some(RankEnd::AbortedInCall { event, .. }) => Some(*event),
+            _ => None,
+        };
+        if let Some(at) = exited_in.filter(|&at| at < self.ops.len()) {
+            let op = self.ops[at];
+            if self.info[at].shape == CallShape::Collective && op.kind == OpKind::Collective {
+                self.collective_comms.insert(at as u32, op.comm);
+            }
+            self.ops[at] = ReplayOp::new(OpKind::Nop);
+        }
+        for &w in &self.unreturned_waits {
+            let op = self.ops[w as usize];
+            if op.kind != OpKind::Wait || op.flags & flags::RETURNED != 0 {
+                continue;
+            }
+            for k in 0..op.b {
+                let req = self.aux[(op.a + k) as usize];
+                if let Some(&o) = self.origin.get(&req) {
+                    self.ops[o as usize].flags |= flags::UNBUFFERED;
+                }
+            }
+        }
+    }
+
+    /// Gives the operations the run's final ids: call sites, communicators, windows.
+    fn renumber(&mut self, tables: &RunTables) {
+        if !tables.renumbers() {
+            return;
+        }
+        for info in &mut self.info {
+            info.site = tables.site_order(SiteId(info.site));
+        }
+        for op in &mut self.ops {
+            match op.kind {
+                OpKind::Send
+                | OpKind::Recv
+                | OpKind::Sendrecv
+                | OpKind::Probe
+                | OpKind::Collective => op.comm = tables.comm_order(CommId(op.comm)),
+                OpKind::WinPost
+                | OpKind::WinStart
+                | OpKind::WinComplete
+                | OpKind::WinWait
+                | OpKind::WinLockWait => op.comm = tables.window_order(WinId(op.comm)),
+                _ => {}
+            }
+        }
+        for comm in self.collective_comms.values_mut() {
+            *comm = tables.comm_order(CommId(*comm));
+        }
+    }
+}
+
+/// The [`OpInfo`] of the operation `event` becomes (its bits as far as the event tells).
+fn info_of(event: &Event, names: &mut Names) -> OpInfo {
+    let (shape, bits) = shape_of(event);
+    OpInfo {
+        site: event.site.0,
+        call: u16::try_from(names.id(event.call)).unwrap_or(u16::MAX),
+        shape,
+        bits,
+    }
+}
+
+#[derive(Default)]
+struct Cancels {
+    sends: FxHashMap<u32, Vec<u32>>,
+}
+
+impl Cancels {
+    /// Notes `event`, about to become operation `at`.
+    fn note(&mut self, event: &Event, at: u32, info: &mut [OpInfo]) {
+        match &event.op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(r),
+                ..
+            } => self.sends.entry(r.0).or_default().push(at),
+            Op::Cancel { request } => {
+                for i in self.sends.remove(&request.0).unwrap_or_default() {
+                    info[i as usize].bits |= info_bits::CANCELLED;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The shape and bits of an event's [`OpInfo`].
+fn shape_of(event: &Event) -> (CallShape, u8) {
+    let mut bits = if event.returned {
+        info_bits::RETURNED
+    } else {
+        0
+    };
+    let shape = match &event.op {
+        Op::Send { send, blocking } => {
+            if matches!(blocking, Blocking::Persistent(_)) {
+                bits |= info_bits::PERSISTENT;
+            }
+            if send.mode == SendMode::Synchronous {
+                CallShape::SyncSend
+            } else {
+                CallShape::Send
+            }
+        }
+        Op::Sendrecv { .. } => CallShape::Sendrecv,
+        Op::Recv { .. } => CallShape::Recv,
+        Op::Probe { .. } => CallShape::Probe,
+        Op::Wait { .. } | Op::RequestStatus { .. } => CallShape::Wait,
+        Op::Collective { blocking, .. } => {
+            if matches!(blocking, Blocking::Persistent(_)) {
+                bits |= info_bits::PERSISTENT;
+            }
+            CallShape::Collective
+        }
+        _ => CallShape::Other,
+    };
+    (shape, bits)
+}
+
+fn blocking_parts(blocking: &Blocking, ids: &RequestIds) -> (u8, u32) {
+    match blocking {
+        Blocking::Blocking => (class::BLOCKING, NO_REQ),
+        Blocking::Nonblocking(r) => (class::NONBLOCKING, ids.id(*r)),
+        Blocking::Persistent(r) => (class::PERSISTENT, ids.id(*r)),
+    }
+}
+
+/// The replay's request ids of one rank: the trace's, except for handles a single
+/// successful test gave back ([`OpKind::Release`]), which name a fresh request from then on.
+/// Fresh ids count down from just below [`NO_REQ`], away from the trace's (which count up
+/// from 0), so they are known without reading the rank's events first.
+struct RequestIds {
+    renamed: FxHashMap<u32, u32>,
+    next_fresh: u32,
+}
+
+impl Default for RequestIds {
+    fn default() -> RequestIds {
+        RequestIds {
+            renamed: FxHashMap::default(),
+            next_fresh: NO_REQ - 1,
+        }
+    }
+}
+
+impl RequestIds {
+    fn id(&self, r: ReqId) -> u32 {
+        self.renamed.get(&r.0).copied().unwrap_or(r.0)
+    }
+    /// A request no event names (for a message a single probe let the program take).
+    fn fresh(&mut self) -> u32 {
+        self.next_fresh -= 1;
+        self.next_fresh + 1
+    }
+    /// Forgets the fresh request the handle `r` was given, once nothing names it again.
+    fn forget(&mut self, r: ReqId) {
+        self.renamed.remove(&r.0);
+    }
+    /// Gives the handle a fresh request; returns `[old, new]`.
+    fn rename(&mut self, r: ReqId) -> [u32; 2] {
+        let old = self.id(r);
+        let new = self.fresh();
+        self.renamed.insert(r.0, new);
+        [old, new]
+    }
+}
+
+fn message_bytes(tables: &RunTables, count: i64, datatype: Option<TypeId>) -> u32 {
+    let size = datatype.and_then(|t| tables.datatype_size(t)).unwrap_or(1);
+    (count.max(0) as u64)
+        .saturating_mul(size)
+        .min(u32::MAX as u64) as u32
+}
+
+fn source_word(source: Option<Source>) -> u32 {
+    match source {
+        None => NO_RANK,
+        Some(Source::Any) => ANY_SOURCE,
+        Some(Source::Rank(r)) => r,
+    }
+}
+
+fn tag_word(tag: TagMatch) -> i32 {
+    match tag {
+        TagMatch::Any => ANY_TAG,
+        TagMatch::Tag(t) => t,
+    }
+}
+
+/// Compiles one event; `poll` says whether a test or nonblocking probe that succeeded ended
+/// a polling loop, and `ids` maps the rank's requests to the replay's.
+fn compile_event(
+    event: &Event,
+    poll: Poll,
+    ids: &mut RequestIds,
+    tables: &RunTables,
+    aux: &mut Vec<u32>,
+    names: &mut Names,
+) -> ReplayOp {
+    let mut push_aux = |words: &[u32]| {
+        let at = aux.len() as u32;
+        aux.extend_from_slice(words);
+        at
+    };
+    let mut op = ReplayOp::new(OpKind::Nop);
+    op.flags = if event.returned { flags::RETURNED } else { 0 };
+    match &event.op {
+        Op::Init { .. } | Op::Other => {}
+        Op::Finalize => op.kind = OpKind::Finalize,
+        Op::Send { send, blocking } => {
+            (op.class, op.a) = blocking_parts(blocking, ids);
+            op.kind = OpKind::Send;
+            op.peer = send.dest.unwrap_or(NO_RANK);
+            op.tag = send.tag;
+            op.comm = send.comm.0;
+            op.sub = mode_index(send.mode);
+            op.b = message_bytes(tables, send.count, send.datatype);
+        }
+        Op::Recv { recv, blocking } => {
+            (op.class, op.a) = blocking_parts(blocking, ids);
+            if poll == Poll::ReceivesProbed {
+                // Received only because a single probe found the message: nobody waits.
+                op.class = class::NONBLOCKING;
+                op.a = ids.fresh();
+            }
+            op.kind = OpKind::Recv;
+            op.peer = source_word(recv.source);
+            op.tag = tag_word(recv.tag);
+            op.comm = recv.comm.0;
+            op.b = recv.matched.map_or(NO_RANK, |m| m.0);
+        }
+        Op::Sendrecv {
+            send,
+            recv,
+            blocking,
+        } => {
+            (op.class, op.a) = blocking_parts(blocking, ids);
+            op.kind = OpKind::Sendrecv;
+            op.peer = send.dest.unwrap_or(NO_RANK);
+            op.tag = send.tag;
+            op.comm = send.comm.0;
+            op.sub = mode_index(send.mode);
+            op.b = push_aux(&[
+                source_word(recv.source),
+                tag_word(recv.tag) as u32,
+                recv.matched.map_or(NO_RANK, |m| m.0),
+                message_bytes(tables, send.count, send.datatype),
+            ]);
+        }
+        Op::Probe {
+            source,
+            tag,
+            comm,
+            blocking,
+            matched_probe,
+            found,
+            matched,
+        } => {
+            // A nonblocking probe that found nothing is polling; one that found a message
+            // at the end of a polling loop behaves like the blocking probe; a single one
+            // that found a message waited for nothing, but a matched one still took the
+            // message, as a receive nobody waits for.
+            let took = *found == Some(true) && *matched_probe && poll == Poll::Once;
+            if *blocking || poll == Poll::LoopEnd || took {
+                op.kind = if *matched_probe {
+                    OpKind::Recv
+                } else {
+                    OpKind::Probe
+                };
+                op.peer = source_word(*source);
+                op.tag = tag_word(*tag);
+                op.comm = comm.0;
+                op.b = matched.map_or(NO_RANK, |m| m.0);
+                if took {
+                    op.class = class::NONBLOCKING;
+                    op.a = ids.fresh();
+                }
+            }
+        }
+        Op::Wait {
+            requests,
+            kind,
+            test: false,
+            ..
+        } => {
+            let chosen: Vec<u32> = requests.iter().flatten().map(|&r| ids.id(r)).collect();
+            if !chosen.is_empty() {
+                op.kind = OpKind::Wait;
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
+                    op.flags |= flags::WAIT_ANY;
+                }
+                op.b = chosen.len() as u32;
+                op.a = push_aux(&chosen);
+            }
+        }
+        Op::Wait {
+            requests,
+            kind,
+            test: true,
+            completed,
+        }
+        | Op::RequestStatus {
+            requests,
+            kind,
+            completed,
+        } => {
+            // Only a test that ended a polling loop waited: for all its requests
+            // (`Test`, `Testall`), or for any of them (`Testany`, `Testsome`). A single
+            // one that succeeded gave the program back the requests it found complete.
+            if poll == Poll::Once {
+                let pairs: Vec<u32> = completed
+                    .iter()
+                    .flatten()
+                    .filter_map(|&i| requests.get(i as usize).copied().flatten())
+                    .flat_map(|r| ids.rename(r))
+                    .collect();
+                op.kind = OpKind::Release;
+                op.b = pairs.len() as u32 / 2;
+                op.a = push_aux(&pairs);
+            } else if poll == Poll::LoopEnd {
+                let chosen: Vec<u32> = requests.iter().flatten().map(|&r| ids.id(r)).collect();
+                op.kind = OpKind::Wait;
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
+                    op.flags |= flags::WAIT_ANY;
+                }
+                op.b = chosen.len() as u32;
+                op.a = push_aux(&chosen);
+            }
+        }
+        Op::Start { requests } => {
+            let started: Vec<u32> = requests.iter().map(|&r| ids.id(r)).collect();
+            op.kind = OpKind::Start;
+            op.b = started.len() as u32;
+            op.a = push_aux(&started);
+        }
+        Op::Cancel { request } => {
+            op.kind = OpKind::Cancel;
+            op.a = ids.id(*request);
+        }
+        Op::RequestFree { request } => {
+            op.kind = OpKind::RequestFree;
+            op.a = ids.id(*request);
+        }
+        Op::Collective {
+            kind,
+            comm,
+            root,
+            blocking,
+        } => {
+            (op.class, op.a) = blocking_parts(blocking, ids);
+            op.kind = OpKind::Collective;
+            op.comm = comm.0;
+            op.sub = kind_index(*kind);
+            op.peer = root.and_then(|r| u32::try_from(r).ok()).unwrap_or(NO_RANK);
+            if *kind == CollectiveKind::Management {
+                op.b = names.id(event.call);
+            }
+        }
+        Op::BufferAttach { bytes } => {
+            op.kind = OpKind::BufferAttach;
+            op.b = (*bytes).clamp(0, u32::MAX as i64) as u32;
+        }
+        Op::BufferDetach => op.kind = OpKind::BufferDetach,
+    }
+    op
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::pass::interleave;
+    use crate::text_trace::parse;
+
+    /// A program as text that does not depend on where its aux words or names sit.
+    fn canonical(program: &Program) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut ops = program.ops();
+        for rank in 0..program.world_size() {
+            let mut index = 0;
+            loop {
+                let mut aux = Vec::new();
+                let Some(mut op) = ops.next_op(rank, &mut aux) else {
+                    break;
+                };
+                if op.kind == OpKind::Collective && op.sub == kind_index(CollectiveKind::Management)
+                {
+                    op.b = 0;
+                }
+                let call = program.call(rank, index);
+                out.push(format!(
+                    "{rank}:{index} {op:?} aux {aux:?} call {:?} comm {:?}",
+                    call.map(|c| (c.site, c.name, c.shape, c.bits)),
+                    call.and_then(|c| c.collective_comm()),
+                ));
+                index += 1;
+            }
+            out.push(format!("{rank} ends {:?}", program.ends[rank as usize]));
+        }
+        for comm in &program.comms {
+            out.push(format!("comm {:?}", comm.members().collect::<Vec<_>>()));
+        }
+        out
+    }
+
+    /// The program compiled with the ranks' events fed in `order`, the matches of
+    /// nonblocking receives coming late, as while the traces are normalized.
+    fn compiled_in(run: &Run, order: &[Rank], polling: &[(Rank, u16)]) -> Program {
+        let mut compiler = ProgramCompiler::new(polling);
+        interleave::feed_late(run, &mut compiler, order);
+        compiler.into_program(&RunTables::of(run))
+    }
+
+    fn same_in_every_order(text: &str) -> Program {
+        let run = parse(text).unwrap();
+        let whole = Program::from_run(&run);
+        for order in interleave::orders(&run) {
+            assert_eq!(
+                canonical(&compiled_in(&run, &order, &[])),
+                canonical(&whole),
+                "fed in {order:?}"
+            );
+        }
+        whole
+    }
+
+    #[test]
+    fn late_matches_unbuffered_sends_and_cancels_compile_in_any_order() {
+        let program = same_in_every_order(
+            "ranks 3
+            0: irecv src=any tag=any req=1 @ a.c:1
+            0: isend dest=1 tag=5 req=2 @ a.c:2
+            0: wait req=1 matched=2:7 @ a.c:3
+            0: blocked wait req=2 @ a.c:4
+            1: isendrecv dest=2 sendtag=1 src=any recvtag=any req=3 @ a.c:10
+            1: isend dest=0 tag=9 req=1 @ a.c:11
+            1: cancel req=1 @ a.c:12
+            1: irecv src=0 tag=5 req=2 @ a.c:13
+            1: waitall reqs=2,3 @ a.c:14
+            1: bcast root=0 @ a.c:15
+            1: comm_dup
+            2: send dest=0 tag=7 @ a.c:20
+            2: recv src=1 tag=1 @ a.c:21
+            2: bcast root=0 @ a.c:22
+            2: comm_dup",
+        );
+        let ops = program.rank_ops(0);
+        assert_eq!(
+            ops[0].b, 2,
+            "the wildcard receive takes its recorded source"
+        );
+        assert_ne!(
+            ops[1].flags & flags::UNBUFFERED,
+            0,
+            "its wait never returned"
+        );
+        assert!(program.call(1, 1).unwrap().cancelled());
+    }
+
+    #[test]
+    fn a_late_match_is_written_into_its_receive() {
+        let run = parse(
+            "ranks 2
+            0: irecv src=any tag=any req=1
+            0: wait req=1 matched=1:3
+            1: send dest=0 tag=3",
+        )
+        .unwrap();
+        for order in interleave::orders(&run) {
+            assert_eq!(compiled_in(&run, &order, &[]).rank_ops(0)[0].b, 1);
+        }
+    }
+
+    #[test]
+    fn a_lock_held_by_a_later_rank_to_its_end_is_waited_for() {
+        let program = same_in_every_order(
+            "ranks 3
+            *: win_create win=0 comm=0 size=64
+            0: blocked win_lock win=0 target=2 type=shared @ r.c:1
+            1: win_lock win=0 target=2 type=exclusive @ r.c:10
+            1: put win=0 target=2 disp=0 count=1 type=int @ r.c:11
+            1: end exited
+            2: barrier",
+        );
+        let blocked = program.rank_ops(0)[1];
+        assert_eq!(blocked.kind, OpKind::WinLockWait);
+        assert_eq!(program.call(0, 1).unwrap().name, "MPI_Win_lock");
+    }
+
+    #[test]
+    fn a_call_the_rank_exited_in_does_nothing() {
+        let program = same_in_every_order(
+            "ranks 2
+            0: barrier
+            0: blocked allreduce
+            0: end exited
+            1: barrier
+            1: allreduce",
+        );
+        assert_eq!(program.rank_ops(0)[1].kind, OpKind::Nop);
+        let call = program.call(0, 1).unwrap();
+        assert_eq!(call.collective_comm(), Some(CommId(0)));
+        assert!(!call.returned());
+    }
+
+    #[test]
+    fn a_polled_win_test_ends_its_loop() {
+        let program = same_in_every_order(
+            "ranks 2
+            *: win_create win=0 comm=0 size=8
+            0: win_post win=0 group=1
+            0: win_test win=0 flag=0
+            0: win_test win=0 flag=1
+            0: win_test win=0 flag=1
+            1: win_start win=0 group=0
+            1: put win=0 target=0 disp=0 count=1 type=int
+            1: win_complete win=0",
+        );
+        let kinds: Vec<OpKind> = program.rank_ops(0).iter().map(|op| op.kind).collect();
+        assert_eq!(
+            kinds[1..],
+            [OpKind::WinPost, OpKind::Nop, OpKind::WinWait, OpKind::Nop]
+        );
+    }
+
+    /// Issue 14: the compiler's own tables hold only requests a later call may still name,
+    /// however many requests the run makes (the program itself grows by one operation per
+    /// call).
+    #[test]
+    fn the_compiler_forgets_completed_requests() {
+        let mut text = String::from("ranks 2\n");
+        for i in 0..500 {
+            let (a, b) = (2 * i + 1, 2 * i + 2);
+            text += &format!(
+                "0: irecv src=1 tag=1 req={a}\n0: isend dest=1 tag=1 req={b}\n\
+                 0: waitall reqs={a},{b}\n\
+                 1: irecv src=0 tag=1 req={a}\n1: isend dest=0 tag=1 req={b}\n\
+                 1: testall reqs={a},{b} flag=1\n"
+            );
+        }
+        let run = parse(&text).unwrap();
+        let mut compiler = ProgramCompiler::new(&[]);
+        crate::checks::pass::feed(&run, &mut [&mut compiler]);
+        for r in &compiler.ranks {
+            assert_eq!(r.ops.len(), 1500);
+            assert_eq!(
+                (r.origin.len(), r.cancels.sends.len(), r.ids.renamed.len()),
+                (0, 0, 0)
+            );
+        }
+        let program = compiler.into_program(&RunTables::of(&run));
+        assert_eq!(
+            program.rank_ops(1)[2].kind,
+            OpKind::Release,
+            "a single test"
+        );
+    }
+
+    /// The launcher's model of a hung thread's polling loop, applied by the compiler to
+    /// the events as they come, gives the program of the run the model changed.
+    fn modelled_as_on_the_run(text: &str, thread: (Rank, u16)) {
+        let run = parse(text).unwrap();
+        let mut changed = run.clone();
+        assert!(crate::polling::block_trailing_polls(
+            &mut changed.ranks[thread.0 as usize],
+            thread.1
+        ));
+        let expected = canonical(&Program::from_run(&changed));
+        assert_ne!(canonical(&Program::from_run(&run)), expected);
+        for order in interleave::orders(&run) {
+            assert_eq!(
+                canonical(&compiled_in(&run, &order, &[thread])),
+                expected,
+                "fed in {order:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_test_loop_of_a_hung_thread_stands_for_its_wait() {
+        modelled_as_on_the_run(
+            "ranks 2
+            0: isend dest=1 tag=1 req=2 @ poll.c:9
+            0: irecv src=1 tag=7 req=1 @ poll.c:10
+            0: test req=1 @ poll.c:12
+            0: test req=1 @ poll.c:12
+            0: testall reqs=1,2 @ poll.c:13
+            0: end interrupted still running
+            1: blocked recv src=0 tag=3 @ poll.c:20",
+            (0, 0),
+        );
+    }
+
+    #[test]
+    fn a_probe_loop_and_a_win_test_loop_of_hung_threads_stand_for_their_waits() {
+        modelled_as_on_the_run(
+            "ranks 2
+            0: send dest=1 tag=2
+            0: iprobe src=1 tag=4
+            0: iprobe src=1 tag=4
+            0: end interrupted still running
+            1: blocked recv src=0 tag=3",
+            (0, 0),
+        );
+        modelled_as_on_the_run(
+            "ranks 2
+            *: win_create win=0 comm=0 size=8
+            0: win_lock win=0 target=1 type=exclusive
+            0: win_post win=0 group=1
+            0: win_test win=0 flag=0
+            0: win_test win=0 flag=0
+            0: end interrupted still running
+            1: blocked win_lock win=0 target=1 type=shared",
+            (0, 0),
+        );
+    }
+}
