@@ -43,6 +43,7 @@ pub mod level;
 pub mod probe;
 pub mod request;
 pub mod single;
+mod stream;
 
 pub use collective::TH005;
 pub use finalize::TH002;
@@ -52,8 +53,8 @@ pub use probe::TH004;
 pub use request::TH003;
 pub use single::TH006;
 
-/// TH001-TH007. TH003 and TH005 are a pass over the events ([`concurrent`]); TH001, TH002,
-/// TH004, TH006 and TH007 still take one look at each rank's threads in the run.
+/// TH001-TH007. TH002, TH003, TH004 and TH005 are a pass over the events ([`stream`]);
+/// TH001, TH006 and TH007 still take one look at each rank's threads in the run.
 pub(crate) struct ThreadChecks;
 
 impl Check for ThreadChecks {
@@ -61,7 +62,7 @@ impl Check for ThreadChecks {
         &[TH001, TH002, TH003, TH004, TH005, TH006, TH007]
     }
     fn pass(&self) -> Option<Box<dyn EventPass>> {
-        Some(Box::new(concurrent::ConcurrentPass::default()))
+        Some(Box::new(stream::ThreadPass::default()))
     }
     fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
         merged(check(ctx), found)
@@ -77,27 +78,29 @@ pub(crate) fn merged(on_run: Vec<Diagnostic>, of_pass: Vec<Diagnostic>) -> Vec<D
     all
 }
 
-/// Runs TH001, TH002, TH004, TH006 and TH007 on the run.
+/// Runs TH001, TH006 and TH007 on the run.
 pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
     let mut findings = Findings::default();
     for rank in &ctx.run.ranks {
-        if !rank
-            .events
-            .iter()
-            .any(|e| e.thread != rank.events[0].thread)
-            && rank.threads.parallel_regions.iter().all(|r| r.threads < 2)
-            && rank.threads.thread_starts.is_empty()
-        {
+        if !several_threads(rank) {
             continue; // one thread: nothing to check
         }
         let threads = RankThreads::new(rank);
         level::check(&threads, &mut findings);
-        finalize::check(&threads, &mut findings);
-        probe::check(&threads, &mut findings);
         single::check(&threads, &mut findings);
         freed::check(&threads, &mut findings);
     }
     findings.into_diagnostics(ctx)
+}
+
+/// Whether the rank ran more than one thread: calls of several threads, a parallel region of
+/// several threads or a thread started.
+pub(crate) fn several_threads(rank: &RankTrace) -> bool {
+    rank.events
+        .iter()
+        .any(|e| e.thread != rank.events[0].thread)
+        || rank.threads.parallel_regions.iter().any(|r| r.threads >= 2)
+        || !rank.threads.thread_starts.is_empty()
 }
 
 /// Calls that the standard lets any thread make lets any thread make at any time (MPI 4.1 §11.6.1, §11.2.1).
@@ -459,7 +462,12 @@ impl Findings {
 
 /// "thread 1" with the call: a location label.
 pub(crate) fn on_thread(event: &Event, what: impl IntoPieces) -> Text {
-    crate::text!("thread {}: {}", event.thread, what)
+    on_thread_id(event.thread, what)
+}
+
+/// [`on_thread`] for a call kept as its thread and site.
+pub(crate) fn on_thread_id(thread: u16, what: impl IntoPieces) -> Text {
+    crate::text!("thread {}: {}", thread, what)
 }
 
 /// "at the same time" or "can run at the same time" for messages.

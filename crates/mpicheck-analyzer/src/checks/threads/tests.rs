@@ -165,31 +165,54 @@ fn wait(request: u32, test: bool) -> Op {
     }
 }
 
-/// TH001-TH007: the checks on the run, with TH003 and TH005 as their pass finds them
-/// ([`concurrent_findings`]).
+/// TH001-TH007 as [`super::ThreadChecks`] finds them: its pass fed the ranks' events and
+/// synchronization records in every order of [`interleave::orders`] (the receives' matches
+/// at their events and late), which must agree with each other and with the checks on whole
+/// ranks ([`reference`]).
 fn thread_findings(run: &Run) -> Vec<Diagnostic> {
-    let found = super::merged(super::check(&Context::new(run)), concurrent_findings(run));
-    assert_eq!(found, super::ThreadChecks.run(&Context::new(run)));
-    found
-}
-
-/// TH003 and TH005 from their pass, fed the ranks' events and synchronization records in
-/// every order of [`interleave::orders`] (the receives' matches at their events and late),
-/// which must agree with each other and with the checks on whole ranks ([`reference`]).
-fn concurrent_findings(run: &Run) -> Vec<Diagnostic> {
-    let found =
-        interleave::same_in_every_order(run, || super::ThreadChecks.pass().expect("a pass"));
+    let pass = || super::ThreadChecks.pass().expect("a pass");
+    let mut orders = interleave::orders(run).to_vec();
+    // (A run of one rank has one order: feed it once.)
+    orders.dedup();
+    let of_pass = interleave::fed(run, pass(), &orders[0]);
+    for (i, order) in orders.iter().enumerate() {
+        if i > 0 {
+            let fed = interleave::fed(run, pass(), order);
+            assert_eq!(fed, of_pass, "fed in the order {order:?}");
+        }
+        assert_eq!(
+            interleave::fed_late(run, pass(), order),
+            of_pass,
+            "fed in the order {order:?}, the matches late"
+        );
+    }
+    let found = super::ThreadChecks.with_pass_findings(&Context::new(run), of_pass);
     assert_eq!(found, reference(run), "the pass and the whole-rank checks");
     found
 }
 
-/// TH003 and TH005 as the whole-rank checks find them (happens-before over every call).
+/// TH003 and TH005 alone, from the pass ([`thread_findings`]).
+fn concurrent_findings(run: &Run) -> Vec<Diagnostic> {
+    thread_findings(run)
+        .into_iter()
+        .filter(|d| matches!(d.code, "TH003" | "TH005"))
+        .collect()
+}
+
+/// TH001-TH007 as the whole-rank checks find them (happens-before over every call).
 fn reference(run: &Run) -> Vec<Diagnostic> {
     let mut findings = super::Findings::default();
     for rank in &run.ranks {
         let threads = super::RankThreads::new(rank);
         super::request::check(&threads, &mut findings);
         super::collective::check(run, &threads, &mut findings);
+        if super::several_threads(rank) {
+            super::level::check(&threads, &mut findings);
+            super::finalize::check(&threads, &mut findings);
+            super::probe::check(&threads, &mut findings);
+            super::single::check(&threads, &mut findings);
+            super::freed::check(&threads, &mut findings);
+        }
     }
     findings.into_diagnostics_on(&RunTables::of(run))
 }
