@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 
 use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
 
+use crate::checks::pass::ThreadMark;
 use crate::model::{
     CallTime, Event, ParallelRegion, RankTrace, SiteId, SyncEvent, SyncKind, ThreadInfo,
     ThreadLevel, ThreadStart, Workshare, WorkshareBlock,
@@ -86,6 +87,10 @@ pub struct ThreadInfoBuilder {
     workshare_teams: Vec<u64>,
     /// Thread → its block (index into `info.workshares`) that no later record ended yet.
     open_workshares: HashMap<u16, usize>,
+    /// Start object of each open region → the threads that took it so far.
+    region_members: HashMap<u64, HashSet<u16>>,
+    /// What the passes are told next ([`ThreadMark`]).
+    marks: Vec<ThreadMark>,
 }
 
 impl ThreadInfoBuilder {
@@ -117,6 +122,8 @@ impl ThreadInfoBuilder {
             thread_starts: Vec::new(),
             workshare_teams: Vec::new(),
             open_workshares: HashMap::new(),
+            region_members: HashMap::new(),
+            marks: provided.map(ThreadMark::Provided).into_iter().collect(),
         }
     }
 
@@ -132,6 +139,7 @@ impl ThreadInfoBuilder {
         // Any record of a thread ends the worksharing block it was in.
         if let Some(i) = self.open_workshares.remove(&call.thread) {
             self.info.workshares[i].end_order = call.seq;
+            self.marks.push(ThreadMark::BlockEnd { block: i as u32 });
         }
         let mut push = |kind, object| {
             self.info.sync.push(SyncEvent {
@@ -156,9 +164,21 @@ impl ThreadInfoBuilder {
                     self.thread_starts.push((start, value, call.callsite));
                 }
             }
-            SYNC_ACQUIRE => push(SyncKind::Acquire, value),
+            SYNC_ACQUIRE => {
+                push(SyncKind::Acquire, value);
+                if let Some(members) = self.region_members.get_mut(&value) {
+                    members.insert(call.thread);
+                }
+            }
             SYNC_REGION_BEGIN => {
                 push(SyncKind::Release, object(NS_REGION_START, value));
+                self.marks.push(ThreadMark::RegionBegin {
+                    region: self.info.parallel_regions.len() as u32,
+                    thread: call.thread,
+                    order: call.seq,
+                });
+                self.region_members
+                    .insert(object(NS_REGION_START, value), HashSet::new());
                 self.open_regions
                     .insert(value, self.info.parallel_regions.len());
                 self.region_sites.push(call.callsite);
@@ -176,6 +196,11 @@ impl ThreadInfoBuilder {
                     NS_SECTION => Workshare::Section,
                     _ => return true,
                 };
+                self.marks.push(ThreadMark::BlockBegin {
+                    block: self.info.workshares.len() as u32,
+                    thread: call.thread,
+                    order: call.seq,
+                });
                 self.open_workshares
                     .insert(call.thread, self.info.workshares.len());
                 self.workshare_teams.push(value & ((1 << NS_SHIFT) - 1));
@@ -191,11 +216,25 @@ impl ThreadInfoBuilder {
                 push(SyncKind::Acquire, object(NS_REGION_END, value));
                 if let Some(i) = self.open_regions.remove(&value) {
                     self.info.parallel_regions[i].end_order = call.seq;
+                    // Its threads took its start when they entered it.
+                    let members = self
+                        .region_members
+                        .remove(&object(NS_REGION_START, value))
+                        .unwrap_or_default();
+                    self.marks.push(ThreadMark::RegionEnd {
+                        region: i as u32,
+                        threads: members.len() as u32,
+                    });
                 }
             }
             _ => {}
         }
         true
+    }
+
+    /// What the passes are to be told since the last call ([`ThreadMark`]).
+    pub(crate) fn take_marks(&mut self) -> std::vec::Drain<'_, ThreadMark> {
+        self.marks.drain(..)
     }
 
     /// How many synchronization records were taken so far.

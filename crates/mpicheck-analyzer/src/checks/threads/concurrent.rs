@@ -100,6 +100,16 @@ pub(super) struct Group {
 }
 
 impl Group {
+    /// A call that may still be inside MPI when the rank's threads start.
+    pub fn push_live(&mut self, call: Use) {
+        self.live.push(call);
+    }
+
+    /// How many calls the group holds (a call held twice counts twice).
+    pub fn calls_held(&self) -> usize {
+        self.live.len() + self.pending.len() + self.kept.values().map(VecDeque::len).sum::<usize>()
+    }
+
     fn is_empty(&self) -> bool {
         self.live.is_empty() && self.pending.is_empty() && self.kept.is_empty()
     }
@@ -407,9 +417,7 @@ impl ConcurrentPass {
             held.peak_groups += state.peak_groups;
             for group in state.requests.values().chain(state.comms.values()) {
                 held.groups += 1;
-                held.calls += group.live.len()
-                    + group.pending.len()
-                    + group.kept.values().map(VecDeque::len).sum::<usize>();
+                held.calls += group.calls_held();
             }
             let (threads, objects) = state.clocks.held();
             held.threads += threads;

@@ -266,12 +266,7 @@ impl Watch {
                 ),
                 Some(When::Possible) => {
                     // Both threads' starts must be known, and the synchronization recorded.
-                    let known = |thread| {
-                        clocks
-                            .slot_of_thread(thread)
-                            .is_some_and(|s| clocks.known(s))
-                    };
-                    if !ended.possible || !known(found.thread) || !known(fin.thread) {
+                    if !ended.possible || !Ended::known(clocks, found.thread, fin.thread) {
                         continue;
                     }
                     (

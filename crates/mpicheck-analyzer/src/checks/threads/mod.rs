@@ -26,14 +26,19 @@
 //! run: two critical sections are ordered the way they ran, so a violation that needs the
 //! other order is not claimed.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::pass::{EventPass, RunTables};
-use super::{Check, Context};
+use super::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Event, Op, Rank, RankTrace, SiteId, ThreadLevel, WorkshareBlock};
+use crate::model::{Rank, SiteId};
 use crate::text::{IntoPieces, Text};
-use crate::threads::{overlap, HappensBefore};
+#[cfg(test)]
+use {
+    crate::model::{Event, Op, RankTrace, ThreadLevel, WorkshareBlock},
+    crate::threads::{overlap, HappensBefore},
+    std::collections::HashSet,
+};
 
 pub mod collective;
 pub(crate) mod concurrent;
@@ -53,8 +58,7 @@ pub use probe::TH004;
 pub use request::TH003;
 pub use single::TH006;
 
-/// TH001-TH007. TH002, TH003, TH004 and TH005 are a pass over the events ([`stream`]);
-/// TH001, TH006 and TH007 still take one look at each rank's threads in the run.
+/// TH001-TH007, one pass over the events ([`stream`]).
 pub(crate) struct ThreadChecks;
 
 impl Check for ThreadChecks {
@@ -64,37 +68,11 @@ impl Check for ThreadChecks {
     fn pass(&self) -> Option<Box<dyn EventPass>> {
         Some(Box::new(stream::ThreadPass::default()))
     }
-    fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
-        merged(check(ctx), found)
-    }
-}
-
-/// The findings on the run and the pass's, in the order of their codes (each list is in the
-/// order of code, message and sites already).
-pub(crate) fn merged(on_run: Vec<Diagnostic>, of_pass: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut all = on_run;
-    all.extend(of_pass);
-    all.sort_by_key(|d| d.code);
-    all
-}
-
-/// Runs TH001, TH006 and TH007 on the run.
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let mut findings = Findings::default();
-    for rank in &ctx.run.ranks {
-        if !several_threads(rank) {
-            continue; // one thread: nothing to check
-        }
-        let threads = RankThreads::new(rank);
-        level::check(&threads, &mut findings);
-        single::check(&threads, &mut findings);
-        freed::check(&threads, &mut findings);
-    }
-    findings.into_diagnostics(ctx)
 }
 
 /// Whether the rank ran more than one thread: calls of several threads, a parallel region of
 /// several threads or a thread started.
+#[cfg(test)]
 pub(crate) fn several_threads(rank: &RankTrace) -> bool {
     rank.events
         .iter()
@@ -118,7 +96,9 @@ pub(crate) fn always_allowed(call: &str) -> bool {
     )
 }
 
-/// One rank's calls as the thread checks see them.
+/// One rank's calls as the whole-rank checks see them: the reference the pass is tested
+/// against.
+#[cfg(test)]
 pub(crate) struct RankThreads<'r> {
     pub rank: &'r RankTrace,
     pub hb: Option<HappensBefore>,
@@ -141,6 +121,7 @@ pub(crate) enum When {
     Possible,
 }
 
+#[cfg(test)]
 impl<'r> RankThreads<'r> {
     pub fn new(rank: &'r RankTrace) -> RankThreads<'r> {
         let init = rank
@@ -319,6 +300,7 @@ impl<'r> RankThreads<'r> {
     }
 }
 
+#[cfg(test)]
 fn pair(a: usize, b: usize) -> (usize, usize) {
     (a.min(b), a.max(b))
 }
@@ -344,6 +326,7 @@ struct Finding {
 }
 
 /// One call of a finding: the event and what it does in it.
+#[cfg(test)]
 pub(crate) struct Role<'e> {
     pub event: &'e Event,
     pub label: Text,
@@ -358,6 +341,7 @@ pub(crate) struct SiteRole {
 }
 
 impl Findings {
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -411,10 +395,6 @@ impl Findings {
         }
     }
 
-    fn into_diagnostics(self, ctx: &Context) -> Vec<Diagnostic> {
-        self.into_diagnostics_on(&RunTables::of(ctx.run))
-    }
-
     /// One diagnostic per finding, in the order of code, message and call sites
     /// ([`RunTables::site_order`]: the same whether the sites were numbered as the events
     /// streamed or for good).
@@ -461,6 +441,7 @@ impl Findings {
 }
 
 /// "thread 1" with the call: a location label.
+#[cfg(test)]
 pub(crate) fn on_thread(event: &Event, what: impl IntoPieces) -> Text {
     on_thread_id(event.thread, what)
 }

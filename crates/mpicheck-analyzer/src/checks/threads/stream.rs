@@ -18,12 +18,17 @@
 //! [`super::concurrent`], a thread preempted between reserving its record and reading its
 //! entry time can break the second).
 
+use std::collections::BTreeSet;
+
 use rustc_hash::FxHashMap;
 
-use super::{concurrent, finalize, probe, Findings};
-use crate::checks::pass::{EventPass, RunTables};
+use super::{always_allowed, concurrent, finalize, freed, level, probe, single, Findings};
+use crate::checks::pass::{EventPass, RunTables, ThreadMark};
 use crate::diagnostic::Diagnostic;
-use crate::model::{CallTime, Event, Op, Rank, SiteId, SyncEvent};
+use crate::model::{
+    CallTime, Event, Op, Rank, SiteId, SyncEvent, ThreadInfo, ThreadLevel, WorkshareBlock,
+};
+use crate::threads::ThreadClocks;
 
 /// TH001-TH007 over the events.
 #[derive(Default)]
@@ -46,6 +51,10 @@ impl EventPass for ThreadPass {
             .concurrent
             .clocks
             .sync(sync);
+    }
+
+    fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
+        self.ranks.entry(rank).or_default().mark(mark);
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
@@ -94,6 +103,32 @@ pub(super) struct InitCall {
     pub thread: u16,
     pub site: SiteId,
     pub call: &'static str,
+    /// The level `MPI_Init_thread` returned, if recorded.
+    pub level: Option<ThreadLevel>,
+    /// Its record order (`u64::MAX` if unknown).
+    pub order: u64,
+}
+
+/// An open parallel region, while a rank's checks may need it (TH001 and TH006 under
+/// `MPI_THREAD_SINGLE`).
+pub(super) struct OpenRegion {
+    pub region: u32,
+    /// The thread that opened it.
+    pub thread: u16,
+    pub begin: u64,
+    /// The sites and functions of that thread's calls in it.
+    pub calls: BTreeSet<(u32, &'static str)>,
+    /// Some thread made an MPI call in it.
+    pub any_call: bool,
+}
+
+/// An open worksharing block, while TH001 may need it (under `MPI_THREAD_FUNNELED`).
+pub(super) struct OpenBlock {
+    pub block: u32,
+    pub thread: u16,
+    pub begin: u64,
+    /// The sites and functions of the thread's calls in it.
+    pub calls: BTreeSet<(u32, &'static str)>,
 }
 
 /// One rank as the thread checks follow it.
@@ -109,11 +144,30 @@ pub(super) struct RankState {
     /// Calls of more than one thread were seen.
     several_threads: bool,
     init: Option<InitCall>,
+    /// The record order of the first `MPI_Finalize` with a time.
+    finalize_order: Option<u64>,
+    /// The thread level the trace says MPI provided ([`ThreadMark::Provided`]).
+    provided: Option<ThreadLevel>,
+    /// The last call, which marks about objects are about.
+    last: Option<Call>,
+    regions: Vec<OpenRegion>,
+    blocks: Vec<OpenBlock>,
+    level: level::Watch,
     finalize: finalize::Watch,
     probes: probe::Watch,
+    single: single::Watch,
+    freed: freed::Watch,
 }
 
 impl RankState {
+    /// Whether the rank's thread level may be `level`, as far as is known yet: what is kept
+    /// only for one level is not kept under another.
+    fn may_be(&self, level: ThreadLevel) -> bool {
+        self.provided
+            .or(self.init.and_then(|i| i.level))
+            .is_none_or(|l| l == level)
+    }
+
     fn call(&mut self, index: usize, event: &Event, tables: &RunTables) {
         self.concurrent.call(index, event, tables);
         let clocks = &self.concurrent.clocks;
@@ -125,12 +179,20 @@ impl RankState {
             Some(first) if first != event.thread => self.several_threads = true,
             Some(_) => {}
         }
-        if self.init.is_none() && matches!(event.op, Op::Init { .. }) {
-            self.init = Some(InitCall {
-                thread: event.thread,
-                site: event.site,
-                call: event.call,
-            });
+        match event.op {
+            Op::Init { thread_level } if self.init.is_none() => {
+                self.init = Some(InitCall {
+                    thread: event.thread,
+                    site: event.site,
+                    call: event.call,
+                    level: thread_level.map(init_level),
+                    order: event.time.map_or(u64::MAX, |t| t.order),
+                });
+            }
+            Op::Finalize if self.finalize_order.is_none() => {
+                self.finalize_order = event.time.map(|t| t.order);
+            }
+            _ => {}
         }
         match event.time {
             Some(time) => self.latest_enter = self.latest_enter.max(time.enter_ns),
@@ -150,13 +212,114 @@ impl RankState {
         };
         // The clocks do not change at a call: the thread's clock is the call's entry clock.
         let clock = clocks.clock(slot);
+        if !always_allowed(call.call) {
+            let (callers, serialized) = (
+                self.may_be(ThreadLevel::Single) || self.may_be(ThreadLevel::Funneled),
+                self.may_be(ThreadLevel::Serialized),
+            );
+            self.level
+                .call(index, &call, clocks, self.latest_enter, callers, serialized);
+            self.single.call(&call);
+            if let Some(time) = call.time {
+                for r in &mut self.regions {
+                    if r.thread == call.thread && time.order >= r.begin {
+                        r.calls.insert((call.site.0, call.call));
+                    }
+                    r.any_call |= time.order > r.begin;
+                }
+                for b in &mut self.blocks {
+                    if b.thread == call.thread && time.order > b.begin {
+                        b.calls.insert((call.site.0, call.call));
+                    }
+                }
+            }
+        }
         self.finalize.call(&call, event, clock);
         self.probes.call(&call, event, clocks, self.latest_enter);
+        self.freed.call(&call, event, clock);
+        self.last = Some(call);
     }
 
-    fn finish(self, rank: Rank, tables: &RunTables, out: &mut Findings) {
-        let clocks = &self.concurrent.clocks;
+    fn mark(&mut self, mark: &ThreadMark) {
+        match *mark {
+            ThreadMark::Provided(level) => self.provided = Some(level),
+            ThreadMark::RegionBegin {
+                region,
+                thread,
+                order,
+            } => {
+                if self.may_be(ThreadLevel::Single) {
+                    self.regions.push(OpenRegion {
+                        region,
+                        thread,
+                        begin: order,
+                        calls: BTreeSet::new(),
+                        any_call: false,
+                    });
+                }
+            }
+            ThreadMark::RegionEnd { region, threads } => {
+                if let Some(i) = self.regions.iter().position(|r| r.region == region) {
+                    let open = self.regions.remove(i);
+                    self.close_region(open, threads);
+                }
+            }
+            ThreadMark::BlockBegin {
+                block,
+                thread,
+                order,
+            } => {
+                if self.may_be(ThreadLevel::Funneled) {
+                    self.blocks.push(OpenBlock {
+                        block,
+                        thread,
+                        begin: order,
+                        calls: BTreeSet::new(),
+                    });
+                }
+            }
+            ThreadMark::BlockEnd { block } => {
+                if let Some(i) = self.blocks.iter().position(|b| b.block == block) {
+                    let open = self.blocks.remove(i);
+                    self.level.close_block(open);
+                }
+            }
+            ThreadMark::Used { kind, object } => {
+                if let Some(last) = self.last {
+                    self.freed.used(kind, object, last);
+                }
+            }
+            ThreadMark::Freed { kind, object } => {
+                if let Some(last) = self.last {
+                    let clock = self.concurrent.clocks.clock(last.slot);
+                    self.freed.freed(kind, object, &last, clock);
+                }
+            }
+        }
+    }
+
+    /// A parallel region of `threads` threads ended.
+    fn close_region(&mut self, region: OpenRegion, threads: u32) {
+        // A region of one thread breaks no promise of MPI_THREAD_SINGLE.
+        if threads < 2 {
+            return;
+        }
+        if !region.any_call {
+            self.single.region_without_calls(region.region);
+        }
+        self.level.close_region(region, threads);
+    }
+
+    fn finish(mut self, rank: Rank, tables: &RunTables, out: &mut Findings) {
         let threads = tables.rank_threads(rank);
+        // What is still open ends with the rank.
+        for open in std::mem::take(&mut self.regions) {
+            let region = threads.and_then(|t| t.parallel_regions.get(open.region as usize));
+            self.close_region(open, region.map_or(0, |r| r.threads));
+        }
+        for open in std::mem::take(&mut self.blocks) {
+            self.level.close_block(open);
+        }
         // One thread that started none: nothing to check.
         if !self.several_threads
             && threads.is_none_or(|t| {
@@ -165,6 +328,7 @@ impl RankState {
         {
             return;
         }
+        let clocks = &self.concurrent.clocks;
         let possible = !self.untimed && threads.is_some_and(|t| t.sync_recorded);
         let main = self
             .init
@@ -173,12 +337,29 @@ impl RankState {
             rank,
             main,
             init: self.init,
+            level: threads
+                .and_then(|t| t.provided)
+                .or(self.init.and_then(|i| i.level)),
+            finalize_order: self.finalize_order.unwrap_or(u64::MAX),
             possible,
-            workshares: threads.map_or(&[][..], |t| t.workshares.as_slice()),
+            threads,
         };
+        self.level.finish(&ended, out);
         self.finalize.finish(&ended, clocks, out);
         self.probes.finish(&ended, clocks, out);
+        self.single.finish(&ended, out);
+        self.freed.finish(&ended, clocks, out);
         self.concurrent.finish(rank, tables, out);
+    }
+}
+
+/// The level `MPI_Init_thread` returned.
+fn init_level(level: i32) -> ThreadLevel {
+    match level {
+        0 => ThreadLevel::Single,
+        1 => ThreadLevel::Funneled,
+        2 => ThreadLevel::Serialized,
+        _ => ThreadLevel::Multiple,
     }
 }
 
@@ -188,21 +369,47 @@ pub(super) struct Ended<'t> {
     /// The thread that initialized MPI (else the rank's first thread).
     pub main: u16,
     pub init: Option<InitCall>,
+    /// The thread level MPI provided: as the trace says, else as `MPI_Init_thread` returned.
+    pub level: Option<ThreadLevel>,
+    /// The record order of the first `MPI_Finalize` with a time (`u64::MAX` if none).
+    pub finalize_order: u64,
     /// Calls unordered by the recorded synchronization may be reported (it was recorded
     /// and every call has a time).
     pub possible: bool,
-    pub workshares: &'t [crate::model::WorkshareBlock],
+    /// What the trace recorded of the rank's threads.
+    pub threads: Option<&'t ThreadInfo>,
 }
 
 impl Ended<'_> {
+    /// Appended to messages about the level when the program called plain `MPI_Init`.
+    pub fn init_hint(&self) -> &'static str {
+        if self.init.is_some_and(|i| i.call == "MPI_Init") {
+            " (MPI_Init requests no thread support: call MPI_Init_thread)"
+        } else {
+            ""
+        }
+    }
+
+    /// Whether both threads' starts are known (only then can their calls be reported as
+    /// possibly concurrent).
+    pub fn known(clocks: &ThreadClocks, a: u16, b: u16) -> bool {
+        let known = |thread| {
+            clocks
+                .slot_of_thread(thread)
+                .is_some_and(|s| clocks.known(s))
+        };
+        known(a) && known(b)
+    }
+
     /// The `single` block or section of a team of several threads that the main thread was
     /// executing when it made `call` ([`super::RankThreads::main_thread_workshare`]).
-    pub fn main_thread_workshare(&self, call: &Call) -> Option<&crate::model::WorkshareBlock> {
+    pub fn main_thread_workshare(&self, call: &Call) -> Option<&WorkshareBlock> {
         let order = call.time?.order;
         if call.thread != self.main {
             return None;
         }
         let mut blocks = self
+            .threads?
             .workshares
             .iter()
             .filter(|b| b.thread == self.main && b.team >= 2);
