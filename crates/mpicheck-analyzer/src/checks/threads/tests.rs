@@ -927,3 +927,96 @@ fn live_state_of_the_concurrent_use_pass() {
     }
     println!("at the end: {:?}", sampled.0.held());
 }
+
+/// A hybrid rank as the recorder writes it: thread 0 initializes MPI (providing
+/// `provided`), duplicates a communicator and opens a parallel region of two threads;
+/// thread 1 uses the communicator; thread 0 makes a call in a `single` block, leaves it at
+/// a team barrier, and frees the communicator; the region ends and MPI is finalized.
+fn hybrid_trace(provided: i64) -> mpicheck_trace::Trace {
+    use mpicheck_trace::builder::{decoded_call, decoded_trace};
+    const SCHEMA: &str = "\
+0 MPI_Init_thread argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s required:THREAD_LEVEL:in:s provided:THREAD_LEVEL:out:s
+1 MPI_Comm_dup comm:COMMUNICATOR:in:s newcomm:COMMUNICATOR:out:s
+2 MPI_Comm_free comm:COMMUNICATOR:inout:s
+3 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s
+4 MPI_Finalize
+5 MPICHECK_Sync what:INT:in:s object:INT:in:s
+";
+    const WORLD: i64 = 0x44000000;
+    const DUP: i64 = 0x84000001;
+    let (token, start) = (7, (1 << 56) | 7);
+    let steps: Vec<(u16, u16, Vec<i64>)> = vec![
+        (0, 5, vec![0, 0]), // synchronization is recorded
+        (0, 0, vec![0, 0, provided, provided]),
+        (0, 1, vec![WORLD, DUP]),
+        (0, 5, vec![3, token]), // region begins
+        (0, 5, vec![2, start]),
+        (1, 5, vec![2, start]),
+        (1, 3, vec![DUP, 1]),                // thread 1 uses the communicator
+        (0, 5, vec![6, (8 << 56) | token]), // thread 0 begins a `single` block
+        (0, 3, vec![WORLD, 0]),
+        (0, 5, vec![1, (3 << 56) | token]), // a team barrier: the block ends
+        (0, 2, vec![DUP]),                  // thread 0 frees the communicator
+        (1, 5, vec![1, (2 << 56) | token]),
+        (0, 5, vec![4, token]), // the region ends
+        (0, 4, vec![]),
+    ];
+    let calls: Vec<_> = steps
+        .into_iter()
+        .enumerate()
+        .map(|(seq, (thread, func, words))| {
+            let mut c = decoded_call(func, words, 100 + seq as u64, true);
+            c.seq = seq as u64;
+            c.thread = thread;
+            c.t_enter_ns = 100 * seq as u64;
+            c.t_exit_ns = 100 * seq as u64 + 10;
+            c
+        })
+        .collect();
+    let constants = [
+        ("MPI_COMM_WORLD", WORLD),
+        ("MPI_COMM_NULL", 0x04000000),
+        ("MPI_REQUEST_NULL", 0x2c000000),
+    ];
+    decoded_trace(0, 1, mpicheck_trace::state::INITIALIZED, SCHEMA, &constants, calls)
+}
+
+#[test]
+fn fed_while_normalizing_the_pass_finds_what_it_finds_on_the_run() {
+    // The normalizer marks regions, blocks and objects as their records come; fed from the
+    // normalized run, the pass gets the same marks from the rank's thread information.
+    for (provided, expected) in [(1, vec!["TH001", "TH001"]), (3, vec!["TH007"])] {
+        let traces = [hybrid_trace(provided)];
+        let mut resolve = |_: usize, address: u64| SourceLocation {
+            file: Some("t.c".into()),
+            line: Some(address as u32),
+            ..Default::default()
+        };
+        let (run, streamed) = crate::checks::analyze_streaming_in(
+            &traces,
+            &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
+            &mut resolve,
+            |_| {},
+            crate::normalize::Order::RankAfterRank,
+        )
+        .unwrap();
+        let threads = &run.ranks[0].threads;
+        assert_eq!(threads.parallel_regions.len(), 1, "{threads:?}");
+        assert_eq!(threads.workshares.len(), 1, "{threads:?}");
+        assert_eq!(threads.freed_after_use.len(), 1, "{threads:?}");
+        let on_run = thread_findings(&run);
+        let codes = |found: &[Diagnostic]| -> Vec<&'static str> {
+            found
+                .iter()
+                .map(|d| d.code)
+                .filter(|c| c.starts_with("TH"))
+                .collect()
+        };
+        assert_eq!(codes(&on_run), expected, "{on_run:#?}");
+        let streamed: Vec<Diagnostic> = streamed
+            .into_iter()
+            .filter(|d| d.code.starts_with("TH"))
+            .collect();
+        assert_eq!(streamed, on_run);
+    }
+}
