@@ -94,12 +94,14 @@ pub(crate) enum ThreadMark {
 /// before (the number of events: after the last), in that order.
 pub(crate) fn thread_marks(trace: &RankTrace) -> Vec<(usize, ThreadMark)> {
     let events = &trace.events;
+    // The timed events' orders (ascending: events are in record order) and indices.
+    let timed: Vec<(u64, usize)> = (events.iter().enumerate())
+        .filter_map(|(i, e)| Some((e.time?.order, i)))
+        .collect();
     // Before the first event whose order is at least `order` (untimed events do not count).
     let before = |order: u64| {
-        events
-            .iter()
-            .position(|e| e.time.is_some_and(|t| t.order >= order))
-            .unwrap_or(events.len())
+        let first = timed.partition_point(|&(o, _)| o < order);
+        timed.get(first).map_or(events.len(), |&(_, i)| i)
     };
     let info = &trace.threads;
     let mut marks = Vec::new();

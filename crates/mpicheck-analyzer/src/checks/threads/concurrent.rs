@@ -413,19 +413,27 @@ impl ConcurrentPass {
     pub fn held(&mut self) -> Held {
         let mut held = Held::default();
         for state in self.ranks.values_mut() {
-            state.sweep();
-            held.peak_groups += state.peak_groups;
-            for group in state.requests.values().chain(state.comms.values()) {
-                held.groups += 1;
-                held.calls += group.calls_held();
-            }
-            let (threads, objects) = state.clocks.held();
-            held.threads += threads;
-            held.objects += objects;
-            held.findings += state.found.len();
-            held.calls += usize::from(state.single_last.is_some());
+            state.add_held(&mut held);
         }
         held
+    }
+}
+
+impl RankState {
+    /// Adds what the rank holds, once every group is pruned, to `held`.
+    #[cfg_attr(not(test), allow(dead_code))] // read by tests and measurements
+    pub fn add_held(&mut self, held: &mut Held) {
+        self.sweep();
+        held.peak_groups += self.peak_groups;
+        for group in self.requests.values().chain(self.comms.values()) {
+            held.groups += 1;
+            held.calls += group.calls_held();
+        }
+        let (threads, objects) = self.clocks.held();
+        held.threads += threads;
+        held.objects += objects;
+        held.findings += self.found.len();
+        held.calls += usize::from(self.single_last.is_some());
     }
 }
 

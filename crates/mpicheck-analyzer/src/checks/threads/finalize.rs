@@ -149,6 +149,17 @@ impl Watch {
         });
     }
 
+    /// How many calls (or calls folded by site) it holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        let before: usize = self
+            .before
+            .iter()
+            .map(|e| usize::from(e.last.is_some()) + e.older.len())
+            .sum();
+        before + self.found.len()
+    }
+
     /// `MPI_Finalize` enters: the calls of other threads before it are judged.
     fn finalize_now(&mut self, fin: Call, clock: Vec<u32>) {
         for earlier in std::mem::take(&mut self.before) {

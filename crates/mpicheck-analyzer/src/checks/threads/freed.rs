@@ -160,6 +160,18 @@ impl Watch {
         }
     }
 
+    /// How many calls it holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        let uses: usize = self
+            .objects
+            .values()
+            .chain(self.requests.values())
+            .map(Vec::len)
+            .sum();
+        uses + self.started.len() + self.found.len()
+    }
+
     /// `call` is its thread's latest use of a live object.
     pub fn used(&mut self, kind: ObjectKind, object: i64, call: Call) {
         note(self.objects.entry((kind, object)).or_default(), &call);

@@ -155,10 +155,15 @@ impl Watch {
         }
     }
 
-    /// How many calls the pairing under `MPI_THREAD_SERIALIZED` holds.
-    #[cfg_attr(not(test), allow(dead_code))] // read by tests
-    pub fn calls_held(&self) -> usize {
-        self.serialized.calls_held() + usize::from(self.single_last.is_some())
+    /// How many calls (or calls folded by site) it holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.callers.len()
+            + self.in_regions.len()
+            + self.in_blocks.len()
+            + self.pairs.len()
+            + self.serialized.calls_held()
+            + usize::from(self.single_last.is_some())
     }
 
     /// The findings, once the rank ended.

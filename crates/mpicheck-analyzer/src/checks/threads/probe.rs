@@ -264,6 +264,14 @@ impl Watch {
         }
     }
 
+    /// How many calls (or calls folded by site) it holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        let receives: usize = self.receives.values().map(|r| 1 + r.older.len()).sum();
+        let windows: usize = self.windows.iter().map(|w| 2 + w.waiting.len()).sum();
+        receives + windows + self.found.len()
+    }
+
     /// A probe found a message: its window opens with the receives seen so far.
     fn probe(&mut self, probe: &Call, clock: &[u32], envelope: Envelope) {
         let mut waiting = Vec::new();

@@ -84,6 +84,12 @@ impl Watch {
         self.mpi_threads.insert(call.thread);
     }
 
+    /// How many threads and regions it holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.mpi_threads.len() + self.quiet_regions.len()
+    }
+
     /// Region `region` of several threads ended with no MPI call in it.
     pub fn region_without_calls(&mut self, region: u32) {
         self.quiet_regions.push(region);

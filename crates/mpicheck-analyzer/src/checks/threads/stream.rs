@@ -68,6 +68,38 @@ impl EventPass for ThreadPass {
     }
 }
 
+/// What a [`ThreadPass`] holds, summed over the ranks (for the tests of its memory).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThreadHeld {
+    /// TH003 and TH005's, with the clocks.
+    pub concurrent: concurrent::Held,
+    /// Calls (or calls folded by site) the other checks keep, with their findings so far.
+    pub calls: usize,
+    /// Open parallel regions and worksharing blocks.
+    pub open: usize,
+}
+
+#[cfg(test)]
+impl ThreadPass {
+    /// What the pass holds now.
+    pub fn held(&mut self) -> ThreadHeld {
+        let mut held = ThreadHeld::default();
+        for state in self.ranks.values_mut() {
+            state.concurrent.add_held(&mut held.concurrent);
+            held.open += state.regions.len() + state.blocks.len();
+            held.calls += state.regions.iter().map(|r| r.calls.len()).sum::<usize>()
+                + state.blocks.iter().map(|b| b.calls.len()).sum::<usize>()
+                + state.level.held()
+                + state.finalize.held()
+                + state.probes.held()
+                + state.single.held()
+                + state.freed.held();
+        }
+        held
+    }
+}
+
 /// A call as the thread checks keep it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Call {

@@ -952,7 +952,7 @@ fn hybrid_trace(provided: i64) -> mpicheck_trace::Trace {
         (0, 5, vec![3, token]), // region begins
         (0, 5, vec![2, start]),
         (1, 5, vec![2, start]),
-        (1, 3, vec![DUP, 1]),                // thread 1 uses the communicator
+        (1, 3, vec![DUP, 1]),               // thread 1 uses the communicator
         (0, 5, vec![6, (8 << 56) | token]), // thread 0 begins a `single` block
         (0, 3, vec![WORLD, 0]),
         (0, 5, vec![1, (3 << 56) | token]), // a team barrier: the block ends
@@ -978,7 +978,14 @@ fn hybrid_trace(provided: i64) -> mpicheck_trace::Trace {
         ("MPI_COMM_NULL", 0x04000000),
         ("MPI_REQUEST_NULL", 0x2c000000),
     ];
-    decoded_trace(0, 1, mpicheck_trace::state::INITIALIZED, SCHEMA, &constants, calls)
+    decoded_trace(
+        0,
+        1,
+        mpicheck_trace::state::INITIALIZED,
+        SCHEMA,
+        &constants,
+        calls,
+    )
 }
 
 #[test]
@@ -1018,5 +1025,71 @@ fn fed_while_normalizing_the_pass_finds_what_it_finds_on_the_run() {
             .filter(|d| d.code.starts_with("TH"))
             .collect();
         assert_eq!(streamed, on_run);
+    }
+}
+
+#[test]
+fn thread_pass_holds_only_live_state() {
+    // Two threads, rounds of: a wait on a new request each, a probe and the receive of the
+    // probed message, another call, in a parallel region of thread 0; thread 0 frees an
+    // object thread 1 used the round before; a barrier. What the pass holds stays flat
+    // however many rounds run, at every thread level.
+    let held_after = |rounds: u32, level: ThreadLevel, code: i32| {
+        let mut b = RankBuilder::new();
+        b.call(0, "MPI_Init_thread", init(code), 0, Some(10)).fork();
+        let (mut t, mut regions, mut pairs, mut used) = (100, Vec::new(), Vec::new(), None);
+        let call = |b: &mut RankBuilder, thread: u16, name, op, site: u32, t: u64| {
+            b.call(thread, name, op, t, Some(t + 10));
+            b.events.last_mut().expect("a call").site = SiteId(10 * u32::from(thread) + site);
+            b.events.len() - 1
+        };
+        for round in 0..rounds {
+            b.order += 1;
+            let begin_order = b.order;
+            for thread in 0..2u16 {
+                let request = round * 2 + u32::from(thread);
+                let tag = i32::from(thread);
+                call(&mut b, thread, "MPI_Wait", wait(request, false), 1, t);
+                call(&mut b, thread, "MPI_Probe", probe(0, tag), 2, t + 20);
+                call(&mut b, thread, "MPI_Recv", recv(0, tag), 3, t + 40);
+                let rank = call(&mut b, thread, "MPI_Comm_rank", Op::Other, 4, t + 60);
+                match (thread, used) {
+                    (0, Some(used)) => pairs.push(FreedAfterUse {
+                        kind: ObjectKind::Communicator,
+                        used,
+                        freed: rank,
+                    }),
+                    (1, _) => used = Some(rank),
+                    _ => {}
+                }
+                t += 100;
+            }
+            b.order += 1;
+            regions.push(ParallelRegion {
+                thread: 0,
+                site: SiteId(1),
+                begin_order,
+                end_order: b.order,
+                threads: 2,
+            });
+            b.barrier();
+        }
+        b.call(0, "MPI_Finalize", Op::Finalize, t, Some(t + 10));
+        let mut run = b.run(level, true);
+        run.ranks[0].threads.parallel_regions = regions;
+        run.ranks[0].threads.freed_after_use = pairs;
+        let mut pass = super::stream::ThreadPass::default();
+        crate::checks::pass::feed(&run, &mut [&mut pass]);
+        pass.held()
+    };
+    for (level, code) in [
+        (ThreadLevel::Single, 0),
+        (ThreadLevel::Funneled, 1),
+        (ThreadLevel::Serialized, 2),
+        (ThreadLevel::Multiple, 3),
+    ] {
+        let small = held_after(100, level, code);
+        assert_eq!(held_after(5_000, level, code), small, "{level:?}");
+        assert!(small.calls <= 40 && small.open == 0, "{level:?}: {small:?}");
     }
 }
