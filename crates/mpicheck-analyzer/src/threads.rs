@@ -1,6 +1,9 @@
 //! Threads of a rank: the synchronization records of a trace ([`ThreadInfoBuilder`], used by
-//! [`crate::normalize`]) and the happens-before order between the calls of different threads
-//! ([`HappensBefore`], vector clocks), read by the thread-safety checks.
+//! [`crate::normalize`], which also tells the passes of the regions and worksharing blocks
+//! as their records come, [`crate::checks::pass::ThreadMark`]) and the happens-before order
+//! between the calls of different threads: the threads' vector clocks advanced record by
+//! record ([`ThreadClocks`], which the thread checks keep while the calls come), and, for
+//! the tests of those checks, the clock of every call of a whole rank (`HappensBefore`).
 //!
 //! The interposition library (`c/threads.c`) writes `MPICHECK_Sync what object` pseudo-calls:
 //! `what` 0 = recording is on, 1 = release of `object`, 2 = acquire of `object`, 3 = an OpenMP
@@ -21,9 +24,11 @@ use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
 
 use crate::checks::pass::ThreadMark;
 use crate::model::{
-    CallTime, Event, ParallelRegion, RankTrace, SiteId, SyncEvent, SyncKind, ThreadInfo,
-    ThreadLevel, ThreadStart, Workshare, WorkshareBlock,
+    CallTime, ParallelRegion, SiteId, SyncEvent, SyncKind, ThreadInfo, ThreadLevel, ThreadStart,
+    Workshare, WorkshareBlock,
 };
+#[cfg(test)]
+use crate::model::{Event, RankTrace};
 
 const SYNC_TRACKING: i64 = 0;
 const SYNC_RELEASE: i64 = 1;
@@ -311,7 +316,7 @@ impl ThreadInfoBuilder {
 }
 
 /// The vector clocks of one rank's threads, advanced record by record in record order (calls
-/// and synchronization records interleaved): what [`HappensBefore`] computes for a whole
+/// and synchronization records interleaved): what `HappensBefore` computes for a whole
 /// rank, and what a streaming check keeps while the records come (each thread's current
 /// clock and each synchronization object's, not one clock per call).
 ///
@@ -481,10 +486,12 @@ impl ThreadClocks {
 }
 
 /// Happens-before between the calls of one rank's threads, from the recorded
-/// synchronization (vector clocks). Meaningful only when the trace recorded synchronization
+/// synchronization (vector clocks): one clock per call, for the whole-rank form of the
+/// thread checks that their pass is tested against. Meaningful only when the trace recorded synchronization
 /// ([`ThreadInfo::sync_recorded`]); threads whose start was not recorded (started by a
 /// library rather than the program, or before recording) are left out: nothing is known
 /// about what orders them.
+#[cfg(test)]
 pub struct HappensBefore {
     /// Thread id → dense slot.
     slot_of: HashMap<u16, usize>,
@@ -495,6 +502,7 @@ pub struct HappensBefore {
     known: Vec<bool>,
 }
 
+#[cfg(test)]
 impl HappensBefore {
     /// None when nothing can be said (synchronization not recorded, or a single thread).
     pub fn of(rank: &RankTrace) -> Option<HappensBefore> {
@@ -584,6 +592,7 @@ impl HappensBefore {
 }
 
 /// Two calls' intervals intersect: both were inside MPI at the same moment.
+#[cfg(test)]
 pub fn overlap(a: &Event, b: &Event) -> bool {
     let (Some(ta), Some(tb)) = (a.time, b.time) else {
         return false;

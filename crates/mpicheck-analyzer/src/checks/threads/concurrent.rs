@@ -1,11 +1,12 @@
-//! TH003 and TH005 as one pass over the events ([`EventPass`], issue 14; the pass of
-//! [`super::ThreadChecks`]): calls of
-//! different threads on one request (TH003) or one communicator's collectives (TH005) that
-//! ran at the same time, or that no recorded synchronization orders.
+//! TH003 and TH005 as one pass over the events ([`EventPass`], issue 14; part of the pass
+//! of [`super::ThreadChecks`], [`super::stream`], whose other checks read its clocks):
+//! calls of different threads on one request (TH003) or one communicator's collectives
+//! (TH005) that ran at the same time, or that no recorded synchronization orders. Its
+//! groups also pair TH001's calls under `MPI_THREAD_SERIALIZED` ([`super::level`]).
 //!
-//! The pass finds the pairs [`super::RankThreads::conflicts`] finds on a whole rank, fed the
-//! rank's calls and synchronization records in record order, and keeps only what can still
-//! pair with a later call (the FastTrack idea):
+//! The pass finds the pairs `RankThreads::conflicts` (the tests' reference) finds on a whole
+//! rank, fed the rank's calls and synchronization records in record order, and keeps only
+//! what can still pair with a later call (the FastTrack idea):
 //!
 //! - per rank, the threads' current vector clocks and the live synchronization objects'
 //!   ([`ThreadClocks`]), not one clock per call;

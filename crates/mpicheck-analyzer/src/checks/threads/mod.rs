@@ -4,18 +4,25 @@
 //! receives (TH004), concurrent collectives on one communicator (TH005), threads started
 //! under `MPI_THREAD_SINGLE` (TH006), objects one thread uses and another frees (TH007).
 //!
+//! All seven are one pass over the events ([`stream`], issue 14): per rank the threads'
+//! vector clocks fed the synchronization records, and per check only what a later call can
+//! still conflict with, folded by call site; what needs the rank's end (its thread level,
+//! whether synchronization was recorded, its worksharing blocks' teams) is decided then.
+//! Each check's file has its part of the pass and, for the tests, the check on a whole rank
+//! (`RankThreads`, every call's clock) that the pass must agree with.
+//!
 //! A violation that *occurred* is seen in the recorded intervals: two threads were inside
 //! MPI at the same moment (one process, one monotonic clock). A violation that *could*
 //! occur in another run is two calls of different threads that no recorded synchronization
-//! orders ([`crate::threads::HappensBefore`]): OpenMP barriers, critical sections, locks,
+//! orders ([`crate::threads::ThreadClocks`]): OpenMP barriers, critical sections, locks,
 //! region start and end, thread create and join, mutexes.
 //!
 //! What is recorded and what is not (`c/threads.c` of the interposition library): GCC's
 //! libgomp has no OMPT tool interface (GCC 12-14), so OpenMP is observed at libgomp's entry
 //! points (parallel regions, barriers including the implicit ones of worksharing constructs,
 //! critical, atomic, ordered, locks, and the `single` blocks and sections a thread executes:
-//! the main thread's MPI calls in them are reported where another thread could make them,
-//! [`RankThreads::main_thread_workshare`]); POSIX threads through create/join/exit, mutexes,
+//! the main thread's MPI calls in them are reported where another thread could make them);
+//! POSIX threads through create/join/exit, mutexes,
 //! condition waits, barriers, spin locks and semaphores called from the program itself.
 //! Explicit OpenMP tasks are not tracked: a process that creates tasks gets no "possible"
 //! reports. Threads whose start was not recorded (started by a library or another OpenMP

@@ -372,7 +372,7 @@ impl Watch {
     }
 }
 
-/// Judges receive `c` in the window of `w` ([`window_conflict`]); `after_own`: the probing
+/// Judges receive `c` in the window of `w` (as `window_conflict` does on a whole rank); `after_own`: the probing
 /// thread's receive happens before it.
 fn judge(
     found: &mut BTreeSet<Found>,

@@ -120,7 +120,7 @@ impl Call {
         clock.get(self.slot).is_some_and(|&c| c >= self.epoch)
     }
 
-    /// Whether both were inside MPI at the same moment ([`crate::threads::overlap`]).
+    /// Whether both were inside MPI at the same moment (`crate::threads::overlap` of two events).
     pub fn overlaps(&self, other: &Call) -> bool {
         let (Some(a), Some(b)) = (self.time, other.time) else {
             return false;
@@ -434,7 +434,7 @@ impl Ended<'_> {
     }
 
     /// The `single` block or section of a team of several threads that the main thread was
-    /// executing when it made `call` ([`super::RankThreads::main_thread_workshare`]).
+    /// executing when it made `call` (`RankThreads::main_thread_workshare` on a whole rank).
     pub fn main_thread_workshare(&self, call: &Call) -> Option<&WorkshareBlock> {
         let order = call.time?.order;
         if call.thread != self.main {
