@@ -7,7 +7,9 @@
 //! (`SINGLE`) or of a thread in its worksharing blocks (`FUNNELED`), folded as the region or
 //! block ends; and under `MPI_THREAD_SERIALIZED` the pairs of conflicting calls, every call
 //! of the rank being one group of [`super::concurrent`] (the calls some thread may still be
-//! concurrent with).
+//! concurrent with). A block's team is known only at the rank's end: under `FUNNELED` the
+//! calls in each block are kept by block until then (each a finding if the team had
+//! several threads), so they grow with the blocks in which the main thread calls MPI.
 
 use std::collections::BTreeSet;
 

@@ -5,7 +5,9 @@
 //! message may be taken by); per probe that found a message, its *window*: the receives of
 //! other threads that may take the message, until the probing thread's receive of it comes
 //! and is judged with them, and after it, as long as a later receive may still overlap it
-//! or not follow it.
+//! or not follow it (a window closes once every thread of known origin has seen that
+//! receive). A probe whose thread never receives the message keeps its window, with the
+//! other threads' receives that accept it, to the rank's end.
 
 use std::collections::BTreeSet;
 

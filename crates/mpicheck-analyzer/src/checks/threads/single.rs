@@ -2,8 +2,9 @@
 //! make no MPI call (those that do are TH001's).
 //!
 //! Followed as the calls come ([`Watch`]): the threads that called MPI, and the parallel
-//! regions of several threads in which no thread did (known as each region ends); the
-//! thread starts are read at the rank's end.
+//! regions of several threads in which no thread did (known as each region ends: each is a
+//! finding under `MPI_THREAD_SINGLE`, kept by region until the rank's end gives its site);
+//! the thread starts are read at the rank's end.
 
 use rustc_hash::FxHashSet;
 

@@ -1,15 +1,19 @@
-//! The one pass of [`super::ThreadChecks`] (issue 14): TH003 and TH005 from
-//! [`ConcurrentPass`], the other codes from each rank's calls and synchronization records
-//! as they come, in record order ([`RankState`]).
+//! The one pass of [`super::ThreadChecks`] (issue 14): TH001-TH007 from each rank's calls,
+//! synchronization records and marks ([`ThreadMark`]: regions, worksharing blocks, objects
+//! used and freed) as they come, in record order ([`RankState`]).
 //!
-//! Per rank it keeps the threads' vector clocks ([`ThreadClocks`]), the call that initialized
-//! MPI, and what each check still needs of the calls seen: per thread its last call and its
-//! older calls folded by call site (what a later `MPI_Finalize` may be unordered with,
-//! [`super::finalize`]), the receives a later probe's message may be taken by and the probes
-//! whose receive or window is still open ([`super::probe`]). None of it grows with the
-//! number of calls, only with call sites and threads. What needs how the rank ended (its
-//! thread level, whether it recorded synchronization, its worksharing blocks) is decided in
-//! [`EventPass::finish`], from [`RunTables::rank_threads`].
+//! Per rank it keeps the threads' vector clocks ([`ThreadClocks`], in the state of
+//! [`super::concurrent`], which finds TH003 and TH005), the call that initialized MPI, the
+//! thread level as far as known (what only another level needs is not kept), the open
+//! regions and blocks with the sites called in them, and what each check still needs of
+//! the calls seen ([`super::level`], [`super::finalize`], [`super::probe`],
+//! [`super::single`], [`super::freed`]): calls folded by call site, the calls some thread
+//! may still be concurrent with, each thread's latest use of live objects and requests.
+//! It grows with call sites, threads and live objects, not with the calls (the exceptions,
+//! each a finding to come, are in [`super::level`], [`super::single`] and
+//! [`super::probe`]). What needs how the rank ended (its thread level, whether it recorded
+//! synchronization and timed every call, its blocks' teams, its thread starts) is decided
+//! in [`EventPass::finish`], from [`RunTables::rank_threads`].
 //!
 //! Two facts of record order spare keeping clocks per call: a call never happens before a
 //! call of another thread recorded before it (a thread's epoch grows past every value it
