@@ -317,7 +317,10 @@ impl RankState {
             ThreadMark::BlockEnd { block } => {
                 if let Some(i) = self.blocks.iter().position(|b| b.block == block) {
                     let open = self.blocks.remove(i);
-                    self.level.close_block(open);
+                    // Only the main thread's blocks can be TH001's.
+                    if self.init.is_none_or(|init| init.thread == open.thread) {
+                        self.level.close_block(open);
+                    }
                 }
             }
             ThreadMark::Used { kind, object } => {
