@@ -474,6 +474,11 @@ where
                         pass.sync(rank, &sync);
                     }
                 }
+                Normalized::Mark(mark) => {
+                    for pass in passes.iter_mut() {
+                        pass.mark(rank, &mark);
+                    }
+                }
                 Normalized::Matched { event, matched } => {
                     for pass in passes.iter_mut() {
                         pass.matched(rank, event, matched);
@@ -560,6 +565,9 @@ pub(crate) enum Normalized {
     Matched { event: usize, matched: (Rank, i32) },
     /// A synchronization record of the rank's threads, in record order with its events.
     Sync(SyncEvent),
+    /// What the rank's trace says of its threads besides synchronization, in record order
+    /// with its events (an object's use or free right after the event).
+    Mark(crate::checks::pass::ThreadMark),
 }
 
 /// One rank's trace normalized call by call: the rank's state between calls, and what
@@ -645,10 +653,18 @@ impl<'a> RankStream<'a> {
             if self.threads.threads_started() {
                 self.state.objects.track_uses();
             }
+            // (A block a record ends, or a region it begins or ends, comes before it.)
+            for mark in self.threads.take_marks() {
+                out(Normalized::Mark(mark));
+            }
             for sync in self.threads.syncs_from(syncs_before) {
                 out(Normalized::Sync(*sync));
             }
             return;
+        }
+        // (The thread level, before the first event.)
+        for mark in self.threads.take_marks() {
+            out(Normalized::Mark(mark));
         }
         let site = self.site(call.callsite, tables, resolve);
         let (rank, index) = (self.rank, self.trace_index);
@@ -717,7 +733,11 @@ impl<'a> RankStream<'a> {
                 out(Normalized::Matched { event, matched });
             }
         }
-        let Some(mut event) = event else { return };
+        let Some(mut event) = event else {
+            // (No event for uses to be marked on.)
+            self.state.objects.marks.clear();
+            return;
+        };
         let time = crate::threads::call_time(call);
         event.time = Some(time);
         // A call made after MPI_Finalize returned is no MPI operation (MPI may have
@@ -747,6 +767,9 @@ impl<'a> RankStream<'a> {
         }
         self.events += 1;
         out(Normalized::Event(event));
+        for mark in self.state.objects.marks.drain(..) {
+            out(Normalized::Mark(mark));
+        }
     }
 
     /// How the rank ended, and its threads, once every call is normalized.

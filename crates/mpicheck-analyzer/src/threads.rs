@@ -1,6 +1,9 @@
 //! Threads of a rank: the synchronization records of a trace ([`ThreadInfoBuilder`], used by
-//! [`crate::normalize`]) and the happens-before order between the calls of different threads
-//! ([`HappensBefore`], vector clocks), read by the thread-safety checks.
+//! [`crate::normalize`], which also tells the passes of the regions and worksharing blocks
+//! as their records come, [`crate::checks::pass::ThreadMark`]) and the happens-before order
+//! between the calls of different threads: the threads' vector clocks advanced record by
+//! record ([`ThreadClocks`], which the thread checks keep while the calls come), and, for
+//! the tests of those checks, the clock of every call of a whole rank (`HappensBefore`).
 //!
 //! The interposition library (`c/threads.c`) writes `MPICHECK_Sync what object` pseudo-calls:
 //! `what` 0 = recording is on, 1 = release of `object`, 2 = acquire of `object`, 3 = an OpenMP
@@ -19,10 +22,13 @@ use rustc_hash::FxHashMap;
 
 use mpicheck_trace::{CallRecord, FunctionSchema, Trace};
 
+use crate::checks::pass::ThreadMark;
 use crate::model::{
-    CallTime, Event, ParallelRegion, RankTrace, SiteId, SyncEvent, SyncKind, ThreadInfo,
-    ThreadLevel, ThreadStart, Workshare, WorkshareBlock,
+    CallTime, ParallelRegion, SiteId, SyncEvent, SyncKind, ThreadInfo, ThreadLevel, ThreadStart,
+    Workshare, WorkshareBlock,
 };
+#[cfg(test)]
+use crate::model::{Event, RankTrace};
 
 const SYNC_TRACKING: i64 = 0;
 const SYNC_RELEASE: i64 = 1;
@@ -86,6 +92,10 @@ pub struct ThreadInfoBuilder {
     workshare_teams: Vec<u64>,
     /// Thread → its block (index into `info.workshares`) that no later record ended yet.
     open_workshares: HashMap<u16, usize>,
+    /// Start object of each open region → the threads that took it so far.
+    region_members: HashMap<u64, HashSet<u16>>,
+    /// What the passes are told next ([`ThreadMark`]).
+    marks: Vec<ThreadMark>,
 }
 
 impl ThreadInfoBuilder {
@@ -117,6 +127,8 @@ impl ThreadInfoBuilder {
             thread_starts: Vec::new(),
             workshare_teams: Vec::new(),
             open_workshares: HashMap::new(),
+            region_members: HashMap::new(),
+            marks: provided.map(ThreadMark::Provided).into_iter().collect(),
         }
     }
 
@@ -132,6 +144,7 @@ impl ThreadInfoBuilder {
         // Any record of a thread ends the worksharing block it was in.
         if let Some(i) = self.open_workshares.remove(&call.thread) {
             self.info.workshares[i].end_order = call.seq;
+            self.marks.push(ThreadMark::BlockEnd { block: i as u32 });
         }
         let mut push = |kind, object| {
             self.info.sync.push(SyncEvent {
@@ -156,9 +169,21 @@ impl ThreadInfoBuilder {
                     self.thread_starts.push((start, value, call.callsite));
                 }
             }
-            SYNC_ACQUIRE => push(SyncKind::Acquire, value),
+            SYNC_ACQUIRE => {
+                push(SyncKind::Acquire, value);
+                if let Some(members) = self.region_members.get_mut(&value) {
+                    members.insert(call.thread);
+                }
+            }
             SYNC_REGION_BEGIN => {
                 push(SyncKind::Release, object(NS_REGION_START, value));
+                self.marks.push(ThreadMark::RegionBegin {
+                    region: self.info.parallel_regions.len() as u32,
+                    thread: call.thread,
+                    order: call.seq,
+                });
+                self.region_members
+                    .insert(object(NS_REGION_START, value), HashSet::new());
                 self.open_regions
                     .insert(value, self.info.parallel_regions.len());
                 self.region_sites.push(call.callsite);
@@ -176,6 +201,11 @@ impl ThreadInfoBuilder {
                     NS_SECTION => Workshare::Section,
                     _ => return true,
                 };
+                self.marks.push(ThreadMark::BlockBegin {
+                    block: self.info.workshares.len() as u32,
+                    thread: call.thread,
+                    order: call.seq,
+                });
                 self.open_workshares
                     .insert(call.thread, self.info.workshares.len());
                 self.workshare_teams.push(value & ((1 << NS_SHIFT) - 1));
@@ -191,11 +221,25 @@ impl ThreadInfoBuilder {
                 push(SyncKind::Acquire, object(NS_REGION_END, value));
                 if let Some(i) = self.open_regions.remove(&value) {
                     self.info.parallel_regions[i].end_order = call.seq;
+                    // Its threads took its start when they entered it.
+                    let members = self
+                        .region_members
+                        .remove(&object(NS_REGION_START, value))
+                        .unwrap_or_default();
+                    self.marks.push(ThreadMark::RegionEnd {
+                        region: i as u32,
+                        threads: members.len() as u32,
+                    });
                 }
             }
             _ => {}
         }
         true
+    }
+
+    /// What the passes are to be told since the last call ([`ThreadMark`]).
+    pub(crate) fn take_marks(&mut self) -> std::vec::Drain<'_, ThreadMark> {
+        self.marks.drain(..)
     }
 
     /// How many synchronization records were taken so far.
@@ -272,7 +316,7 @@ impl ThreadInfoBuilder {
 }
 
 /// The vector clocks of one rank's threads, advanced record by record in record order (calls
-/// and synchronization records interleaved): what [`HappensBefore`] computes for a whole
+/// and synchronization records interleaved): what `HappensBefore` computes for a whole
 /// rank, and what a streaming check keeps while the records come (each thread's current
 /// clock and each synchronization object's, not one clock per call).
 ///
@@ -442,10 +486,12 @@ impl ThreadClocks {
 }
 
 /// Happens-before between the calls of one rank's threads, from the recorded
-/// synchronization (vector clocks). Meaningful only when the trace recorded synchronization
+/// synchronization (vector clocks): one clock per call, for the whole-rank form of the
+/// thread checks that their pass is tested against. Meaningful only when the trace recorded synchronization
 /// ([`ThreadInfo::sync_recorded`]); threads whose start was not recorded (started by a
 /// library rather than the program, or before recording) are left out: nothing is known
 /// about what orders them.
+#[cfg(test)]
 pub struct HappensBefore {
     /// Thread id → dense slot.
     slot_of: HashMap<u16, usize>,
@@ -456,6 +502,7 @@ pub struct HappensBefore {
     known: Vec<bool>,
 }
 
+#[cfg(test)]
 impl HappensBefore {
     /// None when nothing can be said (synchronization not recorded, or a single thread).
     pub fn of(rank: &RankTrace) -> Option<HappensBefore> {
@@ -545,6 +592,7 @@ impl HappensBefore {
 }
 
 /// Two calls' intervals intersect: both were inside MPI at the same moment.
+#[cfg(test)]
 pub fn overlap(a: &Event, b: &Event) -> bool {
     let (Some(ta), Some(tb)) = (a.time, b.time) else {
         return false;

@@ -38,8 +38,8 @@ pub(crate) trait Check: Sync {
         self.with_pass_findings(ctx, found)
     }
     /// The findings of a check with a [`Check::pass`], once the pass found `found`. A check
-    /// whose pass finds only some of its codes adds those it finds on the run (the thread
-    /// checks); the default is the pass's.
+    /// whose pass finds only some of its codes adds those it finds on the run (none does
+    /// today); the default is the pass's.
     fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
         let _ = ctx;
         found

@@ -15,8 +15,9 @@ use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
-    BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace,
-    RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, TypeId, WinId,
+    BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, ObjectKind, Rank, RankEnd,
+    RankTrace, RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, ThreadLevel, TypeId,
+    WinId,
 };
 use crate::normalize::numbering::Numbering;
 use crate::text::Text;
@@ -42,6 +43,9 @@ pub(crate) trait EventPass {
     /// are normalized, each comes as it is read; fed from a whole [`Run`], from
     /// [`crate::model::ThreadInfo::sync`].
     fn sync(&mut self, _rank: Rank, _sync: &SyncEvent) {}
+    /// What the trace of `rank` says of its threads besides synchronization
+    /// ([`ThreadMark`]), as its records come.
+    fn mark(&mut self, _rank: Rank, _mark: &ThreadMark) {}
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
     /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to
@@ -49,6 +53,125 @@ pub(crate) trait EventPass {
     fn finish_filling(self: Box<Self>, tables: &RunTables, filled: &mut Filled) -> Vec<Diagnostic> {
         let _ = filled;
         self.finish(tables)
+    }
+}
+
+/// What a rank's trace says of its threads besides synchronization, given to the passes
+/// with its events ([`EventPass::mark`]) so that a pass needs no look at the rank's whole
+/// [`ThreadInfo`] with its events (the thread checks TH001, TH006 and TH007). Indices are
+/// into the rank's [`ThreadInfo`] lists, which [`RunTables::rank_threads`] gives at the end.
+///
+/// A range (a parallel region, a worksharing block) begins before the first event whose
+/// record order is at least its start and ends before the first event whose order is at
+/// least its end. (Record orders are unique in a trace: no call is at a range's end.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ThreadMark {
+    /// The thread level MPI provided, as the trace's header says ([`ThreadInfo::provided`]):
+    /// before the rank's first event.
+    Provided(ThreadLevel),
+    /// Parallel region `region`, opened by `thread`, began (at record order `order`).
+    RegionBegin {
+        region: u32,
+        thread: u16,
+        order: u64,
+    },
+    /// Parallel region `region` ended, with how many threads ran in it.
+    RegionEnd { region: u32, threads: u32 },
+    /// Worksharing block `block` (a `single` or a section) of `thread` began (at record
+    /// order `order`).
+    BlockBegin { block: u32, thread: u16, order: u64 },
+    /// Worksharing block `block` ended.
+    BlockEnd { block: u32 },
+    /// The event just given is its thread's latest use of the live object `object` (once
+    /// the process started threads): another thread freeing it is TH007's if nothing orders
+    /// the two.
+    Used { kind: ObjectKind, object: i64 },
+    /// The event just given freed the live object `object` (its last reference): it pairs
+    /// with the other threads' latest uses ([`ThreadInfo::freed_after_use`]).
+    Freed { kind: ObjectKind, object: i64 },
+}
+
+/// The marks of `trace` (from its [`ThreadInfo`]) with the index of the event they come
+/// before (the number of events: after the last), in that order.
+pub(crate) fn thread_marks(trace: &RankTrace) -> Vec<(usize, ThreadMark)> {
+    let events = &trace.events;
+    // The timed events' orders (ascending: events are in record order) and indices.
+    let timed: Vec<(u64, usize)> = (events.iter().enumerate())
+        .filter_map(|(i, e)| Some((e.time?.order, i)))
+        .collect();
+    // Before the first event whose order is at least `order` (untimed events do not count).
+    let before = |order: u64| {
+        let first = timed.partition_point(|&(o, _)| o < order);
+        timed.get(first).map_or(events.len(), |&(_, i)| i)
+    };
+    let info = &trace.threads;
+    let mut marks = Vec::new();
+    if let Some(level) = info.provided {
+        marks.push((0, ThreadMark::Provided(level)));
+    }
+    for (i, region) in info.parallel_regions.iter().enumerate() {
+        let region_index = i as u32;
+        marks.push((
+            before(region.begin_order),
+            ThreadMark::RegionBegin {
+                region: region_index,
+                thread: region.thread,
+                order: region.begin_order,
+            },
+        ));
+        if region.end_order != u64::MAX {
+            marks.push((
+                before(region.end_order),
+                ThreadMark::RegionEnd {
+                    region: region_index,
+                    threads: region.threads,
+                },
+            ));
+        }
+    }
+    for (i, block) in info.workshares.iter().enumerate() {
+        let block_index = i as u32;
+        marks.push((
+            before(block.begin_order),
+            ThreadMark::BlockBegin {
+                block: block_index,
+                thread: block.thread,
+                order: block.begin_order,
+            },
+        ));
+        if block.end_order != u64::MAX {
+            marks.push((
+                before(block.end_order),
+                ThreadMark::BlockEnd { block: block_index },
+            ));
+        }
+    }
+    // Each pair its own object: the use, then the free.
+    for (i, pair) in info.freed_after_use.iter().enumerate() {
+        let (kind, object) = (pair.kind, i as i64);
+        marks.push((pair.used + 1, ThreadMark::Used { kind, object }));
+        marks.push((pair.freed + 1, ThreadMark::Freed { kind, object }));
+    }
+    // Stable: a region begins before it ends when both come before the same event.
+    marks.sort_by_key(|(at, _)| *at);
+    marks
+}
+
+/// Gives `passes` the marks of `trace` from `*next` on that come before its event `index`
+/// (before the synchronization records that do: a mark about an event comes right after
+/// it, while its thread's clock is still the one it entered with).
+pub(crate) fn feed_marks_before(
+    rank: Rank,
+    marks: &[(usize, ThreadMark)],
+    index: usize,
+    next: &mut usize,
+    passes: &mut [&mut dyn EventPass],
+) {
+    while let Some((_, mark)) = marks.get(*next).filter(|(at, _)| *at <= index) {
+        for pass in passes.iter_mut() {
+            pass.mark(rank, mark);
+        }
+        *next += 1;
     }
 }
 
@@ -280,14 +403,17 @@ impl<'r> RunTables<'r> {
 pub(crate) fn feed(run: &Run, passes: &mut [&mut dyn EventPass]) {
     let tables = RunTables::of(run);
     for trace in &run.ranks {
-        let mut syncs = 0;
+        let (mut syncs, marks, mut next_mark) = (0, thread_marks(trace), 0);
         for (index, event) in trace.events.iter().enumerate() {
+            feed_marks_before(trace.rank, &marks, index, &mut next_mark, passes);
             feed_syncs_before(trace, index, &mut syncs, passes);
             for pass in passes.iter_mut() {
                 pass.event(trace.rank, index, event, &tables);
             }
         }
-        feed_syncs_before(trace, trace.events.len(), &mut syncs, passes);
+        let end = trace.events.len();
+        feed_marks_before(trace.rank, &marks, end, &mut next_mark, passes);
+        feed_syncs_before(trace, end, &mut syncs, passes);
     }
 }
 
@@ -320,16 +446,21 @@ pub(crate) fn feed_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Ran
     let tables = RunTables::of(run);
     let mut next = vec![0; run.ranks.len()];
     let mut syncs = vec![0; run.ranks.len()];
+    let marks: Vec<_> = run.ranks.iter().map(thread_marks).collect();
+    let mut next_mark = vec![0; run.ranks.len()];
     for &rank in order {
-        let trace = &run.ranks[rank as usize];
-        let index = next[rank as usize];
-        next[rank as usize] += 1;
-        feed_syncs_before(trace, index, &mut syncs[rank as usize], passes);
+        let r = rank as usize;
+        let trace = &run.ranks[r];
+        let index = next[r];
+        next[r] += 1;
+        feed_marks_before(rank, &marks[r], index, &mut next_mark[r], passes);
+        feed_syncs_before(trace, index, &mut syncs[r], passes);
         for pass in passes.iter_mut() {
             pass.event(rank, index, &trace.events[index], &tables);
         }
         if index + 1 == trace.events.len() {
-            feed_syncs_before(trace, index + 1, &mut syncs[rank as usize], passes);
+            feed_marks_before(rank, &marks[r], index + 1, &mut next_mark[r], passes);
+            feed_syncs_before(trace, index + 1, &mut syncs[r], passes);
         }
     }
     assert!(
@@ -458,6 +589,8 @@ pub(crate) mod interleave {
         let tables = RunTables::of(run);
         let mut next = vec![0; run.ranks.len()];
         let mut syncs = vec![0; run.ranks.len()];
+        let marks: Vec<_> = run.ranks.iter().map(thread_marks).collect();
+        let mut next_mark = vec![0; run.ranks.len()];
         // By rank: the receives whose match is still to come, (request, event, match).
         type Late = Vec<(ReqId, usize, (Rank, i32))>;
         let mut late: Vec<Late> = vec![Vec::new(); run.ranks.len()];
@@ -465,6 +598,7 @@ pub(crate) mod interleave {
             let r = rank as usize;
             let index = next[r];
             next[r] += 1;
+            feed_marks_before(rank, &marks[r], index, &mut next_mark[r], &mut [&mut *pass]);
             feed_syncs_before(&run.ranks[r], index, &mut syncs[r], &mut [&mut *pass]);
             let mut event = run.ranks[r].events[index].clone();
             if let Op::Wait {
@@ -504,7 +638,9 @@ pub(crate) mod interleave {
             }
             pass.event(rank, index, &event, &tables);
             if next[r] == run.ranks[r].events.len() {
-                feed_syncs_before(&run.ranks[r], next[r], &mut syncs[r], &mut [&mut *pass]);
+                let end = next[r];
+                feed_marks_before(rank, &marks[r], end, &mut next_mark[r], &mut [&mut *pass]);
+                feed_syncs_before(&run.ranks[r], end, &mut syncs[r], &mut [&mut *pass]);
                 for (_, at, matched) in late[r].drain(..) {
                     pass.matched(rank, at, matched);
                 }

@@ -19,6 +19,7 @@ use crate::checks::argument::rules::{
     self, object_kind, ArgConstants, ArgState, CartShape, CommView, HandleState,
     PartitionedRequest, TopologyKind,
 };
+use crate::checks::pass::ThreadMark;
 use crate::model::*;
 
 /// The constants the lifecycle and argument rules need, from a trace's constants record.
@@ -140,6 +141,9 @@ pub(super) struct ObjectTables {
     track_uses: bool,
     /// Objects freed after another thread's use, in record order.
     pub(super) freed_after_use: Vec<FreedAfterUse>,
+    /// The uses and frees of objects by threads of the call being normalized, for the
+    /// passes ([`ThreadMark::Used`], [`ThreadMark::Freed`]).
+    pub(super) marks: Vec<ThreadMark>,
 }
 
 impl ObjectTables {
@@ -370,6 +374,9 @@ impl RankNormalizer<'_> {
                         Some(used) => used.1 = index,
                         None => entry.uses.push((thread, index)),
                     }
+                    self.objects
+                        .marks
+                        .push(ThreadMark::Used { kind, object: *raw });
                 }
             }
         }
@@ -501,6 +508,9 @@ impl RankNormalizer<'_> {
             facts.freed.push(ObjectRef { kind, id });
         }
         if entry.refs.is_empty() {
+            if !entry.uses.is_empty() {
+                objects.marks.push(ThreadMark::Freed { kind, object: raw });
+            }
             for &(_, used) in entry.uses.iter().filter(|(t, _)| *t != thread) {
                 objects.freed_after_use.push(FreedAfterUse {
                     kind,

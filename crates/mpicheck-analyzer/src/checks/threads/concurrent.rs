@@ -1,11 +1,12 @@
-//! TH003 and TH005 as one pass over the events ([`EventPass`], issue 14; the pass of
-//! [`super::ThreadChecks`]): calls of
-//! different threads on one request (TH003) or one communicator's collectives (TH005) that
-//! ran at the same time, or that no recorded synchronization orders.
+//! TH003 and TH005 as one pass over the events ([`EventPass`], issue 14; part of the pass
+//! of [`super::ThreadChecks`], [`super::stream`], whose other checks read its clocks):
+//! calls of different threads on one request (TH003) or one communicator's collectives
+//! (TH005) that ran at the same time, or that no recorded synchronization orders. Its
+//! groups also pair TH001's calls under `MPI_THREAD_SERIALIZED` ([`super::level`]).
 //!
-//! The pass finds the pairs [`super::RankThreads::conflicts`] finds on a whole rank, fed the
-//! rank's calls and synchronization records in record order, and keeps only what can still
-//! pair with a later call (the FastTrack idea):
+//! The pass finds the pairs `RankThreads::conflicts` (the tests' reference) finds on a whole
+//! rank, fed the rank's calls and synchronization records in record order, and keeps only
+//! what can still pair with a later call (the FastTrack idea):
 //!
 //! - per rank, the threads' current vector clocks and the live synchronization objects'
 //!   ([`ThreadClocks`]), not one clock per call;
@@ -54,9 +55,10 @@ pub(crate) struct ConcurrentPass {
     ranks: FxHashMap<Rank, RankState>,
 }
 
+/// One rank's state: also the clocks the other thread checks read ([`super::stream`]).
 #[derive(Default)]
-struct RankState {
-    clocks: ThreadClocks,
+pub(super) struct RankState {
+    pub clocks: ThreadClocks,
     /// A call had no time: happens-before is unknown for the rank (no possible reports).
     untimed: bool,
     /// The latest entry time seen: a call that exited before it overlaps no later call.
@@ -76,20 +78,22 @@ struct RankState {
 
 /// One call of a group, as far as pairing needs it.
 #[derive(Clone, Copy)]
-struct Use {
-    index: usize,
-    thread: u16,
-    slot: usize,
-    site: SiteId,
-    call: &'static str,
-    enter: u64,
-    exit: Option<u64>,
+pub(super) struct Use {
+    pub index: usize,
+    pub thread: u16,
+    pub slot: usize,
+    pub site: SiteId,
+    pub call: &'static str,
+    pub enter: u64,
+    pub exit: Option<u64>,
     /// The thread's epoch while it ran (`u32::MAX` if it never returned).
-    epoch: u32,
+    pub epoch: u32,
 }
 
+/// Calls that can still pair with a later call (also TH001's under
+/// `MPI_THREAD_SERIALIZED`: every call of the rank is one group, [`super::level`]).
 #[derive(Default)]
-struct Group {
+pub(super) struct Group {
     live: Vec<Use>,
     kept: BTreeMap<u16, VecDeque<Use>>,
     /// A call and the threads whose next call on the group it no longer waits for.
@@ -97,6 +101,16 @@ struct Group {
 }
 
 impl Group {
+    /// A call that may still be inside MPI when the rank's threads start.
+    pub fn push_live(&mut self, call: Use) {
+        self.live.push(call);
+    }
+
+    /// How many calls the group holds (a call held twice counts twice).
+    pub fn calls_held(&self) -> usize {
+        self.live.len() + self.pending.len() + self.kept.values().map(VecDeque::len).sum::<usize>()
+    }
+
     fn is_empty(&self) -> bool {
         self.live.is_empty() && self.pending.is_empty() && self.kept.is_empty()
     }
@@ -156,7 +170,8 @@ enum Kind<'n> {
 }
 
 impl RankState {
-    fn call(&mut self, index: usize, event: &Event, tables: &RunTables) {
+    /// The next call of the rank.
+    pub fn call(&mut self, index: usize, event: &Event, tables: &RunTables) {
         let slot = self.clocks.call(event.thread);
         let Some(time) = event.time else {
             self.untimed = true;
@@ -311,7 +326,12 @@ fn group_is_empty<K: std::hash::Hash + Eq>(groups: &FxHashMap<K, Group>, key: &K
 /// group: each earlier call it overlapped (among the first live ones), and, when its
 /// thread's origin is known, the first call of each other thread that it does not follow
 /// and the earlier calls waiting for its thread's next call that it does not follow.
-fn pair(group: &mut Group, b: Use, clocks: &ThreadClocks, latest: u64) -> Vec<(Use, When)> {
+pub(super) fn pair(
+    group: &mut Group,
+    b: Use,
+    clocks: &ThreadClocks,
+    latest: u64,
+) -> Vec<(Use, When)> {
     let mut found: Vec<(Use, When)> = Vec::new();
     // Occurred: the live calls it overlapped.
     group
@@ -394,21 +414,27 @@ impl ConcurrentPass {
     pub fn held(&mut self) -> Held {
         let mut held = Held::default();
         for state in self.ranks.values_mut() {
-            state.sweep();
-            held.peak_groups += state.peak_groups;
-            for group in state.requests.values().chain(state.comms.values()) {
-                held.groups += 1;
-                held.calls += group.live.len()
-                    + group.pending.len()
-                    + group.kept.values().map(VecDeque::len).sum::<usize>();
-            }
-            let (threads, objects) = state.clocks.held();
-            held.threads += threads;
-            held.objects += objects;
-            held.findings += state.found.len();
-            held.calls += usize::from(state.single_last.is_some());
+            state.add_held(&mut held);
         }
         held
+    }
+}
+
+impl RankState {
+    /// Adds what the rank holds, once every group is pruned, to `held`.
+    #[cfg_attr(not(test), allow(dead_code))] // read by tests and measurements
+    pub fn add_held(&mut self, held: &mut Held) {
+        self.sweep();
+        held.peak_groups += self.peak_groups;
+        for group in self.requests.values().chain(self.comms.values()) {
+            held.groups += 1;
+            held.calls += group.calls_held();
+        }
+        let (threads, objects) = self.clocks.held();
+        held.threads += threads;
+        held.objects += objects;
+        held.findings += self.found.len();
+        held.calls += usize::from(self.single_last.is_some());
     }
 }
 
@@ -429,50 +455,57 @@ impl EventPass for ConcurrentPass {
         ranks.sort_by_key(|(rank, _)| *rank);
         let mut findings = Findings::default();
         for (rank, state) in ranks {
-            let threads = tables.rank_threads(rank);
-            // TH001 reports every concurrent pair below MPI_THREAD_MULTIPLE.
-            if threads
-                .and_then(|t| t.provided)
-                .is_some_and(|l| l < ThreadLevel::Multiple)
+            state.finish(rank, tables, &mut findings);
+        }
+        findings.into_diagnostics_on(tables)
+    }
+}
+
+impl RankState {
+    /// The rank's findings, once it ended.
+    pub fn finish(self, rank: Rank, tables: &RunTables, findings: &mut Findings) {
+        let threads = tables.rank_threads(rank);
+        // TH001 reports every concurrent pair below MPI_THREAD_MULTIPLE.
+        if threads
+            .and_then(|t| t.provided)
+            .is_some_and(|l| l < ThreadLevel::Multiple)
+        {
+            return;
+        }
+        let possible = !self.untimed && threads.is_some_and(|t| t.sync_recorded);
+        for found in self.found {
+            if found.when == When::Possible && !possible {
+                continue;
+            }
+            // Waits on a handle MPI gave to two live requests cannot be told apart.
+            if found
+                .request
+                .is_some_and(|r| threads.is_some_and(|t| t.shared_requests.contains(&r)))
             {
                 continue;
             }
-            let possible = !state.untimed && threads.is_some_and(|t| t.sync_recorded);
-            for found in state.found {
-                if found.when == When::Possible && !possible {
-                    continue;
-                }
-                // Waits on a handle MPI gave to two live requests cannot be told apart.
-                if found
-                    .request
-                    .is_some_and(|r| threads.is_some_and(|t| t.shared_requests.contains(&r)))
-                {
-                    continue;
-                }
-                let (note, help) = match found.code {
-                    "TH003" => (TH003_NOTE, TH003_HELP),
-                    _ => (TH005_NOTE, TH005_HELP),
-                };
-                let sites = found
-                    .sites
-                    .into_iter()
-                    .map(|(site, call, label)| SiteRole {
-                        site: SiteId(site),
-                        call,
-                        label,
-                    })
-                    .collect();
-                findings.add_at_sites(
-                    found.code,
-                    severity(found.when),
-                    rank,
-                    found.message,
-                    sites,
-                    note,
-                    help,
-                );
-            }
+            let (note, help) = match found.code {
+                "TH003" => (TH003_NOTE, TH003_HELP),
+                _ => (TH005_NOTE, TH005_HELP),
+            };
+            let sites = found
+                .sites
+                .into_iter()
+                .map(|(site, call, label)| SiteRole {
+                    site: SiteId(site),
+                    call,
+                    label,
+                })
+                .collect();
+            findings.add_at_sites(
+                found.code,
+                severity(found.when),
+                rank,
+                found.message,
+                sites,
+                note,
+                help,
+            );
         }
-        findings.into_diagnostics_on(tables)
     }
 }

@@ -1,8 +1,26 @@
 //! TH001: MPI called from threads beyond what the provided thread level allows.
+//!
+//! Followed as the calls come ([`Watch`]), keeping only what the rank's thread level, once
+//! known, needs: the threads, sites and functions of the calls (under
+//! `MPI_THREAD_SINGLE` and `FUNNELED`, those of other threads than the main one are
+//! findings); the sites and functions of the calls of a parallel region's thread in it
+//! (`SINGLE`) or of a thread in its worksharing blocks (`FUNNELED`), folded as the region or
+//! block ends; and under `MPI_THREAD_SERIALIZED` the pairs of conflicting calls, every call
+//! of the rank being one group of [`super::concurrent`] (the calls some thread may still be
+//! concurrent with). A block's team is known only at the rank's end: under `FUNNELED` the
+//! calls in each block are kept by block until then (each a finding if the team had
+//! several threads), so they grow with the blocks in which the main thread calls MPI.
 
-use super::{always_allowed, on_thread, Findings, RankThreads, Role, SiteRole};
+use std::collections::BTreeSet;
+
+use super::concurrent::{pair, Group, Use};
+use super::stream::{Call, Ended, OpenBlock, OpenRegion};
+#[cfg(test)]
+use super::{always_allowed, on_thread, RankThreads, Role};
+use super::{on_thread_id, severity, Findings, SiteRole, When};
 use crate::diagnostic::{Category, CheckInfo, Severity};
-use crate::model::ThreadLevel;
+use crate::model::{SiteId, ThreadLevel};
+use crate::threads::ThreadClocks;
 
 pub const TH001: CheckInfo = CheckInfo {
     code: "TH001",
@@ -60,6 +78,253 @@ MPI 4.1 §11.6.1 (Thread levels: `MPI_THREAD_SINGLE`, `FUNNELED`, `SERIALIZED`,
 "#,
 };
 
+/// A call as TH001's findings name it: thread, site and function.
+type Caller = (u16, u32, &'static str);
+
+/// What TH001 keeps of one rank's calls (none that MPI allows at any time).
+#[derive(Default)]
+pub(super) struct Watch {
+    /// Every call's thread, site and function.
+    callers: BTreeSet<Caller>,
+    /// `MPI_THREAD_SINGLE`: the calls of a region's thread in a region of several threads,
+    /// with the threads that ran in it.
+    in_regions: BTreeSet<(u32, Caller)>,
+    /// `MPI_THREAD_FUNNELED`: the calls a thread made in each of its worksharing blocks
+    /// (block, site, function), for those of the main thread in blocks of several threads.
+    in_blocks: BTreeSet<(u32, u32, &'static str)>,
+    /// `MPI_THREAD_SERIALIZED`: the calls that can still pair with a later one.
+    serialized: Group,
+    /// While one thread ran, its last call (see [`super::concurrent`]).
+    single_last: Option<Use>,
+    /// Conflicting pairs: how, the later call, the earlier one.
+    pairs: BTreeSet<(When, Caller, Caller)>,
+}
+
+impl Watch {
+    /// The next call of the rank; `callers`, `serialized`: what the level may need.
+    pub fn call(
+        &mut self,
+        index: usize,
+        call: &Call,
+        clocks: &ThreadClocks,
+        latest_enter: u64,
+        callers: bool,
+        serialized: bool,
+    ) {
+        let caller = (call.thread, call.site.0, call.call);
+        if callers {
+            self.callers.insert(caller);
+        }
+        let Some(time) = call.time.filter(|_| serialized) else {
+            return;
+        };
+        let used = Use {
+            index,
+            thread: call.thread,
+            slot: call.slot,
+            site: call.site,
+            call: call.call,
+            enter: time.enter_ns,
+            exit: time.exit_ns,
+            epoch: call.epoch,
+        };
+        if clocks.single() {
+            self.single_last = Some(used);
+            return;
+        }
+        if let Some(last) = self.single_last.take() {
+            // Threads start: the one thread's last call may still be inside MPI.
+            self.serialized.push_live(last);
+        }
+        for (earlier, when) in pair(&mut self.serialized, used, clocks, latest_enter) {
+            let earlier = (earlier.thread, earlier.site.0, earlier.call);
+            self.pairs.insert((when, caller, earlier));
+        }
+    }
+
+    /// A parallel region of several threads ended.
+    pub fn close_region(&mut self, region: OpenRegion, threads: u32) {
+        for (site, call) in region.calls {
+            self.in_regions
+                .insert((threads, (region.thread, site, call)));
+        }
+    }
+
+    /// A worksharing block ended.
+    pub fn close_block(&mut self, block: OpenBlock) {
+        for (site, call) in block.calls {
+            self.in_blocks.insert((block.block, site, call));
+        }
+    }
+
+    /// How many calls (or calls folded by site) it holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.callers.len()
+            + self.in_regions.len()
+            + self.in_blocks.len()
+            + self.pairs.len()
+            + self.serialized.calls_held()
+            + usize::from(self.single_last.is_some())
+    }
+
+    /// The findings, once the rank ended.
+    pub fn finish(self, ended: &Ended, out: &mut Findings) {
+        let Some(level) = ended.level else {
+            return;
+        };
+        let (main, rank, init_hint) = (ended.main, ended.rank, ended.init_hint());
+        let note = note(level);
+        let help = help(level);
+        let init_site = |label: crate::text::Text| {
+            ended.init.map(|init| SiteRole {
+                site: init.site,
+                call: init.call,
+                label,
+            })
+        };
+        let at = |(thread, site, call): Caller, label| SiteRole {
+            site: SiteId(site),
+            call,
+            label: on_thread_id(thread, label),
+        };
+        match level {
+            ThreadLevel::Single | ThreadLevel::Funneled => {
+                for caller in self.callers.into_iter().filter(|c| c.0 != main) {
+                    let (thread, _, call) = caller;
+                    let mut sites = vec![at(caller, format!("calls {call}"))];
+                    sites.extend(init_site(
+                        format!("thread {main}: initializes MPI with {}", level.name()).into(),
+                    ));
+                    out.add_at_sites(
+                        "TH001",
+                        Severity::Error,
+                        rank,
+                        format!(
+                            "{call} is called from thread {thread}, not the main thread, under {}{init_hint}",
+                            level.name()
+                        ),
+                        sites,
+                        &note,
+                        help,
+                    );
+                }
+            }
+            ThreadLevel::Serialized => {
+                for (when, later, earlier) in self.pairs {
+                    if when == When::Possible && !ended.possible {
+                        continue;
+                    }
+                    out.add_at_sites(
+                        "TH001",
+                        severity(when),
+                        rank,
+                        format!(
+                            "{} and {} of two threads {} under MPI_THREAD_SERIALIZED",
+                            later.2,
+                            earlier.2,
+                            super::when_text(when)
+                        ),
+                        vec![
+                            at(later, format!("calls {}", later.2)),
+                            at(earlier, format!("calls {}", earlier.2)),
+                        ],
+                        &note,
+                        help,
+                    );
+                }
+            }
+            ThreadLevel::Multiple => {}
+        }
+        if level == ThreadLevel::Single {
+            for (threads, caller) in self.in_regions {
+                let call = caller.2;
+                let mut sites = vec![at(
+                    caller,
+                    format!("calls {call} inside a parallel region of {threads} threads"),
+                )];
+                sites.extend(init_site(crate::text!(
+                    "thread {}: initializes MPI with MPI_THREAD_SINGLE",
+                    main
+                )));
+                out.add_at_sites(
+                    "TH001",
+                    Severity::Error,
+                    rank,
+                    format!(
+                        "{call} called while {threads} threads run under MPI_THREAD_SINGLE{init_hint}"
+                    ),
+                    sites,
+                    &note,
+                    "call MPI outside parallel regions, or initialize with MPI_Init_thread requesting MPI_THREAD_FUNNELED or higher and check `provided`",
+                );
+            }
+        }
+        if level == ThreadLevel::Funneled {
+            let blocks = ended.threads.map_or(&[][..], |t| t.workshares.as_slice());
+            for (block, site, call) in self.in_blocks {
+                let Some(block) = blocks
+                    .get(block as usize)
+                    .filter(|b| b.thread == main && b.team >= 2)
+                else {
+                    continue;
+                };
+                let construct = block.construct.pragma();
+                let mut sites = vec![at(
+                    (main, site, call),
+                    format!(
+                        "calls {call} in a `{construct}` block that any of the team's {} threads can execute",
+                        block.team
+                    ),
+                )];
+                sites.extend(init_site(crate::text!(
+                    "thread {}: initializes MPI with MPI_THREAD_FUNNELED",
+                    main
+                )));
+                out.add_at_sites(
+                    "TH001",
+                    Severity::Warning,
+                    rank,
+                    format!(
+                        "{call} in a `{construct}` block can be called from a thread other than the main one under MPI_THREAD_FUNNELED (the main thread executed the block in this run)"
+                    ),
+                    sites,
+                    &note,
+                    help,
+                );
+            }
+        }
+    }
+}
+
+/// What the standard says of `level`, for the notes.
+fn note(level: ThreadLevel) -> String {
+    format!(
+        "the thread level provided is {}; MPI 4.1 §11.6.1: {}",
+        level.name(),
+        match level {
+            ThreadLevel::Single => "only one thread will execute",
+            ThreadLevel::Funneled => "only the main thread will make MPI calls",
+            ThreadLevel::Serialized =>
+                "multiple threads may make MPI calls, but only one at a time",
+            ThreadLevel::Multiple => "",
+        }
+    )
+}
+
+fn help(level: ThreadLevel) -> &'static str {
+    match level {
+        ThreadLevel::Single | ThreadLevel::Funneled => {
+            "call MPI only from the main thread (e.g. `#pragma omp master`), or initialize with MPI_Init_thread requesting the level the program needs and check `provided`"
+        }
+        _ => {
+            "serialize the threads' MPI calls (a critical section or lock around them), or request MPI_THREAD_MULTIPLE with MPI_Init_thread and check `provided`"
+        }
+    }
+}
+
+/// The whole-rank form of the check, the reference the pass ([`Watch`]) is tested against.
+#[cfg(test)]
 pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
     let Some(level) = t.level() else {
         return;
@@ -152,6 +417,7 @@ pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
 
 /// `MPI_THREAD_SINGLE`: the main thread calls MPI inside a parallel region of several
 /// threads (the other threads exist, even if they do not call MPI).
+#[cfg(test)]
 fn single_in_parallel(t: &RankThreads, out: &mut Findings, note: &str, init_hint: &str) {
     for region in &t.rank.threads.parallel_regions {
         if region.threads < 2 {
@@ -203,6 +469,7 @@ fn single_in_parallel(t: &RankThreads, out: &mut Findings, note: &str, init_hint
 
 /// `MPI_THREAD_FUNNELED`: the main thread called MPI inside a `single` block or a section of
 /// a team of several threads, which another thread can execute in another run.
+#[cfg(test)]
 fn funneled_workshare(t: &RankThreads, out: &mut Findings, note: &str, help: &str) {
     if t.rank.threads.workshares.is_empty() {
         return;

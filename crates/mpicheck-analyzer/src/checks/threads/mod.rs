@@ -4,18 +4,25 @@
 //! receives (TH004), concurrent collectives on one communicator (TH005), threads started
 //! under `MPI_THREAD_SINGLE` (TH006), objects one thread uses and another frees (TH007).
 //!
+//! All seven are one pass over the events ([`stream`], issue 14): per rank the threads'
+//! vector clocks fed the synchronization records, and per check only what a later call can
+//! still conflict with, folded by call site; what needs the rank's end (its thread level,
+//! whether synchronization was recorded, its worksharing blocks' teams) is decided then.
+//! Each check's file has its part of the pass and, for the tests, the check on a whole rank
+//! (`RankThreads`, every call's clock) that the pass must agree with.
+//!
 //! A violation that *occurred* is seen in the recorded intervals: two threads were inside
 //! MPI at the same moment (one process, one monotonic clock). A violation that *could*
 //! occur in another run is two calls of different threads that no recorded synchronization
-//! orders ([`crate::threads::HappensBefore`]): OpenMP barriers, critical sections, locks,
+//! orders ([`crate::threads::ThreadClocks`]): OpenMP barriers, critical sections, locks,
 //! region start and end, thread create and join, mutexes.
 //!
 //! What is recorded and what is not (`c/threads.c` of the interposition library): GCC's
 //! libgomp has no OMPT tool interface (GCC 12-14), so OpenMP is observed at libgomp's entry
 //! points (parallel regions, barriers including the implicit ones of worksharing constructs,
 //! critical, atomic, ordered, locks, and the `single` blocks and sections a thread executes:
-//! the main thread's MPI calls in them are reported where another thread could make them,
-//! [`RankThreads::main_thread_workshare`]); POSIX threads through create/join/exit, mutexes,
+//! the main thread's MPI calls in them are reported where another thread could make them);
+//! POSIX threads through create/join/exit, mutexes,
 //! condition waits, barriers, spin locks and semaphores called from the program itself.
 //! Explicit OpenMP tasks are not tracked: a process that creates tasks gets no "possible"
 //! reports. Threads whose start was not recorded (started by a library or another OpenMP
@@ -26,14 +33,19 @@
 //! run: two critical sections are ordered the way they ran, so a violation that needs the
 //! other order is not claimed.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::pass::{EventPass, RunTables};
-use super::{Check, Context};
+use super::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::{Event, Op, Rank, RankTrace, SiteId, ThreadLevel, WorkshareBlock};
+use crate::model::{Rank, SiteId};
 use crate::text::{IntoPieces, Text};
-use crate::threads::{overlap, HappensBefore};
+#[cfg(test)]
+use {
+    crate::model::{Event, Op, RankTrace, ThreadLevel, WorkshareBlock},
+    crate::threads::{overlap, HappensBefore},
+    std::collections::HashSet,
+};
 
 pub mod collective;
 pub(crate) mod concurrent;
@@ -43,6 +55,7 @@ pub mod level;
 pub mod probe;
 pub mod request;
 pub mod single;
+mod stream;
 
 pub use collective::TH005;
 pub use finalize::TH002;
@@ -52,8 +65,7 @@ pub use probe::TH004;
 pub use request::TH003;
 pub use single::TH006;
 
-/// TH001-TH007. TH003 and TH005 are a pass over the events ([`concurrent`]); TH001, TH002,
-/// TH004, TH006 and TH007 still take one look at each rank's threads in the run.
+/// TH001-TH007, one pass over the events ([`stream`]).
 pub(crate) struct ThreadChecks;
 
 impl Check for ThreadChecks {
@@ -61,43 +73,19 @@ impl Check for ThreadChecks {
         &[TH001, TH002, TH003, TH004, TH005, TH006, TH007]
     }
     fn pass(&self) -> Option<Box<dyn EventPass>> {
-        Some(Box::new(concurrent::ConcurrentPass::default()))
-    }
-    fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
-        merged(check(ctx), found)
+        Some(Box::new(stream::ThreadPass::default()))
     }
 }
 
-/// The findings on the run and the pass's, in the order of their codes (each list is in the
-/// order of code, message and sites already).
-pub(crate) fn merged(on_run: Vec<Diagnostic>, of_pass: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut all = on_run;
-    all.extend(of_pass);
-    all.sort_by_key(|d| d.code);
-    all
-}
-
-/// Runs TH001, TH002, TH004, TH006 and TH007 on the run.
-pub(crate) fn check(ctx: &Context) -> Vec<Diagnostic> {
-    let mut findings = Findings::default();
-    for rank in &ctx.run.ranks {
-        if !rank
-            .events
-            .iter()
-            .any(|e| e.thread != rank.events[0].thread)
-            && rank.threads.parallel_regions.iter().all(|r| r.threads < 2)
-            && rank.threads.thread_starts.is_empty()
-        {
-            continue; // one thread: nothing to check
-        }
-        let threads = RankThreads::new(rank);
-        level::check(&threads, &mut findings);
-        finalize::check(&threads, &mut findings);
-        probe::check(&threads, &mut findings);
-        single::check(&threads, &mut findings);
-        freed::check(&threads, &mut findings);
-    }
-    findings.into_diagnostics(ctx)
+/// Whether the rank ran more than one thread: calls of several threads, a parallel region of
+/// several threads or a thread started.
+#[cfg(test)]
+pub(crate) fn several_threads(rank: &RankTrace) -> bool {
+    rank.events
+        .iter()
+        .any(|e| e.thread != rank.events[0].thread)
+        || rank.threads.parallel_regions.iter().any(|r| r.threads >= 2)
+        || !rank.threads.thread_starts.is_empty()
 }
 
 /// Calls that the standard lets any thread make lets any thread make at any time (MPI 4.1 §11.6.1, §11.2.1).
@@ -115,7 +103,9 @@ pub(crate) fn always_allowed(call: &str) -> bool {
     )
 }
 
-/// One rank's calls as the thread checks see them.
+/// One rank's calls as the whole-rank checks see them: the reference the pass is tested
+/// against.
+#[cfg(test)]
 pub(crate) struct RankThreads<'r> {
     pub rank: &'r RankTrace,
     pub hb: Option<HappensBefore>,
@@ -138,6 +128,7 @@ pub(crate) enum When {
     Possible,
 }
 
+#[cfg(test)]
 impl<'r> RankThreads<'r> {
     pub fn new(rank: &'r RankTrace) -> RankThreads<'r> {
         let init = rank
@@ -316,6 +307,7 @@ impl<'r> RankThreads<'r> {
     }
 }
 
+#[cfg(test)]
 fn pair(a: usize, b: usize) -> (usize, usize) {
     (a.min(b), a.max(b))
 }
@@ -341,6 +333,7 @@ struct Finding {
 }
 
 /// One call of a finding: the event and what it does in it.
+#[cfg(test)]
 pub(crate) struct Role<'e> {
     pub event: &'e Event,
     pub label: Text,
@@ -355,6 +348,7 @@ pub(crate) struct SiteRole {
 }
 
 impl Findings {
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -408,10 +402,6 @@ impl Findings {
         }
     }
 
-    fn into_diagnostics(self, ctx: &Context) -> Vec<Diagnostic> {
-        self.into_diagnostics_on(&RunTables::of(ctx.run))
-    }
-
     /// One diagnostic per finding, in the order of code, message and call sites
     /// ([`RunTables::site_order`]: the same whether the sites were numbered as the events
     /// streamed or for good).
@@ -458,8 +448,14 @@ impl Findings {
 }
 
 /// "thread 1" with the call: a location label.
+#[cfg(test)]
 pub(crate) fn on_thread(event: &Event, what: impl IntoPieces) -> Text {
-    crate::text!("thread {}: {}", event.thread, what)
+    on_thread_id(event.thread, what)
+}
+
+/// [`on_thread`] for a call kept as its thread and site.
+pub(crate) fn on_thread_id(thread: u16, what: impl IntoPieces) -> Text {
+    crate::text!("thread {}: {}", thread, what)
 }
 
 /// "at the same time" or "can run at the same time" for messages.

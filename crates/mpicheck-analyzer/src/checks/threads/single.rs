@@ -1,11 +1,23 @@
 //! TH006: threads started while MPI provides only `MPI_THREAD_SINGLE`, even threads that
 //! make no MPI call (those that do are TH001's).
+//!
+//! Followed as the calls come ([`Watch`]): the threads that called MPI, and the parallel
+//! regions of several threads in which no thread did (known as each region ends: each is a
+//! finding under `MPI_THREAD_SINGLE`, kept by region until the rank's end gives its site);
+//! the thread starts are read at the rank's end.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet;
 
-use super::{always_allowed, Findings, RankThreads, SiteRole};
+use super::stream::{Call, Ended};
+use super::{Findings, SiteRole};
 use crate::diagnostic::{Category, CheckInfo, Severity};
-use crate::model::{Op, ThreadLevel};
+use crate::model::ThreadLevel;
+#[cfg(test)]
+use {
+    super::{always_allowed, RankThreads},
+    crate::model::Op,
+    std::collections::HashSet,
+};
 
 pub const TH006: CheckInfo = CheckInfo {
     code: "TH006",
@@ -54,6 +66,116 @@ MPI 4.1 §11.6.1 (`MPI_THREAD_SINGLE`: "Only one thread will execute"; `MPI_Init
 "#,
 };
 
+const NOTE: &str =
+    "the thread level provided is MPI_THREAD_SINGLE; MPI 4.1 §11.6.1: only one thread will execute";
+const HELP: &str = "initialize MPI with MPI_Init_thread requesting MPI_THREAD_FUNNELED (or the level the threads need) and check `provided`";
+
+/// What TH006 keeps of one rank's calls (none that MPI allows at any time).
+#[derive(Default)]
+pub(super) struct Watch {
+    /// The threads that called MPI.
+    mpi_threads: FxHashSet<u16>,
+    /// Parallel regions of several threads with no MPI call in them (under
+    /// `MPI_THREAD_SINGLE`: each is a finding, if MPI was initialized).
+    quiet_regions: Vec<u32>,
+}
+
+impl Watch {
+    pub fn call(&mut self, call: &Call) {
+        self.mpi_threads.insert(call.thread);
+    }
+
+    /// How many threads and regions it holds.
+    #[cfg(test)]
+    pub fn held(&self) -> usize {
+        self.mpi_threads.len() + self.quiet_regions.len()
+    }
+
+    /// Region `region` of several threads ended with no MPI call in it.
+    pub fn region_without_calls(&mut self, region: u32) {
+        self.quiet_regions.push(region);
+    }
+
+    /// The findings, once the rank ended.
+    pub fn finish(self, ended: &Ended, out: &mut Findings) {
+        let (Some(ThreadLevel::Single), Some(init), Some(threads)) =
+            (ended.level, ended.init, ended.threads)
+        else {
+            return;
+        };
+        let initialized = |order: u64| order > init.order && order < ended.finalize_order;
+        let init_role = SiteRole {
+            site: init.site,
+            call: init.call,
+            label: crate::text!(
+                "thread {}: initializes MPI with MPI_THREAD_SINGLE",
+                init.thread
+            ),
+        };
+        for start in &threads.thread_starts {
+            // A started thread that calls MPI is TH001's finding.
+            if !initialized(start.order)
+                || start.started.is_some_and(|s| self.mpi_threads.contains(&s))
+            {
+                continue;
+            }
+            out.add_at_sites(
+                "TH006",
+                Severity::Warning,
+                ended.rank,
+                format!(
+                    "pthread_create starts a thread while MPI provides only MPI_THREAD_SINGLE{}",
+                    ended.init_hint()
+                ),
+                vec![
+                    SiteRole {
+                        site: start.site,
+                        call: "pthread_create",
+                        label: crate::text!("thread {}: starts a thread", start.by),
+                    },
+                    init_role.clone(),
+                ],
+                NOTE,
+                HELP,
+            );
+        }
+        for &index in &self.quiet_regions {
+            let Some(region) = threads.parallel_regions.get(index as usize) else {
+                continue;
+            };
+            if region.threads < 2 || !initialized(region.begin_order) {
+                continue;
+            }
+            out.add_at_sites(
+                "TH006",
+                Severity::Warning,
+                ended.rank,
+                format!(
+                    "an OpenMP parallel region runs {} threads while MPI provides only MPI_THREAD_SINGLE{}",
+                    region.threads,
+                    ended.init_hint()
+                ),
+                vec![
+                    SiteRole {
+                        site: region.site,
+                        call: "#pragma omp parallel",
+                        label: crate::text!(
+                            "thread {}: starts a parallel region of {} threads",
+                            region.thread,
+                            region.threads.to_string()
+                        ),
+                    },
+                    init_role.clone(),
+                ],
+                NOTE,
+                HELP,
+            );
+        }
+    }
+}
+
+/// The whole-rank form of the check, the reference the pass ([`Watch`]) is tested against.
+#[cfg(test)]
 pub(crate) fn check(t: &RankThreads, out: &mut Findings) {
     if t.level() != Some(ThreadLevel::Single) {
         return;

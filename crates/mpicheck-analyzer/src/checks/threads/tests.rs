@@ -1,7 +1,7 @@
 //! Tier-1 tests of TH001-TH007 on hand-built runs with call times and synchronization.
 
 use crate::checks::pass::{interleave, RunTables};
-use crate::checks::{run_all, Check, Context};
+use crate::checks::{run_all, Check};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::*;
 
@@ -165,31 +165,57 @@ fn wait(request: u32, test: bool) -> Op {
     }
 }
 
-/// TH001-TH007: the checks on the run, with TH003 and TH005 as their pass finds them
-/// ([`concurrent_findings`]).
+/// TH001-TH007 as [`super::ThreadChecks`] finds them: its pass fed the ranks' events and
+/// synchronization records in every order of [`interleave::orders`] (the receives' matches
+/// at their events and late), which must agree with each other and with the checks on whole
+/// ranks ([`reference`]).
 fn thread_findings(run: &Run) -> Vec<Diagnostic> {
-    let found = super::merged(super::check(&Context::new(run)), concurrent_findings(run));
-    assert_eq!(found, super::ThreadChecks.run(&Context::new(run)));
-    found
+    let pass = || super::ThreadChecks.pass().expect("a pass");
+    let mut orders = interleave::orders(run).to_vec();
+    // (A run of one rank has one order: feed it once.)
+    orders.dedup();
+    let of_pass = interleave::fed(run, pass(), &orders[0]);
+    for (i, order) in orders.iter().enumerate() {
+        if i > 0 {
+            let fed = interleave::fed(run, pass(), order);
+            assert_eq!(fed, of_pass, "fed in the order {order:?}");
+        }
+        assert_eq!(
+            interleave::fed_late(run, pass(), order),
+            of_pass,
+            "fed in the order {order:?}, the matches late"
+        );
+    }
+    assert_eq!(
+        of_pass,
+        reference(run),
+        "the pass and the whole-rank checks"
+    );
+    of_pass
 }
 
-/// TH003 and TH005 from their pass, fed the ranks' events and synchronization records in
-/// every order of [`interleave::orders`] (the receives' matches at their events and late),
-/// which must agree with each other and with the checks on whole ranks ([`reference`]).
+/// TH003 and TH005 alone, from the pass ([`thread_findings`]).
 fn concurrent_findings(run: &Run) -> Vec<Diagnostic> {
-    let found =
-        interleave::same_in_every_order(run, || super::ThreadChecks.pass().expect("a pass"));
-    assert_eq!(found, reference(run), "the pass and the whole-rank checks");
-    found
+    thread_findings(run)
+        .into_iter()
+        .filter(|d| matches!(d.code, "TH003" | "TH005"))
+        .collect()
 }
 
-/// TH003 and TH005 as the whole-rank checks find them (happens-before over every call).
+/// TH001-TH007 as the whole-rank checks find them (happens-before over every call).
 fn reference(run: &Run) -> Vec<Diagnostic> {
     let mut findings = super::Findings::default();
     for rank in &run.ranks {
         let threads = super::RankThreads::new(rank);
         super::request::check(&threads, &mut findings);
         super::collective::check(run, &threads, &mut findings);
+        if super::several_threads(rank) {
+            super::level::check(&threads, &mut findings);
+            super::finalize::check(&threads, &mut findings);
+            super::probe::check(&threads, &mut findings);
+            super::single::check(&threads, &mut findings);
+            super::freed::check(&threads, &mut findings);
+        }
     }
     findings.into_diagnostics_on(&RunTables::of(run))
 }
@@ -688,217 +714,4 @@ fn finalize_in_a_single_block_of_the_main_thread_is_possible() {
     assert!(with(5).is_empty());
 }
 
-/// xorshift: reproducible randomness for the generated runs.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
-/// A rank of three threads started by a parallel region, making waits on three requests,
-/// collectives on two communicators and other calls, some overlapping, with barriers and
-/// lock handoffs between them, at random.
-fn random_rank(rng: &mut Rng, rank: Rank) -> RankTrace {
-    let mut b = RankBuilder::new();
-    b.call(0, "MPI_Init_thread", init(3), 0, Some(10));
-    // The main thread alone first, its last call maybe still inside MPI when threads start.
-    let (mut now, mut main_free) = (20, 20);
-    for _ in 0..rng.below(3) {
-        now = main_free + 10;
-        main_free = now + 5 + rng.below(200);
-        let op = match rng.below(2) {
-            0 => wait(rng.below(3) as u32, false),
-            _ => barrier_op(),
-        };
-        b.call(0, "MPI_Wait", op, now, Some(main_free));
-    }
-    b.fork().sync(2, SyncKind::Acquire, REGION);
-    now += 10;
-    let mut free_at = [main_free + 1, 0, 0];
-    let steps = 10 + rng.below(60);
-    for step in 0..steps {
-        match rng.below(10) {
-            0 => {
-                b.sync(0, SyncKind::Release, BARRIER)
-                    .sync(1, SyncKind::Release, BARRIER)
-                    .sync(2, SyncKind::Release, BARRIER)
-                    .sync(0, SyncKind::Acquire, BARRIER)
-                    .sync(1, SyncKind::Acquire, BARRIER)
-                    .sync(2, SyncKind::Acquire, BARRIER);
-            }
-            1 => {
-                let lock = 0x1000 + rng.below(2);
-                let (from, to) = (rng.below(3) as u16, rng.below(3) as u16);
-                b.sync(from, SyncKind::Release, lock)
-                    .sync(to, SyncKind::Acquire, lock);
-            }
-            _ => {
-                let thread = rng.below(3) as u16;
-                now = now.max(free_at[thread as usize]) + 1 + rng.below(20);
-                let exit = now + rng.below(60);
-                free_at[thread as usize] = exit + 1;
-                let (call, op) = match rng.below(4) {
-                    0 => ("MPI_Wait", wait(rng.below(3) as u32, false)),
-                    1 => ("MPI_Test", wait(rng.below(3) as u32, true)),
-                    2 => (
-                        "MPI_Allreduce",
-                        Op::Collective {
-                            kind: CollectiveKind::Allreduce,
-                            comm: CommId(rng.below(2) as u32),
-                            root: None,
-                            blocking: Blocking::Blocking,
-                        },
-                    ),
-                    _ => ("MPI_Comm_rank", Op::Other),
-                };
-                // A thread's last call may never return.
-                let returned = step + 1 < steps || rng.below(2) == 0;
-                b.call(thread, call, op, now, returned.then_some(exit));
-                // Fewer sites than calls: findings fold.
-                b.events.last_mut().expect("a call").site = SiteId(1 + rng.below(6) as u32);
-            }
-        }
-    }
-    let mut trace = b
-        .run(ThreadLevel::Multiple, rng.below(5) != 0)
-        .ranks
-        .remove(0);
-    trace.rank = rank;
-    if rng.below(4) == 0 {
-        trace.threads.provided = Some(ThreadLevel::Serialized);
-    }
-    if rng.below(4) == 0 {
-        trace.threads.shared_requests = vec![ReqId(1)];
-    }
-    trace
-}
-
-#[test]
-fn concurrent_use_pass_finds_what_the_whole_rank_checks_find() {
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
-    let mut with_findings = 0;
-    for _ in 0..300 {
-        let mut run = RankBuilder::new().run(ThreadLevel::Multiple, true);
-        run.ranks = vec![random_rank(&mut rng, 0), random_rank(&mut rng, 1)];
-        run.comms.push(CommInfo {
-            name: "communicator from MPI_Comm_dup on MPI_COMM_WORLD".into(),
-            members: vec![0, 1],
-            remote: None,
-        });
-        run.sites = (0..=6)
-            .map(|i| SourceLocation {
-                file: Some("t.c".into()),
-                line: Some(i),
-                ..Default::default()
-            })
-            .collect();
-        // Both the pass in every interleaving and the reference (asserted equal inside).
-        let found = concurrent_findings(&run);
-        with_findings += usize::from(!found.is_empty());
-    }
-    // The generator makes both kinds of runs.
-    assert!((50..300).contains(&with_findings), "{with_findings}");
-}
-
-#[test]
-fn concurrent_use_pass_holds_only_live_calls() {
-    // 2 threads under MPI_THREAD_MULTIPLE, each waiting on its own requests and calling a
-    // collective on its own communicator, a barrier every round: what the pass holds stays
-    // flat however many rounds run.
-    let held_after = |rounds: u32| {
-        let mut b = RankBuilder::new();
-        b.call(0, "MPI_Init_thread", init(3), 0, Some(10)).fork();
-        let mut t = 100;
-        for round in 0..rounds {
-            for thread in 0..2u16 {
-                let request = round * 2 + u32::from(thread);
-                b.call(thread, "MPI_Wait", wait(request, false), t, Some(t + 50));
-                b.call(
-                    thread,
-                    "MPI_Allreduce",
-                    Op::Collective {
-                        kind: CollectiveKind::Allreduce,
-                        comm: CommId(u32::from(thread)),
-                        root: None,
-                        blocking: Blocking::Blocking,
-                    },
-                    t + 60,
-                    Some(t + 90),
-                );
-            }
-            t += 100;
-            b.barrier();
-        }
-        let mut run = b.run(ThreadLevel::Multiple, true);
-        run.comms.push(run.comms[0].clone());
-        let mut pass = super::concurrent::ConcurrentPass::default();
-        crate::checks::pass::feed(&run, &mut [&mut pass]);
-        pass.held()
-    };
-    let small = held_after(100);
-    assert_eq!(held_after(10_000), small);
-    assert!(small.calls <= 8 && small.peak_groups <= 20, "{small:?}");
-}
-
-/// Issue 14: what TH003/TH005's pass holds while the run recorded in
-/// `MPICHECK_LIVE_STATE_DIR` is normalized (interleaved by entry time), at each quarter of
-/// its events and at the end (BENCHMARKS.md, "The thread checks TH003/TH005 as a pass").
-#[test]
-#[ignore = "a measurement: set MPICHECK_LIVE_STATE_DIR to a recorded run"]
-fn live_state_of_the_concurrent_use_pass() {
-    use super::concurrent::{ConcurrentPass, Held};
-    use crate::checks::pass::EventPass;
-
-    /// The pass, counting events, with what it held at each sampled count.
-    struct Sampled(ConcurrentPass, usize, Vec<(usize, Held)>, usize);
-    impl EventPass for Sampled {
-        fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-            self.0.event(rank, index, event, tables);
-            self.1 += 1;
-            if self.1.is_multiple_of(self.3) {
-                let held = self.0.held();
-                self.2.push((self.1, held));
-            }
-        }
-        fn sync(&mut self, rank: Rank, sync: &SyncEvent) {
-            self.0.sync(rank, sync);
-        }
-        fn finish(self: Box<Self>, _: &RunTables) -> Vec<Diagnostic> {
-            Vec::new()
-        }
-    }
-
-    let dir = std::path::PathBuf::from(std::env::var_os("MPICHECK_LIVE_STATE_DIR").unwrap());
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "mpitrace"))
-        .collect();
-    files.sort();
-    let traces: Vec<mpicheck_trace::Trace> = files
-        .iter()
-        .map(|f| mpicheck_trace::read_trace(f).unwrap())
-        .collect();
-    let calls: usize = traces.iter().map(|t| t.calls.len()).sum();
-    let mut sampled = Sampled(ConcurrentPass::default(), 0, Vec::new(), (calls / 8).max(1));
-    let (run, _) = crate::normalize::normalize_streaming_into(
-        &traces,
-        &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
-        &mut |_, _| SourceLocation::default(),
-        &mut [&mut sampled],
-        crate::normalize::Order::EntryTime,
-        crate::normalize::Keep::AllEvents,
-    )
-    .unwrap();
-    let sync: usize = run.ranks.iter().map(|r| r.threads.sync.len()).sum();
-    println!("{} events, {sync} synchronization records", sampled.1);
-    for (events, held) in &sampled.2 {
-        println!("after {events} events: {held:?}");
-    }
-    println!("at the end: {:?}", sampled.0.held());
-}
+mod generated;

@@ -1,0 +1,459 @@
+//! The one pass of [`super::ThreadChecks`] (issue 14): TH001-TH007 from each rank's calls,
+//! synchronization records and marks ([`ThreadMark`]: regions, worksharing blocks, objects
+//! used and freed) as they come, in record order ([`RankState`]).
+//!
+//! Per rank it keeps the threads' vector clocks ([`ThreadClocks`], in the state of
+//! [`super::concurrent`], which finds TH003 and TH005), the call that initialized MPI, the
+//! thread level as far as known (what only another level needs is not kept), the open
+//! regions and blocks with the sites called in them, and what each check still needs of
+//! the calls seen ([`super::level`], [`super::finalize`], [`super::probe`],
+//! [`super::single`], [`super::freed`]): calls folded by call site, the calls some thread
+//! may still be concurrent with, each thread's latest use of live objects and requests.
+//! It grows with call sites, threads and live objects, not with the calls (the exceptions,
+//! each a finding to come, are in [`super::level`], [`super::single`] and
+//! [`super::probe`]). What needs how the rank ended (its thread level, whether it recorded
+//! synchronization and timed every call, its blocks' teams, its thread starts) is decided
+//! in [`EventPass::finish`], from [`RunTables::rank_threads`].
+//!
+//! Two facts of record order spare keeping clocks per call: a call never happens before a
+//! call of another thread recorded before it (a thread's epoch grows past every value it
+//! released), and a thread's calls do not overlap one another, so of its calls recorded
+//! before a given call only its last one can still be inside MPI (as in
+//! [`super::concurrent`], a thread preempted between reserving its record and reading its
+//! entry time can break the second).
+
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
+
+use super::{always_allowed, concurrent, finalize, freed, level, probe, single, Findings};
+use crate::checks::pass::{EventPass, RunTables, ThreadMark};
+use crate::diagnostic::Diagnostic;
+use crate::model::{
+    CallTime, Event, Op, Rank, SiteId, SyncEvent, ThreadInfo, ThreadLevel, WorkshareBlock,
+};
+use crate::threads::ThreadClocks;
+
+/// TH001-TH007 over the events.
+#[derive(Default)]
+pub(crate) struct ThreadPass {
+    ranks: FxHashMap<Rank, RankState>,
+}
+
+impl EventPass for ThreadPass {
+    fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        self.ranks
+            .entry(rank)
+            .or_default()
+            .call(index, event, tables);
+    }
+
+    fn sync(&mut self, rank: Rank, sync: &SyncEvent) {
+        self.ranks
+            .entry(rank)
+            .or_default()
+            .concurrent
+            .clocks
+            .sync(sync);
+    }
+
+    fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
+        self.ranks.entry(rank).or_default().mark(mark);
+    }
+
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut ranks: Vec<(Rank, RankState)> = self.ranks.into_iter().collect();
+        ranks.sort_by_key(|(rank, _)| *rank);
+        let mut findings = Findings::default();
+        for (rank, state) in ranks {
+            state.finish(rank, tables, &mut findings);
+        }
+        findings.into_diagnostics_on(tables)
+    }
+}
+
+/// What a [`ThreadPass`] holds, summed over the ranks (for the tests of its memory).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ThreadHeld {
+    /// TH003 and TH005's, with the clocks.
+    pub concurrent: concurrent::Held,
+    /// Calls (or calls folded by site) the other checks keep, with their findings so far.
+    pub calls: usize,
+    /// Open parallel regions and worksharing blocks.
+    pub open: usize,
+}
+
+#[cfg(test)]
+impl ThreadPass {
+    /// What the pass holds now.
+    pub fn held(&mut self) -> ThreadHeld {
+        let mut held = ThreadHeld::default();
+        for state in self.ranks.values_mut() {
+            state.concurrent.add_held(&mut held.concurrent);
+            held.open += state.regions.len() + state.blocks.len();
+            held.calls += state.regions.iter().map(|r| r.calls.len()).sum::<usize>()
+                + state.blocks.iter().map(|b| b.calls.len()).sum::<usize>()
+                + state.level.held()
+                + state.finalize.held()
+                + state.probes.held()
+                + state.single.held()
+                + state.freed.held();
+        }
+        held
+    }
+}
+
+/// A call as the thread checks keep it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Call {
+    pub thread: u16,
+    /// The thread's slot in the rank's [`ThreadClocks`].
+    pub slot: usize,
+    pub site: SiteId,
+    pub call: &'static str,
+    pub time: Option<CallTime>,
+    /// The thread's epoch while it ran (`u32::MAX` if it never returned).
+    pub epoch: u32,
+}
+
+impl Call {
+    /// Whether this call happens before a call of another thread whose entry clock is
+    /// `clock` (it returned, and that thread had seen it).
+    pub fn before(&self, clock: &[u32]) -> bool {
+        clock.get(self.slot).is_some_and(|&c| c >= self.epoch)
+    }
+
+    /// Whether both were inside MPI at the same moment (`crate::threads::overlap` of two events).
+    pub fn overlaps(&self, other: &Call) -> bool {
+        let (Some(a), Some(b)) = (self.time, other.time) else {
+            return false;
+        };
+        a.enter_ns < b.exit_ns.unwrap_or(u64::MAX) && b.enter_ns < a.exit_ns.unwrap_or(u64::MAX)
+    }
+}
+
+/// The first `MPI_Init*` of a rank.
+#[derive(Clone, Copy)]
+pub(super) struct InitCall {
+    pub thread: u16,
+    pub site: SiteId,
+    pub call: &'static str,
+    /// The level `MPI_Init_thread` returned, if recorded.
+    pub level: Option<ThreadLevel>,
+    /// Its record order (`u64::MAX` if unknown).
+    pub order: u64,
+}
+
+/// An open parallel region, while a rank's checks may need it (TH001 and TH006 under
+/// `MPI_THREAD_SINGLE`).
+pub(super) struct OpenRegion {
+    pub region: u32,
+    /// The thread that opened it.
+    pub thread: u16,
+    pub begin: u64,
+    /// The sites and functions of that thread's calls in it.
+    pub calls: BTreeSet<(u32, &'static str)>,
+    /// Some thread made an MPI call in it.
+    pub any_call: bool,
+}
+
+/// An open worksharing block, while TH001 may need it (under `MPI_THREAD_FUNNELED`).
+pub(super) struct OpenBlock {
+    pub block: u32,
+    pub thread: u16,
+    pub begin: u64,
+    /// The sites and functions of the thread's calls in it.
+    pub calls: BTreeSet<(u32, &'static str)>,
+}
+
+/// One rank as the thread checks follow it.
+#[derive(Default)]
+pub(super) struct RankState {
+    /// TH003 and TH005, with the threads' clocks.
+    concurrent: concurrent::RankState,
+    /// A call had no time: happens-before is unknown for the rank (no possible reports).
+    untimed: bool,
+    /// The latest entry time seen.
+    latest_enter: u64,
+    first_thread: Option<u16>,
+    /// Calls of more than one thread were seen.
+    several_threads: bool,
+    init: Option<InitCall>,
+    /// The record order of the first `MPI_Finalize` with a time.
+    finalize_order: Option<u64>,
+    /// The thread level the trace says MPI provided ([`ThreadMark::Provided`]).
+    provided: Option<ThreadLevel>,
+    /// The last call, which marks about objects are about.
+    last: Option<Call>,
+    regions: Vec<OpenRegion>,
+    blocks: Vec<OpenBlock>,
+    level: level::Watch,
+    finalize: finalize::Watch,
+    probes: probe::Watch,
+    single: single::Watch,
+    freed: freed::Watch,
+}
+
+impl RankState {
+    /// Whether the rank's thread level may be `level`, as far as is known yet: what is kept
+    /// only for one level is not kept under another.
+    fn may_be(&self, level: ThreadLevel) -> bool {
+        self.provided
+            .or(self.init.and_then(|i| i.level))
+            .is_none_or(|l| l == level)
+    }
+
+    fn call(&mut self, index: usize, event: &Event, tables: &RunTables) {
+        self.concurrent.call(index, event, tables);
+        let clocks = &self.concurrent.clocks;
+        let slot = clocks
+            .slot_of_thread(event.thread)
+            .expect("the call registered its thread");
+        match self.first_thread {
+            None => self.first_thread = Some(event.thread),
+            Some(first) if first != event.thread => self.several_threads = true,
+            Some(_) => {}
+        }
+        match event.op {
+            Op::Init { thread_level } if self.init.is_none() => {
+                self.init = Some(InitCall {
+                    thread: event.thread,
+                    site: event.site,
+                    call: event.call,
+                    level: thread_level.map(init_level),
+                    order: event.time.map_or(u64::MAX, |t| t.order),
+                });
+            }
+            Op::Finalize if self.finalize_order.is_none() => {
+                self.finalize_order = event.time.map(|t| t.order);
+            }
+            _ => {}
+        }
+        match event.time {
+            Some(time) => self.latest_enter = self.latest_enter.max(time.enter_ns),
+            None => self.untimed = true,
+        }
+        let call = Call {
+            thread: event.thread,
+            slot,
+            site: event.site,
+            call: event.call,
+            time: event.time,
+            epoch: if event.returned {
+                clocks.epoch(slot)
+            } else {
+                u32::MAX
+            },
+        };
+        // The clocks do not change at a call: the thread's clock is the call's entry clock.
+        let clock = clocks.clock(slot);
+        if !always_allowed(call.call) {
+            let (callers, serialized) = (
+                self.may_be(ThreadLevel::Single) || self.may_be(ThreadLevel::Funneled),
+                self.may_be(ThreadLevel::Serialized),
+            );
+            self.level
+                .call(index, &call, clocks, self.latest_enter, callers, serialized);
+            self.single.call(&call);
+            if let Some(time) = call.time {
+                for r in &mut self.regions {
+                    if r.thread == call.thread && time.order >= r.begin {
+                        r.calls.insert((call.site.0, call.call));
+                    }
+                    r.any_call |= time.order > r.begin;
+                }
+                for b in &mut self.blocks {
+                    if b.thread == call.thread && time.order > b.begin {
+                        b.calls.insert((call.site.0, call.call));
+                    }
+                }
+            }
+        }
+        self.finalize.call(&call, event, clock);
+        self.probes.call(&call, event, clocks, self.latest_enter);
+        self.freed.call(&call, event, clock);
+        self.last = Some(call);
+    }
+
+    fn mark(&mut self, mark: &ThreadMark) {
+        match *mark {
+            ThreadMark::Provided(level) => self.provided = Some(level),
+            ThreadMark::RegionBegin {
+                region,
+                thread,
+                order,
+            } => {
+                if self.may_be(ThreadLevel::Single) {
+                    self.regions.push(OpenRegion {
+                        region,
+                        thread,
+                        begin: order,
+                        calls: BTreeSet::new(),
+                        any_call: false,
+                    });
+                }
+            }
+            ThreadMark::RegionEnd { region, threads } => {
+                if let Some(i) = self.regions.iter().position(|r| r.region == region) {
+                    let open = self.regions.remove(i);
+                    self.close_region(open, threads);
+                }
+            }
+            ThreadMark::BlockBegin {
+                block,
+                thread,
+                order,
+            } => {
+                if self.may_be(ThreadLevel::Funneled) {
+                    self.blocks.push(OpenBlock {
+                        block,
+                        thread,
+                        begin: order,
+                        calls: BTreeSet::new(),
+                    });
+                }
+            }
+            ThreadMark::BlockEnd { block } => {
+                if let Some(i) = self.blocks.iter().position(|b| b.block == block) {
+                    let open = self.blocks.remove(i);
+                    // Only the main thread's blocks can be TH001's.
+                    if self.init.is_none_or(|init| init.thread == open.thread) {
+                        self.level.close_block(open);
+                    }
+                }
+            }
+            ThreadMark::Used { kind, object } => {
+                if let Some(last) = self.last {
+                    self.freed.used(kind, object, last);
+                }
+            }
+            ThreadMark::Freed { kind, object } => {
+                if let Some(last) = self.last {
+                    let clock = self.concurrent.clocks.clock(last.slot);
+                    self.freed.freed(kind, object, &last, clock);
+                }
+            }
+        }
+    }
+
+    /// A parallel region of `threads` threads ended.
+    fn close_region(&mut self, region: OpenRegion, threads: u32) {
+        // A region of one thread breaks no promise of MPI_THREAD_SINGLE.
+        if threads < 2 {
+            return;
+        }
+        if !region.any_call {
+            self.single.region_without_calls(region.region);
+        }
+        self.level.close_region(region, threads);
+    }
+
+    fn finish(mut self, rank: Rank, tables: &RunTables, out: &mut Findings) {
+        let threads = tables.rank_threads(rank);
+        // What is still open ends with the rank.
+        for open in std::mem::take(&mut self.regions) {
+            let region = threads.and_then(|t| t.parallel_regions.get(open.region as usize));
+            self.close_region(open, region.map_or(0, |r| r.threads));
+        }
+        for open in std::mem::take(&mut self.blocks) {
+            self.level.close_block(open);
+        }
+        // One thread that started none: nothing to check.
+        if !self.several_threads
+            && threads.is_none_or(|t| {
+                t.parallel_regions.iter().all(|r| r.threads < 2) && t.thread_starts.is_empty()
+            })
+        {
+            return;
+        }
+        let clocks = &self.concurrent.clocks;
+        let possible = !self.untimed && threads.is_some_and(|t| t.sync_recorded);
+        let main = self
+            .init
+            .map_or(self.first_thread.unwrap_or(0), |init| init.thread);
+        let ended = Ended {
+            rank,
+            main,
+            init: self.init,
+            level: threads
+                .and_then(|t| t.provided)
+                .or(self.init.and_then(|i| i.level)),
+            finalize_order: self.finalize_order.unwrap_or(u64::MAX),
+            possible,
+            threads,
+        };
+        self.level.finish(&ended, out);
+        self.finalize.finish(&ended, clocks, out);
+        self.probes.finish(&ended, clocks, out);
+        self.single.finish(&ended, out);
+        self.freed.finish(&ended, clocks, out);
+        self.concurrent.finish(rank, tables, out);
+    }
+}
+
+/// The level `MPI_Init_thread` returned.
+fn init_level(level: i32) -> ThreadLevel {
+    match level {
+        0 => ThreadLevel::Single,
+        1 => ThreadLevel::Funneled,
+        2 => ThreadLevel::Serialized,
+        _ => ThreadLevel::Multiple,
+    }
+}
+
+/// What the checks learn of a rank at its end.
+pub(super) struct Ended<'t> {
+    pub rank: Rank,
+    /// The thread that initialized MPI (else the rank's first thread).
+    pub main: u16,
+    pub init: Option<InitCall>,
+    /// The thread level MPI provided: as the trace says, else as `MPI_Init_thread` returned.
+    pub level: Option<ThreadLevel>,
+    /// The record order of the first `MPI_Finalize` with a time (`u64::MAX` if none).
+    pub finalize_order: u64,
+    /// Calls unordered by the recorded synchronization may be reported (it was recorded
+    /// and every call has a time).
+    pub possible: bool,
+    /// What the trace recorded of the rank's threads.
+    pub threads: Option<&'t ThreadInfo>,
+}
+
+impl Ended<'_> {
+    /// Appended to messages about the level when the program called plain `MPI_Init`.
+    pub fn init_hint(&self) -> &'static str {
+        if self.init.is_some_and(|i| i.call == "MPI_Init") {
+            " (MPI_Init requests no thread support: call MPI_Init_thread)"
+        } else {
+            ""
+        }
+    }
+
+    /// Whether both threads' starts are known (only then can their calls be reported as
+    /// possibly concurrent).
+    pub fn known(clocks: &ThreadClocks, a: u16, b: u16) -> bool {
+        let known = |thread| {
+            clocks
+                .slot_of_thread(thread)
+                .is_some_and(|s| clocks.known(s))
+        };
+        known(a) && known(b)
+    }
+
+    /// The `single` block or section of a team of several threads that the main thread was
+    /// executing when it made `call` (`RankThreads::main_thread_workshare` on a whole rank).
+    pub fn main_thread_workshare(&self, call: &Call) -> Option<&WorkshareBlock> {
+        let order = call.time?.order;
+        if call.thread != self.main {
+            return None;
+        }
+        let mut blocks = self
+            .threads?
+            .workshares
+            .iter()
+            .filter(|b| b.thread == self.main && b.team >= 2);
+        // A thread's blocks do not overlap: the last one it began before the call.
+        let block = blocks.rfind(|b| b.begin_order < order)?;
+        (order < block.end_order).then_some(block)
+    }
+}
