@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
     BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, Rank, RankEnd, RankTrace,
-    RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, TypeId,
+    RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, TypeId, WinId, WindowInfo,
 };
 use crate::normalize::numbering::Numbering;
 use crate::text::Text;
@@ -82,8 +82,8 @@ impl Filled {
 }
 
 /// What a pass may read of the run besides its events: the tables the events point into
-/// (call sites, communicators, datatypes, collective arguments, calls on windows), and the
-/// loads and stores into pending buffers recorded so far.
+/// (call sites, communicators, datatypes, collective arguments, windows and the calls on
+/// them), and the loads and stores into pending buffers recorded so far.
 /// While the events stream, they hold what the events so far made; at the end, all of it.
 ///
 /// Fed while the traces are normalized, a pass sees ids as the normalizer first gave them,
@@ -96,6 +96,7 @@ pub(crate) struct RunTables<'r> {
     comms: &'r [CommInfo],
     datatypes: &'r [DatatypeInfo],
     collective_args: &'r CollectiveArgsTable,
+    windows: &'r [WindowInfo],
     rma: &'r RmaCallTable,
     buffer_accesses: &'r [BufferAccess],
     traces: &'r [RankTrace],
@@ -118,6 +119,7 @@ impl<'r> RunTables<'r> {
                 &run.comms,
                 &run.datatypes,
                 &run.collective_args,
+                &run.windows,
                 &run.rma,
                 &run.buffer_accesses,
             )
@@ -130,6 +132,7 @@ impl<'r> RunTables<'r> {
         comms: &'r [CommInfo],
         datatypes: &'r [DatatypeInfo],
         collective_args: &'r CollectiveArgsTable,
+        windows: &'r [WindowInfo],
         rma: &'r RmaCallTable,
         buffer_accesses: &'r [BufferAccess],
     ) -> RunTables<'r> {
@@ -138,6 +141,7 @@ impl<'r> RunTables<'r> {
             comms,
             datatypes,
             collective_args,
+            windows,
             rma,
             buffer_accesses,
             traces: &[],
@@ -163,6 +167,24 @@ impl<'r> RunTables<'r> {
     /// the order of findings listed by communicator.
     pub fn comm_order(&self, comm: CommId) -> u32 {
         self.numbering.map_or(comm, |n| n.comm(comm)).0
+    }
+
+    /// Where `win` comes among the run's windows once they are numbered for good: the
+    /// order of findings listed by window.
+    pub fn window_order(&self, win: WinId) -> u32 {
+        self.numbering.map_or(win, |n| n.window(win)).0
+    }
+
+    /// A window, if the events made it. While the events stream, its members' memory is
+    /// there once each member's constructor call was given, and its name is empty: windows
+    /// are named once numbered, at the end.
+    pub fn window(&self, win: WinId) -> Option<&'r WindowInfo> {
+        self.windows.get(win.0 as usize)
+    }
+
+    /// A datatype, if the events named it.
+    pub fn datatype(&self, datatype: TypeId) -> Option<&'r DatatypeInfo> {
+        self.datatypes.get(datatype.0 as usize)
     }
 
     /// A communicator, if the events named it.

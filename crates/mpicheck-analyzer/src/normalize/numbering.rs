@@ -134,7 +134,7 @@ impl Numbering {
         TypeId(renumbered(&self.datatypes, datatype.0))
     }
 
-    pub(super) fn window(&self, win: WinId) -> WinId {
+    pub fn window(&self, win: WinId) -> WinId {
         WinId(renumbered(&self.windows, win.0))
     }
 

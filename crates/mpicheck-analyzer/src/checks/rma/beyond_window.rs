@@ -81,7 +81,7 @@ pub(super) fn check(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
             let Some(memory) = window.memory.get(&target) else {
                 continue;
             };
-            let what = describe_access(call.event.call, access, window);
+            let what = describe_access(call.event.call, access, &window.name);
             if access.disp < 0 {
                 items.push((
                     rank,
@@ -193,7 +193,7 @@ fn dynamic_accesses(
         if end <= start {
             continue;
         }
-        let what = describe_access(event.call, access, window);
+        let what = describe_access(event.call, access, &window.name);
         let pieces = attached.get(&(win, target)).map_or(&[][..], Vec::as_slice);
         let holding: Vec<&Attached> = pieces
             .iter()
