@@ -169,12 +169,6 @@ impl<'r> RunTables<'r> {
         self.numbering.map_or(comm, |n| n.comm(comm)).0
     }
 
-    /// Where `win` comes among the run's windows once they are numbered for good: the
-    /// order of findings listed by window.
-    pub fn window_order(&self, win: WinId) -> u32 {
-        self.numbering.map_or(win, |n| n.window(win)).0
-    }
-
     /// A window, if the events made it. While the events stream, its members' memory is
     /// there once each member's constructor call was given, and its name is empty: windows
     /// are named once numbered, at the end.
@@ -390,6 +384,20 @@ impl SiteFindings {
             .entry((site.0, call, message.into(), label.into()))
             .or_default()
             .insert(rank);
+    }
+
+    /// These findings with their messages and labels rewritten by `f` (`f` must keep
+    /// distinct texts distinct).
+    pub fn map_texts(self, f: impl Fn(Text) -> Text) -> SiteFindings {
+        SiteFindings {
+            groups: self
+                .groups
+                .into_iter()
+                .map(|((site, call, message, label), ranks)| {
+                    ((site, call, f(message), f(label)), ranks)
+                })
+                .collect(),
+        }
     }
 
     /// One diagnostic of `info` per group, with its notes and help, in the order of their

@@ -6,6 +6,7 @@
 //! what each check reports. It needs no replay: the epochs a rank opens and closes are its
 //! own calls, judged from the arguments recorded before MPI acted.
 
+use super::pass::EventPass;
 use super::{Check, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::*;
@@ -20,6 +21,7 @@ pub mod no_epoch;
 pub mod nocheck;
 mod nocheck_lock;
 pub mod open_at_free;
+mod pass;
 mod pscw;
 pub mod pscw_partner;
 pub mod request_outside_passive;
@@ -43,7 +45,8 @@ pub use shared_lock::DR003;
 pub use target_rank::RM005;
 pub use unmatched_sync::RM002;
 
-/// The RMA checks, one pass over each rank's window calls ([`walk`]) for every code.
+/// The RMA checks: RM001-RM005 and RM009 are a pass over the events ([`pass::RmaPass`]);
+/// the others still read the run ([`check_on_run`]).
 pub(crate) struct RmaChecks;
 
 impl Check for RmaChecks {
@@ -52,25 +55,32 @@ impl Check for RmaChecks {
             RM001, RM002, RM003, RM004, RM005, RM006, RM007, RM008, RM009, DR001, DR003, DR004,
         ]
     }
-    fn run(&self, ctx: &Context) -> Vec<Diagnostic> {
-        check(ctx.run)
+    fn pass(&self) -> Option<Box<dyn EventPass>> {
+        Some(Box::<pass::RmaPass>::default())
+    }
+    fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        // In code order: RM001-RM005, RM006, RM009 and the rest.
+        let (accumulate, mut out): (Vec<_>, Vec<_>) =
+            found.into_iter().partition(|d| d.code == RM009.code);
+        let (beyond, rest): (Vec<_>, Vec<_>) = check_on_run(ctx.run)
+            .into_iter()
+            .partition(|d| d.code == RM006.code);
+        out.extend(beyond);
+        out.extend(accumulate);
+        out.extend(rest);
+        out
     }
 }
 
-/// Every RMA diagnostic, in code order.
-fn check(run: &Run) -> Vec<Diagnostic> {
+/// The RMA diagnostics that still read the whole run (RM006, RM007, RM008, DR001, DR003,
+/// DR004), in code order.
+fn check_on_run(run: &Run) -> Vec<Diagnostic> {
     if run.rma.is_empty() {
         return Vec::new();
     }
     let calls = calls_in_order(run);
     let walk = walk_calls(run, &calls);
-    let mut out = no_epoch::diagnostics(run, &walk);
-    out.extend(unmatched_sync::diagnostics(run, &walk));
-    out.extend(open_at_free::diagnostics(run, &walk));
-    out.extend(request_outside_passive::diagnostics(run, &walk));
-    out.extend(target_rank::check(run, &calls));
-    out.extend(beyond_window::check(run, &calls));
-    out.extend(accumulate_op::check(run, &calls));
+    let mut out = beyond_window::check(run, &calls);
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
     out.extend(nocheck_lock::check(run));

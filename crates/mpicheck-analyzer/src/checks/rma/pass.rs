@@ -1,0 +1,134 @@
+//! The RMA checks fed while the events stream ([`RmaPass`]): each rank's calls on windows
+//! in its order, the ranks interleaved in any way.
+//!
+//! The codes that follow one rank's own epoch state (RM001-RM005, RM009) are judged at
+//! each call, with the rank's [`RankEpochs`]; the pass holds only the epochs of the windows
+//! each rank has not freed, and the findings folded by call site.
+//!
+//! Windows are named once they are numbered for good, at the end (`window 0 (...)` names
+//! the final id): until then a message names its window by a placeholder
+//! ([`window_placeholder`]), which [`RmaPass::finish`] replaces by the window's name.
+
+use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::diagnostic::Diagnostic;
+use crate::model::*;
+use crate::text::{Piece, Text};
+
+use super::{accumulate_op, target_rank, RankEpochs, Walk};
+use super::{no_epoch, open_at_free, request_outside_passive, unmatched_sync};
+
+/// Stands for the name of a window in a message until the windows are named.
+const WINDOW_MARK: char = '\u{2}';
+
+/// What a message says instead of the name of `win` while the events stream.
+pub(crate) fn window_placeholder(win: WinId) -> String {
+    format!("{WINDOW_MARK}{}{WINDOW_MARK}", win.0)
+}
+
+/// `text` with each window placeholder replaced by the window's name.
+fn named(text: Text, tables: &RunTables) -> Text {
+    if !text.as_str().contains(WINDOW_MARK) {
+        return text;
+    }
+    Text::from_pieces(text.pieces().iter().map(|piece| {
+        match piece {
+            Piece::Literal(s) => Piece::Literal(
+                s.split(WINDOW_MARK)
+                    .enumerate()
+                    .map(|(i, part)| {
+                        // Odd parts are between two marks: a window id.
+                        let win = (i % 2 == 1).then(|| part.parse().ok()).flatten();
+                        match win.and_then(|w| tables.window(WinId(w))) {
+                            Some(window) => window.name.as_str(),
+                            None => part,
+                        }
+                    })
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }))
+}
+
+/// One rank's state: its epochs on its live windows.
+#[derive(Default)]
+struct RankState {
+    epochs: RankEpochs,
+}
+
+/// The RMA checks as one pass over the events.
+#[derive(Default)]
+pub(crate) struct RmaPass {
+    ranks: Vec<RankState>,
+    /// What the walk of the current call found (drained after each call).
+    walk: Walk,
+    no_epoch: SiteFindings,
+    unmatched: SiteFindings,
+    open_at_free: SiteFindings,
+    request_outside_passive: SiteFindings,
+    target_rank: SiteFindings,
+    accumulate_op: SiteFindings,
+}
+
+impl EventPass for RmaPass {
+    fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        let Some(call) = tables.rma_call(rank, index) else {
+            return;
+        };
+        let Some(window) = tables.window(call.win) else {
+            return;
+        };
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, RankState::default);
+        }
+        let state = &mut self.ranks[r];
+        let window_name = window_placeholder(call.win);
+        state.epochs.call(
+            rank,
+            index,
+            call,
+            window,
+            &window_name,
+            true,
+            &mut self.walk,
+        );
+        let walk = &mut self.walk;
+        for (items, found) in [
+            (&mut walk.no_epoch, &mut self.no_epoch),
+            (&mut walk.unmatched, &mut self.unmatched),
+            (&mut walk.open_at_free, &mut self.open_at_free),
+            (
+                &mut walk.request_outside_passive,
+                &mut self.request_outside_passive,
+            ),
+        ] {
+            for (rank, _, message, label) in items.drain(..) {
+                found.add(rank, event, message, label);
+            }
+        }
+        walk.epoch_accesses.clear();
+        if let Some((message, label)) = target_rank::finding(call, window, &window_name) {
+            self.target_rank.add(rank, event, message, label);
+        }
+        if let RmaKind::Access(access) = &call.kind {
+            if let Some((message, label)) = accumulate_op::finding(tables, event.call, access) {
+                self.accumulate_op.add(rank, event, message, label);
+            }
+        }
+    }
+
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        let name = |found: SiteFindings| found.map_texts(|text| named(text, tables));
+        let mut out = no_epoch::diagnostics(name(self.no_epoch), tables);
+        out.extend(unmatched_sync::diagnostics(name(self.unmatched), tables));
+        out.extend(open_at_free::diagnostics(name(self.open_at_free), tables));
+        out.extend(request_outside_passive::diagnostics(
+            name(self.request_outside_passive),
+            tables,
+        ));
+        out.extend(target_rank::diagnostics(name(self.target_rank), tables));
+        out.extend(accumulate_op::diagnostics(self.accumulate_op, tables));
+        out
+    }
+}
