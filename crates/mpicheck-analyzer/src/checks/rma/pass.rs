@@ -3,7 +3,9 @@
 //!
 //! The codes that follow one rank's own epoch state (RM001-RM005, RM009) are judged at
 //! each call, with the rank's [`RankEpochs`]; the pass holds only the epochs of the windows
-//! each rank has not freed, and the findings folded by call site.
+//! each rank has not freed, and the findings folded by call site. RM006 on windows that
+//! are not dynamic needs the memory the target exposes, known once the target's
+//! constructor call came: an access that comes before waits for it.
 //!
 //! Windows are named once they are numbered for good, at the end (`window 0 (...)` names
 //! the final id): until then a message names its window by a placeholder
@@ -14,7 +16,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::text::{Piece, Text};
 
-use super::{accumulate_op, target_rank, RankEpochs, Walk};
+use super::{accumulate_op, beyond_window, target_rank, RankEpochs, Walk};
 use super::{no_epoch, open_at_free, request_outside_passive, unmatched_sync};
 
 /// Stands for the name of a window in a message until the windows are named.
@@ -67,6 +69,7 @@ pub(crate) struct RmaPass {
     open_at_free: SiteFindings,
     request_outside_passive: SiteFindings,
     target_rank: SiteFindings,
+    beyond_window: beyond_window::Bounds,
     accumulate_op: SiteFindings,
 }
 
@@ -111,6 +114,8 @@ impl EventPass for RmaPass {
         if let Some((message, label)) = target_rank::finding(call, window, &window_name) {
             self.target_rank.add(rank, event, message, label);
         }
+        self.beyond_window
+            .call(rank, index, call, window, &window_name);
         if let RmaKind::Access(access) = &call.kind {
             if let Some((message, label)) = accumulate_op::finding(tables, event.call, access) {
                 self.accumulate_op.add(rank, event, message, label);
@@ -128,6 +133,10 @@ impl EventPass for RmaPass {
             tables,
         ));
         out.extend(target_rank::diagnostics(name(self.target_rank), tables));
+        out.extend(
+            self.beyond_window
+                .diagnostics(tables, |text| named(text, tables)),
+        );
         out.extend(accumulate_op::diagnostics(self.accumulate_op, tables));
         out
     }
