@@ -141,3 +141,61 @@ impl EventPass for RmaPass {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::pass::interleave;
+    use crate::text_trace::parse;
+
+    #[test]
+    fn an_access_before_its_targets_constructor_waits_for_it() {
+        // Rank 1 puts past the windows of ranks 0 and 2, from one call site.
+        let run = parse(
+            "ranks 3
+             *: init
+             *: win_create win=0 size=40 unit=4              @ w.c:1
+             *: win_fence win=0                              @ w.c:2
+             1: put win=0 target=0 disp=12 count=1 type=int  @ w.c:3
+             1: put win=0 target=2 disp=10 count=1 type=int  @ w.c:3
+             *: win_fence win=0                              @ w.c:4
+             *: win_free win=0                               @ w.c:5
+             *: finalize",
+        )
+        .unwrap();
+        let expected = interleave::same_in_every_order(&run, || Box::<RmaPass>::default());
+        assert_eq!(expected.len(), 1, "{expected:#?}");
+        assert!(
+            expected[0]
+                .message
+                .starts_with("MPI_Put to rank 0 in window 0")
+                && expected[0]
+                    .message
+                    .ends_with("(and 1 more such calls from here)"),
+            "{}",
+            expected[0].message
+        );
+        // While the events stream, a rank's memory is known once its constructor came: rank
+        // 1's events come before rank 0's, so its first put waits, and its second, to rank
+        // 2, is judged first.
+        let mut windows = run.windows.clone();
+        windows[0].memory.remove(&0);
+        let early = RunTables::new(
+            &run.sites,
+            &run.comms,
+            &run.datatypes,
+            &run.collective_args,
+            &windows,
+            &run.rma,
+            &run.buffer_accesses,
+        );
+        let all = RunTables::of(&run);
+        let mut pass = Box::<RmaPass>::default();
+        for (rank, tables) in [(1, &early), (0, &all), (2, &all)] {
+            for (index, event) in run.ranks[rank as usize].events.iter().enumerate() {
+                pass.event(rank, index, event, tables);
+            }
+        }
+        assert_eq!(pass.finish(&all), expected);
+    }
+}
