@@ -169,6 +169,12 @@ impl<'r> RunTables<'r> {
         self.numbering.map_or(comm, |n| n.comm(comm)).0
     }
 
+    /// Where `win` comes among the run's windows once they are numbered for good: the
+    /// order of findings listed by window.
+    pub fn window_order(&self, win: WinId) -> u32 {
+        self.numbering.map_or(win, |n| n.window(win)).0
+    }
+
     /// A window, if the events made it. While the events stream, its members' memory is
     /// there once each member's constructor call was given, and its name is empty: windows
     /// are named once numbered, at the end.

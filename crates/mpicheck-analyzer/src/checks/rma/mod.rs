@@ -45,7 +45,7 @@ pub use shared_lock::DR003;
 pub use target_rank::RM005;
 pub use unmatched_sync::RM002;
 
-/// The RMA checks: RM001-RM006 (but on dynamic windows) and RM009 are a pass over the events ([`pass::RmaPass`]);
+/// The RMA checks: RM001-RM006 (but on dynamic windows), RM008 and RM009 are a pass over the events ([`pass::RmaPass`]);
 /// the others still read the run ([`check_on_run`]).
 pub(crate) struct RmaChecks;
 
@@ -59,21 +59,21 @@ impl Check for RmaChecks {
         Some(Box::<pass::RmaPass>::default())
     }
     fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
-        // In code order: RM001-RM005, RM006 (dynamic windows first), RM009 and the rest.
-        let (mut out, mut from_pass): (Vec<_>, Vec<_>) = found
-            .into_iter()
-            .partition(|d| d.code != RM006.code && d.code != RM009.code);
-        let (dynamic, rest): (Vec<_>, Vec<_>) = check_on_run(ctx.run)
-            .into_iter()
-            .partition(|d| d.code == RM006.code);
-        out.extend(dynamic);
-        out.append(&mut from_pass);
-        out.extend(rest);
+        // In code order, RM006 on dynamic windows (from the run) before the others.
+        let on_run = check_on_run(ctx.run);
+        let order = [
+            RM001, RM002, RM003, RM004, RM005, RM006, RM009, RM007, RM008, DR001, DR003, DR004,
+        ];
+        let mut out = Vec::with_capacity(found.len() + on_run.len());
+        for info in order {
+            out.extend(on_run.iter().filter(|d| d.code == info.code).cloned());
+            out.extend(found.iter().filter(|d| d.code == info.code).cloned());
+        }
         out
     }
 }
 
-/// The RMA diagnostics that still read the whole run (RM006 on dynamic windows, RM007, RM008, DR001, DR003,
+/// The RMA diagnostics that still read the whole run (RM006 on dynamic windows, RM007, DR001, DR003,
 /// DR004), in code order.
 fn check_on_run(run: &Run) -> Vec<Diagnostic> {
     if run.rma.is_empty() {
@@ -85,7 +85,6 @@ fn check_on_run(run: &Run) -> Vec<Diagnostic> {
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
     out.extend(nocheck_lock::check(run));
-    out.extend(pscw_partner::check(run, &pscw));
     out.extend(conflict::diagnostics(run, &walk, &pscw));
     out.extend(shared_lock::check(run));
     out.extend(exposed_memory::check(run, &walk, &pscw));

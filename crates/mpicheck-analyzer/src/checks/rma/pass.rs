@@ -5,7 +5,9 @@
 //! each call, with the rank's [`RankEpochs`]; the pass holds only the epochs of the windows
 //! each rank has not freed, and the findings folded by call site. RM006 on windows that
 //! are not dynamic needs the memory the target exposes, known once the target's
-//! constructor call came: an access that comes before waits for it.
+//! constructor call came: an access that comes before waits for it. RM008 pairs each
+//! window's posts and starts as they come and holds the calls not paired yet
+//! ([`pscw_partner::Partners`]).
 //!
 //! Windows are named once they are numbered for good, at the end (`window 0 (...)` names
 //! the final id): until then a message names its window by a placeholder
@@ -16,7 +18,7 @@ use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::text::{Piece, Text};
 
-use super::{accumulate_op, beyond_window, target_rank, RankEpochs, Walk};
+use super::{accumulate_op, beyond_window, pscw_partner, target_rank, RankEpochs, Walk};
 use super::{no_epoch, open_at_free, request_outside_passive, unmatched_sync};
 
 /// Stands for the name of a window in a message until the windows are named.
@@ -71,14 +73,15 @@ pub(crate) struct RmaPass {
     target_rank: SiteFindings,
     beyond_window: beyond_window::Bounds,
     accumulate_op: SiteFindings,
+    pscw_partner: pscw_partner::Partners,
 }
 
 impl EventPass for RmaPass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-        let Some(call) = tables.rma_call(rank, index) else {
-            return;
-        };
-        let Some(window) = tables.window(call.win) else {
+        let call = tables.rma_call(rank, index);
+        let window = call.and_then(|c| tables.window(c.win));
+        self.pscw_partner.event(rank, index, event, call, window);
+        let (Some(call), Some(window)) = (call, window) else {
             return;
         };
         let r = rank as usize;
@@ -138,6 +141,7 @@ impl EventPass for RmaPass {
                 .diagnostics(tables, |text| named(text, tables)),
         );
         out.extend(accumulate_op::diagnostics(self.accumulate_op, tables));
+        out.extend(self.pscw_partner.diagnostics(tables));
         out
     }
 }
