@@ -138,6 +138,12 @@ pub(super) struct Bounds {
 }
 
 impl Bounds {
+    /// How many accesses wait for their target's memory (for tests).
+    #[cfg(test)]
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
     /// Call `index` of `rank`, on `window` (named `window_name` in messages).
     pub fn call(
         &mut self,

@@ -76,6 +76,34 @@ pub(crate) struct RmaPass {
     pscw_partner: pscw_partner::Partners,
 }
 
+/// What an [`RmaPass`] holds besides its findings (for tests: issue 14 wants it bounded by
+/// what is live, not by the calls recorded).
+#[cfg(test)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Held {
+    /// (rank, window) epoch states.
+    pub rank_windows: usize,
+    /// Accesses waiting for their target's memory (RM006).
+    pub waiting_accesses: usize,
+    /// Windows whose posts and starts are followed (RM008).
+    pub pscw_windows: usize,
+    /// Posts and starts waiting for their partner's call.
+    pub unpaired_calls: usize,
+}
+
+#[cfg(test)]
+impl RmaPass {
+    pub fn held(&self) -> Held {
+        let (pscw_windows, unpaired_calls) = self.pscw_partner.held();
+        Held {
+            rank_windows: self.ranks.iter().map(|r| r.epochs.windows()).sum(),
+            waiting_accesses: self.beyond_window.waiting(),
+            pscw_windows,
+            unpaired_calls,
+        }
+    }
+}
+
 impl EventPass for RmaPass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
         let call = tables.rma_call(rank, index);
@@ -150,6 +178,7 @@ impl EventPass for RmaPass {
 mod tests {
     use super::*;
     use crate::checks::pass::interleave;
+    use crate::model::Run;
     use crate::text_trace::parse;
 
     #[test]
@@ -201,5 +230,105 @@ mod tests {
             }
         }
         assert_eq!(pass.finish(&all), expected);
+    }
+
+    /// A run of `epochs` fence epochs, lock epochs, lock_all epochs and PSCW epochs on one
+    /// window of 3 ranks, with puts (some past the window) in each, then a second window
+    /// made and freed.
+    fn long_run(epochs: usize) -> Run {
+        let mut text = String::from(
+            "ranks 3
+             *: init
+             *: win_create win=0 size=40 unit=4                     @ w.c:1\n",
+        );
+        for _ in 0..epochs {
+            text.push_str(
+                "*: win_fence win=0                                      @ w.c:2
+                 1-2: put win=0 target=0 disp=0 count=1 type=int         @ w.c:3
+                 0: put win=0 target=1 disp=12 count=1 type=int          @ w.c:4
+                 *: win_fence win=0                                      @ w.c:5
+                 1-2: win_lock win=0 target=0 type=exclusive             @ w.c:6
+                 1-2: put win=0 target=0 disp=1 count=1 type=int         @ w.c:7
+                 1-2: win_flush win=0 target=0                           @ w.c:8
+                 1-2: win_unlock win=0 target=0                          @ w.c:9
+                 0: win_lock_all win=0                                   @ w.c:10
+                 0: get win=0 target=2 disp=2 count=1 type=int           @ w.c:11
+                 0: win_unlock_all win=0                                 @ w.c:12
+                 0: win_post win=0 group=1,2                             @ w.c:13
+                 1-2: win_start win=0 group=0                            @ w.c:14
+                 1-2: put win=0 target=0 disp=3 count=1 type=int         @ w.c:15
+                 1-2: win_complete win=0                                 @ w.c:16
+                 0: win_wait win=0                                       @ w.c:17\n",
+            );
+        }
+        text.push_str(
+            "*: win_free win=0                                           @ w.c:18
+             *: win_create win=1 size=40 unit=4                          @ w.c:19
+             *: win_free win=1                                           @ w.c:20
+             *: finalize",
+        );
+        parse(&text).unwrap()
+    }
+
+    /// The most `RmaPass` holds at once (each count on its own) with the events of `run`
+    /// fed in `order`, and its findings.
+    fn most_held(run: &Run, order: &[Rank]) -> (Held, Vec<Diagnostic>) {
+        struct Sampled(RmaPass, Held);
+        impl EventPass for Sampled {
+            fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+                self.0.event(rank, index, event, tables);
+                let now = self.0.held();
+                let most = &mut self.1;
+                most.rank_windows = most.rank_windows.max(now.rank_windows);
+                most.waiting_accesses = most.waiting_accesses.max(now.waiting_accesses);
+                most.pscw_windows = most.pscw_windows.max(now.pscw_windows);
+                most.unpaired_calls = most.unpaired_calls.max(now.unpaired_calls);
+            }
+            fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+                Box::new(self.0).finish(tables)
+            }
+        }
+        let mut sampled = Sampled(RmaPass::default(), Held::default());
+        crate::checks::pass::feed_in(run, &mut [&mut sampled], order);
+        let held = sampled.1;
+        let found = Box::new(sampled).finish(&RunTables::of(run));
+        (held, found)
+    }
+
+    /// The order of [`long_run`]'s events epoch after epoch: each rank's calls of one epoch
+    /// (8 of rank 0, 10 of ranks 1 and 2), rank after rank.
+    fn by_epoch(epochs: usize) -> Vec<Rank> {
+        let calls = |rank: Rank, n: usize| std::iter::repeat_n(rank, n);
+        let mut order: Vec<Rank> = (0..3).flat_map(|r| calls(r, 2)).collect();
+        for _ in 0..epochs {
+            order.extend(calls(0, 8).chain(calls(1, 10)).chain(calls(2, 10)));
+        }
+        order.extend((0..3).flat_map(|r| calls(r, 4)));
+        order
+    }
+
+    #[test]
+    fn live_state_of_long_runs_of_epochs_is_bounded() {
+        let (short, long) = (long_run(10), long_run(2_000));
+        // Epoch after epoch, as the ranks' calls come by time: what the pass holds does not
+        // grow with the epochs.
+        let (held, found) = most_held(&short, &by_epoch(10));
+        let (held_long, found_long) = most_held(&long, &by_epoch(2_000));
+        assert_eq!(held_long, held);
+        assert!(
+            held.rank_windows <= 3 && held.waiting_accesses <= 2 && held.unpaired_calls <= 2,
+            "{held:?}"
+        );
+        // RM006 at w.c:4, folded: the same findings, the count of calls aside.
+        assert_eq!(found.len(), found_long.len(), "{found_long:#?}");
+        assert!(found_long[0]
+            .message
+            .contains("(and 1999 more such calls from here)"));
+        // Rank after rank, the posts wait for the starts of ranks 1 and 2 (one per epoch
+        // and origin): what one rank runs ahead of the others.
+        let rank_after_rank = crate::checks::pass::interleavings(&long)[0].clone();
+        let (held, _) = most_held(&long, &rank_after_rank);
+        assert_eq!(held.unpaired_calls, 2 * 2_000, "{held:?}");
+        assert_eq!(held.rank_windows, 1, "{held:?}");
     }
 }

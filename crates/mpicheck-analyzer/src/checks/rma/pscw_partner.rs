@@ -96,6 +96,25 @@ pub(super) struct Partners {
 }
 
 impl Partners {
+    /// How many windows are followed, and how many post or start calls wait for their
+    /// partner's, one per partner named (for tests).
+    #[cfg(test)]
+    pub fn held(&self) -> (usize, usize) {
+        let waiting = self
+            .windows
+            .values()
+            .map(|w| {
+                let p = &w.pairing;
+                p.posts
+                    .values()
+                    .chain(p.starts.values())
+                    .map(|q| q.len())
+                    .sum::<usize>()
+            })
+            .sum();
+        (self.windows.len(), waiting)
+    }
+
     /// The next event of `rank`, `index`, a call on a window if `call`.
     pub fn event(
         &mut self,

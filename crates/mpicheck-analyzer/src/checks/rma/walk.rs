@@ -86,6 +86,12 @@ pub(crate) struct RankEpochs {
 }
 
 impl RankEpochs {
+    /// How many windows the rank has epoch state on (for tests of what the pass holds).
+    #[cfg(test)]
+    pub fn windows(&self) -> usize {
+        self.windows.len()
+    }
+
     /// The next call on a window of `rank`, event `index`, on `window` (named `window_name`
     /// in messages): what it finds goes into `out`. `single_thread`: the rank makes its
     /// calls from one thread (else its lock epochs are not compared, another thread's flush
