@@ -6,7 +6,7 @@
 //! what each check reports. It needs no replay: the epochs a rank opens and closes are its
 //! own calls, judged from the arguments recorded before MPI acted.
 
-use super::pass::EventPass;
+use super::pass::{EventPass, RunTables};
 use super::{Check, Context};
 use crate::diagnostic::{CheckInfo, Diagnostic};
 use crate::model::*;
@@ -85,7 +85,7 @@ fn check_on_run(run: &Run) -> Vec<Diagnostic> {
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
     out.extend(nocheck_lock::check(run));
-    out.extend(conflict::diagnostics(run, &walk, &pscw));
+    out.extend(conflict::on_run(run, &walk, &pscw).0);
     out.extend(shared_lock::check(run));
     out.extend(exposed_memory::check(run, &walk, &pscw));
     out
@@ -128,7 +128,7 @@ pub(crate) fn fold_by_site(
             found.add_at(rank, call.event.site, call.event.call, message, label);
         }
     }
-    found.diagnostics(&crate::checks::pass::RunTables::of(run), info, notes, help)
+    found.diagnostics(&RunTables::of(run), info, notes, help)
 }
 
 /// `MPI_Put to rank 1 in window 0 (...)`, the window named `window_name`.
@@ -182,7 +182,12 @@ pub(crate) fn site_text(run: &Run, event: &Event) -> String {
 
 /// [`site_text`] of a call site.
 pub(crate) fn site_text_at(run: &Run, site: SiteId) -> String {
-    let loc = run.site(site);
+    site_text_in(&RunTables::of(run), site)
+}
+
+/// [`site_text`] of a call site, from the run's tables.
+pub(crate) fn site_text_in(tables: &RunTables, site: SiteId) -> String {
+    let loc = tables.site(site);
     match (&loc.file, loc.line) {
         (Some(file), Some(line)) => format!("{file}:{line}"),
         (Some(file), None) => file.clone(),
