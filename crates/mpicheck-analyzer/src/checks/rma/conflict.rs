@@ -507,12 +507,9 @@ fn diagnostic(tables: &RunTables, f: Found) -> Option<Diagnostic> {
 }
 
 /// DR001 on the whole run: (findings, pairs of accesses compared), the run's accesses
-/// grouped by scope.
-pub(super) fn on_run(
-    run: &Run,
-    walk: &Walk,
-    pscw: &BTreeMap<WinId, Pscw>,
-) -> (Vec<Diagnostic>, usize) {
+/// grouped by scope (what the pass finds scope by scope as the events stream, for tests).
+#[cfg(test)]
+fn on_run(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Diagnostic>, usize) {
     let tables = RunTables::of(run);
     let mut conflicts = Conflicts::default();
     let mut compared = 0;

@@ -16,6 +16,7 @@ use crate::text::{ranks, Text};
 pub mod accumulate_op;
 pub mod beyond_window;
 pub mod conflict;
+mod epoch_scopes;
 pub mod exposed_memory;
 pub mod no_epoch;
 pub mod nocheck;
@@ -45,7 +46,7 @@ pub use shared_lock::DR003;
 pub use target_rank::RM005;
 pub use unmatched_sync::RM002;
 
-/// The RMA checks: RM001-RM006 (but on dynamic windows), RM008 and RM009 are a pass over the events ([`pass::RmaPass`]);
+/// The RMA checks: RM001-RM006 (but on dynamic windows), RM008, RM009 and DR001 are a pass over the events ([`pass::RmaPass`]);
 /// the others still read the run ([`check_on_run`]).
 pub(crate) struct RmaChecks;
 
@@ -73,7 +74,7 @@ impl Check for RmaChecks {
     }
 }
 
-/// The RMA diagnostics that still read the whole run (RM006 on dynamic windows, RM007, DR001, DR003,
+/// The RMA diagnostics that still read the whole run (RM006 on dynamic windows, RM007, DR003,
 /// DR004), in code order.
 fn check_on_run(run: &Run) -> Vec<Diagnostic> {
     if run.rma.is_empty() {
@@ -85,7 +86,6 @@ fn check_on_run(run: &Run) -> Vec<Diagnostic> {
     let pscw = pscw::pair(run);
     out.extend(nocheck::check(run, &pscw));
     out.extend(nocheck_lock::check(run));
-    out.extend(conflict::on_run(run, &walk, &pscw).0);
     out.extend(shared_lock::check(run));
     out.extend(exposed_memory::check(run, &walk, &pscw));
     out

@@ -7,7 +7,8 @@
 //! are not dynamic needs the memory the target exposes, known once the target's
 //! constructor call came: an access that comes before waits for it. RM008 pairs each
 //! window's posts and starts as they come and holds the calls not paired yet
-//! ([`pscw_partner::Partners`]).
+//! ([`pscw_partner::Partners`]). DR001 puts each access into its scope and compares a
+//! scope once no access can join it ([`epoch_scopes::Scopes`]).
 //!
 //! Windows are named once they are numbered for good, at the end (`window 0 (...)` names
 //! the final id): until then a message names its window by a placeholder
@@ -18,8 +19,9 @@ use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::text::{Piece, Text};
 
-use super::{accumulate_op, beyond_window, pscw_partner, target_rank, RankEpochs, Walk};
+use super::{accumulate_op, beyond_window, epoch_scopes, pscw_partner, target_rank};
 use super::{no_epoch, open_at_free, request_outside_passive, unmatched_sync};
+use super::{RankEpochs, Walk};
 
 /// Stands for the name of a window in a message until the windows are named.
 const WINDOW_MARK: char = '\u{2}';
@@ -74,6 +76,7 @@ pub(crate) struct RmaPass {
     beyond_window: beyond_window::Bounds,
     accumulate_op: SiteFindings,
     pscw_partner: pscw_partner::Partners,
+    conflicts: epoch_scopes::Scopes,
 }
 
 /// What an [`RmaPass`] holds besides its findings (for tests: issue 14 wants it bounded by
@@ -108,7 +111,8 @@ impl EventPass for RmaPass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
         let call = tables.rma_call(rank, index);
         let window = call.and_then(|c| tables.window(c.win));
-        self.pscw_partner.event(rank, index, event, call, window);
+        let paired = self.pscw_partner.event(rank, index, event, call, window);
+        self.conflicts.event(rank, event);
         let (Some(call), Some(window)) = (call, window) else {
             return;
         };
@@ -141,7 +145,15 @@ impl EventPass for RmaPass {
                 found.add(rank, event, message, label);
             }
         }
-        walk.epoch_accesses.clear();
+        self.conflicts.call(
+            tables,
+            rank,
+            call,
+            window,
+            &self.ranks[r].epochs,
+            &mut self.walk,
+            &paired,
+        );
         if let Some((message, label)) = target_rank::finding(call, window, &window_name) {
             self.target_rank.add(rank, event, message, label);
         }
@@ -170,6 +182,7 @@ impl EventPass for RmaPass {
         );
         out.extend(accumulate_op::diagnostics(self.accumulate_op, tables));
         out.extend(self.pscw_partner.diagnostics(tables));
+        out.extend(self.conflicts.diagnostics(tables));
         out
     }
 }

@@ -119,11 +119,18 @@ pub(crate) struct StreamPairing {
 }
 
 impl StreamPairing {
-    /// A post (`post`) or start of `me` whose group is `group` (`None`: not known).
-    pub fn call(&mut self, me: SyncAt, post: bool, group: Option<&[Rank]>) {
+    /// A post (`post`) or start of `me` whose group is `group` (`None`: not known): the
+    /// pairs it completes, (post, start).
+    pub fn call(
+        &mut self,
+        me: SyncAt,
+        post: bool,
+        group: Option<&[Rank]>,
+    ) -> Vec<(SyncAt, SyncAt)> {
+        let mut paired = Vec::new();
         let Some(group) = group else {
             self.unknown.insert(me.call.rank);
-            return;
+            return paired;
         };
         let (mine, theirs) = if post {
             (&mut self.posts, &mut self.starts)
@@ -134,7 +141,9 @@ impl StreamPairing {
             // The k-th call of each side pairs with the other side's k-th.
             let other = theirs.get_mut(&(partner, me.call.rank));
             if let Some(other) = other.filter(|q| !q.is_empty()) {
-                other.pop_front();
+                if let Some(them) = other.pop_front() {
+                    paired.push(if post { (me, them) } else { (them, me) });
+                }
                 if other.is_empty() {
                     theirs.remove(&(partner, me.call.rank));
                 }
@@ -144,6 +153,7 @@ impl StreamPairing {
                     .push_back(me);
             }
         }
+        paired
     }
 
     /// Whether the epochs of `a` and `b` are paired (neither gave an unknown group).

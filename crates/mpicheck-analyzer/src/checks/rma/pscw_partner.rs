@@ -115,7 +115,8 @@ impl Partners {
         (self.windows.len(), waiting)
     }
 
-    /// The next event of `rank`, `index`, a call on a window if `call`.
+    /// The next event of `rank`, `index`, a call on a window if `call`: the post and start
+    /// pairs it completes, (post, start).
     pub fn event(
         &mut self,
         rank: Rank,
@@ -123,7 +124,7 @@ impl Partners {
         event: &Event,
         call: Option<&RmaCall>,
         window: Option<&WindowInfo>,
-    ) {
+    ) -> Vec<(SyncAt, SyncAt)> {
         let r = rank as usize;
         if self.blocked_on.len() <= r {
             self.blocked_on.resize(r + 1, None);
@@ -141,7 +142,7 @@ impl Partners {
             })
             .map(|c| c.win);
         let (Some(call), Some(window)) = (call, window) else {
-            return;
+            return Vec::new();
         };
         let (side, group, nocheck) = match &call.kind {
             RmaKind::Post { group, nocheck } => (Side::Post, group, *nocheck),
@@ -154,9 +155,9 @@ impl Partners {
                 {
                     self.windows.remove(&call.win);
                 }
-                return;
+                return Vec::new();
             }
-            _ => return,
+            _ => return Vec::new(),
         };
         let calls = self.windows.entry(call.win).or_default();
         let me = SyncAt {
@@ -168,7 +169,7 @@ impl Partners {
             site: event.site,
             name: event.call,
         };
-        calls.pairing.call(me, side == Side::Post, group.as_deref());
+        let paired = calls.pairing.call(me, side == Side::Post, group.as_deref());
         if let Some(group) = group {
             let seen = calls.groups.entry((rank, side)).or_default();
             if !seen
@@ -178,6 +179,7 @@ impl Partners {
                 seen.push((event.site, event.call, group.clone()));
             }
         }
+        paired
     }
 
     /// The findings, once every event was given.

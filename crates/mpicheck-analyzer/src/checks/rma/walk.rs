@@ -77,6 +77,9 @@ pub(crate) struct Walk {
     pub request_outside_passive: Vec<Item>,
     /// By window.
     pub epoch_accesses: BTreeMap<WinId, Vec<EpochAccess>>,
+    /// Accesses made in an epoch whose target's memory is not known yet (their bytes are
+    /// left 0..0): while the events stream, the target may not have made the window yet.
+    pub waiting_range: Vec<(WinId, EpochAccess)>,
 }
 
 /// One rank's synchronization state on each of its windows.
@@ -86,6 +89,13 @@ pub(crate) struct RankEpochs {
 }
 
 impl RankEpochs {
+    /// Whether the rank holds a lock or a lock_all on `win`.
+    pub fn holds_lock(&self, win: WinId) -> bool {
+        self.windows
+            .get(&win)
+            .is_some_and(|e| e.lock_all || !e.locks.is_empty())
+    }
+
     /// How many windows the rank has epoch state on (for tests of what the pass holds).
     #[cfg(test)]
     pub fn windows(&self) -> usize {
@@ -355,24 +365,36 @@ impl RankEpochs {
                     state.pending_since_fence.get_or_insert(index);
                     Some(Epoch::Fence(state.fences))
                 };
-                if let (Some(epoch), Some((start, end))) = (epoch, access.target_range(window)) {
-                    out.epoch_accesses
-                        .entry(call.win)
-                        .or_default()
-                        .push(EpochAccess {
-                            origin: rank,
-                            event: index,
-                            epoch,
-                            target,
-                            start,
-                            end,
-                            local_flush: state
-                                .flushed_local
-                                .get(&target)
-                                .copied()
-                                .unwrap_or(0)
-                                .max(state.flushed_local_all),
-                        });
+                let Some(epoch) = epoch else {
+                    return;
+                };
+                let mut in_epoch = EpochAccess {
+                    origin: rank,
+                    event: index,
+                    epoch,
+                    target,
+                    start: 0,
+                    end: 0,
+                    local_flush: state
+                        .flushed_local
+                        .get(&target)
+                        .copied()
+                        .unwrap_or(0)
+                        .max(state.flushed_local_all),
+                };
+                match access.target_range(window) {
+                    Some((start, end)) => {
+                        (in_epoch.start, in_epoch.end) = (start, end);
+                        out.epoch_accesses
+                            .entry(call.win)
+                            .or_default()
+                            .push(in_epoch);
+                    }
+                    // The target has not made the window yet (while the events stream).
+                    None if !window.memory.contains_key(&target) => {
+                        out.waiting_range.push((call.win, in_epoch));
+                    }
+                    None => {}
                 }
             }
         }
