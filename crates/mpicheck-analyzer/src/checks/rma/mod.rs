@@ -1,10 +1,15 @@
 //! One-sided communication (RMA) checks: synchronization epochs (RM001-RM004, RM007, RM008),
 //! arguments of RMA calls (RM005, RM006, RM009) and conflicting accesses (DR001, DR003, DR004).
 //!
-//! [`walk`] follows each rank's calls on each window in program order with the rank's
+//! [`RankEpochs`] follows one rank's calls on each window in program order with the rank's
 //! epoch state (fence epoch, locks, lock_all, PSCW access and exposure epochs) and records
 //! what each check reports. It needs no replay: the epochs a rank opens and closes are its
 //! own calls, judged from the arguments recorded before MPI acted.
+//!
+//! RM001-RM006 (RM006 but on dynamic windows), RM008, RM009 and DR001 are one pass fed
+//! while the events stream ([`pass`]). RM007, DR003, DR004 and RM006 on dynamic windows
+//! still read the whole run ([`check_on_run`]): they ask whether the messages and
+//! collectives of the run order two calls ([`crate::checks::request::happens_before`]).
 
 use super::pass::{EventPass, RunTables};
 use super::{Check, Context};
@@ -46,8 +51,8 @@ pub use shared_lock::DR003;
 pub use target_rank::RM005;
 pub use unmatched_sync::RM002;
 
-/// The RMA checks: RM001-RM006 (but on dynamic windows), RM008, RM009 and DR001 are a pass over the events ([`pass::RmaPass`]);
-/// the others still read the run ([`check_on_run`]).
+/// The RMA checks: a pass over the events ([`pass::RmaPass`]), and the codes that still
+/// read the run ([`check_on_run`]).
 pub(crate) struct RmaChecks;
 
 impl Check for RmaChecks {
