@@ -450,6 +450,7 @@ where
             &tables.comms,
             &tables.datatypes,
             &tables.collective_args,
+            &tables.rma.windows,
             &tables.rma.calls,
             &tables.buffer_accesses,
         );

@@ -17,7 +17,7 @@ use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
     BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, ObjectKind, Rank, RankEnd,
     RankTrace, RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, ThreadLevel, TypeId,
-    WinId,
+    WinId, WindowInfo,
 };
 use crate::normalize::numbering::Numbering;
 use crate::text::Text;
@@ -205,8 +205,8 @@ impl Filled {
 }
 
 /// What a pass may read of the run besides its events: the tables the events point into
-/// (call sites, communicators, datatypes, collective arguments, calls on windows), and the
-/// loads and stores into pending buffers recorded so far.
+/// (call sites, communicators, datatypes, collective arguments, windows and the calls on
+/// them), and the loads and stores into pending buffers recorded so far.
 /// While the events stream, they hold what the events so far made; at the end, all of it.
 ///
 /// Fed while the traces are normalized, a pass sees ids as the normalizer first gave them,
@@ -219,6 +219,7 @@ pub(crate) struct RunTables<'r> {
     comms: &'r [CommInfo],
     datatypes: &'r [DatatypeInfo],
     collective_args: &'r CollectiveArgsTable,
+    windows: &'r [WindowInfo],
     rma: &'r RmaCallTable,
     buffer_accesses: &'r [BufferAccess],
     traces: &'r [RankTrace],
@@ -241,6 +242,7 @@ impl<'r> RunTables<'r> {
                 &run.comms,
                 &run.datatypes,
                 &run.collective_args,
+                &run.windows,
                 &run.rma,
                 &run.buffer_accesses,
             )
@@ -253,6 +255,7 @@ impl<'r> RunTables<'r> {
         comms: &'r [CommInfo],
         datatypes: &'r [DatatypeInfo],
         collective_args: &'r CollectiveArgsTable,
+        windows: &'r [WindowInfo],
         rma: &'r RmaCallTable,
         buffer_accesses: &'r [BufferAccess],
     ) -> RunTables<'r> {
@@ -261,6 +264,7 @@ impl<'r> RunTables<'r> {
             comms,
             datatypes,
             collective_args,
+            windows,
             rma,
             buffer_accesses,
             traces: &[],
@@ -293,7 +297,8 @@ impl<'r> RunTables<'r> {
         self.numbering.is_some()
     }
 
-    /// Where `win` comes among the run's windows once they are numbered for good.
+    /// Where `win` comes among the run's windows once they are numbered for good: the
+    /// order of findings listed by window.
     pub fn window_order(&self, win: WinId) -> u32 {
         self.numbering.map_or(win, |n| n.window(win)).0
     }
@@ -308,9 +313,16 @@ impl<'r> RunTables<'r> {
         self.traces.len() as u32
     }
 
-    /// The size in bytes of one element of `datatype`, if known.
-    pub fn datatype_size(&self, datatype: TypeId) -> Option<u64> {
-        self.datatypes.get(datatype.0 as usize)?.size
+    /// A window, if the events made it. While the events stream, its members' memory is
+    /// there once each member's constructor call was given, and its name is empty: windows
+    /// are named once numbered, at the end.
+    pub fn window(&self, win: WinId) -> Option<&'r WindowInfo> {
+        self.windows.get(win.0 as usize)
+    }
+
+    /// A datatype, if the events named it.
+    pub fn datatype(&self, datatype: TypeId) -> Option<&'r DatatypeInfo> {
+        self.datatypes.get(datatype.0 as usize)
     }
 
     /// A communicator, if the events named it.
@@ -524,6 +536,20 @@ impl SiteFindings {
             .entry((site.0, call, message.into(), label.into()))
             .or_default()
             .insert(rank);
+    }
+
+    /// These findings with their messages and labels rewritten by `f` (`f` must keep
+    /// distinct texts distinct).
+    pub fn map_texts(self, f: impl Fn(Text) -> Text) -> SiteFindings {
+        SiteFindings {
+            groups: self
+                .groups
+                .into_iter()
+                .map(|((site, call, message, label), ranks)| {
+                    ((site, call, f(message), f(label)), ranks)
+                })
+                .collect(),
+        }
     }
 
     /// One diagnostic of `info` per group, with its notes and help, in the order of their

@@ -561,7 +561,7 @@ impl RequestIds {
 }
 
 fn message_bytes(tables: &RunTables, count: i64, datatype: Option<TypeId>) -> u32 {
-    let size = datatype.and_then(|t| tables.datatype_size(t)).unwrap_or(1);
+    let size = datatype.and_then(|t| tables.datatype(t)?.size).unwrap_or(1);
     (count.max(0) as u64)
         .saturating_mul(size)
         .min(u32::MAX as u64) as u32

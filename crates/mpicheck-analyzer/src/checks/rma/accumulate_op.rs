@@ -1,9 +1,9 @@
 //! Operations and datatypes an accumulate may not use (RM009).
 
-use super::fold_by_site;
-use super::{Call, Item};
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
+use crate::text::Text;
 
 pub const RM009: CheckInfo = CheckInfo {
     code: "RM009",
@@ -171,7 +171,7 @@ fn compare_and_swap_allows(basic: &str) -> Option<bool> {
 }
 
 /// What is wrong with one accumulate's operation and target datatype, as (message, label).
-fn problem(run: &Run, call: &str, access: &RmaAccess) -> Option<(String, String)> {
+fn problem(tables: &RunTables, call: &str, access: &RmaAccess) -> Option<(String, String)> {
     if let Some(op) = &access.op {
         if !op.starts_with("MPI_") {
             return Some((
@@ -180,7 +180,7 @@ fn problem(run: &Run, call: &str, access: &RmaAccess) -> Option<(String, String)
             ));
         }
     }
-    let info = run.datatypes.get(access.datatype?.0 as usize)?;
+    let info = tables.datatype(access.datatype?)?;
     let layout = info.layout.as_deref()?;
     if layout.is_packed() {
         return None;
@@ -211,22 +211,19 @@ fn problem(run: &Run, call: &str, access: &RmaAccess) -> Option<(String, String)
     })
 }
 
-pub(super) fn check(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
-    let mut items: Vec<Item> = Vec::new();
-    for &(rank, index, call) in calls {
-        let RmaKind::Access(access) = &call.kind else {
-            continue;
-        };
-        if !access.kind.is_accumulate() {
-            continue;
-        }
-        if let Some((message, label)) = problem(run, call.event.call, access) {
-            items.push((rank, index, message.into(), label.into()));
-        }
+/// What is wrong with the operation or target datatype of `access`, an RMA call named
+/// `call`, if it is an accumulate: (message, label).
+pub(super) fn finding(tables: &RunTables, call: &str, access: &RmaAccess) -> Option<(Text, Text)> {
+    if !access.kind.is_accumulate() {
+        return None;
     }
-    fold_by_site(
-        run,
-        items,
+    let (message, label) = problem(tables, call, access)?;
+    Some((message.into(), label.into()))
+}
+
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RM009,
         &["accumulate calls apply a predefined operation element-wise to a target datatype made of one predefined type, for which the operation is defined (MPI 4.1 §12.3.4, §6.9.2)"],
         "use a predefined operation defined for the element type, build target datatypes from one predefined type, or emulate the update with MPI_Get and MPI_Put under an exclusive lock",

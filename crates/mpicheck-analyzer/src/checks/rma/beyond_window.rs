@@ -1,12 +1,15 @@
 //! RMA accesses beyond the target's window memory (RM006).
 
+use std::collections::hash_map::{Entry, HashMap};
 use std::collections::BTreeMap;
 
 use super::fold_by_site;
 use super::{describe_access, site_text_at, Call, Item};
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::checks::request::happens_before;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
+use crate::text::Text;
 
 pub const RM006: CheckInfo = CheckInfo {
     code: "RM006",
@@ -60,78 +63,207 @@ memory, addresses as displacements), §12.3 (the target buffer starts at
 "#,
 };
 
-pub(super) fn check(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
-    let mut items: Vec<Item> = Vec::new();
-    // Accesses to dynamic windows: (origin, event, window, target).
-    let mut dynamic: Vec<(Rank, usize, WinId, Rank)> = Vec::new();
-    {
-        for &(rank, index, call) in calls {
-            let (Some(window), RmaKind::Access(access)) =
-                (run.windows.get(call.win.0 as usize), &call.kind)
-            else {
-                continue;
-            };
-            let RmaTarget::Rank(target) = access.target else {
-                continue;
-            };
-            if window.flavor == WinFlavor::Dynamic {
-                dynamic.push((rank, index, call.win, target));
-                continue;
+/// What is wrong with the target bytes of `access`, on a window that is not dynamic
+/// (named `window_name`), given the memory its target exposes: (message, label), `None`
+/// when they lie in it or are not known.
+fn beyond(
+    call: &str,
+    access: &RmaAccess,
+    window: &WindowInfo,
+    window_name: &str,
+    memory: &WinMemory,
+) -> Option<(Text, Text)> {
+    let what = describe_access(call, access, window_name);
+    if access.disp < 0 {
+        return Some((
+            crate::text!(
+                "{} has a negative target displacement ({})",
+                &what,
+                access.disp
+            ),
+            format!("target_disp = {} is negative", access.disp).into(),
+        ));
+    }
+    let (start, end) = access.reached_range(window)?;
+    (start < 0 || end > memory.size as i64).then(|| {
+        (
+            crate::text!(
+                "{} reaches bytes {start}..{end} of the target's window, which has {} bytes",
+                &what,
+                memory.size
+            ),
+            if start < 0 {
+                format!(
+                    "target_disp = {} × disp_unit {} and the datatype's true lower bound start at byte {start}, before the window",
+                    access.disp, memory.disp_unit
+                )
+            } else {
+                format!(
+                    "target_disp = {} × disp_unit {} and {} element(s) end at byte {end}, past {}",
+                    access.disp, memory.disp_unit, access.count, memory.size
+                )
             }
-            let Some(memory) = window.memory.get(&target) else {
-                continue;
-            };
-            let what = describe_access(call.event.call, access, window);
-            if access.disp < 0 {
-                items.push((
-                    rank,
-                    index,
-                    crate::text!(
-                        "{} has a negative target displacement ({})",
-                        &what,
-                        access.disp
-                    ),
-                    format!("target_disp = {} is negative", access.disp).into(),
-                ));
-                continue;
+            .into(),
+        )
+    })
+}
+
+/// An access to a window that is not dynamic whose target had not made the window yet
+/// when the access came (its memory unknown): judged when the target's constructor comes.
+struct Waiting {
+    origin: Rank,
+    index: usize,
+    site: SiteId,
+    call: &'static str,
+    win: WinId,
+    access: RmaAccess,
+}
+
+/// The first out-of-window access of a call site and rank: its event, message and label,
+/// and how many more the same call made.
+struct First {
+    index: usize,
+    message: Text,
+    label: Text,
+    more: usize,
+}
+
+/// RM006 on windows that are not dynamic, fed each rank's calls on windows in order (the
+/// ranks interleaved): the first out-of-window access of each call site and rank, and the
+/// accesses whose target's memory is not known yet.
+#[derive(Default)]
+pub(super) struct Bounds {
+    first: HashMap<(Rank, SiteId, &'static str), First>,
+    waiting: Vec<Waiting>,
+}
+
+impl Bounds {
+    /// How many accesses wait for their target's memory (for tests).
+    #[cfg(test)]
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Call `index` of `rank`, on `window` (named `window_name` in messages).
+    pub fn call(
+        &mut self,
+        rank: Rank,
+        index: usize,
+        call: &RmaCall,
+        window: &WindowInfo,
+        window_name: &str,
+    ) {
+        match &call.kind {
+            RmaKind::Create => {
+                // The constructor gave this rank's memory: judge the accesses to it.
+                let (now, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
+                    .into_iter()
+                    .partition(|w| {
+                        w.win == call.win
+                            && matches!(w.access.target, RmaTarget::Rank(t) if t == rank)
+                    });
+                self.waiting = waiting;
+                for w in now {
+                    let at = (w.origin, w.index, w.site, w.call);
+                    self.judge(at, call.win, &w.access, window, window_name);
+                }
             }
-            let Some((start, end)) = access.reached_range(window) else {
-                continue;
-            };
-            if start < 0 || end > memory.size as i64 {
-                items.push((
-                    rank,
+            RmaKind::Access(access) if window.flavor != WinFlavor::Dynamic => {
+                let at = (rank, index, call.event.site, call.event.call);
+                self.judge(at, call.win, access, window, window_name);
+            }
+            _ => {}
+        }
+    }
+
+    /// The access of call `index` of `origin` (made at `site` by `call`) on window `win`.
+    fn judge(
+        &mut self,
+        (origin, index, site, call): (Rank, usize, SiteId, &'static str),
+        win: WinId,
+        access: &RmaAccess,
+        window: &WindowInfo,
+        window_name: &str,
+    ) {
+        let RmaTarget::Rank(target) = access.target else {
+            return;
+        };
+        let Some(memory) = window.memory.get(&target) else {
+            self.waiting.push(Waiting {
+                origin,
+                index,
+                site,
+                call,
+                win,
+                access: access.clone(),
+            });
+            return;
+        };
+        let Some((message, label)) = beyond(call, access, window, window_name, memory) else {
+            return;
+        };
+        match self.first.entry((origin, site, call)) {
+            Entry::Vacant(slot) => {
+                slot.insert(First {
                     index,
-                    crate::text!(
-                        "{} reaches bytes {start}..{end} of the target's window, which has {} bytes",
-                        &what,
-                        memory.size
-                    ),
-                    if start < 0 {
-                        format!(
-                            "target_disp = {} × disp_unit {} and the datatype's true lower bound start at byte {start}, before the window",
-                            access.disp, memory.disp_unit
-                        )
-                    } else {
-                        format!(
-                            "target_disp = {} × disp_unit {} and {} element(s) end at byte {end}, past {}",
-                            access.disp, memory.disp_unit, access.count, memory.size
-                        )
-                    }
-                    .into(),
-                ));
+                    message,
+                    label,
+                    more: 0,
+                });
+            }
+            Entry::Occupied(mut slot) => {
+                let first = slot.get_mut();
+                first.more += 1;
+                // An access judged late (its target's memory came after) may be earlier.
+                if index < first.index {
+                    (first.index, first.message, first.label) = (index, message, label);
+                }
             }
         }
     }
-    let mut out = dynamic_accesses(run, calls, &dynamic);
-    out.extend(fold_by_site(
-        run,
-        first_per_site(run, items),
-        &RM006,
-        &["the target buffer starts at target_disp × the target's disp_unit in its window and must lie within the window's size (MPI 4.1 §12.3)"],
-        "keep target_disp + target_count within the target's window, in units of the target's disp_unit, or make the window larger",
-    ));
-    out
+
+    /// The findings, one per call site and rank, with how many more calls it made; their
+    /// texts as `name` gives them.
+    pub fn diagnostics(self, tables: &RunTables, name: impl Fn(Text) -> Text) -> Vec<Diagnostic> {
+        let mut found = SiteFindings::default();
+        for ((rank, site, call), first) in self.first {
+            let message = match first.more {
+                0 => first.message,
+                n => crate::text!(
+                    "{} (and {} more such calls from here)",
+                    &first.message,
+                    n.to_string()
+                ),
+            };
+            found.add_at(rank, site, call, name(message), name(first.label));
+        }
+        found.diagnostics(
+            tables,
+            &RM006,
+            &["the target buffer starts at target_disp × the target's disp_unit in its window and must lie within the window's size (MPI 4.1 §12.3)"],
+            "keep target_disp + target_count within the target's window, in units of the target's disp_unit, or make the window larger",
+        )
+    }
+}
+
+/// RM006 on dynamic windows, which still reads the run.
+pub(super) fn check_dynamic(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
+    // Accesses to dynamic windows: (origin, event, window, target).
+    let mut dynamic: Vec<(Rank, usize, WinId, Rank)> = Vec::new();
+    for &(rank, index, call) in calls {
+        let (Some(window), RmaKind::Access(access)) =
+            (run.windows.get(call.win.0 as usize), &call.kind)
+        else {
+            continue;
+        };
+        let RmaTarget::Rank(target) = access.target else {
+            continue;
+        };
+        if window.flavor == WinFlavor::Dynamic {
+            dynamic.push((rank, index, call.win, target));
+        }
+    }
+    dynamic_accesses(run, calls, &dynamic)
 }
 
 /// One piece of memory a rank attached to a dynamic window.
@@ -193,7 +325,7 @@ fn dynamic_accesses(
         if end <= start {
             continue;
         }
-        let what = describe_access(event.call, access, window);
+        let what = describe_access(event.call, access, &window.name);
         let pieces = attached.get(&(win, target)).map_or(&[][..], Vec::as_slice);
         let holding: Vec<&Attached> = pieces
             .iter()

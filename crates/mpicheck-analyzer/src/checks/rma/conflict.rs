@@ -2,11 +2,12 @@
 //! one fence epoch or one exposure epoch of the target, of one origin in one lock epoch
 //! between flushes.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::pscw::Pscw;
-use super::{site_text, Epoch, EpochAccess, Walk};
-use crate::checks::run_event_location;
+use super::{site_text_in, Epoch, EpochAccess, Walk};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 use crate::text;
@@ -96,20 +97,20 @@ const COMPARED: usize = 64;
 const KEPT: usize = 2 * COMPARED;
 
 /// The predefined type all elements of an access's target datatype are made of.
-fn basic_datatype<'r>(run: &'r Run, access: &RmaAccess) -> Option<&'r str> {
-    let info = run.datatypes.get(access.datatype?.0 as usize)?;
+fn basic_datatype<'t>(tables: &RunTables<'t>, access: &RmaAccess) -> Option<&'t str> {
+    let info = tables.datatype(access.datatype?)?;
     info.layout.as_deref()?.uniform_basic()
 }
 
 /// Whether two overlapping accesses of different origins conflict. Accumulates are
 /// compared by their basic datatype, not the handle: two ranks' derived types of `MPI_INT`
 /// (PETSc's star forests build one per target) update the same ints atomically.
-pub(super) fn conflicting(run: &Run, a: &RmaAccess, b: &RmaAccess) -> bool {
+pub(super) fn conflicting(tables: &RunTables, a: &RmaAccess, b: &RmaAccess) -> bool {
     if !a.writes_target() && !b.writes_target() {
         return false;
     }
     let same_basic = a.datatype == b.datatype
-        || basic_datatype(run, a).is_some_and(|t| Some(t) == basic_datatype(run, b));
+        || basic_datatype(tables, a).is_some_and(|t| Some(t) == basic_datatype(tables, b));
     if a.kind.is_accumulate() && b.kind.is_accumulate() && same_basic {
         let op = |x: &RmaAccess| match x.kind {
             AccessKind::CompareAndSwap => Some("compare-and-swap".to_string()),
@@ -203,142 +204,210 @@ pub(super) fn scoped(
     out
 }
 
-/// One conflicting pair: the earlier (by origin, then program order) first.
-struct Pair {
-    win: WinId,
-    scope: Scope,
-    first: EpochAccess,
-    second: EpochAccess,
+/// One access of a scope, with its call.
+#[derive(Clone, Debug)]
+pub(super) struct ScopedAccess {
+    pub at: EpochAccess,
+    pub access: RmaAccess,
+    pub site: SiteId,
+    pub call: &'static str,
 }
 
-/// Calls `on_pair` with each conflicting pair of every scope (the earlier access by
-/// origin, then program order, first) and returns how many pairs of accesses were
-/// compared: at most 2 × [`COMPARED`] per access.
-fn conflicting_pairs(
-    run: &Run,
-    walk: &Walk,
-    pscw: &BTreeMap<WinId, Pscw>,
-    mut on_pair: impl FnMut(WinId, Scope, &EpochAccess, &EpochAccess),
+/// Calls `on_pair` with each conflicting pair of the accesses of one scope to one target
+/// (the earlier access by origin, then program order, first), in a fixed order, and returns
+/// how many pairs of accesses were compared: at most 2 × [`COMPARED`] per access.
+fn compare_scope(
+    tables: &RunTables,
+    group: &mut [ScopedAccess],
+    mut on_pair: impl FnMut(&ScopedAccess, &ScopedAccess),
 ) -> usize {
     let mut compared = 0usize;
-    for ((win, scope, _), mut group) in scoped(walk, pscw) {
-        group.sort_by_key(|f| (f.start, f.origin, f.event));
-        // Earlier accesses still overlapping the current one: a read conflicts only with a
-        // write, so reads need not be compared with reads.
-        let (mut writes, mut reads): (Vec<&EpochAccess>, Vec<&EpochAccess>) = Default::default();
-        for x in &group {
-            let Some((_, ax)) = access(run, x) else {
-                continue;
-            };
-            for kept in [&mut writes, &mut reads] {
-                kept.retain(|a| a.end > x.start);
-                if kept.len() > KEPT {
-                    kept.drain(..kept.len() - KEPT);
-                }
+    group.sort_by_key(|f| (f.at.start, f.at.origin, f.at.event));
+    // Earlier accesses still overlapping the current one: a read conflicts only with a
+    // write, so reads need not be compared with reads.
+    let (mut writes, mut reads): (Vec<&ScopedAccess>, Vec<&ScopedAccess>) = Default::default();
+    for x in group.iter() {
+        for kept in [&mut writes, &mut reads] {
+            kept.retain(|a| a.at.end > x.at.start);
+            if kept.len() > KEPT {
+                kept.drain(..kept.len() - KEPT);
             }
-            let earlier = writes.iter().rev().take(COMPARED).chain(
-                reads
-                    .iter()
-                    .rev()
-                    .take(if ax.writes_target() { COMPARED } else { 0 }),
-            );
-            for &a in earlier {
-                compared += 1;
-                let Some((_, aa)) = access(run, a) else {
-                    continue;
-                };
-                let conflict = if a.origin == x.origin {
-                    if a.event < x.event {
-                        conflicting_in_one_origin((a, aa), (x, ax))
-                    } else {
-                        conflicting_in_one_origin((x, ax), (a, aa))
-                    }
-                } else {
-                    conflicting(run, aa, ax)
-                };
-                if conflict {
-                    if (a.origin, a.event) <= (x.origin, x.event) {
-                        on_pair(win, scope, a, x);
-                    } else {
-                        on_pair(win, scope, x, a);
-                    }
-                }
-            }
-            if ax.writes_target() {
-                writes.push(x);
+        }
+        let earlier = writes
+            .iter()
+            .rev()
+            .take(COMPARED)
+            .chain(reads.iter().rev().take(if x.access.writes_target() {
+                COMPARED
             } else {
-                reads.push(x);
+                0
+            }));
+        for &a in earlier {
+            compared += 1;
+            let conflict = if a.at.origin == x.at.origin {
+                if a.at.event < x.at.event {
+                    conflicting_in_one_origin((&a.at, &a.access), (&x.at, &x.access))
+                } else {
+                    conflicting_in_one_origin((&x.at, &x.access), (&a.at, &a.access))
+                }
+            } else {
+                conflicting(tables, &a.access, &x.access)
+            };
+            if conflict {
+                if (a.at.origin, a.at.event) <= (x.at.origin, x.at.event) {
+                    on_pair(a, x);
+                } else {
+                    on_pair(x, a);
+                }
             }
+        }
+        if x.access.writes_target() {
+            writes.push(x);
+        } else {
+            reads.push(x);
         }
     }
     compared
 }
 
+/// One conflicting pair: the earlier (by origin, then program order) first.
+struct Pair {
+    win: WinId,
+    scope: Scope,
+    first: ScopedAccess,
+    second: ScopedAccess,
+    /// The target's `MPI_Win_post` of an exposure epoch: its site and call.
+    post: Option<(SiteId, &'static str)>,
+}
+
 /// The pairs found at one pair of call sites in one kind of scope.
 struct Found {
     first: Pair,
+    /// Where `first` comes among the pairs of the run, scope after scope as a walk of the
+    /// whole run meets them: (scope, target, rank of the pair in its scope's).
+    at: (Scope, Rank, usize),
     pairs: usize,
     origins_a: BTreeSet<Rank>,
     origins_b: BTreeSet<Rank>,
 }
 
-pub(super) fn diagnostics(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> {
-    // (window, scope kind, one origin, site and call of one side, of the other) → the first
-    // pair and all origins.
-    type Key = (WinId, u8, bool, u32, &'static str, u32, &'static str);
-    let mut found: BTreeMap<Key, Found> = BTreeMap::new();
-    conflicting_pairs(run, walk, pscw, |win, scope, p, q| {
-        let (Some((ep, _)), Some((eq, _))) = (access(run, p), access(run, q)) else {
-            return;
-        };
-        let key = (
-            win,
-            scope.kind(),
-            p.origin == q.origin,
-            ep.site.0,
-            ep.call,
-            eq.site.0,
-            eq.call,
-        );
-        let entry = found.entry(key).or_insert_with(|| Found {
-            first: Pair {
+/// (window, scope kind, one origin, site and call of one side, of the other), in the ids as
+/// the events gave them.
+type Key = (WinId, u8, bool, u32, &'static str, u32, &'static str);
+
+/// DR001's findings: the conflicting pairs of the scopes compared so far, by pair of call
+/// sites. Scopes may be compared in any order: each keeps the pair a walk of the whole run,
+/// scope after scope, would meet first.
+#[derive(Default)]
+pub(super) struct Conflicts {
+    found: BTreeMap<Key, Found>,
+}
+
+impl Conflicts {
+    /// Compares the accesses of `group`, made in `scope` of window `win` to `target`
+    /// (`post`: the post of an exposure epoch); returns how many pairs were compared.
+    pub fn scope(
+        &mut self,
+        tables: &RunTables,
+        win: WinId,
+        scope: Scope,
+        target: Rank,
+        post: Option<(SiteId, &'static str)>,
+        group: &mut [ScopedAccess],
+    ) -> usize {
+        let mut seq = 0;
+        compare_scope(tables, group, |p, q| {
+            let key = (
+                win,
+                scope.kind(),
+                p.at.origin == q.at.origin,
+                p.site.0,
+                p.call,
+                q.site.0,
+                q.call,
+            );
+            let at = (scope, target, seq);
+            seq += 1;
+            let pair = || Pair {
                 win,
                 scope,
                 first: p.clone(),
                 second: q.clone(),
-            },
-            pairs: 0,
-            origins_a: BTreeSet::new(),
-            origins_b: BTreeSet::new(),
+                post,
+            };
+            let entry = self.found.entry(key).or_insert_with(|| Found {
+                first: pair(),
+                at,
+                pairs: 0,
+                origins_a: BTreeSet::new(),
+                origins_b: BTreeSet::new(),
+            });
+            if at < entry.at {
+                (entry.first, entry.at) = (pair(), at);
+            }
+            entry.pairs += 1;
+            entry.origins_a.insert(p.at.origin);
+            entry.origins_b.insert(q.at.origin);
+        })
+    }
+
+    /// Adds the findings of `other`, whose scopes are not among these.
+    pub fn merge(&mut self, other: Conflicts) {
+        for (key, theirs) in other.found {
+            match self.found.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(theirs);
+                }
+                Entry::Occupied(mut slot) => {
+                    let mine = slot.get_mut();
+                    if theirs.at < mine.at {
+                        (mine.first, mine.at) = (theirs.first, theirs.at);
+                    }
+                    mine.pairs += theirs.pairs;
+                    mine.origins_a.extend(theirs.origins_a);
+                    mine.origins_b.extend(theirs.origins_b);
+                }
+            }
+        }
+    }
+
+    /// One diagnostic per pair of call sites and kind of scope, in the order of their
+    /// window and sites once numbered for good.
+    pub fn diagnostics(self, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut found: Vec<(Key, Found)> = self.found.into_iter().collect();
+        found.sort_by_key(|((win, kind, one, a, call_a, b, call_b), _)| {
+            (
+                tables.window_order(*win),
+                *kind,
+                *one,
+                tables.site_order(SiteId(*a)),
+                *call_a,
+                tables.site_order(SiteId(*b)),
+                *call_b,
+            )
         });
-        entry.pairs += 1;
-        entry.origins_a.insert(p.origin);
-        entry.origins_b.insert(q.origin);
-    });
-    found
-        .into_values()
-        .filter_map(|f| diagnostic(run, f))
-        .collect()
+        found
+            .into_iter()
+            .filter_map(|(_, f)| diagnostic(tables, f))
+            .collect()
+    }
 }
 
 /// Where the two calls meet: `in the same fence epoch`, ...
-fn scope_text(run: &Run, scope: Scope, target: Rank, one_origin: bool) -> Text {
-    let call_at = |rank: Rank, event: usize| {
-        run.ranks
-            .get(rank as usize)
-            .and_then(|t| t.events.get(event))
-            .map_or_else(String::new, |e| {
-                format!(" ({} at {})", e.call, site_text(run, e))
-            })
-    };
+fn scope_text(
+    tables: &RunTables,
+    scope: Scope,
+    target: Rank,
+    one_origin: bool,
+    post: Option<(SiteId, &'static str)>,
+) -> Text {
+    let post_at = post.map_or_else(String::new, |(site, call)| {
+        format!(" ({call} at {})", site_text_in(tables, site))
+    });
     match scope {
         Scope::Fence(_) => "in the same fence epoch".into(),
-        Scope::Exposure(post) if !one_origin => {
-            text!(
-                "in the same exposure epoch of {}{}",
-                ranks(target),
-                call_at(target, post)
-            )
+        Scope::Exposure(_) if !one_origin => {
+            text!("in the same exposure epoch of {}{}", ranks(target), post_at)
         }
         Scope::Exposure(_) | Scope::Access(..) => "in the same access epoch".into(),
         Scope::Lock(..) => {
@@ -348,27 +417,26 @@ fn scope_text(run: &Run, scope: Scope, target: Rank, one_origin: bool) -> Text {
     }
 }
 
-fn diagnostic(run: &Run, f: Found) -> Option<Diagnostic> {
-    let window = run.windows.get(f.first.win.0 as usize)?;
+fn diagnostic(tables: &RunTables, f: Found) -> Option<Diagnostic> {
+    let window = tables.window(f.first.win)?;
     let (p, q) = (&f.first.first, &f.first.second);
     let scope = f.first.scope;
-    let (ep, ap) = access(run, p)?;
-    let (eq, aq) = access(run, q)?;
-    let one_origin = p.origin == q.origin;
-    let (start, end) = (p.start.max(q.start), p.end.min(q.end));
+    let (ap, aq) = (&p.access, &q.access);
+    let one_origin = p.at.origin == q.at.origin;
+    let (start, end) = (p.at.start.max(q.at.start), p.at.end.min(q.at.end));
     let verb = |a: &RmaAccess| if a.writes_target() { "writes" } else { "reads" };
     let message =
         text!(
         "{} from {} ({}) and {} from {} ({}) access bytes {start}..{end} of {} in {} {}, and {}{}",
-        ep.call,
-        ranks(p.origin),
-        site_text(run, ep),
-        eq.call,
-        ranks(q.origin),
-        site_text(run, eq),
-        ranks(p.target),
+        p.call,
+        ranks(p.at.origin),
+        site_text_in(tables, p.site),
+        q.call,
+        ranks(q.at.origin),
+        site_text_in(tables, q.site),
+        ranks(p.at.target),
         window.name.as_str(),
-        scope_text(run, scope, p.target, one_origin),
+        scope_text(tables, scope, p.at.target, one_origin, f.first.post),
         if ap.writes_target() && aq.writes_target() {
             "both write them"
         } else {
@@ -393,10 +461,20 @@ fn diagnostic(run: &Run, f: Found) -> Option<Diagnostic> {
             text!("{} target bytes the other call also accesses", verb(a))
         }
     };
-    let mut first = run_event_location(run, vec![p.origin], ep, label(ap, p, &f.origins_a));
-    first.ranks = f.origins_a.into_iter().collect();
-    let mut second = run_event_location(run, vec![q.origin], eq, label(aq, q, &f.origins_b));
-    second.ranks = f.origins_b.into_iter().collect();
+    let first_label = label(ap, &p.at, &f.origins_a);
+    let first = tables.location(
+        p.site,
+        f.origins_a.into_iter().collect::<Vec<_>>(),
+        p.call,
+        first_label,
+    );
+    let second_label = label(aq, &q.at, &f.origins_b);
+    let second = tables.location(
+        q.site,
+        f.origins_b.into_iter().collect::<Vec<_>>(),
+        q.call,
+        second_label,
+    );
     let (note, help) = if one_origin {
         (
             "MPI orders the accumulate calls of one origin to one target (MPI 4.1 §12.7.2), but no other two calls of one epoch: the second may reach the target before the first, and overlapping accesses where one writes are erroneous (MPI 4.1 §12.7)",
@@ -428,6 +506,38 @@ fn diagnostic(run: &Run, f: Found) -> Option<Diagnostic> {
     })
 }
 
+/// DR001 on the whole run: (findings, pairs of accesses compared), the run's accesses
+/// grouped by scope (what the pass finds scope by scope as the events stream, for tests).
+#[cfg(test)]
+fn on_run(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Diagnostic>, usize) {
+    let tables = RunTables::of(run);
+    let mut conflicts = Conflicts::default();
+    let mut compared = 0;
+    for ((win, scope, target), group) in scoped(walk, pscw) {
+        let mut group: Vec<ScopedAccess> = group
+            .into_iter()
+            .filter_map(|at| {
+                let (event, access) = access(run, &at)?;
+                Some(ScopedAccess {
+                    at,
+                    access: access.clone(),
+                    site: event.site,
+                    call: event.call,
+                })
+            })
+            .collect();
+        let post = match scope {
+            Scope::Exposure(post) => {
+                let event = &run.ranks[target as usize].events[post];
+                Some((event.site, event.call))
+            }
+            _ => None,
+        };
+        compared += conflicts.scope(&tables, win, scope, target, post, &mut group);
+    }
+    (conflicts.diagnostics(&tables), compared)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -452,8 +562,7 @@ mod tests {
     /// (findings, pairs of accesses compared).
     fn compare(run: &Run) -> (Vec<Diagnostic>, usize) {
         let (walk, pscw) = (walk(run), pscw::pair(run));
-        let compared = conflicting_pairs(run, &walk, &pscw, |_, _, _, _| {});
-        (diagnostics(run, &walk, &pscw), compared)
+        on_run(run, &walk, &pscw)
     }
 
     const EPOCHS: usize = 3000;

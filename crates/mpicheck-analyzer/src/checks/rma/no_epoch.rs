@@ -1,9 +1,7 @@
 //! RMA communication outside any access epoch (RM001).
 
-use super::fold_by_site;
-use super::Walk;
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RM001: CheckInfo = CheckInfo {
     code: "RM001",
@@ -50,10 +48,9 @@ epoch), §12.5.1 (fence), §12.5.2 (general active target), §12.5.3 (lock).
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
-    fold_by_site(
-        run,
-        walk.no_epoch.iter().cloned(),
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RM001,
         &["RMA communication calls must be made within an access epoch: after MPI_Win_fence, between MPI_Win_start and MPI_Win_complete, or between MPI_Win_lock/lock_all and their unlock (MPI 4.1 §12.5)"],
         "open an epoch before the call (MPI_Win_fence, MPI_Win_lock or MPI_Win_lock_all, or MPI_Win_start) and close it after",

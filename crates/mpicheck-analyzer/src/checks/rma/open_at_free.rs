@@ -1,9 +1,7 @@
 //! `MPI_Win_free` with an epoch still open (RM003).
 
-use super::fold_by_site;
-use super::Walk;
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RM003: CheckInfo = CheckInfo {
     code: "RM003",
@@ -45,10 +43,9 @@ has not completed its RMA involvement, e.g. a lock it holds or a pending access 
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
-    fold_by_site(
-        run,
-        walk.open_at_free.iter().cloned(),
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RM003,
         &["MPI_Win_free requires the calling process to have completed its RMA involvement: every epoch closed, every RMA call completed (MPI 4.1 §12.2.5)"],
         "close the epoch before MPI_Win_free: MPI_Win_fence after the last RMA calls, MPI_Win_unlock/_unlock_all, MPI_Win_complete, MPI_Win_wait",

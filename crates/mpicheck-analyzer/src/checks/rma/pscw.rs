@@ -7,7 +7,7 @@
 //! window are not paired once one of its post or start groups is unknown (a group handle
 //! the normalizer could not follow): the counts after it would be guesses.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use crate::model::*;
 
@@ -92,4 +92,77 @@ pub(crate) fn pair(run: &Run) -> BTreeMap<WinId, Pscw> {
         }
     }
     out
+}
+
+/// One post or start call kept while the events stream: [`SyncCall`] with its site and
+/// name, which the findings show.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SyncAt {
+    pub call: SyncCall,
+    pub site: SiteId,
+    pub name: &'static str,
+}
+
+/// The post/start pairing of one window while the events stream: the calls of each
+/// (target, origin) that the other side has not matched yet. A post and a start are paired
+/// as soon as both came, so only the calls one side runs ahead with are held (and, at the
+/// end, the lone ones).
+#[derive(Default)]
+pub(crate) struct StreamPairing {
+    /// Ranks that gave a post or start group the normalizer could not follow: their epochs
+    /// are not paired ([`pair`]).
+    pub unknown: BTreeSet<Rank>,
+    /// (target, origin) → the target's posts naming the origin no start matched yet.
+    pub posts: BTreeMap<(Rank, Rank), VecDeque<SyncAt>>,
+    /// (origin, target) → the origin's starts naming the target no post matched yet.
+    pub starts: BTreeMap<(Rank, Rank), VecDeque<SyncAt>>,
+}
+
+impl StreamPairing {
+    /// A post (`post`) or start of `me` whose group is `group` (`None`: not known): the
+    /// pairs it completes, (post, start).
+    pub fn call(
+        &mut self,
+        me: SyncAt,
+        post: bool,
+        group: Option<&[Rank]>,
+    ) -> Vec<(SyncAt, SyncAt)> {
+        let mut paired = Vec::new();
+        let Some(group) = group else {
+            self.unknown.insert(me.call.rank);
+            return paired;
+        };
+        let (mine, theirs) = if post {
+            (&mut self.posts, &mut self.starts)
+        } else {
+            (&mut self.starts, &mut self.posts)
+        };
+        for &partner in group {
+            // The k-th call of each side pairs with the other side's k-th.
+            let other = theirs.get_mut(&(partner, me.call.rank));
+            if let Some(other) = other.filter(|q| !q.is_empty()) {
+                if let Some(them) = other.pop_front() {
+                    paired.push(if post { (me, them) } else { (them, me) });
+                }
+                if other.is_empty() {
+                    theirs.remove(&(partner, me.call.rank));
+                }
+            } else {
+                mine.entry((me.call.rank, partner))
+                    .or_default()
+                    .push_back(me);
+            }
+        }
+        paired
+    }
+
+    /// Whether the epochs of `a` and `b` are paired (neither gave an unknown group).
+    pub fn known(&self, a: Rank, b: Rank) -> bool {
+        !self.unknown.contains(&a) && !self.unknown.contains(&b)
+    }
+
+    /// Whether no call waits for its partner.
+    pub fn is_empty(&self) -> bool {
+        self.posts.is_empty() && self.starts.is_empty()
+    }
 }

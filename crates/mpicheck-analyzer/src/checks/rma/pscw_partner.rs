@@ -1,9 +1,10 @@
-//! `MPI_Win_start` and `MPI_Win_post` groups that do not name each other (RM008).
+//! `MPI_Win_start` and `MPI_Win_post` groups that do not name each other (RM008), fed
+//! while the events stream ([`Partners`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use super::pscw::{Pscw, SyncCall};
-use crate::checks::{run_event_location, site_location};
+use super::pscw::{StreamPairing, SyncAt, SyncCall};
+use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::*;
 use crate::ranks::RankSet;
@@ -61,140 +62,239 @@ windows of the targets of its group, each of which calls a matching `MPI_Win_pos
 "#,
 };
 
-/// Whether `rank` can no longer make a call on `win`: it freed the window, its trace ended,
-/// or it is blocked in a synchronization call on the window that never returned.
-fn done_with(run: &Run, win: WinId, rank: Rank) -> bool {
-    let Some(trace) = run.ranks.get(rank as usize) else {
-        return false;
-    };
-    if matches!(
-        trace.end,
-        RankEnd::Finalized | RankEnd::ExitedWithoutFinalize
-    ) {
-        return true;
-    }
-    let on_win = |index: usize| {
-        run.rma
-            .get(&(rank, index as u32))
-            .filter(|c| c.win == win)
-            .map(|c| &c.kind)
-    };
-    let freed = (0..trace.events.len()).any(|i| matches!(on_win(i), Some(RmaKind::Free)));
-    let stuck_on_win = trace.events.last().is_some_and(|e| {
-        !e.returned
-            && matches!(
-                on_win(trace.events.len() - 1),
-                Some(
-                    RmaKind::Start { .. }
-                        | RmaKind::Complete
-                        | RmaKind::Wait
-                        | RmaKind::Test { .. }
-                )
-            )
-    });
-    freed || stuck_on_win
-}
-
 /// The side of an epoch a lone call is.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Side {
     Start,
     Post,
 }
 
+/// A post or start group, where it was given: site, call and the group's ranks.
+type GroupAt = (SiteId, &'static str, Vec<Rank>);
+
+/// One window's post and start calls while the events stream.
+#[derive(Default)]
+struct WindowCalls {
+    pairing: StreamPairing,
+    /// Each rank's posts (`Side::Post`) and starts, as the other side's findings show
+    /// them: the distinct (site, call, group) of each, with the group's ranks.
+    groups: BTreeMap<(Rank, Side), Vec<GroupAt>>,
+    /// The members that freed the window.
+    freed: BTreeSet<Rank>,
+}
+
+/// RM008 fed each rank's calls on windows (the ranks interleaved): per window, the posts
+/// and starts not paired yet. A window is dropped once every member freed it with every
+/// call paired; the lone calls are judged at the end, when it is known which partners can
+/// no longer make the missing call.
+#[derive(Default)]
+pub(super) struct Partners {
+    windows: BTreeMap<WinId, WindowCalls>,
+    /// By rank: the window of its latest call, if that is a synchronization call of an
+    /// active-target epoch that has not returned (so far: its last call at the end).
+    blocked_on: Vec<Option<WinId>>,
+}
+
+impl Partners {
+    /// How many windows are followed, and how many post or start calls wait for their
+    /// partner's, one per partner named (for tests).
+    #[cfg(test)]
+    pub fn held(&self) -> (usize, usize) {
+        let waiting = self
+            .windows
+            .values()
+            .map(|w| {
+                let p = &w.pairing;
+                p.posts
+                    .values()
+                    .chain(p.starts.values())
+                    .map(|q| q.len())
+                    .sum::<usize>()
+            })
+            .sum();
+        (self.windows.len(), waiting)
+    }
+
+    /// The next event of `rank`, `index`, a call on a window if `call`: the post and start
+    /// pairs it completes, (post, start).
+    pub fn event(
+        &mut self,
+        rank: Rank,
+        index: usize,
+        event: &Event,
+        call: Option<&RmaCall>,
+        window: Option<&WindowInfo>,
+    ) -> Vec<(SyncAt, SyncAt)> {
+        let r = rank as usize;
+        if self.blocked_on.len() <= r {
+            self.blocked_on.resize(r + 1, None);
+        }
+        self.blocked_on[r] = call
+            .filter(|c| {
+                !event.returned
+                    && matches!(
+                        c.kind,
+                        RmaKind::Start { .. }
+                            | RmaKind::Complete
+                            | RmaKind::Wait
+                            | RmaKind::Test { .. }
+                    )
+            })
+            .map(|c| c.win);
+        let (Some(call), Some(window)) = (call, window) else {
+            return Vec::new();
+        };
+        let (side, group, nocheck) = match &call.kind {
+            RmaKind::Post { group, nocheck } => (Side::Post, group, *nocheck),
+            RmaKind::Start { group, nocheck } => (Side::Start, group, *nocheck),
+            RmaKind::Free => {
+                let calls = self.windows.entry(call.win).or_default();
+                calls.freed.insert(rank);
+                if calls.pairing.is_empty()
+                    && window.members.iter().all(|m| calls.freed.contains(m))
+                {
+                    self.windows.remove(&call.win);
+                }
+                return Vec::new();
+            }
+            _ => return Vec::new(),
+        };
+        let calls = self.windows.entry(call.win).or_default();
+        let me = SyncAt {
+            call: SyncCall {
+                rank,
+                event: index,
+                nocheck,
+            },
+            site: event.site,
+            name: event.call,
+        };
+        let paired = calls.pairing.call(me, side == Side::Post, group.as_deref());
+        if let Some(group) = group {
+            let seen = calls.groups.entry((rank, side)).or_default();
+            if !seen
+                .iter()
+                .any(|(site, _, g)| *site == event.site && g == group)
+            {
+                seen.push((event.site, event.call, group.clone()));
+            }
+        }
+        paired
+    }
+
+    /// The findings, once every event was given.
+    pub fn diagnostics(self, tables: &RunTables) -> Vec<Diagnostic> {
+        let mut windows: Vec<(WinId, WindowCalls)> = self.windows.into_iter().collect();
+        windows.sort_by_key(|(win, _)| tables.window_order(*win));
+        // (window, side, site) in the order of their final ids → the lone calls there.
+        let mut by_site: BTreeMap<(u32, Side, u32), (WinId, Lone)> = BTreeMap::new();
+        for (win, calls) in &windows {
+            // Whether `rank` can no longer make a call on the window: it freed the window,
+            // its trace ended, or it is blocked in a synchronization call on the window that
+            // never returned.
+            let done_with = |rank: Rank| {
+                tables.rank_end(rank).is_some_and(|end| {
+                    matches!(end, RankEnd::Finalized | RankEnd::ExitedWithoutFinalize)
+                        || calls.freed.contains(&rank)
+                        || self.blocked_on.get(rank as usize) == Some(&Some(*win))
+                })
+            };
+            let pairing = &calls.pairing;
+            let lone = pairing
+                .starts
+                .iter()
+                .map(|(&(origin, target), q)| (Side::Start, origin, target, q))
+                .chain(
+                    pairing
+                        .posts
+                        .iter()
+                        .map(|(&(target, origin), q)| (Side::Post, target, origin, q)),
+                );
+            for (side, rank, partner, queue) in lone {
+                if !pairing.known(rank, partner) || !done_with(partner) {
+                    continue;
+                }
+                for call in queue {
+                    let key = (
+                        tables.window_order(*win),
+                        side,
+                        tables.site_order(call.site),
+                    );
+                    let (_, entry) = by_site.entry(key).or_insert_with(|| {
+                        (
+                            *win,
+                            Lone {
+                                pairs: Vec::new(),
+                                example: *call,
+                            },
+                        )
+                    });
+                    if !entry.pairs.contains(&(rank, partner)) {
+                        entry.pairs.push((rank, partner));
+                    }
+                }
+            }
+        }
+        let calls: BTreeMap<WinId, &WindowCalls> = windows.iter().map(|(w, c)| (*w, c)).collect();
+        by_site
+            .into_iter()
+            .map(|((_, side, _), (win, lone))| diagnostic(tables, win, calls[&win], side, &lone))
+            .collect()
+    }
+}
+
 /// The lone calls of one call site: (rank, partner) pairs, and an example call.
 struct Lone {
     pairs: Vec<(Rank, Rank)>,
-    example: SyncCall,
+    example: SyncAt,
 }
 
-pub(super) fn check(run: &Run, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> {
-    let mut by_site: BTreeMap<(WinId, Side, u32), Lone> = BTreeMap::new();
-    for (&win, p) in pscw {
-        let lone = p
-            .lone_starts
-            .iter()
-            .map(|&(c, partner)| (Side::Start, c, partner))
-            .chain(
-                p.lone_posts
-                    .iter()
-                    .map(|&(c, partner)| (Side::Post, c, partner)),
-            );
-        for (side, call, partner) in lone {
-            if !done_with(run, win, partner) {
-                continue;
-            }
-            let Some(event) = event(run, call) else {
-                continue;
-            };
-            let entry = by_site
-                .entry((win, side, event.site.0))
-                .or_insert_with(|| Lone {
-                    pairs: Vec::new(),
-                    example: call,
-                });
-            if !entry.pairs.contains(&(call.rank, partner)) {
-                entry.pairs.push((call.rank, partner));
-            }
-        }
-    }
-    by_site
-        .into_iter()
-        .map(|((win, side, _), lone)| diagnostic(run, win, side, &lone))
-        .collect()
-}
-
-fn event(run: &Run, call: SyncCall) -> Option<&Event> {
-    run.ranks.get(call.rank as usize)?.events.get(call.event)
-}
-
-/// The other side's calls on `win` whose groups lack the rank they should name: by site,
-/// the ranks that made them.
-fn other_side(run: &Run, win: WinId, side: Side, pairs: &[(Rank, Rank)]) -> Vec<Location> {
-    let mut sites: BTreeMap<u32, (usize, Rank, RankSet)> = BTreeMap::new();
+/// The other side's calls on the window whose groups lack the rank they should name: by
+/// site, the ranks that made them.
+fn other_side(
+    tables: &RunTables,
+    calls: &WindowCalls,
+    side: Side,
+    pairs: &[(Rank, Rank)],
+) -> Vec<Location> {
+    let other = match side {
+        Side::Start => Side::Post,
+        Side::Post => Side::Start,
+    };
+    // Site, in the order of its final id → the call, and the ranks.
+    let mut sites: BTreeMap<u32, (SiteId, &'static str, RankSet)> = BTreeMap::new();
     for &(rank, partner) in pairs {
-        let Some(trace) = run.ranks.get(partner as usize) else {
+        let Some(groups) = calls.groups.get(&(partner, other)) else {
             continue;
         };
-        for (index, event) in trace.events.iter().enumerate() {
-            let group = match (run.rma.get(&(partner, index as u32)), side) {
-                (Some(c), Side::Start) if c.win == win => match &c.kind {
-                    RmaKind::Post { group, .. } => group,
-                    _ => continue,
-                },
-                (Some(c), Side::Post) if c.win == win => match &c.kind {
-                    RmaKind::Start { group, .. } => group,
-                    _ => continue,
-                },
-                _ => continue,
-            };
-            if group.as_ref().is_some_and(|g| !g.contains(&rank)) {
+        for (site, call, group) in groups {
+            if !group.contains(&rank) {
                 let entry = sites
-                    .entry(event.site.0)
-                    .or_insert_with(|| (index, partner, RankSet::default()));
+                    .entry(tables.site_order(*site))
+                    .or_insert_with(|| (*site, call, RankSet::default()));
                 entry.2.insert(partner);
             }
         }
     }
+    let label = match side {
+        Side::Start => "posts an exposure epoch whose group lacks the origin",
+        Side::Post => "starts an access epoch whose group lacks the target",
+    };
     sites
         .into_values()
-        .filter_map(|(index, rank, ranks)| {
-            let event = run.ranks.get(rank as usize)?.events.get(index)?;
-            let label = match side {
-                Side::Start => "posts an exposure epoch whose group lacks the origin",
-                Side::Post => "starts an access epoch whose group lacks the target",
-            };
-            Some(site_location(run, event.site, ranks, event.call, label))
-        })
+        .map(|(site, call, ranks)| tables.location(site, ranks, call, label))
         .collect()
 }
 
-fn diagnostic(run: &Run, win: WinId, side: Side, lone: &Lone) -> Diagnostic {
-    let window = run
-        .windows
-        .get(win.0 as usize)
-        .map_or("a window", |w| w.name.as_str());
-    let event = event(run, lone.example).expect("a lone call's event");
+fn diagnostic(
+    tables: &RunTables,
+    win: WinId,
+    calls: &WindowCalls,
+    side: Side,
+    lone: &Lone,
+) -> Diagnostic {
+    let window = tables.window(win).map_or("a window", |w| w.name.as_str());
+    let example = lone.example;
     let callers: RankSet = lone.pairs.iter().map(|&(r, _)| r).collect();
     let partners: RankSet = lone.pairs.iter().map(|&(_, p)| p).collect();
     const SHOWN: usize = 4;
@@ -211,7 +311,7 @@ fn diagnostic(run: &Run, win: WinId, side: Side, lone: &Lone) -> Diagnostic {
         Side::Start => (
             text!(
                 "{} on {} starts an access epoch in {window} toward {}, which never posts a matching exposure epoch naming the origin (origin → target: {})",
-                event.call,
+                example.name,
                 callers.clone(),
                 partners,
                 listed.join(", "),
@@ -222,7 +322,7 @@ fn diagnostic(run: &Run, win: WinId, side: Side, lone: &Lone) -> Diagnostic {
         Side::Post => (
             text!(
                 "{} on {} exposes {window} to {}, which never starts a matching access epoch toward the target (target → origin: {})",
-                event.call,
+                example.name,
                 callers.clone(),
                 partners,
                 listed.join(", "),
@@ -231,8 +331,9 @@ fn diagnostic(run: &Run, win: WinId, side: Side, lone: &Lone) -> Diagnostic {
             "each origin of an MPI_Win_post group must call a matching MPI_Win_start whose group names the target, and MPI_Win_wait waits for its MPI_Win_complete (MPI 4.1 §12.5.2)",
         ),
     };
-    let mut locations = vec![run_event_location(run, callers, event, Text::from(label))];
-    locations.extend(other_side(run, win, side, &lone.pairs));
+    let mut locations =
+        vec![tables.location(example.site, callers, example.name, Text::from(label))];
+    locations.extend(other_side(tables, calls, side, &lone.pairs));
     Diagnostic {
         code: RM008.code,
         category: RM008.category,

@@ -1,9 +1,7 @@
 //! Request-based RMA in an active target epoch (RM004).
 
-use super::fold_by_site;
-use super::Walk;
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RM004: CheckInfo = CheckInfo {
     code: "RM004",
@@ -44,10 +42,9 @@ target epoch).
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
-    fold_by_site(
-        run,
-        walk.request_outside_passive.iter().cloned(),
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RM004,
         &["request-based RMA calls are valid only in passive target epochs, opened by MPI_Win_lock or MPI_Win_lock_all (MPI 4.1 §12.3.5)"],
         "use MPI_Put/MPI_Get/MPI_Accumulate in fence and PSCW epochs, or lock the target (MPI_Win_lock or MPI_Win_lock_all) around the request-based call",

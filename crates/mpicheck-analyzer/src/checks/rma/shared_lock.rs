@@ -263,7 +263,7 @@ fn candidates(
                         ) else {
                             continue;
                         };
-                        if !conflicting(run, ap, aq) {
+                        if !conflicting(&crate::checks::pass::RunTables::of(run), ap, aq) {
                             continue;
                         }
                         let kept = per_sites.entry((win, ep.site.0, eq.site.0)).or_default();

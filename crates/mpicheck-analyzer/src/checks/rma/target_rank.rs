@@ -1,9 +1,9 @@
 //! Target ranks outside the window's group (RM005).
 
-use super::fold_by_site;
-use super::{Call, Item};
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
+use crate::text::Text;
 
 pub const RM005: CheckInfo = CheckInfo {
     code: "RM005",
@@ -44,48 +44,46 @@ MPI 4.1 §12.3.1 (`target_rank`: rank of the target in the group of the window),
 "#,
 };
 
-pub(super) fn check(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
-    let mut items: Vec<Item> = Vec::new();
-    {
-        for &(rank, index, call) in calls {
-            let Some(window) = run.windows.get(call.win.0 as usize) else {
-                continue;
-            };
-            let (target, param) = match &call.kind {
-                RmaKind::Access(a) => (a.target, "target_rank"),
-                RmaKind::Lock { target, .. }
-                | RmaKind::Unlock { target }
-                | RmaKind::Flush {
-                    target: Some(target),
-                } => (*target, "rank"),
-                _ => continue,
-            };
-            let RmaTarget::Invalid(value) = target else {
-                continue;
-            };
-            if window.members.is_empty() {
-                continue; // the window's group is not known
-            }
-            let size = window.members.len();
-            items.push((
-                rank,
-                index,
-                format!(
-                    "{} is given {param} = {value}, outside the {size} ranks of {}",
-                    call.event.call, window.name
-                )
-                .into(),
-                format!(
-                    "{param} = {value} is not a rank of the window (0..{})",
-                    size - 1
-                )
-                .into(),
-            ));
-        }
+/// What is wrong with the target of `call` on `window` (named `window_name`), as
+/// (message, label).
+pub(super) fn finding(
+    call: &RmaCall,
+    window: &WindowInfo,
+    window_name: &str,
+) -> Option<(Text, Text)> {
+    let (target, param) = match &call.kind {
+        RmaKind::Access(a) => (a.target, "target_rank"),
+        RmaKind::Lock { target, .. }
+        | RmaKind::Unlock { target }
+        | RmaKind::Flush {
+            target: Some(target),
+        } => (*target, "rank"),
+        _ => return None,
+    };
+    let RmaTarget::Invalid(value) = target else {
+        return None;
+    };
+    if window.members.is_empty() {
+        return None; // the window's group is not known
     }
-    fold_by_site(
-        run,
-        items,
+    let size = window.members.len();
+    Some((
+        format!(
+            "{} is given {param} = {value}, outside the {size} ranks of {window_name}",
+            call.event.call
+        )
+        .into(),
+        format!(
+            "{param} = {value} is not a rank of the window (0..{})",
+            size - 1
+        )
+        .into(),
+    ))
+}
+
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RM005,
         &["the target of an RMA call is a rank in the group of the window, 0..size-1, or MPI_PROC_NULL (MPI 4.1 §12.3.1)"],
         "use a rank of the window's communicator: compute it modulo its size, or pass MPI_PROC_NULL where there is no target",

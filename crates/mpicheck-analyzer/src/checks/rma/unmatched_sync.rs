@@ -1,10 +1,8 @@
 //! RMA synchronization calls that end an epoch never begun, or begin one already open
 //! (RM002).
 
-use super::fold_by_site;
-use super::Walk;
+use crate::checks::pass::{RunTables, SiteFindings};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::model::Run;
 
 pub const RM002: CheckInfo = CheckInfo {
     code: "RM002",
@@ -55,10 +53,9 @@ must be that of an earlier `MPI_Win_attach`).
 "#,
 };
 
-pub(super) fn diagnostics(run: &Run, walk: &Walk) -> Vec<Diagnostic> {
-    fold_by_site(
-        run,
-        walk.unmatched.iter().cloned(),
+pub(super) fn diagnostics(found: SiteFindings, tables: &RunTables) -> Vec<Diagnostic> {
+    found.diagnostics(
+        tables,
         &RM002,
         &["each RMA epoch is one pair of calls: lock/unlock of one target, lock_all/unlock_all, start/complete, post/wait, and each MPI_Win_detach ends one MPI_Win_attach of the same address (MPI 4.1 §12.5.2, §12.5.3, §12.2.4)"],
         "pair the calls on every path: one lock and one unlock per target, one start and one complete, one post and one wait, one attach and one detach of each memory",

@@ -337,3 +337,44 @@ fn a_target_datatype_with_holes_reaches_its_last_elements_true_upper_bound() {
         .collect();
     assert_eq!(rm006, vec![Some(21), Some(22), Some(4)], "{rm006:?}");
 }
+
+#[test]
+fn the_rma_checks_find_the_same_whatever_order_the_ranks_calls_are_normalized_in() {
+    // Rank 0's put past rank 1's memory (RM006) comes before rank 1 made the window when
+    // rank 0's calls come first; rank 1 unlocks twice (RM002).
+    let traces = ranks();
+    let expected = crate::checks::run_all(&normalize(&traces, &mut line).unwrap());
+    let codes: Vec<_> = expected.iter().map(|d| d.code).collect();
+    assert!(
+        codes.contains(&"RM006") && codes.contains(&"RM002"),
+        "{codes:?}"
+    );
+    let mut last_first = |left: &[Rank]| *left.last().unwrap();
+    let mut alternating = {
+        let mut turn = 0;
+        move |left: &[Rank]| {
+            turn += 1;
+            left[turn % left.len()]
+        }
+    };
+    for (name, order) in [
+        ("rank after rank", super::super::Order::RankAfterRank),
+        ("by entry time", super::super::Order::EntryTime),
+        (
+            "last rank first",
+            super::super::Order::Chosen(&mut last_first),
+        ),
+        ("alternating", super::super::Order::Chosen(&mut alternating)),
+    ] {
+        let (_, found) = crate::checks::analyze_streaming_in(
+            &traces,
+            &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
+            &mut line,
+            &[],
+            |_| {},
+            order,
+        )
+        .unwrap();
+        assert_eq!(found, expected, "normalized {name}");
+    }
+}
