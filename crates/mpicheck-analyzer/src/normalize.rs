@@ -300,7 +300,6 @@ where
 
 /// What the run made while the events are given to passes keeps of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) enum Keep {
     /// Every event, and the arguments of every collective call: a [`Run`] to read whole.
     AllEvents,

@@ -86,8 +86,9 @@ const REPORT_FILES: [&str; 3] = ["report.json", "report.sarif", "report.html"];
 pub const OUTPUT_FILES: [&str; 4] = ["report.json", "report.sarif", "report.html", RUN_META_FILE];
 /// Largest run.json read.
 const RUN_META_MAX_BYTES: u64 = 16 << 20;
-/// Calls per rank shown in the HTML timeline.
+/// Calls per rank shown in the HTML timeline: the analysis keeps at least these.
 const TIMELINE_CALLS: usize = 12;
+const _: () = assert!(TIMELINE_CALLS <= mpicheck_analyzer::checks::LAST_EVENTS_KEPT);
 
 /// What `--format`, `--severity`, `--suppressions`, `--max-findings` and `--color` ask for,
 /// with the suppression file read.
@@ -294,7 +295,7 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
             model_polling(run, &meta.polling);
             progress.stage(&format!(
                 "replaying {} calls of {} ranks and running the checks",
-                run.ranks.iter().map(|r| r.events.len()).sum::<usize>(),
+                traces.iter().map(|t| t.mpi_calls).sum::<u64>(),
                 run.ranks.len()
             ));
         },

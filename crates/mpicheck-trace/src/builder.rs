@@ -337,6 +337,14 @@ pub fn decoded_trace(
                 .is_some_and(|f| f.name.starts_with("MPICHECK_"))
         })
         .count() as u64;
+    let mut calls_by_function = Vec::new();
+    for c in &calls {
+        let func = c.func as usize;
+        if calls_by_function.len() <= func {
+            calls_by_function.resize(func + 1, 0);
+        }
+        calls_by_function[func] += 1;
+    }
     Trace {
         header: crate::TraceHeader {
             version: FORMAT_VERSION,
@@ -364,6 +372,7 @@ pub fn decoded_trace(
         process: Vec::new(),
         calls,
         mpi_calls,
+        calls_by_function,
         partial_records: 0,
         end: crate::EndOfTrace::Clean,
     }

@@ -155,6 +155,8 @@ pub struct Trace {
     /// counted as [`Trace::calls`] would hold them (a folded poll as two), whether or not
     /// it holds them.
     pub mpi_calls: u64,
+    /// Calls by function id, counted as [`Trace::mpi_calls`] counts them.
+    pub calls_by_function: Vec<u64>,
     /// Records whose writer never finished them (a thread was interrupted mid-write), holes
     /// (records whose frame was never written, see "Holes" in the crate docs) included.
     pub partial_records: u64,
@@ -168,6 +170,16 @@ impl Trace {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
+    /// How many calls of the function `name` the trace holds.
+    pub fn calls_of(&self, name: &str) -> u64 {
+        self.calls_by_function
+            .iter()
+            .enumerate()
+            .filter(|&(id, _)| self.function_name(id as u16) == name)
+            .map(|(_, &n)| n)
+            .sum()
+    }
+
     pub fn function_name(&self, id: u16) -> &str {
         self.schema
             .function(id)
@@ -219,6 +231,7 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
         process: Vec::new(),
         calls: Vec::new(),
         mpi_calls: 0,
+        calls_by_function: Vec::new(),
         partial_records: 0,
         end: EndOfTrace::Clean,
     };
@@ -288,6 +301,7 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
         .filter(|&(func, _)| !trace.function_name(func as u16).starts_with("MPICHECK_"))
         .map(|(_, &n)| n)
         .sum();
+    trace.calls_by_function = calls_by_function;
     trace.partial_records += walk.holes;
     trace.end = walk.end_of_trace(&trace.header, b.len());
     Ok(trace)

@@ -144,11 +144,41 @@ fn run_selected_noting(
     plan.finish(run)
 }
 
+/// How many of each rank's last events the run [`analyze_streaming`] returns keeps (for
+/// reports: where each rank was when its trace ended), when it does not keep them all.
+pub const LAST_EVENTS_KEPT: usize = 32;
+
+/// The functions that make an RMA window: a program that calls one is analyzed with
+/// every event held, since DR003, DR004, RM007 and RM006 on dynamic windows still read
+/// the whole run.
+const WINDOW_CONSTRUCTORS: [&str; 4] = [
+    "MPI_Win_create",
+    "MPI_Win_allocate",
+    "MPI_Win_allocate_shared",
+    "MPI_Win_create_dynamic",
+];
+
+/// What the analysis of `traces` keeps of the events: each rank's last ones, unless a
+/// check that still reads the whole run has something to read.
+pub(crate) fn keep_for(traces: &[mpicheck_trace::Trace]) -> crate::normalize::Keep {
+    let windows = traces
+        .iter()
+        .any(|t| WINDOW_CONSTRUCTORS.iter().any(|f| t.calls_of(f) > 0));
+    if windows {
+        crate::normalize::Keep::AllEvents
+    } else {
+        crate::normalize::Keep::LastEvents(LAST_EVENTS_KEPT)
+    }
+}
+
 /// Normalizes the traces and runs every check: the passes over the events while the events
 /// are made, and the replays' program compiled then, the other checks on the run
 /// afterwards, once `prepare` (the launcher's model of threads it saw polling) has changed
 /// it. `polling` names those threads ((rank, thread)) for the compiled program. Returns
-/// the run with the findings.
+/// the run with the findings: its tables, how each rank ended, and each rank's last
+/// [`LAST_EVENTS_KEPT`] events (all of them in a program that makes RMA windows), so
+/// that the analysis holds about what its passes and compiled program hold, not every
+/// event.
 pub fn analyze_streaming<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
@@ -166,10 +196,12 @@ where
         polling,
         prepare,
         crate::normalize::Order::EntryTime,
+        keep_for(traces),
     )
 }
 
-/// [`analyze_streaming`], the ranks' calls normalized in `order`.
+/// [`analyze_streaming`], the ranks' calls normalized in `order`, keeping what `keep` says
+/// of the events.
 pub(crate) fn analyze_streaming_in<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
@@ -177,6 +209,7 @@ pub(crate) fn analyze_streaming_in<I>(
     polling: &[(crate::model::Rank, u16)],
     prepare: impl FnOnce(&mut Run),
     order: crate::normalize::Order,
+    keep: crate::normalize::Keep,
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
@@ -188,7 +221,7 @@ where
         resolve,
         &mut plan.passes(),
         order,
-        crate::normalize::Keep::AllEvents,
+        keep,
     )?;
     // The passes saw the ids as the calls came: they hand out their findings before the
     // run is renumbered, in the order of the final ids.

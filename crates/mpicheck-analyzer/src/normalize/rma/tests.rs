@@ -373,6 +373,7 @@ fn the_rma_checks_find_the_same_whatever_order_the_ranks_calls_are_normalized_in
             &[],
             |_| {},
             order,
+            crate::checks::keep_for(&traces),
         )
         .unwrap();
         assert_eq!(found, expected, "normalized {name}");
