@@ -96,15 +96,42 @@ struct RankWalk {
     live: FxHashMap<ReqId, Live>,
     /// Requests completed, with the completing call's thread and return time: another
     /// thread's call that was already inside MPI when the completion returned still named a
-    /// live request (the concurrent completion is TH003's).
-    retired: FxHashMap<ReqId, (u16, Option<u64>)>,
+    /// live request (the concurrent completion is TH003's). Only completions with a return
+    /// time, and only until calls that entered well after it come ([`RETIRED_FOR_NS`]).
+    retired: FxHashMap<ReqId, (u16, u64)>,
+    /// The latest entry time of the rank's calls so far.
+    latest_enter_ns: u64,
+    /// How many retired requests may be held before the old ones are dropped.
+    retired_cap: usize,
     /// The rank's messages and collectives, for the freed sends' proofs ([`freed`]).
     ops: freed::RankOpsBuilder,
     /// The buffers of its pending operations (BF001).
     buffers: pending_buffer_overlap::BufferWalk,
 }
 
+/// How long after its return a completion is kept for calls that entered MPI before it: a
+/// process reserves each call's record as the call enters, so a call that entered before a
+/// completion returned comes, in record order, before any call that entered after it, but
+/// for the few nanoseconds between the clock read and the reservation (a preemption there
+/// can last milliseconds under load: one second is far beyond that).
+const RETIRED_FOR_NS: u64 = 1_000_000_000;
+
 impl RankWalk {
+    /// Notes the completion of `r` by `event`, and drops the completions no later call can
+    /// overlap.
+    fn retire(&mut self, r: ReqId, event: &Event) {
+        let Some(exit) = event.time.and_then(|t| t.exit_ns) else {
+            return;
+        };
+        self.retired.insert(r, (event.thread, exit));
+        if self.retired.len() > self.retired_cap.max(1024) {
+            let latest = self.latest_enter_ns;
+            self.retired
+                .retain(|_, &mut (_, exit)| exit.saturating_add(RETIRED_FOR_NS) > latest);
+            self.retired_cap = 2 * self.retired.len();
+        }
+    }
+
     /// Whether `event`, a wait, test or status query, names a request that is not live and
     /// was not completed by another thread while `event` was already inside MPI.
     fn names_unknown(&self, requests: &[Option<ReqId>], event: &Event) -> bool {
@@ -116,11 +143,7 @@ impl RankWalk {
 
     fn overlapped_completion(&self, r: &ReqId, event: &Event) -> bool {
         self.retired.get(r).is_some_and(|&(thread, exit)| {
-            thread != event.thread
-                && match (event.time, exit) {
-                    (Some(time), Some(exit)) => time.enter_ns < exit,
-                    _ => false,
-                }
+            thread != event.thread && event.time.is_some_and(|time| time.enter_ns < exit)
         })
     }
 }
@@ -152,6 +175,9 @@ impl EventPass for RequestPass {
             self.ranks.resize_with(r + 1, RankWalk::default);
         }
         let walk = &mut self.ranks[r];
+        if let Some(time) = event.time {
+            walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
+        }
         walk.ops.event(i, event, |comm| {
             tables.comm(comm).is_some_and(|c| c.remote.is_none())
         });
@@ -202,8 +228,7 @@ impl EventPass for RequestPass {
                         }
                         Some(_) => {
                             walk.live.remove(&r);
-                            walk.retired
-                                .insert(r, (event.thread, event.time.and_then(|t| t.exit_ns)));
+                            walk.retire(r, event);
                         }
                         None => {}
                     }
@@ -308,6 +333,37 @@ mod tests {
     use super::*;
     use crate::checks::pass::interleave::same_in_every_order;
     use crate::text_trace::parse;
+
+    /// Issue 14: completions are kept for the calls that may have entered MPI before them,
+    /// not for the whole run.
+    #[test]
+    fn old_completions_are_dropped() {
+        let call = |thread: u16, enter_ns: u64, exit_ns: u64| Event {
+            call: "MPI_Wait",
+            op: Op::Other,
+            site: SiteId(0),
+            thread,
+            returned: true,
+            facts: crate::model::EventFacts::None,
+            time: Some(crate::model::CallTime {
+                order: enter_ns,
+                enter_ns,
+                exit_ns: Some(exit_ns),
+            }),
+        };
+        let mut walk = RankWalk::default();
+        for i in 0..100_000u64 {
+            let at = i * 100_000;
+            walk.latest_enter_ns = at;
+            walk.retire(ReqId(i as u32), &call(0, at, at + 50));
+        }
+        // 10 s of completions, 100 per millisecond: at most about two seconds' worth held.
+        assert!(walk.retired.len() < 25_000, "{}", walk.retired.len());
+        // The latest are still there for a call of another thread that entered before.
+        let late = call(1, 99_999 * 100_000 + 10, 99_999 * 100_000 + 60);
+        assert!(walk.overlapped_completion(&ReqId(99_999), &late));
+        assert!(!walk.overlapped_completion(&ReqId(0), &late));
+    }
 
     #[test]
     fn findings_do_not_depend_on_how_the_ranks_events_interleave() {
