@@ -26,7 +26,6 @@ const WORLD: CommId = CommId(0);
 /// figure 2, a cycle through all ranks.
 fn ring(n: u32, planted: bool) -> Program {
     let mut b = ProgramBuilder::new(n);
-    b.reserve_ops(n as usize * OPS_PER_RANK);
     for r in 0..n {
         b.begin_rank();
         let right = (r + 1) % n;
@@ -58,7 +57,6 @@ fn halo(n: u32, planted: bool) -> Program {
     }
     let py = n / px;
     let mut b = ProgramBuilder::new(n);
-    b.reserve_ops(n as usize * OPS_PER_RANK);
     for r in 0..n {
         b.begin_rank();
         let (x, y) = (r % px, r / px);
@@ -107,7 +105,6 @@ fn halo(n: u32, planted: bool) -> Program {
 fn butterfly(n: u32, planted: bool) -> Program {
     let levels = n.trailing_zeros().max(1);
     let mut b = ProgramBuilder::new(n);
-    b.reserve_ops(n as usize * OPS_PER_RANK);
     for r in 0..n {
         b.begin_rank();
         for i in 0..(OPS_PER_RANK as u32 - 1) {
@@ -551,9 +548,9 @@ impl OpSource for LazyRun {
 
 fn long_program(shape: Shape, n: u32, rounds: u64, calls: u64) -> Program {
     let mut b = ProgramBuilder::new(n);
-    b.reserve_ops((n as u64 * (calls + 16)) as usize);
     for r in 0..n {
         b.begin_rank();
+        b.reserve_ops((calls + 16) as usize);
         for round in 0..rounds {
             shape.round(n, r, round, &mut b);
         }

@@ -360,15 +360,21 @@ impl CommMembers {
 /// operation is its index within its rank), plus the tables they point into.
 #[derive(Clone, Debug)]
 pub struct Program {
-    pub(crate) ops: Vec<ReplayOp>,
-    /// Index of each rank's first operation; `rank_start[n]` is the total.
-    pub(crate) rank_start: Vec<usize>,
-    pub(crate) aux: Vec<u32>,
+    /// By world rank.
+    pub(crate) ranks: Vec<RankProgram>,
     pub(crate) ends: Vec<EndKind>,
     pub(crate) comms: Vec<CommMembers>,
     pub(crate) names: Vec<&'static str>,
+}
+
+/// One rank's operations, each with the call it was compiled from.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RankProgram {
+    pub(crate) ops: Vec<ReplayOp>,
     /// Per operation: the call it was compiled from ([`OpInfo`]).
     pub(crate) info: Vec<OpInfo>,
+    /// The words the operations' aux offsets point into.
+    pub(crate) aux: Vec<u32>,
     /// The communicator of a collective call whose operation does not carry it (an RMA
     /// call or a call the rank exited in), by operation index.
     pub(crate) collective_comms: FxHashMap<u32, u32>,
@@ -379,31 +385,23 @@ impl Program {
         self.ends.len() as u32
     }
     pub fn op_count(&self) -> usize {
-        self.ops.len()
+        self.ranks.iter().map(|r| r.ops.len()).sum()
     }
     /// The operations of one rank.
     pub fn rank_ops(&self, rank: Rank) -> &[ReplayOp] {
-        let r = rank as usize;
-        &self.ops[self.rank_start[r]..self.rank_start[r + 1]]
+        &self.ranks[rank as usize].ops
     }
     pub(crate) fn comm(&self, comm: u32) -> Option<&CommMembers> {
         self.comms.get(comm as usize)
     }
-    /// The index of event `event` of `rank` among the operations.
-    fn op_index(&self, rank: Rank, event: usize) -> Option<usize> {
-        let r = rank as usize;
-        let start = *self.rank_start.get(r)?;
-        let end = *self.rank_start.get(r + 1)?;
-        (event < end - start).then_some(start + event)
-    }
     /// The operation of event `event` of `rank`.
     pub fn op(&self, rank: Rank, event: usize) -> Option<&ReplayOp> {
-        self.ops.get(self.op_index(rank, event)?)
+        self.ranks.get(rank as usize)?.ops.get(event)
     }
     /// The call event `event` of `rank` was, if the operation was compiled from one.
     pub fn call(&self, rank: Rank, event: usize) -> Option<Call<'_>> {
-        let i = self.op_index(rank, event)?;
-        let info = *self.info.get(i)?;
+        let r = self.ranks.get(rank as usize)?;
+        let info = *r.info.get(event)?;
         if info.call == 0 {
             return None;
         }
@@ -412,15 +410,15 @@ impl Program {
             name: self.names.get(info.call as usize).copied().unwrap_or("?"),
             shape: info.shape,
             bits: info.bits,
-            op: &self.ops[i],
-            collective_comm: self.collective_comms.get(&(i as u32)).copied(),
+            op: &r.ops[event],
+            collective_comm: r.collective_comms.get(&(event as u32)).copied(),
         })
     }
     /// A source of this program's operations from the start (one per replay).
     pub fn ops(&self) -> ProgramOps<'_> {
         ProgramOps {
             program: self,
-            next: self.rank_start[..self.rank_start.len() - 1].to_vec(),
+            next: vec![0; self.ranks.len()],
         }
     }
 }
@@ -533,11 +531,10 @@ impl OpSource for ProgramOps<'_> {
     fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
         let r = rank as usize;
         let i = self.next[r];
-        if i >= self.program.rank_start[r + 1] {
-            return None;
-        }
+        let ops = &self.program.ranks[r];
+        let op = *ops.ops.get(i)?;
         self.next[r] = i + 1;
-        Some(move_aux(self.program.ops[i], &self.program.aux, aux))
+        Some(move_aux(op, &ops.aux, aux))
     }
     fn end(&self, rank: Rank) -> EndKind {
         self.program.ends[rank as usize]

@@ -174,16 +174,28 @@ impl ProgramCompiler {
             let end = tables.rank_end(rank);
             r.settle(rank, end, &held);
             r.renumber(tables);
-            b.begin_rank();
-            b.append_rank(r.ops, r.info, &r.aux, &r.collective_comms);
-            b.end_rank(match end {
-                Some(RankEnd::Finalized) => EndKind::Finalized,
-                Some(RankEnd::ExitedWithoutFinalize) => EndKind::Exited,
-                // Nothing is known after the call MPI aborted in.
-                Some(RankEnd::Interrupted { .. } | RankEnd::AbortedInCall { .. }) | None => {
-                    EndKind::Interrupted
-                }
-            });
+            let mut program = RankProgram {
+                ops: r.ops,
+                info: r.info,
+                aux: r.aux,
+                collective_comms: r.collective_comms,
+            };
+            // The vectors grew by doubling: the replays read them for the rest of the
+            // analysis.
+            program.ops.shrink_to_fit();
+            program.info.shrink_to_fit();
+            program.aux.shrink_to_fit();
+            b.push_rank(
+                program,
+                match end {
+                    Some(RankEnd::Finalized) => EndKind::Finalized,
+                    Some(RankEnd::ExitedWithoutFinalize) => EndKind::Exited,
+                    // Nothing is known after the call MPI aborted in.
+                    Some(RankEnd::Interrupted { .. } | RankEnd::AbortedInCall { .. }) | None => {
+                        EndKind::Interrupted
+                    }
+                },
+            );
         }
         b.finish()
     }

@@ -15,21 +15,13 @@ impl ProgramBuilder {
     pub fn new(world_size: u32) -> ProgramBuilder {
         ProgramBuilder {
             program: Program {
-                ops: Vec::new(),
-                rank_start: vec![0],
-                aux: Vec::new(),
+                ranks: Vec::with_capacity(world_size as usize),
                 ends: Vec::with_capacity(world_size as usize),
                 comms: vec![CommMembers::identity(world_size)],
                 names: vec![""],
-                info: Vec::new(),
-                collective_comms: FxHashMap::default(),
             },
             open: false,
         }
-    }
-    pub fn reserve_ops(&mut self, n: usize) {
-        self.program.ops.reserve(n);
-        self.program.info.reserve(n);
     }
     /// Adds a communicator (world ranks in communicator rank order) and returns its id.
     pub fn add_comm(&mut self, members: Vec<Rank>) -> CommId {
@@ -40,60 +32,57 @@ impl ProgramBuilder {
     pub fn begin_rank(&mut self) {
         assert!(!self.open, "end_rank was not called");
         self.open = true;
+        self.program.ranks.push(RankProgram::default());
+    }
+    /// Room for `n` operations of the current rank.
+    pub fn reserve_ops(&mut self, n: usize) {
+        let rank = self.current();
+        rank.ops.reserve(n);
+        rank.info.reserve(n);
+    }
+    fn current(&mut self) -> &mut RankProgram {
+        debug_assert!(self.open);
+        self.program
+            .ranks
+            .last_mut()
+            .expect("begin_rank was called")
     }
     /// An operation not compiled from a call (generated programs).
     pub fn push(&mut self, op: ReplayOp) {
-        debug_assert!(self.open);
-        self.program.ops.push(op);
-        self.program.info.push(OpInfo::default());
+        let rank = self.current();
+        rank.ops.push(op);
+        rank.info.push(OpInfo::default());
     }
-    /// Appends a compiled rank's operations, their infos, the aux words they point into
-    /// and the communicators of collectives their operations do not carry (by the rank's
-    /// operation index).
-    pub(super) fn append_rank(
-        &mut self,
-        ops: Vec<ReplayOp>,
-        info: Vec<OpInfo>,
-        aux: &[u32],
-        collective_comms: &FxHashMap<u32, u32>,
-    ) {
-        debug_assert!(self.open);
-        let first = self.program.ops.len() as u32;
-        let base = self.program.aux.len() as u32;
-        self.program.aux.extend_from_slice(aux);
-        self.program.ops.extend(ops.into_iter().map(|mut op| {
-            if let Some((in_b, _)) = aux_span(&op) {
-                *(if in_b { &mut op.b } else { &mut op.a }) += base;
-            }
-            op
-        }));
-        self.program.info.extend(info);
-        self.program.collective_comms.extend(
-            collective_comms
-                .iter()
-                .map(|(&at, &comm)| (first + at, comm)),
-        );
+    /// Adds a rank compiled whole (`engine/compile.rs`), with how it ended.
+    pub(super) fn push_rank(&mut self, rank: RankProgram, end: EndKind) {
+        assert!(!self.open, "end_rank was not called");
+        self.program.ranks.push(rank);
+        self.program.ends.push(end);
     }
     /// The names the operations' infos index.
     pub(super) fn set_names(&mut self, names: Vec<&'static str>) {
         self.program.names = names;
     }
-    /// Stores words in the aux table (request lists) and returns their offset.
+    /// Stores words in the current rank's aux table (request lists) and returns their
+    /// offset.
     pub fn push_aux(&mut self, words: &[u32]) -> u32 {
-        let at = self.program.aux.len() as u32;
-        self.program.aux.extend_from_slice(words);
+        let aux = &mut self.current().aux;
+        let at = aux.len() as u32;
+        aux.extend_from_slice(words);
         at
     }
     pub fn end_rank(&mut self, end: EndKind) {
         assert!(self.open, "begin_rank was not called");
         self.open = false;
         self.program.ends.push(end);
-        self.program.rank_start.push(self.program.ops.len());
     }
     pub fn finish(self) -> Program {
         assert!(!self.open, "end_rank was not called");
         assert!(
-            self.program.ops.len() < u32::MAX as usize,
+            self.program
+                .ranks
+                .iter()
+                .all(|r| r.ops.len() < u32::MAX as usize),
             "too many operations"
         );
         self.program
