@@ -1,27 +1,12 @@
 //! One-sided communication checks (RM001-RM006, DR001) on hand-written traces: each
 //! positive case next to the correct twin that must produce nothing.
 
-use mpicheck_analyzer::checks::{interleavings, run_all, run_all_fed_in};
+use mpicheck_analyzer::checks::run_all_in_every_order;
 use mpicheck_analyzer::diagnostic::Diagnostic;
-use mpicheck_analyzer::model::Run;
 use mpicheck_analyzer::text_trace::parse;
 
 fn findings(text: &str) -> Vec<Diagnostic> {
     run_all_in_every_order(&parse(text).unwrap_or_else(|e| panic!("{e}")))
-}
-
-/// The findings of every check on `run`, the passes fed rank after rank; the same when the
-/// ranks' events come interleaved otherwise.
-fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
-    let all = run_all(run);
-    for order in interleavings(run) {
-        assert_eq!(
-            run_all_fed_in(run, &order),
-            all,
-            "fed in the order {order:?}"
-        );
-    }
-    all
 }
 
 /// (code, line of the first location) of every finding.

@@ -1,10 +1,9 @@
 //! Active-target synchronization (post, start, complete, wait) in the replay engine and the
 //! deadlock checks, on hand-written traces: one test per rule, each next to a correct twin.
 
-use mpicheck_analyzer::checks::{interleavings, run_all, run_all_fed_in};
+use mpicheck_analyzer::checks::run_all_in_every_order;
 use mpicheck_analyzer::diagnostic::Diagnostic;
 use mpicheck_analyzer::engine::{replay, Mode, Replay, ReplayOptions, WaitCond, WaitOn};
-use mpicheck_analyzer::model::Run;
 use mpicheck_analyzer::model::WinId;
 use mpicheck_analyzer::text_trace::parse;
 
@@ -17,20 +16,6 @@ fn replay_mode(text: &str, mode: Mode) -> Replay {
 
 fn findings(text: &str) -> Vec<Diagnostic> {
     run_all_in_every_order(&parse(text).unwrap_or_else(|e| panic!("{e}")))
-}
-
-/// The findings of every check on `run`, the passes fed rank after rank; the same when the
-/// ranks' events come interleaved otherwise.
-fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
-    let all = run_all(run);
-    for order in interleavings(run) {
-        assert_eq!(
-            run_all_fed_in(run, &order),
-            all,
-            "fed in the order {order:?}"
-        );
-    }
-    all
 }
 
 fn codes(text: &str) -> Vec<&'static str> {

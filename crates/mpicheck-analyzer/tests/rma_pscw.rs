@@ -2,27 +2,12 @@
 //! (RM007), post and start groups that do not name each other (RM008), each next to a
 //! correct twin.
 
-use mpicheck_analyzer::checks::{interleavings, mismatch_stall, run_all, run_all_fed_in};
+use mpicheck_analyzer::checks::{mismatch_stall, run_all, run_all_in_every_order};
 use mpicheck_analyzer::diagnostic::Diagnostic;
-use mpicheck_analyzer::model::Run;
 use mpicheck_analyzer::text_trace::parse;
 
 fn findings(text: &str) -> Vec<Diagnostic> {
     run_all_in_every_order(&parse(text).unwrap_or_else(|e| panic!("{e}")))
-}
-
-/// The findings of every check on `run`, the passes fed rank after rank; the same when the
-/// ranks' events come interleaved otherwise.
-fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
-    let all = run_all(run);
-    for order in interleavings(run) {
-        assert_eq!(
-            run_all_fed_in(run, &order),
-            all,
-            "fed in the order {order:?}"
-        );
-    }
-    all
 }
 
 fn codes(text: &str) -> Vec<&'static str> {

@@ -125,6 +125,21 @@ pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic
 
 pub use pass::interleavings;
 
+/// [`run_all`], checking that the passes find the same fed in every order of
+/// [`interleavings`] (a panic names the order that differs), for tests.
+#[doc(hidden)]
+pub fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
+    let all = run_all(run);
+    for order in interleavings(run) {
+        assert_eq!(
+            run_all_fed_in(run, &order),
+            all,
+            "fed in the order {order:?}"
+        );
+    }
+    all
+}
+
 /// Every check's uses of the context that its [`Needs`] do not declare, and codes it
 /// reports that its infos do not list, on this run (for tests).
 #[doc(hidden)]
