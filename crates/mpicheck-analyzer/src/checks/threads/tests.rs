@@ -442,13 +442,9 @@ fn large_threaded_runs_stay_linear() {
         t + 100,
         Some(t + 105),
     );
-    let start = std::time::Instant::now();
+    // No wall-clock limit (timings belong in benchmarks): that the pass holds a bounded
+    // state over long runs is what `generated::thread_pass_holds_only_live_state` counts.
     let d = thread_findings(&b.run(ThreadLevel::Serialized, true));
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(20),
-        "{:?}",
-        start.elapsed()
-    );
     assert_eq!(d.len(), 1, "{d:#?}");
     assert_eq!(d[0].severity, Severity::Warning);
 }
