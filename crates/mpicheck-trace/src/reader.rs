@@ -170,14 +170,13 @@ impl Trace {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
-    /// How many calls of the function `name` the trace holds.
-    pub fn calls_of(&self, name: &str) -> u64 {
+    /// The names of the functions the trace holds calls of.
+    pub fn called_functions(&self) -> impl Iterator<Item = &str> {
         self.calls_by_function
             .iter()
             .enumerate()
-            .filter(|&(id, _)| self.function_name(id as u16) == name)
-            .map(|(_, &n)| n)
-            .sum()
+            .filter(|&(_, &n)| n > 0)
+            .map(|(id, _)| self.function_name(id as u16))
     }
 
     pub fn function_name(&self, id: u16) -> &str {

@@ -176,9 +176,10 @@ const WINDOW_CONSTRUCTORS: [&str; 4] = [
 /// What the analysis of `traces` keeps of the events: each rank's last ones, unless a
 /// check that still reads the whole run has something to read.
 pub(crate) fn keep_for(traces: &[mpicheck_trace::Trace]) -> crate::normalize::Keep {
-    let windows = traces
-        .iter()
-        .any(|t| WINDOW_CONSTRUCTORS.iter().any(|f| t.calls_of(f) > 0));
+    let windows = traces.iter().any(|t| {
+        t.called_functions()
+            .any(|f| WINDOW_CONSTRUCTORS.contains(&f))
+    });
     if windows {
         crate::normalize::Keep::AllEvents
     } else {

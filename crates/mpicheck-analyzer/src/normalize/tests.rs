@@ -974,3 +974,17 @@ fn keeping_the_last_events_gives_the_passes_the_same_events() {
         }
     }
 }
+
+/// A program that makes RMA windows is analyzed with every event held (four RMA codes read
+/// the whole run); others keep their last events.
+#[test]
+fn only_programs_with_windows_keep_every_event() {
+    for (set, traces) in committed_traces() {
+        let expected = if set.starts_with("features") {
+            Keep::AllEvents
+        } else {
+            Keep::LastEvents(crate::checks::LAST_EVENTS_KEPT)
+        };
+        assert_eq!(crate::checks::keep_for(&traces), expected, "{set}");
+    }
+}
