@@ -1,7 +1,6 @@
 //! Operations and datatypes of accumulate calls (RM009), on hand-written traces.
 
-use mpicheck_analyzer::checks::{interleavings, run_all, run_all_fed_in, run_checks};
-use mpicheck_analyzer::diagnostic::Diagnostic;
+use mpicheck_analyzer::checks::{run_all_in_every_order, run_checks};
 use mpicheck_analyzer::model::{RmaKind, Run};
 use mpicheck_analyzer::text_trace::parse;
 
@@ -21,31 +20,12 @@ fn window(body: &str) -> String {
 }
 
 fn rm009(run: &Run) -> Vec<(Option<u32>, String)> {
-    same_in_every_order(run, &["RM009"]);
+    run_all_in_every_order(run);
     run_checks(run, &["RM009"])
         .unwrap()
         .into_iter()
         .map(|d| (d.locations[0].line, d.message.to_string()))
         .collect()
-}
-
-/// Whatever the interleaving of the ranks' events, the passes find the same `codes` as fed
-/// rank after rank.
-fn same_in_every_order(run: &Run, codes: &[&str]) {
-    let of = |found: Vec<Diagnostic>| -> Vec<Diagnostic> {
-        found
-            .into_iter()
-            .filter(|d| codes.contains(&d.code))
-            .collect()
-    };
-    let all = of(run_all(run));
-    for order in interleavings(run) {
-        assert_eq!(
-            of(run_all_fed_in(run, &order)),
-            all,
-            "fed in the order {order:?}"
-        );
-    }
 }
 
 fn rm009_of(body: &str) -> Vec<(Option<u32>, String)> {

@@ -3,34 +3,14 @@
 //! no flush between the calls; each positive case next to the correct twin that must
 //! produce nothing.
 
-use mpicheck_analyzer::checks::{interleavings, run_all, run_all_fed_in, run_checks};
+use mpicheck_analyzer::checks::{run_all_in_every_order, run_checks};
 use mpicheck_analyzer::diagnostic::Diagnostic;
-use mpicheck_analyzer::model::Run;
 use mpicheck_analyzer::text_trace::parse;
 
 fn findings(text: &str) -> Vec<Diagnostic> {
     let run = parse(text).unwrap_or_else(|e| panic!("{e}"));
-    same_in_every_order(&run, &["DR001", "DR003"]);
+    run_all_in_every_order(&run);
     run_checks(&run, &["DR001", "DR003"]).unwrap()
-}
-
-/// Whatever the interleaving of the ranks' events, the passes find the same `codes` as fed
-/// rank after rank.
-fn same_in_every_order(run: &Run, codes: &[&str]) {
-    let of = |found: Vec<Diagnostic>| -> Vec<Diagnostic> {
-        found
-            .into_iter()
-            .filter(|d| codes.contains(&d.code))
-            .collect()
-    };
-    let all = of(run_all(run));
-    for order in interleavings(run) {
-        assert_eq!(
-            of(run_all_fed_in(run, &order)),
-            all,
-            "fed in the order {order:?}"
-        );
-    }
 }
 
 /// (code, line of the first location, line of the second) of every finding.
@@ -339,7 +319,7 @@ fn different_origins_under_exclusive_locks_are_serialized() {
 /// (line of the target's call, line of the origin's access) of every DR004 finding.
 fn exposed(text: &str) -> Vec<(Option<u32>, Option<u32>)> {
     let run = parse(text).unwrap_or_else(|e| panic!("{e}"));
-    same_in_every_order(&run, &["DR004"]);
+    run_all_in_every_order(&run);
     run_checks(&run, &["DR004"])
         .unwrap()
         .iter()
