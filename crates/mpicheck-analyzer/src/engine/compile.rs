@@ -120,18 +120,22 @@ impl ProgramCompiler {
         }
     }
 
-    fn rank(&mut self, rank: Rank) -> &mut RankCompiler {
+    /// The compiler of `rank` among `ranks`, made if it is new (ranks come as their events
+    /// do). A function of the vector, not of the compiler, so that the names can be
+    /// borrowed beside it.
+    fn rank(ranks: &mut Vec<RankCompiler>, rank: Rank) -> &mut RankCompiler {
         let r = rank as usize;
-        if self.ranks.len() <= r {
-            self.ranks.resize_with(r + 1, RankCompiler::default);
+        if ranks.len() <= r {
+            ranks.resize_with(r + 1, RankCompiler::default);
         }
-        &mut self.ranks[r]
+        &mut ranks[r]
     }
 
     /// The program, once every event was given; `tables` are the run's at the end (with
     /// how each rank ended), numbered into its final ids if the events came with others.
     pub fn into_program(mut self, tables: &RunTables) -> Program {
         let world_size = tables.rank_count();
+        // Ranks without a trace had no events: they get an empty program.
         if self.ranks.len() < world_size as usize {
             self.ranks
                 .resize_with(world_size as usize, RankCompiler::default);
@@ -203,18 +207,13 @@ impl ProgramCompiler {
 
 impl EventPass for ProgramCompiler {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        let polling = !self.polling.is_empty()
+            && self
+                .polling
+                .get(&rank)
+                .is_some_and(|threads| threads.contains(&event.thread));
         let names = &mut self.names;
-        let polling = self
-            .polling
-            .get(&rank)
-            .is_some_and(|threads| threads.contains(&event.thread));
-        let r = {
-            let r = rank as usize;
-            if self.ranks.len() <= r {
-                self.ranks.resize_with(r + 1, RankCompiler::default);
-            }
-            &mut self.ranks[r]
-        };
+        let r = Self::rank(&mut self.ranks, rank);
         debug_assert_eq!(index, r.ops.len(), "each rank's events come in order");
         if polling {
             r.note_trailing(index as u32, event);
@@ -242,7 +241,7 @@ impl EventPass for ProgramCompiler {
     }
 
     fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
-        let r = self.rank(rank);
+        let r = Self::rank(&mut self.ranks, rank);
         let (Some(op), Some(info)) = (r.ops.get(index), r.info.get(index)) else {
             return;
         };
