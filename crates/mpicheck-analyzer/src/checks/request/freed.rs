@@ -29,6 +29,7 @@ use crate::model::{
 };
 
 mod clocks;
+pub(crate) mod live;
 
 /// The event (of the sender's rank) after which each freed active send is known complete,
 /// by sender and request. A freed send missing here is never known complete.
@@ -47,14 +48,14 @@ struct Goal {
 /// indices into [`RankOps`].
 type Pairs = HashMap<(Rank, usize), (Rank, usize)>;
 
-struct SendOcc {
+pub(crate) struct SendOcc {
     event: usize,
     comm: CommId,
     dest: Option<Rank>,
     tag: i32,
 }
 
-struct RecvOcc {
+pub(crate) struct RecvOcc {
     comm: CommId,
     source: Option<Source>,
     tag: TagMatch,
@@ -65,7 +66,7 @@ struct RecvOcc {
 
 /// What a collective member's result depends on.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Dep {
+pub(crate) enum Dep {
     Nothing,
     All,
     Root(u32),
@@ -74,14 +75,14 @@ enum Dep {
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct CollKey {
+pub(crate) struct CollKey {
     comm: CommId,
     class: u8,
     kind: CollectiveKind,
     root: Option<i32>,
 }
 
-struct CollOcc {
+pub(crate) struct CollOcc {
     key: CollKey,
     entry: usize,
     completion: Option<usize>,
@@ -149,67 +150,182 @@ fn dep(kind: CollectiveKind, root: Option<i32>, me: u32) -> Dep {
     }
 }
 
-/// Builds one rank's [`RankOps`] from its events in order: what a request's operation is
-/// while active, persistent requests' templates and the requests whose completion
-/// `MPI_Request_get_status` reported. Its state besides the [`RankOps`] is the rank's live
-/// requests.
+/// Where a [`RankOpsBuilder`] puts what one rank's events say: its sends, receives and
+/// collectives by occurrence (numbered from 0 per rank, in call order), when receives and
+/// collectives complete and which sends were freed while active. [`RankOps`] keeps them
+/// all (the whole skeleton, for [`happens_before`] and as the tests' reference);
+/// [`live::LiveProofs`] keeps only what later events can still need.
+pub(crate) trait Sink {
+    /// Send `i`, started at event `e`; `request` when the program may free it while active
+    /// (a nonblocking or started persistent send).
+    fn send(&mut self, i: usize, e: usize, spec: &SendSpec, request: Option<ReqId>);
+    /// Receive `j`. `awaits_match`: its match may still come ([`Sink::recv_matched`]) until
+    /// [`Sink::recv_settled`]; `completion_final`: its completion is known now (a blocking
+    /// receive, a matched probe), else it comes through [`Sink::recv_completed`] until
+    /// [`Sink::recv_over`].
+    fn recv(&mut self, j: usize, recv: RecvOcc, awaits_match: bool, completion_final: bool);
+    /// The source and tag receive `j` matched (it awaits its match).
+    fn recv_matched(&mut self, j: usize, matched: (Rank, i32));
+    /// No match comes for receive `j` any more.
+    fn recv_settled(&mut self, j: usize);
+    /// Event `e` completed receive `j` (the first completion counts).
+    fn recv_completed(&mut self, j: usize, e: usize);
+    /// Receive `j` can no longer complete (its request was waited for, freed or restarted).
+    fn recv_over(&mut self, j: usize);
+    /// Collective `k`; `completion_final` as for [`Sink::recv`].
+    fn coll(&mut self, k: usize, coll: CollOcc, completion_final: bool);
+    /// Event `e` completed collective `k` (the first completion counts).
+    fn coll_completed(&mut self, k: usize, e: usize);
+    /// Collective `k` can no longer complete.
+    fn coll_over(&mut self, k: usize);
+    /// Send `i` can no longer be freed while active (it completed, was reported complete,
+    /// or its persistent request was restarted).
+    fn send_over(&mut self, i: usize);
+    /// Send `i` was freed while active, by freeing `request`.
+    fn freed(&mut self, request: ReqId, i: usize);
+}
+
+impl Sink for RankOps {
+    fn send(&mut self, i: usize, e: usize, spec: &SendSpec, _: Option<ReqId>) {
+        debug_assert_eq!(i, self.sends.len());
+        self.sends.push(SendOcc {
+            event: e,
+            comm: spec.comm,
+            dest: spec.dest,
+            tag: spec.tag,
+        });
+    }
+    fn recv(&mut self, j: usize, recv: RecvOcc, _: bool, _: bool) {
+        debug_assert_eq!(j, self.recvs.len());
+        self.recvs.push(recv);
+    }
+    fn recv_matched(&mut self, j: usize, matched: (Rank, i32)) {
+        self.recvs[j].matched = Some(matched);
+    }
+    fn recv_settled(&mut self, _: usize) {}
+    fn recv_completed(&mut self, j: usize, e: usize) {
+        self.recvs[j].completion.get_or_insert(e);
+    }
+    fn recv_over(&mut self, _: usize) {}
+    fn coll(&mut self, k: usize, coll: CollOcc, _: bool) {
+        debug_assert_eq!(k, self.colls.len());
+        self.colls.push(coll);
+    }
+    fn coll_completed(&mut self, k: usize, e: usize) {
+        self.colls[k].completion.get_or_insert(e);
+    }
+    fn coll_over(&mut self, _: usize) {}
+    fn send_over(&mut self, _: usize) {}
+    fn freed(&mut self, request: ReqId, i: usize) {
+        self.freed.push((request, i));
+    }
+}
+
+/// Reads one rank's events in order for a [`Sink`]: what a request's operation is while
+/// active, persistent requests' templates and the requests whose completion
+/// `MPI_Request_get_status` reported. Its state is the rank's live requests.
 #[derive(Default)]
 pub(crate) struct RankOpsBuilder {
-    ops: RankOps,
     active: FxHashMap<ReqId, Active>,
     templates: FxHashMap<ReqId, Template>,
     /// Requests whose operation MPI_Request_get_status reported complete.
     done: Vec<ReqId>,
     /// Nonblocking receives whose match may still come ([`RankOpsBuilder::matched`]): by
-    /// event, its occurrence in `ops.recvs`; and the event of each one's request. A
-    /// receive leaves when a wait completes it or it is freed: no match comes after that.
+    /// event, its receive occurrence; and the event of each one's request. A receive
+    /// leaves when a wait completes it or it is freed: no match comes after that.
     unmatched: FxHashMap<usize, usize>,
     unmatched_requests: FxHashMap<ReqId, usize>,
+    /// How many sends, receives and collectives the rank made so far.
+    sends: usize,
+    recvs: usize,
+    colls: usize,
+}
+
+/// Tells `sink` that an operation is no longer active.
+fn over(sink: &mut impl Sink, was: Active) {
+    match was {
+        Active::Send(i) => sink.send_over(i),
+        Active::Recv(j) | Active::Sendrecv(j) => sink.recv_over(j),
+        Active::Coll(k) => sink.coll_over(k),
+    }
+}
+
+fn recv_occ(spec: &RecvSpec, completion: Option<usize>) -> RecvOcc {
+    RecvOcc {
+        comm: spec.comm,
+        source: spec.source,
+        tag: spec.tag,
+        matched: spec.matched,
+        completion,
+    }
 }
 
 impl RankOpsBuilder {
     /// The rank's next event, `e` its index; `intra` tells whether a communicator is an
     /// intracommunicator.
-    pub(crate) fn event(&mut self, e: usize, event: &Event, intra: impl Fn(CommId) -> bool) {
+    pub(crate) fn event<S: Sink>(
+        &mut self,
+        e: usize,
+        event: &Event,
+        intra: impl Fn(CommId) -> bool,
+        sink: &mut S,
+    ) {
         let RankOpsBuilder {
-            ops,
             active,
             templates,
             done,
             unmatched,
             unmatched_requests,
+            sends,
+            recvs,
+            colls,
         } = self;
         let returned = event.returned.then_some(e);
-        let send = |ops: &mut RankOps, spec: &SendSpec| {
-            ops.sends.push(SendOcc {
-                event: e,
-                comm: spec.comm,
-                dest: spec.dest,
-                tag: spec.tag,
-            });
-            ops.sends.len() - 1
+        let mut send = |sink: &mut S, spec: &SendSpec, request: Option<ReqId>| {
+            let i = *sends;
+            *sends += 1;
+            Sink::send(sink, i, e, spec, request);
+            i
         };
-        let recv = |ops: &mut RankOps, spec: &RecvSpec, completion: Option<usize>| {
-            ops.recvs.push(RecvOcc {
-                comm: spec.comm,
-                source: spec.source,
-                tag: spec.tag,
-                matched: spec.matched,
-                completion,
-            });
-            ops.recvs.len() - 1
+        let mut recv = |sink: &mut S, occ: RecvOcc, awaits: bool, completion_final: bool| {
+            let j = *recvs;
+            *recvs += 1;
+            Sink::recv(sink, j, occ, awaits, completion_final);
+            j
         };
+        let mut coll = |sink: &mut S, key: CollKey, completion: Option<usize>, is_final: bool| {
+            let k = *colls;
+            *colls += 1;
+            Sink::coll(
+                sink,
+                k,
+                CollOcc {
+                    key,
+                    entry: e,
+                    completion,
+                },
+                is_final,
+            );
+            k
+        };
+        // Makes `r`'s operation `now`: one it replaces is over.
+        let activate =
+            |sink: &mut S, active: &mut FxHashMap<ReqId, Active>, r: ReqId, now: Active| {
+                if let Some(was) = active.insert(r, now) {
+                    over(sink, was);
+                }
+            };
         match &event.op {
             Op::Send {
                 send: spec,
                 blocking,
             } => match blocking {
                 Blocking::Blocking => {
-                    send(ops, spec);
+                    send(sink, spec, None);
                 }
                 Blocking::Nonblocking(r) => {
-                    let i = send(ops, spec);
-                    active.insert(*r, Active::Send(i));
+                    let i = send(sink, spec, Some(*r));
+                    activate(sink, active, *r, Active::Send(i));
                 }
                 Blocking::Persistent(r) => {
                     templates.insert(*r, Template::Send(spec.clone()));
@@ -220,13 +336,14 @@ impl RankOpsBuilder {
                 blocking,
             } => match blocking {
                 Blocking::Blocking => {
-                    recv(ops, spec, returned);
+                    recv(sink, recv_occ(spec, returned), false, true);
                 }
                 Blocking::Nonblocking(r) => {
-                    let i = recv(ops, spec, None);
-                    active.insert(*r, Active::Recv(i));
-                    if spec.matched.is_none() {
-                        unmatched.insert(e, i);
+                    let awaits = spec.matched.is_none();
+                    let j = recv(sink, recv_occ(spec, None), awaits, false);
+                    activate(sink, active, *r, Active::Recv(j));
+                    if awaits {
+                        unmatched.insert(e, j);
                         unmatched_requests.insert(*r, e);
                     }
                 }
@@ -239,18 +356,19 @@ impl RankOpsBuilder {
                 recv: r,
                 blocking,
             } => {
-                send(ops, s);
+                send(sink, s, None);
                 match blocking {
                     Blocking::Nonblocking(q) => {
-                        let j = recv(ops, r, None);
-                        active.insert(*q, Active::Sendrecv(j));
-                        if r.matched.is_none() {
+                        let awaits = r.matched.is_none();
+                        let j = recv(sink, recv_occ(r, None), awaits, false);
+                        activate(sink, active, *q, Active::Sendrecv(j));
+                        if awaits {
                             unmatched.insert(e, j);
                             unmatched_requests.insert(*q, e);
                         }
                     }
                     _ => {
-                        recv(ops, r, returned);
+                        recv(sink, recv_occ(r, returned), false, true);
                     }
                 }
             }
@@ -265,13 +383,14 @@ impl RankOpsBuilder {
             } if (*blocking && event.returned) || *found == Some(true) => {
                 // A matched probe takes the message; the receive completes in MPI_Mrecv,
                 // which the model does not pair.
-                ops.recvs.push(RecvOcc {
+                let occ = RecvOcc {
                     comm: *comm,
                     source: *source,
                     tag: *tag,
                     matched: *matched,
                     completion: None,
-                });
+                };
+                recv(sink, occ, false, true);
             }
             Op::Collective {
                 kind,
@@ -286,18 +405,12 @@ impl RankOpsBuilder {
                     root: *root,
                 };
                 match blocking {
-                    Blocking::Blocking => ops.colls.push(CollOcc {
-                        key,
-                        entry: e,
-                        completion: returned,
-                    }),
+                    Blocking::Blocking => {
+                        coll(sink, key, returned, true);
+                    }
                     Blocking::Nonblocking(r) => {
-                        ops.colls.push(CollOcc {
-                            key,
-                            entry: e,
-                            completion: None,
-                        });
-                        active.insert(*r, Active::Coll(ops.colls.len() - 1));
+                        let k = coll(sink, key, None, false);
+                        activate(sink, active, *r, Active::Coll(k));
                     }
                     Blocking::Persistent(r) => {
                         templates.insert(*r, Template::Coll(key));
@@ -308,19 +421,14 @@ impl RankOpsBuilder {
                 for r in requests {
                     done.retain(|d| d != r);
                     let started = match templates.get(r) {
-                        Some(Template::Send(spec)) => Active::Send(send(ops, spec)),
-                        Some(Template::Recv(spec)) => Active::Recv(recv(ops, spec, None)),
-                        Some(Template::Coll(key)) => {
-                            ops.colls.push(CollOcc {
-                                key: *key,
-                                entry: e,
-                                completion: None,
-                            });
-                            Active::Coll(ops.colls.len() - 1)
+                        Some(Template::Send(spec)) => Active::Send(send(sink, spec, Some(*r))),
+                        Some(Template::Recv(spec)) => {
+                            Active::Recv(recv(sink, recv_occ(spec, None), false, false))
                         }
+                        Some(Template::Coll(key)) => Active::Coll(coll(sink, *key, None, false)),
                         None => continue,
                     };
-                    active.insert(*r, started);
+                    activate(sink, active, *r, started);
                 }
             }
             Op::Wait {
@@ -336,32 +444,35 @@ impl RankOpsBuilder {
                 let status_only = matches!(event.op, Op::RequestStatus { .. });
                 for r in super::completed_requests(requests, completed) {
                     match active.get(&r) {
-                        Some(Active::Recv(j) | Active::Sendrecv(j)) => {
-                            ops.recvs[*j].completion.get_or_insert(e);
-                        }
-                        Some(Active::Coll(j)) => {
-                            ops.colls[*j].completion.get_or_insert(e);
-                        }
+                        Some(Active::Recv(j) | Active::Sendrecv(j)) => sink.recv_completed(*j, e),
+                        Some(Active::Coll(k)) => sink.coll_completed(*k, e),
+                        Some(Active::Send(i)) if status_only => sink.send_over(*i),
                         _ => {}
                     }
                     if status_only {
                         done.push(r);
                     } else {
-                        active.remove(&r);
                         if let Some(e) = unmatched_requests.remove(&r) {
-                            unmatched.remove(&e);
+                            if let Some(j) = unmatched.remove(&e) {
+                                sink.recv_settled(j);
+                            }
+                        }
+                        if let Some(was) = active.remove(&r) {
+                            over(sink, was);
                         }
                     }
                 }
             }
             Op::RequestFree { request } => {
                 if let Some(e) = unmatched_requests.remove(request) {
-                    unmatched.remove(&e);
-                }
-                if let Some(Active::Send(i)) = active.remove(request) {
-                    if !done.contains(request) {
-                        ops.freed.push((*request, i));
+                    if let Some(j) = unmatched.remove(&e) {
+                        sink.recv_settled(j);
                     }
+                }
+                match active.remove(request) {
+                    Some(Active::Send(i)) if !done.contains(request) => sink.freed(*request, i),
+                    Some(was) => over(sink, was),
+                    None => {}
                 }
                 templates.remove(request);
                 done.retain(|d| d != request);
@@ -372,9 +483,19 @@ impl RankOpsBuilder {
 
     /// The source and tag that the receive of event `e` matched, known after its event
     /// (while the traces are normalized, when the call that completed it is).
-    pub(crate) fn matched(&mut self, e: usize, matched: (Rank, i32)) {
-        if let Some(&i) = self.unmatched.get(&e) {
-            self.ops.recvs[i].matched = Some(matched);
+    pub(crate) fn matched(&mut self, e: usize, matched: (Rank, i32), sink: &mut impl Sink) {
+        if let Some(&j) = self.unmatched.get(&e) {
+            sink.recv_matched(j, matched);
+        }
+    }
+
+    /// Ends the rank's events: no match comes for the receives that still await one.
+    pub(crate) fn finish(&mut self, sink: &mut impl Sink) {
+        self.unmatched_requests.clear();
+        let mut left: Vec<usize> = self.unmatched.drain().map(|(_, j)| j).collect();
+        left.sort_unstable();
+        for j in left {
+            sink.recv_settled(j);
         }
     }
 
@@ -383,24 +504,21 @@ impl RankOpsBuilder {
     pub(crate) fn unmatched(&self) -> usize {
         self.unmatched.len()
     }
-
-    pub(crate) fn finish(self) -> RankOps {
-        self.ops
-    }
 }
 
 /// One rank's messages, receives, collectives and freed sends, in call order.
 fn rank_ops(run: &Run, rank: Rank) -> RankOps {
     let mut builder = RankOpsBuilder::default();
+    let mut ops = RankOps::default();
     let intra = |comm: CommId| {
         run.comms
             .get(comm.0 as usize)
             .is_some_and(|c| c.remote.is_none())
     };
     for (e, event) in run.ranks[rank as usize].events.iter().enumerate() {
-        builder.event(e, event, intra);
+        builder.event(e, event, intra, &mut ops);
     }
-    builder.finish()
+    ops
 }
 
 /// Pairs every receive with the message it took.
@@ -458,7 +576,9 @@ pub(crate) fn freed_send_proofs(run: &Run) -> Proofs {
 }
 
 /// The freed sends of `ops` (every rank's, by rank) that the program later knew complete;
-/// `members` gives a communicator's members.
+/// `members` gives a communicator's members. The whole-skeleton computation that
+/// [`live::LiveProofs`] must agree with (the tests' reference).
+#[cfg(test)]
 pub(crate) fn proofs_of(ops: &[RankOps], members: &dyn Fn(CommId) -> Vec<Rank>) -> Proofs {
     let mut proofs = Proofs::new();
     if ops.iter().all(|o| o.freed.is_empty()) {

@@ -103,8 +103,6 @@ struct RankWalk {
     latest_enter_ns: u64,
     /// How many retired requests may be held before the old ones are dropped.
     retired_cap: usize,
-    /// The rank's messages and collectives, for the freed sends' proofs ([`freed`]).
-    ops: freed::RankOpsBuilder,
     /// The buffers of its pending operations (BF001).
     buffers: pending_buffer_overlap::BufferWalk,
 }
@@ -166,6 +164,8 @@ pub(crate) struct RequestPass {
     unknown: SiteFindings,
     started_active: SiteFindings,
     overlaps: pending_buffer_overlap::Overlaps,
+    /// When the program knew its freed sends complete ([`freed`]).
+    freed: freed::live::LiveProofs,
 }
 
 impl EventPass for RequestPass {
@@ -178,9 +178,17 @@ impl EventPass for RequestPass {
         if let Some(time) = event.time {
             walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
         }
-        walk.ops.event(i, event, |comm| {
-            tables.comm(comm).is_some_and(|c| c.remote.is_none())
-        });
+        self.freed.event(
+            rank,
+            i,
+            event,
+            |comm| tables.comm(comm).is_some_and(|c| c.remote.is_none()),
+            &|comm, rank| {
+                tables
+                    .comm(comm)
+                    .map_or((0, None), |c| (c.members.len(), c.rank_of(rank)))
+            },
+        );
         walk.buffers
             .event(rank, i, event, tables, &mut self.overlaps);
         for (r, persistent) in created(event) {
@@ -282,22 +290,13 @@ impl EventPass for RequestPass {
         }
     }
 
-    // A receive's match is read at the end only (freed sends' proofs): it goes into the
-    // rank's skeleton of messages when it comes.
+    // A receive's match pairs it with its message (freed sends' proofs).
     fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
-        if let Some(walk) = self.ranks.get_mut(rank as usize) {
-            walk.ops.matched(index, matched);
-        }
+        self.freed.matched(rank, index, matched);
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        let ops: Vec<freed::RankOps> = self.ranks.into_iter().map(|w| w.ops.finish()).collect();
-        let proofs = freed::proofs_of(&ops, &|comm| {
-            tables
-                .comm(comm)
-                .map(|c| c.members.clone())
-                .unwrap_or_default()
-        });
+        let proofs = self.freed.finish();
         let mut freed_active = SiteFindings::default();
         for f in &self.freed_active {
             // A freed send is fine when a later synchronization shows the program that it
@@ -479,6 +478,6 @@ mod tests {
             pass.event(0, i, event, &tables);
         }
         // The request never completed still waits for its match.
-        assert_eq!(pass.ranks[0].ops.unmatched(), 1);
+        assert_eq!(pass.freed.unmatched(0), 1);
     }
 }
