@@ -133,6 +133,8 @@ struct Pairing {
     streams: FxHashMap<(Rank, Rank, CommId), VecDeque<Msg>>,
     /// By receiver, its receives not paired yet, by occurrence (posting order).
     open: Vec<BTreeMap<usize, OpenRecv>>,
+    /// How many streams there were after empty ones were last dropped.
+    kept: usize,
 }
 
 impl Pairing {
@@ -146,7 +148,11 @@ impl Pairing {
 
     /// Pairs what can be paired for sure among the receives of `receiver`.
     fn drain(&mut self, receiver: Rank, out: &mut Vec<Paired>) {
-        let Pairing { streams, open } = self;
+        let Pairing {
+            streams,
+            open,
+            kept,
+        } = self;
         let Some(open) = open.get_mut(receiver as usize) else {
             return;
         };
@@ -193,12 +199,15 @@ impl Pairing {
             while stream.front().is_some_and(|m| m.taken) {
                 stream.pop_front();
             }
-            if stream.is_empty() {
-                streams.remove(&(sender, receiver, o.comm));
-            }
         }
         for j in done {
             open.remove(&j);
+        }
+        // Streams emptied stay for their next message (no allocation per message); they
+        // are dropped when there are many more than when they were last dropped.
+        if streams.len() > 2 * *kept + 64 {
+            streams.retain(|_, s| !s.is_empty());
+            *kept = streams.len();
         }
     }
 
@@ -537,6 +546,9 @@ impl Core {
     /// Puts the actions of event `e` of rank `r` in order, pairs what can be and does what
     /// can be done.
     fn flush(&mut self, r: Rank, e: usize) {
+        if self.ev.outs.is_empty() && self.ev.ins.is_empty() && self.dirty.is_empty() {
+            return;
+        }
         let mut ev = std::mem::take(&mut self.ev);
         ev.outs.sort_by_key(|&(class, i, _)| (class, i));
         ev.ins.sort_by_key(|&(class, i, _)| (class, i));
