@@ -18,6 +18,11 @@
 //! communicator, operation and root. Vector clocks are kept only for the ranks whose
 //! receive completions matter (the receivers of freed sends), so a run without freed
 //! sends costs nothing. Events of one rank count in record order, whatever their thread.
+//!
+//! While the traces are normalized, [`live::LiveProofs`] finds the same proofs as the
+//! events come, holding only what later events can still need (issue 14); every rank's
+//! whole skeleton ([`RankOps`]) is built only by [`happens_before`], for the checks that
+//! read a whole run, and by the tests, as the reference the streaming proofs must equal.
 
 use std::collections::{HashMap, VecDeque};
 

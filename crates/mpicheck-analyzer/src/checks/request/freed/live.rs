@@ -1,8 +1,9 @@
 //! The freed sends' proofs while the events stream, holding only what later events can
 //! still need (issue 14), not every rank's skeleton of messages and collectives.
 //!
-//! [`LiveProofs`] computes what [`super::proofs_of`] computes from the whole skeleton, in
-//! any interleaving of the ranks' events, with three parts that each forget what is done:
+//! [`LiveProofs`] finds what `proofs_of` finds from every rank's whole skeleton
+//! ([`super::RankOps`]), in any interleaving of the ranks' events, with three parts that
+//! each forget what is done:
 //!
 //! - Pairing. Messages not taken yet, per (sender, receiver, communicator), and per
 //!   receiver the receives not paired yet, in posting order. A receive takes the first
@@ -40,7 +41,7 @@
 //! sender's trace ended early) holds its rank's later actions; a freed send never proved
 //! keeps its goal; messages nobody receives stay.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -131,19 +132,32 @@ enum Paired {
 struct Pairing {
     /// By (sender, receiver, communicator), in send order, from the first not taken.
     streams: FxHashMap<(Rank, Rank, CommId), VecDeque<Msg>>,
-    /// By receiver, its receives not paired yet, by occurrence (posting order).
-    open: Vec<BTreeMap<usize, OpenRecv>>,
+    /// By receiver, its receives not paired yet, by occurrence (posting order), and
+    /// whether [`Pairing::drain`] just paired it.
+    open: Vec<VecDeque<(usize, OpenRecv, bool)>>,
     /// How many streams there were after empty ones were last dropped.
     kept: usize,
+    /// [`Pairing::drain`]'s lists (kept for their memory): earlier receives that may take
+    /// a message known now, unresolved ones (by position in `open`), and resolved ones
+    /// held back by them (sender, communicator, tag).
+    unresolved: Vec<usize>,
+    held: Vec<(Rank, CommId, Option<i32>)>,
 }
 
 impl Pairing {
-    fn open_of(&mut self, receiver: Rank) -> &mut BTreeMap<usize, OpenRecv> {
+    fn open_of(&mut self, receiver: Rank) -> &mut VecDeque<(usize, OpenRecv, bool)> {
         let r = receiver as usize;
         if self.open.len() <= r {
-            self.open.resize_with(r + 1, BTreeMap::new);
+            self.open.resize_with(r + 1, VecDeque::new);
         }
         &mut self.open[r]
+    }
+
+    /// The open receive `j` of `receiver`.
+    fn open_recv(&mut self, receiver: Rank, j: usize) -> Option<&mut OpenRecv> {
+        let open = self.open_of(receiver);
+        let at = open.binary_search_by_key(&j, |&(j, ..)| j).ok()?;
+        Some(&mut open[at].1)
     }
 
     /// Pairs what can be paired for sure among the receives of `receiver`.
@@ -152,29 +166,32 @@ impl Pairing {
             streams,
             open,
             kept,
+            unresolved,
+            held,
         } = self;
         let Some(open) = open.get_mut(receiver as usize) else {
             return;
         };
-        // Earlier receives that may take a message known now: unresolved ones, and
-        // resolved ones held back by them (sender, communicator, tag).
-        let mut unresolved: Vec<&OpenRecv> = Vec::new();
-        let mut held: Vec<(Rank, CommId, Option<i32>)> = Vec::new();
-        let mut done: Vec<usize> = Vec::new();
-        for (&j, o) in open.iter() {
+        unresolved.clear();
+        held.clear();
+        let mut any = false;
+        for at in 0..open.len() {
+            let (j, o, _) = &open[at];
+            let (j, comm) = (*j, o.comm);
             let (sender, tag) = match o.want() {
                 Want::Unresolved => {
-                    unresolved.push(o);
+                    unresolved.push(at);
                     continue;
                 }
                 Want::Nothing => {
-                    done.push(j);
+                    open[at].2 = true;
+                    any = true;
                     out.push(Paired::Never(j));
                     continue;
                 }
                 Want::From { sender, tag } => (sender, tag),
             };
-            let Some(stream) = streams.get_mut(&(sender, receiver, o.comm)) else {
+            let Some(stream) = streams.get_mut(&(sender, receiver, comm)) else {
                 continue;
             };
             let Some(m) = stream
@@ -183,25 +200,26 @@ impl Pairing {
             else {
                 continue;
             };
-            let contested = unresolved
+            let contested = unresolved.iter().any(|&u| {
+                let u = &open[u].1;
+                u.comm == comm && u.may_take(sender, m.tag)
+            }) || held
                 .iter()
-                .any(|u| u.comm == o.comm && u.may_take(sender, m.tag))
-                || held
-                    .iter()
-                    .any(|&(s, c, t)| s == sender && c == o.comm && t.is_none_or(|t| t == m.tag));
+                .any(|&(s, c, t)| s == sender && c == comm && t.is_none_or(|t| t == m.tag));
             if contested {
-                held.push((sender, o.comm, tag));
+                held.push((sender, comm, tag));
                 continue;
             }
             m.taken = true;
-            done.push(j);
             out.push(Paired::Took(j, (sender, m.send)));
             while stream.front().is_some_and(|m| m.taken) {
                 stream.pop_front();
             }
+            open[at].2 = true;
+            any = true;
         }
-        for j in done {
-            open.remove(&j);
+        if any {
+            open.retain(|&(_, _, paired)| !paired);
         }
         // Streams emptied stay for their next message (no allocation per message); they
         // are dropped when there are many more than when they were last dropped.
@@ -214,7 +232,7 @@ impl Pairing {
     #[cfg(test)]
     fn held(&self) -> usize {
         self.streams.values().map(VecDeque::len).sum::<usize>()
-            + self.open.iter().map(BTreeMap::len).sum::<usize>()
+            + self.open.iter().map(VecDeque::len).sum::<usize>()
     }
 }
 
@@ -343,6 +361,8 @@ struct Core {
     pairing: Pairing,
     /// Receivers with receives or messages to pair.
     dirty: Vec<Rank>,
+    /// What pairing found (kept for its memory).
+    found: Vec<Paired>,
     sends: FxHashMap<SendKey, LiveSend>,
     recvs: FxHashMap<RecvKey, LiveRecv>,
     /// Nonblocking collectives not completed yet: their instance and dependency.
@@ -417,7 +437,7 @@ impl Sink for RankSink<'_, '_> {
             matched: recv.matched,
             resolved: !awaits_match,
         };
-        core.pairing.open_of(r).insert(j, open);
+        core.pairing.open_of(r).push_back((j, open, false));
         let live = LiveRecv {
             pair: None,
             completion: recv.completion,
@@ -431,13 +451,13 @@ impl Sink for RankSink<'_, '_> {
     }
 
     fn recv_matched(&mut self, j: usize, matched: (Rank, i32)) {
-        if let Some(o) = self.core.pairing.open_of(self.rank).get_mut(&j) {
+        if let Some(o) = self.core.pairing.open_recv(self.rank, j) {
             o.matched = Some(matched);
         }
     }
 
     fn recv_settled(&mut self, j: usize) {
-        if let Some(o) = self.core.pairing.open_of(self.rank).get_mut(&j) {
+        if let Some(o) = self.core.pairing.open_recv(self.rank, j) {
             o.resolved = true;
             self.core.dirty(self.rank);
         }
@@ -570,7 +590,7 @@ impl Core {
     }
 
     fn pair_dirty(&mut self) {
-        let mut found = Vec::new();
+        let mut found = std::mem::take(&mut self.found);
         while let Some(receiver) = self.dirty.pop() {
             self.pairing.drain(receiver, &mut found);
             for p in found.drain(..) {
@@ -580,6 +600,7 @@ impl Core {
                 }
             }
         }
+        self.found = found;
     }
 
     /// Receive `recv` took the message of `send`.
@@ -1016,7 +1037,8 @@ impl LiveProofs {
         core.pair_dirty();
         for r in 0..core.pairing.open.len() {
             let left: Vec<usize> = std::mem::take(&mut core.pairing.open[r])
-                .into_keys()
+                .into_iter()
+                .map(|(j, ..)| j)
                 .collect();
             for j in left {
                 core.never((r as Rank, j));
