@@ -291,6 +291,7 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
         },
         &mut resolve,
         &polling_threads(&meta.polling),
+        Some(dir),
         |run| {
             model_polling(run, &meta.polling);
             progress.stage(&format!(

@@ -296,7 +296,10 @@ fn fed_while_normalizing_the_pass_finds_what_it_finds_on_the_run() {
             &[],
             |_| {},
             crate::normalize::Order::RankAfterRank,
-            crate::checks::keep_for(&traces),
+            crate::checks::Holding {
+                keep: crate::checks::keep_for(&traces),
+                spill: None,
+            },
         )
         .unwrap();
         let threads = &run.ranks[0].threads;
