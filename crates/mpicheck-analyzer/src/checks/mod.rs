@@ -193,6 +193,12 @@ pub(crate) fn keep_for(traces: &[mpicheck_trace::Trace]) -> crate::normalize::Ke
     }
 }
 
+/// Whether the analysis of `traces` holds every recorded call until the checks end (a
+/// program that makes RMA windows), rather than about what is live.
+pub fn holds_every_call(traces: &[mpicheck_trace::Trace]) -> bool {
+    keep_for(traces) == crate::normalize::Keep::AllEvents
+}
+
 /// Normalizes the traces and runs every check: the passes over the events while the events
 /// are made, and the replays' program compiled then, the other checks on the run
 /// afterwards, once `prepare` (the launcher's model of threads it saw polling) has changed
