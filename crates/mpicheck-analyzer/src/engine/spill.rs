@@ -19,10 +19,10 @@ use std::sync::Arc;
 
 use bytemuck::{CheckedBitPattern, NoUninit};
 
-/// Items per chunk written to the file: 4096 operations are 96 KiB, so a rank holds at
-/// most that much of its program while it is compiled, and each replay as much per rank it
-/// reads.
-pub(crate) const CHUNK: usize = 4096;
+/// Items per chunk written to the file: 1024 operations are 24 KiB (and 8 KiB of their
+/// calls' information), so a rank holds at most that much of its program while it is
+/// compiled, and each replay as much per rank it reads: 32 MiB for 1024 ranks.
+pub(crate) const CHUNK: usize = 1024;
 
 /// The unnamed temporary file the chunks of every rank's vectors are appended to.
 #[derive(Debug)]
@@ -91,7 +91,6 @@ pub(crate) struct ChunkReader<T> {
     /// The index of the chunk in `items` (`usize::MAX`: none).
     chunk: usize,
     items: Vec<T>,
-    bytes: Vec<u8>,
 }
 
 impl<T> Default for ChunkReader<T> {
@@ -99,7 +98,6 @@ impl<T> Default for ChunkReader<T> {
         ChunkReader {
             chunk: usize::MAX,
             items: Vec::new(),
-            bytes: Vec::new(),
         }
     }
 }
@@ -220,12 +218,13 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
     }
 
     fn load(&self, c: usize, reader: &mut ChunkReader<T>) {
-        reader.bytes.resize(self.chunk * size_of::<T>(), 0);
-        self.file().read(self.written[c], &mut reader.bytes);
+        // Read into a buffer of its own: a replay holds a chunk per rank, not two.
+        let mut bytes = vec![0u8; self.chunk * size_of::<T>()];
+        self.file().read(self.written[c], &mut bytes);
         reader.items.clear();
         reader
             .items
-            .extend(reader.bytes.chunks_exact(size_of::<T>()).map(decode::<T>));
+            .extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>));
         reader.chunk = c;
     }
 
