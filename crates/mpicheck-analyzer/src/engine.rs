@@ -73,11 +73,15 @@ mod polling;
 mod program;
 mod queues;
 mod rma;
+mod spill;
 
 pub(crate) use compile::ProgramCompiler;
+pub use compile::SpillTo;
 use polling::Poll;
 pub use program::ProgramBuilder;
 use queues::*;
+pub(crate) use spill::SpillFile;
+use spill::{ChunkReader, SpilledVec};
 
 // ---------------------------------------------------------------------------------------
 // Hashing: keys are small integers; SipHash would dominate the replay's cost, so maps use
@@ -98,7 +102,7 @@ pub const ANY_TAG: i32 = i32::MIN;
 pub const NO_REQ: u32 = u32::MAX;
 
 /// What a [`ReplayOp`] does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::NoUninit, bytemuck::CheckedBitPattern)]
 #[repr(u8)]
 pub enum OpKind {
     /// Nothing the replay needs (`MPI_Comm_rank`, an unsuccessful test, `MPI_Mrecv`).
@@ -171,7 +175,8 @@ pub mod class {
 
 /// One operation of one rank, compiled from one [`Event`] (24 bytes, so a million ranks
 /// with 64 calls each fit in 1.5 GB).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::NoUninit, bytemuck::CheckedBitPattern)]
+#[repr(C)]
 pub struct ReplayOp {
     pub kind: OpKind,
     pub flags: u8,
@@ -203,7 +208,10 @@ impl ReplayOp {
 /// What the checks say about the call an operation was compiled from, kept next to the
 /// operations (8 bytes each) so that reports of stuck or racing calls need no events:
 /// where it was made, which function, whether it returned.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::NoUninit, bytemuck::CheckedBitPattern,
+)]
+#[repr(C)]
 pub struct OpInfo {
     /// The call site ([`SiteId`]).
     pub site: u32,
@@ -227,7 +235,9 @@ pub mod info_bits {
 
 /// What kind of call an operation was compiled from, as recorded (a polling loop modelled
 /// as the blocking call it stands for keeps the shape of that call, and its own name).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::NoUninit, bytemuck::CheckedBitPattern,
+)]
 #[repr(u8)]
 pub enum CallShape {
     #[default]
@@ -367,14 +377,15 @@ pub struct Program {
     pub(crate) names: Vec<&'static str>,
 }
 
-/// One rank's operations, each with the call it was compiled from.
+/// One rank's operations, each with the call it was compiled from; a large rank's are
+/// mostly in the analysis's temporary file (`engine/spill.rs`).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RankProgram {
-    pub(crate) ops: Vec<ReplayOp>,
+    pub(crate) ops: SpilledVec<ReplayOp>,
     /// Per operation: the call it was compiled from ([`OpInfo`]).
-    pub(crate) info: Vec<OpInfo>,
+    pub(crate) info: SpilledVec<OpInfo>,
     /// The words the operations' aux offsets point into.
-    pub(crate) aux: Vec<u32>,
+    pub(crate) aux: SpilledVec<u32>,
     /// The communicator of a collective call whose operation does not carry it (an RMA
     /// call or a call the rank exited in), by operation index.
     pub(crate) collective_comms: FxHashMap<u32, u32>,
@@ -388,20 +399,20 @@ impl Program {
         self.ranks.iter().map(|r| r.ops.len()).sum()
     }
     /// The operations of one rank.
-    pub fn rank_ops(&self, rank: Rank) -> &[ReplayOp] {
-        &self.ranks[rank as usize].ops
+    pub fn rank_ops(&self, rank: Rank) -> Vec<ReplayOp> {
+        self.ranks[rank as usize].ops.to_vec()
     }
     pub(crate) fn comm(&self, comm: u32) -> Option<&CommMembers> {
         self.comms.get(comm as usize)
     }
     /// The operation of event `event` of `rank`.
-    pub fn op(&self, rank: Rank, event: usize) -> Option<&ReplayOp> {
-        self.ranks.get(rank as usize)?.ops.get(event)
+    pub fn op(&self, rank: Rank, event: usize) -> Option<ReplayOp> {
+        self.ranks.get(rank as usize)?.ops.get_checked(event)
     }
     /// The call event `event` of `rank` was, if the operation was compiled from one.
-    pub fn call(&self, rank: Rank, event: usize) -> Option<Call<'_>> {
+    pub fn call(&self, rank: Rank, event: usize) -> Option<Call> {
         let r = self.ranks.get(rank as usize)?;
-        let info = *r.info.get(event)?;
+        let info = r.info.get_checked(event)?;
         if info.call == 0 {
             return None;
         }
@@ -410,7 +421,7 @@ impl Program {
             name: self.names.get(info.call as usize).copied().unwrap_or("?"),
             shape: info.shape,
             bits: info.bits,
-            op: &r.ops[event],
+            op: r.ops.get(event),
             collective_comm: r.collective_comms.get(&(event as u32)).copied(),
         })
     }
@@ -419,22 +430,23 @@ impl Program {
         ProgramOps {
             program: self,
             next: vec![0; self.ranks.len()],
+            readers: (0..self.ranks.len()).map(|_| Readers::default()).collect(),
         }
     }
 }
 
 /// A call a [`Program`]'s operation was compiled from ([`Program::call`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Call<'p> {
+pub struct Call {
     pub site: SiteId,
     pub name: &'static str,
     pub shape: CallShape,
     bits: u8,
-    op: &'p ReplayOp,
+    op: ReplayOp,
     collective_comm: Option<u32>,
 }
 
-impl Call<'_> {
+impl Call {
     /// The call returned in the trace.
     pub fn returned(&self) -> bool {
         self.bits & info_bits::RETURNED != 0
@@ -503,7 +515,7 @@ pub fn aux_span(op: &ReplayOp) -> Option<(bool, u32)> {
 }
 
 /// Copies an operation's aux words from `table` to the end of `aux` and points the
-/// operation there (for sources that keep a table of aux words, like [`Program`]).
+/// operation there (for sources that keep a table of aux words).
 pub fn move_aux(mut op: ReplayOp, table: &[u32], aux: &mut Vec<u32>) -> ReplayOp {
     if let Some((in_b, len)) = aux_span(&op) {
         let at = if in_b { &mut op.b } else { &mut op.a };
@@ -519,6 +531,14 @@ pub struct ProgramOps<'p> {
     program: &'p Program,
     /// Per rank: the index of its next operation.
     next: Vec<usize>,
+    /// Per rank: the chunks of its operations and aux words being read.
+    readers: Vec<Readers>,
+}
+
+#[derive(Default)]
+struct Readers {
+    ops: ChunkReader<ReplayOp>,
+    aux: ChunkReader<u32>,
 }
 
 impl OpSource for ProgramOps<'_> {
@@ -531,10 +551,20 @@ impl OpSource for ProgramOps<'_> {
     fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
         let r = rank as usize;
         let i = self.next[r];
-        let ops = &self.program.ranks[r];
-        let op = *ops.ops.get(i)?;
+        let program = &self.program.ranks[r];
+        if i >= program.ops.len() {
+            return None;
+        }
+        let readers = &mut self.readers[r];
+        let mut op = program.ops.read(i, &mut readers.ops);
         self.next[r] = i + 1;
-        Some(move_aux(op, &ops.aux, aux))
+        if let Some((in_b, len)) = aux_span(&op) {
+            let at = if in_b { &mut op.b } else { &mut op.a };
+            let from = *at as usize;
+            *at = aux.len() as u32;
+            aux.extend((from..from + len as usize).map(|w| program.aux.read(w, &mut readers.aux)));
+        }
+        Some(op)
     }
     fn end(&self, rank: Rank) -> EndKind {
         self.program.ends[rank as usize]

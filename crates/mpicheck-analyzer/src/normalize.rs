@@ -304,7 +304,8 @@ pub(crate) enum Keep {
     /// Every event, and the arguments of every collective call: a [`Run`] to read whole.
     AllEvents,
     /// Each rank's last `n` events (for reports: where each rank was when its trace
-    /// ended), and no collective call's arguments once the passes saw its event: when every
+    /// ended), no collective call's arguments once the passes saw its event, and no
+    /// synchronization record of threads once the passes saw it: when every
     /// check is a pass, the analysis then holds no more than the passes do.
     LastEvents(usize),
 }
@@ -473,6 +474,11 @@ where
                     for pass in passes.iter_mut() {
                         pass.sync(rank, &sync);
                     }
+                    if let Keep::LastEvents(_) = keep {
+                        // The passes have it (an OpenMP program makes one per barrier and
+                        // thread).
+                        a.stream.forget_syncs();
+                    }
                 }
                 Normalized::Mark(mark) => {
                     for pass in passes.iter_mut() {
@@ -598,6 +604,11 @@ struct RankStream<'a> {
 }
 
 impl<'a> RankStream<'a> {
+    /// Drops the rank's synchronization records made so far ([`Keep::LastEvents`]).
+    fn forget_syncs(&mut self) {
+        self.threads.forget_syncs();
+    }
+
     fn new(
         rank: Rank,
         world_size: u32,

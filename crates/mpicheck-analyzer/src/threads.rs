@@ -94,6 +94,13 @@ pub struct ThreadInfoBuilder {
     open_workshares: HashMap<u16, usize>,
     /// Start object of each open region → the threads that took it so far.
     region_members: HashMap<u64, HashSet<u16>>,
+    /// What the end needs of the synchronization records, so that the records themselves
+    /// need not be kept: the thread that took each thread start object (the last one)...
+    started_by_object: HashMap<u64, u16>,
+    /// ... each release of a region's start object, in record order ...
+    region_tokens: Vec<u64>,
+    /// ... and the threads that ever took each region start object.
+    token_members: HashMap<u64, HashSet<u16>>,
     /// What the passes are told next ([`ThreadMark`]).
     marks: Vec<ThreadMark>,
 }
@@ -128,6 +135,9 @@ impl ThreadInfoBuilder {
             workshare_teams: Vec::new(),
             open_workshares: HashMap::new(),
             region_members: HashMap::new(),
+            started_by_object: HashMap::new(),
+            region_tokens: Vec::new(),
+            token_members: HashMap::new(),
             marks: provided.map(ThreadMark::Provided).into_iter().collect(),
         }
     }
@@ -146,7 +156,20 @@ impl ThreadInfoBuilder {
             self.info.workshares[i].end_order = call.seq;
             self.marks.push(ThreadMark::BlockEnd { block: i as u32 });
         }
-        let mut push = |kind, object| {
+        let mut push = |kind, object: u64| {
+            match (kind, object >> NS_SHIFT) {
+                (SyncKind::Release, NS_REGION_START) => self.region_tokens.push(object),
+                (SyncKind::Acquire, NS_REGION_START) => {
+                    self.token_members
+                        .entry(object)
+                        .or_default()
+                        .insert(call.thread);
+                }
+                (SyncKind::Acquire, NS_THREAD_START) => {
+                    self.started_by_object.insert(object, call.thread);
+                }
+                _ => {}
+            }
             self.info.sync.push(SyncEvent {
                 thread: call.thread,
                 order: call.seq,
@@ -252,6 +275,12 @@ impl ThreadInfoBuilder {
         &self.info.sync[n..]
     }
 
+    /// Drops the synchronization records taken so far (once the passes have them): the
+    /// end needs only what was noted of them.
+    pub fn forget_syncs(&mut self) {
+        self.info.sync.clear();
+    }
+
     /// Whether the process has started threads so far (a recorded parallel region or
     /// `pthread_create`).
     pub fn threads_started(&self) -> bool {
@@ -269,13 +298,7 @@ impl ThreadInfoBuilder {
             region.site = site(address);
         }
         // A started thread's first step acquires its start object.
-        let started_by_object: HashMap<u64, u16> = self
-            .info
-            .sync
-            .iter()
-            .filter(|s| s.kind == SyncKind::Acquire && s.object >> NS_SHIFT == NS_THREAD_START)
-            .map(|s| (s.object, s.thread))
-            .collect();
+        let started_by_object = std::mem::take(&mut self.started_by_object);
         let mut starts = std::mem::take(&mut self.thread_starts);
         for (start, object, address) in &mut starts {
             start.site = site(*address);
@@ -287,29 +310,31 @@ impl ThreadInfoBuilder {
             self.info.sync_recorded = false;
         }
         // Team sizes: the threads that entered each region.
-        let mut token_of: HashMap<u64, usize> = HashMap::new();
-        let mut tokens: Vec<(u64, usize)> = Vec::new();
-        for s in &self.info.sync {
-            if s.kind == SyncKind::Release && s.object >> NS_SHIFT == NS_REGION_START {
-                tokens.push((s.object, tokens.len()));
-            }
+        // A start object released again counts for its last release alone.
+        let token_of: HashMap<u64, usize> = self
+            .region_tokens
+            .iter()
+            .enumerate()
+            .map(|(i, &token)| (token, i))
+            .collect();
+        let team = |token: u64| {
+            self.token_members
+                .get(&token)
+                .map_or(0, |members| members.len() as u32)
+        };
+        for (i, region) in self.info.parallel_regions.iter_mut().enumerate() {
+            region.threads = match self.region_tokens.get(i) {
+                Some(&token) if token_of.get(&token) == Some(&i) => team(token),
+                _ => 0,
+            };
         }
-        token_of.extend(tokens);
-        let mut members: Vec<HashSet<u16>> = vec![HashSet::new(); token_of.len()];
-        for s in &self.info.sync {
-            if s.kind == SyncKind::Acquire {
-                if let Some(&i) = token_of.get(&s.object) {
-                    members[i].insert(s.thread);
-                }
-            }
-        }
-        for (region, m) in self.info.parallel_regions.iter_mut().zip(&members) {
-            region.threads = m.len() as u32;
-        }
-        for (block, team) in self.info.workshares.iter_mut().zip(&self.workshare_teams) {
-            block.team = token_of
-                .get(&object(NS_REGION_START, *team))
-                .map_or(0, |&i| members[i].len() as u32);
+        for (block, &token) in self.info.workshares.iter_mut().zip(&self.workshare_teams) {
+            let token = object(NS_REGION_START, token);
+            block.team = if token_of.contains_key(&token) {
+                team(token)
+            } else {
+                0
+            };
         }
         self.info
     }

@@ -291,6 +291,7 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
         },
         &mut resolve,
         &polling_threads(&meta.polling),
+        Some(dir),
         |run| {
             model_polling(run, &meta.polling);
             progress.stage(&format!(
@@ -357,9 +358,14 @@ pub fn scan_run(
 fn scan_traces(dir: &Path, options: &ReportOptions, progress: &Progress) -> Result<LoadedTraces> {
     let loaded = load_traces_with(dir, progress, mpicheck_trace::scan_trace_file)?;
     let calls = loaded.traces.iter().map(|t| t.mpi_calls).sum();
+    let cost = if mpicheck_analyzer::checks::holds_every_call(&loaded.traces) {
+        crate::memory::EVERY_CALL_HELD
+    } else {
+        crate::memory::STREAMING
+    };
     let limit = options.max_memory.or_else(crate::memory::available);
-    progress
-        .suspend(|| crate::memory::check_fits(calls, limit, options.max_memory.is_some(), dir))?;
+    let given = options.max_memory.is_some();
+    progress.suspend(|| crate::memory::check_fits(calls, cost, limit, given, dir))?;
     // The ranks' calls are read interleaved: every trace file is open at once.
     crate::open_files::allow(loaded.traces.len())?;
     Ok(loaded)

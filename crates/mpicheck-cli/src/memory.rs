@@ -1,25 +1,50 @@
 //! Whether the analysis of a run fits in memory, decided before it starts.
 //!
-//! The analysis still holds every recorded call (issue 14 makes it stream), so a long run can
-//! need more memory than the machine has; the kernel's OOM killer would then end mpicheck
-//! with a bare "Killed" and no report. Instead, the calls are counted when the traces are
-//! scanned and the analysis refuses to start, with a one-line error, when even the least it
-//! can take per call does not fit; the traces stay for `mpicheck analyze` elsewhere.
+//! A program that makes RMA windows is still analyzed with every recorded call held (four
+//! RMA checks read the whole run), so a long run of one can need more memory than the
+//! machine has; the kernel's OOM killer would then end mpicheck with a bare "Killed" and no
+//! report. Instead, the calls are counted when the traces are scanned and the analysis
+//! refuses to start, with a one-line error, when even the least it can take does not fit;
+//! the traces stay for `mpicheck analyze` elsewhere. Other programs are analyzed holding
+//! about what is live (issue 14), so their cost grows little with the calls.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-/// The least memory the analysis takes per recorded MPI call, a lower bound: every call is
-/// held as a 144-byte event until the checks end (most also take a 24-byte replay
-/// operation, and more for their facts).
-pub const LEAST_BYTES_PER_CALL: u64 = 144;
+/// What an analysis takes: a fixed part (the program, the trace schemas, the read windows)
+/// and a part per recorded MPI call, at least and typically (peak RSS of a varied program:
+/// point-to-point, collectives, communicators and derived types; BENCHMARKS.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cost {
+    pub least_fixed: u64,
+    pub least_per_call: u64,
+    pub typical_fixed: u64,
+    pub typical_per_call: u64,
+}
 
-/// What the analysis of a varied program (point-to-point, collectives, communicators and
-/// derived types) took per call at 10× its smallest size, peak RSS, rounded up
-/// (BENCHMARKS.md, "Analysis cost as the run grows"): above this, it may not fit.
-pub const TYPICAL_BYTES_PER_CALL: u64 = 320;
+/// The least any analysis takes: its smallest runs peak at about 14 MiB.
+const LEAST_FIXED: u64 = 8 << 20;
+
+/// The analysis holding every call: each is a 144-byte event until the checks end (most
+/// also take a 24-byte replay operation, and more for their facts), 320 bytes per call at
+/// 10× the smallest size (BENCHMARKS.md, "Analysis cost as the run grows").
+pub const EVERY_CALL_HELD: Cost = Cost {
+    least_fixed: LEAST_FIXED,
+    least_per_call: 144,
+    typical_fixed: 16 << 20,
+    typical_per_call: 320,
+};
+
+/// The streaming analysis: what still grows with the calls (BENCHMARKS.md, "Analysis
+/// memory without the run's events").
+pub const STREAMING: Cost = Cost {
+    least_fixed: LEAST_FIXED,
+    least_per_call: 0,
+    typical_fixed: 40 << 20,
+    typical_per_call: 48,
+};
 
 /// Parses `--max-memory`: a number of bytes with an optional unit, `512M`, `4GiB`, `1.5G`.
 pub fn parse_size(text: &str) -> Result<u64, String> {
@@ -95,14 +120,24 @@ fn cgroup_room(proc_cgroup: &str, root: &Path) -> Option<u64> {
     })
 }
 
-/// Refuses an analysis of `calls` recorded calls that cannot fit in `limit` bytes (given
-/// with `--max-memory`, else what is available); warns when it may not.
-pub fn check_fits(calls: u64, limit: Option<u64>, given: bool, dir: &Path) -> Result<()> {
+/// Refuses an analysis of `calls` recorded calls costing `cost` that cannot fit in `limit`
+/// bytes (given with `--max-memory`, else what is available); warns when it may not.
+pub fn check_fits(
+    calls: u64,
+    cost: Cost,
+    limit: Option<u64>,
+    given: bool,
+    dir: &Path,
+) -> Result<()> {
     let Some(limit) = limit else {
         return Ok(());
     };
-    let least = calls.saturating_mul(LEAST_BYTES_PER_CALL);
-    let typical = calls.saturating_mul(TYPICAL_BYTES_PER_CALL);
+    let least = calls
+        .saturating_mul(cost.least_per_call)
+        .saturating_add(cost.least_fixed);
+    let typical = calls
+        .saturating_mul(cost.typical_per_call)
+        .saturating_add(cost.typical_fixed);
     let whose = if given {
         "the limit set by --max-memory"
     } else {
@@ -175,14 +210,25 @@ mod tests {
     #[test]
     fn refuses_only_what_cannot_fit() {
         let dir = Path::new("out");
-        assert!(check_fits(1000, Some(1000 * LEAST_BYTES_PER_CALL), false, dir).is_ok());
-        let err = check_fits(1000, Some(1000 * LEAST_BYTES_PER_CALL - 1), true, dir)
+        let least = 1000 * EVERY_CALL_HELD.least_per_call + LEAST_FIXED;
+        assert!(check_fits(1000, EVERY_CALL_HELD, Some(least), false, dir).is_ok());
+        let err = check_fits(1000, EVERY_CALL_HELD, Some(least - 1), true, dir)
             .unwrap_err()
             .to_string();
         assert!(err.contains("1000 recorded MPI calls"), "{err}");
         assert!(err.contains("--max-memory"), "{err}");
         assert!(err.contains("mpicheck analyze out"), "{err}");
-        assert!(check_fits(u64::MAX, None, false, dir).is_ok());
+        assert!(check_fits(u64::MAX, EVERY_CALL_HELD, None, false, dir).is_ok());
+    }
+
+    #[test]
+    fn a_streaming_analysis_of_many_calls_is_not_refused() {
+        // 10^9 calls of a program without RMA windows: refused only if the fixed part
+        // does not fit.
+        let dir = Path::new("out");
+        assert!(check_fits(1_000_000_000, STREAMING, Some(1 << 30), false, dir).is_ok());
+        assert!(check_fits(1_000_000_000, EVERY_CALL_HELD, Some(1 << 30), false, dir).is_err());
+        assert!(check_fits(1, STREAMING, Some(LEAST_FIXED - 1), true, dir).is_err());
     }
 
     #[test]

@@ -110,13 +110,19 @@ fn run_selected(run: &Run, wanted: impl Fn(&CheckInfo) -> bool) -> Vec<Diagnosti
 
 /// [`run_all`] with the events given to the passes in `order` (each entry names the rank
 /// whose next event comes; [`pass::interleavings`] gives some), for tests: the findings
-/// must not depend on it.
+/// must not depend on it. The replays' program goes to a temporary file two operations
+/// at a time, so that what the replays read from it is tested too.
 #[doc(hidden)]
 pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
         return Vec::new();
     }
-    let mut plan = Plan::new(|_| true, &[]);
+    let temp = std::env::temp_dir();
+    let spill = crate::engine::SpillTo {
+        dir: &temp,
+        chunk: 2,
+    };
+    let mut plan = Plan::new(|_| true, &[], Some(spill));
     pass::feed_in(run, &mut plan.passes(), order);
     let (found, undeclared) = plan.finish(run);
     debug_assert!(undeclared.is_empty(), "{undeclared:?}");
@@ -154,7 +160,7 @@ fn run_selected_noting(
     if run.ranks.is_empty() {
         return (Vec::new(), Vec::new());
     }
-    let mut plan = Plan::new(wanted, &[]);
+    let mut plan = Plan::new(wanted, &[], None);
     pass::feed(run, &mut plan.passes());
     plan.finish(run)
 }
@@ -187,6 +193,12 @@ pub(crate) fn keep_for(traces: &[mpicheck_trace::Trace]) -> crate::normalize::Ke
     }
 }
 
+/// Whether the analysis of `traces` holds every recorded call until the checks end (a
+/// program that makes RMA windows), rather than about what is live.
+pub fn holds_every_call(traces: &[mpicheck_trace::Trace]) -> bool {
+    keep_for(traces) == crate::normalize::Keep::AllEvents
+}
+
 /// Normalizes the traces and runs every check: the passes over the events while the events
 /// are made, and the replays' program compiled then, the other checks on the run
 /// afterwards, once `prepare` (the launcher's model of threads it saw polling) has changed
@@ -194,12 +206,14 @@ pub(crate) fn keep_for(traces: &[mpicheck_trace::Trace]) -> crate::normalize::Ke
 /// the run with the findings: its tables, how each rank ended, and each rank's last
 /// [`LAST_EVENTS_KEPT`] events (all of them in a program that makes RMA windows), so
 /// that the analysis holds about what its passes and compiled program hold, not every
-/// event.
+/// event. The replays' program goes to an unnamed temporary file in `spill_dir` (the
+/// traces' directory) once large, so that it does not hold memory either.
 pub fn analyze_streaming<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
     polling: &[(crate::model::Rank, u16)],
+    spill_dir: Option<&std::path::Path>,
     prepare: impl FnOnce(&mut Run),
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
@@ -212,12 +226,22 @@ where
         polling,
         prepare,
         crate::normalize::Order::EntryTime,
-        keep_for(traces),
+        Holding {
+            keep: keep_for(traces),
+            spill: spill_dir.map(crate::engine::SpillTo::dir),
+        },
     )
 }
 
-/// [`analyze_streaming`], the ranks' calls normalized in `order`, keeping what `keep` says
-/// of the events.
+/// What the analysis holds in memory: which events it keeps, and where the replays'
+/// program goes once large (`None`: it stays in memory).
+pub(crate) struct Holding<'a> {
+    pub keep: crate::normalize::Keep,
+    pub spill: Option<crate::engine::SpillTo<'a>>,
+}
+
+/// [`analyze_streaming`], the ranks' calls normalized in `order`, holding what `holding`
+/// says.
 pub(crate) fn analyze_streaming_in<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
@@ -225,19 +249,19 @@ pub(crate) fn analyze_streaming_in<I>(
     polling: &[(crate::model::Rank, u16)],
     prepare: impl FnOnce(&mut Run),
     order: crate::normalize::Order,
-    keep: crate::normalize::Keep,
+    holding: Holding,
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
-    let mut plan = Plan::new(|_| true, polling);
+    let mut plan = Plan::new(|_| true, polling, holding.spill);
     let (mut run, numbering) = crate::normalize::normalize_streaming_into(
         traces,
         calls,
         resolve,
         &mut plan.passes(),
         order,
-        keep,
+        holding.keep,
     )?;
     // The passes saw the ids as the calls came: they hand out their findings before the
     // run is renumbered, in the order of the final ids.
@@ -276,7 +300,12 @@ struct Plan<W> {
 impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
     /// `polling`: the threads ((rank, thread)) the launcher saw polling when it ended a
     /// hung job.
-    fn new(wanted: W, polling: &[(crate::model::Rank, u16)]) -> Plan<W> {
+    /// `spill`: where the replays' program goes once large (else it stays in memory).
+    fn new(
+        wanted: W,
+        polling: &[(crate::model::Rank, u16)],
+        spill: Option<crate::engine::SpillTo>,
+    ) -> Plan<W> {
         let selected: Vec<bool> = REGISTRY
             .iter()
             .map(|c| c.infos().iter().any(&wanted))
@@ -309,7 +338,7 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             needed,
             passes,
             finished: (0..REGISTRY.len()).map(|_| None).collect(),
-            compiler: replays.then(|| crate::engine::ProgramCompiler::new(polling)),
+            compiler: replays.then(|| crate::engine::ProgramCompiler::new(polling, spill)),
             program: None,
         }
     }

@@ -28,7 +28,7 @@ impl Program {
     /// Compiles a run held whole. Each event becomes exactly one operation, so event
     /// indices carry over.
     pub fn from_run(run: &Run) -> Program {
-        let mut compiler = ProgramCompiler::new(&[]);
+        let mut compiler = ProgramCompiler::new(&[], None);
         crate::checks::pass::feed(run, &mut [&mut compiler]);
         compiler.into_program(&RunTables::of(run))
     }
@@ -40,6 +40,8 @@ impl Program {
 #[derive(Default)]
 pub struct ProgramCompiler {
     ranks: Vec<RankCompiler>,
+    /// Where the ranks' operations go once they have many.
+    spill: Spill,
     names: Names,
     /// The threads the launcher saw polling until it ended the hung job, by rank: their
     /// trailing polls stand for the blocking call they poll for.
@@ -71,12 +73,44 @@ impl Names {
     }
 }
 
+/// Where a compiled program's operations go once a rank has many: an unnamed temporary
+/// file in `dir` (else in the system's temporary directory), in chunks of `chunk`
+/// operations (`engine/spill.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct SpillTo<'a> {
+    pub dir: &'a std::path::Path,
+    pub chunk: usize,
+}
+
+impl SpillTo<'_> {
+    /// Into `dir`, in chunks of the usual size.
+    pub fn dir(dir: &std::path::Path) -> SpillTo<'_> {
+        SpillTo {
+            dir,
+            chunk: spill::CHUNK,
+        }
+    }
+}
+
+/// The file a rank's operations go to in chunks, if any.
+#[derive(Clone, Default)]
+struct Spill {
+    file: Option<Arc<SpillFile>>,
+    chunk: usize,
+}
+
+impl Spill {
+    fn vec<T: bytemuck::NoUninit + bytemuck::CheckedBitPattern>(&self) -> SpilledVec<T> {
+        SpilledVec::new(self.file.clone(), self.chunk.max(1))
+    }
+}
+
 /// One rank's operations so far, and what compiling its next events needs.
 #[derive(Default)]
 struct RankCompiler {
-    ops: Vec<ReplayOp>,
-    info: Vec<OpInfo>,
-    aux: Vec<u32>,
+    ops: SpilledVec<ReplayOp>,
+    info: SpilledVec<OpInfo>,
+    aux: SpilledVec<u32>,
     /// The communicator of a collective call whose operation does not carry it, by the
     /// rank's operation index.
     collective_comms: FxHashMap<u32, u32>,
@@ -108,14 +142,27 @@ struct TrailingCall {
 
 impl ProgramCompiler {
     /// A compiler for a run whose `polling` threads ((rank, thread)) the launcher saw
-    /// polling until it ended the hung job.
-    pub fn new(polling: &[(Rank, u16)]) -> ProgramCompiler {
+    /// polling until it ended the hung job; a rank's operations beyond its first chunk go
+    /// to a temporary file where `spill` says, if it says (else they stay in memory).
+    pub fn new(polling: &[(Rank, u16)], spill: Option<SpillTo>) -> ProgramCompiler {
+        let spill = match spill {
+            Some(to) => Spill {
+                file: SpillFile::create(Some(to.dir)),
+                chunk: to.chunk,
+            },
+            None => Spill::default(),
+        };
+        Self::with_spill(polling, spill)
+    }
+
+    fn with_spill(polling: &[(Rank, u16)], spill: Spill) -> ProgramCompiler {
         let mut by_rank: FxHashMap<Rank, Vec<u16>> = FxHashMap::default();
         for &(rank, thread) in polling {
             by_rank.entry(rank).or_default().push(thread);
         }
         ProgramCompiler {
             polling: by_rank,
+            spill,
             ..ProgramCompiler::default()
         }
     }
@@ -123,10 +170,14 @@ impl ProgramCompiler {
     /// The compiler of `rank` among `ranks`, made if it is new (ranks come as their events
     /// do). A function of the vector, not of the compiler, so that the names can be
     /// borrowed beside it.
-    fn rank(ranks: &mut Vec<RankCompiler>, rank: Rank) -> &mut RankCompiler {
+    fn rank<'a>(
+        ranks: &'a mut Vec<RankCompiler>,
+        rank: Rank,
+        spill: &Spill,
+    ) -> &'a mut RankCompiler {
         let r = rank as usize;
         if ranks.len() <= r {
-            ranks.resize_with(r + 1, RankCompiler::default);
+            ranks.resize_with(r + 1, || RankCompiler::new(spill));
         }
         &mut ranks[r]
     }
@@ -213,7 +264,7 @@ impl EventPass for ProgramCompiler {
                 .get(&rank)
                 .is_some_and(|threads| threads.contains(&event.thread));
         let names = &mut self.names;
-        let r = Self::rank(&mut self.ranks, rank);
+        let r = Self::rank(&mut self.ranks, rank, &self.spill);
         debug_assert_eq!(index, r.ops.len(), "each rank's events come in order");
         if polling {
             r.note_trailing(index as u32, event);
@@ -241,13 +292,17 @@ impl EventPass for ProgramCompiler {
     }
 
     fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
-        let r = Self::rank(&mut self.ranks, rank);
-        let (Some(op), Some(info)) = (r.ops.get(index), r.info.get(index)) else {
+        let r = Self::rank(&mut self.ranks, rank, &self.spill);
+        let (Some(mut op), Some(info)) = (r.ops.get_checked(index), r.info.get_checked(index))
+        else {
             return;
         };
         match (info.shape, op.kind) {
-            (CallShape::Recv, OpKind::Recv) => r.ops[index].b = matched.0,
-            (CallShape::Sendrecv, OpKind::Sendrecv) => r.aux[op.b as usize + 2] = matched.0,
+            (CallShape::Recv, OpKind::Recv) => {
+                op.b = matched.0;
+                r.ops.set(index, op);
+            }
+            (CallShape::Sendrecv, OpKind::Sendrecv) => r.aux.set(op.b as usize + 2, matched.0),
             _ => {}
         }
     }
@@ -260,6 +315,15 @@ impl EventPass for ProgramCompiler {
 }
 
 impl RankCompiler {
+    fn new(spill: &Spill) -> RankCompiler {
+        RankCompiler {
+            ops: spill.vec(),
+            info: spill.vec(),
+            aux: spill.vec(),
+            ..RankCompiler::default()
+        }
+    }
+
     /// Appends the operation compiled from `event`.
     fn push(&mut self, op: ReplayOp, info: OpInfo, event: &Event) {
         let at = self.ops.len() as u32;
@@ -312,7 +376,7 @@ impl RankCompiler {
             self.cancels.sends.remove(&request.0);
             let id = self.ids.id(request);
             if let Some(&at) = self.origin.get(&id) {
-                if self.ops[at as usize].class == class::NONBLOCKING {
+                if self.ops.get(at as usize).class == class::NONBLOCKING {
                     self.origin.remove(&id);
                     nonblocking.push(request);
                 }
@@ -379,8 +443,8 @@ impl RankCompiler {
         if op.kind == OpKind::Wait && op.flags & flags::RETURNED == 0 {
             self.unreturned_waits.push(index);
         }
-        self.ops[index as usize] = op;
-        self.info[index as usize] = info;
+        self.ops.set(index as usize, op);
+        self.info.set(index as usize, info);
     }
 
     /// Settles what the rank's later calls, and the other ranks', decided about its
@@ -390,7 +454,8 @@ impl RankCompiler {
             let holders = held.holders(rank, wait);
             if !holders.is_empty() {
                 let at = wait.op as usize;
-                self.ops[at] = rma::lock_wait_op(self.ops[at], wait, &holders, &mut self.aux);
+                let op = rma::lock_wait_op(self.ops.get(at), wait, &holders, &mut self.aux);
+                self.ops.set(at, op);
             }
         }
         // A process that ran its exit handlers inside its last call did not block there:
@@ -402,26 +467,28 @@ impl RankCompiler {
                 .ops
                 .len()
                 .checked_sub(1)
-                .filter(|&last| self.info[last].bits & info_bits::RETURNED == 0),
+                .filter(|&last| self.info.get(last).bits & info_bits::RETURNED == 0),
             Some(RankEnd::AbortedInCall { event, .. }) => Some(*event),
             _ => None,
         };
         if let Some(at) = exited_in.filter(|&at| at < self.ops.len()) {
-            let op = self.ops[at];
-            if self.info[at].shape == CallShape::Collective && op.kind == OpKind::Collective {
+            let op = self.ops.get(at);
+            if self.info.get(at).shape == CallShape::Collective && op.kind == OpKind::Collective {
                 self.collective_comms.insert(at as u32, op.comm);
             }
-            self.ops[at] = ReplayOp::new(OpKind::Nop);
+            self.ops.set(at, ReplayOp::new(OpKind::Nop));
         }
         for &w in &self.unreturned_waits {
-            let op = self.ops[w as usize];
+            let op = self.ops.get(w as usize);
             if op.kind != OpKind::Wait || op.flags & flags::RETURNED != 0 {
                 continue;
             }
             for k in 0..op.b {
-                let req = self.aux[(op.a + k) as usize];
+                let req = self.aux.get((op.a + k) as usize);
                 if let Some(&o) = self.origin.get(&req) {
-                    self.ops[o as usize].flags |= flags::UNBUFFERED;
+                    let mut origin = self.ops.get(o as usize);
+                    origin.flags |= flags::UNBUFFERED;
+                    self.ops.set(o as usize, origin);
                 }
             }
         }
@@ -432,24 +499,19 @@ impl RankCompiler {
         if !tables.renumbers() {
             return;
         }
-        for info in &mut self.info {
-            info.site = tables.site_order(SiteId(info.site));
-        }
-        for op in &mut self.ops {
-            match op.kind {
-                OpKind::Send
-                | OpKind::Recv
-                | OpKind::Sendrecv
-                | OpKind::Probe
-                | OpKind::Collective => op.comm = tables.comm_order(CommId(op.comm)),
-                OpKind::WinPost
-                | OpKind::WinStart
-                | OpKind::WinComplete
-                | OpKind::WinWait
-                | OpKind::WinLockWait => op.comm = tables.window_order(WinId(op.comm)),
-                _ => {}
+        self.info
+            .update_all(|info| info.site = tables.site_order(SiteId(info.site)));
+        self.ops.update_all(|op| match op.kind {
+            OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Probe | OpKind::Collective => {
+                op.comm = tables.comm_order(CommId(op.comm))
             }
-        }
+            OpKind::WinPost
+            | OpKind::WinStart
+            | OpKind::WinComplete
+            | OpKind::WinWait
+            | OpKind::WinLockWait => op.comm = tables.window_order(WinId(op.comm)),
+            _ => {}
+        });
         for comm in self.collective_comms.values_mut() {
             *comm = tables.comm_order(CommId(*comm));
         }
@@ -474,7 +536,7 @@ struct Cancels {
 
 impl Cancels {
     /// Notes `event`, about to become operation `at`.
-    fn note(&mut self, event: &Event, at: u32, info: &mut [OpInfo]) {
+    fn note(&mut self, event: &Event, at: u32, info: &mut SpilledVec<OpInfo>) {
         match &event.op {
             Op::Send {
                 blocking: Blocking::Nonblocking(r),
@@ -482,7 +544,9 @@ impl Cancels {
             } => self.sends.entry(r.0).or_default().push(at),
             Op::Cancel { request } => {
                 for i in self.sends.remove(&request.0).unwrap_or_default() {
-                    info[i as usize].bits |= info_bits::CANCELLED;
+                    let mut cancelled = info.get(i as usize);
+                    cancelled.bits |= info_bits::CANCELLED;
+                    info.set(i as usize, cancelled);
                 }
             }
             _ => {}
@@ -600,7 +664,7 @@ fn compile_event(
     poll: Poll,
     ids: &mut RequestIds,
     tables: &RunTables,
-    aux: &mut Vec<u32>,
+    aux: &mut SpilledVec<u32>,
     names: &mut Names,
 ) -> ReplayOp {
     let mut push_aux = |words: &[u32]| {
@@ -810,8 +874,15 @@ mod tests {
 
     /// The program compiled with the ranks' events fed in `order`, the matches of
     /// nonblocking receives coming late, as while the traces are normalized.
+    /// Its operations go to a file two at a time, so that what is settled or matched late
+    /// is written into operations already there.
     fn compiled_in(run: &Run, order: &[Rank], polling: &[(Rank, u16)]) -> Program {
-        let mut compiler = ProgramCompiler::new(polling);
+        let temp = std::env::temp_dir();
+        let spill = SpillTo {
+            dir: &temp,
+            chunk: 2,
+        };
+        let mut compiler = ProgramCompiler::new(polling, Some(spill));
         interleave::feed_late(run, &mut compiler, order);
         compiler.into_program(&RunTables::of(run))
     }
@@ -944,10 +1015,17 @@ mod tests {
             );
         }
         let run = parse(&text).unwrap();
-        let mut compiler = ProgramCompiler::new(&[]);
+        let temp = std::env::temp_dir();
+        let spill = SpillTo {
+            dir: &temp,
+            chunk: 64,
+        };
+        let mut compiler = ProgramCompiler::new(&[], Some(spill));
         crate::checks::pass::feed(&run, &mut [&mut compiler]);
         for r in &compiler.ranks {
             assert_eq!(r.ops.len(), 1500);
+            // The rest went to the file.
+            assert!(r.ops.held() < 64 && r.info.held() < 64 && r.aux.held() < 64);
             assert_eq!(
                 (r.origin.len(), r.cancels.sends.len(), r.ids.renamed.len()),
                 (0, 0, 0)

@@ -330,7 +330,7 @@ pub(super) fn compile(
     at: u32,
     prev_test: Option<WinId>,
     locks: &mut RankLocks,
-    aux: &mut Vec<u32>,
+    aux: &mut SpilledVec<u32>,
 ) -> ReplayOp {
     if op.flags & flags::RETURNED == 0 {
         if let Some(wait) = lock_wait(call, at, locks) {
@@ -378,7 +378,7 @@ pub(super) fn lock_wait_op(
     compiled: ReplayOp,
     wait: &LockWait,
     holders: &[Rank],
-    aux: &mut Vec<u32>,
+    aux: &mut SpilledVec<u32>,
 ) -> ReplayOp {
     let mut out = ReplayOp::new(OpKind::WinLockWait);
     out.flags = compiled.flags;

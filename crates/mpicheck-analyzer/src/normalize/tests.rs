@@ -815,7 +815,14 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
                 &[],
                 |_| {},
                 order,
-                keep,
+                crate::checks::Holding {
+                    keep,
+                    // The replays' program read back from a file, three operations a chunk.
+                    spill: Some(crate::engine::SpillTo {
+                        dir: &std::env::temp_dir(),
+                        chunk: 3,
+                    }),
+                },
             )
             .unwrap();
             if keep == Keep::AllEvents {

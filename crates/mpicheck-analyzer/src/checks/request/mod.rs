@@ -97,8 +97,12 @@ struct RankWalk {
     /// Requests completed, with the completing call's thread and return time: another
     /// thread's call that was already inside MPI when the completion returned still named a
     /// live request (the concurrent completion is TH003's). Only completions with a return
-    /// time, and only until calls that entered well after it come ([`RETIRED_FOR_NS`]).
+    /// time, and only until calls that entered well after it come ([`RETIRED_FOR_NS`];
+    /// [`RETIRED_ALONE_FOR_NS`] while one thread called MPI).
     retired: FxHashMap<ReqId, (u16, u64)>,
+    /// The first thread of the rank that called MPI, and whether another one did since.
+    first_thread: Option<u16>,
+    multithreaded: bool,
     /// The latest entry time of the rank's calls so far.
     latest_enter_ns: u64,
     /// How many retired requests may be held before the old ones are dropped.
@@ -114,7 +118,21 @@ struct RankWalk {
 /// can last milliseconds under load: one second is far beyond that).
 const RETIRED_FOR_NS: u64 = 1_000_000_000;
 
+/// The same while the rank has called MPI from one thread only: another thread's call that
+/// overlaps one of its completions would complete the request concurrently, an error TH003
+/// reports, so the time kept only decides whether that erroneous call is also reported as
+/// naming an unknown request. Kept short so that a single-threaded rank holds few.
+const RETIRED_ALONE_FOR_NS: u64 = 10_000_000;
+
 impl RankWalk {
+    /// Notes that `thread` called MPI.
+    fn note_thread(&mut self, thread: u16) {
+        match self.first_thread {
+            None => self.first_thread = Some(thread),
+            Some(first) => self.multithreaded |= first != thread,
+        }
+    }
+
     /// Notes the completion of `r` by `event`, and drops the completions no later call can
     /// overlap.
     fn retire(&mut self, r: ReqId, event: &Event) {
@@ -124,8 +142,13 @@ impl RankWalk {
         self.retired.insert(r, (event.thread, exit));
         if self.retired.len() > self.retired_cap.max(1024) {
             let latest = self.latest_enter_ns;
+            let horizon = if self.multithreaded {
+                RETIRED_FOR_NS
+            } else {
+                RETIRED_ALONE_FOR_NS
+            };
             self.retired
-                .retain(|_, &mut (_, exit)| exit.saturating_add(RETIRED_FOR_NS) > latest);
+                .retain(|_, &mut (_, exit)| exit.saturating_add(horizon) > latest);
             self.retired_cap = 2 * self.retired.len();
         }
     }
@@ -178,6 +201,7 @@ impl EventPass for RequestPass {
         if let Some(time) = event.time {
             walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
         }
+        walk.note_thread(event.thread);
         self.freed.event(
             rank,
             i,
@@ -351,6 +375,17 @@ mod tests {
             }),
         };
         let mut walk = RankWalk::default();
+        // While one thread calls MPI, about 10 ms' worth of completions are held.
+        walk.note_thread(0);
+        for i in 0..100_000u64 {
+            let at = i * 100_000;
+            walk.latest_enter_ns = at;
+            walk.retire(ReqId(i as u32), &call(0, at, at + 50));
+        }
+        assert!(walk.retired.len() <= 2048, "{}", walk.retired.len());
+        let mut walk = RankWalk::default();
+        walk.note_thread(0);
+        walk.note_thread(1);
         for i in 0..100_000u64 {
             let at = i * 100_000;
             walk.latest_enter_ns = at;

@@ -373,7 +373,10 @@ fn the_rma_checks_find_the_same_whatever_order_the_ranks_calls_are_normalized_in
             &[],
             |_| {},
             order,
-            crate::checks::keep_for(&traces),
+            crate::checks::Holding {
+                keep: crate::checks::keep_for(&traces),
+                spill: None,
+            },
         )
         .unwrap();
         assert_eq!(found, expected, "normalized {name}");

@@ -289,20 +289,42 @@ fn fed_while_normalizing_the_pass_finds_what_it_finds_on_the_run() {
             line: Some(address as u32),
             ..Default::default()
         };
-        let (run, streamed) = crate::checks::analyze_streaming_in(
-            &traces,
-            &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
-            &mut resolve,
-            &[],
-            |_| {},
-            crate::normalize::Order::RankAfterRank,
-            crate::checks::keep_for(&traces),
-        )
-        .unwrap();
+        let mut analyze = |keep| {
+            crate::checks::analyze_streaming_in(
+                &traces,
+                &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
+                &mut resolve,
+                &[],
+                |_| {},
+                crate::normalize::Order::RankAfterRank,
+                crate::checks::Holding { keep, spill: None },
+            )
+            .unwrap()
+        };
+        let (run, _) = analyze(crate::normalize::Keep::AllEvents);
+        let (last_events, streamed) = analyze(crate::checks::keep_for(&traces));
         let threads = &run.ranks[0].threads;
         assert_eq!(threads.parallel_regions.len(), 1, "{threads:?}");
         assert_eq!(threads.workshares.len(), 1, "{threads:?}");
         assert_eq!(threads.freed_after_use.len(), 1, "{threads:?}");
+        // Not keeping the events, the run keeps no synchronization record either, and the
+        // teams are the same.
+        let kept = &last_events.ranks[0].threads;
+        assert!(!threads.sync.is_empty() && kept.sync.is_empty(), "{kept:?}");
+        assert_eq!(
+            (
+                &kept.parallel_regions,
+                &kept.workshares,
+                &kept.thread_starts
+            ),
+            (
+                &threads.parallel_regions,
+                &threads.workshares,
+                &threads.thread_starts
+            )
+        );
+        assert_eq!(threads.parallel_regions[0].threads, 2);
+        assert_eq!(threads.workshares[0].team, 2);
         let on_run = thread_findings(&run);
         let codes = |found: &[Diagnostic]| -> Vec<&'static str> {
             found
