@@ -66,6 +66,13 @@ static inline int64_t mpicheck_len_cap(int64_t n)
 }
 /* Statuses substituted for MPI_STATUSES_IGNORE live on the stack up to this count. */
 #define MPICHECK_STACK_STATUSES 16
+/* A substituted status (n of them), zeroed before MPI fills what it fills (see the
+ * generator's "Status substitution"). */
+static inline MPI_Status *mpicheck_status_zeroed(MPI_Status *s, int64_t n)
+{
+    __builtin_memset(s, 0, sizeof(MPI_Status) * (size_t)n);
+    return s;
+}
 
 /* Writes a status as MPICHECK_STATUS_WORDS 8-byte words (trace format 4, shape `st3`): source
  * (low half) and tag (high half), error (low half), bytes received. */

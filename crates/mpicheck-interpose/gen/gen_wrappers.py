@@ -555,7 +555,10 @@ def gen_c_wrapper(func):
     pre, nbytes = emit_record(func, acc, body, 1)
     # Status substitution: the user may pass MPI_STATUS(ES)_IGNORE; the library then writes
     # into a local status so the matched source and tag are still recorded. The user sees
-    # nothing of it.
+    # nothing of it. The local statuses are zeroed first: MPI leaves fields of them unset
+    # (MPI_ERROR unless it returns MPI_ERR_IN_STATUS, a send request's source and tag), and
+    # stack leftovers there would make identical calls differ in their outputs (no counted
+    # run or cycle) and the trace vary from run to run.
     call_map = {}
     post_free = []
     for prm in params:
@@ -566,7 +569,7 @@ def gen_c_wrapper(func):
             else:
                 body.append(f"MPI_Status mpicheck_local_{prm.name};")
                 body.append(
-                    f"MPI_Status *{v} = {prm.name} == MPI_STATUS_IGNORE ? &mpicheck_local_{prm.name} : {prm.name};"
+                    f"MPI_Status *{v} = {prm.name} == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_{prm.name}, 1) : {prm.name};"
                 )
                 call_map[prm.name] = v
     lines += ["    " + l for l in body]
@@ -582,6 +585,7 @@ def gen_c_wrapper(func):
                 f"        {v} = {n} <= MPICHECK_STACK_STATUSES ? mpicheck_stack_{prm.name} : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t){n});"
             )
             lines.append(f"    if ({v} == NULL) {{ {v} = MPI_STATUSES_IGNORE; {n} = -1; }}")
+            lines.append(f"    if ({v} != {prm.name}) mpicheck_status_zeroed({v}, {n});")
             call_map[prm.name] = v
             post_free.append(
                 f"if ({v} != {prm.name} && {v} != mpicheck_stack_{prm.name}) free({v});"

@@ -196,9 +196,9 @@ int64_t *mpicheck_begin_repeatable(uint16_t func_id, uint32_t nbytes, const void
 uint8_t *mpicheck_enter_repeatable(int64_t *words, uint32_t in_bytes, uint64_t *table);
 /* Per-thread originals of repeats (offsets in the trace), then the offset of the thread's
  * latest repeat (trace format 6: "Counted runs"), then the ring of its last records and its
- * cycle record with the cursor in it (trace format 7: "Counted cycles"; layout in the
- * recorder's repeat.rs); defined beside mpicheck_depth. */
-#define MPICHECK_REPEAT_TABLE_WORDS (MPICHECK_REPEAT_SLOTS + 8)
+ * cycle record with the cursor in it (trace format 7: "Counted cycles"), then its expected
+ * calls (below; layout in the recorder's repeat.rs); defined beside mpicheck_depth. */
+#define MPICHECK_REPEAT_TABLE_WORDS (MPICHECK_REPEAT_SLOTS + 97)
 extern __thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_TABLE_WORDS]
     __attribute__((tls_model("initial-exec")));
 /* The end of a call mpicheck_enter_repeatable folded into the thread's counted repeat (it
@@ -206,8 +206,81 @@ extern __thread uint64_t mpicheck_repeat_table[MPICHECK_REPEAT_TABLE_WORDS]
  * return code, else written as a record of its own. */
 void mpicheck_end_folded(uint8_t *rec, int64_t *words, uint32_t in_bytes, int ret, int instant,
                          uint64_t *table);
+
+/* Whether the process records (the recorder's state): 2 = not, for good (no output
+ * directory, the trace could not be made, a forked child). */
+extern uint8_t mpicheck_recording __attribute__((visibility("hidden")));
+#define MPICHECK_RECORDING_OFF 2
+#define MPICHECK_KIND_CALL 1
+
+/* mpicheck_begin_repeatable inline for the common case (the time-stamp counter, the thread
+ * numbered, a record that fits the scratch buffer): the record's fixed part in the scratch
+ * buffer, its argument words zeroed; no clock read (the recorder reads the entry time where
+ * the call is written). Not recording: NULL without a call. Otherwise the function. */
+static inline __attribute__((always_inline)) int64_t *mpicheck_begin_rep_inline(
+    uint16_t func_id, uint32_t nbytes, const void *callsite, uint8_t flags, int64_t *scratch)
+{
+    uint16_t slot = mpicheck_thread_slot;
+    if (__builtin_expect(mpicheck_end_mode == 1 && slot != 0 && nbytes <= MPICHECK_REPEAT_SCRATCH_BYTES, 1)) {
+        uint32_t len = MPICHECK_CALL_FIXED_SIZE + (nbytes + 7) / 8 * 8;
+        /* Padding between words is never written by the wrapper: zero, as in the file. */
+        for (uint32_t i = MPICHECK_CALL_FIXED_SIZE / 8; i < len / 8; i++)
+            ((volatile int64_t *)scratch)[i] = 0; /* a few stores, not a call to memset */
+        scratch[0] = (int64_t)((uint64_t)len | (uint64_t)MPICHECK_KIND_CALL << 32 | (uint64_t)flags << 56);
+        scratch[1] = (int64_t)((uint32_t)func_id | (uint32_t)(slot - 1) << 16); /* return code 0 */
+        scratch[2] = 0;                                                          /* entry time */
+        scratch[3] = 0;                                                          /* exit time */
+        scratch[4] = (int64_t)(intptr_t)callsite;
+        return scratch + MPICHECK_CALL_FIXED_SIZE / 8;
+    }
+    if (__builtin_expect(__atomic_load_n(&mpicheck_recording, __ATOMIC_RELAXED) == MPICHECK_RECORDING_OFF, 0))
+        return NULL;
+    return mpicheck_begin_repeatable(func_id, nbytes, callsite, flags, &mpicheck_thread_slot, scratch);
+}
 #define mpicheck_begin_repeatable_bytes(func_id, nbytes, callsite, flags, scratch) \
-    mpicheck_begin_repeatable((func_id), (nbytes), (callsite), (flags), &mpicheck_thread_slot, (scratch))
+    mpicheck_begin_rep_inline((func_id), (nbytes), (callsite), (flags), (scratch))
+
+/* Counted calls inline. The recorder keeps in the thread's table a copy of the calls its
+ * counted run or cycle repeats (its "expected calls", words from MPICHECK_FAST_REC, filled
+ * when a call counted by the recorder returns): the counting record, the address of its
+ * `runs` word (`last` follows it), the end of the record area while that record is the
+ * trace's last, the members (1 for a run) and the member the next call repeats; per member
+ * its scratch frame word (0 = not known), ids word, call site, input bytes | return code <<
+ * 32, offset (the recorder's cursor), and argument bytes. A call equal to the next member
+ * while the record is still the trace's last, no counted call is pending and one thread
+ * records, is counted here as the recorder would count it (trace format 6 and 7: `last`
+ * every 64th call, the pending bit set with a release store before MPI is called), and
+ * tagged with bits 0 and 1; when it returns with the member's outputs and return code, `runs`
+ * gets one more and the pending bit cleared in one release store. Anything else goes
+ * through the recorder. */
+#define MPICHECK_FAST_REC (MPICHECK_REPEAT_SLOTS + 8)
+#define MPICHECK_FAST_RUNS (MPICHECK_FAST_REC + 1)
+#define MPICHECK_FAST_END (MPICHECK_FAST_REC + 2)
+#define MPICHECK_FAST_PERIOD (MPICHECK_FAST_REC + 3)
+#define MPICHECK_FAST_NEXT (MPICHECK_FAST_REC + 4)
+#define MPICHECK_FAST_MEMBERS (MPICHECK_FAST_REC + 5)
+#define MPICHECK_FAST_MEMBER_WORDS 21
+#define MPICHECK_CURSOR (MPICHECK_REPEAT_SLOTS + 7)
+#define MPICHECK_COUNT_PENDING ((uint64_t)1 << 63)
+#define MPICHECK_STAMP_EVERY 64
+extern uint64_t *mpicheck_records_end __attribute__((visibility("hidden")));
+
+/* Whether the n bytes (a multiple of 4) at a and b are equal, without a branch per word.
+ * In 4-byte units as the recorder compares; the compiler merges them into vector loads where
+ * n is known, which may span two of the wrapper's stores into the scratch buffer (a load not
+ * forwarded from the stores waits for them): keeping 4-byte loads (an empty asm in the loop)
+ * cost 35 more instructions per MPI_Send and no time measurable here (BENCHMARKS.md). */
+static inline __attribute__((always_inline)) int mpicheck_same_bytes(const void *a, const void *b, uint32_t n)
+{
+    uint32_t diff = 0;
+    for (uint32_t i = 0; i < n; i += 4) {
+        uint32_t x, y;
+        __builtin_memcpy(&x, (const uint8_t *)a + i, 4);
+        __builtin_memcpy(&y, (const uint8_t *)b + i, 4);
+        diff |= x ^ y;
+    }
+    return diff == 0;
+}
 
 static inline __attribute__((always_inline)) uint8_t *mpicheck_enter_rep(int64_t *w, int64_t *scratch,
                                                                         uint32_t in_bytes)
@@ -216,19 +289,60 @@ static inline __attribute__((always_inline)) uint8_t *mpicheck_enter_rep(int64_t
         mpicheck_entered(w);
         return (uint8_t *)w - MPICHECK_CALL_FIXED_SIZE;
     }
-    return mpicheck_enter_repeatable(w, in_bytes, mpicheck_repeat_table);
+    uint64_t *t = mpicheck_repeat_table;
+#if defined(__x86_64__)
+    const uint64_t *m = t + MPICHECK_FAST_MEMBERS + t[MPICHECK_FAST_NEXT] * MPICHECK_FAST_MEMBER_WORDS;
+    const uint64_t *s = (const uint64_t *)scratch;
+    if (m[0] == s[0] && m[1] == s[1] && m[2] == s[4] && (uint32_t)m[3] == in_bytes &&
+        __atomic_load_n(&mpicheck_recording_threads, __ATOMIC_SEQ_CST) <= 1 &&
+        __atomic_load_n(mpicheck_records_end, __ATOMIC_RELAXED) == t[MPICHECK_FAST_END]) {
+        uint64_t *runs = (uint64_t *)t[MPICHECK_FAST_RUNS];
+        uint64_t count = __atomic_load_n(runs, __ATOMIC_RELAXED);
+        if (!(count & MPICHECK_COUNT_PENDING) && mpicheck_same_bytes(m + 5, s + 5, in_bytes)) {
+            /* The old `last` in the scratch exit-time word, in case the call returns other
+             * outputs and must be written on its own after all. */
+            scratch[3] = (int64_t)runs[1];
+            if (count % MPICHECK_STAMP_EVERY == 0 || scratch[2] != 0) {
+                if (scratch[2] == 0) scratch[2] = (int64_t)__builtin_ia32_rdtsc();
+                runs[1] = (uint64_t)scratch[2];
+            }
+            __atomic_store_n(runs, count | MPICHECK_COUNT_PENDING, __ATOMIC_RELEASE);
+            t[MPICHECK_CURSOR] = m[4];
+            return (uint8_t *)(uintptr_t)(t[MPICHECK_FAST_REC] | 3);
+        }
+    }
+#endif
+    return mpicheck_enter_repeatable(w, in_bytes, t);
 }
 
 /* The outputs from the scratch buffer into the record rec (full, or a repeat holding the
  * argument bytes from the last multiple of 8 at or below in_bytes on, before its count words
- * if counted), then mpicheck_end_instant or mpicheck_end; or, for a call folded into a
- * counted repeat, mpicheck_end_folded. rec is NULL when nothing was recorded. */
+ * if counted), then mpicheck_end_instant or mpicheck_end; or, for a call counted inline
+ * (tagged 3), its count (above); or, for a call folded by the recorder (tagged 1),
+ * mpicheck_end_folded. rec is NULL when nothing was recorded. */
 static inline __attribute__((always_inline)) void mpicheck_end_rep(uint8_t *rec, int64_t *w, uint32_t in_bytes,
                                                                   int ret, int instant)
 {
     if (__builtin_expect(rec == NULL || mpicheck_end_mode == 0, 0)) return;
-    if ((uintptr_t)rec & 1) { /* folded into a counted repeat */
-        mpicheck_end_folded(rec, w, in_bytes, ret, instant, mpicheck_repeat_table);
+    if ((uintptr_t)rec & 1) { /* counted */
+        uint64_t *t = mpicheck_repeat_table;
+        if ((uintptr_t)rec & 2) { /* inline: against the member it was compared with */
+            const uint64_t *m = t + MPICHECK_FAST_MEMBERS + t[MPICHECK_FAST_NEXT] * MPICHECK_FAST_MEMBER_WORDS;
+            uint32_t len = (uint32_t)m[0];
+            if (t[MPICHECK_FAST_REC] == ((uintptr_t)rec & ~(uintptr_t)3) &&
+                __atomic_load_n(&mpicheck_recording_threads, __ATOMIC_SEQ_CST) <= 1 &&
+                (int32_t)(m[3] >> 32) == ret &&
+                mpicheck_same_bytes((const uint8_t *)(m + 5) + in_bytes, (const uint8_t *)w + in_bytes,
+                                    len - MPICHECK_CALL_FIXED_SIZE - in_bytes)) {
+                uint64_t *runs = (uint64_t *)t[MPICHECK_FAST_RUNS];
+                uint64_t count = __atomic_load_n(runs, __ATOMIC_RELAXED) & ~MPICHECK_COUNT_PENDING;
+                __atomic_store_n(runs, count + 1, __ATOMIC_RELEASE);
+                uint64_t next = t[MPICHECK_FAST_NEXT] + 1;
+                t[MPICHECK_FAST_NEXT] = next == t[MPICHECK_FAST_PERIOD] ? 0 : next;
+                return;
+            }
+        }
+        mpicheck_end_folded(rec, w, in_bytes, ret, instant, t);
         return;
     }
     uint8_t *args = rec + MPICHECK_CALL_FIXED_SIZE;

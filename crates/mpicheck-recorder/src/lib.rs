@@ -130,6 +130,8 @@ static RECORDER: AtomicPtr<Recorder> = AtomicPtr::new(ptr::null_mut());
 static NEXT_THREAD: AtomicU16 = AtomicU16::new(0);
 
 /// Whether this process records: [`UNSTARTED`] until its first MPI call opens the trace.
+/// The C header reads it to skip the recorder while not recording ([`OFF`]).
+#[export_name = "mpicheck_recording"]
 static RECORDING: AtomicU8 = AtomicU8::new(UNSTARTED);
 const UNSTARTED: u8 = 0;
 const ON: u8 = 1;
@@ -156,6 +158,11 @@ static OWNER_PID: AtomicU32 = AtomicU32::new(0);
 /// recorder is published, so a wrapper holding a record sees it.
 #[export_name = "mpicheck_end_mode"]
 pub static END_MODE: AtomicU8 = AtomicU8::new(END_OFF);
+/// The trace's end of the record area (header offset [`offset::RECORDS_END`]), for the C
+/// header's inline count (a counted record must still be the trace's last); null before the
+/// trace is open. Stored before [`END_MODE`].
+#[export_name = "mpicheck_records_end"]
+static RECORDS_END_WORD: AtomicPtr<u64> = AtomicPtr::new(ptr::null_mut());
 pub const END_OFF: u8 = 0;
 pub const END_TSC: u8 = 1;
 pub const END_CALL: u8 = 2;
@@ -795,6 +802,53 @@ mod tests {
                 "#define MPICHECK_REPEAT_TABLE_WORDS (MPICHECK_REPEAT_SLOTS + {})\n",
                 super::REPEAT_TABLE_WORDS - super::REPEAT_SLOTS
             ),
+            // The counted call inline: the table's expected calls, the record kind, the
+            // pending bit, how often `last` is stamped, the recorder's state.
+            format!(
+                "#define MPICHECK_FAST_REC (MPICHECK_REPEAT_SLOTS + {})\n",
+                super::repeat::FAST_REC - super::REPEAT_SLOTS
+            ),
+            format!(
+                "#define MPICHECK_CURSOR (MPICHECK_REPEAT_SLOTS + {})\n",
+                super::repeat::CURSOR - super::REPEAT_SLOTS
+            ),
+            format!(
+                "#define MPICHECK_FAST_RUNS (MPICHECK_FAST_REC + {})\n",
+                super::repeat::FAST_RUNS - super::repeat::FAST_REC
+            ),
+            format!(
+                "#define MPICHECK_FAST_END (MPICHECK_FAST_REC + {})\n",
+                super::repeat::FAST_END - super::repeat::FAST_REC
+            ),
+            format!(
+                "#define MPICHECK_FAST_PERIOD (MPICHECK_FAST_REC + {})\n",
+                super::repeat::FAST_PERIOD - super::repeat::FAST_REC
+            ),
+            format!(
+                "#define MPICHECK_FAST_NEXT (MPICHECK_FAST_REC + {})\n",
+                super::repeat::FAST_NEXT - super::repeat::FAST_REC
+            ),
+            format!(
+                "#define MPICHECK_FAST_MEMBERS (MPICHECK_FAST_REC + {})\n",
+                super::repeat::FAST_MEMBERS - super::repeat::FAST_REC
+            ),
+            format!(
+                "#define MPICHECK_FAST_MEMBER_WORDS {}\n",
+                super::repeat::MEMBER_WORDS
+            ),
+            format!(
+                "#define MPICHECK_KIND_CALL {}\n",
+                mpicheck_trace::kind::CALL
+            ),
+            format!(
+                "#define MPICHECK_COUNT_PENDING ((uint64_t)1 << {})\n",
+                mpicheck_trace::COUNT_PENDING.trailing_zeros()
+            ),
+            format!(
+                "#define MPICHECK_STAMP_EVERY {}\n",
+                super::repeat::STAMP_EVERY
+            ),
+            format!("#define MPICHECK_RECORDING_OFF {}\n", super::OFF),
         ] {
             assert!(header.contains(&line), "header lacks {line:?}");
         }

@@ -27,6 +27,12 @@
 //! calls are compared with the next member (the table's cursor) and counted while they
 //! equal it ([`mpicheck_enter_repeatable`] returns the cycle record tagged with its low bit,
 //! as for a counted run, and [`mpicheck_end_folded`] tells the two apart by its kind).
+//!
+//! Counted calls inline: once a call counted here returns with the record's outputs, the
+//! table keeps a copy of it (the run's call, or the cycle's member) as the thread's expected
+//! calls (see [`FAST_REC`]), and the C header's `mpicheck_enter_rep` and `mpicheck_end_rep`
+//! count the next calls that equal it themselves, with the checks [`run_enter`] and
+//! [`cycle_enter`] make, and no call into the recorder; anything else comes here.
 
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
@@ -58,9 +64,32 @@ const RING: usize = RING_POS + 1;
 /// Then: the thread's cycle record that calls may still be counted in (0 = none), and the
 /// member the latest call counted in it repeated.
 const CYCLE_AT: usize = RING + MAX_CYCLE;
-const CURSOR: usize = CYCLE_AT + 1;
+pub(super) const CURSOR: usize = CYCLE_AT + 1;
+/// Then the thread's *expected calls*, which the C header compares a call with and counts it
+/// inline (`mpicheck_enter_rep` and `mpicheck_end_rep`: no call into the recorder for a
+/// counted call). A copy of what the run or cycle being counted will repeat, filled here when
+/// a call counted the long way returns ([`arm`]): the counting record's address (0 = none),
+/// the address of its `runs` word (`last` follows it in both kinds), the end of the record
+/// area while the record is the trace's last, the members (1 for a run), and the member the
+/// next call repeats. A cache: every inline count checks what [`run_enter`] or
+/// [`cycle_enter`] would (the record is still the last, no call pending, one thread, the
+/// same call), and anything else goes the long way.
+pub(super) const FAST_REC: usize = CURSOR + 1;
+pub(super) const FAST_RUNS: usize = FAST_REC + 1;
+pub(super) const FAST_END: usize = FAST_RUNS + 1;
+pub(super) const FAST_PERIOD: usize = FAST_END + 1;
+pub(super) const FAST_NEXT: usize = FAST_PERIOD + 1;
+/// Then per member: the call's scratch frame word (0 = not known yet), its ids word (ids,
+/// and 0 where the return code goes), call site, input bytes and return code (`in | ret <<
+/// 32`), the member's offset (what [`CURSOR`] holds after it), and its argument bytes.
+pub(super) const FAST_MEMBERS: usize = FAST_NEXT + 1;
+/// Argument bytes of the largest call kept as an expected call (`MPI_Recv` takes 56,
+/// `MPI_Waitall` of two requests with statuses 96 with MPICH); longer calls are counted the
+/// long way.
+pub const FAST_ARG_BYTES: usize = 128;
+pub(super) const MEMBER_WORDS: usize = 5 + FAST_ARG_BYTES / 8;
 /// Words of the per-thread table.
-pub const REPEAT_TABLE_WORDS: usize = CURSOR + 1;
+pub const REPEAT_TABLE_WORDS: usize = FAST_MEMBERS + MAX_CYCLE * MEMBER_WORDS;
 
 /// Whether records may be written as repeats: `MPICHECK_REPEATS=0` turns them off (to
 /// compare traces written both ways).
@@ -580,7 +609,7 @@ unsafe fn fold_words(
 }
 
 /// A counted call reads the clock for `last` once in this many calls (see [`fold_words`]).
-const STAMP_EVERY: u64 = 64;
+pub(super) const STAMP_EVERY: u64 = 64;
 
 /// Reads the entry time of the call in the scratch buffer `s`, unless it has one.
 #[inline(always)]
@@ -685,7 +714,7 @@ pub unsafe extern "C" fn mpicheck_end_repeatable(
     if rec.is_null() || super::END_MODE.load(Ordering::Relaxed) == super::END_OFF {
         return;
     }
-    if rec as usize & 1 != 0 {
+    if rec as usize & 3 != 0 {
         mpicheck_end_folded(rec, words, in_bytes, ret, 0, table);
         return;
     }
@@ -712,7 +741,8 @@ pub unsafe extern "C" fn mpicheck_end_folded(
     instant: i32,
     table: *mut u64,
 ) {
-    let c = (rec as usize & !1) as *mut u8;
+    // Tagged with its low bit, and bit 1 too when counted inline by the C header.
+    let c = (rec as usize & !3) as *mut u8;
     let Some(r) = recorder() else { return };
     let s = (words as *mut u8).sub(CALL_FIXED_SIZE);
     if ptr::read(c.add(4) as *const u16) == kind::CYCLE {
@@ -733,8 +763,10 @@ pub unsafe extern "C" fn mpicheck_end_folded(
         )
     {
         runs.store(count + 1, Ordering::Release);
+        arm(r, table, c, s, in_bytes, ret);
         return;
     }
+    disarm(table);
     // Not the same call after all: the run ends as it was, and this call gets its own record.
     ptr::write(
         c.add(clen - 8) as *mut u64,
@@ -758,6 +790,73 @@ pub unsafe extern "C" fn mpicheck_end_folded(
     *table.add(LAST_REPEAT) = own as u64 - r.base as u64;
     push_recent(table, own as u64 - r.base as u64);
     finish_own(own, ret, instant != 0 && single);
+}
+
+/// Forgets the thread's expected calls (its run or cycle ended).
+#[inline(always)]
+unsafe fn disarm(table: *mut u64) {
+    *table.add(FAST_REC) = 0;
+    for k in 0..MAX_CYCLE {
+        *table.add(FAST_MEMBERS + k * MEMBER_WORDS) = 0;
+    }
+}
+
+/// A call counted the long way in the record `c` (a counted repeat, or a cycle record whose
+/// member at [`CURSOR`] it repeated) returned with the record's outputs and return code
+/// `ret`: keeps the call, whole in the scratch buffer `s` now (`in_bytes` of inputs, then
+/// outputs), as that member of the thread's expected calls, so that the next calls that
+/// repeat it are counted inline by the C header (see [`FAST_REC`]). Only where the header
+/// counts inline: with the time-stamp counter, on x86_64.
+#[cold]
+#[inline(never)]
+unsafe fn arm(r: &Recorder, table: *mut u64, c: *mut u8, s: *const u8, in_bytes: u32, ret: i32) {
+    let at = c as u64 - r.base as u64;
+    let clen = ptr::read(c as *const u32) as usize;
+    let (runs, period, index) = if ptr::read(c.add(4) as *const u16) == kind::CYCLE {
+        let period = ptr::read(c.add(8) as *const u16) as usize;
+        // Which member the call repeated: its index from the cycle's first record.
+        let cursor = *table.add(CURSOR);
+        let mut member = at - ptr::read(c.add(12) as *const u32) as u64;
+        let mut index = 0;
+        while member != cursor && index < period {
+            member += ptr::read(r.base.add(member as usize) as *const u32) as u64;
+            index += 1;
+        }
+        (c.add(16), period, index)
+    } else {
+        (c.add(clen - COUNT_BYTES), 1, 0)
+    };
+    let len = ptr::read(s as *const u32) as usize;
+    if !cfg!(target_arch = "x86_64")
+        || !r.clock.tsc
+        || len - CALL_FIXED_SIZE > FAST_ARG_BYTES
+        || index >= period
+        || period > MAX_CYCLE
+    {
+        disarm(table);
+        return;
+    }
+    if *table.add(FAST_REC) != c as u64 {
+        disarm(table);
+        *table.add(FAST_REC) = c as u64;
+        *table.add(FAST_RUNS) = runs as u64;
+        *table.add(FAST_END) = at + clen as u64;
+        *table.add(FAST_PERIOD) = period as u64;
+    }
+    let m = table.add(FAST_MEMBERS + index * MEMBER_WORDS);
+    *m.add(1) = ptr::read(s.add(8) as *const u32) as u64;
+    *m.add(2) = ptr::read(s.add(32) as *const u64);
+    *m.add(3) = in_bytes as u64 | (ret as u32 as u64) << 32;
+    // The member's offset, for a cycle (a run's is not used).
+    *m.add(4) = *table.add(CURSOR);
+    ptr::copy_nonoverlapping(
+        s.add(CALL_FIXED_SIZE),
+        m.add(5) as *mut u8,
+        len - CALL_FIXED_SIZE,
+    );
+    // The frame last: it is what says the member is known.
+    *m = ptr::read(s as *const u64);
+    *table.add(FAST_NEXT) = ((index + 1) % period) as u64;
 }
 
 /// Completes the record `own` of a call that was counted at its entry but not at its end.
@@ -801,8 +900,10 @@ unsafe fn cycle_end(
         )
     {
         runs.store(count + 1, Ordering::Release);
+        arm(r, table, c, s, in_bytes, ret);
         return;
     }
+    disarm(table);
     // Not the member's call after all: the cycle ends as it was.
     ptr::write(c.add(24) as *mut u64, ptr::read(s.add(24) as *const u64));
     runs.store(count, Ordering::Release);

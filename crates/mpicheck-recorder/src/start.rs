@@ -319,6 +319,10 @@ pub(super) fn start_recording() -> Option<&'static Recorder> {
     } else {
         END_CALL
     };
+    RECORDS_END_WORD.store(
+        recorder.base.wrapping_add(offset::RECORDS_END) as *mut u64,
+        Ordering::Relaxed,
+    );
     END_MODE.store(end_mode, Ordering::Relaxed);
     RECORDER.store(
         recorder as *const Recorder as *mut Recorder,

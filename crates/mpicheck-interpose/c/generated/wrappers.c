@@ -16223,7 +16223,7 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(174, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16262,7 +16262,7 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(175, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16301,7 +16301,7 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(176, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16340,7 +16340,7 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(177, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16445,7 +16445,7 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(180, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16482,7 +16482,7 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(181, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16522,7 +16522,7 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(182, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16562,7 +16562,7 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(183, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16602,7 +16602,7 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(184, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16710,7 +16710,7 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(187, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16747,7 +16747,7 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(188, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16786,7 +16786,7 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(189, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16891,7 +16891,7 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(192, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16928,7 +16928,7 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(193, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -16967,7 +16967,7 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(194, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17289,7 +17289,7 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(204, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17328,7 +17328,7 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(205, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17367,7 +17367,7 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(206, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17406,7 +17406,7 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(207, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17511,7 +17511,7 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(210, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17548,7 +17548,7 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(211, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17588,7 +17588,7 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(212, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17628,7 +17628,7 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(213, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17668,7 +17668,7 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(214, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + MPICHECK_WIDTH(MPI_Offset) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17776,7 +17776,7 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(217, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17813,7 +17813,7 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(218, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17852,7 +17852,7 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(219, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17957,7 +17957,7 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(222, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -17994,7 +17994,7 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(223, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -18033,7 +18033,7 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(224, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_File) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -21050,7 +21050,7 @@ int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* mess
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(298, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     unsigned char *mpicheck_o_message = NULL;
@@ -22415,7 +22415,7 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(332, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -23729,7 +23729,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Sta
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(365, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -23771,7 +23771,7 @@ int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(366, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -23814,7 +23814,7 @@ int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(367, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Message) + MPICHECK_WIDTH(MPI_Message)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -25679,7 +25679,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(411, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -25985,7 +25985,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, M
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(419, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -26026,7 +26026,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, in
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(420, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -27006,7 +27006,7 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(446, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     int64_t *mpicheck_o_status = NULL;
@@ -27050,6 +27050,7 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
+    if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(447, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -27098,7 +27099,7 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(448, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
@@ -27154,6 +27155,7 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
+    if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(449, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -28343,7 +28345,7 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(477, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -28389,7 +28391,7 @@ int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendty
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(478, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -28435,7 +28437,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, 
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(479, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -28479,7 +28481,7 @@ int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, in
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(480, (uint32_t)(MPICHECK_ALIGN8(0 + 8u + 8u + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Comm)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -29474,7 +29476,7 @@ int MPI_Status_f082c(const MPI_F08_status* f08_status, MPI_Status* c_status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_c_status;
-    MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? &mpicheck_local_c_status : c_status;
+    MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_c_status, 1) : c_status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(509, (uint32_t)(MPICHECK_ALIGN8(0 + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -29541,7 +29543,7 @@ int MPI_Status_f2c(const MPI_Fint* f_status, MPI_Status* c_status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_c_status;
-    MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? &mpicheck_local_c_status : c_status;
+    MPI_Status *mpicheck_st_c_status = c_status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_c_status, 1) : c_status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(511, (uint32_t)(MPICHECK_ALIGN8(0 + 8u) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -29716,7 +29718,7 @@ int MPI_Status_set_cancelled(MPI_Status* status, int flag)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(516, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -29750,7 +29752,7 @@ int MPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatype, int count
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(517, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -29785,7 +29787,7 @@ int MPI_Status_set_elements_c(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(518, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -29820,7 +29822,7 @@ int MPI_Status_set_elements_x(MPI_Status* status, MPI_Datatype datatype, MPI_Cou
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(519, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -29855,7 +29857,7 @@ int MPI_Status_set_error(MPI_Status* status, int err)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(520, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -29889,7 +29891,7 @@ int MPI_Status_set_source(MPI_Status* status, int source)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(521, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -29923,7 +29925,7 @@ int MPI_Status_set_tag(MPI_Status* status, int tag)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(522, (uint32_t)(MPICHECK_ALIGN8(0) + 2 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(int)), __builtin_return_address(0), 0);
     int64_t *mpicheck_o_status = NULL;
     if (mpicheck_w) {
@@ -31809,7 +31811,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t *mpicheck_w = mpicheck_begin_bytes(574, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_request = NULL;
     unsigned char *mpicheck_o_flag = NULL;
@@ -31893,6 +31895,7 @@ int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Statu
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
+    if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t *mpicheck_w = mpicheck_begin_bytes(576, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_flag = NULL;
@@ -31944,7 +31947,7 @@ int MPI_Testany(int count, MPI_Request array_of_requests[], int* index, int* fla
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t *mpicheck_w = mpicheck_begin_bytes(577, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
@@ -32003,6 +32006,7 @@ int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
+    if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t *mpicheck_w = mpicheck_begin_bytes(578, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_array_of_requests = NULL;
     unsigned char *mpicheck_o_outcount = NULL;
@@ -34383,7 +34387,7 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status)
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(639, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Request) + MPICHECK_WIDTH(MPI_Request)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -34431,6 +34435,7 @@ int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
+    if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(640, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
@@ -34482,7 +34487,7 @@ int MPI_Waitany(int count, MPI_Request array_of_requests[], int* index, MPI_Stat
     mpicheck_depth++;
     if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
     MPI_Status mpicheck_local_status;
-    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? &mpicheck_local_status : status;
+    MPI_Status *mpicheck_st_status = status == MPI_STATUS_IGNORE ? mpicheck_status_zeroed(&mpicheck_local_status, 1) : status;
     int64_t mpicheck_n_array_of_requests = (array_of_requests == NULL) ? -1 : mpicheck_array_len(array_of_requests, (int64_t)(count), sizeof((array_of_requests)[0]));
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(641, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 1 * 8 * MPICHECK_STATUS_WORDS), __builtin_return_address(0), 0, mpicheck_s);
@@ -34541,6 +34546,7 @@ int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount, in
     if (array_of_statuses == MPI_STATUSES_IGNORE && mpicheck_n_array_of_statuses > 0)
         mpicheck_st_array_of_statuses = mpicheck_n_array_of_statuses <= MPICHECK_STACK_STATUSES ? mpicheck_stack_array_of_statuses : (MPI_Status *)malloc(sizeof(MPI_Status) * (size_t)mpicheck_n_array_of_statuses);
     if (mpicheck_st_array_of_statuses == NULL) { mpicheck_st_array_of_statuses = MPI_STATUSES_IGNORE; mpicheck_n_array_of_statuses = -1; }
+    if (mpicheck_st_array_of_statuses != array_of_statuses) mpicheck_status_zeroed(mpicheck_st_array_of_statuses, mpicheck_n_array_of_statuses);
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(642, (uint32_t)(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests)) + 8 + MPICHECK_WIDTH(MPI_Request) * MPICHECK_POS(mpicheck_n_array_of_requests) + MPICHECK_WIDTH(int)) + 8 + MPICHECK_WIDTH(int) * MPICHECK_POS(mpicheck_n_array_of_indices)) + 8 * (1 + MPICHECK_STATUS_WORDS * MPICHECK_POS(mpicheck_n_array_of_statuses))), __builtin_return_address(0), 0, mpicheck_s);
     uint32_t mpicheck_in = 0;
