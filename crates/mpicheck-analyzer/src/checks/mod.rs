@@ -255,6 +255,12 @@ where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
     let mut plan = Plan::new(|_| true, polling, holding.spill);
+    let mut called: Vec<&str> = traces.iter().flat_map(|t| t.called_functions()).collect();
+    called.sort_unstable();
+    called.dedup();
+    for (_, pass) in &mut plan.passes {
+        pass.scanned(&called);
+    }
     let (mut run, numbering) = crate::normalize::normalize_streaming_into(
         traces,
         calls,

@@ -46,6 +46,9 @@ pub(crate) trait EventPass {
     /// What the trace of `rank` says of its threads besides synchronization
     /// ([`ThreadMark`]), as its records come.
     fn mark(&mut self, _rank: Rank, _mark: &ThreadMark) {}
+    /// The functions the traces called (by their names in the traces), known from their
+    /// scan before any event comes; not told when the events come from a whole [`Run`].
+    fn scanned(&mut self, _called: &[&str]) {}
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
     /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to

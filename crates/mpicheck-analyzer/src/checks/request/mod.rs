@@ -189,6 +189,8 @@ pub(crate) struct RequestPass {
     overlaps: pending_buffer_overlap::Overlaps,
     /// When the program knew its freed sends complete ([`freed`]).
     freed: freed::live::LiveProofs,
+    /// The traces never call `MPI_Request_free`: no send is freed, no proof is needed.
+    no_request_free: bool,
 }
 
 impl EventPass for RequestPass {
@@ -202,17 +204,19 @@ impl EventPass for RequestPass {
             walk.latest_enter_ns = walk.latest_enter_ns.max(time.enter_ns);
         }
         walk.note_thread(event.thread);
-        self.freed.event(
-            rank,
-            i,
-            event,
-            |comm| tables.comm(comm).is_some_and(|c| c.remote.is_none()),
-            &|comm, rank| {
-                tables
-                    .comm(comm)
-                    .map_or((0, None), |c| (c.members.len(), c.rank_of(rank)))
-            },
-        );
+        if !self.no_request_free {
+            self.freed.event(
+                rank,
+                i,
+                event,
+                |comm| tables.comm(comm).is_some_and(|c| c.remote.is_none()),
+                &|comm, rank| {
+                    tables
+                        .comm(comm)
+                        .map_or((0, None), |c| (c.members.len(), c.rank_of(rank)))
+                },
+            );
+        }
         walk.buffers
             .event(rank, i, event, tables, &mut self.overlaps);
         for (r, persistent) in created(event) {
@@ -316,7 +320,15 @@ impl EventPass for RequestPass {
 
     // A receive's match pairs it with its message (freed sends' proofs).
     fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
-        self.freed.matched(rank, index, matched);
+        if !self.no_request_free {
+            self.freed.matched(rank, index, matched);
+        }
+    }
+
+    fn scanned(&mut self, called: &[&str]) {
+        self.no_request_free = !called
+            .iter()
+            .any(|f| f.to_ascii_lowercase().contains("request_free"));
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
