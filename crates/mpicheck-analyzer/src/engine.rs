@@ -516,12 +516,21 @@ pub fn aux_span(op: &ReplayOp) -> Option<(bool, u32)> {
 
 /// Copies an operation's aux words from `table` to the end of `aux` and points the
 /// operation there (for sources that keep a table of aux words).
-pub fn move_aux(mut op: ReplayOp, table: &[u32], aux: &mut Vec<u32>) -> ReplayOp {
+pub fn move_aux(op: ReplayOp, table: &[u32], aux: &mut Vec<u32>) -> ReplayOp {
+    move_aux_with(op, |word| table[word], aux)
+}
+
+/// [`move_aux`] from a table read a word at a time (`word(i)`: the table's word `i`).
+fn move_aux_with(
+    mut op: ReplayOp,
+    mut word: impl FnMut(usize) -> u32,
+    aux: &mut Vec<u32>,
+) -> ReplayOp {
     if let Some((in_b, len)) = aux_span(&op) {
         let at = if in_b { &mut op.b } else { &mut op.a };
         let from = *at as usize;
         *at = aux.len() as u32;
-        aux.extend_from_slice(&table[from..from + len as usize]);
+        aux.extend((from..from + len as usize).map(&mut word));
     }
     op
 }
@@ -556,15 +565,13 @@ impl OpSource for ProgramOps<'_> {
             return None;
         }
         let readers = &mut self.readers[r];
-        let mut op = program.ops.read(i, &mut readers.ops);
+        let op = program.ops.read(i, &mut readers.ops);
         self.next[r] = i + 1;
-        if let Some((in_b, len)) = aux_span(&op) {
-            let at = if in_b { &mut op.b } else { &mut op.a };
-            let from = *at as usize;
-            *at = aux.len() as u32;
-            aux.extend((from..from + len as usize).map(|w| program.aux.read(w, &mut readers.aux)));
-        }
-        Some(op)
+        Some(move_aux_with(
+            op,
+            |word| program.aux.read(word, &mut readers.aux),
+            aux,
+        ))
     }
     fn end(&self, rank: Rank) -> EndKind {
         self.program.ends[rank as usize]

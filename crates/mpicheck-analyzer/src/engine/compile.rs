@@ -152,10 +152,6 @@ impl ProgramCompiler {
             },
             None => Spill::default(),
         };
-        Self::with_spill(polling, spill)
-    }
-
-    fn with_spill(polling: &[(Rank, u16)], spill: Spill) -> ProgramCompiler {
         let mut by_rank: FxHashMap<Rank, Vec<u16>> = FxHashMap::default();
         for &(rank, thread) in polling {
             by_rank.entry(rank).or_default().push(thread);
