@@ -282,6 +282,7 @@
 //! (after `MPI_Init` and at exit), for resolving call sites offline.
 
 pub mod builder;
+pub mod follow;
 pub mod open;
 pub mod reader;
 pub mod schema;

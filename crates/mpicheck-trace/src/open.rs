@@ -129,6 +129,14 @@ impl FileWindow {
         FileWindow::open_with(path, WINDOW_BYTES)
     }
 
+    /// [`FileWindow::open`] of the file's first `len` bytes only (the final records of a
+    /// trace still written, [`crate::follow::scan_settled`]).
+    pub fn open_prefix(path: &Path, len: usize) -> Result<FileWindow, TraceError> {
+        let mut window = FileWindow::open(path)?;
+        window.len = window.len.min(len);
+        Ok(window)
+    }
+
     /// [`FileWindow::open`] reading `window_bytes` at a time (see [`window_for`]).
     pub fn open_with(path: &Path, window_bytes: usize) -> Result<FileWindow, TraceError> {
         let file = open_trace_file(path)?;

@@ -1,0 +1,407 @@
+//! Reading a trace while its process still writes it: the calls of its records that are
+//! *final* (no writer will change them again), waiting at the frontier for more, until the
+//! process is gone or the job is over. What `mpicheck run` analyzes while the job runs.
+//!
+//! A record is final when:
+//! - it is `COMPLETE` (a call that returned, a text, a skip) — a call still `ENTERED` is the
+//!   call its thread is inside;
+//! - and, for the records a writer updates in place, when that can no longer happen:
+//!   a folded poll ([`crate::flags::POLL`]) once a later call record of its thread is
+//!   `COMPLETE` (the thread's next poll reserves a record and folds into the first only when
+//!   it returns); a counted run ([`crate::flags::COUNTED`]) or a cycle record
+//!   ([`crate::kind::CYCLE`]) once no counted call is inside MPI (bit 63 of `runs` clear) and
+//!   a record follows it (the writer counts only into the last record of the trace).
+//!
+//! The walk never looks past a poll record that is not `COMPLETE`: its thread may give its
+//! space back (when it is the last record), and the next record then starts at its offset.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::reader::TraceError;
+use crate::{
+    flags, kind, offset, record_state, state, TraceBytes, TraceHeader, CALL_FIXED_SIZE,
+    COUNT_PENDING, CYCLE_LEN, HEADER_SIZE,
+};
+
+/// How long a reader waiting at the frontier sleeps before it looks again.
+const FOLLOW_POLL: Duration = Duration::from_millis(20);
+
+/// A record at or after the frontier that is not final yet.
+#[derive(Clone, Copy, Debug)]
+struct Unsettled {
+    at: usize,
+    /// The thread of a call or cycle record (what settles an updatable record).
+    thread: Option<u16>,
+}
+
+/// Where the final records of a growing trace end, found by reading the frames of its new
+/// records as they come (each once, plus the few unsettled ones again).
+pub struct Frontier {
+    file: File,
+    path: String,
+    /// The records before this offset are final.
+    settled: usize,
+    /// The frames up to here were read; the records from `settled` to here not final yet.
+    scanned: usize,
+    unsettled: std::collections::VecDeque<Unsettled>,
+    /// The offset of the latest `COMPLETE` call record of each thread seen.
+    latest_complete: Vec<usize>,
+    /// The process ran its exit handlers (header state), as last read.
+    exited: bool,
+}
+
+impl Frontier {
+    pub fn open(path: &Path) -> Result<Frontier, TraceError> {
+        Ok(Frontier {
+            file: crate::open_trace_file(path)?,
+            path: path.display().to_string(),
+            settled: HEADER_SIZE,
+            scanned: HEADER_SIZE,
+            unsettled: Default::default(),
+            latest_complete: Vec::new(),
+            exited: false,
+        })
+    }
+
+    /// The offset before which every record is final.
+    pub fn settled(&self) -> usize {
+        self.settled
+    }
+
+    /// Whether the process had run its exit handlers when [`Frontier::advance`] last looked.
+    pub fn exited(&self) -> bool {
+        self.exited
+    }
+
+    fn read(&self, at: usize, buf: &mut [u8]) -> Result<bool, TraceError> {
+        match self.file.read_exact_at(buf, at as u64) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
+            Err(source) => Err(TraceError::Io {
+                path: self.path.clone(),
+                source,
+            }),
+        }
+    }
+
+    fn u64_at(&self, at: usize) -> Result<Option<u64>, TraceError> {
+        let mut word = [0u8; 8];
+        Ok(self.read(at, &mut word)?.then(|| u64::from_le_bytes(word)))
+    }
+
+    /// Reads what was written since the last call; returns the new settled offset.
+    pub fn advance(&mut self) -> Result<usize, TraceError> {
+        let state_word = self.u64_at(offset::STATE)?.unwrap_or(0) as u32;
+        self.exited = state_word & state::EXITED != 0;
+        // Records looked at before and not final then, in offset order.
+        let mut i = 0;
+        while i < self.unsettled.len() {
+            let record = self.unsettled[i];
+            match self.look_at(record.at)? {
+                Look::Final => {
+                    self.unsettled.remove(i);
+                }
+                Look::Unsettled(_) => i += 1,
+                Look::Gone => {
+                    // A poll's thread gave its space back: read on from there.
+                    self.scanned = record.at;
+                    self.unsettled.truncate(i);
+                }
+            }
+        }
+        // New records, while their frames are written.
+        loop {
+            let at = self.scanned;
+            if let Some(last) = self.unsettled.back() {
+                if self.may_give_back(last.at)? {
+                    break;
+                }
+            }
+            match self.look_at(at)? {
+                Look::Gone => break,
+                Look::Final => {}
+                Look::Unsettled(thread) => self.unsettled.push_back(Unsettled { at, thread }),
+            }
+            let Some(len) = self.record_len(at)? else {
+                break;
+            };
+            self.scanned = at + len;
+        }
+        // Records updated in place settle once their thread went on.
+        let latest = &self.latest_complete;
+        self.unsettled.retain(|u| {
+            !u.thread
+                .is_some_and(|t| latest.get(t as usize).is_some_and(|&l| l > u.at))
+        });
+        self.settled = self.unsettled.front().map_or(self.scanned, |u| u.at);
+        Ok(self.settled)
+    }
+
+    /// Whether the space of the unsettled record at `at` may still be given back, so that
+    /// nothing after it can be trusted yet: a poll not yet returned, or the skip frame that
+    /// covers a folded poll's space while it is given back (as long as it is the last).
+    fn may_give_back(&self, at: usize) -> Result<bool, TraceError> {
+        let mut frame = [0u8; 8];
+        if !self.read(at, &mut frame)? {
+            return Ok(true);
+        }
+        let record_kind = u16::from_le_bytes([frame[4], frame[5]]);
+        Ok(match record_kind {
+            kind::CALL => frame[6] != record_state::COMPLETE && frame[7] & flags::POLL != 0,
+            kind::SKIP => !self.followed(at)?,
+            _ => false,
+        })
+    }
+
+    /// Whether a record follows the one at `at` (its frame is written).
+    fn followed(&self, at: usize) -> Result<bool, TraceError> {
+        Ok(match self.record_len(at)? {
+            Some(len) => self.record_len(at + len)?.is_some(),
+            None => false,
+        })
+    }
+
+    fn record_len(&self, at: usize) -> Result<Option<usize>, TraceError> {
+        let mut frame = [0u8; 8];
+        if !self.read(at, &mut frame)? {
+            return Ok(None);
+        }
+        let len = u32::from_le_bytes(frame[0..4].try_into().unwrap()) as usize;
+        Ok((len >= 8 && len & 7 == 0).then_some(len))
+    }
+
+    /// What the record at `at` is now.
+    fn look_at(&mut self, at: usize) -> Result<Look, TraceError> {
+        let mut head = [0u8; 16];
+        if !self.read(at, &mut head)? {
+            return Ok(Look::Gone);
+        }
+        let len = u32::from_le_bytes(head[0..4].try_into().unwrap()) as usize;
+        if len < 8 || len & 7 != 0 {
+            // Not written yet (or damage, which the walk judges once the job is over).
+            return Ok(Look::Gone);
+        }
+        let (record_kind, record_state, record_flags) =
+            (u16::from_le_bytes([head[4], head[5]]), head[6], head[7]);
+        let thread = u16::from_le_bytes([head[10], head[11]]);
+        match record_kind {
+            kind::CALL if len >= CALL_FIXED_SIZE => {
+                if record_state != record_state::COMPLETE {
+                    return Ok(Look::Unsettled(None));
+                }
+                let t = thread as usize;
+                if self.latest_complete.len() <= t {
+                    self.latest_complete.resize(t + 1, 0);
+                }
+                self.latest_complete[t] = self.latest_complete[t].max(at);
+                if record_flags & flags::COUNTED != 0 {
+                    return self.counted(at, at + len - 16, thread);
+                }
+                if record_flags & flags::POLL != 0 {
+                    return Ok(Look::Unsettled(Some(thread)));
+                }
+                Ok(Look::Final)
+            }
+            kind::CYCLE if len == CYCLE_LEN && record_state == record_state::COMPLETE => {
+                self.counted(at, at + 16, thread)
+            }
+            // Final once a record follows: until then its space may be given back.
+            kind::SKIP if !self.followed(at)? => Ok(Look::Unsettled(None)),
+            _ if record_state == record_state::COMPLETE => Ok(Look::Final),
+            _ => Ok(Look::Unsettled(None)),
+        }
+    }
+
+    /// A counted run or cycle record at `at`, its `runs` word at `runs_at`: final once no
+    /// counted call is inside MPI and a record follows it.
+    fn counted(&self, at: usize, runs_at: usize, thread: u16) -> Result<Look, TraceError> {
+        let pending = self.u64_at(runs_at)?.unwrap_or(0) & COUNT_PENDING != 0;
+        Ok(if !pending && self.followed(at)? {
+            Look::Final
+        } else {
+            // Settled by the thread's next complete call at the latest.
+            Look::Unsettled(Some(thread))
+        })
+    }
+}
+
+enum Look {
+    Final,
+    /// Not final; `Some(thread)`: a record its thread updates in place, final once a later
+    /// call record of the thread is complete.
+    Unsettled(Option<u16>),
+    /// No record there (not written yet, or its space given back).
+    Gone,
+}
+
+/// When a followed trace has no more records to wait for.
+#[derive(Clone, Debug)]
+pub struct FollowUntil {
+    /// Set once the job is over (every process of it gone).
+    pub job_over: Arc<AtomicBool>,
+    /// The process's pid, when it runs on this machine: once it exited and is gone, its
+    /// trace is over before the job is.
+    pub local_pid: Option<u32>,
+}
+
+impl FollowUntil {
+    fn process_gone(&self, exited: bool) -> bool {
+        let Some(pid) = self.local_pid.filter(|_| exited) else {
+            return false;
+        };
+        // SAFETY: kill(2) with signal 0 only checks that the process exists.
+        let alive = unsafe { libc::kill(pid as libc::pid_t, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+        !alive
+    }
+}
+
+/// A trace file read while its process writes it ([`TraceBytes`]): the bytes of final
+/// records only, waiting at the frontier; once the trace is over, the whole file, as
+/// [`crate::FileWindow`] reads it.
+pub struct FollowedFile {
+    frontier: Frontier,
+    until: FollowUntil,
+    /// The trace is over: `len` is the file's length and every byte may be read.
+    over: bool,
+    len: usize,
+    window: Vec<u8>,
+    window_bytes: usize,
+    start: usize,
+    error: Option<TraceError>,
+}
+
+impl FollowedFile {
+    pub fn open(
+        path: &Path,
+        until: FollowUntil,
+        window_bytes: usize,
+    ) -> Result<FollowedFile, TraceError> {
+        Ok(FollowedFile {
+            frontier: Frontier::open(path)?,
+            until,
+            over: false,
+            len: 0,
+            window: Vec::new(),
+            window_bytes,
+            start: 0,
+            error: None,
+        })
+    }
+
+    /// Waits until the bytes before `end` are final or the trace is over.
+    fn wait_for(&mut self, end: usize) {
+        loop {
+            // Read once more after the job is over: what the processes wrote last counts.
+            let job_over = self.until.job_over.load(Ordering::Acquire);
+            match self.frontier.advance() {
+                Ok(settled) if settled >= end => return,
+                Ok(_) => {}
+                Err(e) => {
+                    self.error.get_or_insert(e);
+                    job_over_now(self);
+                    return;
+                }
+            }
+            if job_over || self.until.process_gone(self.frontier.exited()) {
+                job_over_now(self);
+                return;
+            }
+            std::thread::sleep(FOLLOW_POLL);
+        }
+
+        /// The trace is over: from now on it reads as the file it is.
+        fn job_over_now(f: &mut FollowedFile) {
+            f.over = true;
+            f.len = f
+                .frontier
+                .file
+                .metadata()
+                .map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
+            f.window.clear();
+        }
+    }
+}
+
+impl TraceBytes for FollowedFile {
+    fn len(&self) -> usize {
+        if self.over {
+            self.len
+        } else {
+            // Unknown yet: every record is read through `get`, which waits for it.
+            usize::MAX / 2
+        }
+    }
+
+    fn get(&mut self, at: usize, n: usize) -> &[u8] {
+        let header = at + n <= HEADER_SIZE;
+        if !self.over && !header && at + n > self.frontier.settled() {
+            self.wait_for(at + n);
+        }
+        // Cached bytes are final ones only (or, once over, the file's).
+        let limit = if self.over {
+            self.len
+        } else if header {
+            HEADER_SIZE
+        } else {
+            self.frontier.settled()
+        };
+        if at + n > limit {
+            // Past the end of a trace that is over: zeros end the walk there.
+            self.window.clear();
+            self.window.resize(n, 0);
+            self.start = at;
+            return &self.window[..n];
+        }
+        let cached = at >= self.start && at + n <= self.start + self.window.len();
+        if !cached {
+            let want = n.max(self.window_bytes).min(limit - at);
+            self.window.resize(want, 0);
+            self.start = at;
+            if let Err(source) = self
+                .frontier
+                .file
+                .read_exact_at(&mut self.window, at as u64)
+            {
+                self.window.fill(0);
+                self.error.get_or_insert(TraceError::Io {
+                    path: self.frontier.path.clone(),
+                    source,
+                });
+            }
+        }
+        &self.window[at - self.start..at - self.start + n]
+    }
+
+    fn take_error(&mut self) -> Option<TraceError> {
+        self.error.take()
+    }
+}
+
+/// The calls of the trace at `path` as its process writes them, final ones only, waiting at
+/// the frontier until `until` says the trace is over. `header`: the trace's header as read
+/// once its process initialized MPI (its version and clock).
+pub fn follow_trace_calls(
+    path: &Path,
+    header: &TraceHeader,
+    until: FollowUntil,
+    window_bytes: usize,
+) -> Result<crate::TraceCalls<FollowedFile>, TraceError> {
+    Ok(crate::TraceCalls::new(
+        FollowedFile::open(path, until, window_bytes)?,
+        header,
+    ))
+}
+
+/// The header, texts and final records of the trace at `path` so far, scanned as
+/// [`crate::scan_trace_file`] scans a whole trace (its end reads as truncated).
+pub fn scan_settled(path: &Path) -> Result<crate::Trace, TraceError> {
+    let mut frontier = Frontier::open(path)?;
+    let settled = frontier.advance()?;
+    crate::scan_trace(&mut crate::FileWindow::open_prefix(path, settled)?)
+}

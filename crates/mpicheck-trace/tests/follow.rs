@@ -1,0 +1,239 @@
+//! Following a trace while it is written (`mpicheck_trace::follow`): the calls read are the
+//! calls of the finished trace, whatever the writer was doing when the reader looked —
+//! records still inside MPI, folded polls and counted runs still counting.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mpicheck_trace::builder::{CallToWrite, TraceBuilder};
+use mpicheck_trace::follow::{follow_trace_calls, scan_settled, FollowUntil};
+use mpicheck_trace::reader::frames;
+use mpicheck_trace::{
+    flags, kind, offset, read_trace_bytes, record_state, state, text, CallRecord, HEADER_SIZE,
+};
+
+const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4\n\
+                      1 MPI_Recv buf:BUFFER:out:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 source:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 status:STATUS:out:st3\n\
+                      2 MPI_Iprobe source:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4 flag:INT:out:s4 status:STATUS:out:st3\n";
+
+/// `MPI_Recv`'s input words end at byte 28 of its arguments: a repeat keeps them from 24.
+const RECV_KEEP: usize = 24;
+
+fn send(i: u64, thread: u16) -> CallToWrite {
+    CallToWrite {
+        func: 0,
+        thread,
+        t_enter: 100 * i,
+        t_exit: 100 * i + 40,
+        callsite: 0x3000,
+        words: vec![0x2000, 4, 7, 1, 5, 0x4400_0000],
+        complete: true,
+        ..Default::default()
+    }
+}
+
+fn recv(i: u64, thread: u16) -> CallToWrite {
+    CallToWrite {
+        func: 1,
+        thread,
+        t_enter: 100 * i,
+        t_exit: 100 * i + 40,
+        callsite: 0x4000,
+        words: vec![0x1000, 4, 7, -1, 5, 0x4400_0000, 1, 5, 0, 16],
+        complete: true,
+        ..Default::default()
+    }
+}
+
+fn probe(i: u64, thread: u16, repeats: u64) -> CallToWrite {
+    CallToWrite {
+        func: 2,
+        thread,
+        t_enter: 100 * i,
+        t_exit: 100 * i + 10,
+        callsite: 0x5000,
+        words: vec![-1, 5, 0x4400_0000, 0, 0, 0, 0, 0],
+        complete: true,
+        poll: Some((repeats, 100 * i + 90)),
+        ..Default::default()
+    }
+}
+
+/// A finished trace of two threads with every kind of record a writer changes after
+/// writing it: calls that return later, folded polls, a counted run and a cycle, and a last
+/// call that never returns.
+fn finished_trace() -> Vec<u8> {
+    let mut b = TraceBuilder::new();
+    b.rank(0, 2).text(text::SCHEMA, SCHEMA);
+    for i in 0..40u64 {
+        b.call(&send(10 * i, (i % 2) as u16));
+        b.call(&probe(10 * i + 1, (i % 2) as u16, i % 4));
+        b.call(&recv(10 * i + 2, 1 - (i % 2) as u16));
+    }
+    // Thread 0 alone from here: a counted run, then a cycle.
+    let original = b.next_offset();
+    b.call(&CallToWrite {
+        original: true,
+        ..recv(500, 0)
+    });
+    b.counted_repeat(&recv(501, 0), original, RECV_KEEP, 7, 600);
+    let before = b.next_offset();
+    b.call(&send(700, 0)).call(&recv(701, 0));
+    let span = (b.next_offset() - before) as u32;
+    b.call(&send(702, 0)).call(&recv(703, 0));
+    b.cycle(0, 2, span, 5, 900);
+    b.call(&send(1000, 1));
+    b.call(&CallToWrite {
+        complete: false,
+        ..recv(1001, 0)
+    });
+    b.exited()
+}
+
+/// Writes `finished` into `path` record by record as a recorder would: each call first
+/// `ENTERED` (returning only after other threads' records, now and then), polls and counts
+/// first as they start and brought to their final words only when their thread (or, for
+/// counts, any thread) goes on; the exit flag last.
+fn write_slowly(path: &std::path::Path, finished: &[u8], seed: u64) {
+    let file = File::options().write(true).open(path).unwrap();
+    let mut header = finished[..HEADER_SIZE].to_vec();
+    let exited = u32::from_le_bytes(header[offset::STATE..offset::STATE + 4].try_into().unwrap());
+    header[offset::STATE..offset::STATE + 4]
+        .copy_from_slice(&(exited & !state::EXITED).to_le_bytes());
+    file.write_all_at(&header, 0).unwrap();
+    let mut rng = seed;
+    let mut next = || {
+        rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        rng >> 33
+    };
+    // Writes still to do: (offset, bytes), done before the next record of `thread` (None:
+    // of any thread).
+    let mut later: Vec<(Option<u16>, usize, Vec<u8>)> = Vec::new();
+    let frames: Vec<_> = frames(finished).collect();
+    for f in &frames {
+        let rec = &finished[f.offset..f.offset + f.len];
+        let thread = (f.kind == kind::CALL || f.kind == kind::CYCLE)
+            .then(|| u16::from_le_bytes([rec[10], rec[11]]));
+        later.retain(|(owner, at, bytes)| {
+            let due = owner.is_none() || *owner == thread || next() % 3 == 0;
+            if due {
+                file.write_all_at(bytes, *at as u64).unwrap();
+            }
+            !due
+        });
+        let mut first = rec.to_vec();
+        if f.kind == kind::CALL && f.state == record_state::COMPLETE {
+            first[6] = record_state::ENTERED;
+            let complete = (f.offset + 6, vec![record_state::COMPLETE]);
+            if f.flags & flags::POLL != 0 {
+                // The fold words come when the thread's next poll returns.
+                first[f.len - 16..f.len - 8].fill(0);
+                later.push((thread, f.offset + f.len - 16, rec[f.len - 16..].to_vec()));
+            }
+            if f.flags & flags::COUNTED != 0 {
+                first[6] = record_state::COMPLETE;
+                first[f.len - 16..f.len - 8]
+                    .copy_from_slice(&mpicheck_trace::COUNT_PENDING.to_le_bytes());
+                later.push((None, f.offset + f.len - 16, rec[f.len - 16..].to_vec()));
+            } else if next() % 2 == 0 {
+                later.push((thread, complete.0, complete.1));
+            } else {
+                file.write_all_at(&first, f.offset as u64).unwrap();
+                std::thread::sleep(Duration::from_micros(next() % 300));
+                first[6] = record_state::COMPLETE;
+            }
+        } else if f.kind == kind::CYCLE {
+            first[16..24].copy_from_slice(&mpicheck_trace::COUNT_PENDING.to_le_bytes());
+            later.push((None, f.offset + 16, rec[16..].to_vec()));
+        }
+        // The frame last: a reader must never see the record before its words.
+        file.write_all_at(&first[8..], (f.offset + 8) as u64)
+            .unwrap();
+        file.write_all_at(&first[..8], f.offset as u64).unwrap();
+        if next() % 4 == 0 {
+            std::thread::sleep(Duration::from_micros(next() % 500));
+        }
+    }
+    for (_, at, bytes) in later {
+        file.write_all_at(&bytes, at as u64).unwrap();
+    }
+    file.write_all_at(&finished[..HEADER_SIZE], 0).unwrap();
+}
+
+/// A fresh directory of this test process.
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mpicheck-follow-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn followed_calls(finished: Vec<u8>, seed: u64) -> Vec<CallRecord> {
+    let dir = temp_dir(&format!("seed{seed}"));
+    let path = dir.join("trace-7.mpitrace");
+    // Space reserved ahead, as the recorder does: zeros beyond the records.
+    File::create(&path)
+        .unwrap()
+        .set_len(finished.len() as u64 + 65536)
+        .unwrap();
+    let header = read_trace_bytes(&finished).unwrap().header;
+    let job_over = Arc::new(AtomicBool::new(false));
+    let until = FollowUntil {
+        job_over: job_over.clone(),
+        local_pid: None,
+    };
+    let reader = {
+        let path = path.clone();
+        std::thread::spawn(move || {
+            follow_trace_calls(&path, &header, until, 16 << 10)
+                .unwrap()
+                .map(Result::unwrap)
+                .collect::<Vec<_>>()
+        })
+    };
+    write_slowly(&path, &finished, seed);
+    // The reader has not ended before the job did.
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(!reader.is_finished(), "the reader ended before the job");
+    let settled = scan_settled(&path).unwrap();
+    assert!(settled.mpi_calls > 0);
+    job_over.store(true, Ordering::Release);
+    let calls = reader.join().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    calls
+}
+
+#[test]
+fn followed_calls_are_the_finished_traces_calls() {
+    let finished = finished_trace();
+    let whole = read_trace_bytes(&finished).unwrap();
+    assert!(whole.calls.iter().any(|c| c.repeats > 0));
+    for seed in 0..12 {
+        let followed = followed_calls(finished.clone(), seed);
+        assert_eq!(followed.len(), whole.calls.len(), "seed {seed}");
+        assert_eq!(followed, whole.calls, "seed {seed}");
+    }
+}
+
+#[test]
+fn the_settled_scan_holds_only_final_records() {
+    let finished = finished_trace();
+    let dir = temp_dir("settled");
+    let path = dir.join("trace-7.mpitrace");
+    // The header and the schema, then a call still inside MPI, then one that returned.
+    let frames: Vec<_> = frames(&finished).collect();
+    let cut = frames[3].offset;
+    let mut prefix = finished[..cut].to_vec();
+    prefix[frames[1].offset + 6] = record_state::ENTERED;
+    prefix.resize(cut + 4096, 0);
+    std::fs::write(&path, &prefix).unwrap();
+    let settled = scan_settled(&path).unwrap();
+    assert_eq!(settled.mpi_calls, 0, "a call inside MPI is not final");
+    assert!(settled.schema.function(2).is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
