@@ -134,10 +134,11 @@ impl Frontier {
         }
         // Records updated in place settle once their thread went on.
         let latest = &self.latest_complete;
-        self.unsettled.retain(|u| {
-            !u.thread
+        let thread_went_on = |u: &Unsettled| {
+            u.thread
                 .is_some_and(|t| latest.get(t as usize).is_some_and(|&l| l > u.at))
-        });
+        };
+        self.unsettled.retain(|u| !thread_went_on(u));
         self.settled = self.unsettled.front().map_or(self.scanned, |u| u.at);
         Ok(self.settled)
     }
