@@ -248,6 +248,7 @@ pub(crate) fn normalize_in(
         &mut [],
         order,
         Keep::AllEvents,
+        &mut |_| None,
     )?;
     numbering.apply(&mut run);
     Ok(run)
@@ -271,6 +272,7 @@ where
         &mut [],
         Order::EntryTime,
         Keep::AllEvents,
+        &mut |_| None,
     )?;
     numbering.apply(&mut run);
     Ok(run)
@@ -287,6 +289,7 @@ pub(crate) fn normalize_streaming_into<I>(
     passes: &mut [&mut dyn EventPass],
     order: Order,
     keep: Keep,
+    ended: &mut dyn FnMut(usize) -> Option<Trace>,
 ) -> Result<(Run, Numbering), NormalizeError>
 where
     I: Iterator<Item = Result<CallRecord, TraceError>>,
@@ -295,7 +298,9 @@ where
         return Err(NormalizeError::Empty);
     }
     let assignment = assign_ranks(traces)?;
-    normalize_assigned(traces, assignment, calls, resolve, passes, order, keep)
+    normalize_assigned(
+        traces, assignment, calls, resolve, passes, order, keep, ended,
+    )
 }
 
 /// What the run made while the events are given to passes keeps of them.
@@ -339,7 +344,9 @@ struct Active<'a, I, R> {
 /// Normalizes the traces as `assignment` assigned them to ranks, with the calls of
 /// `traces[i]` from `calls(i)` taken in `order`, giving every event to `passes` as it is
 /// made. The run comes numbered as the calls came, with the [`Numbering`] of a
-/// normalization rank after rank.
+/// normalization rank after rank. `ended(i)`: `traces[i]` as its process left it, when
+/// `traces` were read while the processes ran (how each rank ended is read from it).
+#[allow(clippy::too_many_arguments)]
 fn normalize_assigned<I, R>(
     traces: &[Trace],
     assignment: RankAssignment,
@@ -348,6 +355,7 @@ fn normalize_assigned<I, R>(
     passes: &mut [&mut dyn EventPass],
     mut order: Order,
     keep: Keep,
+    ended: &mut dyn FnMut(usize) -> Option<Trace>,
 ) -> Result<(Run, Numbering), NormalizeError>
 where
     I: Iterator<Item = Result<R, TraceError>>,
@@ -526,7 +534,8 @@ where
                 if let Keep::LastEvents(n) = keep {
                     events.drain(..events.len().saturating_sub(n));
                 }
-                let (end, threads) = stream.finish(&mut tables, resolve);
+                let as_ended = ended(stream.trace_index);
+                let (end, threads) = stream.finish(&mut tables, resolve, as_ended.as_ref());
                 RankTrace {
                     rank,
                     events,
@@ -784,12 +793,14 @@ impl<'a> RankStream<'a> {
     }
 
     /// How the rank ended, and its threads, once every call is normalized.
+    /// `as_ended`: the trace as its process left it, when the calls were read while it ran.
     fn finish(
         mut self,
         tables: &mut Tables,
         resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
+        as_ended: Option<&Trace>,
     ) -> (RankEnd, ThreadInfo) {
-        let trace = self.trace;
+        let trace = as_ended.unwrap_or(self.trace);
         // A trace lacking calls its process made ends like an interrupted one: what the rank
         // did after its last recorded call is unknown, so nothing is concluded from it.
         let end = if let Some(incomplete) = trace.incomplete() {

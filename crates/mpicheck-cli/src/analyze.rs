@@ -184,7 +184,7 @@ pub fn analyze_saved(dir: &Path, args: &ReportArgs) -> Result<u8> {
     if let Some(failure) = meta.end.as_ref().and_then(ProgramEnd::failure) {
         eprintln!("mpicheck: {failure} (as saved in {RUN_META_FILE})");
     }
-    let analysis = analyze_and_report(dir, &meta, &options)?;
+    let analysis = analyze_and_report(dir, &meta, &options, None)?;
     Ok(status::conclude(&analysis, meta.end.as_ref()))
 }
 
@@ -271,38 +271,32 @@ pub struct Analysis {
     pub incomplete: Vec<String>,
 }
 
-/// Reads every trace of `dir` and runs all checks; writes the reports and prints them,
-/// followed on stderr by what the traces lack, if anything.
-pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -> Result<Analysis> {
+/// Reads every trace of `dir` and runs all checks (unless `followed`, the analysis made
+/// while the job ran, stands for it); writes the reports and prints them, followed on
+/// stderr by what the traces lack, if anything.
+pub fn analyze_and_report(
+    dir: &Path,
+    meta: &RunMeta,
+    options: &ReportOptions,
+    followed: Option<crate::online::Followed>,
+) -> Result<Analysis> {
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
     let loaded = scan_traces(dir, options, &progress)?;
     let traces = &loaded.traces;
     // Cannot fail where normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(traces).unwrap_or_default();
-    progress.stage("resolving call sites, normalizing and checking the calls");
-    let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
-    let mut resolve = site_resolver(&maps);
-    let (run, findings) = mpicheck_analyzer::checks::analyze_streaming(
-        traces,
-        &mut |i| {
-            let window = mpicheck_trace::window_for(traces.len());
-            mpicheck_trace::trace_file_calls(&loaded.paths[i], &traces[i].header, window)
-        },
-        &mut resolve,
-        &polling_threads(&meta.polling),
-        Some(dir),
-        |run| {
-            model_polling(run, &meta.polling);
-            progress.stage(&format!(
-                "replaying {} calls of {} ranks and running the checks",
-                traces.iter().map(|t| t.mpi_calls).sum::<u64>(),
-                run.ranks.len()
-            ));
-        },
-    )
-    .context("cannot analyze the traces")?;
-    let findings = mpicheck_report::fold(findings);
+    let followed = followed.filter(|f| f.stands_for(traces, &loaded.paths));
+    if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
+        eprintln!(
+            "mpicheck: the analysis made during the run is used: {}",
+            followed.is_some()
+        );
+    }
+    let (run, findings) = match followed {
+        Some(followed) => (followed.run, followed.findings),
+        None => analyze_scanned(dir, meta, &loaded, &progress)?,
+    };
     progress.stage("writing the reports");
     let reported = report(dir, meta, traces, &run, findings, options, Some(&progress))?;
     if let Some(note) = child_process_note(traces, &assignment) {
@@ -338,6 +332,39 @@ pub fn analyze_and_report(dir: &Path, meta: &RunMeta, options: &ReportOptions) -
         findings: reported,
         incomplete,
     })
+}
+
+/// The run and findings of the scanned traces `loaded` of `dir`.
+fn analyze_scanned(
+    dir: &Path,
+    meta: &RunMeta,
+    loaded: &LoadedTraces,
+    progress: &Progress,
+) -> Result<(Run, Vec<Diagnostic>)> {
+    let traces = &loaded.traces;
+    progress.stage("resolving call sites, normalizing and checking the calls");
+    let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
+    let mut resolve = site_resolver(&maps);
+    let (run, findings) = mpicheck_analyzer::checks::analyze_streaming(
+        traces,
+        &mut |i| {
+            let window = mpicheck_trace::window_for(traces.len());
+            mpicheck_trace::trace_file_calls(&loaded.paths[i], &traces[i].header, window)
+        },
+        &mut resolve,
+        &polling_threads(&meta.polling),
+        Some(dir),
+        |run| {
+            model_polling(run, &meta.polling);
+            progress.stage(&format!(
+                "replaying {} calls of {} ranks and running the checks",
+                traces.iter().map(|t| t.mpi_calls).sum::<u64>(),
+                run.ranks.len()
+            ));
+        },
+    )
+    .context("cannot analyze the traces")?;
+    Ok((run, mpicheck_report::fold(findings)))
 }
 
 /// The traces of `dir`, scanned, and the run they make: each rank's calls are decoded one
@@ -590,7 +617,9 @@ fn build_run_streaming(traces: &[Trace], paths: &[PathBuf]) -> Result<Run> {
 }
 
 /// Resolves call sites of the process whose memory map is `maps[i]`, caching each answer.
-fn site_resolver<'m>(maps: &'m [&'m str]) -> impl FnMut(usize, u64) -> SourceLocation + 'm {
+pub(crate) fn site_resolver<'m>(
+    maps: &'m [&'m str],
+) -> impl FnMut(usize, u64) -> SourceLocation + 'm {
     let mut symbolizer = Symbolizer::new("");
     let mut current: Option<usize> = None;
     let mut cache: HashMap<(usize, u64), SourceLocation> = HashMap::new();

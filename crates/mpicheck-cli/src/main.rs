@@ -12,6 +12,7 @@
 mod analyze;
 mod launch;
 mod memory;
+mod online;
 mod open_files;
 mod out_dir;
 mod progress;
@@ -108,6 +109,10 @@ pub struct RunArgs {
     /// outside MPI. Slows programs that make many nonblocking calls (docs/buffer-checking.md).
     #[arg(long)]
     pub check_buffers: bool,
+    /// Analyze the traces only once the job has ended. By default the analysis follows the
+    /// job while it runs, so that the report is ready about when the job ends.
+    #[arg(long)]
+    pub analyze_after: bool,
     /// Start the program with this command instead of the MPI's mpiexec, e.g. "srun" or
     /// "mpiexec -f hosts"; mpicheck appends `-n N`.
     #[arg(long, value_name = "CMD")]

@@ -15,6 +15,7 @@ use crate::launch::{
     choose_family, find_program, interposition_library, launcher_command, linked_family,
     python_family, rank_command, MpiFamily,
 };
+use crate::online::Online;
 use crate::out_dir::{self, RunDir};
 use crate::progress::Progress;
 use crate::relay::{self, LauncherNotes, Relay, Target};
@@ -134,12 +135,15 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         );
     }
 
+    // Follows the job from its traces, so that the report is ready about when it ends.
+    let online = (!args.analyze_after).then(|| Online::start(out.path()));
     let outcome = supervise(&mut child, args, &mut out, &meta, &options)?;
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
     if let Err(e) = out.adopt_new_traces() {
         eprintln!("mpicheck: warning: {}", crate::one_line(&e));
     }
+    let followed = online.and_then(Online::finish);
     let end = program_end(&outcome, &notes, out.path());
     if let Some(failure) = end.failure() {
         if outcome.ended.is_none() {
@@ -177,7 +181,9 @@ pub fn run(args: &RunArgs) -> Result<u8> {
             );
         }
     }
-    let analysis = analyze::analyze_and_report(out.path(), &meta, &options)?;
+    // What mpicheck ended was analyzed with a model of its polling threads only it knows.
+    let followed = followed.filter(|_| outcome.ended.is_none());
+    let analysis = analyze::analyze_and_report(out.path(), &meta, &options, followed)?;
     Ok(crate::status::conclude(&analysis, Some(&end)))
 }
 

@@ -229,19 +229,67 @@ where
         Holding {
             keep: keep_for(traces),
             spill: spill_dir.map(crate::engine::SpillTo::dir),
+            calls: Calls::Scanned,
         },
+        &mut |_| None,
+    )
+}
+
+/// [`analyze_streaming`] of traces read while their processes run (`mpicheck run` analyzes
+/// as the job goes): `traces` as they were once every rank initialized MPI, `calls(i)`
+/// waiting for each trace's final records, `ended(i)` the trace as its process left it
+/// (how the rank ended), asked once its calls are over. Which functions the program calls
+/// is not known beforehand: every pass runs as if any could be. Each rank's last events
+/// only are kept: the caller must not use the result for a program that makes RMA windows
+/// ([`holds_every_call`] of the traces as they ended).
+pub fn analyze_following<I>(
+    traces: &[mpicheck_trace::Trace],
+    calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
+    resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
+    spill_dir: Option<&std::path::Path>,
+    ended: &mut dyn FnMut(usize) -> Option<mpicheck_trace::Trace>,
+) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
+where
+    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+{
+    analyze_streaming_in(
+        traces,
+        calls,
+        resolve,
+        &[],
+        |_| {},
+        crate::normalize::Order::EntryTime,
+        Holding {
+            keep: crate::normalize::Keep::LastEvents(LAST_EVENTS_KEPT),
+            spill: spill_dir.map(crate::engine::SpillTo::dir),
+            calls: Calls::Unknown,
+        },
+        ended,
     )
 }
 
 /// What the analysis holds in memory: which events it keeps, and where the replays'
-/// program goes once large (`None`: it stays in memory).
+/// program goes once large (`None`: it stays in memory); and whether the traces say
+/// which functions the program calls.
 pub(crate) struct Holding<'a> {
     pub keep: crate::normalize::Keep,
     pub spill: Option<crate::engine::SpillTo<'a>>,
+    pub calls: Calls,
+}
+
+/// What the passes are told of the functions the program calls ([`pass::EventPass::scanned`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Calls {
+    /// The traces were scanned whole: the functions they hold calls of.
+    #[default]
+    Scanned,
+    /// Read while the processes run: any function of their tables may be called.
+    Unknown,
 }
 
 /// [`analyze_streaming`], the ranks' calls normalized in `order`, holding what `holding`
-/// says.
+/// says; `ended` as in [`analyze_following`] (`|_| None`: the traces are whole).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn analyze_streaming_in<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
@@ -250,12 +298,20 @@ pub(crate) fn analyze_streaming_in<I>(
     prepare: impl FnOnce(&mut Run),
     order: crate::normalize::Order,
     holding: Holding,
+    ended: &mut dyn FnMut(usize) -> Option<mpicheck_trace::Trace>,
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
     let mut plan = Plan::new(|_| true, polling, holding.spill);
-    let mut called: Vec<&str> = traces.iter().flat_map(|t| t.called_functions()).collect();
+    // Read while the processes run, the traces do not yet say which functions they call.
+    let mut called: Vec<&str> = match holding.calls {
+        Calls::Scanned => traces.iter().flat_map(|t| t.called_functions()).collect(),
+        Calls::Unknown => traces
+            .iter()
+            .flat_map(|t| (0..t.schema.len()).map(|id| t.function_name(id as u16)))
+            .collect(),
+    };
     called.sort_unstable();
     called.dedup();
     for (_, pass) in &mut plan.passes {
@@ -268,6 +324,7 @@ where
         &mut plan.passes(),
         order,
         holding.keep,
+        ended,
     )?;
     // The passes saw the ids as the calls came: they hand out their findings before the
     // run is renumbered, in the order of the final ids.

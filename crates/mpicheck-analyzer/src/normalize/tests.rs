@@ -822,7 +822,9 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
                         dir: &std::env::temp_dir(),
                         chunk: 3,
                     }),
+                    calls: Default::default(),
                 },
+                &mut |_| None,
             )
             .unwrap();
             if keep == Keep::AllEvents {
@@ -916,6 +918,7 @@ fn live_state_rank_after_rank_and_by_entry_time() {
             &mut [&mut collective, &mut arrivals],
             order,
             Keep::AllEvents,
+            &mut |_| None,
         )
         .unwrap();
         numbering.apply(&mut run);
@@ -957,6 +960,7 @@ fn keeping_the_last_events_gives_the_passes_the_same_events() {
                 &mut [&mut given],
                 Order::EntryTime,
                 keep,
+                &mut |_| None,
             )
             .unwrap();
             (run, given.0)

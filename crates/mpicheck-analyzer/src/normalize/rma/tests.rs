@@ -376,7 +376,9 @@ fn the_rma_checks_find_the_same_whatever_order_the_ranks_calls_are_normalized_in
             crate::checks::Holding {
                 keep: crate::checks::keep_for(&traces),
                 spill: None,
+                calls: Default::default(),
             },
+            &mut |_| None,
         )
         .unwrap();
         assert_eq!(found, expected, "normalized {name}");

@@ -208,6 +208,7 @@ fn live_state_of_the_concurrent_use_pass() {
         &mut [&mut sampled],
         crate::normalize::Order::EntryTime,
         crate::normalize::Keep::AllEvents,
+        &mut |_| None,
     )
     .unwrap();
     let sync: usize = run.ranks.iter().map(|r| r.threads.sync.len()).sum();
@@ -297,7 +298,12 @@ fn fed_while_normalizing_the_pass_finds_what_it_finds_on_the_run() {
                 &[],
                 |_| {},
                 crate::normalize::Order::RankAfterRank,
-                crate::checks::Holding { keep, spill: None },
+                crate::checks::Holding {
+                    keep,
+                    spill: None,
+                    calls: Default::default(),
+                },
+                &mut |_| None,
             )
             .unwrap()
         };

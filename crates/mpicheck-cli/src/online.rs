@@ -1,0 +1,245 @@
+//! The analysis that follows the job while it runs (`mpicheck run`): once every rank has
+//! initialized MPI, a thread of the supervisor reads each rank's trace as it is written
+//! (`mpicheck_trace::follow`) and runs the streaming analysis on it, so that the report is
+//! ready about when the job ends instead of an analysis starting then.
+//!
+//! The result is used only when it is the one the analysis of the finished traces would
+//! give ([`Followed::stands_for`]); otherwise (the job ended by mpicheck, a program that
+//! makes RMA windows, other traces chosen for the ranks, call sites in libraries loaded
+//! after `MPI_Init`) the traces are analyzed after the job as before. The traces are kept
+//! either way.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use mpicheck_analyzer::diagnostic::Diagnostic;
+use mpicheck_analyzer::model::{Run, SourceLocation};
+use mpicheck_trace::follow::{follow_trace_calls, scan_settled, FollowUntil};
+use mpicheck_trace::Trace;
+
+use crate::out_dir;
+
+/// How often the thread looks for the ranks' traces before it can start.
+const WAIT_FOR_RANKS: Duration = Duration::from_millis(100);
+/// How much lower than the job's the analysis thread's priority is: on a busy machine the
+/// job comes first, and the analysis catches up after it.
+const ANALYSIS_NICENESS: libc::c_int = 10;
+
+/// The analysis following a running job.
+pub struct Online {
+    job_over: Arc<AtomicBool>,
+    thread: JoinHandle<Result<Option<Followed>, String>>,
+}
+
+/// What the analysis of the followed traces found, and which traces it read.
+pub struct Followed {
+    /// The trace file read for each world rank.
+    rank_paths: BTreeMap<i32, PathBuf>,
+    /// A call site lay outside the memory maps known when the analysis started (a library
+    /// loaded later): resolved against the final maps, it might read otherwise.
+    site_outside_maps: bool,
+    pub run: Run,
+    pub findings: Vec<Diagnostic>,
+}
+
+impl Online {
+    /// Starts following the traces the job writes into `dir`.
+    pub fn start(dir: &Path) -> Online {
+        let job_over = Arc::new(AtomicBool::new(false));
+        let dir = dir.to_path_buf();
+        let over = job_over.clone();
+        let thread = std::thread::Builder::new()
+            .name("mpicheck-online".into())
+            .spawn(move || follow_and_analyze(&dir, over))
+            .expect("cannot start the analysis thread");
+        Online { job_over, thread }
+    }
+
+    /// The job is over: the analysis reads what is left and ends. `None` when it could not
+    /// start or failed (the finished traces are then analyzed as usual).
+    pub fn finish(self) -> Option<Followed> {
+        self.job_over.store(true, Ordering::Release);
+        match self.thread.join() {
+            Ok(Ok(followed)) => followed,
+            Ok(Err(why)) => {
+                if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
+                    eprintln!("mpicheck: the analysis during the run gave up: {why}");
+                }
+                None
+            }
+            Err(_) => None,
+        }
+    }
+}
+
+impl Followed {
+    /// Whether this result is what the analysis of the finished `traces` (read from `paths`)
+    /// gives: the same trace for every rank, no call site it may have resolved otherwise,
+    /// and no RMA window (whose checks need every event).
+    pub fn stands_for(&self, traces: &[Trace], paths: &[PathBuf]) -> bool {
+        if self.site_outside_maps || mpicheck_analyzer::checks::holds_every_call(traces) {
+            return false;
+        }
+        let Ok(assignment) = mpicheck_analyzer::normalize::assign_ranks(traces) else {
+            return false;
+        };
+        let chosen: BTreeMap<i32, PathBuf> = assignment
+            .by_rank
+            .iter()
+            .map(|(&rank, &i)| (rank, paths[i].clone()))
+            .collect();
+        chosen == self.rank_paths && assignment.ignored.is_empty()
+    }
+}
+
+/// The thread's work: waits for every rank's trace, then analyzes them as they grow.
+fn follow_and_analyze(dir: &Path, job_over: Arc<AtomicBool>) -> Result<Option<Followed>, String> {
+    // SAFETY: setpriority(2) on this thread only (Linux: a thread id is a process id here).
+    unsafe {
+        libc::setpriority(
+            libc::PRIO_PROCESS,
+            libc::gettid() as libc::id_t,
+            ANALYSIS_NICENESS,
+        )
+    };
+    let Some((traces, paths)) = wait_for_ranks(dir, &job_over)? else {
+        return Ok(None);
+    };
+    let host = local_host();
+    let until = |trace: &Trace| FollowUntil {
+        job_over: job_over.clone(),
+        // Only a process of this machine can be seen to be gone.
+        local_pid: trace
+            .process
+            .iter()
+            .any(|(key, value)| key == "host" && Some(value.as_str()) == host.as_deref())
+            .then_some(trace.header.pid),
+    };
+    let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
+    let mut site_outside_maps = false;
+    let mut resolve_known = crate::analyze::site_resolver(&maps);
+    let mut resolve = |i: usize, address: u64| -> SourceLocation {
+        if !maps_cover(maps[i], address) {
+            site_outside_maps = true;
+        }
+        resolve_known(i, address)
+    };
+    let window = mpicheck_trace::window_for(traces.len());
+    let (run, findings) = mpicheck_analyzer::checks::analyze_following(
+        &traces,
+        &mut |i| follow_trace_calls(&paths[i], &traces[i].header, until(&traces[i]), window),
+        &mut resolve,
+        Some(dir),
+        &mut |i| mpicheck_trace::scan_trace_file(&paths[i]).ok(),
+    )
+    .map_err(|e| e.to_string())?;
+    let rank_paths = traces
+        .iter()
+        .zip(&paths)
+        .filter_map(|(t, p)| Some((t.header.rank?, p.clone())))
+        .collect();
+    Ok(Some(Followed {
+        rank_paths,
+        site_outside_maps,
+        run,
+        findings: mpicheck_report::fold(findings),
+    }))
+}
+
+/// The traces of the ranks, as they were once every rank of the world initialized MPI and
+/// wrote what it writes then (its memory map and MPI's constants), with their files; `None`
+/// if the job ended first.
+#[allow(clippy::type_complexity)]
+fn wait_for_ranks(
+    dir: &Path,
+    job_over: &AtomicBool,
+) -> Result<Option<(Vec<Trace>, Vec<PathBuf>)>, String> {
+    loop {
+        if job_over.load(Ordering::Acquire) {
+            return Ok(None);
+        }
+        let paths = out_dir::run_traces(dir).map_err(|e| e.to_string())?;
+        let mut by_rank: BTreeMap<i32, (Trace, PathBuf)> = BTreeMap::new();
+        let mut world_size = None;
+        let mut twice = false;
+        for path in paths {
+            let Some(header) = out_dir::trace_header(&path) else {
+                continue;
+            };
+            if !header.initialized() {
+                continue;
+            }
+            let Ok(trace) = scan_settled(&path) else {
+                continue;
+            };
+            let (Some(rank), Some(size)) = (trace.header.rank, trace.header.world_size) else {
+                continue;
+            };
+            if !wrote_init_texts(&trace) {
+                continue;
+            }
+            world_size.get_or_insert(size);
+            twice |= world_size != Some(size) || by_rank.insert(rank, (trace, path)).is_some();
+        }
+        if twice {
+            // Several worlds (spawned processes) or two processes of one rank.
+            return Err("several initialized traces claim one rank".into());
+        }
+        if world_size.is_some_and(|size| by_rank.len() == size as usize) {
+            return Ok(Some(by_rank.into_values().unzip()));
+        }
+        std::thread::sleep(WAIT_FOR_RANKS);
+    }
+}
+
+/// Whether the trace holds what its process writes once `MPI_Init` returned: MPI's
+/// constants, which only an initialized MPI can say (the RMA assertions' values), written
+/// after the memory map of the initialized MPI.
+fn wrote_init_texts(trace: &Trace) -> bool {
+    trace.constant("MPI_MODE_NOPRECEDE_VALUE").is_some()
+}
+
+/// Whether one of the mappings of `maps` (`/proc/<pid>/maps`) holds `address`.
+fn maps_cover(maps: &str, address: u64) -> bool {
+    maps.lines().any(|line| {
+        let range = line.split_whitespace().next().unwrap_or("");
+        let Some((start, end)) = range.split_once('-') else {
+            return false;
+        };
+        match (u64::from_str_radix(start, 16), u64::from_str_radix(end, 16)) {
+            (Ok(start), Ok(end)) => (start..end).contains(&address),
+            _ => false,
+        }
+    })
+}
+
+/// This machine's host name, as the recorder writes it into each trace.
+fn local_host() -> Option<String> {
+    let mut name = [0u8; 256];
+    // SAFETY: gethostname(2) into a buffer of the size given.
+    if unsafe { libc::gethostname(name.as_mut_ptr().cast(), name.len()) } != 0 {
+        return None;
+    }
+    let len = name.iter().position(|&b| b == 0)?;
+    String::from_utf8(name[..len].to_vec()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_address_is_covered_by_the_mapping_that_holds_it() {
+        let maps = "55d0c0000000-55d0c0001000 r-xp 00000000 08:01 123 /app\n\
+                    7f0000000000-7f0000002000 r-xp 00000000 08:01 456 /lib.so\n";
+        assert!(maps_cover(maps, 0x55d0_c000_0fff));
+        assert!(maps_cover(maps, 0x7f00_0000_1000));
+        assert!(!maps_cover(maps, 0x55d0_c000_1000));
+        assert!(!maps_cover(maps, 0x10));
+        assert!(!maps_cover("garbage\n", 0x10));
+    }
+}
