@@ -3,7 +3,10 @@
 # `mpicheck run`, REPS times each, interleaved; prints every run's seconds, the medians and
 # their ratio. Benchmarks only (scripts/real-apps checks the outputs and findings).
 #
-#   benches/lammps/run.sh          # REPS=3 RANKS=4 INPUTS="melt indent-3000"
+#   benches/lammps/run.sh          # REPS=3 RANKS=4 INPUTS="melt indent-3000" MODES=...
+#
+# MODES: plain (no mpicheck), online (`mpicheck run`, which analyzes while the job runs) and
+# after (`mpicheck run --analyze-after`, the analysis after the job); default all three.
 #
 # indent-3000 is in.indent with 3,000 steps per run instead of 30,000 (as in real-apps).
 # Every run keeps its files under target/lammps-bench/<input>-<mode>-<rep>/.
@@ -12,6 +15,7 @@ set -euo pipefail
 REPS=${REPS:-3}
 RANKS=${RANKS:-4}
 INPUTS=${INPUTS:-"melt indent-3000"}
+MODES=${MODES:-"plain online after"}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 WORK=$ROOT/target/lammps-bench
 CLI=$ROOT/target/release/mpicheck
@@ -35,15 +39,17 @@ median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for input in $INPUTS; do
     for rep in $(seq "$REPS"); do
-        for mode in plain cli; do
+        for mode in $MODES; do
             dir=$WORK/$input-$mode-$rep
             mkdir -p "$dir"
             (cd "$dir" && setup "$input")
             t0=$(now)
             case $mode in
                 plain) (cd "$dir" && timeout 900 mpiexec.openmpi -n "$RANKS" lmp -in in.lammps >stdout 2>stderr) ;;
-                cli) (cd "$dir" && timeout 900 "$CLI" run --mpi openmpi -n "$RANKS" --out "$dir/mpicheck-out" \
+                online) (cd "$dir" && timeout 900 "$CLI" run --mpi openmpi -n "$RANKS" --out "$dir/mpicheck-out" \
                     --format none lmp -in in.lammps >stdout 2>stderr) ;;
+                after) (cd "$dir" && timeout 900 "$CLI" run --analyze-after --mpi openmpi -n "$RANKS" \
+                    --out "$dir/mpicheck-out" --format none lmp -in in.lammps >stdout 2>stderr) ;;
             esac
             t1=$(now)
             s=$(awk "BEGIN { printf \"%.2f\", $t1 - $t0 }")
@@ -51,7 +57,10 @@ for input in $INPUTS; do
         done
     done
     plain=$(awk -v i="$input" '$1 == i && $2 == "plain" {print $4}' "$WORK/times" | median)
-    cli=$(awk -v i="$input" '$1 == i && $2 == "cli" {print $4}' "$WORK/times" | median)
-    echo "$input: median plain $plain s, mpicheck run $cli s, ratio $(awk "BEGIN { printf \"%.2f\", $cli / $plain }")"
+    for mode in $MODES; do
+        [ "$mode" = plain ] && continue
+        t=$(awk -v i="$input" -v m="$mode" '$1 == i && $2 == m {print $4}' "$WORK/times" | median)
+        echo "$input: median plain $plain s, mpicheck run ($mode) $t s, ratio $(awk "BEGIN { printf \"%.2f\", $t / $plain }")"
+    done
 done
 echo "# load $(cut -d' ' -f1-3 /proc/loadavg) at end"

@@ -158,39 +158,43 @@ fn wait_for_ranks(
     dir: &Path,
     job_over: &AtomicBool,
 ) -> Result<Option<(Vec<Trace>, Vec<PathBuf>)>, String> {
+    // Scanned once each, when ready: the other ranks may run on meanwhile.
+    let mut ready: BTreeMap<PathBuf, Trace> = BTreeMap::new();
     loop {
         if job_over.load(Ordering::Acquire) {
             return Ok(None);
         }
-        let paths = out_dir::run_traces(dir).map_err(|e| e.to_string())?;
-        let mut by_rank: BTreeMap<i32, (Trace, PathBuf)> = BTreeMap::new();
-        let mut world_size = None;
-        let mut twice = false;
-        for path in paths {
-            let Some(header) = out_dir::trace_header(&path) else {
-                continue;
-            };
-            if !header.initialized() {
+        for path in out_dir::run_traces(dir).map_err(|e| e.to_string())? {
+            if ready.contains_key(&path)
+                || !out_dir::trace_header(&path).is_some_and(|h| h.initialized())
+            {
                 continue;
             }
-            let Ok(trace) = scan_settled(&path) else {
-                continue;
-            };
-            let (Some(rank), Some(size)) = (trace.header.rank, trace.header.world_size) else {
-                continue;
-            };
-            if !wrote_init_texts(&trace) {
-                continue;
+            if let Ok(trace) = scan_settled(&path) {
+                if wrote_init_texts(&trace) && trace.header.rank.is_some() {
+                    ready.insert(path, trace);
+                }
             }
-            world_size.get_or_insert(size);
-            twice |= world_size != Some(size) || by_rank.insert(rank, (trace, path)).is_some();
         }
-        if twice {
-            // Several worlds (spawned processes) or two processes of one rank.
-            return Err("several initialized traces claim one rank".into());
+        let mut by_rank: BTreeMap<i32, (&Trace, &PathBuf)> = BTreeMap::new();
+        let mut world_sizes = ready.values().filter_map(|t| t.header.world_size);
+        let world_size = world_sizes.next();
+        for (path, trace) in &ready {
+            let rank = trace.header.rank.expect("ready traces have a rank");
+            if trace.header.world_size != world_size
+                || by_rank.insert(rank, (trace, path)).is_some()
+            {
+                // Several worlds (spawned processes) or two processes of one rank.
+                return Err("several initialized traces claim one rank".into());
+            }
         }
         if world_size.is_some_and(|size| by_rank.len() == size as usize) {
-            return Ok(Some(by_rank.into_values().unzip()));
+            return Ok(Some(
+                by_rank
+                    .into_values()
+                    .map(|(t, p)| (t.clone(), p.clone()))
+                    .unzip(),
+            ));
         }
         std::thread::sleep(WAIT_FOR_RANKS);
     }
