@@ -63,7 +63,15 @@ impl Online {
     /// start or failed (the finished traces are then analyzed as usual).
     pub fn finish(self) -> Option<Followed> {
         self.job_over.store(true, Ordering::Release);
-        match self.thread.join() {
+        let t0 = std::time::Instant::now();
+        let joined = self.thread.join();
+        if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
+            eprintln!(
+                "mpicheck: online analysis finished {:.2} s after the job",
+                t0.elapsed().as_secs_f64()
+            );
+        }
+        match joined {
             Ok(Ok(followed)) => followed,
             Ok(Err(why)) => {
                 if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {

@@ -53,7 +53,13 @@ pub struct Frontier {
     latest_complete: Vec<usize>,
     /// The process ran its exit handlers (header state), as last read.
     exited: bool,
+    /// Bytes of the file from `chunk_start`, as read during the current advance.
+    chunk: Vec<u8>,
+    chunk_start: usize,
 }
+
+/// Bytes read at once while looking at frames.
+const FRAMES_CHUNK: usize = 64 << 10;
 
 impl Frontier {
     pub fn open(path: &Path) -> Result<Frontier, TraceError> {
@@ -65,6 +71,8 @@ impl Frontier {
             unsettled: Default::default(),
             latest_complete: Vec::new(),
             exited: false,
+            chunk: Vec::new(),
+            chunk_start: 0,
         })
     }
 
@@ -78,26 +86,57 @@ impl Frontier {
         self.exited
     }
 
-    fn read(&self, at: usize, buf: &mut [u8]) -> Result<bool, TraceError> {
-        match self.file.read_exact_at(buf, at as u64) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(false),
-            Err(source) => Err(TraceError::Io {
-                path: self.path.clone(),
-                source,
-            }),
+    /// Reads `buf.len()` bytes at `at` as they are now (through one chunk read per
+    /// [`Frontier::advance`] for the many small reads of frames); false if the file ends
+    /// before.
+    fn read(&mut self, at: usize, buf: &mut [u8]) -> Result<bool, TraceError> {
+        let end = at + buf.len();
+        if at < self.chunk_start || end > self.chunk_start + self.chunk.len() {
+            self.chunk.resize(FRAMES_CHUNK.max(buf.len()), 0);
+            let mut filled = 0;
+            while filled < self.chunk.len() {
+                match self
+                    .file
+                    .read_at(&mut self.chunk[filled..], (at + filled) as u64)
+                {
+                    Ok(0) => break,
+                    Ok(n) => filled += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(source) => {
+                        self.chunk.clear();
+                        return Err(TraceError::Io {
+                            path: self.path.clone(),
+                            source,
+                        });
+                    }
+                }
+            }
+            self.chunk.truncate(filled);
+            self.chunk_start = at;
+            if filled < buf.len() {
+                return Ok(false);
+            }
         }
+        buf.copy_from_slice(&self.chunk[at - self.chunk_start..end - self.chunk_start]);
+        Ok(true)
     }
 
-    fn u64_at(&self, at: usize) -> Result<Option<u64>, TraceError> {
+    fn u64_at(&mut self, at: usize) -> Result<Option<u64>, TraceError> {
         let mut word = [0u8; 8];
         Ok(self.read(at, &mut word)?.then(|| u64::from_le_bytes(word)))
     }
 
     /// Reads what was written since the last call; returns the new settled offset.
     pub fn advance(&mut self) -> Result<usize, TraceError> {
-        let state_word = self.u64_at(offset::STATE)?.unwrap_or(0) as u32;
-        self.exited = state_word & state::EXITED != 0;
+        // What was read before is stale now.
+        self.chunk.clear();
+        let mut state_word = [0u8; 4];
+        // (A direct read: the chunk serves the records.)
+        self.exited = self
+            .file
+            .read_exact_at(&mut state_word, offset::STATE as u64)
+            .is_ok()
+            && u32::from_le_bytes(state_word) & state::EXITED != 0;
         // Records looked at before and not final then, in offset order.
         let mut i = 0;
         while i < self.unsettled.len() {
@@ -146,7 +185,7 @@ impl Frontier {
     /// Whether the space of the unsettled record at `at` may still be given back, so that
     /// nothing after it can be trusted yet: a poll not yet returned, or the skip frame that
     /// covers a folded poll's space while it is given back (as long as it is the last).
-    fn may_give_back(&self, at: usize) -> Result<bool, TraceError> {
+    fn may_give_back(&mut self, at: usize) -> Result<bool, TraceError> {
         let mut frame = [0u8; 8];
         if !self.read(at, &mut frame)? {
             return Ok(true);
@@ -160,14 +199,14 @@ impl Frontier {
     }
 
     /// Whether a record follows the one at `at` (its frame is written).
-    fn followed(&self, at: usize) -> Result<bool, TraceError> {
+    fn followed(&mut self, at: usize) -> Result<bool, TraceError> {
         Ok(match self.record_len(at)? {
             Some(len) => self.record_len(at + len)?.is_some(),
             None => false,
         })
     }
 
-    fn record_len(&self, at: usize) -> Result<Option<usize>, TraceError> {
+    fn record_len(&mut self, at: usize) -> Result<Option<usize>, TraceError> {
         let mut frame = [0u8; 8];
         if !self.read(at, &mut frame)? {
             return Ok(None);
@@ -220,7 +259,7 @@ impl Frontier {
 
     /// A counted run or cycle record at `at`, its `runs` word at `runs_at`: final once no
     /// counted call is inside MPI and a record follows it.
-    fn counted(&self, at: usize, runs_at: usize, thread: u16) -> Result<Look, TraceError> {
+    fn counted(&mut self, at: usize, runs_at: usize, thread: u16) -> Result<Look, TraceError> {
         let pending = self.u64_at(runs_at)?.unwrap_or(0) & COUNT_PENDING != 0;
         Ok(if !pending && self.followed(at)? {
             Look::Final
@@ -298,8 +337,12 @@ impl FollowedFile {
     /// Waits until the bytes before `end` are final or the trace is over.
     fn wait_for(&mut self, end: usize) {
         loop {
-            // Read once more after the job is over: what the processes wrote last counts.
-            let job_over = self.until.job_over.load(Ordering::Acquire);
+            // Once the job is over the whole file is read as it is: what the processes wrote
+            // last counts, and no frame needs a look first.
+            if self.until.job_over.load(Ordering::Acquire) {
+                job_over_now(self);
+                return;
+            }
             match self.frontier.advance() {
                 Ok(settled) if settled >= end => return,
                 Ok(_) => {}
@@ -309,7 +352,7 @@ impl FollowedFile {
                     return;
                 }
             }
-            if job_over || self.until.process_gone(self.frontier.exited()) {
+            if self.until.process_gone(self.frontier.exited()) {
                 job_over_now(self);
                 return;
             }
