@@ -8,6 +8,9 @@
 //! makes RMA windows, other traces chosen for the ranks, call sites in libraries loaded
 //! after `MPI_Init`) the traces are analyzed after the job as before. The traces are kept
 //! either way.
+//!
+//! With `MPICHECK_DEBUG_ONLINE` set, mpicheck says on stderr when the analysis finished,
+//! whether its result was used and, if it gave up, why (tests check which analysis ran).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

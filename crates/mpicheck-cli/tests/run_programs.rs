@@ -628,3 +628,56 @@ fn deadlock_report_draws_the_cycle_in_chromium_and_sarif_is_valid() {
     assert_eq!(cycle_pixels(&info, &pixels), 0);
     assert_valid_sarif(&out);
 }
+
+/// The bytes recorded in every status a program got are what `MPI_Get_count(status,
+/// MPI_BYTE)` gave the program for it (the recorder reads them from the status's fields
+/// where it knows the MPI's layout). Statuses MPI leaves undefined (a send's count, a test
+/// that found nothing: the program says -1) are not compared.
+fn check_status_bytes(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "status_bytes.c", dir.path());
+    let out = dir.path().join("out");
+    let (checked, _) = mpicheck_run(family, 2, &out, &[exe.to_str().unwrap()], &[], b"");
+    assert!(checked.status.success(), "{}", text(&checked.stderr));
+    let traces = traces(&out);
+    for trace in &traces {
+        let rank = trace.header.rank.unwrap();
+        let said: Vec<i64> = text(&checked.stdout)
+            .lines()
+            .filter_map(|l| l.strip_prefix(&format!("rank {rank} bytes ")))
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let recorded: Vec<i64> = trace
+            .calls
+            .iter()
+            .filter(|c| c.complete)
+            .flat_map(|c| c.args(trace.schema.function(c.func).unwrap()))
+            .flat_map(|(_, out)| match out {
+                mpicheck_trace::ArgValue::Status(s) => vec![s.bytes],
+                mpicheck_trace::ArgValue::Statuses(s) => s.iter().map(|s| s.bytes).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        eprintln!("rank {rank}: said {said:?}, recorded {recorded:?}");
+        assert_eq!(
+            said.len(),
+            recorded.len(),
+            "rank {rank}: {said:?} {recorded:?}"
+        );
+        for (said, recorded) in said.iter().zip(&recorded) {
+            if *said != -1 {
+                assert_eq!(said, recorded, "rank {rank}: {said:?} {recorded:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn status_bytes_are_mpi_get_counts_mpich() {
+    check_status_bytes(MPICH);
+}
+
+#[test]
+fn status_bytes_are_mpi_get_counts_openmpi() {
+    check_status_bytes(OPENMPI);
+}
