@@ -56,6 +56,7 @@ impl RankState {
             creations: FxHashMap::default(),
             intercomm_creations: FxHashMap::default(),
             pending_creation: None,
+            freed_comms: Vec::new(),
             objects: facts::ObjectTables::new(trace),
             rma: Default::default(),
         }
