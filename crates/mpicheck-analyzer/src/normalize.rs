@@ -122,6 +122,8 @@ struct Tables {
     /// Communicators made by a call (not `MPI_COMM_WORLD`, `MPI_COMM_SELF` or unknown
     /// ones) that not every member has freed yet: their key and how many members have not.
     unfreed: FxHashMap<CommId, (CommKey, u32)>,
+    /// Each distinct communicator name once ([`CommInfo::name`]).
+    comm_names: FxHashSet<Arc<str>>,
     sites: Vec<SourceLocation>,
     site_ids: FxHashMap<SourceLocation, SiteId>,
     sites_seen: FirstSeen,
@@ -156,12 +158,12 @@ impl Tables {
     fn comm(&mut self, key: CommKey, seen: Seen, info: impl FnOnce() -> CommInfo) -> CommId {
         if let Some(&id) = self.comm_ids.get(&key) {
             if self.comms_seen.again(id.0, seen) {
-                self.comms[id.0 as usize] = info();
+                self.comms[id.0 as usize] = self.shared_name(info());
             }
             return id;
         }
         let id = CommId(self.comms.len() as u32);
-        let info = info();
+        let info = self.shared_name(info());
         let members = info.members.len() + info.remote.as_ref().map_or(0, Vec::len);
         if members > 0 && matches!(key, CommKey::Child { .. } | CommKey::Inter { .. }) {
             self.unfreed.insert(id, (key.clone(), members as u32));
@@ -170,6 +172,17 @@ impl Tables {
         self.comms_seen.push(seen);
         self.comm_ids.insert(key, id);
         id
+    }
+
+    /// `info` with the shared copy of its name.
+    fn shared_name(&mut self, mut info: CommInfo) -> CommInfo {
+        match self.comm_names.get(&info.name) {
+            Some(name) => info.name = name.clone(),
+            None => {
+                self.comm_names.insert(info.name.clone());
+            }
+        }
+        info
     }
 
     /// `rank` freed its handle of communicator `id`; true when that was the last member to

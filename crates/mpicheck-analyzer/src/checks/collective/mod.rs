@@ -257,7 +257,7 @@ pub(crate) fn disagreement(
 ) -> Diagnostic {
     let comm_name = tables
         .comm(position.comm)
-        .map_or_else(String::new, |c| c.name.clone());
+        .map_or_else(String::new, |c| c.name.to_string());
     let call = position.call();
     let (reference, reference_calls) = &groups[0];
     let mut parts = Vec::new();

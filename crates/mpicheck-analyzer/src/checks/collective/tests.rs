@@ -216,7 +216,7 @@ fn three_comms() -> (Run, [Vec<u32>; 3]) {
             .iter()
             .enumerate()
             .map(|(i, members)| CommInfo {
-                name: format!("comm {i}"),
+                name: format!("comm {i}").into(),
                 members: members.clone(),
                 remote: None,
             })
