@@ -48,7 +48,9 @@ pub struct SourceLocation {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommInfo {
     /// Human name: `MPI_COMM_WORLD`, or how it was made (`MPI_Comm_split of MPI_COMM_WORLD`).
-    pub name: String,
+    /// Shared: the run keeps an entry per communicator ever made (ids are never reused),
+    /// and a program that makes many makes them the same way, under one name.
+    pub name: std::sync::Arc<str>,
     /// World ranks of the (local) group, in communicator rank order.
     pub members: Vec<Rank>,
     /// World ranks of the remote group of an intercommunicator.

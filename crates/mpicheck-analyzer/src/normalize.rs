@@ -116,8 +116,14 @@ impl LocalComm {
 #[derive(Default)]
 struct Tables {
     comms: Vec<CommInfo>,
+    /// The key of each communicator some member may still name (see [`Tables::comm_freed`]).
     comm_ids: FxHashMap<CommKey, CommId>,
     comms_seen: FirstSeen,
+    /// Communicators made by a call (not `MPI_COMM_WORLD`, `MPI_COMM_SELF` or unknown
+    /// ones) that not every member has freed yet: their key and how many members have not.
+    unfreed: FxHashMap<CommId, (CommKey, u32)>,
+    /// Each distinct communicator name once ([`CommInfo::name`]).
+    comm_names: FxHashSet<Arc<str>>,
     sites: Vec<SourceLocation>,
     site_ids: FxHashMap<SourceLocation, SiteId>,
     sites_seen: FirstSeen,
@@ -152,15 +158,53 @@ impl Tables {
     fn comm(&mut self, key: CommKey, seen: Seen, info: impl FnOnce() -> CommInfo) -> CommId {
         if let Some(&id) = self.comm_ids.get(&key) {
             if self.comms_seen.again(id.0, seen) {
-                self.comms[id.0 as usize] = info();
+                self.comms[id.0 as usize] = self.shared_name(info());
             }
             return id;
         }
         let id = CommId(self.comms.len() as u32);
-        self.comms.push(info());
+        let info = self.shared_name(info());
+        let members = info.members.len() + info.remote.as_ref().map_or(0, Vec::len);
+        if members > 0 && matches!(key, CommKey::Child { .. } | CommKey::Inter { .. }) {
+            self.unfreed.insert(id, (key.clone(), members as u32));
+        }
+        self.comms.push(info);
         self.comms_seen.push(seen);
         self.comm_ids.insert(key, id);
         id
+    }
+
+    /// `info` with the shared copy of its name.
+    fn shared_name(&mut self, mut info: CommInfo) -> CommInfo {
+        match self.comm_names.get(&info.name) {
+            Some(name) => info.name = name.clone(),
+            None => {
+                self.comm_names.insert(info.name.clone());
+            }
+        }
+        info
+    }
+
+    /// `rank` freed its handle of communicator `id`; true when that was the last member to
+    /// free it. Every member then named it already and will not again (a handle freed is
+    /// gone, and MPI's next communicator under the same handle bits has a key of its own),
+    /// so its key is forgotten; its id and [`CommInfo`] stay, since ids are never reused and
+    /// findings and [`Numbering`] name communicators by id.
+    fn comm_freed(&mut self, id: CommId, rank: Rank) -> bool {
+        let info = &self.comms[id.0 as usize];
+        let member =
+            info.members.contains(&rank) || info.remote.as_ref().is_some_and(|r| r.contains(&rank));
+        let Some((_, left)) = self.unfreed.get_mut(&id).filter(|_| member) else {
+            return false;
+        };
+        *left -= 1;
+        if *left > 0 {
+            return false;
+        }
+        if let Some((key, _)) = self.unfreed.remove(&id) {
+            self.comm_ids.remove(&key);
+        }
+        true
     }
 
     fn site(&mut self, location: SourceLocation, seen: Seen) -> SiteId {
@@ -493,6 +537,11 @@ where
                         pass.mark(rank, &mark);
                     }
                 }
+                Normalized::CommFreed(comm) => {
+                    for pass in passes.iter_mut() {
+                        pass.comm_freed(comm, &run_tables);
+                    }
+                }
                 Normalized::Matched { event, matched } => {
                     for pass in passes.iter_mut() {
                         pass.matched(rank, event, matched);
@@ -575,6 +624,9 @@ where
 pub(crate) enum Normalized {
     /// The rank's next event; its index is the number of events before it.
     Event(Event),
+    /// Every member freed this communicator (with the last member's `MPI_Comm_free`, after
+    /// its event): no event names it any more.
+    CommFreed(CommId),
     /// The source and tag an earlier receive event matched, known when the call that
     /// completed its request is normalized (before that call's own event).
     Matched { event: usize, matched: (Rank, i32) },
@@ -756,6 +808,9 @@ impl<'a> RankStream<'a> {
         let Some(mut event) = event else {
             // (No event for uses to be marked on.)
             self.state.objects.marks.clear();
+            for comm in self.state.freed_comms.drain(..) {
+                out(Normalized::CommFreed(comm));
+            }
             return;
         };
         let time = crate::threads::call_time(call);
@@ -789,6 +844,9 @@ impl<'a> RankStream<'a> {
         out(Normalized::Event(event));
         for mark in self.state.objects.marks.drain(..) {
             out(Normalized::Mark(mark));
+        }
+        for comm in self.state.freed_comms.drain(..) {
+            out(Normalized::CommFreed(comm));
         }
     }
 
@@ -932,6 +990,8 @@ struct RankState {
     /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
     /// its `MPICHECK_Comm_info`.
     pending_creation: Option<(CommId, &'static str, u32)>,
+    /// Communicators the call being normalized freed as their last member.
+    freed_comms: Vec<CommId>,
     /// Live MPI objects and the constants to judge arguments by.
     objects: facts::ObjectTables,
     rma: rma::RankWindows,

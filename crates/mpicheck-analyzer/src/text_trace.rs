@@ -166,7 +166,7 @@ impl Parser {
                 return self.err("a communicator needs members");
             }
             self.run.comms.push(CommInfo {
-                name: name.unwrap_or_else(|| format!("comm {id}")),
+                name: name.unwrap_or_else(|| format!("comm {id}")).into(),
                 members,
                 remote: None,
             });

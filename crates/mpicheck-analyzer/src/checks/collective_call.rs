@@ -220,7 +220,7 @@ impl CallOrder {
         problem: Problem,
         groups: &BTreeMap<Signature, BTreeMap<(u32, &'static str), Vec<Rank>>>,
     ) -> Diagnostic {
-        let comm_name = info.name.clone();
+        let comm_name = info.name.to_string();
         // Groups in order of their lowest rank.
         let mut ordered: Vec<(Vec<Rank>, &'static str, SiteId)> = Vec::new();
         let mut by_signature: Vec<(Vec<Rank>, &'static str)> = Vec::new();

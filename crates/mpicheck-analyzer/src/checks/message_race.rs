@@ -99,7 +99,7 @@ fn check(ctx: &Context, inconclusive: bool) -> Vec<Diagnostic> {
         };
         // The receive's communicator and tag, for the finding's typed fields.
         let (communicator, tag) = match recv.receive() {
-            Some((comm, tag)) => (Some(ctx.run.comm(comm).name.clone()), tag),
+            Some((comm, tag)) => (Some(ctx.run.comm(comm).name.to_string()), tag),
             None => (None, None),
         };
         let mut locations: Vec<_> = call_location(

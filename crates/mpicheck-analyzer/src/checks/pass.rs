@@ -49,6 +49,11 @@ pub(crate) trait EventPass {
     /// The functions the traces called (by their names in the traces), known from their
     /// scan before any event comes; not told when the events come from a whole [`Run`].
     fn scanned(&mut self, _called: &[&str]) {}
+    /// Every member of communicator `comm` freed it: no later event names it, so what a
+    /// pass keeps per communicator may go once nothing is open on it. While the traces are
+    /// normalized, this comes after the event of the last member's `MPI_Comm_free`; fed from
+    /// a whole [`Run`], never (the pass keeps its state to the end, with the same findings).
+    fn comm_freed(&mut self, _comm: CommId, _tables: &RunTables) {}
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
     /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to

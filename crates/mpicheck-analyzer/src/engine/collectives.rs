@@ -121,6 +121,11 @@ impl Engine<'_> {
             series.instances.pop_front();
             series.base += 1;
         }
+        if series.instances.is_empty() {
+            // A series is kept per communicator ever used (its members' counts); one with
+            // no call open holds no room for instances (four, 320 bytes, otherwise).
+            series.instances = VecDeque::new();
+        }
         for s in wake {
             self.part_done(s, P_COLL);
         }

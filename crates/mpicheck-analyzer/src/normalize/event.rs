@@ -267,7 +267,7 @@ impl<'t> RankNormalizer<'t> {
         };
         let seen = self.state.seen();
         let id = self.tables.comm(key, seen, || CommInfo {
-            name: format!("communicator from {how} on {parent_name}"),
+            name: format!("communicator from {how} on {parent_name}").into(),
             members: info_members.0,
             remote: remote.as_ref().map(|_| info_members.1),
         });

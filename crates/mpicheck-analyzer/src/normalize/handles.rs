@@ -20,7 +20,7 @@ impl RankState {
         if let Some(self_handle) = constants.comm_self {
             named += 1;
             let id = tables.comm(CommKey::SelfOf(rank), Seen::of(rank, named), || CommInfo {
-                name: format!("MPI_COMM_SELF of rank {rank}"),
+                name: format!("MPI_COMM_SELF of rank {rank}").into(),
                 members: vec![rank],
                 remote: None,
             });
@@ -56,6 +56,7 @@ impl RankState {
             creations: FxHashMap::default(),
             intercomm_creations: FxHashMap::default(),
             pending_creation: None,
+            freed_comms: Vec::new(),
             objects: facts::ObjectTables::new(trace),
             rma: Default::default(),
         }
@@ -73,7 +74,8 @@ impl RankNormalizer<'_> {
         let id = self
             .tables
             .comm(CommKey::Unknown { rank, raw }, seen, || CommInfo {
-                name: format!("communicator {raw:#x} of rank {rank} (creation not recorded)"),
+                name: format!("communicator {raw:#x} of rank {rank} (creation not recorded)")
+                    .into(),
                 members: Vec::new(),
                 remote: None,
             });

@@ -249,8 +249,13 @@ impl<'t> RankNormalizer<'t> {
                 Some(Op::RequestFree { request })
             }
             "Comm_free" => {
-                if let Some(raw) = args.int("comm") {
-                    self.comms.remove(&raw);
+                if let Some(freed) = args.int("comm").and_then(|raw| self.comms.remove(&raw)) {
+                    // No more communicators are made on it by this rank.
+                    self.state.creations.remove(&freed.id);
+                    let rank = self.rank;
+                    if self.tables.comm_freed(freed.id, rank) {
+                        self.state.freed_comms.push(freed.id);
+                    }
                 }
                 None
             }

@@ -11,6 +11,8 @@ const SCHEMA: &str = "\
 5 MPI_Recv buf:BUFFER:out:s count:POLYXFER_NUM_ELEM_NNI:in:s datatype:DATATYPE:in:s source:RANK:in:s tag:TAG:in:s comm:COMMUNICATOR:in:s status:STATUS:out:st
 6 MPI_Ialltoall sendbuf:BUFFER:in:s sendcount:POLYXFER_NUM_ELEM_NNI:in:s sendtype:DATATYPE:in:s recvbuf:BUFFER:out:s recvcount:POLYXFER_NUM_ELEM_NNI:in:s recvtype:DATATYPE:in:s comm:COMMUNICATOR:in:s request:REQUEST:out:s
 7 MPI_Abort comm:COMMUNICATOR:in:s errorcode:ERROR_CODE:in:s
+8 MPI_Barrier comm:COMMUNICATOR:in:s
+9 MPI_Comm_free comm:COMMUNICATOR:inout:s
 ";
 const WORLD: i64 = 0x44000000;
 const INT: i64 = 0x4c000405;
@@ -997,5 +999,86 @@ fn only_programs_with_windows_keep_every_event() {
             Keep::LastEvents(crate::checks::LAST_EVENTS_KEPT)
         };
         assert_eq!(crate::checks::keep_for(&traces), expected, "{set}");
+    }
+}
+
+/// A communicator's key is forgotten once its last member frees it (its id and info stay);
+/// a rank outside it freeing a handle of that id changes nothing.
+#[test]
+fn a_communicator_freed_by_every_member_loses_its_key() {
+    let mut tables = Tables::new(3);
+    let key = CommKey::Child {
+        parent: CommId(0),
+        ordinal: 1,
+        members: vec![1, 2],
+        remote: None,
+    };
+    let info = || CommInfo {
+        name: "communicator from MPI_Comm_split on MPI_COMM_WORLD".into(),
+        members: vec![1, 2],
+        remote: None,
+    };
+    let id = tables.comm(key.clone(), Seen::of(1, 1), info);
+    assert_eq!(tables.comm(key.clone(), Seen::of(2, 1), info), id);
+    assert!(!tables.comm_freed(id, 2));
+    assert!(!tables.comm_freed(id, 0), "rank 0 is no member");
+    assert!(tables.comm_ids.contains_key(&key));
+    assert!(tables.comm_freed(id, 1));
+    assert!(!tables.comm_ids.contains_key(&key));
+    assert!(tables.unfreed.is_empty());
+    assert_eq!(tables.comms[id.0 as usize], info());
+    // MPI_COMM_WORLD is never forgotten.
+    assert!(!tables.comm_freed(CommId(0), 0));
+}
+
+/// Ranks 1 and 2 split off {1, 2}, make `barriers[r]` barriers on it and free it (rank 0
+/// gets MPI_COMM_NULL); the collective pass fed while normalizing: its aligner's lines
+/// after (`MPI_COMM_WORLD`'s, of the split, stays), and its findings.
+fn split_barriers_free(barriers: [usize; 2], order: Order) -> (usize, Vec<&'static str>) {
+    use crate::checks::collective::CollectivePass;
+    let rank0 = trace(
+        0,
+        vec![call(0, vec![WORLD, -32766, 0, COMM_NULL], true, 10)],
+    );
+    let member = |rank: i32, handle: i64, barriers: usize| {
+        let mut calls = vec![
+            call(0, vec![WORLD, 0, 0, handle], true, 10),
+            call(1, vec![handle, 2, 1, 2, -1], true, 10),
+        ];
+        calls.extend((0..barriers).map(|_| call(8, vec![handle], true, 11)));
+        calls.push(call(9, vec![handle, COMM_NULL], true, 12));
+        trace(rank, calls)
+    };
+    let traces = [
+        rank0,
+        member(1, 0x84000001, barriers[0]),
+        member(2, 0x84000009, barriers[1]),
+    ];
+    let mut collective = CollectivePass::default();
+    let (run, _) = normalize_streaming_into(
+        &traces,
+        &mut |i| Ok(traces[i].calls.iter().cloned().map(Ok)),
+        &mut resolve,
+        &mut [&mut collective],
+        order,
+        Keep::AllEvents,
+    )
+    .unwrap();
+    let lines = collective.aligner_lines();
+    let found = Box::new(collective).finish(&RunTables::of(&run));
+    (lines, found.iter().map(|d| d.code).collect())
+}
+
+#[test]
+fn the_aligner_forgets_a_communicator_every_member_freed_with_nothing_open() {
+    for order in [Order::RankAfterRank, Order::EntryTime] {
+        assert_eq!(split_barriers_free([2, 2], order), (1, vec![]));
+    }
+}
+
+#[test]
+fn a_collective_some_member_never_made_stays_after_the_free() {
+    for order in [Order::RankAfterRank, Order::EntryTime] {
+        assert_eq!(split_barriers_free([2, 1], order), (2, vec!["CO001"]));
     }
 }

@@ -15,6 +15,11 @@
 //! never completes a position and is held to the end; so are the positions of a
 //! communicator after a rank outside its group called a collective on it, since that call
 //! belongs to a position too.
+//!
+//! A communicator every member freed ([`Aligner::freed`]) gets no more calls: its line goes
+//! when no call is held on it (every position complete), since what [`Aligner::finish`]
+//! would return for it then has no position left. A line with calls held stays, for the
+//! end to report.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -235,6 +240,25 @@ impl Aligner {
             .peak
             .max(self.held + done.iter().map(|p| p.calls.len()).sum::<usize>());
         done
+    }
+
+    /// Every member freed `comm`, so no call on it comes any more: its line is forgotten
+    /// when no call is held on it (its rest at the end would have no position); true then.
+    pub fn freed(&mut self, comm: CommId) -> bool {
+        match self.lines.get(&comm.0) {
+            Some(line) if line.ready > 0 => false,
+            Some(_) => {
+                self.lines.remove(&comm.0);
+                true
+            }
+            None => true,
+        }
+    }
+
+    /// The communicators with a line now.
+    #[cfg(test)]
+    pub fn lines(&self) -> usize {
+        self.lines.len()
     }
 
     /// The calls held now.

@@ -144,7 +144,7 @@ impl InPlace {
                 message: text!(
                     "MPI_IN_PLACE on a non-root rank in {call} (collective #{} on {}): {} {} it, but only the root ({root} in the communicator) may",
                     position.k + 1,
-                    info.name.as_str(),
+                    &*info.name,
                     &ranks,
                     if ranks.len() == 1 { "passes" } else { "pass" },
                 ),

@@ -78,6 +78,12 @@ pub(crate) struct CollectivePass {
 }
 
 impl CollectivePass {
+    /// The communicators the aligner has a line for.
+    #[cfg(test)]
+    pub fn aligner_lines(&self) -> usize {
+        self.aligner.lines()
+    }
+
     /// The most calls the aligner held at once (measurements).
     #[cfg(test)]
     pub fn aligner_peak(&self) -> usize {
@@ -114,6 +120,14 @@ impl EventPass for CollectivePass {
         for position in self.aligner.add(comm, call, tables) {
             self.co001.complete(&position, tables);
             self.aligned(&position, tables);
+        }
+    }
+
+    fn comm_freed(&mut self, comm: CommId, _tables: &RunTables) {
+        // Every position on it is complete and judged: the codes' per-communicator state
+        // that only a later position or the end could use goes with the line.
+        if self.aligner.freed(comm) {
+            self.co002.freed(comm);
         }
     }
 
@@ -156,6 +170,11 @@ pub(crate) struct Findings(Vec<(CommId, usize, Diagnostic)>);
 impl Findings {
     pub fn push(&mut self, position: &Position, finding: Diagnostic) {
         self.0.push((position.comm, position.k, finding));
+    }
+
+    /// Whether a finding is on `comm`.
+    pub fn is_on(&self, comm: CommId) -> bool {
+        self.0.iter().any(|(c, _, _)| *c == comm)
     }
 
     pub fn sorted(mut self, tables: &RunTables) -> impl Iterator<Item = (CommId, Diagnostic)> {
@@ -238,7 +257,7 @@ pub(crate) fn disagreement(
 ) -> Diagnostic {
     let comm_name = tables
         .comm(position.comm)
-        .map_or_else(String::new, |c| c.name.clone());
+        .map_or_else(String::new, |c| c.name.to_string());
     let call = position.call();
     let (reference, reference_calls) = &groups[0];
     let mut parts = Vec::new();

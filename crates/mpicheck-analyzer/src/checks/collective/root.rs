@@ -73,6 +73,14 @@ impl Roots {
         }
     }
 
+    /// Every member freed `comm` and every position on it was handed over: its rooted calls
+    /// matter only to a finding on it (see [`Roots::finish`]).
+    pub fn freed(&mut self, comm: CommId) {
+        if !self.found.is_on(comm) {
+            self.rooted.remove(&comm);
+        }
+    }
+
     /// A position of the aligned sequence.
     pub fn position(&mut self, position: &Position, tables: &RunTables) {
         if tables

@@ -216,7 +216,7 @@ fn three_comms() -> (Run, [Vec<u32>; 3]) {
             .iter()
             .enumerate()
             .map(|(i, members)| CommInfo {
-                name: format!("comm {i}"),
+                name: format!("comm {i}").into(),
                 members: members.clone(),
                 remote: None,
             })
@@ -303,4 +303,28 @@ fn positions_some_member_never_reached_are_left_at_the_end() {
         (rests[0].made(1), rests[0].made(3), rests[0].made(0)),
         (2, 1, 0)
     );
+}
+
+#[test]
+fn a_freed_communicator_s_line_goes_once_no_call_is_held_on_it() {
+    let (run, _) = three_comms();
+    let tables = RunTables::of(&run);
+    let mut aligner = Aligner::default();
+    for rank in [0, 1, 0, 1] {
+        aligner.add(CommId(1), call(rank, CollectiveKind::Barrier), &tables);
+    }
+    // Ranks 1 and 2 of {1, 2, 3} made a call rank 3 never makes.
+    for rank in [1, 2, 1, 2, 3] {
+        aligner.add(CommId(2), call(rank, CollectiveKind::Barrier), &tables);
+    }
+    assert_eq!(aligner.lines(), 2);
+    assert!(aligner.freed(CommId(1)));
+    assert!(
+        !aligner.freed(CommId(2)),
+        "its call left is reported at the end"
+    );
+    assert_eq!(aligner.lines(), 1);
+    let rests = aligner.finish(&tables);
+    assert_eq!(rests.len(), 1);
+    assert_eq!(rests[0].positions().count(), 1);
 }

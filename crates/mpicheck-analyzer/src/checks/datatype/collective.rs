@@ -474,7 +474,7 @@ fn check(tables: &RunTables, position: &Position) -> Option<Diagnostic> {
     let message = text!(
         "type signature mismatch in {call} (collective #{} on {}): {} ({detail})",
         position.k + 1,
-        info.name.as_str(),
+        &*info.name,
         Text::join(lines, "; ")
     );
     Some(Diagnostic {
@@ -491,7 +491,7 @@ fn check(tables: &RunTables, position: &Position) -> Option<Diagnostic> {
                 .into(),
         ),
         wait_for: None,
-        communicator: Some(info.name.clone()),
+        communicator: Some(info.name.to_string()),
         tag: None,
     })
 }

@@ -448,7 +448,7 @@ impl MessageTypePass {
             communicator: Some(
                 tables
                     .comm(receive.comm)
-                    .map(|c| c.name.clone())
+                    .map(|c| c.name.to_string())
                     .unwrap_or_default(),
             ),
             tag: Some(msg_tag),

@@ -266,6 +266,14 @@ fn recv_occ(spec: &RecvSpec, completion: Option<usize>) -> RecvOcc {
 }
 
 impl RankOpsBuilder {
+    /// Whether a persistent collective request on `comm` lives (it may be started again:
+    /// its request keeps the communicator after `MPI_Comm_free`).
+    pub(crate) fn persistent_on(&self, comm: CommId) -> bool {
+        self.templates
+            .values()
+            .any(|t| matches!(t, Template::Coll(key) if key.comm == comm))
+    }
+
     /// The rank's next event, `e` its index; `intra` tells whether a communicator is an
     /// intracommunicator.
     pub(crate) fn event<S: Sink>(

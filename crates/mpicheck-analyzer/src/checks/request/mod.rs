@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use super::pass::{EventPass, RunTables, SiteFindings};
 use super::Check;
 use crate::diagnostic::{CheckInfo, Diagnostic};
-use crate::model::{Blocking, Event, Op, Rank, ReqId, SiteId};
+use crate::model::{Blocking, CommId, Event, Op, Rank, ReqId, SiteId};
 
 pub mod free_active;
 mod freed;
@@ -325,6 +325,14 @@ impl EventPass for RequestPass {
         }
     }
 
+    fn comm_freed(&mut self, comm: CommId, tables: &RunTables) {
+        if let (false, Some(info)) = (self.no_request_free, tables.comm(comm)) {
+            let remote = info.remote.iter().flatten();
+            self.freed
+                .comm_freed(comm, info.members.iter().chain(remote).copied());
+        }
+    }
+
     fn scanned(&mut self, called: &[&str]) {
         self.no_request_free = !called
             .iter()
@@ -526,5 +534,30 @@ mod tests {
         }
         // The request never completed still waits for its match.
         assert_eq!(pass.freed.unmatched(0), 1);
+    }
+
+    #[test]
+    fn the_proofs_forget_the_collective_counts_of_a_communicator_every_member_freed() {
+        let run = parse(
+            "ranks 2
+             comm 1 members 0 1
+             0: isend dest=1 tag=0 req=0
+             0: request_free req=0
+             *: barrier comm=1
+             *: barrier comm=0
+             *: finalize",
+        )
+        .unwrap();
+        let mut pass = RequestPass::default();
+        let tables = RunTables::of(&run);
+        for rank in 0..2 {
+            for (i, event) in run.ranks[rank].events.iter().enumerate() {
+                pass.event(rank as Rank, i, event, &tables);
+            }
+        }
+        // Per rank, its barriers on each communicator.
+        assert_eq!(pass.freed.ordinals(), 4);
+        pass.comm_freed(CommId(1), &tables);
+        assert_eq!(pass.freed.ordinals(), 2);
     }
 }

@@ -240,7 +240,7 @@ impl RankState {
             Key::Comm(comm) => {
                 let group = self.comms.entry(comm).or_default();
                 let found = pair(group, used, &self.clocks, self.latest_enter);
-                let name = tables.comm(comm).map_or("?", |c| c.name.as_str());
+                let name = tables.comm(comm).map_or("?", |c| &*c.name);
                 self.record(found, used, Kind::Collective(name));
                 if group_is_empty(&self.comms, &comm) {
                     self.comms.remove(&comm);

@@ -199,7 +199,7 @@ fn calls_on_windows_make_up_no_communicator() {
     traces[1].calls.push(call(2, vec![0, 0x7f08], 15));
     traces[1].calls.push(finalize);
     let run = normalize(&traces, &mut line).unwrap();
-    let names: Vec<&str> = run.comms.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<&str> = run.comms.iter().map(|c| &*c.name).collect();
     assert!(
         !names.iter().any(|n| n.contains("creation not recorded")),
         "{names:?}"

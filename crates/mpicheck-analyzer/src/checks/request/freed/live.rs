@@ -827,6 +827,26 @@ impl LiveProofs {
         self.core.flush(rank, e);
     }
 
+    /// Every member of `comm` (these ranks) freed it: no collective on it comes any more,
+    /// so the members' counts of collectives on it go (unless a persistent collective
+    /// request on it lives, which may still be started). Its instances go as they settle.
+    pub(crate) fn comm_freed(&mut self, comm: CommId, members: impl Iterator<Item = Rank>) {
+        if self.builders.iter().any(|b| b.persistent_on(comm)) {
+            return;
+        }
+        for r in members {
+            if let Some(sim) = self.core.sims.get_mut(r as usize) {
+                sim.ordinals.retain(|key, _| key.comm != comm);
+            }
+        }
+    }
+
+    /// How many counts of collectives the ranks keep (for tests).
+    #[cfg(test)]
+    pub(crate) fn ordinals(&self) -> usize {
+        self.core.sims.iter().map(|s| s.ordinals.len()).sum()
+    }
+
     /// The source and tag that the receive of event `e` of `rank` matched, known after its
     /// event.
     pub(crate) fn matched(&mut self, rank: Rank, e: usize, matched: (Rank, i32)) {
