@@ -385,8 +385,8 @@ pub fn scan_run(
 fn scan_traces(dir: &Path, options: &ReportOptions, progress: &Progress) -> Result<LoadedTraces> {
     let loaded = load_traces_with(dir, progress, mpicheck_trace::scan_trace_file)?;
     let calls = loaded.traces.iter().map(|t| t.mpi_calls).sum();
-    let cost = if mpicheck_analyzer::checks::holds_every_call(&loaded.traces) {
-        crate::memory::EVERY_CALL_HELD
+    let cost = if mpicheck_analyzer::checks::holds_call_skeleton(&loaded.traces) {
+        crate::memory::CALL_SKELETON
     } else {
         crate::memory::STREAMING
     };

@@ -17,6 +17,8 @@ pub(crate) struct Context<'r> {
     recorded: OnceCell<Replay>,
     strict: OnceCell<Replay>,
     mismatched_comms: RefCell<BTreeSet<CommId>>,
+    /// What the RMA pass gathered for the RMA checks' codes judged on the run.
+    rma_cross_rank: RefCell<Option<crate::checks::rma::CrossRank>>,
     actual_deadlock: Cell<Option<bool>>,
     wildcard_inconclusive: Cell<Option<bool>>,
     /// The running check's first code and what it declared (everything outside the
@@ -34,6 +36,7 @@ impl<'r> Context<'r> {
             recorded: OnceCell::new(),
             strict: OnceCell::new(),
             mismatched_comms: RefCell::default(),
+            rma_cross_rank: RefCell::default(),
             actual_deadlock: Cell::new(None),
             wildcard_inconclusive: Cell::new(None),
             running: Cell::new(("", Needs::EVERYTHING)),
@@ -114,6 +117,16 @@ impl<'r> Context<'r> {
             "wildcard exploration",
         );
         engine::replay_program(self.program(), options)
+    }
+
+    /// What the RMA pass gathered, for the RMA checks that judge on the run.
+    pub fn set_rma_cross_rank(&self, cross: crate::checks::rma::CrossRank) {
+        *self.rma_cross_rank.borrow_mut() = Some(cross);
+    }
+
+    /// What [`Context::set_rma_cross_rank`] set, taken.
+    pub fn take_rma_cross_rank(&self) -> Option<crate::checks::rma::CrossRank> {
+        self.rma_cross_rank.borrow_mut().take()
     }
 
     /// Adds communicators with mismatched collectives ([`Slot::MismatchedComms`]).

@@ -5,7 +5,7 @@
 use super::Context;
 use crate::diagnostic::Location;
 use crate::engine::{self, CallShape, Replay, WaitCond, WaitOn};
-use crate::model::{Event, Rank, Run, SiteId};
+use crate::model::{Rank, Run, SiteId};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::{ranks, Text};
@@ -155,16 +155,6 @@ pub(crate) fn call_location(
 ) -> Option<Location> {
     let call = ctx.program().call(rank, event)?;
     Some(site_location(ctx.run, call.site, ranks, call.name, label))
-}
-
-/// A location for one event of one or more ranks, for the checks that read events.
-pub(crate) fn run_event_location(
-    run: &Run,
-    ranks: impl Into<RankSet>,
-    event: &Event,
-    label: impl Into<Text>,
-) -> Location {
-    site_location(run, event.site, ranks, event.call, label)
 }
 
 /// A location at a call site of one or more ranks: where the call `call` was made.

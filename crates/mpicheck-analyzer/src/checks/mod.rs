@@ -34,9 +34,7 @@ pub mod threads;
 
 pub(crate) use check::{Check, Needs, Slot};
 pub(crate) use context::Context;
-pub(crate) use describe::{
-    call_location, run_event_location, site_location, stuck_locations, Involved,
-};
+pub(crate) use describe::{call_location, site_location, stuck_locations, Involved};
 
 /// Every check, in the order they run: first the checks of single calls and object
 /// lifecycles, which need no replay (their findings are there even when the run was cut
@@ -132,7 +130,9 @@ pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic
 pub use pass::interleavings;
 
 /// [`run_all`], checking that the passes find the same fed in every order of
-/// [`interleavings`] (a panic names the order that differs), for tests.
+/// [`interleavings`] (a panic names the order that differs), and that the checks find the
+/// same when the run keeps only each rank's last event once the passes saw them all (as
+/// [`analyze_streaming`] keeps its last ones), for tests.
 #[doc(hidden)]
 pub fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
     let all = run_all(run);
@@ -143,7 +143,32 @@ pub fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
             "fed in the order {order:?}"
         );
     }
+    assert_eq!(
+        run_all_keeping_last_events(run, 1),
+        all,
+        "keeping last events"
+    );
     all
+}
+
+/// [`run_all`], the checks after the passes given `run` with only each rank's last `n`
+/// events, for tests: what [`analyze_streaming`] gives them.
+#[doc(hidden)]
+pub fn run_all_keeping_last_events(run: &Run, n: usize) -> Vec<Diagnostic> {
+    if run.ranks.is_empty() {
+        return Vec::new();
+    }
+    let mut plan = Plan::new(|_| true, &[], None);
+    pass::feed(run, &mut plan.passes());
+    let mut last = run.clone();
+    for trace in &mut last.ranks {
+        trace.events.drain(..trace.events.len().saturating_sub(n));
+    }
+    let tables = pass::RunTables::of(&last);
+    plan.finish_passes(&tables, &crate::normalize::numbering::Numbering::default());
+    let (found, undeclared) = plan.finish(&last);
+    debug_assert!(undeclared.is_empty(), "{undeclared:?}");
+    found
 }
 
 /// Every check's uses of the context that its [`Needs`] do not declare, and codes it
@@ -169,34 +194,21 @@ fn run_selected_noting(
 /// reports: where each rank was when its trace ended), when it does not keep them all.
 pub const LAST_EVENTS_KEPT: usize = 32;
 
-/// The functions that make an RMA window: a program that calls one is analyzed with
-/// every event held, since DR003, DR004, RM007 and RM006 on dynamic windows still read
-/// the whole run.
-const WINDOW_CONSTRUCTORS: [&str; 4] = [
-    "MPI_Win_create",
-    "MPI_Win_allocate",
-    "MPI_Win_allocate_shared",
-    "MPI_Win_create_dynamic",
-];
-
-/// What the analysis of `traces` keeps of the events: each rank's last ones, unless a
-/// check that still reads the whole run has something to read.
+/// What the analysis of `traces` keeps of the events: each rank's last ones. (Every check
+/// is a pass, or reads what passes gathered: the RMA codes judged once every event came
+/// read the calls on windows and the happens-before skeleton their pass builds.)
 pub(crate) fn keep_for(traces: &[mpicheck_trace::Trace]) -> crate::normalize::Keep {
-    let windows = traces.iter().any(|t| {
-        t.called_functions()
-            .any(|f| WINDOW_CONSTRUCTORS.contains(&f))
-    });
-    if windows {
-        crate::normalize::Keep::AllEvents
-    } else {
-        crate::normalize::Keep::LastEvents(LAST_EVENTS_KEPT)
-    }
+    let _ = traces;
+    crate::normalize::Keep::LastEvents(LAST_EVENTS_KEPT)
 }
 
-/// Whether the analysis of `traces` holds every recorded call until the checks end (a
-/// program that makes RMA windows), rather than about what is live.
-pub fn holds_every_call(traces: &[mpicheck_trace::Trace]) -> bool {
-    keep_for(traces) == crate::normalize::Keep::AllEvents
+/// Whether the analysis of `traces` holds something of every message and collective until
+/// the checks end (a program that makes RMA windows: the happens-before skeleton the RMA
+/// checks query once every event came, a few words per operation, with every call on a
+/// window and the calls with buffers in exposed window memory), rather than about what is
+/// live.
+pub fn holds_call_skeleton(traces: &[mpicheck_trace::Trace]) -> bool {
+    rma::makes_windows(traces.iter().flat_map(|t| t.called_functions()))
 }
 
 /// Normalizes the traces and runs every check: the passes over the events while the events
@@ -204,10 +216,10 @@ pub fn holds_every_call(traces: &[mpicheck_trace::Trace]) -> bool {
 /// afterwards, once `prepare` (the launcher's model of threads it saw polling) has changed
 /// it. `polling` names those threads ((rank, thread)) for the compiled program. Returns
 /// the run with the findings: its tables, how each rank ended, and each rank's last
-/// [`LAST_EVENTS_KEPT`] events (all of them in a program that makes RMA windows), so
-/// that the analysis holds about what its passes and compiled program hold, not every
-/// event. The replays' program goes to an unnamed temporary file in `spill_dir` (the
-/// traces' directory) once large, so that it does not hold memory either.
+/// [`LAST_EVENTS_KEPT`] events, so that the analysis holds about what its passes and
+/// compiled program hold, not every event. The replays' program goes to an unnamed
+/// temporary file in `spill_dir` (the traces' directory) once large, so that it does not
+/// hold memory either.
 pub fn analyze_streaming<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,

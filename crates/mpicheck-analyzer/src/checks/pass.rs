@@ -189,6 +189,9 @@ pub(crate) fn feed_marks_before(
 pub(crate) struct Filled {
     /// [`super::Slot::MismatchedComms`].
     pub mismatched_comms: BTreeSet<CommId>,
+    /// What the RMA pass gathered for its own codes judged once every event came (not a
+    /// slot: no other check reads it).
+    pub rma_cross_rank: Option<super::rma::CrossRank>,
 }
 
 impl Filled {
@@ -201,6 +204,7 @@ impl Filled {
                 .into_iter()
                 .map(|c| numbering.comm(c))
                 .collect(),
+            rma_cross_rank: self.rma_cross_rank.map(|c| c.renumbered(numbering)),
         }
     }
 
@@ -208,6 +212,9 @@ impl Filled {
     pub fn into_context(self, ctx: &super::Context) {
         if !self.mismatched_comms.is_empty() {
             ctx.add_mismatched_comms(self.mismatched_comms);
+        }
+        if let Some(cross) = self.rma_cross_rank {
+            ctx.set_rma_cross_rank(cross);
         }
     }
 }

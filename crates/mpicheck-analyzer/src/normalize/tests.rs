@@ -988,17 +988,21 @@ fn keeping_the_last_events_gives_the_passes_the_same_events() {
     }
 }
 
-/// A program that makes RMA windows is analyzed with every event held (four RMA codes read
-/// the whole run); others keep their last events.
+/// Every program is analyzed keeping each rank's last events; a program that makes RMA
+/// windows also holds the happens-before skeleton its RMA checks query at the end.
 #[test]
-fn only_programs_with_windows_keep_every_event() {
+fn every_program_keeps_its_last_events_and_window_programs_a_call_skeleton() {
     for (set, traces) in committed_traces() {
-        let expected = if set.starts_with("features") {
-            Keep::AllEvents
-        } else {
-            Keep::LastEvents(crate::checks::LAST_EVENTS_KEPT)
-        };
-        assert_eq!(crate::checks::keep_for(&traces), expected, "{set}");
+        assert_eq!(
+            crate::checks::keep_for(&traces),
+            Keep::LastEvents(crate::checks::LAST_EVENTS_KEPT),
+            "{set}"
+        );
+        assert_eq!(
+            crate::checks::holds_call_skeleton(&traces),
+            set.starts_with("features"),
+            "{set}"
+        );
     }
 }
 

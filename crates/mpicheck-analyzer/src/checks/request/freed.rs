@@ -21,20 +21,26 @@
 //!
 //! While the traces are normalized, [`live::LiveProofs`] finds the same proofs as the
 //! events come, holding only what later events can still need (issue 14); every rank's
-//! whole skeleton ([`RankOps`]) is built only by [`happens_before`], for the checks that
-//! read a whole run, and by the tests, as the reference the streaming proofs must equal.
+//! whole skeleton ([`RankOps`]) is built only by [`Skeleton`], for the RMA checks that ask
+//! what messages and collectives order, and by the tests, as the reference the streaming
+//! proofs must equal.
 
 use std::collections::{HashMap, VecDeque};
 
 use rustc_hash::FxHashMap;
 
 use crate::model::{
-    Blocking, CollectiveKind, CommId, Event, Op, Rank, RecvSpec, ReqId, Run, SendSpec, Source,
-    TagMatch,
+    Blocking, CollectiveKind, CommId, Event, Op, Rank, RecvSpec, ReqId, SendSpec, Source, TagMatch,
 };
+
+#[cfg(test)]
+use crate::model::Run;
 
 mod clocks;
 pub(crate) mod live;
+mod order;
+
+pub(crate) use order::{CallAt, Skeleton};
 
 /// The event (of the sender's rank) after which each freed active send is known complete,
 /// by sender and request. A freed send missing here is never known complete.
@@ -158,7 +164,7 @@ fn dep(kind: CollectiveKind, root: Option<i32>, me: u32) -> Dep {
 /// Where a [`RankOpsBuilder`] puts what one rank's events say: its sends, receives and
 /// collectives by occurrence (numbered from 0 per rank, in call order), when receives and
 /// collectives complete and which sends were freed while active. [`RankOps`] keeps them
-/// all (the whole skeleton, for [`happens_before`] and as the tests' reference);
+/// all (the whole skeleton, for [`Skeleton`] and as the tests' reference);
 /// [`live::LiveProofs`] keeps only what later events can still need.
 pub(crate) trait Sink {
     /// Send `i`, started at event `e`; `request` when the program may free it while active
@@ -520,6 +526,7 @@ impl RankOpsBuilder {
 }
 
 /// One rank's messages, receives, collectives and freed sends, in call order.
+#[cfg(test)]
 fn rank_ops(run: &Run, rank: Rank) -> RankOps {
     let mut builder = RankOpsBuilder::default();
     let mut ops = RankOps::default();
@@ -630,53 +637,6 @@ pub(crate) fn proofs_of(ops: &[RankOps], members: &dyn Fn(CommId) -> Vec<Rank>) 
         clocks::prove(members, ops, &pairs, &goals, &mut proofs);
     }
     proofs
-}
-
-/// A call: (rank, event index).
-pub(crate) type CallAt = (Rank, usize);
-
-/// Whether the first call of each pair happens before the second (by event index in their
-/// ranks): one call of a rank precedes its later calls, and calls of different ranks are
-/// ordered by the messages and collectives the clocks follow. Used by the RMA checks for
-/// what `MPI_MODE_NOCHECK` promises.
-pub(crate) fn happens_before(run: &Run, pairs: &[(CallAt, CallAt)]) -> Vec<bool> {
-    let mut goals: Vec<Goal> = Vec::new();
-    for (i, &((first, before), (second, _))) in pairs.iter().enumerate() {
-        if first != second {
-            goals.push(Goal {
-                sender: second,
-                request: ReqId(i as u32),
-                receiver: first,
-                completion: before,
-            });
-        }
-    }
-    let mut proofs = Proofs::new();
-    if !goals.is_empty() {
-        let ops: Vec<RankOps> = (0..run.world_size()).map(|r| rank_ops(run, r)).collect();
-        let messages = pair_messages(&ops);
-        clocks::prove(
-            &|comm| run.comm(comm).members.clone(),
-            &ops,
-            &messages,
-            &goals,
-            &mut proofs,
-        );
-    }
-    pairs
-        .iter()
-        .enumerate()
-        .map(|(i, &((first, before), (second, after)))| {
-            if first == second {
-                before < after
-            } else {
-                // Known at a call before the second one (the proof is the call that brought it).
-                proofs
-                    .get(&(second, ReqId(i as u32)))
-                    .is_some_and(|&at| at < after)
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@ use crate::model::{Blocking, CommId, Event, Op, Rank, ReqId, SiteId};
 pub mod free_active;
 mod freed;
 pub mod never_received;
-pub(crate) use freed::happens_before;
+pub(crate) use freed::{CallAt, Skeleton};
 pub mod pending_buffer_overlap;
 pub mod start_active;
 pub mod unknown_request;

@@ -4,9 +4,8 @@ use std::collections::hash_map::{Entry, HashMap};
 use std::collections::BTreeMap;
 
 use super::fold_by_site;
-use super::{describe_access, site_text_at, Call, Item};
+use super::{describe_access, site_text_at, Call, CrossRank, Item};
 use crate::checks::pass::{RunTables, SiteFindings};
-use crate::checks::request::happens_before;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 use crate::text::Text;
@@ -246,8 +245,9 @@ impl Bounds {
     }
 }
 
-/// RM006 on dynamic windows, which still reads the run.
-pub(super) fn check_dynamic(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
+/// RM006 on dynamic windows, judged once every call came (a detach of the target may come
+/// after the access in the stream and still be ordered before it).
+pub(super) fn check_dynamic(run: &Run, calls: &[Call], cross: &CrossRank) -> Vec<Diagnostic> {
     // Accesses to dynamic windows: (origin, event, window, target).
     let mut dynamic: Vec<(Rank, usize, WinId, Rank)> = Vec::new();
     for &(rank, index, call) in calls {
@@ -263,7 +263,7 @@ pub(super) fn check_dynamic(run: &Run, calls: &[Call]) -> Vec<Diagnostic> {
             dynamic.push((rank, index, call.win, target));
         }
     }
-    dynamic_accesses(run, calls, &dynamic)
+    dynamic_accesses(run, calls, &dynamic, cross)
 }
 
 /// One piece of memory a rank attached to a dynamic window.
@@ -280,6 +280,7 @@ fn dynamic_accesses(
     run: &Run,
     calls: &[Call],
     accesses: &[(Rank, usize, WinId, Rank)],
+    cross: &CrossRank,
 ) -> Vec<Diagnostic> {
     if accesses.is_empty() {
         return Vec::new();
@@ -392,7 +393,7 @@ fn dynamic_accesses(
             detaches.iter().map(move |&d| (d, (*origin, *index)))
         })
         .collect();
-    let ordered = happens_before(run, &queries);
+    let ordered = cross.happens_before(run, &queries);
     let mut at = 0;
     for (item, detaches) in after_detach {
         let all = ordered[at..at + detaches.len()].iter().all(|&o| o);

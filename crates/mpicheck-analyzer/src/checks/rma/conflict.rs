@@ -165,10 +165,13 @@ impl Scope {
     }
 }
 
-pub(super) fn access<'r>(run: &'r Run, f: &EpochAccess) -> Option<(&'r Event, &'r RmaAccess)> {
-    let event = run.ranks.get(f.origin as usize)?.events.get(f.event)?;
-    match &run.rma.get(&(f.origin, f.event as u32))?.kind {
-        RmaKind::Access(a) => Some((event, a)),
+pub(super) fn access<'r>(
+    run: &'r Run,
+    f: &EpochAccess,
+) -> Option<(&'r EventSummary, &'r RmaAccess)> {
+    let call = run.rma.get(&(f.origin, f.event as u32))?;
+    match &call.kind {
+        RmaKind::Access(a) => Some((&call.event, a)),
         _ => None,
     }
 }
@@ -528,7 +531,7 @@ fn on_run(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Diagnost
             .collect();
         let post = match scope {
             Scope::Exposure(post) => {
-                let event = &run.ranks[target as usize].events[post];
+                let event = &run.rma[&(target, post as u32)].event;
                 Some((event.site, event.call))
             }
             _ => None,
@@ -561,7 +564,10 @@ mod tests {
 
     /// (findings, pairs of accesses compared).
     fn compare(run: &Run) -> (Vec<Diagnostic>, usize) {
-        let (walk, pscw) = (walk(run), pscw::pair(run));
+        let (walk, pscw) = (
+            walk(run),
+            pscw::pair(&crate::checks::rma::calls_in_order(run)),
+        );
         on_run(run, &walk, &pscw)
     }
 

@@ -5,9 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::conflict::{access, scoped, Scope};
 use super::pscw::Pscw;
-use super::{site_text, EpochAccess, Walk};
-use crate::checks::request::happens_before;
-use crate::checks::run_event_location;
+use super::{site_text_at, Call, CrossRank, EpochAccess, Walk};
+use crate::checks::site_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 use crate::text;
@@ -83,15 +82,12 @@ struct TargetEpochs {
     posts: HashMap<usize, usize>,
 }
 
-fn target_epochs(run: &Run) -> HashMap<(WinId, Rank), TargetEpochs> {
+fn target_epochs(calls: &[Call]) -> HashMap<(WinId, Rank), TargetEpochs> {
     let mut out: HashMap<(WinId, Rank), TargetEpochs> = HashMap::new();
-    for trace in &run.ranks {
+    for rank_calls in calls.chunk_by(|a, b| a.0 == b.0) {
         let mut open_post: HashMap<WinId, usize> = HashMap::new();
-        for index in 0..trace.events.len() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
-            };
-            let epochs = out.entry((call.win, trace.rank)).or_default();
+        for &(rank, index, call) in rank_calls {
+            let epochs = out.entry((call.win, rank)).or_default();
             match call.kind {
                 RmaKind::Create => *epochs = TargetEpochs::default(),
                 RmaKind::Fence { .. } => epochs.fences.push(index),
@@ -123,8 +119,14 @@ struct Clash {
 /// Candidate clashes, at most [`PER_SITES`] per (window, target's call site, access
 /// site), and how many (buffer, access) pairs were compared: at most [`COMPARED`] per
 /// buffer of a target's call in one of its epochs.
-fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>, usize) {
-    let epochs = target_epochs(run);
+fn clashes(
+    run: &Run,
+    calls: &[Call],
+    walk: &Walk,
+    pscw: &BTreeMap<WinId, Pscw>,
+    cross: &CrossRank,
+) -> (Vec<Clash>, usize) {
+    let epochs = target_epochs(calls);
     let mut compared = 0usize;
     let mut out: Vec<Clash> = Vec::new();
     let mut per_sites: HashMap<(WinId, u32, u32), usize> = HashMap::new();
@@ -137,9 +139,10 @@ fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>,
         else {
             continue;
         };
-        let Some(trace) = run.ranks.get(target as usize) else {
+        if target as usize >= run.ranks.len() {
             continue;
-        };
+        }
+        let events = cross.events(target);
         let Some(mine) = epochs.get(&(win, target)) else {
             continue;
         };
@@ -149,20 +152,16 @@ fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>,
                     continue;
                 };
                 let end = mine.fences.get(n as usize).copied();
-                (begin, end.unwrap_or(trace.events.len()))
+                (begin, end.unwrap_or(events))
             }
-            Scope::Exposure(post) => (
-                post,
-                mine.posts.get(&post).copied().unwrap_or(trace.events.len()),
-            ),
+            Scope::Exposure(post) => (post, mine.posts.get(&post).copied().unwrap_or(events)),
             Scope::Access(..) | Scope::Lock(..) => continue,
         };
         // The target's own accesses to itself are its own business (DR001 for its calls).
         group.retain(|a| a.origin != target);
         group.sort_by_key(|a| (a.start, a.origin, a.event));
-        for index in first + 1..end.min(trace.events.len()) {
-            let event = &trace.events[index];
-            for span in event.buffers() {
+        for (index, event) in cross.exposing_calls(target, first + 1, end.min(events)) {
+            for span in &event.buffers {
                 // The span relative to the window memory, where it lies in it.
                 let (Some(rel_start), rel_end) = (
                     span.start.checked_sub(base),
@@ -199,8 +198,14 @@ fn clashes(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> (Vec<Clash>,
     (out, compared)
 }
 
-pub(super) fn check(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> {
-    let candidates = clashes(run, walk, pscw).0;
+pub(super) fn check(
+    run: &Run,
+    calls: &[Call],
+    walk: &Walk,
+    pscw: &BTreeMap<WinId, Pscw>,
+    cross: &CrossRank,
+) -> Vec<Diagnostic> {
+    let candidates = clashes(run, calls, walk, pscw, cross).0;
     if candidates.is_empty() {
         return Vec::new();
     }
@@ -211,7 +216,7 @@ pub(super) fn check(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec
         .iter()
         .map(|c| ((c.target, c.call), (c.access.origin, c.access.event)))
         .collect();
-    let ordered = happens_before(run, &queries);
+    let ordered = cross.happens_before(run, &queries);
     let mut reported: BTreeSet<(WinId, u32, u32)> = BTreeSet::new();
     let mut out = Vec::new();
     for (c, ordered) in candidates.iter().zip(ordered) {
@@ -219,24 +224,22 @@ pub(super) fn check(run: &Run, walk: &Walk, pscw: &BTreeMap<WinId, Pscw>) -> Vec
             continue;
         }
         let (Some(mine), Some((theirs, _))) = (
-            run.ranks
-                .get(c.target as usize)
-                .and_then(|t| t.events.get(c.call)),
+            cross.exposing_call(c.target, c.call),
             access(run, &c.access),
         ) else {
             continue;
         };
         if reported.insert((c.win, mine.site.0, theirs.site.0)) {
-            out.extend(diagnostic(run, c));
+            out.extend(diagnostic(run, c, cross));
         }
     }
     out
 }
 
-fn diagnostic(run: &Run, c: &Clash) -> Option<Diagnostic> {
+fn diagnostic(run: &Run, c: &Clash, cross: &CrossRank) -> Option<Diagnostic> {
     let window = run.windows.get(c.win.0 as usize)?;
     let base = window.memory.get(&c.target)?.base?;
-    let mine = run.ranks.get(c.target as usize)?.events.get(c.call)?;
+    let mine = cross.exposing_call(c.target, c.call)?;
     let (theirs, access) = access(run, &c.access)?;
     let span_start = c.span.start - base;
     let span_end = span_start + c.span.len;
@@ -258,11 +261,11 @@ fn diagnostic(run: &Run, c: &Clash) -> Option<Diagnostic> {
         "{} on {} ({}) {my_verb} bytes {start}..{end} of its memory in {} while {} from {} ({}) {their_verb} them {epoch}",
         mine.call,
         ranks(c.target),
-        site_text(run, mine),
+        site_text_at(run, mine.site),
         window.name.as_str(),
         theirs.call,
         ranks(c.access.origin),
-        site_text(run, theirs),
+        site_text_at(run, theirs.site),
     );
     Some(Diagnostic {
         code: DR004.code,
@@ -270,19 +273,21 @@ fn diagnostic(run: &Run, c: &Clash) -> Option<Diagnostic> {
         severity: DR004.severity,
         message,
         locations: vec![
-            run_event_location(
+            site_location(
                 run,
+                mine.site,
                 vec![c.target],
-                mine,
+                mine.call,
                 text!(
                     "{my_verb} bytes {span_start}..{span_end} of this rank's memory in the window ({})",
                     c.span.param.name()
                 ),
             ),
-            run_event_location(
+            site_location(
                 run,
+                theirs.site,
                 vec![c.access.origin],
-                theirs,
+                theirs.call,
                 text!(
                     "{their_verb} bytes {}..{} of {}",
                     c.access.start,
@@ -327,12 +332,14 @@ mod tests {
         }
         text.push_str("*: win_fence win=0 @ w.c:6\n*: win_free win=0 @ w.c:7\n*: finalize\n");
         let run = parse(&text).unwrap();
-        let (walk, pscw) = (walk(&run), pscw::pair(&run));
-        let (candidates, compared) = clashes(&run, &walk, &pscw);
+        let calls = crate::checks::rma::calls_in_order(&run);
+        let cross = CrossRank::of_run(&run);
+        let (walk, pscw) = (walk(&run), pscw::pair(&calls));
+        let (candidates, compared) = clashes(&run, &calls, &walk, &pscw, &cross);
         // Each epoch's send is compared with its own epoch's put only, and one pair of
         // call sites asks the happens-before query about PER_SITES pairs at most.
         assert_eq!(compared, epochs);
         assert_eq!(candidates.len(), PER_SITES);
-        assert_eq!(check(&run, &walk, &pscw).len(), 1);
+        assert_eq!(check(&run, &calls, &walk, &pscw, &cross).len(), 1);
     }
 }

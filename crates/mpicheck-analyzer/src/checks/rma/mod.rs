@@ -8,8 +8,10 @@
 //!
 //! RM001-RM006 (RM006 but on dynamic windows), RM008, RM009 and DR001 are one pass fed
 //! while the events stream ([`pass`]). RM007, DR003, DR004 and RM006 on dynamic windows
-//! still read the whole run ([`check_on_run`]): they ask whether the messages and
-//! collectives of the run order two calls ([`crate::checks::request::happens_before`]).
+//! judge once every event came ([`check_on_run`]): they ask whether the messages and
+//! collectives of the run order two calls. They read the calls on windows ([`Run::rma`])
+//! and what the same pass gathered of the other events ([`cross_rank::CrossRank`]: the
+//! happens-before skeleton, and the calls DR004 compares), not the run's events.
 
 use super::pass::{EventPass, RunTables};
 use super::{Check, Context};
@@ -21,6 +23,7 @@ use crate::text::{ranks, Text};
 pub mod accumulate_op;
 pub mod beyond_window;
 pub mod conflict;
+mod cross_rank;
 mod epoch_scopes;
 pub mod exposed_memory;
 pub mod no_epoch;
@@ -36,6 +39,7 @@ pub mod target_rank;
 pub mod unmatched_sync;
 mod walk;
 
+pub(crate) use cross_rank::{makes_windows, CrossRank};
 pub(crate) use walk::{Epoch, EpochAccess, RankEpochs, Walk};
 
 pub use accumulate_op::RM009;
@@ -51,8 +55,8 @@ pub use shared_lock::DR003;
 pub use target_rank::RM005;
 pub use unmatched_sync::RM002;
 
-/// The RMA checks: a pass over the events ([`pass::RmaPass`]), and the codes that still
-/// read the run ([`check_on_run`]).
+/// The RMA checks: a pass over the events ([`pass::RmaPass`]), and the codes judged once
+/// every event came ([`check_on_run`]).
 pub(crate) struct RmaChecks;
 
 impl Check for RmaChecks {
@@ -66,7 +70,11 @@ impl Check for RmaChecks {
     }
     fn with_pass_findings(&self, ctx: &Context, found: Vec<Diagnostic>) -> Vec<Diagnostic> {
         // In code order, RM006 on dynamic windows (from the run) before the others.
-        let on_run = check_on_run(ctx.run);
+        // What the pass gathered; gathered from the run if the pass was not fed.
+        let cross = ctx
+            .take_rma_cross_rank()
+            .unwrap_or_else(|| CrossRank::of_run(ctx.run));
+        let on_run = check_on_run(ctx.run, &cross);
         let order = [
             RM001, RM002, RM003, RM004, RM005, RM006, RM009, RM007, RM008, DR001, DR003, DR004,
         ];
@@ -79,20 +87,20 @@ impl Check for RmaChecks {
     }
 }
 
-/// The RMA diagnostics that still read the whole run (RM006 on dynamic windows, RM007, DR003,
-/// DR004), in code order.
-fn check_on_run(run: &Run) -> Vec<Diagnostic> {
+/// The RMA diagnostics judged once every event came (RM006 on dynamic windows, RM007,
+/// DR003, DR004), in code order, from the calls on windows and `cross`.
+fn check_on_run(run: &Run, cross: &CrossRank) -> Vec<Diagnostic> {
     if run.rma.is_empty() {
         return Vec::new();
     }
     let calls = calls_in_order(run);
-    let walk = walk_calls(run, &calls);
-    let mut out = beyond_window::check_dynamic(run, &calls);
-    let pscw = pscw::pair(run);
-    out.extend(nocheck::check(run, &pscw));
-    out.extend(nocheck_lock::check(run));
-    out.extend(shared_lock::check(run));
-    out.extend(exposed_memory::check(run, &walk, &pscw));
+    let walk = walk_calls(run, &calls, cross);
+    let mut out = beyond_window::check_dynamic(run, &calls, cross);
+    let pscw = pscw::pair(&calls);
+    out.extend(nocheck::check(run, &pscw, cross));
+    out.extend(nocheck_lock::check(run, &calls, cross));
+    out.extend(shared_lock::check(run, &calls, cross));
+    out.extend(exposed_memory::check(run, &calls, &walk, &pscw, cross));
     out
 }
 
@@ -148,19 +156,15 @@ pub(crate) fn describe_access(call: &str, access: &RmaAccess, window_name: &str)
 
 #[cfg(test)]
 pub(crate) fn walk(run: &Run) -> Walk {
-    walk_calls(run, &calls_in_order(run))
+    walk_calls(run, &calls_in_order(run), &CrossRank::of_run(run))
 }
 
-/// [`walk`] over the run's calls on windows ([`calls_in_order`]).
-pub(crate) fn walk_calls(run: &Run, calls: &[Call]) -> Walk {
+/// [`walk`] over the run's calls on windows ([`calls_in_order`]), with whether each rank
+/// called MPI from one thread from `cross`.
+pub(crate) fn walk_calls(run: &Run, calls: &[Call], cross: &CrossRank) -> Walk {
     let mut out = Walk::default();
     for rank_calls in calls.chunk_by(|a, b| a.0 == b.0) {
-        let trace = &run.ranks[rank_calls[0].0 as usize];
-        // (Still read from every event of the rank: whether another thread made calls.)
-        let single_thread = trace
-            .events
-            .first()
-            .is_none_or(|f| trace.events.iter().all(|e| e.thread == f.thread));
+        let single_thread = cross.single_thread(rank_calls[0].0);
         let mut epochs = RankEpochs::default();
         for &(rank, index, call) in rank_calls {
             let Some(window) = run.windows.get(call.win.0 as usize) else {
@@ -180,17 +184,12 @@ pub(crate) fn walk_calls(run: &Run, calls: &[Call]) -> Walk {
     out
 }
 
-/// `t.c:12`, or the call name when the site is unknown.
-pub(crate) fn site_text(run: &Run, event: &Event) -> String {
-    site_text_at(run, event.site)
-}
-
-/// [`site_text`] of a call site.
+/// `t.c:12`, or the function or object when the site's line is unknown.
 pub(crate) fn site_text_at(run: &Run, site: SiteId) -> String {
     site_text_in(&RunTables::of(run), site)
 }
 
-/// [`site_text`] of a call site, from the run's tables.
+/// [`site_text_at`], from the run's tables.
 pub(crate) fn site_text_in(tables: &RunTables, site: SiteId) -> String {
     let loc = tables.site(site);
     match (&loc.file, loc.line) {

@@ -4,9 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::pscw::{Pscw, SyncCall};
-use super::site_text;
-use crate::checks::request::happens_before;
-use crate::checks::run_event_location;
+use super::{site_text_at, CrossRank};
+use crate::checks::site_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 use crate::ranks::RankSet;
@@ -82,7 +81,7 @@ struct Sites {
     example: Option<(SyncCall, SyncCall)>,
 }
 
-pub(super) fn check(run: &Run, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> {
+pub(super) fn check(run: &Run, pscw: &BTreeMap<WinId, Pscw>, cross: &CrossRank) -> Vec<Diagnostic> {
     let mut candidates: Vec<(WinId, SyncCall, SyncCall)> = Vec::new();
     for (&win, p) in pscw {
         for &(post, start) in &p.pairs {
@@ -98,7 +97,7 @@ pub(super) fn check(run: &Run, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> 
         .iter()
         .map(|(_, post, start)| ((post.rank, post.event), (start.rank, start.event)))
         .collect();
-    let ordered = happens_before(run, &queries);
+    let ordered = cross.happens_before(run, &queries);
     let mut by_site: BTreeMap<(WinId, u32, u32), Sites> = BTreeMap::new();
     for (&(win, post, start), ordered) in candidates.iter().zip(ordered) {
         if ordered {
@@ -121,8 +120,12 @@ pub(super) fn check(run: &Run, pscw: &BTreeMap<WinId, Pscw>) -> Vec<Diagnostic> 
         .collect()
 }
 
-fn event(run: &Run, call: SyncCall) -> Option<&Event> {
-    run.ranks.get(call.rank as usize)?.events.get(call.event)
+fn event(run: &Run, call: SyncCall) -> Option<&EventSummary> {
+    Some(
+        &run.rma
+            .get(&(call.rank, u32::try_from(call.event).ok()?))?
+            .event,
+    )
 }
 
 fn diagnostic(run: &Run, win: WinId, sites: &Sites, post: SyncCall, start: SyncCall) -> Diagnostic {
@@ -143,10 +146,10 @@ fn diagnostic(run: &Run, win: WinId, sites: &Sites, post: SyncCall, start: SyncC
         "{} on {} ({}) is not ordered after the matching {} on {} ({}) in {window}, but {given} MPI_MODE_NOCHECK",
         se.call,
         sites.origins.clone(),
-        site_text(run, se),
+        site_text_at(run, se.site),
         pe.call,
         sites.targets.clone(),
-        site_text(run, pe),
+        site_text_at(run, pe.site),
     );
     let label = |nocheck: bool, what: &str| -> Text {
         if nocheck {
@@ -161,16 +164,18 @@ fn diagnostic(run: &Run, win: WinId, sites: &Sites, post: SyncCall, start: SyncC
         severity: RM007.severity,
         message,
         locations: vec![
-            run_event_location(
+            site_location(
                 run,
+                se.site,
                 sites.origins.clone(),
-                se,
+                se.call,
                 label(start.nocheck, "starts the access epoch"),
             ),
-            run_event_location(
+            site_location(
                 run,
+                pe.site,
                 sites.targets.clone(),
-                pe,
+                pe.call,
                 label(post.nocheck, "posts the exposure epoch"),
             ),
         ],

@@ -3,10 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::site_text;
-use super::RM007;
-use crate::checks::request::happens_before;
-use crate::checks::run_event_location;
+use super::{site_text_at, Call, CrossRank, RM007};
+use crate::checks::site_location;
 use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::text;
@@ -34,24 +32,28 @@ struct LockEpoch {
 
 /// Every closed lock epoch by (window, target), then by origin in program order.
 /// `MPI_Win_lock_all` epochs count as shared locks of every member.
-fn epochs(run: &Run) -> BTreeMap<(WinId, Rank), BTreeMap<Rank, Vec<LockEpoch>>> {
+fn epochs(run: &Run, calls: &[Call]) -> BTreeMap<(WinId, Rank), BTreeMap<Rank, Vec<LockEpoch>>> {
     let mut out: BTreeMap<(WinId, Rank), BTreeMap<Rank, Vec<LockEpoch>>> = BTreeMap::new();
-    for trace in &run.ranks {
+    for rank_calls in calls.chunk_by(|a, b| a.0 == b.0) {
         // Open epochs: (window, target) → (lock event, exclusive, nocheck); lock_all by window.
         let mut open: HashMap<(WinId, Rank), (usize, Option<bool>, bool)> = HashMap::new();
         let mut open_all: HashMap<WinId, usize> = HashMap::new();
-        for (index, event) in trace.events.iter().enumerate() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
+        for &(rank, index, call) in rank_calls {
+            let event = &call.event;
+            let when = |i: usize| {
+                let lock = run
+                    .rma
+                    .get(&(rank, i as u32))
+                    .and_then(|c| c.event.enter_ns);
+                lock.unwrap_or(i as u64)
             };
-            let when = |i: usize| trace.events[i].time.map_or(i as u64, |t| t.enter_ns);
             let mut close = |target: Rank, lock: usize, exclusive: bool, nocheck: bool| {
                 out.entry((call.win, target))
                     .or_default()
-                    .entry(trace.rank)
+                    .entry(rank)
                     .or_default()
                     .push(LockEpoch {
-                        origin: trace.rank,
+                        origin: rank,
                         lock,
                         unlock: index,
                         exclusive,
@@ -98,12 +100,12 @@ fn epochs(run: &Run) -> BTreeMap<(WinId, Rank), BTreeMap<Rank, Vec<LockEpoch>>> 
     out
 }
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
-    let epochs = epochs(run);
+pub(super) fn check(run: &Run, calls: &[Call], cross: &CrossRank) -> Vec<Diagnostic> {
+    let epochs = epochs(run, calls);
     // (window, target, NOCHECK epoch, other epoch), at most PER_SITES per pair of sites.
     let mut candidates: Vec<(WinId, Rank, LockEpoch, LockEpoch)> = Vec::new();
     let mut per_sites: HashMap<(WinId, u32, u32), usize> = HashMap::new();
-    let site = |e: &LockEpoch| run.ranks[e.origin as usize].events[e.lock].site.0;
+    let site = |e: &LockEpoch| lock_call(run, e).site.0;
     for (&(win, target), by_origin) in &epochs {
         for (&origin, mine) in by_origin {
             for x in mine.iter().filter(|e| e.nocheck) {
@@ -134,7 +136,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             ]
         })
         .collect();
-    let ordered = happens_before(run, &queries);
+    let ordered = cross.happens_before(run, &queries);
     let mut reported: BTreeSet<(WinId, u32, u32)> = BTreeSet::new();
     let mut out = Vec::new();
     for (k, &(win, target, x, y)) in candidates.iter().enumerate() {
@@ -150,15 +152,17 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
     out
 }
 
+/// The lock call that opened `epoch`.
+fn lock_call<'r>(run: &'r Run, epoch: &LockEpoch) -> &'r EventSummary {
+    &run.rma[&(epoch.origin, epoch.lock as u32)].event
+}
+
 fn diagnostic(run: &Run, win: WinId, target: Rank, x: &LockEpoch, y: &LockEpoch) -> Diagnostic {
     let window = run
         .windows
         .get(win.0 as usize)
         .map_or("a window", |w| w.name.as_str());
-    let (ex, ey) = (
-        &run.ranks[x.origin as usize].events[x.lock],
-        &run.ranks[y.origin as usize].events[y.lock],
-    );
+    let (ex, ey) = (lock_call(run, x), lock_call(run, y));
     let mode = |e: &LockEpoch| {
         if e.exclusive {
             "MPI_LOCK_EXCLUSIVE"
@@ -171,11 +175,11 @@ fn diagnostic(run: &Run, win: WinId, target: Rank, x: &LockEpoch, y: &LockEpoch)
         ex.call,
         ranks(target),
         ranks(x.origin),
-        site_text(run, ex),
+        site_text_at(run, ex.site),
         mode(y),
         ranks(target),
         ranks(y.origin),
-        site_text(run, ey),
+        site_text_at(run, ey.site),
     );
     Diagnostic {
         code: RM007.code,
@@ -183,16 +187,18 @@ fn diagnostic(run: &Run, win: WinId, target: Rank, x: &LockEpoch, y: &LockEpoch)
         severity: RM007.severity,
         message,
         locations: vec![
-            run_event_location(
+            site_location(
                 run,
+                ex.site,
                 vec![x.origin],
-                ex,
+                ex.call,
                 text!("locks {} ({}) with MPI_MODE_NOCHECK", ranks(target), mode(x)),
             ),
-            run_event_location(
+            site_location(
                 run,
+                ey.site,
                 vec![y.origin],
-                ey,
+                ey.call,
                 text!("locks {} ({}) in an epoch nothing orders with it", ranks(target), mode(y)),
             ),
         ],

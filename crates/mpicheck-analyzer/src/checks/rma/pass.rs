@@ -14,12 +14,12 @@
 //! the final id): until then a message names its window by a placeholder
 //! ([`window_placeholder`]), which [`RmaPass::finish`] replaces by the window's name.
 
-use crate::checks::pass::{EventPass, RunTables, SiteFindings};
+use crate::checks::pass::{EventPass, Filled, RunTables, SiteFindings};
 use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::text::{Piece, Text};
 
-use super::{accumulate_op, beyond_window, epoch_scopes, pscw_partner, target_rank};
+use super::{accumulate_op, beyond_window, cross_rank, epoch_scopes, pscw_partner, target_rank};
 use super::{no_epoch, open_at_free, request_outside_passive, unmatched_sync};
 use super::{RankEpochs, Walk};
 
@@ -77,6 +77,8 @@ pub(crate) struct RmaPass {
     accumulate_op: SiteFindings,
     pscw_partner: pscw_partner::Partners,
     conflicts: epoch_scopes::Scopes,
+    /// What the codes judged once every event came read besides the calls on windows.
+    cross_rank: cross_rank::Gatherer,
 }
 
 /// What an [`RmaPass`] holds besides its findings (for tests: issue 14 wants it bounded by
@@ -117,6 +119,7 @@ impl RmaPass {
 
 impl EventPass for RmaPass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        self.cross_rank.event(rank, index, event, tables);
         let call = tables.rma_call(rank, index);
         let window = call.and_then(|c| tables.window(c.win));
         let paired = self.pscw_partner.event(rank, index, event, call, window);
@@ -175,6 +178,21 @@ impl EventPass for RmaPass {
                 self.accumulate_op.add(rank, event, message, label);
             }
         }
+    }
+
+    // A receive's match pairs it with its message (the happens-before skeleton).
+    fn matched(&mut self, rank: Rank, index: usize, matched: (Rank, i32)) {
+        self.cross_rank.matched(rank, index, matched);
+    }
+
+    fn scanned(&mut self, called: &[&str]) {
+        self.cross_rank.scanned(called);
+    }
+
+    fn finish_filling(self: Box<Self>, tables: &RunTables, filled: &mut Filled) -> Vec<Diagnostic> {
+        let mut pass = *self;
+        filled.rma_cross_rank = Some(std::mem::take(&mut pass.cross_rank).finish());
+        Box::new(pass).finish(tables)
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {

@@ -30,37 +30,31 @@ pub(crate) struct Pscw {
     pub lone_starts: Vec<(SyncCall, Rank)>,
 }
 
-/// The post/start pairing of every window, by window.
-pub(crate) fn pair(run: &Run) -> BTreeMap<WinId, Pscw> {
+/// The post/start pairing of every window, by window, from the run's calls on windows
+/// ([`super::calls_in_order`]).
+pub(crate) fn pair(calls: &[super::Call]) -> BTreeMap<WinId, Pscw> {
     // (window, target, origin) → posts of the target naming the origin, in order; and
     // (window, origin, target) → starts of the origin naming the target.
     type Calls = BTreeMap<(WinId, Rank, Rank), Vec<SyncCall>>;
     let (mut posts, mut starts): (Calls, Calls) = Default::default();
     let mut unknown: BTreeSet<(WinId, Rank)> = BTreeSet::new();
-    for trace in &run.ranks {
-        for (index, _) in trace.events.iter().enumerate() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
-            };
-            let (group, nocheck, into) = match &call.kind {
-                RmaKind::Post { group, nocheck } => (group, *nocheck, &mut posts),
-                RmaKind::Start { group, nocheck } => (group, *nocheck, &mut starts),
-                _ => continue,
-            };
-            let Some(group) = group else {
-                unknown.insert((call.win, trace.rank));
-                continue;
-            };
-            let me = SyncCall {
-                rank: trace.rank,
-                event: index,
-                nocheck,
-            };
-            for &partner in group {
-                into.entry((call.win, trace.rank, partner))
-                    .or_default()
-                    .push(me);
-            }
+    for &(rank, index, call) in calls {
+        let (group, nocheck, into) = match &call.kind {
+            RmaKind::Post { group, nocheck } => (group, *nocheck, &mut posts),
+            RmaKind::Start { group, nocheck } => (group, *nocheck, &mut starts),
+            _ => continue,
+        };
+        let Some(group) = group else {
+            unknown.insert((call.win, rank));
+            continue;
+        };
+        let me = SyncCall {
+            rank,
+            event: index,
+            nocheck,
+        };
+        for &partner in group {
+            into.entry((call.win, rank, partner)).or_default().push(me);
         }
     }
     let mut out: BTreeMap<WinId, Pscw> = BTreeMap::new();

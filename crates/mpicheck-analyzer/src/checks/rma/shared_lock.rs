@@ -3,9 +3,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::conflict::conflicting;
-use super::site_text;
-use crate::checks::request::happens_before;
-use crate::checks::run_event_location;
+use super::{site_text_at, Call, CrossRank};
+use crate::checks::site_location;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::*;
 use crate::text;
@@ -114,23 +113,18 @@ struct LockState {
     pending: Vec<usize>,
 }
 
-fn collect(run: &Run) -> Collected {
+fn collect(run: &Run, calls: &[Call], cross: &CrossRank) -> Collected {
     let mut out = Collected::default();
-    for trace in &run.ranks {
+    for rank_calls in calls.chunk_by(|a, b| a.0 == b.0) {
+        let rank = rank_calls[0].0;
         // Another thread could order accesses by calls of its own: single-threaded ranks only.
-        if trace
-            .events
-            .first()
-            .is_some_and(|f| trace.events.iter().any(|e| e.thread != f.thread))
-        {
+        if !cross.single_thread(rank) {
             continue;
         }
         let mut states: HashMap<WinId, LockState> = HashMap::new();
         let mut mine: Vec<(WinId, SharedAccess)> = Vec::new();
-        for (index, event) in trace.events.iter().enumerate() {
-            let Some(call) = run.rma.get(&(trace.rank, index as u32)) else {
-                continue;
-            };
+        for &(_, index, call) in rank_calls {
+            let event = &call.event;
             let Some(window) = run.windows.get(call.win.0 as usize) else {
                 continue;
             };
@@ -181,7 +175,7 @@ fn collect(run: &Run) -> Collected {
                         continue;
                     };
                     if a.kind.is_accumulate() {
-                        let atomics = out.atomics.entry((call.win, trace.rank)).or_default();
+                        let atomics = out.atomics.entry((call.win, rank)).or_default();
                         if a.writes_target() {
                             atomics.writes.push((index, t, start, end));
                         }
@@ -197,13 +191,13 @@ fn collect(run: &Run) -> Collected {
                         mine.push((
                             call.win,
                             SharedAccess {
-                                origin: trace.rank,
+                                origin: rank,
                                 event: index,
                                 completion: None,
                                 target: t,
                                 start,
                                 end,
-                                when: event.time.map_or(index as u64, |t| t.enter_ns),
+                                when: event.enter_ns.unwrap_or(index as u64),
                             },
                         ));
                     }
@@ -325,16 +319,16 @@ fn flag_orders(
     links.get(after).is_some_and(|&(_, r)| r < y.event)
 }
 
-fn access(run: &Run, origin: Rank, event: usize) -> Option<(&Event, &RmaAccess)> {
-    let e = run.ranks.get(origin as usize)?.events.get(event)?;
-    match &run.rma.get(&(origin, event as u32))?.kind {
-        RmaKind::Access(a) => Some((e, a)),
+fn access(run: &Run, origin: Rank, event: usize) -> Option<(&EventSummary, &RmaAccess)> {
+    let call = run.rma.get(&(origin, u32::try_from(event).ok()?))?;
+    match &call.kind {
+        RmaKind::Access(a) => Some((&call.event, a)),
         _ => None,
     }
 }
 
-pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
-    let collected = collect(run);
+pub(super) fn check(run: &Run, calls: &[Call], cross: &CrossRank) -> Vec<Diagnostic> {
+    let collected = collect(run, calls, cross);
     let (candidates, _) = candidates(run, &collected);
     if candidates.is_empty() {
         return Vec::new();
@@ -354,7 +348,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
             ]
         })
         .collect();
-    let ordered = happens_before(run, &queries);
+    let ordered = cross.happens_before(run, &queries);
     let mut cache = HashMap::new();
     let mut reported: BTreeSet<(WinId, u32, u32)> = BTreeSet::new();
     let mut out = Vec::new();
@@ -380,7 +374,7 @@ pub(super) fn check(run: &Run) -> Vec<Diagnostic> {
     out
 }
 
-type Side<'a> = (&'a SharedAccess, &'a Event, &'a RmaAccess);
+type Side<'a> = (&'a SharedAccess, &'a EventSummary, &'a RmaAccess);
 
 fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
     let verb = |a: &RmaAccess| if a.writes_target() { "writes" } else { "reads" };
@@ -389,10 +383,10 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
         "{} from {} ({}) and {} from {} ({}) access bytes {start}..{end} of {} in {} in shared-lock epochs nothing orders, and {}",
         p.1.call,
         ranks(p.0.origin),
-        site_text(run, p.1),
+        site_text_at(run, p.1.site),
         q.1.call,
         ranks(q.0.origin),
-        site_text(run, q.1),
+        site_text_at(run, q.1.site),
         ranks(p.0.target),
         window.name.as_str(),
         if p.2.writes_target() && q.2.writes_target() {
@@ -402,10 +396,11 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
         },
     );
     let location = |s: &Side| {
-        run_event_location(
+        site_location(
             run,
+            s.1.site,
             vec![s.0.origin],
-            s.1,
+            s.1.call,
             text!(
                 "{} bytes {}..{} of {} under a shared lock",
                 verb(s.2),
@@ -436,6 +431,7 @@ fn diagnostic(run: &Run, window: &WindowInfo, p: Side, q: Side) -> Diagnostic {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::checks::rma::calls_in_order;
     use crate::text_trace::parse;
 
     /// Ranks 1 and 2 each run `epochs` lock/put/unlock epochs on element 0 of rank 0, with
@@ -462,7 +458,8 @@ mod tests {
     fn a_long_loop_of_epochs_is_compared_in_bounded_work() {
         let epochs = 3000;
         let run = long_loop(epochs, "shared");
-        let collected = collect(&run);
+        let (calls, cross) = (calls_in_order(&run), CrossRank::of_run(&run));
+        let collected = collect(&run, &calls, &cross);
         let (candidates, looked) = candidates(&run, &collected);
         // Each access is compared with at most 2 × NEIGHBOURS accesses of the other origin
         // (2 origins), not with all 3000.
@@ -470,7 +467,7 @@ mod tests {
         assert!(looked >= 2 * epochs, "{looked}");
         // One pair of call sites: the happens-before query gets at most PER_SITES pairs.
         assert_eq!(candidates.len(), PER_SITES);
-        let found = check(&run);
+        let found = check(&run, &calls, &cross);
         assert_eq!(found.len(), 1);
         assert!(
             found[0].message.contains("access bytes 0..4 of rank 0"),
@@ -483,6 +480,7 @@ mod tests {
     }
 
     fn candidates_of(run: &Run) -> usize {
-        candidates(run, &collect(run)).0.len()
+        let (calls, cross) = (calls_in_order(run), CrossRank::of_run(run));
+        candidates(run, &collect(run, &calls, &cross)).0.len()
     }
 }
