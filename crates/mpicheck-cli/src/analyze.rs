@@ -287,12 +287,10 @@ pub fn analyze_and_report(
     // Cannot fail where normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(traces).unwrap_or_default();
     let followed = followed.filter(|f| f.stands_for(traces, &loaded.paths));
-    if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
-        eprintln!(
-            "mpicheck: the analysis made during the run is used: {}",
-            followed.is_some()
-        );
-    }
+    crate::online::debug(&format!(
+        "the analysis made during the run is used: {}",
+        followed.is_some()
+    ));
     let (run, findings) = match followed {
         Some(followed) => (followed.run, followed.findings),
         None => analyze_scanned(dir, meta, &loaded, &progress)?,

@@ -68,22 +68,29 @@ impl Online {
         self.job_over.store(true, Ordering::Release);
         let t0 = std::time::Instant::now();
         let joined = self.thread.join();
-        if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
-            eprintln!(
-                "mpicheck: online analysis finished {:.2} s after the job",
-                t0.elapsed().as_secs_f64()
-            );
-        }
+        debug(&format!(
+            "online analysis finished {:.2} s after the job",
+            t0.elapsed().as_secs_f64()
+        ));
         match joined {
+            Ok(Ok(None)) => {
+                debug("the job ended before every rank had initialized MPI");
+                None
+            }
             Ok(Ok(followed)) => followed,
             Ok(Err(why)) => {
-                if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
-                    eprintln!("mpicheck: the analysis during the run gave up: {why}");
-                }
+                debug(&format!("the analysis during the run gave up: {why}"));
                 None
             }
             Err(_) => None,
         }
+    }
+}
+
+/// Says `what` on stderr when `MPICHECK_DEBUG_ONLINE` is set.
+pub(crate) fn debug(what: &str) {
+    if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
+        eprintln!("mpicheck: {what}");
     }
 }
 
@@ -92,7 +99,7 @@ impl Followed {
     /// gives: the same trace for every rank, no call site it may have resolved otherwise,
     /// and no RMA window (whose checks need every event).
     pub fn stands_for(&self, traces: &[Trace], paths: &[PathBuf]) -> bool {
-        if self.site_outside_maps || mpicheck_analyzer::checks::holds_every_call(traces) {
+        if self.site_outside_maps || mpicheck_analyzer::checks::holds_call_skeleton(traces) {
             return false;
         }
         let Ok(assignment) = mpicheck_analyzer::normalize::assign_ranks(traces) else {

@@ -251,9 +251,10 @@ where
 /// as the job goes): `traces` as they were once every rank initialized MPI, `calls(i)`
 /// waiting for each trace's final records, `ended(i)` the trace as its process left it
 /// (how the rank ended), asked once its calls are over. Which functions the program calls
-/// is not known beforehand: every pass runs as if any could be. Each rank's last events
-/// only are kept: the caller must not use the result for a program that makes RMA windows
-/// ([`holds_every_call`] of the traces as they ended).
+/// is not known beforehand: every pass runs as if any could be, but a window constructor:
+/// the caller must not use the result for a program that makes RMA windows
+/// ([`holds_call_skeleton`] of the traces as they ended), whose checks need a skeleton of
+/// every operation gathered from the start.
 pub fn analyze_following<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
@@ -295,7 +296,9 @@ pub(crate) enum Calls {
     /// The traces were scanned whole: the functions they hold calls of.
     #[default]
     Scanned,
-    /// Read while the processes run: any function of their tables may be called.
+    /// Read while the processes run: any function of their tables may be called, but no
+    /// window constructor (the caller must not use the result for a program that made
+    /// windows, [`holds_call_skeleton`]).
     Unknown,
 }
 
@@ -319,9 +322,12 @@ where
     // Read while the processes run, the traces do not yet say which functions they call.
     let mut called: Vec<&str> = match holding.calls {
         Calls::Scanned => traces.iter().flat_map(|t| t.called_functions()).collect(),
+        // But windows: their checks' skeleton of every operation is not gathered; a
+        // program that made windows is analyzed again from its finished traces.
         Calls::Unknown => traces
             .iter()
             .flat_map(|t| (0..t.schema.len()).map(|id| t.function_name(id as u16)))
+            .filter(|&f| !rma::makes_windows(std::iter::once(f)))
             .collect(),
     };
     called.sort_unstable();

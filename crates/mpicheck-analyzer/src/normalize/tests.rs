@@ -1066,6 +1066,7 @@ fn split_barriers_free(barriers: [usize; 2], order: Order) -> (usize, Vec<&'stat
         &mut [&mut collective],
         order,
         Keep::AllEvents,
+        &mut |_| None,
     )
     .unwrap();
     let lines = collective.aligner_lines();
