@@ -194,13 +194,11 @@ fn run_selected_noting(
 /// reports: where each rank was when its trace ended), when it does not keep them all.
 pub const LAST_EVENTS_KEPT: usize = 32;
 
-/// What the analysis of `traces` keeps of the events: each rank's last ones. (Every check
-/// is a pass, or reads what passes gathered: the RMA codes judged once every event came
-/// read the calls on windows and the happens-before skeleton their pass builds.)
-pub(crate) fn keep_for(traces: &[mpicheck_trace::Trace]) -> crate::normalize::Keep {
-    let _ = traces;
-    crate::normalize::Keep::LastEvents(LAST_EVENTS_KEPT)
-}
+/// What the analysis keeps of the events: each rank's last ones. (Every check is a pass,
+/// or reads what passes gathered: the RMA codes judged once every event came read the calls
+/// on windows and the happens-before skeleton their pass builds.)
+pub(crate) const KEEP: crate::normalize::Keep =
+    crate::normalize::Keep::LastEvents(LAST_EVENTS_KEPT);
 
 /// Whether the analysis of `traces` holds something of every message and collective until
 /// the checks end (a program that makes RMA windows: the happens-before skeleton the RMA
@@ -239,7 +237,7 @@ where
         prepare,
         crate::normalize::Order::EntryTime,
         Holding {
-            keep: keep_for(traces),
+            keep: KEEP,
             spill: spill_dir.map(crate::engine::SpillTo::dir),
             calls: Calls::Scanned,
         },
@@ -273,7 +271,7 @@ where
         |_| {},
         crate::normalize::Order::EntryTime,
         Holding {
-            keep: crate::normalize::Keep::LastEvents(LAST_EVENTS_KEPT),
+            keep: KEEP,
             spill: spill_dir.map(crate::engine::SpillTo::dir),
             calls: Calls::Unknown,
         },

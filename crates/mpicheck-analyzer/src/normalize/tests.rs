@@ -804,11 +804,8 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
             check(name, Order::Chosen(choose.as_mut()));
         }
         // The whole analysis, passes fed while the calls are normalized, keeping only each
-        // rank's last event where no check needs them all.
-        let keep = match crate::checks::keep_for(&traces) {
-            Keep::AllEvents => Keep::AllEvents,
-            Keep::LastEvents(_) => Keep::LastEvents(1),
-        };
+        // rank's last event.
+        let keep = Keep::LastEvents(1);
         let analyze = |name: &str, order: Order| {
             let (run, findings) = crate::checks::analyze_streaming_in(
                 &traces,
@@ -829,14 +826,10 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
                 &mut |_| None,
             )
             .unwrap();
-            if keep == Keep::AllEvents {
-                assert_eq!(run, expected, "{set}, analyzed {name}");
-            } else {
-                for (r, e) in run.ranks.iter().zip(&expected.ranks) {
-                    assert_eq!(r.events[..], e.events[e.events.len().saturating_sub(1)..]);
-                }
-                assert_eq!(run.comms, expected.comms, "{set}, analyzed {name}");
+            for (r, e) in run.ranks.iter().zip(&expected.ranks) {
+                assert_eq!(r.events[..], e.events[e.events.len().saturating_sub(1)..]);
             }
+            assert_eq!(run.comms, expected.comms, "{set}, analyzed {name}");
             assert_eq!(findings, expected_findings, "{set}, analyzed {name}");
         };
         analyze("rank after rank", Order::RankAfterRank);
@@ -988,16 +981,11 @@ fn keeping_the_last_events_gives_the_passes_the_same_events() {
     }
 }
 
-/// Every program is analyzed keeping each rank's last events; a program that makes RMA
-/// windows also holds the happens-before skeleton its RMA checks query at the end.
+/// A program that makes RMA windows holds the happens-before skeleton its RMA checks query
+/// at the end (every program keeps each rank's last events only, `checks::KEEP`).
 #[test]
-fn every_program_keeps_its_last_events_and_window_programs_a_call_skeleton() {
+fn window_programs_hold_a_call_skeleton() {
     for (set, traces) in committed_traces() {
-        assert_eq!(
-            crate::checks::keep_for(&traces),
-            Keep::LastEvents(crate::checks::LAST_EVENTS_KEPT),
-            "{set}"
-        );
         assert_eq!(
             crate::checks::holds_call_skeleton(&traces),
             set.starts_with("features"),

@@ -374,7 +374,7 @@ fn the_rma_checks_find_the_same_whatever_order_the_ranks_calls_are_normalized_in
             |_| {},
             order,
             crate::checks::Holding {
-                keep: crate::checks::keep_for(&traces),
+                keep: crate::checks::KEEP,
                 spill: None,
                 calls: Default::default(),
             },

@@ -308,7 +308,7 @@ fn fed_while_normalizing_the_pass_finds_what_it_finds_on_the_run() {
             .unwrap()
         };
         let (run, _) = analyze(crate::normalize::Keep::AllEvents);
-        let (last_events, streamed) = analyze(crate::checks::keep_for(&traces));
+        let (last_events, streamed) = analyze(crate::checks::KEEP);
         let threads = &run.ranks[0].threads;
         assert_eq!(threads.parallel_regions.len(), 1, "{threads:?}");
         assert_eq!(threads.workshares.len(), 1, "{threads:?}");
