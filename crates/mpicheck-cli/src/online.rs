@@ -74,7 +74,7 @@ impl Online {
         ));
         match joined {
             Ok(Ok(None)) => {
-                debug("the job ended before every rank had initialized MPI");
+                debug("no rank or not every rank of the world initialized MPI");
                 None
             }
             Ok(Ok(followed)) => followed,
@@ -170,7 +170,7 @@ fn follow_and_analyze(dir: &Path, job_over: Arc<AtomicBool>) -> Result<Option<Fo
 
 /// The traces of the ranks, as they were once every rank of the world initialized MPI and
 /// wrote what it writes then (its memory map and MPI's constants), with their files; `None`
-/// if the job ended first.
+/// if the job ended without that.
 #[allow(clippy::type_complexity)]
 fn wait_for_ranks(
     dir: &Path,
@@ -179,9 +179,9 @@ fn wait_for_ranks(
     // Scanned once each, when ready: the other ranks may run on meanwhile.
     let mut ready: BTreeMap<PathBuf, Trace> = BTreeMap::new();
     loop {
-        if job_over.load(Ordering::Acquire) {
-            return Ok(None);
-        }
+        // Looked at once more after the job is over: a job shorter than a look still has its
+        // traces analyzed here (read whole at once).
+        let over = job_over.load(Ordering::Acquire);
         for path in out_dir::run_traces(dir).map_err(|e| e.to_string())? {
             if ready.contains_key(&path)
                 || !out_dir::trace_header(&path).is_some_and(|h| h.initialized())
@@ -213,6 +213,9 @@ fn wait_for_ranks(
                     .map(|(t, p)| (t.clone(), p.clone()))
                     .unzip(),
             ));
+        }
+        if over {
+            return Ok(None);
         }
         std::thread::sleep(WAIT_FOR_RANKS);
     }

@@ -43,6 +43,23 @@ fn report_of(
 }
 
 fn same_report_both_ways(family: Family) {
+    // A job long enough (~388,000 calls of point-to-point, collectives and communicators
+    // made and freed) for the analysis to follow it while it runs.
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("varied");
+    let varied = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/analysis/varied.c");
+    compile_to(family, &varied, &exe);
+    let online = report_of(family, 2, &exe, &dir.path().join("online"), &["20000"], &[]);
+    let after = report_of(
+        family,
+        2,
+        &exe,
+        &dir.path().join("after"),
+        &["20000"],
+        &["--analyze-after"],
+    );
+    assert!(online.1.contains("is used: true"), "varied.c: {}", online.1);
+    assert_eq!(online.0, after.0, "varied.c under {}", family.name);
     for (name, ranks, cflags) in PROGRAMS {
         let dir = tempfile::tempdir().unwrap();
         let exe = dir.path().join(Path::new(name).file_stem().unwrap());
@@ -59,7 +76,7 @@ fn same_report_both_ways(family: Family) {
             "{name}: {}",
             text(&compiled.stderr)
         );
-        let (online, said) = report_of(family, ranks, &exe, &dir.path().join("online"), &[]);
+        let (online, said) = report_of(family, ranks, &exe, &dir.path().join("online"), &[], &[]);
         assert!(
             said.contains("the analysis made during the run is used: true"),
             "{name} under {}: {said}",
@@ -70,6 +87,7 @@ fn same_report_both_ways(family: Family) {
             ranks,
             &exe,
             &dir.path().join("after"),
+            &[],
             &["--analyze-after"],
         );
         assert!(
