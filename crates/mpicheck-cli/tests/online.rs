@@ -24,15 +24,19 @@ fn tier2_source(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-/// Runs `exe` under `mpicheck run` with `extra` flags; returns its report and stderr.
+/// Runs `exe args` under `mpicheck run` with `extra` flags; returns its report and stderr.
 fn report_of(
     family: Family,
     ranks: u32,
     exe: &Path,
     out: &Path,
+    args: &[&str],
     extra: &[&str],
 ) -> (String, String) {
-    let mut cmd = mpicheck_run_command(family, ranks, out, &[exe.to_str().unwrap()], extra);
+    let program: Vec<&str> = std::iter::once(exe.to_str().unwrap())
+        .chain(args.iter().copied())
+        .collect();
+    let mut cmd = mpicheck_run_command(family, ranks, out, &program, extra);
     cmd.env("MPICHECK_DEBUG_ONLINE", "1");
     let (output, _) = run_bounded(cmd, b"");
     let stderr = text(&output.stderr);
