@@ -97,7 +97,7 @@ pub(crate) fn debug(what: &str) {
 impl Followed {
     /// Whether this result is what the analysis of the finished `traces` (read from `paths`)
     /// gives: the same trace for every rank, no call site it may have resolved otherwise,
-    /// and no RMA window (whose checks need every event).
+    /// and no RMA window (the skeleton their checks query is not gathered online).
     pub fn stands_for(&self, traces: &[Trace], paths: &[PathBuf]) -> bool {
         if self.site_outside_maps || mpicheck_analyzer::checks::holds_call_skeleton(traces) {
             return false;
