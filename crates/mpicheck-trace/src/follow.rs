@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::open::ReadWindow;
 use crate::reader::TraceError;
 use crate::{
     flags, kind, offset, record_state, state, TraceBytes, TraceHeader, CALL_FIXED_SIZE,
@@ -310,9 +311,10 @@ pub struct FollowedFile {
     /// The trace is over: `len` is the file's length and every byte may be read.
     over: bool,
     len: usize,
-    window: Vec<u8>,
-    window_bytes: usize,
-    start: usize,
+    window: ReadWindow,
+    /// Zeros returned past the end of a trace that is over.
+    zeros: Vec<u8>,
+    /// Why looking at the frames failed.
     error: Option<TraceError>,
 }
 
@@ -327,9 +329,8 @@ impl FollowedFile {
             until,
             over: false,
             len: 0,
-            window: Vec::new(),
-            window_bytes,
-            start: 0,
+            window: ReadWindow::new(window_bytes),
+            zeros: Vec::new(),
             error: None,
         })
     }
@@ -367,7 +368,8 @@ impl FollowedFile {
                 .file
                 .metadata()
                 .map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
-            f.window.clear();
+            // The header may have changed since it was read.
+            f.window.forget_bytes();
         }
     }
 }
@@ -397,33 +399,16 @@ impl TraceBytes for FollowedFile {
         };
         if at + n > limit {
             // Past the end of a trace that is over: zeros end the walk there.
-            self.window.clear();
-            self.window.resize(n, 0);
-            self.start = at;
-            return &self.window[..n];
+            self.zeros.clear();
+            self.zeros.resize(n, 0);
+            return &self.zeros;
         }
-        let cached = at >= self.start && at + n <= self.start + self.window.len();
-        if !cached {
-            let want = n.max(self.window_bytes).min(limit - at);
-            self.window.resize(want, 0);
-            self.start = at;
-            if let Err(source) = self
-                .frontier
-                .file
-                .read_exact_at(&mut self.window, at as u64)
-            {
-                self.window.fill(0);
-                self.error.get_or_insert(TraceError::Io {
-                    path: self.frontier.path.clone(),
-                    source,
-                });
-            }
-        }
-        &self.window[at - self.start..at - self.start + n]
+        self.window
+            .get(&self.frontier.file, &self.frontier.path, at, n, limit)
     }
 
     fn take_error(&mut self) -> Option<TraceError> {
-        self.error.take()
+        self.error.take().or_else(|| self.window.take_error())
     }
 }
 

@@ -116,12 +116,69 @@ pub struct FileWindow {
     file: File,
     path: String,
     len: usize,
-    window: Vec<u8>,
+    window: ReadWindow,
+}
+
+/// The bytes of a file read last, `window_bytes` or more at a time from the offset asked,
+/// and why a read failed: what [`FileWindow`] and [`crate::follow::FollowedFile`] read
+/// through.
+pub(crate) struct ReadWindow {
+    bytes: Vec<u8>,
     /// Bytes read at a time, at least.
     window_bytes: usize,
-    /// File offset of `window[0]`.
+    /// File offset of `bytes[0]`.
     start: usize,
     error: Option<TraceError>,
+}
+
+impl ReadWindow {
+    pub(crate) fn new(window_bytes: usize) -> ReadWindow {
+        ReadWindow {
+            bytes: Vec::new(),
+            window_bytes,
+            start: 0,
+            error: None,
+        }
+    }
+
+    /// The bytes `at..at + n` of `file` (named `path`), which lie within its first `len`
+    /// bytes, the only ones read. A failed read gives zeros and keeps its error.
+    pub(crate) fn get(
+        &mut self,
+        file: &File,
+        path: &str,
+        at: usize,
+        n: usize,
+        len: usize,
+    ) -> &[u8] {
+        let cached = at >= self.start && at + n <= self.start + self.bytes.len();
+        if !cached {
+            let want = n.max(self.window_bytes).min(len - at);
+            if self.bytes.capacity() > 2 * self.window_bytes && want <= self.window_bytes {
+                // A large record passed: give back its room.
+                self.bytes = Vec::new();
+            }
+            self.bytes.resize(want, 0);
+            self.start = at;
+            if let Err(source) = file.read_exact_at(&mut self.bytes, at as u64) {
+                self.bytes.fill(0);
+                self.error.get_or_insert(TraceError::Io {
+                    path: path.to_string(),
+                    source,
+                });
+            }
+        }
+        &self.bytes[at - self.start..at - self.start + n]
+    }
+
+    pub(crate) fn take_error(&mut self) -> Option<TraceError> {
+        self.error.take()
+    }
+
+    /// Forgets the bytes read (the file changed there), not the error.
+    pub(crate) fn forget_bytes(&mut self) {
+        self.bytes.clear();
+    }
 }
 
 impl FileWindow {
@@ -153,10 +210,7 @@ impl FileWindow {
             // A file beyond the address space cannot be a trace mpicheck wrote; its first
             // bytes are still read and judged.
             len: usize::try_from(len).unwrap_or(usize::MAX),
-            window: Vec::new(),
-            window_bytes,
-            start: 0,
-            error: None,
+            window: ReadWindow::new(window_bytes),
         })
     }
 }
@@ -167,28 +221,11 @@ impl crate::TraceBytes for FileWindow {
     }
 
     fn get(&mut self, at: usize, n: usize) -> &[u8] {
-        let cached = at >= self.start && at + n <= self.start + self.window.len();
-        if !cached {
-            let want = n.max(self.window_bytes).min(self.len - at);
-            if self.window.capacity() > 2 * self.window_bytes && want <= self.window_bytes {
-                // A large record passed: give back its room.
-                self.window = Vec::new();
-            }
-            self.window.resize(want, 0);
-            self.start = at;
-            if let Err(source) = self.file.read_exact_at(&mut self.window, at as u64) {
-                self.window.fill(0);
-                self.error.get_or_insert(TraceError::Io {
-                    path: self.path.clone(),
-                    source,
-                });
-            }
-        }
-        &self.window[at - self.start..at - self.start + n]
+        self.window.get(&self.file, &self.path, at, n, self.len)
     }
 
     fn take_error(&mut self) -> Option<TraceError> {
-        self.error.take()
+        self.window.take_error()
     }
 }
 
