@@ -135,8 +135,11 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         );
     }
 
-    // Follows the job from its traces, so that the report is ready about when it ends.
-    let online = (!args.analyze_after).then(|| Online::start(out.path()));
+    // Follows the job from its traces, so that the report is ready about when it ends: only
+    // where its readers can have their files open besides the watcher's (which tails every
+    // rank's trace too), so that hangs are still noticed.
+    let online = (!args.analyze_after && crate::open_files::allow(2 * args.ranks as usize).is_ok())
+        .then(|| Online::start(out.path()));
     let outcome = supervise(&mut child, args, &mut out, &meta, &options)?;
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
