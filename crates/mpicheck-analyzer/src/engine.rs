@@ -67,6 +67,7 @@ use crate::model::*;
 mod collectives;
 mod compile;
 mod driver;
+mod lanes;
 mod matching;
 mod outcome;
 mod polling;
@@ -389,6 +390,10 @@ pub(crate) struct RankProgram {
     /// The communicator of a collective call whose operation does not carry it (an RMA
     /// call or a call the rank exited in), by operation index.
     pub(crate) collective_comms: FxHashMap<u32, u32>,
+    /// The thread that made the operations, as runs `[first operation, thread]` (empty:
+    /// every operation is thread 0's), so that the replay can run each thread of a rank
+    /// that called MPI from several threads as its own sequence (`engine/lanes.rs`).
+    pub(crate) threads: SpilledVec<[u32; 2]>,
 }
 
 impl Program {
@@ -431,6 +436,7 @@ impl Program {
             program: self,
             next: vec![0; self.ranks.len()],
             readers: (0..self.ranks.len()).map(|_| Readers::default()).collect(),
+            threads: vec![ThreadCursor::default(); self.ranks.len()],
         }
     }
 }
@@ -500,6 +506,19 @@ pub trait OpSource {
     fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp>;
     /// How `rank`'s trace ends; asked once `next_op` returned `None` for it.
     fn end(&self, rank: Rank) -> EndKind;
+    /// The thread that made the operation `next_op` last returned for `rank`. Each thread
+    /// of a rank replays as its own sequence (`engine/lanes.rs`); a source that does not
+    /// know threads has every operation made by thread 0.
+    fn thread(&self, rank: Rank) -> u16 {
+        let _ = rank;
+        0
+    }
+    /// Whether `rank`'s operations come from more than one thread: the replay then reads
+    /// on past a thread's blocked call for the other threads' operations.
+    fn threaded(&self, rank: Rank) -> bool {
+        let _ = rank;
+        false
+    }
 }
 
 /// Where an operation's aux words are: `(in field b rather than a, how many)`.
@@ -542,12 +561,23 @@ pub struct ProgramOps<'p> {
     next: Vec<usize>,
     /// Per rank: the chunks of its operations and aux words being read.
     readers: Vec<Readers>,
+    /// Per rank: the thread of its last operation read.
+    threads: Vec<ThreadCursor>,
 }
 
 #[derive(Default)]
 struct Readers {
     ops: ChunkReader<ReplayOp>,
     aux: ChunkReader<u32>,
+    threads: ChunkReader<[u32; 2]>,
+}
+
+/// Where a rank's reading stands in its thread runs ([`RankProgram::threads`]).
+#[derive(Clone, Copy, Default)]
+struct ThreadCursor {
+    /// The next run.
+    next_run: usize,
+    thread: u16,
 }
 
 impl OpSource for ProgramOps<'_> {
@@ -567,6 +597,15 @@ impl OpSource for ProgramOps<'_> {
         let readers = &mut self.readers[r];
         let op = program.ops.read(i, &mut readers.ops);
         self.next[r] = i + 1;
+        let cursor = &mut self.threads[r];
+        while cursor.next_run < program.threads.len() {
+            let [first, thread] = program.threads.read(cursor.next_run, &mut readers.threads);
+            if first as usize > i {
+                break;
+            }
+            cursor.thread = thread as u16;
+            cursor.next_run += 1;
+        }
         Some(move_aux_with(
             op,
             |word| program.aux.read(word, &mut readers.aux),
@@ -575,6 +614,12 @@ impl OpSource for ProgramOps<'_> {
     }
     fn end(&self, rank: Rank) -> EndKind {
         self.program.ends[rank as usize]
+    }
+    fn thread(&self, rank: Rank) -> u16 {
+        self.threads[rank as usize].thread
+    }
+    fn threaded(&self, rank: Rank) -> bool {
+        self.program.ranks[rank as usize].threads.len() > 1
     }
 }
 
@@ -832,13 +877,17 @@ struct Slot {
     /// Bumped when the slot is freed, so that a stale [`SlotId`] finds nothing.
     gen: u32,
     state: u8,
-    /// The owner is blocked in a call that waits for this request.
+    /// An actor of the owner is blocked in a call that waits for this request.
     waited: bool,
     /// `P_*` bits still outstanding.
     pend: u8,
     /// `K_*` bits.
     keep: u8,
+    /// The rank whose request it is.
     owner: u32,
+    /// The actor blocked in a call that waits for it, while `waited`: the owner or one of
+    /// its threads (`engine/lanes.rs`).
+    waiter: Actor,
     /// The request id (in the owner's ids) that names the slot, or [`NO_REQ`].
     req: u32,
     /// Event index of the operation (for persistent requests, the `*_init`) in the owner.
@@ -861,6 +910,7 @@ impl Default for Slot {
             pend: 0,
             keep: 0,
             owner: 0,
+            waiter: 0,
             req: NO_REQ,
             event: 0,
             op: ReplayOp::new(OpKind::Nop),
@@ -937,25 +987,39 @@ const R_BLOCKED: u8 = 1;
 const R_FINALIZED: u8 = 2;
 const R_EXITED: u8 = 3;
 const R_UNFINISHED: u8 = 4;
+/// Held before an operation that names a request another thread of its rank makes in an
+/// operation not replayed yet (`engine/lanes.rs`).
+const R_HELD: u8 = 5;
 
-/// The operation a rank's replay stands at (pulled from the source when the rank gets
-/// there, kept while the rank is blocked in it).
+/// A sequence of operations the replay runs in order: a rank, or one thread of a rank that
+/// called MPI from several threads (`engine/lanes.rs`). Actor `r < world` is rank `r`'s
+/// first thread.
+type Actor = u32;
+
+/// The operation an actor's replay stands at (pulled from the source when the actor gets
+/// there, kept while it is blocked in it).
 #[derive(Default)]
 struct Current {
     op: Option<ReplayOp>,
+    /// Its event index in its rank.
+    event: u32,
     aux: Vec<u32>,
 }
 
 #[derive(Clone, Copy, Default)]
-struct RankState {
-    pc: u32,
+struct ActorState {
     status: u8,
     queued: bool,
     in_probe: bool,
     /// Completions still needed before the blocked call returns.
     pending: u32,
-    buffer_capacity: u32,
-    buffer_used: u32,
+}
+
+/// A rank's buffer for buffered sends (`MPI_Buffer_attach`).
+#[derive(Clone, Copy, Default)]
+struct BsendBuffer {
+    capacity: u32,
+    used: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -1006,14 +1070,19 @@ struct Engine<'s> {
     never_received: Arc<FxHashSet<(Rank, u32)>>,
     forced: Option<ForcedMatch>,
     forced_matched: Option<bool>,
-    ranks: Vec<RankState>,
+    /// By actor.
+    actors: Vec<ActorState>,
+    /// By actor.
     cur: Vec<Current>,
+    lanes: lanes::Lanes,
+    /// By rank.
+    buffers: Vec<BsendBuffer>,
     slots: Slots,
     /// (rank, request id) → the live slot of that request.
     reqs: FxHashMap<(u32, u32), SlotId>,
-    /// Per rank: the slot of its blocking calls.
+    /// By actor: the slot of its blocking calls.
     hidden: Vec<SlotId>,
-    runq: VecDeque<u32>,
+    runq: VecDeque<Actor>,
     dests: Vec<DestState>,
     dest_ids: FxHashMap<(u32, Rank), u32>,
     wild_heads: Vec<u32>,

@@ -125,6 +125,11 @@ struct RankCompiler {
     origin: FxHashMap<u32, u32>,
     /// The waits that never returned.
     unreturned_waits: Vec<u32>,
+    /// The thread of the operations, as runs `[first operation, thread]`
+    /// ([`RankProgram::threads`]).
+    threads: SpilledVec<[u32; 2]>,
+    /// The thread of the last run.
+    last_thread: Option<u32>,
     /// Per polling thread the launcher named: its last call and the unsuccessful polls
     /// right before it.
     trailing: FxHashMap<u16, Vec<TrailingCall>>,
@@ -230,6 +235,7 @@ impl ProgramCompiler {
                 info: r.info,
                 aux: r.aux,
                 collective_comms: r.collective_comms,
+                threads: r.threads,
             };
             // The vectors grew by doubling: the replays read them for the rest of the
             // analysis.
@@ -316,6 +322,7 @@ impl RankCompiler {
             ops: spill.vec(),
             info: spill.vec(),
             aux: spill.vec(),
+            threads: spill.vec(),
             ..RankCompiler::default()
         }
     }
@@ -337,6 +344,11 @@ impl RankCompiler {
         }
         if op.kind == OpKind::Wait && op.flags & flags::RETURNED == 0 {
             self.unreturned_waits.push(at);
+        }
+        let thread = event.thread as u32;
+        if self.last_thread != Some(thread) {
+            self.threads.push([at, thread]);
+            self.last_thread = Some(thread);
         }
         self.ops.push(op);
         self.info.push(info);

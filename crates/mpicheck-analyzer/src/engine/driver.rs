@@ -9,7 +9,9 @@ impl<'s> Engine<'s> {
         let hidden = (0..n)
             .map(|r| {
                 let id = slots.alloc(r, NO_REQ);
-                slots.get_mut(id).expect("just allocated").keep = K_HIDDEN;
+                let slot = slots.get_mut(id).expect("just allocated");
+                slot.keep = K_HIDDEN;
+                slot.waiter = r;
                 id
             })
             .collect();
@@ -22,8 +24,10 @@ impl<'s> Engine<'s> {
             never_received: options.never_received.clone(),
             forced: options.forced,
             forced_matched: options.forced.map(|_| false),
-            ranks: vec![RankState::default(); n as usize],
+            actors: vec![ActorState::default(); n as usize],
             cur: (0..n).map(|_| Current::default()).collect(),
+            lanes: lanes::Lanes::new(n),
+            buffers: vec![BsendBuffer::default(); n as usize],
             slots,
             reqs: FxHashMap::default(),
             hidden,
@@ -54,11 +58,11 @@ impl<'s> Engine<'s> {
         id as usize
     }
 
-    pub(super) fn enqueue(&mut self, rank: u32) {
-        let st = &mut self.ranks[rank as usize];
+    pub(super) fn enqueue(&mut self, a: Actor) {
+        let st = &mut self.actors[a as usize];
         if !st.queued {
             st.queued = true;
-            self.runq.push_back(rank);
+            self.runq.push_back(a);
         }
     }
 
@@ -67,9 +71,9 @@ impl<'s> Engine<'s> {
             self.enqueue(r);
         }
         loop {
-            while let Some(r) = self.runq.pop_front() {
-                self.ranks[r as usize].queued = false;
-                self.run_rank(r);
+            while let Some(a) = self.runq.pop_front() {
+                self.actors[a as usize].queued = false;
+                self.run_actor(a);
             }
             if !self.resolve_wildcards() {
                 break;
@@ -77,8 +81,9 @@ impl<'s> Engine<'s> {
         }
     }
 
-    pub(super) fn hidden_slot(&self, rank: u32) -> SlotId {
-        self.hidden[rank as usize]
+    /// The slot of actor `a`'s blocking calls.
+    pub(super) fn hidden_slot(&self, a: Actor) -> SlotId {
+        self.hidden[a as usize]
     }
 
     /// The live slot of a request, if any (a request never started, or completed and
@@ -107,18 +112,18 @@ impl<'s> Engine<'s> {
         Some(id)
     }
 
-    /// The word `k` of the aux words of rank `r`'s current operation.
+    /// The word `k` of the aux words of actor `a`'s current operation.
     #[inline]
-    pub(super) fn aux(&self, r: u32, k: u32) -> u32 {
-        self.cur[r as usize].aux[k as usize]
+    pub(super) fn aux(&self, a: Actor, k: u32) -> u32 {
+        self.cur[a as usize].aux[k as usize]
     }
 
-    /// Rank `r`'s current operation (it is blocked in it, or executing it).
+    /// Actor `a`'s current operation (it is blocked in it, or executing it).
     #[inline]
-    pub(super) fn current_op(&self, r: u32) -> ReplayOp {
-        self.cur[r as usize]
+    pub(super) fn current_op(&self, a: Actor) -> ReplayOp {
+        self.cur[a as usize]
             .op
-            .expect("the rank stands at an operation")
+            .expect("the actor stands at an operation")
     }
 
     pub(super) fn state(&self, slot: SlotId) -> u8 {
@@ -174,57 +179,58 @@ impl<'s> Engine<'s> {
         s.state = S_DONE;
         if s.waited {
             s.waited = false;
-            let owner = s.owner;
-            let st = &mut self.ranks[owner as usize];
+            let waiter = s.waiter;
+            let st = &mut self.actors[waiter as usize];
             if st.pending > 0 {
                 st.pending -= 1;
                 if st.pending == 0 {
-                    self.enqueue(owner);
+                    self.enqueue(waiter);
                 }
             }
         }
         self.maybe_release(slot);
     }
 
-    pub(super) fn run_rank(&mut self, r: u32) {
-        match self.ranks[r as usize].status {
+    /// Runs actor `a` until it blocks or ends.
+    pub(super) fn run_actor(&mut self, a: Actor) {
+        match self.actors[a as usize].status {
             R_READY => {}
             R_BLOCKED => {
-                if self.ranks[r as usize].pending > 0 {
+                if self.actors[a as usize].pending > 0 {
                     return;
                 }
-                self.resume(r);
+                self.resume(a);
             }
             _ => return,
         }
         loop {
-            let op = match self.cur[r as usize].op {
+            let op = match self.cur[a as usize].op {
                 Some(op) => op,
                 None => {
-                    let cur = &mut self.cur[r as usize];
-                    cur.aux.clear();
-                    match self.src.next_op(r, &mut cur.aux) {
-                        Some(op) => {
-                            cur.op = Some(op);
-                            op
-                        }
-                        None => {
-                            self.ranks[r as usize].status = match self.src.end(r) {
-                                EndKind::Finalized => R_FINALIZED,
-                                EndKind::Exited => R_EXITED,
-                                EndKind::Interrupted => R_UNFINISHED,
-                            };
-                            return;
-                        }
+                    if !self.pull(a) {
+                        self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
+                            EndKind::Finalized => R_FINALIZED,
+                            EndKind::Exited => R_EXITED,
+                            EndKind::Interrupted => R_UNFINISHED,
+                        };
+                        return;
                     }
+                    self.current_op(a)
                 }
             };
-            let pc = self.ranks[r as usize].pc;
+            if self.hold_for_request(a, &op) {
+                self.read_ahead(a);
+                return;
+            }
+            let event = self.cur[a as usize].event;
             self.stats.ops += 1;
-            match self.exec(r, pc, op) {
-                Step::Next => self.advance(r),
+            let step = self.exec(a, event, op);
+            self.made_requests(a, &op);
+            match step {
+                Step::Next => self.advance(a),
                 Step::Block => {
-                    self.ranks[r as usize].status = R_BLOCKED;
+                    self.actors[a as usize].status = R_BLOCKED;
+                    self.read_ahead(a);
                     return;
                 }
                 Step::Stop => return,
@@ -232,28 +238,28 @@ impl<'s> Engine<'s> {
         }
     }
 
-    /// Moves rank `r` past its current operation.
-    fn advance(&mut self, r: u32) {
-        self.ranks[r as usize].pc += 1;
-        self.cur[r as usize].op = None;
+    /// Moves actor `a` past its current operation.
+    fn advance(&mut self, a: Actor) {
+        self.cur[a as usize].op = None;
     }
 
     /// The blocked call's condition holds: finish it and move on.
-    pub(super) fn resume(&mut self, r: u32) {
-        let op = self.current_op(r);
+    pub(super) fn resume(&mut self, a: Actor) {
+        let op = self.current_op(a);
         if op.kind == OpKind::Wait {
-            self.unwait(r, &op);
+            self.unwait(a, &op);
         }
-        let st = &mut self.ranks[r as usize];
+        let st = &mut self.actors[a as usize];
         st.in_probe = false;
         st.status = R_READY;
-        self.advance(r);
+        self.advance(a);
     }
 
     /// A wait returned: its requests are no longer waited for (and the complete ones can go).
-    fn unwait(&mut self, r: u32, op: &ReplayOp) {
+    fn unwait(&mut self, a: Actor, op: &ReplayOp) {
+        let r = self.rank_of(a);
         for k in 0..op.b {
-            let req = self.aux(r, op.a + k);
+            let req = self.aux(a, op.a + k);
             if let Some(s) = self.req_slot(r, req) {
                 if let Some(slot) = self.slots.get_mut(s) {
                     slot.waited = false;
@@ -263,8 +269,8 @@ impl<'s> Engine<'s> {
         }
     }
 
-    /// Blocks on one request unless it is complete.
-    pub(super) fn block_on(&mut self, r: u32, slot: SlotId) -> Step {
+    /// Blocks actor `a` on one request unless it is complete.
+    pub(super) fn block_on(&mut self, a: Actor, slot: SlotId) -> Step {
         let Some(s) = self.slots.get_mut(slot) else {
             return Step::Next;
         };
@@ -272,11 +278,14 @@ impl<'s> Engine<'s> {
             return Step::Next;
         }
         s.waited = true;
-        self.ranks[r as usize].pending = 1;
+        s.waiter = a;
+        self.actors[a as usize].pending = 1;
         Step::Block
     }
 
-    pub(super) fn exec(&mut self, r: u32, event: u32, op: ReplayOp) -> Step {
+    /// Executes actor `a`'s operation `op`, event `event` of its rank.
+    pub(super) fn exec(&mut self, a: Actor, event: u32, op: ReplayOp) -> Step {
+        let r = self.rank_of(a);
         match op.kind {
             OpKind::Nop | OpKind::BufferDetach => Step::Next,
             OpKind::RequestFree => {
@@ -290,11 +299,11 @@ impl<'s> Engine<'s> {
                 Step::Next
             }
             OpKind::Finalize => {
-                self.ranks[r as usize].status = R_FINALIZED;
+                self.actors[a as usize].status = R_FINALIZED;
                 Step::Stop
             }
             OpKind::BufferAttach => {
-                self.ranks[r as usize].buffer_capacity = op.b;
+                self.buffers[r as usize].capacity = op.b;
                 Step::Next
             }
             OpKind::Cancel => {
@@ -311,12 +320,12 @@ impl<'s> Engine<'s> {
                 Step::Next
             }
             OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective => {
-                let rx = self.rx_of(r, &op);
+                let rx = self.rx_of(a, &op);
                 match op.class {
                     class::BLOCKING => {
-                        let slot = self.hidden_slot(r);
+                        let slot = self.hidden_slot(a);
                         self.start(r, event, op, rx, slot);
-                        self.block_on(r, slot)
+                        self.block_on(a, slot)
                     }
                     class::NONBLOCKING => {
                         if let Some(slot) = self.req_slot_or_new(r, op.a) {
@@ -341,7 +350,7 @@ impl<'s> Engine<'s> {
             }
             OpKind::Release => {
                 for k in 0..op.b {
-                    let [old, new] = [self.aux(r, op.a + 2 * k), self.aux(r, op.a + 2 * k + 1)];
+                    let [old, new] = [self.aux(a, op.a + 2 * k), self.aux(a, op.a + 2 * k + 1)];
                     let Some(old) = self.req_slot(r, old) else {
                         continue;
                     };
@@ -376,7 +385,7 @@ impl<'s> Engine<'s> {
             }
             OpKind::Start => {
                 for k in 0..op.b {
-                    let req = self.aux(r, op.a + k);
+                    let req = self.aux(a, op.a + k);
                     let Some(slot) = self.req_slot(r, req) else {
                         continue;
                     };
@@ -391,12 +400,12 @@ impl<'s> Engine<'s> {
             | OpKind::WinStart
             | OpKind::WinComplete
             | OpKind::WinWait
-            | OpKind::WinLockWait => self.exec_epoch(r, op),
+            | OpKind::WinLockWait => self.exec_epoch(a, op),
             OpKind::Probe => {
                 if op.peer == NO_RANK || self.probe_ready(r, &op) {
                     return Step::Next;
                 }
-                let st = &mut self.ranks[r as usize];
+                let st = &mut self.actors[a as usize];
                 st.in_probe = true;
                 st.pending = 1;
                 Step::Block
@@ -408,7 +417,7 @@ impl<'s> Engine<'s> {
                 let mut incomplete = 0;
                 let mut some_done = false;
                 for k in 0..op.b {
-                    let req = self.aux(r, op.a + k);
+                    let req = self.aux(a, op.a + k);
                     let slot = self
                         .req_slot(r, req)
                         .and_then(|s| self.slots.get_mut(s))
@@ -417,6 +426,7 @@ impl<'s> Engine<'s> {
                         Some(slot) => {
                             if !slot.waited {
                                 slot.waited = true;
+                                slot.waiter = a;
                                 incomplete += 1;
                             }
                         }
@@ -424,26 +434,26 @@ impl<'s> Engine<'s> {
                     }
                 }
                 if incomplete == 0 || (any && some_done) {
-                    self.unwait(r, &op);
+                    self.unwait(a, &op);
                     return Step::Next;
                 }
-                self.ranks[r as usize].pending = if any { 1 } else { incomplete };
+                self.actors[a as usize].pending = if any { 1 } else { incomplete };
                 Step::Block
             }
         }
     }
 
-    /// The receive half of a sendrecv (its aux words), or zeros.
-    fn rx_of(&self, r: u32, op: &ReplayOp) -> [u32; 4] {
+    /// The receive half of actor `a`'s sendrecv (its aux words), or zeros.
+    fn rx_of(&self, a: Actor, op: &ReplayOp) -> [u32; 4] {
         if op.kind != OpKind::Sendrecv {
             return [0; 4];
         }
         let at = op.b;
-        [0, 1, 2, 3].map(|k| self.aux(r, at + k))
+        [0, 1, 2, 3].map(|k| self.aux(a, at + k))
     }
 
-    /// Starts a communication operation on a request slot; `rx` is a sendrecv's receive
-    /// half `[source, tag, recorded source, bytes]`.
+    /// Starts a communication operation of rank `r` on a request slot; `rx` is a
+    /// sendrecv's receive half `[source, tag, recorded source, bytes]`.
     pub(super) fn start(&mut self, r: u32, event: u32, op: ReplayOp, rx: [u32; 4], slot: SlotId) {
         match op.kind {
             OpKind::Send => {

@@ -30,9 +30,9 @@ impl Engine<'_> {
             },
             Mode::Strict => match mode {
                 SendMode::Buffered => {
-                    let st = &mut self.ranks[r as usize];
-                    if st.buffer_capacity.saturating_sub(st.buffer_used) >= bytes {
-                        st.buffer_used += bytes;
+                    let buffer = &mut self.buffers[r as usize];
+                    if buffer.capacity.saturating_sub(buffer.used) >= bytes {
+                        buffer.used += bytes;
                         buffered = bytes;
                         false
                     } else {
@@ -63,16 +63,25 @@ impl Engine<'_> {
             return;
         }
         ds.push_send(r, send);
-        // A rank blocked in a probe may be waiting for exactly this message.
-        let d = &self.ranks[dest as usize];
+        // A thread of the destination blocked in a probe may be waiting for exactly this
+        // message.
+        self.wake_probe(dest, r, op);
+        for k in 0..self.lanes.others(dest).len() {
+            self.wake_probe(self.lanes.others(dest)[k], r, op);
+        }
+    }
+
+    /// Releases actor `a` if it is blocked in a probe that `source`'s send `op` matches.
+    fn wake_probe(&mut self, a: Actor, source: Rank, op: &ReplayOp) {
+        let d = &self.actors[a as usize];
         if d.status == R_BLOCKED && d.in_probe {
-            let probe = self.current_op(dest);
+            let probe = self.current_op(a);
             if probe.comm == op.comm
-                && (probe.peer == ANY_SOURCE || probe.peer == r)
+                && (probe.peer == ANY_SOURCE || probe.peer == source)
                 && tag_matches(probe.tag, op.tag)
             {
-                self.ranks[dest as usize].pending = 0;
-                self.enqueue(dest);
+                self.actors[a as usize].pending = 0;
+                self.enqueue(a);
             }
         }
     }
@@ -84,8 +93,8 @@ impl Engine<'_> {
             self.part_done(send.slot, P_SEND);
         }
         if send.buffered > 0 {
-            let st = &mut self.ranks[source as usize];
-            st.buffer_used = st.buffer_used.saturating_sub(send.buffered);
+            let buffer = &mut self.buffers[source as usize];
+            buffer.used = buffer.used.saturating_sub(send.buffered);
         }
     }
 

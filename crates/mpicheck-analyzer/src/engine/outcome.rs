@@ -9,23 +9,56 @@ impl Engine<'_> {
         let mut stuck = Vec::new();
         let mut missing_cache: FxHashMap<(u32, u32), Arc<[Rank]>> = FxHashMap::default();
         for r in 0..n {
-            let st = self.ranks[r as usize];
-            ranks.push(match st.status {
-                R_FINALIZED => RankOutcome::Finalized,
-                R_EXITED => RankOutcome::Exited,
-                R_UNFINISHED => RankOutcome::Unfinished,
-                _ => {
-                    let cond = self.rank_cond(r, &mut missing_cache);
-                    stuck.push(StuckRank {
-                        rank: r,
-                        event: st.pc as usize,
-                        cond,
-                    });
-                    RankOutcome::Stuck {
-                        event: st.pc as usize,
-                    }
-                }
+            let actors: Vec<Actor> = std::iter::once(r)
+                .chain(self.lanes.others(r).iter().copied())
+                .collect();
+            let status = |a: &Actor| self.actors[*a as usize].status;
+            // Threads stuck in a call; held ones only wait for another thread of the rank,
+            // which is stuck itself (unless nothing else is).
+            let mut stuck_actors: Vec<Actor> = actors
+                .iter()
+                .copied()
+                .filter(|a| matches!(status(a), R_READY | R_BLOCKED))
+                .collect();
+            if stuck_actors.is_empty() {
+                stuck_actors = actors
+                    .iter()
+                    .copied()
+                    .filter(|a| status(a) == R_HELD)
+                    .collect();
+            }
+            if stuck_actors.is_empty() {
+                ranks.push(if actors.iter().any(|a| status(a) == R_UNFINISHED) {
+                    RankOutcome::Unfinished
+                } else if actors.iter().any(|a| status(a) == R_FINALIZED) {
+                    RankOutcome::Finalized
+                } else {
+                    RankOutcome::Exited
+                });
+                continue;
+            }
+            let event_of = |a: &Actor| match self.cur[*a as usize].op {
+                Some(_) => self.cur[*a as usize].event,
+                None => self.lanes.next_event(r),
+            };
+            stuck_actors.sort_by_key(event_of);
+            let event = event_of(&stuck_actors[0]) as usize;
+            // The rank goes on once any of its stuck threads does.
+            let mut conds: Vec<WaitCond> = stuck_actors
+                .iter()
+                .map(|&a| self.actor_cond(a, &mut missing_cache))
+                .collect();
+            let cond = if conds.len() == 1 {
+                conds.pop().expect("one condition")
+            } else {
+                WaitCond::AnyOf(conds)
+            };
+            stuck.push(StuckRank {
+                rank: r,
+                event,
+                cond,
             });
+            ranks.push(RankOutcome::Stuck { event });
         }
         Replay {
             mode: self.mode,
@@ -65,21 +98,23 @@ impl Engine<'_> {
         out
     }
 
-    pub(super) fn rank_cond(
+    /// What stuck actor `a`'s current call waits for.
+    pub(super) fn actor_cond(
         &self,
-        r: u32,
+        a: Actor,
         cache: &mut FxHashMap<(u32, u32), Arc<[Rank]>>,
     ) -> WaitCond {
-        let op = self.current_op(r);
+        let op = self.current_op(a);
+        let r = self.rank_of(a);
         match op.kind {
             OpKind::Probe => self.recv_cond(r, op.comm, op.peer, op.tag, NO_RANK, false),
             OpKind::WinStart | OpKind::WinComplete | OpKind::WinWait | OpKind::WinLockWait => {
-                self.epoch_cond(r, op)
+                self.epoch_cond(a, op)
             }
             OpKind::Wait => {
                 let mut parts = Vec::new();
                 for k in 0..op.b {
-                    let req = self.aux(r, op.a + k);
+                    let req = self.aux(a, op.a + k);
                     if let Some(s) = self.req_slot(r, req) {
                         if self.state(s) == S_ACTIVE {
                             parts.push(self.slot_cond(r, s, cache));
@@ -94,7 +129,7 @@ impl Engine<'_> {
                     WaitCond::AllOf(parts)
                 }
             }
-            _ => self.slot_cond(r, self.hidden_slot(r), cache),
+            _ => self.slot_cond(r, self.hidden_slot(a), cache),
         }
     }
 

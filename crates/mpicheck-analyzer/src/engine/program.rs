@@ -63,6 +63,13 @@ impl ProgramBuilder {
     pub(super) fn set_names(&mut self, names: Vec<&'static str>) {
         self.program.names = names;
     }
+    /// The thread that makes the current rank's operations pushed from here on (thread 0
+    /// until this is called).
+    pub fn thread(&mut self, thread: u16) {
+        let rank = self.current();
+        let at = rank.ops.len() as u32;
+        rank.threads.push([at, thread as u32]);
+    }
     /// Stores words in the current rank's aux table (request lists) and returns their
     /// offset.
     pub fn push_aux(&mut self, words: &[u32]) -> u32 {

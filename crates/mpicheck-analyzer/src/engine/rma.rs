@@ -314,8 +314,8 @@ pub(super) struct Epochs {
     exposure: FxHashMap<(u32, Rank), Box<[Rank]>>,
     /// (window, rank) → the group of its open access epoch.
     access: FxHashMap<(u32, Rank), Box<[Rank]>>,
-    /// Ranks blocked in one of these calls.
-    blocked: Vec<Rank>,
+    /// Actors blocked in one of these calls.
+    blocked: Vec<Actor>,
 }
 
 /// The replay operation of a call on a window, given what [`compile_event`] made of it
@@ -390,9 +390,9 @@ pub(super) fn lock_wait_op(
 }
 
 impl Engine<'_> {
-    /// The group of rank `r`'s current operation (its aux words).
-    fn group(&self, r: Rank, op: &ReplayOp) -> &[Rank] {
-        &self.cur[r as usize].aux[op.a as usize..(op.a + op.b) as usize]
+    /// The group of actor `a`'s current operation (its aux words).
+    fn group(&self, a: Actor, op: &ReplayOp) -> &[Rank] {
+        &self.cur[a as usize].aux[op.a as usize..(op.a + op.b) as usize]
     }
 
     fn must_wait(&self, op: &ReplayOp) -> bool {
@@ -431,11 +431,12 @@ impl Engine<'_> {
             .collect()
     }
 
-    pub(super) fn exec_epoch(&mut self, r: Rank, op: ReplayOp) -> Step {
+    pub(super) fn exec_epoch(&mut self, a: Actor, op: ReplayOp) -> Step {
         let win = op.comm;
+        let r = self.rank_of(a);
         match op.kind {
             OpKind::WinPost => {
-                let group: Box<[Rank]> = self.group(r, &op).into();
+                let group: Box<[Rank]> = self.group(a, &op).into();
                 for &o in group.iter() {
                     *self.epochs.posts.entry((win, r, o)).or_default() += 1;
                 }
@@ -444,24 +445,24 @@ impl Engine<'_> {
                 Step::Next
             }
             OpKind::WinStart => {
-                let group: Box<[Rank]> = self.group(r, &op).into();
+                let group: Box<[Rank]> = self.group(a, &op).into();
                 for &t in group.iter() {
                     *self.epochs.starts.entry((win, r, t)).or_default() += 1;
                 }
                 self.epochs.access.insert((win, r), group);
                 if self.must_wait(&op) && !self.unposted(win, r).is_empty() {
-                    return self.block_epoch(r);
+                    return self.block_epoch(a);
                 }
                 Step::Next
             }
             // The holders' unlock is not in their traces: the wait never ends.
             OpKind::WinLockWait => {
-                self.ranks[r as usize].pending = 1;
+                self.actors[a as usize].pending = 1;
                 Step::Block
             }
             OpKind::WinComplete | OpKind::WinWait => {
                 if self.must_wait(&op) && !self.epoch_ready(r, &op) {
-                    return self.block_epoch(r);
+                    return self.block_epoch(a);
                 }
                 self.finish_epoch(r, &op);
                 Step::Next
@@ -470,9 +471,9 @@ impl Engine<'_> {
         }
     }
 
-    fn block_epoch(&mut self, r: Rank) -> Step {
-        self.ranks[r as usize].pending = 1;
-        self.epochs.blocked.push(r);
+    fn block_epoch(&mut self, a: Actor) -> Step {
+        self.actors[a as usize].pending = 1;
+        self.epochs.blocked.push(a);
         Step::Block
     }
 
@@ -499,31 +500,33 @@ impl Engine<'_> {
         }
     }
 
-    /// Releases the blocked ranks whose call can now complete (a complete that ends may
+    /// Releases the blocked actors whose call can now complete (a complete that ends may
     /// release waits in turn).
     fn wake_epochs(&mut self) {
         let mut i = 0;
         while i < self.epochs.blocked.len() {
-            let r = self.epochs.blocked[i];
-            let op = self.current_op(r);
+            let a = self.epochs.blocked[i];
+            let r = self.rank_of(a);
+            let op = self.current_op(a);
             if !self.epoch_ready(r, &op) {
                 i += 1;
                 continue;
             }
             self.epochs.blocked.swap_remove(i);
-            self.ranks[r as usize].pending = 0;
-            self.enqueue(r);
+            self.actors[a as usize].pending = 0;
+            self.enqueue(a);
             // May push to and wake from `blocked`: scan again from the start.
             self.finish_epoch(r, &op);
             i = 0;
         }
     }
 
-    /// What a rank blocked in one of these calls waits for.
-    pub(super) fn epoch_cond(&self, r: Rank, op: ReplayOp) -> WaitCond {
+    /// What actor `a` blocked in one of these calls waits for.
+    pub(super) fn epoch_cond(&self, a: Actor, op: ReplayOp) -> WaitCond {
+        let r = self.rank_of(a);
         let (ranks, call) = match op.kind {
             OpKind::WinWait => (self.uncompleted(op.comm, r), "MPI_Win_complete"),
-            OpKind::WinLockWait => (self.group(r, &op).to_vec(), "MPI_Win_unlock"),
+            OpKind::WinLockWait => (self.group(a, &op).to_vec(), "MPI_Win_unlock"),
             _ => (self.unposted(op.comm, r), "MPI_Win_post"),
         };
         WaitCond::Ranks {
