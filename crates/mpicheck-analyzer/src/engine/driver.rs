@@ -15,6 +15,7 @@ impl<'s> Engine<'s> {
                 id
             })
             .collect();
+        let lanes = lanes::Lanes::new(&*src);
         // World destinations are indexed by rank directly; other communicators get ids.
         let dests = (0..n).map(DestState::new).collect();
         Engine {
@@ -26,7 +27,7 @@ impl<'s> Engine<'s> {
             forced_matched: options.forced.map(|_| false),
             actors: vec![ActorState::default(); n as usize],
             cur: (0..n).map(|_| Current::default()).collect(),
-            lanes: lanes::Lanes::new(n),
+            lanes,
             buffers: vec![BsendBuffer::default(); n as usize],
             slots,
             reqs: FxHashMap::default(),
@@ -218,14 +219,16 @@ impl<'s> Engine<'s> {
                     self.current_op(a)
                 }
             };
-            if self.hold_for_request(a, &op) {
+            if self.lanes.requests_unmade() && self.hold_for_request(a, &op) {
                 self.read_ahead(a);
                 return;
             }
             let event = self.cur[a as usize].event;
             self.stats.ops += 1;
             let step = self.exec(a, event, op);
-            self.made_requests(a, &op);
+            if self.lanes.requests_unmade() {
+                self.made_requests(a, &op);
+            }
             match step {
                 Step::Next => self.advance(a),
                 Step::Block => {

@@ -43,6 +43,9 @@ pub(super) struct Lanes {
     extra: FxHashMap<Rank, Vec<Actor>>,
     /// By actor: operations read for it that it has not reached yet.
     backlog: FxHashMap<Actor, VecDeque<Pulled>>,
+    /// By rank: whether its operations come from several threads
+    /// ([`OpSource::threaded`]); only then are their threads looked at.
+    threaded: Vec<bool>,
     /// By rank: the event index of its next operation from the source.
     next_event: Vec<u32>,
     /// By rank: the source gave its last operation.
@@ -54,9 +57,11 @@ pub(super) struct Lanes {
 }
 
 impl Lanes {
-    pub(super) fn new(world: u32) -> Lanes {
+    pub(super) fn new(src: &dyn OpSource) -> Lanes {
+        let world = src.world_size();
         Lanes {
             world,
+            threaded: (0..world).map(|r| src.threaded(r)).collect(),
             extra_rank: Vec::new(),
             thread: vec![NO_THREAD; world as usize],
             extra: FxHashMap::default(),
@@ -86,16 +91,23 @@ impl Lanes {
     pub(super) fn next_event(&self, r: Rank) -> u32 {
         self.next_event[r as usize]
     }
+
+    /// Whether an operation read for one thread makes a request that is not made yet: only
+    /// then may another thread's operation have to wait for it.
+    #[inline]
+    pub(super) fn requests_unmade(&self) -> bool {
+        !self.unmade.is_empty()
+    }
 }
 
 /// The requests an operation makes: a nonblocking or persistent operation's, and the
 /// fresh ids a release gives the handles.
 fn made(op: &ReplayOp, aux: &[u32], mut f: impl FnMut(u32)) {
     match op.kind {
-        OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective => {
-            if op.class != class::BLOCKING && op.a != NO_REQ {
-                f(op.a)
-            }
+        OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective
+            if op.class != class::BLOCKING && op.a != NO_REQ =>
+        {
+            f(op.a)
         }
         OpKind::Release => (0..op.b).for_each(|k| f(aux[(op.a + 2 * k + 1) as usize])),
         _ => {}
@@ -120,6 +132,19 @@ impl Engine<'_> {
 
     /// Makes actor `a`'s next operation its current one; `false` past its rank's last.
     pub(super) fn pull(&mut self, a: Actor) -> bool {
+        let r = self.rank_of(a);
+        if !self.lanes.threaded[r as usize] {
+            // One thread: the source's next operation is the actor's.
+            let cur = &mut self.cur[a as usize];
+            cur.aux.clear();
+            let Some(op) = self.src.next_op(r, &mut cur.aux) else {
+                return false;
+            };
+            cur.op = Some(op);
+            cur.event = self.lanes.next_event[r as usize];
+            self.lanes.next_event[r as usize] += 1;
+            return true;
+        }
         if let Some(p) = self.lanes.backlog.get_mut(&a).and_then(|q| q.pop_front()) {
             let cur = &mut self.cur[a as usize];
             cur.op = Some(p.op);
@@ -127,7 +152,6 @@ impl Engine<'_> {
             cur.aux = p.aux;
             return true;
         }
-        let r = self.rank_of(a);
         loop {
             if self.lanes.exhausted[r as usize] {
                 return false;
@@ -168,7 +192,7 @@ impl Engine<'_> {
     /// operation is read), or the rank has no more. Nobody would read them otherwise.
     pub(super) fn read_ahead(&mut self, a: Actor) {
         let r = self.rank_of(a);
-        if !self.src.threaded(r) {
+        if !self.lanes.threaded[r as usize] {
             return;
         }
         let ready = |e: &Engine, r: Rank| {
@@ -225,9 +249,6 @@ impl Engine<'_> {
     /// Holds actor `a` before its current operation `op` if the operation names a request
     /// another thread of its rank makes in an operation not replayed yet.
     pub(super) fn hold_for_request(&mut self, a: Actor, op: &ReplayOp) -> bool {
-        if self.lanes.unmade.is_empty() {
-            return false;
-        }
         let r = self.rank_of(a);
         let mut waits_for = None;
         named(op, &self.cur[a as usize].aux, |req| {
@@ -245,9 +266,6 @@ impl Engine<'_> {
 
     /// Actor `a` replayed `op`: the actors held for the requests it made go on.
     pub(super) fn made_requests(&mut self, a: Actor, op: &ReplayOp) {
-        if self.lanes.unmade.is_empty() {
-            return;
-        }
         let r = self.rank_of(a);
         let mut reqs = Vec::new();
         made(op, &self.cur[a as usize].aux, |req| reqs.push(req));
