@@ -805,6 +805,8 @@ pub struct ReplayStats {
     /// The most request slots live at once (requests in flight, persistent requests, and
     /// one slot per rank for its blocking calls): the replay's request table.
     pub peak_live_requests: u64,
+    /// The most collective series (communicator, operation, root) held at once.
+    pub peak_series: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -1088,6 +1090,10 @@ struct Engine<'s> {
     wild_heads: Vec<u32>,
     series: Vec<Series>,
     series_ids: FxHashMap<SeriesKey, u32>,
+    /// Series entries given back by [`Engine::sweep_series`], for new series.
+    free_series: Vec<u32>,
+    /// The number of series at which the next new one sweeps the finished ones out.
+    sweep_series_at: usize,
     races: Vec<WildcardRace>,
     stats: ReplayStats,
     epochs: rma::Epochs,
@@ -1188,6 +1194,46 @@ mod tests {
                 replay.stats.peak_live_requests <= 6,
                 "{}",
                 replay.stats.peak_live_requests
+            );
+        }
+    }
+
+    #[test]
+    fn finished_collective_series_are_swept_so_series_stay_few() {
+        let comms = 20_000;
+        let mut b = ProgramBuilder::new(2);
+        let ids: Vec<CommId> = (0..comms).map(|_| b.add_comm(vec![0, 1])).collect();
+        for r in 0..2 {
+            b.begin_rank();
+            // Rank 0 starts a barrier on the first communicator, which rank 1 calls only at
+            // the end: its series stays open through every sweep.
+            let mut ibarrier = ReplayOp::new(OpKind::Collective);
+            ibarrier.sub = kind_index(CollectiveKind::Barrier);
+            ibarrier.comm = ids[0].0;
+            ibarrier.class = class::NONBLOCKING;
+            ibarrier.a = 0;
+            if r == 0 {
+                b.push(ibarrier);
+            }
+            for &c in &ids[1..] {
+                b.collective(CollectiveKind::Allreduce, None, c);
+                b.collective(CollectiveKind::Allreduce, None, c);
+            }
+            if r == 1 {
+                b.push(ibarrier);
+            }
+            b.waitall(&[0]);
+            b.finalize();
+            b.end_rank(EndKind::Finalized);
+        }
+        let program = b.finish();
+        for mode in [Mode::Recorded, Mode::Strict] {
+            let replay = replay_program(&program, &ReplayOptions::new(mode));
+            assert!(replay.completed(), "{mode:?}: {:?}", replay.stuck);
+            assert!(
+                replay.stats.peak_series <= 2 * collectives::SWEEP_SERIES_FROM as u64,
+                "{}",
+                replay.stats.peak_series
             );
         }
     }

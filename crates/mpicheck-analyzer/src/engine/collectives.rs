@@ -2,7 +2,58 @@
 
 use super::*;
 
+/// Series below this number are never swept.
+pub(super) const SWEEP_SERIES_FROM: usize = 1024;
+
 impl Engine<'_> {
+    /// Makes the series of `key` over `size` members, in an entry a swept series gave back
+    /// if any. Every so often (when the series have doubled since the last sweep) the
+    /// finished series are swept out first, so that the replay holds the series of
+    /// communicators in use, not of every communicator the run made.
+    fn new_series(&mut self, key: SeriesKey, size: u32) -> u32 {
+        if self.series.len() - self.free_series.len() >= self.sweep_series_at {
+            self.sweep_series();
+        }
+        let series = Series {
+            key,
+            size,
+            next: vec![0; size as usize],
+            instances: VecDeque::new(),
+            base: 0,
+        };
+        let sid = match self.free_series.pop() {
+            Some(sid) => {
+                self.series[sid as usize] = series;
+                sid
+            }
+            None => {
+                self.series.push(series);
+                self.series.len() as u32 - 1
+            }
+        };
+        self.series_ids.insert(key, sid);
+        let live = (self.series.len() - self.free_series.len()) as u64;
+        self.stats.peak_series = self.stats.peak_series.max(live);
+        sid
+    }
+
+    /// Gives back the entries of the series with no call open. Such a series has every
+    /// member at the same count, so forgetting it changes nothing: the next call starts it
+    /// again with every count at 0. Only open calls' slots name a series.
+    fn sweep_series(&mut self) {
+        for (sid, series) in self.series.iter_mut().enumerate() {
+            // A given-back entry keeps its old key, which may name a newer series now.
+            let current = self.series_ids.get(&series.key) == Some(&(sid as u32));
+            if current && series.instances.is_empty() {
+                self.series_ids.remove(&series.key);
+                series.next = Vec::new();
+                self.free_series.push(sid as u32);
+            }
+        }
+        let live = self.series.len() - self.free_series.len();
+        self.sweep_series_at = (2 * live).max(SWEEP_SERIES_FROM);
+    }
+
     pub(super) fn need(&self, op: &ReplayOp, comm_rank: u32, size: u32) -> Need {
         let returned = op.flags & flags::RETURNED != 0 && op.flags & flags::UNBUFFERED == 0;
         if self.mode == Mode::Strict || !returned {
@@ -50,17 +101,10 @@ impl Engine<'_> {
             root: op.peer,
             name: op.b,
         };
-        let next_id = self.series.len() as u32;
-        let sid = *self.series_ids.entry(key).or_insert(next_id);
-        if sid == next_id {
-            self.series.push(Series {
-                key,
-                size,
-                next: vec![0; size as usize],
-                instances: VecDeque::new(),
-                base: 0,
-            });
-        }
+        let sid = match self.series_ids.get(&key) {
+            Some(&sid) => sid,
+            None => self.new_series(key, size),
+        };
         let need = self.need(op, cr, size);
         let is_scan = matches!(
             COLLECTIVE_KINDS[op.sub as usize % COLLECTIVE_KINDS.len()],
@@ -122,8 +166,8 @@ impl Engine<'_> {
             series.base += 1;
         }
         if series.instances.is_empty() {
-            // A series is kept per communicator ever used (its members' counts); one with
-            // no call open holds no room for instances (four, 320 bytes, otherwise).
+            // A series with no call open holds no room for instances (four, 320 bytes,
+            // otherwise) until it is swept out.
             series.instances = VecDeque::new();
         }
         for s in wake {

@@ -38,6 +38,8 @@ impl<'s> Engine<'s> {
             wild_heads: Vec::new(),
             series: Vec::new(),
             series_ids: FxHashMap::default(),
+            free_series: Vec::new(),
+            sweep_series_at: collectives::SWEEP_SERIES_FROM,
             races: Vec::new(),
             stats: ReplayStats {
                 peak_live_requests: n as u64,
