@@ -374,7 +374,11 @@ pub struct Program {
     /// By world rank.
     pub(crate) ranks: Vec<RankProgram>,
     pub(crate) ends: Vec<EndKind>,
-    pub(crate) comms: Vec<CommMembers>,
+    /// By communicator id: its members, an index into `member_sets`.
+    pub(crate) comms: Vec<u32>,
+    /// The distinct member lists: communicators with the same members (a program that
+    /// duplicates or splits communicators again and again) share one.
+    pub(crate) member_sets: Vec<CommMembers>,
     pub(crate) names: Vec<&'static str>,
 }
 
@@ -408,7 +412,8 @@ impl Program {
         self.ranks[rank as usize].ops.to_vec()
     }
     pub(crate) fn comm(&self, comm: u32) -> Option<&CommMembers> {
-        self.comms.get(comm as usize)
+        self.member_sets
+            .get(*self.comms.get(comm as usize)? as usize)
     }
     /// The operation of event `event` of `rank`.
     pub fn op(&self, rank: Rank, event: usize) -> Option<ReplayOp> {
@@ -1196,6 +1201,28 @@ mod tests {
                 replay.stats.peak_live_requests
             );
         }
+    }
+
+    #[test]
+    fn communicators_with_the_same_members_share_one_member_list() {
+        let mut b = ProgramBuilder::new(4);
+        let dups: Vec<CommId> = (0..1000).map(|_| b.add_comm(vec![0, 1, 2, 3])).collect();
+        let halves: Vec<CommId> = (0..1000)
+            .map(|i| b.add_comm(if i % 2 == 0 { vec![2, 0] } else { vec![1, 3] }))
+            .collect();
+        for _ in 0..4 {
+            b.begin_rank();
+            b.end_rank(EndKind::Finalized);
+        }
+        let program = b.finish();
+        assert_eq!(program.member_sets.len(), 3);
+        assert_eq!(program.comm(dups[999].0).unwrap().comm_rank(3), Some(3));
+        let half = program.comm(halves[998].0).unwrap();
+        assert_eq!(half.members().collect::<Vec<_>>(), vec![2, 0]);
+        assert_eq!(half.comm_rank(0), Some(1));
+        let other = program.comm(halves[999].0).unwrap();
+        assert_eq!(other.members().collect::<Vec<_>>(), vec![1, 3]);
+        assert!(program.comm(halves[999].0 + 1).is_none());
     }
 
     #[test]

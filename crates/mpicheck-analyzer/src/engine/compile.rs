@@ -206,22 +206,18 @@ impl ProgramCompiler {
                 .map(|(rank, r)| (rank as Rank, &r.locks)),
         );
         let mut b = ProgramBuilder::new(world_size);
-        let mut comms: Vec<(u32, Vec<Rank>)> = tables
-            .comms()
-            .iter()
-            .enumerate()
-            .skip(1)
-            .map(|(id, info)| {
-                let mut members = info.members.to_vec();
-                if let Some(remote) = &info.remote {
-                    // Collectives on an intercommunicator involve both groups.
-                    members.extend(remote.iter().copied());
-                }
-                (tables.comm_order(CommId(id as u32)), members)
-            })
+        // The communicators in the order of their program ids.
+        let mut comms: Vec<(u32, u32)> = (1..tables.comms().len() as u32)
+            .map(|id| (tables.comm_order(CommId(id)), id))
             .collect();
-        comms.sort_by_key(|(id, _)| *id);
-        for (_, members) in comms {
+        comms.sort_unstable();
+        for (_, id) in comms {
+            let info = &tables.comms()[id as usize];
+            let mut members = info.members.to_vec();
+            if let Some(remote) = &info.remote {
+                // Collectives on an intercommunicator involve both groups.
+                members.extend(remote.iter().copied());
+            }
             b.add_comm(members);
         }
         b.set_names(std::mem::take(&mut self.names.names));
@@ -874,8 +870,9 @@ mod tests {
             }
             out.push(format!("{rank} ends {:?}", program.ends[rank as usize]));
         }
-        for comm in &program.comms {
-            out.push(format!("comm {:?}", comm.members().collect::<Vec<_>>()));
+        for comm in 0..program.comms.len() as u32 {
+            let members = program.comm(comm).expect("a communicator");
+            out.push(format!("comm {:?}", members.members().collect::<Vec<_>>()));
         }
         out
     }

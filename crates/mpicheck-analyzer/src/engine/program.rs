@@ -3,11 +3,18 @@
 
 use super::*;
 
+fn member_list_hash(members: &[Rank]) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(members)
+}
+
 /// Builds a [`Program`] rank by rank, for runs too large to hold as a [`Run`] (benchmarks)
 /// and for [`Program::from_run`].
 pub struct ProgramBuilder {
     program: Program,
     open: bool,
+    /// The hash of each member list in [`Program::member_sets`] → the sets with it.
+    member_set_ids: FxHashMap<u64, Vec<u32>>,
 }
 
 impl ProgramBuilder {
@@ -17,15 +24,34 @@ impl ProgramBuilder {
             program: Program {
                 ranks: Vec::with_capacity(world_size as usize),
                 ends: Vec::with_capacity(world_size as usize),
-                comms: vec![CommMembers::identity(world_size)],
+                comms: vec![0],
+                member_sets: vec![CommMembers::identity(world_size)],
                 names: vec![""],
             },
             open: false,
+            member_set_ids: FxHashMap::from_iter([(
+                member_list_hash(&(0..world_size).collect::<Vec<_>>()),
+                vec![0],
+            )]),
         }
     }
     /// Adds a communicator (world ranks in communicator rank order) and returns its id.
     pub fn add_comm(&mut self, members: Vec<Rank>) -> CommId {
-        self.program.comms.push(CommMembers::of(members));
+        let hash = member_list_hash(&members);
+        let sets = &mut self.program.member_sets;
+        let candidates = self.member_set_ids.entry(hash).or_default();
+        let set = match candidates
+            .iter()
+            .find(|&&s| sets[s as usize].members().eq(members.iter().copied()))
+        {
+            Some(&set) => set,
+            None => {
+                sets.push(CommMembers::of(members));
+                candidates.push(sets.len() as u32 - 1);
+                sets.len() as u32 - 1
+            }
+        };
+        self.program.comms.push(set);
         CommId(self.program.comms.len() as u32 - 1)
     }
     /// Starts the next rank (ranks are added in order 0, 1, ...).
