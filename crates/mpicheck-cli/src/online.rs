@@ -52,6 +52,27 @@ pub struct Followed {
     site_outside_maps: bool,
     pub run: Run,
     pub findings: Vec<Diagnostic>,
+    /// Each rank's trace as its process left it, scanned when its calls were over (how the
+    /// rank ended), by file: the analysis of the finished traces needs the same scan.
+    pub ended: BTreeMap<PathBuf, EndedTrace>,
+}
+
+/// A trace scanned once its process left it, and what its file was then.
+pub struct EndedTrace {
+    pub trace: Trace,
+    /// The file's length when it was scanned.
+    len: u64,
+}
+
+impl EndedTrace {
+    /// The scan of the file at `path`, if it is still the file that was scanned: the same
+    /// length and header (where the records end, the process's state). Else the file must
+    /// be scanned again (a process still wrote it).
+    pub fn of_unchanged(self, path: &Path) -> Option<Trace> {
+        let len = std::fs::metadata(path).ok()?.len();
+        (len == self.len && out_dir::trace_header(path).as_ref() == Some(&self.trace.header))
+            .then_some(self.trace)
+    }
 }
 
 impl Online {
@@ -185,6 +206,7 @@ fn follow_and_analyze(
         .collect();
     // The first window constructor read: (trace, function id).
     let made_window: std::cell::Cell<Option<(usize, u16)>> = Default::default();
+    let mut ended = BTreeMap::new();
     let window = mpicheck_trace::window_for(traces.len());
     let analyzed = mpicheck_analyzer::checks::analyze_following(
         &traces,
@@ -203,7 +225,16 @@ fn follow_and_analyze(
         },
         &mut resolve,
         Some(dir),
-        &mut |i| mpicheck_trace::scan_trace_file(&paths[i]).ok(),
+        &mut |i| {
+            let len = std::fs::metadata(&paths[i]).ok()?.len();
+            let trace = mpicheck_trace::scan_trace_file(&paths[i]).ok()?;
+            let kept = EndedTrace {
+                trace: trace.clone(),
+                len,
+            };
+            ended.insert(paths[i].clone(), kept);
+            Some(trace)
+        },
     );
     if let Some((i, func)) = made_window.get() {
         let why = format!(
@@ -231,6 +262,7 @@ fn follow_and_analyze(
         site_outside_maps,
         run,
         findings: mpicheck_report::fold(findings),
+        ended,
     }))
 }
 
