@@ -174,6 +174,14 @@ fn follow_and_analyze(
     let Some((traces, paths)) = wait_for_ranks(dir, &job_over, &stop)? else {
         return Ok(None);
     };
+    debug(&format!(
+        "the analysis during the run follows the traces of {} ranks{}",
+        traces.len(),
+        match job_over.load(Ordering::Acquire) {
+            true => " (the job is over)",
+            false => "",
+        }
+    ));
     let host = local_host();
     let until = |trace: &Trace| FollowUntil {
         job_over: job_over.clone(),
