@@ -282,7 +282,27 @@ pub fn analyze_and_report(
 ) -> Result<Analysis> {
     // Shown only if the analysis takes long enough to need it, and only on a terminal.
     let progress = Progress::start();
-    let loaded = scan_traces(dir, options, &progress)?;
+    // The traces the analysis during the run scanned when their processes had left them
+    // are not scanned again (unless their files changed since).
+    let mut followed = followed;
+    let mut ended = followed
+        .as_mut()
+        .map(|f| std::mem::take(&mut f.ended))
+        .unwrap_or_default();
+    let (mut kept, mut scanned) = (0, 0);
+    let loaded = scan_traces(dir, options, &progress, &mut |path| {
+        if let Some(trace) = ended.remove(path).and_then(|e| e.of_unchanged(path)) {
+            kept += 1;
+            return Ok(trace);
+        }
+        scanned += 1;
+        mpicheck_trace::scan_trace_file(path)
+    })?;
+    if followed.is_some() {
+        crate::online::debug(&format!(
+            "trace files scanned during the run, not again: {kept}; scanned now: {scanned}"
+        ));
+    }
     let traces = &loaded.traces;
     // Cannot fail where normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(traces).unwrap_or_default();
@@ -372,16 +392,21 @@ pub fn scan_run(
     options: &ReportOptions,
     progress: &Progress,
 ) -> Result<(LoadedTraces, Run)> {
-    let loaded = scan_traces(dir, options, progress)?;
+    let loaded = scan_traces(dir, options, progress, &mut mpicheck_trace::scan_trace_file)?;
     progress.stage("resolving call sites and normalizing");
     let run = build_run_streaming(&loaded.traces, &loaded.paths)?;
     Ok((loaded, run))
 }
 
-/// The traces of `dir`, scanned (their calls are decoded later, one at a time), once it is
-/// checked that their analysis fits in memory.
-fn scan_traces(dir: &Path, options: &ReportOptions, progress: &Progress) -> Result<LoadedTraces> {
-    let loaded = load_traces_with(dir, progress, mpicheck_trace::scan_trace_file)?;
+/// The traces of `dir`, scanned by `scan` (their calls are decoded later, one at a time),
+/// once it is checked that their analysis fits in memory.
+fn scan_traces(
+    dir: &Path,
+    options: &ReportOptions,
+    progress: &Progress,
+    scan: &mut dyn FnMut(&Path) -> Result<Trace, TraceError>,
+) -> Result<LoadedTraces> {
+    let loaded = load_traces_with(dir, progress, scan)?;
     let calls = loaded.traces.iter().map(|t| t.mpi_calls).sum();
     let cost = if mpicheck_analyzer::checks::holds_call_skeleton(&loaded.traces) {
         crate::memory::CALL_SKELETON
@@ -408,14 +433,14 @@ pub struct LoadedTraces {
 /// The traces of `dir` that belong to MPI processes, ordered by rank. Unreadable traces are
 /// skipped with a warning, so one damaged file does not hide the others' findings.
 pub fn load_traces(dir: &Path) -> Result<Vec<Trace>> {
-    Ok(load_traces_with(dir, &Progress::disabled(), read_trace)?.traces)
+    Ok(load_traces_with(dir, &Progress::disabled(), &mut read_trace)?.traces)
 }
 
 /// As [`load_traces`], each trace read by `read` (whole, or only scanned), with its path.
 fn load_traces_with(
     dir: &Path,
     progress: &Progress,
-    read: fn(&Path) -> Result<Trace, TraceError>,
+    read: &mut dyn FnMut(&Path) -> Result<Trace, TraceError>,
 ) -> Result<LoadedTraces> {
     // Only this run's traces: never stray or older trace files in the directory.
     let mut paths: Vec<PathBuf> = out_dir::run_traces(dir)?;

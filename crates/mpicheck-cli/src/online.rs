@@ -7,10 +7,13 @@
 //! give ([`Followed::stands_for`]); otherwise (the job ended by mpicheck, a program that
 //! makes RMA windows, other traces chosen for the ranks, call sites in libraries loaded
 //! after `MPI_Init`) the traces are analyzed after the job as before. The traces are kept
-//! either way.
+//! either way. When its result is sure to be thrown away (a followed trace shows a window
+//! constructor, or mpicheck ends the job, [`Online::stop`]), the analysis stops there and
+//! gives back its memory and files instead of following the job to its end.
 //!
 //! With `MPICHECK_DEBUG_ONLINE` set, mpicheck says on stderr when the analysis finished,
-//! whether its result was used and, if it gave up, why (tests check which analysis ran).
+//! whether it stopped early and why, whether its result was used and, if it gave up, why
+//! (tests check which analysis ran).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,7 +25,7 @@ use std::time::Duration;
 use mpicheck_analyzer::diagnostic::Diagnostic;
 use mpicheck_analyzer::model::{Run, SourceLocation};
 use mpicheck_trace::follow::{follow_trace_calls, scan_settled, FollowUntil};
-use mpicheck_trace::Trace;
+use mpicheck_trace::{Trace, TraceError};
 
 use crate::out_dir;
 
@@ -35,6 +38,8 @@ const ANALYSIS_NICENESS: libc::c_int = 10;
 /// The analysis following a running job.
 pub struct Online {
     job_over: Arc<AtomicBool>,
+    /// Set when the result would be thrown away: the analysis stops reading and ends.
+    stop: Arc<AtomicBool>,
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
 
@@ -47,24 +52,61 @@ pub struct Followed {
     site_outside_maps: bool,
     pub run: Run,
     pub findings: Vec<Diagnostic>,
+    /// Each rank's trace as its process left it, scanned when its calls were over (how the
+    /// rank ended), by file: the analysis of the finished traces needs the same scan.
+    pub ended: BTreeMap<PathBuf, EndedTrace>,
+}
+
+/// A trace scanned once its process left it, and what its file was then.
+pub struct EndedTrace {
+    pub trace: Trace,
+    /// The file's length when it was scanned.
+    len: u64,
+}
+
+impl EndedTrace {
+    /// The scan of the file at `path`, if it is still the file that was scanned: the same
+    /// length and header (where the records end, the process's state). Else the file must
+    /// be scanned again (a process still wrote it).
+    pub fn of_unchanged(self, path: &Path) -> Option<Trace> {
+        let len = std::fs::metadata(path).ok()?.len();
+        (len == self.len && out_dir::trace_header(path).as_ref() == Some(&self.trace.header))
+            .then_some(self.trace)
+    }
 }
 
 impl Online {
     /// Starts following the traces the job writes into `dir`.
     pub fn start(dir: &Path) -> Online {
         let job_over = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
         let dir = dir.to_path_buf();
-        let over = job_over.clone();
+        let (over, stopped) = (job_over.clone(), stop.clone());
         let thread = std::thread::Builder::new()
             .name("mpicheck-online".into())
-            .spawn(move || follow_and_analyze(&dir, over))
+            .spawn(move || follow_and_analyze(&dir, over, stopped))
             .expect("cannot start the analysis thread");
-        Online { job_over, thread }
+        Online {
+            job_over,
+            stop,
+            thread,
+        }
+    }
+
+    /// The result of the analysis would be thrown away (`why`): it stops reading the traces
+    /// and ends, giving back its memory and files, without waiting for the job.
+    pub fn stop(&self, why: &str) {
+        if !self.stop.swap(true, Ordering::AcqRel) {
+            debug(&format!("the analysis during the run stops: {why}"));
+        }
     }
 
     /// The job is over: the analysis reads what is left and ends. `None` when it could not
-    /// start or failed (the finished traces are then analyzed as usual).
+    /// start, failed or was stopped (the finished traces are then analyzed as usual).
     pub fn finish(self) -> Option<Followed> {
+        if self.thread.is_finished() {
+            debug("the analysis during the run had ended before the job did");
+        }
         self.job_over.store(true, Ordering::Release);
         let t0 = std::time::Instant::now();
         let joined = self.thread.join();
@@ -114,8 +156,13 @@ impl Followed {
     }
 }
 
-/// The thread's work: waits for every rank's trace, then analyzes them as they grow.
-fn follow_and_analyze(dir: &Path, job_over: Arc<AtomicBool>) -> Result<Option<Followed>, String> {
+/// The thread's work: waits for every rank's trace, then analyzes them as they grow, until
+/// the job is over or `stop` is set (or the thread sets it: a rank made an RMA window).
+fn follow_and_analyze(
+    dir: &Path,
+    job_over: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+) -> Result<Option<Followed>, String> {
     // SAFETY: setpriority(2) on this thread only (Linux: a thread id is a process id here).
     unsafe {
         libc::setpriority(
@@ -124,12 +171,21 @@ fn follow_and_analyze(dir: &Path, job_over: Arc<AtomicBool>) -> Result<Option<Fo
             ANALYSIS_NICENESS,
         )
     };
-    let Some((traces, paths)) = wait_for_ranks(dir, &job_over)? else {
+    let Some((traces, paths)) = wait_for_ranks(dir, &job_over, &stop)? else {
         return Ok(None);
     };
+    debug(&format!(
+        "the analysis during the run follows the traces of {} ranks{}",
+        traces.len(),
+        match job_over.load(Ordering::Acquire) {
+            true => " (the job is over)",
+            false => "",
+        }
+    ));
     let host = local_host();
     let until = |trace: &Trace| FollowUntil {
         job_over: job_over.clone(),
+        stop: stop.clone(),
         // Only a process of this machine can be seen to be gone.
         local_pid: trace
             .process
@@ -146,15 +202,64 @@ fn follow_and_analyze(dir: &Path, job_over: Arc<AtomicBool>) -> Result<Option<Fo
         }
         resolve_known(i, address)
     };
+    // By trace, by function id: whether the function makes an RMA window (the result of a
+    // program that makes one is thrown away: the analysis stops at its first call).
+    let constructors: Vec<Vec<bool>> = traces
+        .iter()
+        .map(|t| {
+            (0..t.schema.len())
+                .map(|id| mpicheck_analyzer::checks::makes_window(t.function_name(id as u16)))
+                .collect()
+        })
+        .collect();
+    // The first window constructor read: (trace, function id).
+    let made_window: std::cell::Cell<Option<(usize, u16)>> = Default::default();
+    let mut ended = BTreeMap::new();
     let window = mpicheck_trace::window_for(traces.len());
-    let (run, findings) = mpicheck_analyzer::checks::analyze_following(
+    let analyzed = mpicheck_analyzer::checks::analyze_following(
         &traces,
-        &mut |i| follow_trace_calls(&paths[i], &traces[i].header, until(&traces[i]), window),
+        &mut |i| {
+            let (constructors, made_window, stop) = (&constructors[i], &made_window, &stop);
+            let calls =
+                follow_trace_calls(&paths[i], &traces[i].header, until(&traces[i]), window)?;
+            Ok(calls.map(move |call| match call {
+                Ok(call) if constructors.get(call.func as usize) == Some(&true) => {
+                    made_window.set(Some((i, call.func)));
+                    stop.store(true, Ordering::Release);
+                    Err(TraceError::Stopped)
+                }
+                call => call,
+            }))
+        },
         &mut resolve,
         Some(dir),
-        &mut |i| mpicheck_trace::scan_trace_file(&paths[i]).ok(),
-    )
-    .map_err(|e| e.to_string())?;
+        &mut |i| {
+            let len = std::fs::metadata(&paths[i]).ok()?.len();
+            let trace = mpicheck_trace::scan_trace_file(&paths[i]).ok()?;
+            let kept = EndedTrace {
+                trace: trace.clone(),
+                len,
+            };
+            ended.insert(paths[i].clone(), kept);
+            Some(trace)
+        },
+    );
+    if let Some((i, func)) = made_window.get() {
+        let why = format!(
+            "rank {} makes an RMA window ({})",
+            traces[i].header.rank.unwrap_or(-1),
+            traces[i].function_name(func)
+        );
+        debug(&format!("the analysis during the run stops: {why}"));
+        return Err(why);
+    }
+    let (run, findings) = analyzed.map_err(|e| match e {
+        mpicheck_analyzer::normalize::NormalizeError::Read {
+            source: TraceError::Stopped,
+            ..
+        } => "it was stopped".to_string(),
+        e => e.to_string(),
+    })?;
     let rank_paths = traces
         .iter()
         .zip(&paths)
@@ -165,6 +270,7 @@ fn follow_and_analyze(dir: &Path, job_over: Arc<AtomicBool>) -> Result<Option<Fo
         site_outside_maps,
         run,
         findings: mpicheck_report::fold(findings),
+        ended,
     }))
 }
 
@@ -175,10 +281,14 @@ fn follow_and_analyze(dir: &Path, job_over: Arc<AtomicBool>) -> Result<Option<Fo
 fn wait_for_ranks(
     dir: &Path,
     job_over: &AtomicBool,
+    stop: &AtomicBool,
 ) -> Result<Option<(Vec<Trace>, Vec<PathBuf>)>, String> {
     // Scanned once each, when ready: the other ranks may run on meanwhile.
     let mut ready: BTreeMap<PathBuf, Trace> = BTreeMap::new();
     loop {
+        if stop.load(Ordering::Acquire) {
+            return Err("it was stopped".into());
+        }
         // Looked at once more after the job is over: a job shorter than a look still has its
         // traces analyzed here (read whole at once).
         let over = job_over.load(Ordering::Acquire);

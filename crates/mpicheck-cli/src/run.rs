@@ -140,7 +140,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     // rank's trace too), so that hangs are still noticed.
     let online = (!args.analyze_after && crate::open_files::allow(2 * args.ranks as usize).is_ok())
         .then(|| Online::start(out.path()));
-    let outcome = supervise(&mut child, args, &mut out, &meta, &options)?;
+    let outcome = supervise(&mut child, args, &mut out, &meta, &options, online.as_ref())?;
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
     if let Err(e) = out.adopt_new_traces() {
@@ -321,13 +321,15 @@ struct Outcome {
 }
 
 /// Waits for the job while watching its traces; ends it on a deadlock (abort mode) or when
-/// the user interrupts mpicheck.
+/// the user interrupts mpicheck. `online`: the analysis following the job, stopped when
+/// mpicheck ends it (what mpicheck ended is analyzed after the job).
 fn supervise(
     child: &mut Child,
     args: &RunArgs,
     out: &mut RunDir,
     meta: &RunMeta,
     options: &ReportOptions,
+    online: Option<&Online>,
 ) -> Result<Outcome> {
     // parse_timeout bounds it, so this cannot overflow.
     let timeout = Duration::from_secs_f64(args.deadlock_timeout);
@@ -351,6 +353,9 @@ fn supervise(
                 // Ctrl-C reached the launcher too, which ended the job first.
                 eprintln!("mpicheck: interrupted; analyzing what the job recorded");
                 ended = Some(EndReason::Interrupted);
+                if let Some(online) = online {
+                    online.stop("mpicheck was interrupted");
+                }
             }
             return Ok(Outcome {
                 status,
@@ -371,7 +376,7 @@ fn supervise(
         } else if INTERRUPTED.load(Ordering::SeqCst) {
             eprintln!("mpicheck: interrupted; ending the job and analyzing what it recorded");
             ended = Some(EndReason::Interrupted);
-            terminate_started = Some(terminate(child));
+            terminate_started = Some(terminate(child, online));
         } else if let Some(stuck) = (!reported_deadlock).then(|| watcher.poll()).flatten() {
             if let Some(death) = stuck.death_summary() {
                 // The others wait on a process that is gone: nothing can come of it, whatever
@@ -380,7 +385,7 @@ fn supervise(
                 if args.on_deadlock == OnDeadlock::Abort {
                     eprintln!("mpicheck: {death}; nothing has moved for {stuck_for:.0} s and the launcher did not end the job: mpicheck ended it");
                     ended = Some(EndReason::RankDied);
-                    terminate_started = Some(terminate(child));
+                    terminate_started = Some(terminate(child, online));
                 } else {
                     eprintln!("mpicheck: {death}; nothing has moved for {stuck_for:.0} s; the job keeps waiting (--on-deadlock report); press Ctrl-C to end it");
                     reported_deadlock = true;
@@ -406,7 +411,7 @@ fn supervise(
                         watcher.stuck_for().as_secs_f64()
                     );
                     ended = Some(EndReason::Deadlock);
-                    terminate_started = Some(terminate(child));
+                    terminate_started = Some(terminate(child, online));
                 }
                 Some(()) => {
                     polling = stuck_polling;
@@ -474,8 +479,12 @@ fn live_deadlock(
 }
 
 /// Asks the launcher to end the job (it forwards the signal to the ranks); its teardown
-/// messages are kept from the user from now on (mpicheck has said in one line why).
-fn terminate(child: &Child) -> Instant {
+/// messages are kept from the user from now on (mpicheck has said in one line why). The
+/// analysis following the job stops: its result would not be used.
+fn terminate(child: &Child, online: Option<&Online>) -> Instant {
+    if let Some(online) = online {
+        online.stop("mpicheck ends the job");
+    }
     relay::hide_teardown();
     // SAFETY: plain kill(2) on our own child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };

@@ -63,6 +63,14 @@ fn same_report_both_ways(family: Family) {
         &["--analyze-after"],
     );
     assert!(online.1.contains("is used: true"), "varied.c: {}", online.1);
+    // The ranks' traces were scanned once, by the analysis during the run.
+    assert!(
+        online
+            .1
+            .contains("trace files scanned during the run, not again: 2;"),
+        "varied.c: {}",
+        online.1
+    );
     assert_eq!(online.0, after.0, "varied.c under {}", family.name);
     for (name, ranks, cflags) in PROGRAMS {
         let dir = tempfile::tempdir().unwrap();
@@ -111,4 +119,93 @@ fn online_reports_are_the_after_run_reports_mpich() {
 #[test]
 fn online_reports_are_the_after_run_reports_openmpi() {
     same_report_both_ways(OPENMPI);
+}
+
+/// A program that makes an RMA window, then takes its time without using the CPU (the
+/// analysis following the job has the time to read the window constructor while the job
+/// runs), and never frees a communicator (a finding).
+const WINDOW_THEN_WAIT: &str = r#"
+#include <mpi.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    int rank;
+    static int slots[4];
+    MPI_Win win;
+    MPI_Comm dup;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Win_create(slots, sizeof slots, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    for (int i = 0; i < 40; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        usleep(50000);
+    }
+    MPI_Win_fence(0, win);
+    if (rank == 1)
+        MPI_Put(&rank, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
+    MPI_Win_fence(0, win);
+    MPI_Win_free(&win);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// The analysis following a program that makes RMA windows stops at the first window
+/// constructor (its result would be thrown away), before the job ends when the job lasts;
+/// the report is the one of the analysis after the run.
+fn window_programs_stop_the_online_analysis(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let waits = dir.path().join("window_then_wait.c");
+    std::fs::write(&waits, WINDOW_THEN_WAIT).unwrap();
+    let programs = [
+        (waits, 2, true),
+        (tier2_source("rm_shared_lock_race.c"), 3, false),
+    ];
+    for (source, ranks, lasts) in programs {
+        let name = source.file_name().unwrap().to_str().unwrap().to_string();
+        let exe = dir.path().join(source.file_stem().unwrap());
+        compile_to(family, &source, &exe);
+        let out = |how: &str| dir.path().join(format!("{name}-{how}"));
+        let (online, said) = report_of(family, ranks, &exe, &out("online"), &[], &[]);
+        assert!(
+            said.contains("the analysis during the run stops: rank ")
+                && said.contains(" makes an RMA window (MPI_Win_create)"),
+            "{name} under {}: {said}",
+            family.name
+        );
+        if lasts {
+            assert!(
+                said.contains("the analysis during the run had ended before the job did"),
+                "{name} under {}: {said}",
+                family.name
+            );
+        }
+        assert!(
+            said.contains("the analysis made during the run is used: false"),
+            "{name} under {}: {said}",
+            family.name
+        );
+        let (after, _) = report_of(
+            family,
+            ranks,
+            &exe,
+            &out("after"),
+            &[],
+            &["--analyze-after"],
+        );
+        assert!(online.contains("\"code\""), "{name}: no finding: {online}");
+        assert_eq!(online, after, "{name} under {}", family.name);
+    }
+}
+
+#[test]
+fn window_programs_stop_the_online_analysis_mpich() {
+    window_programs_stop_the_online_analysis(MPICH);
+}
+
+#[test]
+fn window_programs_stop_the_online_analysis_openmpi() {
+    window_programs_stop_the_online_analysis(OPENMPI);
 }

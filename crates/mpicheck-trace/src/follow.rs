@@ -288,6 +288,11 @@ pub struct FollowUntil {
     /// The process's pid, when it runs on this machine: once it exited and is gone, its
     /// trace is over before the job is.
     pub local_pid: Option<u32>,
+    /// Set when what is read is no longer wanted (its analysis would be thrown away): the
+    /// calls end at the next one asked for, with [`TraceError::Stopped`], and a reader
+    /// waiting at the frontier wakes within a poll of the file. Whoever sets it drops the
+    /// reader after that, which gives back its file and buffers.
+    pub stop: Arc<AtomicBool>,
 }
 
 impl FollowUntil {
@@ -338,6 +343,10 @@ impl FollowedFile {
     /// Waits until the bytes before `end` are final or the trace is over.
     fn wait_for(&mut self, end: usize) {
         loop {
+            if self.until.stop.load(Ordering::Acquire) {
+                stopped_now(self);
+                return;
+            }
             // Once the job is over the whole file is read as it is: what the processes wrote
             // last counts, and no frame needs a look first.
             if self.until.job_over.load(Ordering::Acquire) {
@@ -369,6 +378,14 @@ impl FollowedFile {
                 .metadata()
                 .map_or(0, |m| usize::try_from(m.len()).unwrap_or(usize::MAX));
             // The header may have changed since it was read.
+            f.window.forget_bytes();
+        }
+
+        /// Nothing more is wanted: the walk ends here (zeros), with the error that says so.
+        fn stopped_now(f: &mut FollowedFile) {
+            f.error.get_or_insert(TraceError::Stopped);
+            f.over = true;
+            f.len = 0;
             f.window.forget_bytes();
         }
     }
@@ -412,19 +429,48 @@ impl TraceBytes for FollowedFile {
     }
 }
 
+/// The calls of a trace read while its process writes it ([`follow_trace_calls`]).
+pub struct FollowedCalls {
+    calls: crate::TraceCalls<FollowedFile>,
+    stop: Arc<AtomicBool>,
+    /// [`TraceError::Stopped`] was returned: nothing comes after it.
+    stopped: bool,
+}
+
+impl Iterator for FollowedCalls {
+    type Item = Result<crate::CallRecord, TraceError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.stopped {
+            return None;
+        }
+        // Asked before every call: a counted run or cycle expands into many calls without
+        // reading the file, and a reader far behind the writer does not wait.
+        let call = match self.stop.load(Ordering::Acquire) {
+            true => Some(Err(TraceError::Stopped)),
+            false => self.calls.next(),
+        };
+        self.stopped = matches!(call, Some(Err(TraceError::Stopped)));
+        call
+    }
+}
+
 /// The calls of the trace at `path` as its process writes them, final ones only, waiting at
-/// the frontier until `until` says the trace is over. `header`: the trace's header as read
-/// once its process initialized MPI (its version and clock).
+/// the frontier until `until` says the trace is over (or that they are no longer wanted).
+/// `header`: the trace's header as read once its process initialized MPI (its version and
+/// clock).
 pub fn follow_trace_calls(
     path: &Path,
     header: &TraceHeader,
     until: FollowUntil,
     window_bytes: usize,
-) -> Result<crate::TraceCalls<FollowedFile>, TraceError> {
-    Ok(crate::TraceCalls::new(
-        FollowedFile::open(path, until, window_bytes)?,
-        header,
-    ))
+) -> Result<FollowedCalls, TraceError> {
+    let stop = until.stop.clone();
+    Ok(FollowedCalls {
+        calls: crate::TraceCalls::new(FollowedFile::open(path, until, window_bytes)?, header),
+        stop,
+        stopped: false,
+    })
 }
 
 /// The header, texts and final records of the trace at `path` so far, scanned as

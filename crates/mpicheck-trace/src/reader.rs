@@ -45,6 +45,10 @@ pub enum TraceError {
     NotAFile { path: String, what: &'static str },
     #[error("trace header is damaged: {0}")]
     BadHeader(String),
+    /// A trace read while its process writes it was no longer wanted
+    /// ([`crate::follow::FollowUntil::stop`]).
+    #[error("the reading was stopped")]
+    Stopped,
 }
 
 /// One MPI call as recorded.

@@ -186,6 +186,7 @@ fn followed_calls(finished: Vec<u8>, seed: u64) -> Vec<CallRecord> {
     let until = FollowUntil {
         job_over: job_over.clone(),
         local_pid: None,
+        stop: Arc::new(AtomicBool::new(false)),
     };
     let reader = {
         let path = path.clone();
@@ -218,6 +219,64 @@ fn followed_calls_are_the_finished_traces_calls() {
         assert_eq!(followed.len(), whole.calls.len(), "seed {seed}");
         assert_eq!(followed, whole.calls, "seed {seed}");
     }
+}
+
+#[test]
+fn a_stopped_reader_ends_at_once() {
+    let finished = finished_trace();
+    let whole = read_trace_bytes(&finished).unwrap();
+    let dir = temp_dir("stopped");
+    let path = dir.join("trace-7.mpitrace");
+    // Every record written, the process still running and space reserved ahead: the
+    // reader waits at the last call, still inside MPI, for the job to end.
+    let mut running = finished.clone();
+    let at = offset::STATE..offset::STATE + 4;
+    let flags = u32::from_le_bytes(running[at.clone()].try_into().unwrap());
+    running[at].copy_from_slice(&(flags & !state::EXITED).to_le_bytes());
+    running.resize(finished.len() + 65536, 0);
+    std::fs::write(&path, &running).unwrap();
+    let header = whole.header.clone();
+    let until = FollowUntil {
+        job_over: Arc::new(AtomicBool::new(false)),
+        local_pid: None,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let stop = until.stop.clone();
+    let (sent, got) = std::sync::mpsc::channel();
+    let reader = {
+        let (path, until) = (path.clone(), until.clone());
+        std::thread::spawn(move || {
+            for call in follow_trace_calls(&path, &header, until, 16 << 10).unwrap() {
+                sent.send(call).unwrap();
+            }
+        })
+    };
+    let wait = Duration::from_secs(10);
+    for expected in &whole.calls[..whole.calls.len() - 1] {
+        assert_eq!(&got.recv_timeout(wait).unwrap().unwrap(), expected);
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        !reader.is_finished(),
+        "the reader did not wait at the frontier"
+    );
+    stop.store(true, Ordering::Release);
+    let stopped = got.recv_timeout(Duration::from_secs(2)).unwrap();
+    assert!(
+        matches!(stopped, Err(mpicheck_trace::TraceError::Stopped)),
+        "{stopped:?}"
+    );
+    reader.join().unwrap();
+    assert!(got.try_recv().is_err(), "a call after the stop");
+    // Asked to stop before it starts (a counted run, a cycle: calls without reading), a
+    // reader gives no call.
+    let mut calls = follow_trace_calls(&path, &whole.header, until, 16 << 10).unwrap();
+    assert!(matches!(
+        calls.next(),
+        Some(Err(mpicheck_trace::TraceError::Stopped))
+    ));
+    assert!(calls.next().is_none());
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

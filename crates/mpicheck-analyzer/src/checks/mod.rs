@@ -209,6 +209,13 @@ pub fn holds_call_skeleton(traces: &[mpicheck_trace::Trace]) -> bool {
     rma::makes_windows(traces.iter().flat_map(|t| t.called_functions()))
 }
 
+/// Whether `function` (its name in the traces) makes an RMA window: one call of it, in any
+/// trace, makes [`holds_call_skeleton`] of the traces true (so a caller of
+/// [`analyze_following`] can stop as soon as it reads one).
+pub fn makes_window(function: &str) -> bool {
+    rma::makes_windows(std::iter::once(function))
+}
+
 /// Normalizes the traces and runs every check: the passes over the events while the events
 /// are made, and the replays' program compiled then, the other checks on the run
 /// afterwards, once `prepare` (the launcher's model of threads it saw polling) has changed
@@ -252,7 +259,8 @@ where
 /// is not known beforehand: every pass runs as if any could be, but a window constructor:
 /// the caller must not use the result for a program that makes RMA windows
 /// ([`holds_call_skeleton`] of the traces as they ended), whose checks need a skeleton of
-/// every operation gathered from the start.
+/// every operation gathered from the start; it may end `calls` with an error at the first
+/// call of one ([`makes_window`]), which ends the analysis there.
 pub fn analyze_following<I>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
