@@ -61,6 +61,8 @@ pub struct Frontier {
 
 /// Bytes read at once while looking at frames.
 const FRAMES_CHUNK: usize = 64 << 10;
+/// The most bytes of new records one [`Frontier::advance`] reads.
+const ADVANCE_BYTES: usize = 4 << 20;
 
 impl Frontier {
     pub fn open(path: &Path) -> Result<Frontier, TraceError> {
@@ -127,7 +129,9 @@ impl Frontier {
         Ok(self.read(at, &mut word)?.then(|| u64::from_le_bytes(word)))
     }
 
-    /// Reads what was written since the last call; returns the new settled offset.
+    /// Reads what was written since the last call, up to [`ADVANCE_BYTES`] of new records
+    /// (a writer faster than the reader would otherwise keep it reading until the writer
+    /// stops); returns the new settled offset.
     pub fn advance(&mut self) -> Result<usize, TraceError> {
         // What was read before is stale now.
         self.chunk.clear();
@@ -155,7 +159,8 @@ impl Frontier {
             }
         }
         // New records, while their frames are written.
-        loop {
+        let budget_end = self.scanned.saturating_add(ADVANCE_BYTES);
+        while self.scanned < budget_end {
             let at = self.scanned;
             if let Some(last) = self.unsettled.back() {
                 if self.may_give_back(last.at)? {
@@ -353,8 +358,11 @@ impl FollowedFile {
                 job_over_now(self);
                 return;
             }
+            let scanned_before = self.frontier.scanned;
             match self.frontier.advance() {
                 Ok(settled) if settled >= end => return,
+                // It stopped at its budget: more may be written already, read on at once.
+                Ok(_) if self.frontier.scanned >= scanned_before + ADVANCE_BYTES => continue,
                 Ok(_) => {}
                 Err(e) => {
                     self.error.get_or_insert(e);

@@ -296,3 +296,62 @@ fn the_settled_scan_holds_only_final_records() {
     assert!(settled.schema.function(2).is_some());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A trace much longer than one look reads (a writer faster than its reader): the settled
+/// scan stops after a bounded number of bytes instead of reading on while records keep
+/// coming, and a follower still reads every final call, one look after another.
+#[test]
+fn one_look_reads_a_bounded_part_of_a_long_trace() {
+    let mut b = TraceBuilder::new();
+    b.rank(0, 2).text(text::SCHEMA, SCHEMA);
+    let calls = 200_000u64;
+    for i in 0..calls {
+        b.call(&send(i, 0));
+    }
+    b.call(&CallToWrite {
+        complete: false,
+        ..recv(calls, 0)
+    });
+    let mut running = b.exited();
+    let at = offset::STATE..offset::STATE + 4;
+    let flags = u32::from_le_bytes(running[at.clone()].try_into().unwrap());
+    running[at].copy_from_slice(&(flags & !state::EXITED).to_le_bytes());
+    assert!(running.len() > 8 << 20, "{} bytes", running.len());
+    let dir = temp_dir("long");
+    let path = dir.join("trace-8.mpitrace");
+    std::fs::write(&path, &running).unwrap();
+
+    let settled = scan_settled(&path).unwrap();
+    assert!(
+        settled.mpi_calls > 0 && (settled.mpi_calls as u64) < calls / 2,
+        "{} calls in one look",
+        settled.mpi_calls
+    );
+
+    let whole = read_trace_bytes(&running).unwrap();
+    let until = FollowUntil {
+        job_over: Arc::new(AtomicBool::new(false)),
+        local_pid: None,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let stop = until.stop.clone();
+    let (sent, got) = std::sync::mpsc::channel();
+    let reader = {
+        let (path, header, until) = (path.clone(), whole.header.clone(), until.clone());
+        std::thread::spawn(move || {
+            for call in follow_trace_calls(&path, &header, until, 64 << 10).unwrap() {
+                if sent.send(call).is_err() {
+                    break;
+                }
+            }
+        })
+    };
+    for expected in &whole.calls[..calls as usize] {
+        let call = got.recv_timeout(Duration::from_secs(20)).unwrap().unwrap();
+        assert_eq!(&call, expected);
+    }
+    stop.store(true, Ordering::Release);
+    drop(got);
+    reader.join().unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
