@@ -51,10 +51,11 @@ pub struct CommInfo {
     /// Shared: the run keeps an entry per communicator ever made (ids are never reused),
     /// and a program that makes many makes them the same way, under one name.
     pub name: std::sync::Arc<str>,
-    /// World ranks of the (local) group, in communicator rank order.
-    pub members: Vec<Rank>,
+    /// World ranks of the (local) group, in communicator rank order. Shared like the name:
+    /// a program that makes many communicators makes most of them over the same ranks.
+    pub members: std::sync::Arc<[Rank]>,
     /// World ranks of the remote group of an intercommunicator.
-    pub remote: Option<Vec<Rank>>,
+    pub remote: Option<std::sync::Arc<[Rank]>>,
 }
 
 impl CommInfo {

@@ -124,6 +124,8 @@ struct Tables {
     unfreed: FxHashMap<CommId, (CommKey, u32)>,
     /// Each distinct communicator name once ([`CommInfo::name`]).
     comm_names: FxHashSet<Arc<str>>,
+    /// Each distinct member list once ([`CommInfo::members`], [`CommInfo::remote`]).
+    comm_members: FxHashSet<Arc<[Rank]>>,
     sites: Vec<SourceLocation>,
     site_ids: FxHashMap<SourceLocation, SiteId>,
     sites_seen: FirstSeen,
@@ -158,13 +160,13 @@ impl Tables {
     fn comm(&mut self, key: CommKey, seen: Seen, info: impl FnOnce() -> CommInfo) -> CommId {
         if let Some(&id) = self.comm_ids.get(&key) {
             if self.comms_seen.again(id.0, seen) {
-                self.comms[id.0 as usize] = self.shared_name(info());
+                self.comms[id.0 as usize] = self.shared(info());
             }
             return id;
         }
         let id = CommId(self.comms.len() as u32);
-        let info = self.shared_name(info());
-        let members = info.members.len() + info.remote.as_ref().map_or(0, Vec::len);
+        let info = self.shared(info());
+        let members = info.members.len() + info.remote.as_ref().map_or(0, |r| r.len());
         if members > 0 && matches!(key, CommKey::Child { .. } | CommKey::Inter { .. }) {
             self.unfreed.insert(id, (key.clone(), members as u32));
         }
@@ -174,15 +176,27 @@ impl Tables {
         id
     }
 
-    /// `info` with the shared copy of its name.
-    fn shared_name(&mut self, mut info: CommInfo) -> CommInfo {
+    /// `info` with the shared copies of its name and member lists.
+    fn shared(&mut self, mut info: CommInfo) -> CommInfo {
         match self.comm_names.get(&info.name) {
             Some(name) => info.name = name.clone(),
             None => {
                 self.comm_names.insert(info.name.clone());
             }
         }
+        info.members = self.shared_members(info.members);
+        info.remote = info.remote.map(|r| self.shared_members(r));
         info
+    }
+
+    fn shared_members(&mut self, members: Arc<[Rank]>) -> Arc<[Rank]> {
+        match self.comm_members.get(&members) {
+            Some(shared) => shared.clone(),
+            None => {
+                self.comm_members.insert(members.clone());
+                members
+            }
+        }
     }
 
     /// `rank` freed its handle of communicator `id`; true when that was the last member to

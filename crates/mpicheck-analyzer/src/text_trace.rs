@@ -167,7 +167,7 @@ impl Parser {
             }
             self.run.comms.push(CommInfo {
                 name: name.unwrap_or_else(|| format!("comm {id}")).into(),
-                members,
+                members: members.into(),
                 remote: None,
             });
             return Ok(());
@@ -351,7 +351,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(run.world_size(), 3);
-        assert_eq!(run.comms[1].members, vec![0, 1]);
+        assert_eq!(*run.comms[1].members, [0, 1]);
         let e = &run.ranks[0].events[0];
         assert_eq!(e.call, "MPI_Send");
         assert_eq!(run.site(e.site).line, Some(10));

@@ -268,8 +268,8 @@ impl<'t> RankNormalizer<'t> {
         let seen = self.state.seen();
         let id = self.tables.comm(key, seen, || CommInfo {
             name: format!("communicator from {how} on {parent_name}").into(),
-            members: info_members.0,
-            remote: remote.as_ref().map(|_| info_members.1),
+            members: info_members.0.into(),
+            remote: remote.as_ref().map(|_| info_members.1.into()),
         });
         if let Some(topology) = self.pending_topology.take() {
             self.topologies.insert(raw, topology);

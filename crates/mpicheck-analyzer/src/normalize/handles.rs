@@ -21,7 +21,7 @@ impl RankState {
             named += 1;
             let id = tables.comm(CommKey::SelfOf(rank), Seen::of(rank, named), || CommInfo {
                 name: format!("MPI_COMM_SELF of rank {rank}").into(),
-                members: vec![rank],
+                members: [rank].into(),
                 remote: None,
             });
             comms.insert(
@@ -76,7 +76,7 @@ impl RankNormalizer<'_> {
             .comm(CommKey::Unknown { rank, raw }, seen, || CommInfo {
                 name: format!("communicator {raw:#x} of rank {rank} (creation not recorded)")
                     .into(),
-                members: Vec::new(),
+                members: [].into(),
                 remote: None,
             });
         LocalComm {

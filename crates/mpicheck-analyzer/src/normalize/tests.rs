@@ -154,7 +154,7 @@ fn communicators_requests_and_wildcard_matches_are_normalized() {
         Some((1, 7)),
         "the wait's status says who matched"
     );
-    assert_eq!(run.comm(recv.comm).members, vec![1, 2]);
+    assert_eq!(*run.comm(recv.comm).members, [1, 2]);
     assert_eq!(run.site(run.ranks[2].events[1].site).line, Some(20));
 
     let blocked = &run.ranks[2].events[3];
@@ -227,7 +227,7 @@ fn splits_that_leave_a_rank_out_still_name_communicators_alike() {
         op => panic!("{op:?}"),
     };
     assert_eq!(comm_of(1), comm_of(2));
-    assert_eq!(run.comm(comm_of(1)).members, vec![1, 2]);
+    assert_eq!(*run.comm(comm_of(1)).members, [1, 2]);
 }
 
 #[test]
@@ -1012,7 +1012,7 @@ fn a_communicator_freed_by_every_member_loses_its_key() {
     };
     let info = || CommInfo {
         name: "communicator from MPI_Comm_split on MPI_COMM_WORLD".into(),
-        members: vec![1, 2],
+        members: [1, 2].into(),
         remote: None,
     };
     let id = tables.comm(key.clone(), Seen::of(1, 1), info);
@@ -1026,6 +1026,33 @@ fn a_communicator_freed_by_every_member_loses_its_key() {
     assert_eq!(tables.comms[id.0 as usize], info());
     // MPI_COMM_WORLD is never forgotten.
     assert!(!tables.comm_freed(CommId(0), 0));
+}
+
+/// Communicators made over the same ranks share one member list, as they share a name.
+#[test]
+fn communicators_over_the_same_ranks_share_their_member_list() {
+    let mut tables = Tables::new(3);
+    let ids: Vec<CommId> = (1..=3)
+        .map(|ordinal| {
+            let key = CommKey::Child {
+                parent: CommId(0),
+                ordinal,
+                members: vec![1, 2],
+                remote: None,
+            };
+            tables.comm(key, Seen::of(1, ordinal), || CommInfo {
+                name: "communicator from MPI_Comm_dup on MPI_COMM_WORLD".into(),
+                members: vec![1, 2].into(),
+                remote: Some(vec![0].into()),
+            })
+        })
+        .collect();
+    let info = |id: CommId| &tables.comms[id.0 as usize];
+    assert!(Arc::ptr_eq(&info(ids[0]).members, &info(ids[2]).members));
+    let remote = |id: CommId| info(id).remote.clone().unwrap();
+    assert!(Arc::ptr_eq(&remote(ids[0]), &remote(ids[1])));
+    assert!(Arc::ptr_eq(&info(ids[0]).name, &info(ids[1]).name));
+    assert_eq!(*info(ids[1]).members, [1, 2]);
 }
 
 /// Ranks 1 and 2 split off {1, 2}, make `barriers[r]` barriers on it and free it (rank 0

@@ -199,7 +199,7 @@ impl Parser {
                     info.name
                 ),
                 comm,
-                members: info.members.clone(),
+                members: info.members.to_vec(),
                 flavor,
                 memory: BTreeMap::new(),
             });

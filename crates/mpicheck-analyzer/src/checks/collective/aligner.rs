@@ -187,8 +187,8 @@ impl Aligner {
             let mut group: Vec<Rank> = tables
                 .comm(comm)
                 .map(|info| {
-                    let mut g = info.members.clone();
-                    g.extend(info.remote.iter().flatten());
+                    let mut g = info.members.to_vec();
+                    g.extend(info.remote.iter().flat_map(|r| r.iter()));
                     g
                 })
                 .unwrap_or_default();

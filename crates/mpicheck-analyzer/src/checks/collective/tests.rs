@@ -217,7 +217,7 @@ fn three_comms() -> (Run, [Vec<u32>; 3]) {
             .enumerate()
             .map(|(i, members)| CommInfo {
                 name: format!("comm {i}").into(),
-                members: members.clone(),
+                members: members.clone().into(),
                 remote: None,
             })
             .collect(),

@@ -592,7 +592,7 @@ fn pair_messages(ops: &[RankOps]) -> Pairs {
 #[cfg(test)]
 pub(crate) fn freed_send_proofs(run: &Run) -> Proofs {
     let ops: Vec<RankOps> = (0..run.world_size()).map(|r| rank_ops(run, r)).collect();
-    proofs_of(&ops, &|comm| run.comm(comm).members.clone())
+    proofs_of(&ops, &|comm| run.comm(comm).members.to_vec())
 }
 
 /// The freed sends of `ops` (every rank's, by rank) that the program later knew complete;

@@ -327,7 +327,7 @@ impl EventPass for RequestPass {
 
     fn comm_freed(&mut self, comm: CommId, tables: &RunTables) {
         if let (false, Some(info)) = (self.no_request_free, tables.comm(comm)) {
-            let remote = info.remote.iter().flatten();
+            let remote = info.remote.iter().flat_map(|r| r.iter());
             self.freed
                 .comm_freed(comm, info.members.iter().chain(remote).copied());
         }

@@ -81,7 +81,7 @@ impl CrossRank {
     /// Whether the first call of each pair happens before the second (by event index in
     /// their ranks): see [`Skeleton::happens_before`].
     pub fn happens_before(&self, run: &Run, pairs: &[(CallAt, CallAt)]) -> Vec<bool> {
-        (self.order).happens_before(&|comm| run.comm(comm).members.clone(), pairs)
+        (self.order).happens_before(&|comm| run.comm(comm).members.to_vec(), pairs)
     }
 
     /// Whether `rank` called MPI from one thread only.

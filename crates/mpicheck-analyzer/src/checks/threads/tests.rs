@@ -98,7 +98,7 @@ impl RankBuilder {
             ranks: vec![rank],
             comms: vec![CommInfo {
                 name: "MPI_COMM_WORLD".into(),
-                members: vec![0],
+                members: [0].into(),
                 remote: None,
             }],
             sites: (0..=self.sites)

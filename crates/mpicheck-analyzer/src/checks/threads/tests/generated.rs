@@ -102,7 +102,7 @@ fn concurrent_use_pass_finds_what_the_whole_rank_checks_find() {
         run.ranks = vec![random_rank(&mut rng, 0), random_rank(&mut rng, 1)];
         run.comms.push(CommInfo {
             name: "communicator from MPI_Comm_dup on MPI_COMM_WORLD".into(),
-            members: vec![0, 1],
+            members: [0, 1].into(),
             remote: None,
         });
         run.sites = (0..=6)

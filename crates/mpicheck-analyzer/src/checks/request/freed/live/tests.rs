@@ -127,7 +127,7 @@ fn whole(run: &Run, order: &[Rank], late: bool) -> Proofs {
         },
     );
     let ops: Vec<RankOps> = ranks.into_inner().into_iter().map(|(_, o)| o).collect();
-    proofs_of(&ops, &|comm| run.comm(comm).members.clone())
+    proofs_of(&ops, &|comm| run.comm(comm).members.to_vec())
 }
 
 /// Proofs as (sender, request, event), sorted.
