@@ -20,6 +20,10 @@
 //! Other synchronization between threads (barriers, locks, joins) is not modelled: the
 //! threads run more freely than in the program, which can hide a deadlock that needs that
 //! synchronization but adds no wait the program does not have.
+//!
+//! Cost: nothing for a rank whose operations come from one thread ([`OpSource::threaded`]).
+//! A multi-threaded rank whose every thread stays blocked (a deadlock of the strict replay)
+//! has the rest of its operations read into backlogs.
 
 use super::*;
 
@@ -188,8 +192,9 @@ impl Engine<'_> {
     }
 
     /// Actor `a` stopped in a call: if no other thread of its rank can go on, reads the
-    /// rank's next operations until one can (a thread not seen yet, or one whose next
-    /// operation is read), or the rank has no more. Nobody would read them otherwise.
+    /// rank's next operations into their threads' backlogs until a thread not seen yet
+    /// can, or the rank has no more. Nobody would read them otherwise. (When every thread
+    /// of the rank stays blocked, this reads the rest of the rank: see the module docs.)
     pub(super) fn read_ahead(&mut self, a: Actor) {
         let r = self.rank_of(a);
         if !self.lanes.threaded[r as usize] {
