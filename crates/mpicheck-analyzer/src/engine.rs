@@ -603,7 +603,7 @@ impl OpSource for ProgramOps<'_> {
         let op = program.ops.read(i, &mut readers.ops);
         self.next[r] = i + 1;
         let cursor = &mut self.threads[r];
-        while program.threads.len() > 1 && cursor.next_run < program.threads.len() {
+        while cursor.next_run < program.threads.len() {
             let [first, thread] = program.threads.read(cursor.next_run, &mut readers.threads);
             if first as usize > i {
                 break;

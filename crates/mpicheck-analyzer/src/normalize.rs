@@ -140,6 +140,17 @@ struct Tables {
     buffer_watch: Option<BufferWatchCounts>,
 }
 
+/// The copy of `value` in `set` (put there if it is the first).
+fn shared<T: ?Sized + Eq + std::hash::Hash>(set: &mut FxHashSet<Arc<T>>, value: Arc<T>) -> Arc<T> {
+    match set.get(&value) {
+        Some(shared) => shared.clone(),
+        None => {
+            set.insert(value.clone());
+            value
+        }
+    }
+}
+
 impl Tables {
     /// The tables of a run of `world_size` ranks before any call: the unknown call site
     /// and `MPI_COMM_WORLD`.
@@ -178,25 +189,10 @@ impl Tables {
 
     /// `info` with the shared copies of its name and member lists.
     fn shared(&mut self, mut info: CommInfo) -> CommInfo {
-        match self.comm_names.get(&info.name) {
-            Some(name) => info.name = name.clone(),
-            None => {
-                self.comm_names.insert(info.name.clone());
-            }
-        }
-        info.members = self.shared_members(info.members);
-        info.remote = info.remote.map(|r| self.shared_members(r));
+        info.name = shared(&mut self.comm_names, info.name);
+        info.members = shared(&mut self.comm_members, info.members);
+        info.remote = info.remote.map(|r| shared(&mut self.comm_members, r));
         info
-    }
-
-    fn shared_members(&mut self, members: Arc<[Rank]>) -> Arc<[Rank]> {
-        match self.comm_members.get(&members) {
-            Some(shared) => shared.clone(),
-            None => {
-                self.comm_members.insert(members.clone());
-                members
-            }
-        }
     }
 
     /// `rank` freed its handle of communicator `id`; true when that was the last member to

@@ -157,26 +157,38 @@ impl Engine<'_> {
             return true;
         }
         loop {
-            if self.lanes.exhausted[r as usize] {
-                return false;
-            }
-            self.cur[a as usize].aux.clear();
-            let Some(op) = self.src.next_op(r, &mut self.cur[a as usize].aux) else {
-                self.lanes.exhausted[r as usize] = true;
+            let mut aux = std::mem::take(&mut self.cur[a as usize].aux);
+            aux.clear();
+            let Some((lane, op, event)) = self.read_op(r, &mut aux) else {
+                self.cur[a as usize].aux = aux;
                 return false;
             };
-            let event = self.lanes.next_event[r as usize];
-            self.lanes.next_event[r as usize] += 1;
-            let lane = self.lane(r, self.src.thread(r) as u32);
             if lane == a {
                 let cur = &mut self.cur[a as usize];
                 cur.op = Some(op);
                 cur.event = event;
+                cur.aux = aux;
                 return true;
             }
-            let aux = std::mem::take(&mut self.cur[a as usize].aux);
             self.hand_over(r, lane, Pulled { op, event, aux });
         }
+    }
+
+    /// Reads the next operation of multi-threaded rank `r` from the source, its aux words
+    /// into `aux`: the actor of its thread (made if the thread is new), the operation and
+    /// its event index. `None` past the rank's last.
+    fn read_op(&mut self, r: Rank, aux: &mut Vec<u32>) -> Option<(Actor, ReplayOp, u32)> {
+        if self.lanes.exhausted[r as usize] {
+            return None;
+        }
+        let Some(op) = self.src.next_op(r, aux) else {
+            self.lanes.exhausted[r as usize] = true;
+            return None;
+        };
+        let event = self.lanes.next_event[r as usize];
+        self.lanes.next_event[r as usize] += 1;
+        let lane = self.lane(r, self.src.thread(r) as u32);
+        Some((lane, op, event))
     }
 
     /// Puts an operation of rank `r` read for another actor in `lane`'s backlog.
@@ -205,15 +217,11 @@ impl Engine<'_> {
                 .chain(e.lanes.others(r).iter().copied())
                 .any(|a| e.actors[a as usize].status == R_READY)
         };
-        while !self.lanes.exhausted[r as usize] && !ready(self, r) {
+        while !ready(self, r) {
             let mut aux = Vec::new();
-            let Some(op) = self.src.next_op(r, &mut aux) else {
-                self.lanes.exhausted[r as usize] = true;
+            let Some((lane, op, event)) = self.read_op(r, &mut aux) else {
                 return;
             };
-            let event = self.lanes.next_event[r as usize];
-            self.lanes.next_event[r as usize] += 1;
-            let lane = self.lane(r, self.src.thread(r) as u32);
             self.hand_over(r, lane, Pulled { op, event, aux });
         }
     }

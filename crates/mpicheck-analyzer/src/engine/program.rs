@@ -3,18 +3,13 @@
 
 use super::*;
 
-fn member_list_hash(members: &[Rank]) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(members)
-}
-
 /// Builds a [`Program`] rank by rank, for runs too large to hold as a [`Run`] (benchmarks)
 /// and for [`Program::from_run`].
 pub struct ProgramBuilder {
     program: Program,
     open: bool,
-    /// The hash of each member list in [`Program::member_sets`] → the sets with it.
-    member_set_ids: FxHashMap<u64, Vec<u32>>,
+    /// Each member list in [`Program::member_sets`] → its set.
+    member_set_ids: FxHashMap<Vec<Rank>, u32>,
 }
 
 impl ProgramBuilder {
@@ -29,25 +24,17 @@ impl ProgramBuilder {
                 names: vec![""],
             },
             open: false,
-            member_set_ids: FxHashMap::from_iter([(
-                member_list_hash(&(0..world_size).collect::<Vec<_>>()),
-                vec![0],
-            )]),
+            member_set_ids: FxHashMap::from_iter([((0..world_size).collect(), 0)]),
         }
     }
     /// Adds a communicator (world ranks in communicator rank order) and returns its id.
     pub fn add_comm(&mut self, members: Vec<Rank>) -> CommId {
-        let hash = member_list_hash(&members);
         let sets = &mut self.program.member_sets;
-        let candidates = self.member_set_ids.entry(hash).or_default();
-        let set = match candidates
-            .iter()
-            .find(|&&s| sets[s as usize].members().eq(members.iter().copied()))
-        {
+        let set = match self.member_set_ids.get(&members) {
             Some(&set) => set,
             None => {
-                sets.push(CommMembers::of(members));
-                candidates.push(sets.len() as u32 - 1);
+                sets.push(CommMembers::of(members.clone()));
+                self.member_set_ids.insert(members, sets.len() as u32 - 1);
                 sets.len() as u32 - 1
             }
         };
