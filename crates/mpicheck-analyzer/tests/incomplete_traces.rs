@@ -4,8 +4,6 @@
 //! check. A rank whose trace is incomplete is judged like an interrupted one: findings
 //! before its last recorded call remain, nothing is concluded from the missing part.
 
-use std::path::{Path, PathBuf};
-
 use mpicheck_analyzer::checks::run_all;
 use mpicheck_analyzer::diagnostic::Diagnostic;
 use mpicheck_analyzer::model::{RankEnd, Run, SourceLocation};
@@ -13,24 +11,11 @@ use mpicheck_analyzer::normalize::normalize;
 use mpicheck_trace::builder::TraceBuilder;
 use mpicheck_trace::{offset, read_trace_bytes, state, Trace};
 
-const FAMILIES: [&str; 2] = ["mpich", "openmpi"];
+mod support;
 
-fn fixture(set: &str) -> Vec<Trace> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/traces")
-        .join(set);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    let mut traces: Vec<Trace> = files
-        .iter()
-        .map(|p| mpicheck_trace::read_trace(p).unwrap())
-        .collect();
-    traces.sort_by_key(|t| t.header.rank);
-    traces
-}
+use support::committed_traces as fixture;
+
+const FAMILIES: [&str; 2] = ["mpich", "openmpi"];
 
 fn resolve(_: usize, addr: u64) -> SourceLocation {
     SourceLocation {

@@ -1,27 +1,12 @@
 //! Recorded runs of multi-threaded programs (`tests/traces`), through the reader,
 //! normalization and every check.
 
-use std::path::{Path, PathBuf};
+mod support;
 
 use mpicheck_analyzer::checks::run_all;
 use mpicheck_analyzer::model::SourceLocation;
 use mpicheck_analyzer::normalize::normalize;
-use mpicheck_trace::Trace;
-
-fn fixture(set: &str) -> Vec<Trace> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/traces")
-        .join(set);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| mpicheck_trace::read_trace(p).unwrap())
-        .collect()
-}
+use support::committed_traces;
 
 fn resolve(_: usize, _: u64) -> SourceLocation {
     SourceLocation::default()
@@ -35,7 +20,7 @@ fn resolve(_: usize, _: u64) -> SourceLocation {
 /// have. The program is correct.
 #[test]
 fn threads_recorded_in_different_orders_on_two_ranks_give_no_finding() {
-    let traces = fixture("threads-openmpi");
+    let traces = committed_traces("threads-openmpi");
     assert_eq!(traces.len(), 2);
     let run = normalize(&traces, &mut resolve).unwrap_or_else(|e| panic!("{e}"));
     let findings = run_all(&run);

@@ -166,6 +166,23 @@ fn write_slowly(path: &std::path::Path, finished: &[u8], seed: u64) {
 }
 
 /// A fresh directory of this test process.
+/// Following a job that is not over (and not stopped), on another host.
+fn job_running() -> FollowUntil {
+    FollowUntil {
+        job_over: Arc::new(AtomicBool::new(false)),
+        local_pid: None,
+        stop: Arc::new(AtomicBool::new(false)),
+    }
+}
+
+/// `trace` as its process left it while still running: the exit flag cleared.
+fn still_running(mut trace: Vec<u8>) -> Vec<u8> {
+    let at = offset::STATE..offset::STATE + 4;
+    let flags = u32::from_le_bytes(trace[at.clone()].try_into().unwrap());
+    trace[at].copy_from_slice(&(flags & !state::EXITED).to_le_bytes());
+    trace
+}
+
 fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("mpicheck-follow-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -182,12 +199,8 @@ fn followed_calls(finished: Vec<u8>, seed: u64) -> Vec<CallRecord> {
         .set_len(finished.len() as u64 + 65536)
         .unwrap();
     let header = read_trace_bytes(&finished).unwrap().header;
-    let job_over = Arc::new(AtomicBool::new(false));
-    let until = FollowUntil {
-        job_over: job_over.clone(),
-        local_pid: None,
-        stop: Arc::new(AtomicBool::new(false)),
-    };
+    let until = job_running();
+    let job_over = until.job_over.clone();
     let reader = {
         let path = path.clone();
         std::thread::spawn(move || {
@@ -229,18 +242,11 @@ fn a_stopped_reader_ends_at_once() {
     let path = dir.join("trace-7.mpitrace");
     // Every record written, the process still running and space reserved ahead: the
     // reader waits at the last call, still inside MPI, for the job to end.
-    let mut running = finished.clone();
-    let at = offset::STATE..offset::STATE + 4;
-    let flags = u32::from_le_bytes(running[at.clone()].try_into().unwrap());
-    running[at].copy_from_slice(&(flags & !state::EXITED).to_le_bytes());
+    let mut running = still_running(finished.clone());
     running.resize(finished.len() + 65536, 0);
     std::fs::write(&path, &running).unwrap();
     let header = whole.header.clone();
-    let until = FollowUntil {
-        job_over: Arc::new(AtomicBool::new(false)),
-        local_pid: None,
-        stop: Arc::new(AtomicBool::new(false)),
-    };
+    let until = job_running();
     let stop = until.stop.clone();
     let (sent, got) = std::sync::mpsc::channel();
     let reader = {
@@ -312,10 +318,7 @@ fn one_look_reads_a_bounded_part_of_a_long_trace() {
         complete: false,
         ..recv(calls, 0)
     });
-    let mut running = b.exited();
-    let at = offset::STATE..offset::STATE + 4;
-    let flags = u32::from_le_bytes(running[at.clone()].try_into().unwrap());
-    running[at].copy_from_slice(&(flags & !state::EXITED).to_le_bytes());
+    let running = still_running(b.exited());
     assert!(running.len() > 8 << 20, "{} bytes", running.len());
     let dir = temp_dir("long");
     let path = dir.join("trace-8.mpitrace");
@@ -329,11 +332,7 @@ fn one_look_reads_a_bounded_part_of_a_long_trace() {
     );
 
     let whole = read_trace_bytes(&running).unwrap();
-    let until = FollowUntil {
-        job_over: Arc::new(AtomicBool::new(false)),
-        local_pid: None,
-        stop: Arc::new(AtomicBool::new(false)),
-    };
+    let until = job_running();
     let stop = until.stop.clone();
     let (sent, got) = std::sync::mpsc::channel();
     let reader = {
