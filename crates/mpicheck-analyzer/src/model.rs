@@ -8,7 +8,9 @@
 
 use serde::Serialize;
 
+mod comms;
 mod rma;
+pub use comms::CommTable;
 pub use rma::*;
 
 /// A rank in `MPI_COMM_WORLD`.
@@ -48,11 +50,9 @@ pub struct SourceLocation {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CommInfo {
     /// Human name: `MPI_COMM_WORLD`, or how it was made (`MPI_Comm_split of MPI_COMM_WORLD`).
-    /// Shared: the run keeps an entry per communicator ever made (ids are never reused),
-    /// and a program that makes many makes them the same way, under one name.
+    /// Shared by the descriptions that have it ([`CommTable`]).
     pub name: std::sync::Arc<str>,
-    /// World ranks of the (local) group, in communicator rank order. Shared like the name:
-    /// a program that makes many communicators makes most of them over the same ranks.
+    /// World ranks of the (local) group, in communicator rank order. Shared like the name.
     pub members: std::sync::Arc<[Rank]>,
     /// World ranks of the remote group of an intercommunicator.
     pub remote: Option<std::sync::Arc<[Rank]>>,
@@ -764,7 +764,7 @@ pub struct Run {
     /// Index = world rank.
     pub ranks: Vec<RankTrace>,
     /// Index = [`CommId`]. `CommId(0)` is `MPI_COMM_WORLD`.
-    pub comms: Vec<CommInfo>,
+    pub comms: CommTable,
     /// Index = [`SiteId`]. `SiteId(0)` is the unknown location.
     pub sites: Vec<SourceLocation>,
     /// Index = [`TypeId`].

@@ -115,17 +115,13 @@ impl LocalComm {
 /// rank first names it (`*_seen`), for the final [`Numbering`].
 #[derive(Default)]
 struct Tables {
-    comms: Vec<CommInfo>,
+    comms: CommTable,
     /// The key of each communicator some member may still name (see [`Tables::comm_freed`]).
     comm_ids: FxHashMap<CommKey, CommId>,
     comms_seen: FirstSeen,
     /// Communicators made by a call (not `MPI_COMM_WORLD`, `MPI_COMM_SELF` or unknown
     /// ones) that not every member has freed yet: their key and how many members have not.
     unfreed: FxHashMap<CommId, (CommKey, u32)>,
-    /// Each distinct communicator name once ([`CommInfo::name`]).
-    comm_names: FxHashSet<Arc<str>>,
-    /// Each distinct member list once ([`CommInfo::members`], [`CommInfo::remote`]).
-    comm_members: FxHashSet<Arc<[Rank]>>,
     sites: Vec<SourceLocation>,
     site_ids: FxHashMap<SourceLocation, SiteId>,
     sites_seen: FirstSeen,
@@ -138,17 +134,6 @@ struct Tables {
     rma: rma::RmaTables,
     buffer_accesses: Vec<BufferAccess>,
     buffer_watch: Option<BufferWatchCounts>,
-}
-
-/// The copy of `value` in `set` (put there if it is the first).
-fn shared<T: ?Sized + Eq + std::hash::Hash>(set: &mut FxHashSet<Arc<T>>, value: Arc<T>) -> Arc<T> {
-    match set.get(&value) {
-        Some(shared) => shared.clone(),
-        None => {
-            set.insert(value.clone());
-            value
-        }
-    }
 }
 
 impl Tables {
@@ -171,28 +156,19 @@ impl Tables {
     fn comm(&mut self, key: CommKey, seen: Seen, info: impl FnOnce() -> CommInfo) -> CommId {
         if let Some(&id) = self.comm_ids.get(&key) {
             if self.comms_seen.again(id.0, seen) {
-                self.comms[id.0 as usize] = self.shared(info());
+                self.comms.set(id, info());
             }
             return id;
         }
-        let id = CommId(self.comms.len() as u32);
-        let info = self.shared(info());
+        let info = info();
         let members = info.members.len() + info.remote.as_ref().map_or(0, |r| r.len());
+        let id = self.comms.push(info);
         if members > 0 && matches!(key, CommKey::Child { .. } | CommKey::Inter { .. }) {
             self.unfreed.insert(id, (key.clone(), members as u32));
         }
-        self.comms.push(info);
         self.comms_seen.push(seen);
         self.comm_ids.insert(key, id);
         id
-    }
-
-    /// `info` with the shared copies of its name and member lists.
-    fn shared(&mut self, mut info: CommInfo) -> CommInfo {
-        info.name = shared(&mut self.comm_names, info.name);
-        info.members = shared(&mut self.comm_members, info.members);
-        info.remote = info.remote.map(|r| shared(&mut self.comm_members, r));
-        info
     }
 
     /// `rank` freed its handle of communicator `id`; true when that was the last member to

@@ -120,11 +120,12 @@ impl Parser {
                     threads: Default::default(),
                 })
                 .collect();
-            self.run.comms = vec![CommInfo {
+            self.run.comms = CommTable::default();
+            self.run.comms.push(CommInfo {
                 name: "MPI_COMM_WORLD".into(),
                 members: (0..n).collect(),
                 remote: None,
-            }];
+            });
             self.explicit_end = vec![false; n as usize];
             self.recv_of_request = vec![HashMap::new(); n as usize];
             return Ok(());

@@ -210,7 +210,7 @@ pub fn collective_call_name(kind: CollectiveKind) -> &'static str {
 
 fn comm_name(run: &Run, comm: crate::model::CommId) -> String {
     run.comms
-        .get(comm.0 as usize)
+        .get(comm)
         .map_or_else(|| format!("comm {}", comm.0), |c| c.name.to_string())
 }
 

@@ -15,9 +15,9 @@ use rustc_hash::FxHashMap;
 
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
-    BufferAccess, CollectiveArgs, CommId, CommInfo, DatatypeInfo, Event, ObjectKind, Rank, RankEnd,
-    RankTrace, RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo, ThreadLevel, TypeId,
-    WinId, WindowInfo,
+    BufferAccess, CollectiveArgs, CommId, CommInfo, CommTable, DatatypeInfo, Event, ObjectKind,
+    Rank, RankEnd, RankTrace, RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo,
+    ThreadLevel, TypeId, WinId, WindowInfo,
 };
 use crate::normalize::numbering::Numbering;
 use crate::text::Text;
@@ -231,7 +231,7 @@ impl Filled {
 /// every run of a program.
 pub(crate) struct RunTables<'r> {
     sites: &'r [SourceLocation],
-    comms: &'r [CommInfo],
+    comms: &'r CommTable,
     datatypes: &'r [DatatypeInfo],
     collective_args: &'r CollectiveArgsTable,
     windows: &'r [WindowInfo],
@@ -267,7 +267,7 @@ impl<'r> RunTables<'r> {
     /// The tables while the events stream: how the ranks end is not known yet.
     pub fn new(
         sites: &'r [SourceLocation],
-        comms: &'r [CommInfo],
+        comms: &'r CommTable,
         datatypes: &'r [DatatypeInfo],
         collective_args: &'r CollectiveArgsTable,
         windows: &'r [WindowInfo],
@@ -319,7 +319,7 @@ impl<'r> RunTables<'r> {
     }
 
     /// The communicators the events named so far, by id.
-    pub fn comms(&self) -> &'r [CommInfo] {
+    pub fn comms(&self) -> &'r CommTable {
         self.comms
     }
 
@@ -342,7 +342,7 @@ impl<'r> RunTables<'r> {
 
     /// A communicator, if the events named it.
     pub fn comm(&self, comm: CommId) -> Option<&'r CommInfo> {
-        self.comms.get(comm.0 as usize)
+        self.comms.get(comm)
     }
 
     /// `count` elements of `datatype` with the type's signature structure, if known.

@@ -145,7 +145,7 @@ impl Numbering {
             return;
         }
         run.sites = permuted(std::mem::take(&mut run.sites), &self.sites);
-        run.comms = permuted(std::mem::take(&mut run.comms), &self.comms);
+        run.comms.renumber(|ids| permuted(ids, &self.comms));
         run.datatypes = permuted(std::mem::take(&mut run.datatypes), &self.datatypes);
         run.windows = permuted(std::mem::take(&mut run.windows), &self.windows);
         for window in &mut run.windows {

@@ -40,7 +40,7 @@ pub(super) struct RankWindows {
 impl RmaTables {
     /// Names each window by its final id (`numbering`): `window 0 (MPI_Win_create on
     /// MPI_COMM_WORLD)`.
-    pub fn name_windows(&mut self, numbering: &super::Numbering, comms: &[CommInfo]) {
+    pub fn name_windows(&mut self, numbering: &super::Numbering, comms: &CommTable) {
         for (win, made_by) in self.made_by.iter().enumerate() {
             let new = numbering.window(WinId(win as u32));
             let window = &mut self.windows[win];

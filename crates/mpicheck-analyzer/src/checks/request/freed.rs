@@ -532,7 +532,7 @@ fn rank_ops(run: &Run, rank: Rank) -> RankOps {
     let mut ops = RankOps::default();
     let intra = |comm: CommId| {
         run.comms
-            .get(comm.0 as usize)
+            .get(comm)
             .is_some_and(|c| c.remote.is_none())
     };
     for (e, event) in run.ranks[rank as usize].events.iter().enumerate() {

@@ -96,11 +96,13 @@ impl RankBuilder {
         };
         Run {
             ranks: vec![rank],
-            comms: vec![CommInfo {
+            comms: [CommInfo {
                 name: "MPI_COMM_WORLD".into(),
                 members: [0].into(),
                 remote: None,
-            }],
+            }]
+            .into_iter()
+            .collect(),
             sites: (0..=self.sites)
                 .map(|i| SourceLocation {
                     file: Some("t.c".into()),

@@ -76,7 +76,7 @@ fn feed(
 fn intra(run: &Run) -> impl Fn(CommId) -> bool + '_ {
     |comm| {
         run.comms
-            .get(comm.0 as usize)
+            .get(comm)
             .is_some_and(|c| c.remote.is_none())
     }
 }
@@ -87,7 +87,7 @@ fn live(run: &Run, order: &[Rank], late: bool) -> (Proofs, usize) {
     let mut most = 0;
     let members = |comm: CommId, rank: Rank| {
         run.comms
-            .get(comm.0 as usize)
+            .get(comm)
             .map_or((0, None), |c| (c.members.len(), c.rank_of(rank)))
     };
     feed(
