@@ -123,8 +123,8 @@ impl Watch {
                 // A completed request is gone unless it is persistent.
                 let all = event.returned && !test && matches!(kind, WaitKind::One | WaitKind::All);
                 for r in requests.iter().flatten() {
-                    // (Not what is forgotten right below.)
-                    if !(all && !self.started.contains(r)) {
+                    // (Not those forgotten right below: all but the persistent ones.)
+                    if !all || self.started.contains(r) {
                         note(self.requests.entry(*r).or_default(), call);
                     }
                 }
