@@ -454,7 +454,19 @@ impl Significance {
     /// `base`: the call's [`collective_base`].
     fn of(call: &CallArgs, state: &dyn ArgState, base: Option<&'static str>) -> Significance {
         let c = state.constants();
-        let in_place = |name: &str| c.in_place.is_some() && call.int(name) == c.in_place;
+        // Both buffers in one look at the parameters (the first of each name).
+        let (mut sendbuf, mut recvbuf) = (None, None);
+        if c.in_place.is_some() {
+            for (i, p) in call.function.params.iter().enumerate() {
+                match p.name.as_str() {
+                    "sendbuf" => _ = sendbuf.get_or_insert(i),
+                    "recvbuf" => _ = recvbuf.get_or_insert(i),
+                    _ => {}
+                }
+            }
+        }
+        let in_place =
+            |at: Option<usize>| at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place);
         let intercomm_leader = call.short.starts_with("Intercomm_create").then(|| {
             // Significant only at the local leader.
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
@@ -465,8 +477,8 @@ impl Significance {
             Some((base, root, call.int("comm").and_then(|raw| state.comm(raw))))
         });
         Significance {
-            sendbuf_in_place: in_place("sendbuf"),
-            recvbuf_in_place: in_place("recvbuf"),
+            sendbuf_in_place: in_place(sendbuf),
+            recvbuf_in_place: in_place(recvbuf),
             // (The length first: most names are shorter, and a substring search costs.)
             no_op_get_accumulate: call.short.len() >= GET_ACCUMULATE.len()
                 && call.short.contains(GET_ACCUMULATE)
