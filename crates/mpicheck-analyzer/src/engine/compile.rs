@@ -55,6 +55,10 @@ pub struct ProgramCompiler {
 struct Names {
     names: Vec<&'static str>,
     ids: FxHashMap<&'static str, u32>,
+    /// The ids by the address and length of the name (the same for the same bytes, as
+    /// names are `'static`): an event's name is found without hashing or comparing it
+    /// when one at that address came before.
+    by_address: FxHashMap<(usize, usize), u32>,
 }
 
 impl Default for Names {
@@ -62,17 +66,24 @@ impl Default for Names {
         Names {
             names: vec![""],
             ids: FxHashMap::from_iter([("", 0)]),
+            by_address: FxHashMap::default(),
         }
     }
 }
 
 impl Names {
     fn id(&mut self, name: &'static str) -> u32 {
+        let address = (name.as_ptr() as usize, name.len());
+        if let Some(&id) = self.by_address.get(&address) {
+            return id;
+        }
         let names = &mut self.names;
-        *self.ids.entry(name).or_insert_with(|| {
+        let id = *self.ids.entry(name).or_insert_with(|| {
             names.push(name);
             names.len() as u32 - 1
-        })
+        });
+        self.by_address.insert(address, id);
+        id
     }
 }
 
