@@ -46,12 +46,19 @@ pub struct ProgramCompiler {
     /// The threads the launcher saw polling until it ended the hung job, by rank: their
     /// trailing polls stand for the blocking call they poll for.
     polling: FxHashMap<Rank, Vec<u16>>,
+    /// The requests an event completed ([`RankCompiler::forget_completed`]), kept to be
+    /// filled again by the next event.
+    completed: Vec<ReqId>,
 }
 
 /// The names of the called functions, by the id operations carry.
 struct Names {
     names: Vec<&'static str>,
     ids: FxHashMap<&'static str, u32>,
+    /// The ids by the address and length of the name (the same for the same bytes, as
+    /// names are `'static`): an event's name is found without hashing or comparing it
+    /// when one at that address came before.
+    by_address: FxHashMap<(usize, usize), u32>,
 }
 
 impl Default for Names {
@@ -59,17 +66,24 @@ impl Default for Names {
         Names {
             names: vec![""],
             ids: FxHashMap::from_iter([("", 0)]),
+            by_address: FxHashMap::default(),
         }
     }
 }
 
 impl Names {
     fn id(&mut self, name: &'static str) -> u32 {
+        let address = (name.as_ptr() as usize, name.len());
+        if let Some(&id) = self.by_address.get(&address) {
+            return id;
+        }
         let names = &mut self.names;
-        *self.ids.entry(name).or_insert_with(|| {
+        let id = *self.ids.entry(name).or_insert_with(|| {
             names.push(name);
             names.len() as u32 - 1
-        })
+        });
+        self.by_address.insert(address, id);
+        id
     }
 }
 
@@ -267,7 +281,8 @@ impl EventPass for ProgramCompiler {
         if polling {
             r.note_trailing(index as u32, event);
         }
-        let completed = r.forget_completed(event);
+        let completed = &mut self.completed;
+        r.forget_completed(event, completed);
         let at = r.ops.len() as u32;
         let poll = r.polls.role(event);
         let info = info_of(event, names);
@@ -282,7 +297,7 @@ impl EventPass for ProgramCompiler {
             .filter(|c| c.kind == RmaKind::Test { done: false })
             .map(|c| c.win);
         r.push(op, info, event);
-        for request in completed {
+        for &request in completed.iter() {
             // A single successful test gave it a fresh id ([`RequestIds::rename`]) that no
             // later call names.
             r.ids.forget(request);
@@ -355,28 +370,13 @@ impl RankCompiler {
     /// request), so neither a wait that never returns nor a cancel will mark their
     /// operations. Without this, the rank's tables would grow with every request of the
     /// run.
-    /// Returns the nonblocking ones among them.
-    fn forget_completed(&mut self, event: &Event) -> Vec<ReqId> {
+    /// Puts the nonblocking ones among them in `nonblocking` (emptied first).
+    fn forget_completed(&mut self, event: &Event, nonblocking: &mut Vec<ReqId>) {
+        nonblocking.clear();
         if !event.returned {
-            return Vec::new();
+            return;
         }
-        let done: Vec<ReqId> = match &event.op {
-            Op::Wait {
-                requests,
-                kind: WaitKind::One | WaitKind::All,
-                test: false,
-                ..
-            } => requests.iter().flatten().copied().collect(),
-            Op::Wait {
-                requests,
-                completed,
-                ..
-            } => crate::checks::request::completed_requests(requests, completed).collect(),
-            Op::RequestFree { request } => vec![*request],
-            _ => return Vec::new(),
-        };
-        let mut nonblocking = Vec::new();
-        for request in done {
+        let mut forget = |request: ReqId| {
             self.cancels.sends.remove(&request.0);
             let id = self.ids.id(request);
             if let Some(&at) = self.origin.get(&id) {
@@ -385,8 +385,22 @@ impl RankCompiler {
                     nonblocking.push(request);
                 }
             }
+        };
+        match &event.op {
+            Op::Wait {
+                requests,
+                kind: WaitKind::One | WaitKind::All,
+                test: false,
+                ..
+            } => requests.iter().flatten().copied().for_each(forget),
+            Op::Wait {
+                requests,
+                completed,
+                ..
+            } => crate::checks::request::completed_requests(requests, completed).for_each(forget),
+            Op::RequestFree { request } => forget(*request),
+            _ => {}
         }
-        nonblocking
     }
 
     /// Keeps `event` of a polling thread while it may belong to the thread's last loop: its
@@ -757,14 +771,19 @@ fn compile_event(
             test: false,
             ..
         } => {
-            let chosen: Vec<u32> = requests.iter().flatten().map(|&r| ids.id(r)).collect();
-            if !chosen.is_empty() {
+            // The requests go straight into the aux words (none for a wait on none).
+            let at = aux.len() as u32;
+            for &r in requests.iter().flatten() {
+                aux.push(ids.id(r));
+            }
+            let chosen = aux.len() as u32 - at;
+            if chosen > 0 {
                 op.kind = OpKind::Wait;
                 if matches!(kind, WaitKind::Any | WaitKind::Some) {
                     op.flags |= flags::WAIT_ANY;
                 }
-                op.b = chosen.len() as u32;
-                op.a = push_aux(&chosen);
+                op.b = chosen;
+                op.a = at;
             }
         }
         Op::Wait {

@@ -357,6 +357,11 @@ enum RequiredTopology {
 
 impl RequiredTopology {
     fn of(short: &str) -> Option<RequiredTopology> {
+        RequiredTopology::of_call(short, collective_base(short))
+    }
+
+    /// [`RequiredTopology::of`] a call whose [`collective_base`] is known.
+    fn of_call(short: &str, base: Option<&str>) -> Option<RequiredTopology> {
         Some(match short {
             "Cart_get" | "Cart_rank" | "Cart_coords" | "Cart_shift" | "Cart_sub"
             | "Cartdim_get" => RequiredTopology::Cart,
@@ -364,9 +369,7 @@ impl RequiredTopology {
                 RequiredTopology::Graph
             }
             "Dist_graph_neighbors" | "Dist_graph_neighbors_count" => RequiredTopology::DistGraph,
-            _ if collective_base(short).is_some_and(|c| c.starts_with("Neighbor_")) => {
-                RequiredTopology::Any
-            }
+            _ if base.is_some_and(|c| c.starts_with("Neighbor_")) => RequiredTopology::Any,
             _ => return None,
         })
     }
@@ -426,8 +429,10 @@ fn root_side(base: &str, param: &str) -> Option<bool> {
 /// `remote_leader` and `tag` of `MPI_Intercomm_create` significant only at the local
 /// leader).
 fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
-    Significance::of(call, state).of_param(param)
+    Significance::of(call, state, collective_base(call.short)).of_param(param)
 }
+
+const GET_ACCUMULATE: &str = "Get_accumulate";
 
 /// What decides which parameters of one call are significant (see [`significant`]), looked
 /// up once per call: [`judge`] asks it for every parameter.
@@ -446,22 +451,37 @@ struct Significance {
 }
 
 impl Significance {
-    fn of(call: &CallArgs, state: &dyn ArgState) -> Significance {
+    /// `base`: the call's [`collective_base`].
+    fn of(call: &CallArgs, state: &dyn ArgState, base: Option<&'static str>) -> Significance {
         let c = state.constants();
-        let in_place = |name: &str| c.in_place.is_some() && call.int(name) == c.in_place;
+        // Both buffers in one look at the parameters (the first of each name).
+        let (mut sendbuf, mut recvbuf) = (None, None);
+        if c.in_place.is_some() {
+            for (i, p) in call.function.params.iter().enumerate() {
+                match p.name.as_str() {
+                    "sendbuf" => _ = sendbuf.get_or_insert(i),
+                    "recvbuf" => _ = recvbuf.get_or_insert(i),
+                    _ => {}
+                }
+            }
+        }
+        let in_place =
+            |at: Option<usize>| at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place);
         let intercomm_leader = call.short.starts_with("Intercomm_create").then(|| {
             // Significant only at the local leader.
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
             me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)))
         });
-        let rooted = collective_base(call.short).and_then(|base| {
+        let rooted = base.and_then(|base| {
             let root = call.int("root")?;
             Some((base, root, call.int("comm").and_then(|raw| state.comm(raw))))
         });
         Significance {
-            sendbuf_in_place: in_place("sendbuf"),
-            recvbuf_in_place: in_place("recvbuf"),
-            no_op_get_accumulate: call.short.contains("Get_accumulate")
+            sendbuf_in_place: in_place(sendbuf),
+            recvbuf_in_place: in_place(recvbuf),
+            // (The length first: most names are shorter, and a substring search costs.)
+            no_op_get_accumulate: call.short.len() >= GET_ACCUMULATE.len()
+                && call.short.contains(GET_ACCUMULATE)
                 && c.no_op.is_some()
                 && call.int("op") == c.no_op,
             intercomm_leader,
@@ -558,6 +578,43 @@ fn moves_data(function: &FunctionSchema, short: &str) -> bool {
     has("BUFFER") && has("DATATYPE") && !short.starts_with("Pack") && !short.starts_with("Unpack")
 }
 
+/// A parameter kind as the loop of [`judge`] tells them apart: the kind's name is compared
+/// once per parameter, not once per rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    Handle(ObjectKind),
+    Request,
+    /// One of [`COUNT_KINDS`].
+    Count,
+    Buffer,
+    Tag,
+    Rank,
+    Assert,
+    Color,
+    SplitType,
+    /// A kind the loop does not judge.
+    Not,
+}
+
+impl Judged {
+    fn of(forum_kind: &str) -> Judged {
+        if let Some(kind) = object_kind(forum_kind) {
+            return Judged::Handle(kind);
+        }
+        match forum_kind {
+            "REQUEST" => Judged::Request,
+            "BUFFER" => Judged::Buffer,
+            "TAG" => Judged::Tag,
+            "RANK" => Judged::Rank,
+            "ASSERT" => Judged::Assert,
+            "COLOR" => Judged::Color,
+            "SPLIT_TYPE" => Judged::SplitType,
+            k if COUNT_KINDS.contains(&k) => Judged::Count,
+            _ => Judged::Not,
+        }
+    }
+}
+
 /// The problems of one call's arguments.
 pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
     let mut issues = Vec::new();
@@ -571,21 +628,21 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         })
     };
     let c = state.constants();
-    let moves_data = moves_data(call.function, call.short);
-    let significance = Significance::of(call, state);
+    let base = collective_base(call.short);
+    let significance = Significance::of(call, state, base);
     for (i, param) in call.function.params.iter().enumerate() {
-        let value = call.on_entry(i);
-        if param.direction == Direction::Out && param.kind != "BUFFER" {
+        let judged = Judged::of(&param.kind);
+        if judged == Judged::Not || (param.direction == Direction::Out && judged != Judged::Buffer)
+        {
             continue;
         }
-        let kind = param.kind.as_str();
         let name = param.name.as_str();
-        let handle_kind = object_kind(kind);
         if !significance.of_param(name) {
             continue;
         }
-        match (kind, value) {
-            ("REQUEST", ArgValue::Int(raw))
+        let value = call.on_entry(i);
+        match (judged, value) {
+            (Judged::Request, ArgValue::Int(raw))
                 if null_request_forbidden(call.short) && Some(*raw) == c.request_null =>
             {
                 issue(
@@ -595,28 +652,25 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     },
                 );
             }
-            (_, ArgValue::Int(raw)) if handle_kind.is_some() => {
-                let kind = handle_kind.unwrap_or(ObjectKind::Communicator);
-                match state.handle(kind, *raw) {
-                    HandleState::Null if null_forbidden(call.short, &param.kind) => {
-                        issue(name, ArgProblem::NullHandle { kind })
-                    }
-                    HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
-                    HandleState::Uncommitted if moves_data => {
-                        issue(name, ArgProblem::UncommittedDatatype)
-                    }
-                    _ => {}
+            (Judged::Handle(kind), ArgValue::Int(raw)) => match state.handle(kind, *raw) {
+                HandleState::Null if null_forbidden(call.short, &param.kind) => {
+                    issue(name, ArgProblem::NullHandle { kind })
                 }
-            }
-            (k, ArgValue::Int(v)) if COUNT_KINDS.contains(&k) && *v < 0 => {
+                HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
+                HandleState::Uncommitted if moves_data(call.function, call.short) => {
+                    issue(name, ArgProblem::UncommittedDatatype)
+                }
+                _ => {}
+            },
+            (Judged::Count, ArgValue::Int(v)) if *v < 0 => {
                 issue(name, ArgProblem::NegativeCount { value: *v })
             }
-            (k, ArgValue::Array(values)) if COUNT_KINDS.contains(&k) => {
+            (Judged::Count, ArgValue::Array(values)) => {
                 if let Some(&v) = values.iter().find(|&&v| v < 0) {
                     issue(name, ArgProblem::NegativeCount { value: v });
                 }
             }
-            ("BUFFER", ArgValue::Int(address)) => {
+            (Judged::Buffer, ArgValue::Int(address)) => {
                 if c.in_place.is_some() && Some(*address) == c.in_place {
                     if !in_place_allowed(call, name) {
                         issue(name, ArgProblem::InPlaceNotAllowed);
@@ -627,7 +681,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     }
                 }
             }
-            ("TAG", ArgValue::Int(tag)) => {
+            (Judged::Tag, ArgValue::Int(tag)) => {
                 let short = call.short.strip_suffix("_c").unwrap_or(call.short);
                 let receive = matches!(
                     short,
@@ -648,24 +702,24 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     );
                 }
             }
-            ("RANK", ArgValue::Int(rank)) => {
+            (Judged::Rank, ArgValue::Int(rank)) => {
                 if let Some(problem) = peer_problem(call, state, name, *rank) {
                     issue(name, problem);
                 }
             }
-            ("ASSERT", ArgValue::Int(value)) => {
+            (Judged::Assert, ArgValue::Int(value)) => {
                 let not_allowed = asserts::not_allowed(call.short, *value, c);
                 if !not_allowed.is_empty() {
                     let value = *value;
                     issue(name, ArgProblem::InvalidAssert { value, not_allowed });
                 }
             }
-            ("COLOR" | "SPLIT_TYPE", ArgValue::Int(color))
+            (Judged::Color | Judged::SplitType, ArgValue::Int(color))
                 if *color < 0 && Some(*color) != c.undefined =>
             {
                 issue(name, ArgProblem::InvalidColor { value: *color });
             }
-            ("SPLIT_TYPE", ArgValue::Int(split_type))
+            (Judged::SplitType, ArgValue::Int(split_type))
                 if *split_type >= 0
                     && c.split_types
                         .as_ref()
@@ -676,7 +730,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             _ => {}
         }
     }
-    topology_issues(call, state, &mut issue);
+    topology_issues(call, state, base, &mut issue);
     arrays::rank_array_issues(call, state, &mut issue);
     arrays::grid_issues(call, state, &mut issue);
     partitions::partition_issues(call, state, &mut issue);
@@ -745,17 +799,21 @@ fn peer_problem(
 fn topology_issues(
     call: &CallArgs,
     state: &dyn ArgState,
+    base: Option<&str>,
     issue: &mut impl FnMut(&str, ArgProblem),
 ) {
+    let required = RequiredTopology::of_call(call.short, base);
+    let topology_function = topology_function(call.short);
+    if required.is_none() && !topology_function {
+        return; // (before the communicator is looked up)
+    }
     let comm = call.comm().and_then(|raw| state.comm(raw));
-    if let (Some(required), Some(Some(topology))) =
-        (RequiredTopology::of(call.short), comm.map(|c| c.topology))
-    {
+    if let (Some(required), Some(Some(topology))) = (required, comm.map(|c| c.topology)) {
         if !required.satisfied_by(topology) {
             issue("comm", ArgProblem::MissingTopology);
         }
     }
-    if !topology_function(call.short) {
+    if !topology_function {
         return;
     }
     let params = &call.function.params;

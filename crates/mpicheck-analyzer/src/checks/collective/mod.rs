@@ -193,7 +193,19 @@ impl Findings {
 pub(crate) fn by_value<'c, V: Ord + Clone>(
     calls: impl IntoIterator<Item = (V, &'c Call)>,
 ) -> Vec<(V, Vec<&'c Call>)> {
-    let mut groups: BTreeMap<V, Vec<&Call>> = BTreeMap::new();
+    let mut calls = calls.into_iter();
+    let Some((first, call)) = calls.next() else {
+        return Vec::new();
+    };
+    // The usual case first: every call passed the same value, one group (no map).
+    let mut same = vec![call];
+    let mut groups: BTreeMap<V, Vec<&Call>> = loop {
+        match calls.next() {
+            None => return vec![(first, same)],
+            Some((v, c)) if v == first => same.push(c),
+            Some((v, c)) => break BTreeMap::from([(first, same), (v, vec![c])]),
+        }
+    };
     for (v, c) in calls {
         groups.entry(v).or_default().push(c);
     }

@@ -1,6 +1,6 @@
 //! CO003: the ranks of a reduction pass different operations.
 
-use super::{by_value, disagreement, Findings, Position};
+use super::{by_value, disagreement, Call, Findings, Position};
 use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 
@@ -51,6 +51,17 @@ pub(crate) struct Ops {
 impl Ops {
     /// A position of the aligned sequence.
     pub fn position(&mut self, position: &Position, tables: &RunTables) {
+        // The usual position, every member passing the same op, or one passing none: nothing
+        // to report (and no op copied to find it out).
+        fn op(c: &Call) -> Option<&str> {
+            c.args().and_then(|a| a.op.as_deref())
+        }
+        let first = position.calls.first().and_then(op);
+        if position.calls.iter().any(|c| op(c).is_none())
+            || position.calls.iter().all(|c| op(c) == first)
+        {
+            return;
+        }
         let Some(calls) = position
             .calls
             .iter()

@@ -494,9 +494,13 @@ impl MessageTypePass {
 
 impl EventPass for MessageTypePass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-        for released in std::mem::take(&mut self.released) {
-            self.release(released, tables, false);
+        // (The list keeps its buffer for `matched` to fill again.)
+        let mut released = std::mem::take(&mut self.released);
+        for &rank in &released {
+            self.release(rank, tables, false);
         }
+        released.clear();
+        self.released = released;
         let call = Call {
             site: event.site,
             name: event.call,

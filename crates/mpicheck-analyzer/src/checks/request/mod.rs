@@ -55,10 +55,9 @@ struct Live {
     done: bool,
 }
 
-/// Requests an event creates: the nonblocking call's own, or ones the model only knows from
-/// the call's facts.
-fn created(event: &Event) -> Vec<(ReqId, bool)> {
-    let mut out = Vec::new();
+/// Requests an event creates, with whether each is persistent, given to `out` in order: the
+/// nonblocking call's own, or ones the model only knows from the call's facts.
+fn created(event: &Event, mut out: impl FnMut(ReqId, bool)) {
     let blocking = match &event.op {
         Op::Send { blocking, .. }
         | Op::Recv { blocking, .. }
@@ -67,15 +66,17 @@ fn created(event: &Event) -> Vec<(ReqId, bool)> {
         _ => None,
     };
     match blocking {
-        Some(Blocking::Nonblocking(r)) => out.push((*r, false)),
-        Some(Blocking::Persistent(r)) => out.push((*r, true)),
+        Some(Blocking::Nonblocking(r)) => out(*r, false),
+        Some(Blocking::Persistent(r)) => out(*r, true),
         _ => {}
     }
-    if let Some(facts) = event.facts() {
+    // (Most calls have none: the name is searched only for those that have.)
+    if let Some(facts) = event.facts().filter(|f| !f.other_requests.is_empty()) {
         let persistent = event.call.contains("_init");
-        out.extend(facts.other_requests.iter().map(|&r| (r, persistent)));
+        for &r in &facts.other_requests {
+            out(r, persistent);
+        }
     }
-    out
 }
 
 /// The requests a wait, test or status call reported complete (`completed` indexes
@@ -219,7 +220,7 @@ impl EventPass for RequestPass {
         }
         walk.buffers
             .event(rank, i, event, tables, &mut self.overlaps);
-        for (r, persistent) in created(event) {
+        created(event, |r, persistent| {
             walk.live.insert(
                 r,
                 Live {
@@ -229,7 +230,7 @@ impl EventPass for RequestPass {
                     done: false,
                 },
             );
-        }
+        });
         let mut unknown = false;
         match &event.op {
             Op::Start { requests } => {

@@ -195,7 +195,15 @@ impl RankState {
         };
         let key = match &event.op {
             Op::Wait { requests, .. } => {
-                let mut unique: Vec<ReqId> = Vec::with_capacity(requests.len());
+                // While one thread runs, the last call's list is replaced below: its buffer
+                // is reused.
+                let mut unique = match self.single_last.take_if(|_| self.clocks.single()) {
+                    Some((_, Key::Requests(mut spare))) => {
+                        spare.clear();
+                        spare
+                    }
+                    _ => Vec::with_capacity(requests.len()),
+                };
                 for &r in requests.iter().flatten() {
                     if !unique.contains(&r) {
                         unique.push(r);

@@ -120,20 +120,24 @@ impl Watch {
                 test,
                 completed,
             } => {
-                for r in requests.iter().flatten() {
-                    note(self.requests.entry(*r).or_default(), call);
-                }
                 // A completed request is gone unless it is persistent.
                 let all = event.returned && !test && matches!(kind, WaitKind::One | WaitKind::All);
-                let done: Vec<ReqId> = if all {
-                    requests.iter().flatten().copied().collect()
-                } else {
-                    crate::checks::request::completed_requests(requests, completed).collect()
-                };
-                for r in done {
+                for r in requests.iter().flatten() {
+                    // (Not those forgotten right below: all but the persistent ones.)
+                    if !all || self.started.contains(r) {
+                        note(self.requests.entry(*r).or_default(), call);
+                    }
+                }
+                let mut forget = |r: ReqId| {
                     if !self.started.contains(&r) {
                         self.requests.remove(&r);
                     }
+                };
+                if all {
+                    requests.iter().flatten().copied().for_each(&mut forget);
+                } else {
+                    crate::checks::request::completed_requests(requests, completed)
+                        .for_each(&mut forget);
                 }
             }
             Op::RequestStatus { requests, .. } => {

@@ -13,6 +13,8 @@
 
 use std::collections::BTreeSet;
 
+use rustc_hash::FxHashSet;
+
 use super::concurrent::{pair, Group, Use};
 use super::stream::{Call, Ended, OpenBlock, OpenRegion};
 #[cfg(test)]
@@ -86,6 +88,10 @@ type Caller = (u16, u32, &'static str);
 pub(super) struct Watch {
     /// Every call's thread, site and function.
     callers: BTreeSet<Caller>,
+    /// The callers already in `callers`, by the address and length of their function's
+    /// name: most calls are from a known caller, and this finds them without comparing
+    /// names (the same name at another address is still folded by `callers`).
+    known_callers: FxHashSet<(u16, u32, usize, usize)>,
     /// `MPI_THREAD_SINGLE`: the calls of a region's thread in a region of several threads,
     /// with the threads that ran in it.
     in_regions: BTreeSet<(u32, Caller)>,
@@ -112,7 +118,14 @@ impl Watch {
         serialized: bool,
     ) {
         let caller = (call.thread, call.site.0, call.call);
-        if callers {
+        if callers
+            && self.known_callers.insert((
+                call.thread,
+                call.site.0,
+                call.call.as_ptr() as usize,
+                call.call.len(),
+            ))
+        {
             self.callers.insert(caller);
         }
         let Some(time) = call.time.filter(|_| serialized) else {

@@ -153,6 +153,10 @@ pub(super) fn grid_issues(
     state: &dyn ArgState,
     issue: &mut impl FnMut(&str, ArgProblem),
 ) {
+    // The function first: finding the communicator reads the parameters.
+    if !matches!(call.short, "Cart_shift" | "Cart_rank") {
+        return;
+    }
     let Some(comm) = call.comm() else { return };
     match call.short {
         "Cart_shift" => {
