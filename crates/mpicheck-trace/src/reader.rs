@@ -267,12 +267,13 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
                 } else {
                     let subkind = u32_at(rec, 8);
                     let text_len = (u32_at(rec, 12) as usize).min(len - 16);
-                    let content = String::from_utf8_lossy(&rec[16..16 + text_len]);
+                    let bytes = &rec[16..16 + text_len];
+                    let content = || String::from_utf8_lossy(bytes);
                     match subkind {
-                        text::SCHEMA => trace.schema = Schema::parse(&content)?,
-                        text::CONSTANTS => trace.constants = key_values(&content),
-                        text::PROC_MAPS => trace.proc_maps = content.into_owned(),
-                        text::PROCESS => trace.process = key_values(&content),
+                        text::SCHEMA => trace.schema = Schema::parse_shared(bytes)?,
+                        text::CONSTANTS => trace.constants = key_values(&content()),
+                        text::PROC_MAPS => trace.proc_maps = content().into_owned(),
+                        text::PROCESS => trace.process = key_values(&content()),
                         _ => {}
                     }
                 }

@@ -534,8 +534,7 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             {
                 let text_len = (u32_at(rec, 12) as usize).min(len - 16);
                 // A table that does not parse fails the scan of the same trace first.
-                self.layouts =
-                    Schema::parse(&String::from_utf8_lossy(&rec[16..16 + text_len])).ok();
+                self.layouts = Schema::parse_shared(&rec[16..16 + text_len]).ok();
                 continue;
             }
             if let Some(cycle) = self.walk.cycle.take() {
