@@ -52,7 +52,7 @@ pub enum TraceError {
 }
 
 /// One MPI call as recorded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct CallRecord {
     pub func: u16,
     pub thread: u16,
@@ -73,6 +73,25 @@ pub struct CallRecord {
     /// For the last call of a folded poll loop: how many identical unsuccessful calls the
     /// record stands for between the first one (the previous record) and this one.
     pub repeats: u64,
+}
+
+impl Clone for CallRecord {
+    fn clone(&self) -> CallRecord {
+        let mut call = CallRecord {
+            words: Vec::new(),
+            ..*self
+        };
+        call.words.clone_from(&self.words);
+        call
+    }
+
+    /// Into the argument words' buffer of `self` when it has room (the reader's recent
+    /// calls are copied into the buffers of older ones, without allocating).
+    fn clone_from(&mut self, source: &CallRecord) {
+        let mut words = std::mem::take(&mut self.words);
+        words.clone_from(&source.words);
+        *self = CallRecord { words, ..*source };
+    }
 }
 
 impl CallRecord {

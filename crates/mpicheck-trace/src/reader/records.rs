@@ -473,8 +473,10 @@ impl<B: TraceBytes> TraceCalls<B> {
         }
     }
 
-    /// The calls a checked cycle record at `at` counts, as a run after nothing.
-    fn cycle_run(&self, at: usize, cycle: &Cycle) -> Option<Run> {
+    /// The calls a checked cycle record at `at` counts, as a run after nothing, with the
+    /// recent calls it counts taken as its templates (the recent calls are cleared after
+    /// a cycle record).
+    fn cycle_run(&mut self, at: usize, cycle: &Cycle) -> Option<Run> {
         let period = cycle.members.len();
         let calls = cycle.runs + cycle.pending as u64;
         if calls == 0 || self.recent_calls.len() < period {
@@ -482,9 +484,7 @@ impl<B: TraceBytes> TraceCalls<B> {
         }
         let templates: Vec<CallRecord> = self
             .recent_calls
-            .iter()
-            .skip(self.recent_calls.len() - period)
-            .cloned()
+            .drain(self.recent_calls.len() - period..)
             .collect();
         // The walk checked the members; their calls were the last returned from records.
         if templates
@@ -554,9 +554,12 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 }
                 continue;
             }
-            if let Some(old) = self.walk.superseded.take() {
-                self.originals.remove(&old);
-            }
+            // The superseded original's buffer holds the record that superseded it.
+            let spare = self
+                .walk
+                .superseded
+                .take()
+                .and_then(|old| self.originals.remove(&old));
             let mut run = None;
             let rec: &[u8] = if self.walk.repeats && rec[7] & crate::flags::REPEAT != 0 {
                 // The walk checked that the original is there.
@@ -573,7 +576,10 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 &self.expanded
             } else {
                 if self.walk.repeats && rec[7] & crate::flags::ORIGINAL != 0 {
-                    self.originals.insert(at as u64, rec.to_vec());
+                    let mut original = spare.unwrap_or_default();
+                    original.clear();
+                    original.extend_from_slice(rec);
+                    self.originals.insert(at as u64, original);
                 }
                 rec
             };
@@ -643,10 +649,18 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 }
             }
             if self.walk.cycles {
-                if self.recent_calls.len() == crate::MAX_CYCLE {
-                    self.recent_calls.pop_front();
-                }
-                self.recent_calls.push_back(call.clone());
+                // Into the oldest call's buffers: no allocation once as many calls as a
+                // cycle may count were read.
+                let recent = if self.recent_calls.len() == crate::MAX_CYCLE {
+                    self.recent_calls.pop_front().map(|mut oldest| {
+                        oldest.clone_from(&call);
+                        oldest
+                    })
+                } else {
+                    None
+                };
+                let recent = recent.unwrap_or_else(|| call.clone());
+                self.recent_calls.push_back(recent);
             }
             return Some(Ok(call));
         }
