@@ -259,8 +259,8 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
     };
     // Call records by function id: the schema may come after calls in a damaged trace.
     let mut calls_by_function: Vec<u64> = Vec::new();
-    while let Some((at, len)) = walk.next_record(b) {
-        let rec = b.get(at, len);
+    while let Some((_, rec)) = walk.next_record(b) {
+        let len = rec.len();
         let record_kind = u16_at(rec, 4);
         let rstate = rec[6];
         match record_kind {
