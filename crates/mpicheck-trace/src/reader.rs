@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use crate::schema::{decode_args, ArgValue, FunctionSchema, Schema, SchemaError};
+use crate::schema::{decode_args, decode_args_into, ArgValue, FunctionSchema, Schema, SchemaError};
 use crate::{kind, record_state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE};
 
 mod header;
@@ -98,6 +98,11 @@ impl CallRecord {
     /// One `(input, output)` pair per parameter of `function`.
     pub fn args(&self, function: &FunctionSchema) -> Vec<(ArgValue, ArgValue)> {
         decode_args(function, &self.words, self.complete)
+    }
+
+    /// As [`CallRecord::args`], into `values` (cleared first), whose room is reused.
+    pub fn args_into(&self, function: &FunctionSchema, values: &mut Vec<(ArgValue, ArgValue)>) {
+        decode_args_into(function, &self.words, self.complete, values)
     }
 }
 

@@ -291,26 +291,36 @@ pub fn decode_args(
     words: &[i64],
     complete: bool,
 ) -> Vec<(ArgValue, ArgValue)> {
+    let mut values = Vec::with_capacity(function.params.len());
+    decode_args_into(function, words, complete, &mut values);
+    values
+}
+
+/// As [`decode_args`], into `values` (cleared first): a reader that decodes call after
+/// call into one vector allocates nothing for calls of scalars.
+pub fn decode_args_into(
+    function: &FunctionSchema,
+    words: &[i64],
+    complete: bool,
+    values: &mut Vec<(ArgValue, ArgValue)>,
+) {
     let mut cursor = WordCursor { words, at: 0 };
-    function
-        .params
-        .iter()
-        .map(|param| match param.direction {
-            Direction::In => (cursor.take(param.shape), ArgValue::Missing),
-            Direction::Out => {
-                let value = cursor.take(param.shape);
-                (
-                    ArgValue::Missing,
-                    if complete { value } else { ArgValue::Missing },
-                )
-            }
-            Direction::InOut => {
-                let input = cursor.take(param.shape);
-                let output = cursor.take(param.shape);
-                (input, if complete { output } else { ArgValue::Missing })
-            }
-        })
-        .collect()
+    values.clear();
+    values.extend(function.params.iter().map(|param| match param.direction {
+        Direction::In => (cursor.take(param.shape), ArgValue::Missing),
+        Direction::Out => {
+            let value = cursor.take(param.shape);
+            (
+                ArgValue::Missing,
+                if complete { value } else { ArgValue::Missing },
+            )
+        }
+        Direction::InOut => {
+            let input = cursor.take(param.shape);
+            let output = cursor.take(param.shape);
+            (input, if complete { output } else { ArgValue::Missing })
+        }
+    }));
 }
 
 /// Bytes of a packed status (`st3`, `sa3`; trace format 4).
@@ -475,7 +485,16 @@ impl WordCursor<'_> {
         })
     }
 
+    /// The next value of `shape`: a scalar (most parameters) inline, the rest out of line.
+    #[inline]
     fn take(&mut self, shape: ParamShape) -> ArgValue {
+        match shape {
+            ParamShape::Scalar => self.next().map_or(ArgValue::Missing, ArgValue::Int),
+            _ => self.take_composite(shape),
+        }
+    }
+
+    fn take_composite(&mut self, shape: ParamShape) -> ArgValue {
         match shape {
             ParamShape::Scalar => self.next().map_or(ArgValue::Missing, ArgValue::Int),
             ParamShape::Status => self.status().map_or(ArgValue::Missing, ArgValue::Status),
@@ -535,6 +554,10 @@ mod tests {
         );
         let incomplete = decode_args(waitall, &words, false);
         assert_eq!(incomplete[2].1, ArgValue::Missing);
+        // Into a vector that held another call's values: the same values.
+        let mut reused = incomplete;
+        decode_args_into(waitall, &words, true, &mut reused);
+        assert_eq!(reused, args);
     }
 
     #[test]
