@@ -648,6 +648,8 @@ struct RankStream<'a> {
     last_unreturned: FxHashMap<u16, (usize, &'static str)>,
     /// Receives matched by the call being normalized.
     matched: Vec<(usize, (Rank, i32))>,
+    /// The arguments of the call being normalized (room reused from call to call).
+    args: Vec<(ArgValue, ArgValue)>,
 }
 
 impl<'a> RankStream<'a> {
@@ -676,6 +678,7 @@ impl<'a> RankStream<'a> {
             abort_followed: false,
             last_unreturned: FxHashMap::default(),
             matched: Vec::new(),
+            args: Vec::new(),
         }
     }
 
@@ -784,7 +787,14 @@ impl<'a> RankStream<'a> {
             tables,
             state: &mut self.state,
         };
-        let event = normalizer.event(function, call, site, this_index, &mut self.matched);
+        let event = normalizer.event(
+            function,
+            call,
+            site,
+            this_index,
+            &mut self.matched,
+            &mut self.args,
+        );
         for (event, matched) in self.matched.drain(..) {
             // (A call completing a receive it started itself has no earlier event to fill.)
             if event < this_index {

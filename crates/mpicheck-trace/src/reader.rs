@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use crate::schema::{decode_args, ArgValue, FunctionSchema, Schema, SchemaError};
+use crate::schema::{decode_args, decode_args_into, ArgValue, FunctionSchema, Schema, SchemaError};
 use crate::{kind, record_state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE};
 
 mod header;
@@ -52,7 +52,7 @@ pub enum TraceError {
 }
 
 /// One MPI call as recorded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct CallRecord {
     pub func: u16,
     pub thread: u16,
@@ -75,10 +75,34 @@ pub struct CallRecord {
     pub repeats: u64,
 }
 
+impl Clone for CallRecord {
+    fn clone(&self) -> CallRecord {
+        let mut call = CallRecord {
+            words: Vec::new(),
+            ..*self
+        };
+        call.words.clone_from(&self.words);
+        call
+    }
+
+    /// Into the argument words' buffer of `self` when it has room (the reader's recent
+    /// calls are copied into the buffers of older ones, without allocating).
+    fn clone_from(&mut self, source: &CallRecord) {
+        let mut words = std::mem::take(&mut self.words);
+        words.clone_from(&source.words);
+        *self = CallRecord { words, ..*source };
+    }
+}
+
 impl CallRecord {
     /// One `(input, output)` pair per parameter of `function`.
     pub fn args(&self, function: &FunctionSchema) -> Vec<(ArgValue, ArgValue)> {
         decode_args(function, &self.words, self.complete)
+    }
+
+    /// As [`CallRecord::args`], into `values` (cleared first), whose room is reused.
+    pub fn args_into(&self, function: &FunctionSchema, values: &mut Vec<(ArgValue, ArgValue)>) {
+        decode_args_into(function, &self.words, self.complete, values)
     }
 }
 
@@ -240,8 +264,8 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
     };
     // Call records by function id: the schema may come after calls in a damaged trace.
     let mut calls_by_function: Vec<u64> = Vec::new();
-    while let Some((at, len)) = walk.next_record(b) {
-        let rec = b.get(at, len);
+    while let Some((_, rec)) = walk.next_record(b) {
+        let len = rec.len();
         let record_kind = u16_at(rec, 4);
         let rstate = rec[6];
         match record_kind {
@@ -267,12 +291,13 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
                 } else {
                     let subkind = u32_at(rec, 8);
                     let text_len = (u32_at(rec, 12) as usize).min(len - 16);
-                    let content = String::from_utf8_lossy(&rec[16..16 + text_len]);
+                    let bytes = &rec[16..16 + text_len];
+                    let content = || String::from_utf8_lossy(bytes);
                     match subkind {
-                        text::SCHEMA => trace.schema = Schema::parse(&content)?,
-                        text::CONSTANTS => trace.constants = key_values(&content),
-                        text::PROC_MAPS => trace.proc_maps = content.into_owned(),
-                        text::PROCESS => trace.process = key_values(&content),
+                        text::SCHEMA => trace.schema = Schema::parse_shared(bytes)?,
+                        text::CONSTANTS => trace.constants = key_values(&content()),
+                        text::PROC_MAPS => trace.proc_maps = content().into_owned(),
+                        text::PROCESS => trace.process = key_values(&content()),
                         _ => {}
                     }
                 }

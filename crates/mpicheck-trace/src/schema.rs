@@ -35,6 +35,7 @@
 //! [`decode_args`].
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// How a parameter is laid out in the argument words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,12 +134,26 @@ impl ArgValue {
     }
 }
 
-/// The function table of one trace.
+/// The function table of one trace. Cloning it is cheap: clones share one table, which
+/// never changes once parsed, as do the tables [`Schema::parse_shared`] gives for the same
+/// text.
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
+    table: Arc<Table>,
+}
+
+#[derive(Debug, Default)]
+struct Table {
     functions: Vec<Option<FunctionSchema>>,
     by_name: HashMap<String, u16>,
 }
+
+/// How many distinct tables [`Schema::parse_shared`] keeps: the traces of one run come
+/// from one MPI build, so their tables are one text (or a few, for a run mixing builds).
+const SHARED_TABLES: usize = 8;
+
+/// The tables [`Schema::parse_shared`] parsed, by their text, the latest first.
+static SHARED: Mutex<Vec<(Box<[u8]>, Schema)>> = Mutex::new(Vec::new());
 
 #[derive(Debug, thiserror::Error)]
 #[error("schema line {line}: {message}")]
@@ -148,8 +163,47 @@ pub struct SchemaError {
 }
 
 impl Schema {
+    /// The table of the text of a trace's schema record, `bytes` (UTF-8; bytes that are
+    /// not read as U+FFFD, as [`String::from_utf8_lossy`] reads them), as [`Schema::parse`]
+    /// parses it: parsed once per distinct text in the process and shared, since every
+    /// trace of a run carries the same table (read twice per trace: by the scan and by the
+    /// reading of its calls). The last [`SHARED_TABLES`] distinct tables are kept for the
+    /// process's life; a text that does not parse is not kept.
+    pub fn parse_shared(bytes: &[u8]) -> Result<Schema, SchemaError> {
+        let shared = |tables: &mut Vec<(Box<[u8]>, Schema)>| {
+            let i = tables.iter().position(|(text, _)| **text == *bytes)?;
+            // The latest first: a run's one table is found at the first comparison.
+            tables[..=i].rotate_right(1);
+            Some(tables[0].1.clone())
+        };
+        let lock = || {
+            SHARED
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+        };
+        if let Some(schema) = shared(&mut lock()) {
+            return Ok(schema);
+        }
+        // Parsed without the lock: another thread may parse the same text meanwhile, and
+        // the first to finish is kept.
+        let schema = Schema::parse(&String::from_utf8_lossy(bytes))?;
+        let mut tables = lock();
+        if let Some(schema) = shared(&mut tables) {
+            return Ok(schema);
+        }
+        tables.truncate(SHARED_TABLES - 1);
+        tables.insert(0, (bytes.into(), schema.clone()));
+        Ok(schema)
+    }
+
+    /// Whether `self` and `other` are one table (clones, or [`Schema::parse_shared`] gave
+    /// both), not only equal ones.
+    pub fn shares_table(&self, other: &Schema) -> bool {
+        Arc::ptr_eq(&self.table, &other.table)
+    }
+
     pub fn parse(text: &str) -> Result<Schema, SchemaError> {
-        let mut schema = Schema::default();
+        let mut schema = Table::default();
         for (index, line) in text.lines().enumerate() {
             let err = |message: String| SchemaError {
                 line: index + 1,
@@ -205,23 +259,28 @@ impl Schema {
                 params,
             });
         }
-        Ok(schema)
+        Ok(Schema {
+            table: Arc::new(schema),
+        })
     }
 
     pub fn function(&self, id: u16) -> Option<&FunctionSchema> {
-        self.functions.get(id as usize).and_then(|f| f.as_ref())
+        self.table
+            .functions
+            .get(id as usize)
+            .and_then(|f| f.as_ref())
     }
 
     pub fn id_of(&self, name: &str) -> Option<u16> {
-        self.by_name.get(name).copied()
+        self.table.by_name.get(name).copied()
     }
 
     pub fn len(&self) -> usize {
-        self.by_name.len()
+        self.table.by_name.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
+        self.table.by_name.is_empty()
     }
 }
 
@@ -232,26 +291,36 @@ pub fn decode_args(
     words: &[i64],
     complete: bool,
 ) -> Vec<(ArgValue, ArgValue)> {
+    let mut values = Vec::with_capacity(function.params.len());
+    decode_args_into(function, words, complete, &mut values);
+    values
+}
+
+/// As [`decode_args`], into `values` (cleared first): a reader that decodes call after
+/// call into one vector allocates nothing for calls of scalars.
+pub fn decode_args_into(
+    function: &FunctionSchema,
+    words: &[i64],
+    complete: bool,
+    values: &mut Vec<(ArgValue, ArgValue)>,
+) {
     let mut cursor = WordCursor { words, at: 0 };
-    function
-        .params
-        .iter()
-        .map(|param| match param.direction {
-            Direction::In => (cursor.take(param.shape), ArgValue::Missing),
-            Direction::Out => {
-                let value = cursor.take(param.shape);
-                (
-                    ArgValue::Missing,
-                    if complete { value } else { ArgValue::Missing },
-                )
-            }
-            Direction::InOut => {
-                let input = cursor.take(param.shape);
-                let output = cursor.take(param.shape);
-                (input, if complete { output } else { ArgValue::Missing })
-            }
-        })
-        .collect()
+    values.clear();
+    values.extend(function.params.iter().map(|param| match param.direction {
+        Direction::In => (cursor.take(param.shape), ArgValue::Missing),
+        Direction::Out => {
+            let value = cursor.take(param.shape);
+            (
+                ArgValue::Missing,
+                if complete { value } else { ArgValue::Missing },
+            )
+        }
+        Direction::InOut => {
+            let input = cursor.take(param.shape);
+            let output = cursor.take(param.shape);
+            (input, if complete { output } else { ArgValue::Missing })
+        }
+    }));
 }
 
 /// Bytes of a packed status (`st3`, `sa3`; trace format 4).
@@ -416,7 +485,16 @@ impl WordCursor<'_> {
         })
     }
 
+    /// The next value of `shape`: a scalar (most parameters) inline, the rest out of line.
+    #[inline]
     fn take(&mut self, shape: ParamShape) -> ArgValue {
+        match shape {
+            ParamShape::Scalar => self.next().map_or(ArgValue::Missing, ArgValue::Int),
+            _ => self.take_composite(shape),
+        }
+    }
+
+    fn take_composite(&mut self, shape: ParamShape) -> ArgValue {
         match shape {
             ParamShape::Scalar => self.next().map_or(ArgValue::Missing, ArgValue::Int),
             ParamShape::Status => self.status().map_or(ArgValue::Missing, ArgValue::Status),
@@ -476,6 +554,10 @@ mod tests {
         );
         let incomplete = decode_args(waitall, &words, false);
         assert_eq!(incomplete[2].1, ArgValue::Missing);
+        // Into a vector that held another call's values: the same values.
+        let mut reused = incomplete;
+        decode_args_into(waitall, &words, true, &mut reused);
+        assert_eq!(reused, args);
     }
 
     #[test]
@@ -493,6 +575,33 @@ mod tests {
             let again = Schema::parse(&f.to_line()).unwrap();
             assert_eq!(again.function(id), Some(f));
         }
+    }
+
+    #[test]
+    fn shared_tables_are_parsed_once_per_text() {
+        // Texts of this test only: other tests share the process's tables.
+        let text = format!("{SCHEMA}9 MPI_Shared_test_a x:INT:in:s\n");
+        let other = format!("{SCHEMA}9 MPI_Shared_test_b x:INT:in:s\n");
+        let first = Schema::parse_shared(text.as_bytes()).unwrap();
+        let second = Schema::parse_shared(text.clone().into_bytes().as_slice()).unwrap();
+        assert!(first.shares_table(&second));
+        let different = Schema::parse_shared(other.as_bytes()).unwrap();
+        assert!(!first.shares_table(&different));
+        assert_eq!(different.id_of("MPI_Shared_test_b"), Some(9));
+        assert_eq!(first.id_of("MPI_Shared_test_a"), Some(9));
+        assert_eq!(first.function(7), Schema::parse(&text).unwrap().function(7));
+        assert!(!first.shares_table(&Schema::parse(&text).unwrap()));
+        // Tables found again after others were parsed.
+        assert!(Schema::parse_shared(text.as_bytes())
+            .unwrap()
+            .shares_table(&first));
+        // Bytes that are not UTF-8 read as `parse` reads them lossily; errors are not kept.
+        let mut damaged = format!("{SCHEMA}9 MPI_Shared_test_").into_bytes();
+        damaged.extend(b"\xffc x:INT:in:s\n");
+        let lossy = Schema::parse_shared(&damaged).unwrap();
+        assert_eq!(lossy.id_of("MPI_Shared_test_\u{fffd}c"), Some(9));
+        assert!(Schema::parse_shared(b"x MPI_Shared_test_d").is_err());
+        assert!(Schema::parse_shared(b"x MPI_Shared_test_d").is_err());
     }
 
     #[test]

@@ -3,6 +3,8 @@
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
+    /// The event of `call`, with its arguments decoded into `values`, whose room the
+    /// rank's next call reuses (no allocation for a call of scalars).
     pub(super) fn event(
         &mut self,
         function: &FunctionSchema,
@@ -10,11 +12,27 @@ impl<'t> RankNormalizer<'t> {
         site: SiteId,
         this_index: usize,
         receives: &mut Vec<(usize, (Rank, i32))>,
+        values: &mut Vec<(ArgValue, ArgValue)>,
     ) -> Option<Event> {
+        call.args_into(function, values);
         let args = Args {
             function,
-            values: call.args(function),
+            values: std::mem::take(values),
         };
+        let event = self.call_event(&args, call, site, this_index, receives);
+        *values = args.values;
+        event
+    }
+
+    fn call_event(
+        &mut self,
+        args: &Args,
+        call: &CallRecord,
+        site: SiteId,
+        this_index: usize,
+        receives: &mut Vec<(usize, (Rank, i32))>,
+    ) -> Option<Event> {
+        let function = args.function;
         let full_name = function.name.as_str();
         let name = base_name(full_name);
         let returned = call.complete;
@@ -22,7 +40,7 @@ impl<'t> RankNormalizer<'t> {
         self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
         let op = match name {
             "MPICHECK_Comm_info" => {
-                self.comm_info(&args);
+                self.comm_info(args);
                 return None;
             }
             "MPICHECK_Type_info" => {
@@ -66,7 +84,7 @@ impl<'t> RankNormalizer<'t> {
                     self.datatypes.insert(raw, id);
                     self.objects
                         .note_layout(raw, size, args.int("extent").unwrap_or(-1));
-                    self.note_type_span(raw, &args);
+                    self.note_type_span(raw, args);
                 }
                 return None;
             }
@@ -107,15 +125,15 @@ impl<'t> RankNormalizer<'t> {
             },
             "MPI_Buffer_detach" => Op::BufferDetach,
             _ => self
-                .communication_op(name, &args, call, this_index, receives)
+                .communication_op(name, args, call, this_index, receives)
                 .unwrap_or(Op::Other),
         };
         if let Some(short) = name.strip_prefix("MPI_Type_") {
-            self.type_constructor(&format!("Type_{short}"), &args);
+            self.type_constructor(&format!("Type_{short}"), args);
         }
         if matches!(op, Op::Collective { .. }) {
             let short = name.strip_prefix("MPI_").unwrap_or(name);
-            let collective = self.collective_args(short, &args);
+            let collective = self.collective_args(short, args);
             if collective != CollectiveArgs::default() {
                 let shared = self.tables.intern_collective_args(collective);
                 self.tables
@@ -156,10 +174,10 @@ impl<'t> RankNormalizer<'t> {
             _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
             _ => {}
         }
-        self.rma_call(name, &args, this_index);
+        self.rma_call(name, args, this_index);
         let facts = self.call_facts(
             function,
-            &args,
+            args,
             call,
             &op,
             name.strip_prefix("MPI_").unwrap_or(name),
@@ -181,7 +199,7 @@ impl<'t> RankNormalizer<'t> {
             });
             if matches!(name, "MPI_Comm_idup" | "MPI_Comm_idup_with_info") {
                 if let Some(parent_raw) = parent_raw {
-                    self.comm_duplicated(parent_raw, &args);
+                    self.comm_duplicated(parent_raw, args);
                 }
             }
         }

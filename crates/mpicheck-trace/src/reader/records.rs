@@ -191,8 +191,12 @@ impl Walk {
         }
     }
 
-    /// The offset and length of the next record, or `None` at the end of the records.
-    pub(super) fn next_record(&mut self, b: &mut impl TraceBytes) -> Option<(usize, usize)> {
+    /// The offset and bytes of the next record, or `None` at the end of the records. The
+    /// record is read once, for the walk's checks and its caller alike.
+    pub(super) fn next_record<'b, B: TraceBytes>(
+        &mut self,
+        b: &'b mut B,
+    ) -> Option<(usize, &'b [u8])> {
         if self.end.is_some() {
             return None;
         }
@@ -252,8 +256,9 @@ impl Walk {
                 self.bad_record = true;
                 return None;
             }
+            let rec = b.get(at, len);
             if self.repeats && record_kind == kind::CALL && len >= CALL_FIXED_SIZE {
-                if let Err(reason) = self.follow_repeats(b, at, len) {
+                if let Err(reason) = self.follow_repeats(rec, at) {
                     self.end = Some(truncated(&reason));
                     self.bad_record = true;
                     return None;
@@ -261,7 +266,7 @@ impl Walk {
             }
             self.cycle = None;
             if self.cycles && record_kind == kind::CYCLE && state != record_state::RESERVED {
-                match self.check_cycle(b, at, len) {
+                match self.check_cycle(rec, at) {
                     Ok(cycle) => self.cycle = Some(cycle),
                     Err(reason) => {
                         self.end = Some(truncated(&reason));
@@ -271,7 +276,7 @@ impl Walk {
                 }
             }
             if self.cycles {
-                let head = b.get(at, CALL_FIXED_SIZE.min(len));
+                let head = &rec[..CALL_FIXED_SIZE.min(len)];
                 let call = record_kind == kind::CALL && len >= CALL_FIXED_SIZE;
                 let no_member = crate::flags::POLL | crate::flags::COUNTED;
                 if self.recent.len() == crate::MAX_CYCLE {
@@ -286,18 +291,17 @@ impl Walk {
                 });
             }
             self.at += len;
-            return Some((at, len));
+            return Some((at, rec));
         }
     }
 
-    /// Checks the cycle record at `at` (whole, of `len` bytes, not `RESERVED`) against the
-    /// records before it: its members must be the last `period` records walked, call
-    /// records of its thread that follow each other up to it (see "Counted cycles").
-    fn check_cycle(&self, b: &mut impl TraceBytes, at: usize, len: usize) -> Result<Cycle, String> {
+    /// Checks the cycle record `rec` at `at` (whole, not `RESERVED`) against the records
+    /// before it: its members must be the last `period` records walked, call records of
+    /// its thread that follow each other up to it (see "Counted cycles").
+    fn check_cycle(&self, rec: &[u8], at: usize) -> Result<Cycle, String> {
         let damaged =
             || format!("the cycle record at byte {at} does not follow the calls it counts");
-        let (period, thread, span, runs, pending, last) =
-            cycle_fields(b.get(at, len)).ok_or_else(damaged)?;
+        let (period, thread, span, runs, pending, last) = cycle_fields(rec).ok_or_else(damaged)?;
         if !(2..=crate::MAX_CYCLE).contains(&period) || period > self.recent.len() {
             return Err(damaged());
         }
@@ -328,16 +332,13 @@ impl Walk {
         })
     }
 
-    /// Keeps track of the records repeats may refer to, and checks that the call record at
-    /// `at` (whole, of `len` bytes), if it is a repeat, refers to one.
-    fn follow_repeats(
-        &mut self,
-        b: &mut impl TraceBytes,
-        at: usize,
-        len: usize,
-    ) -> Result<(), String> {
+    /// Keeps track of the records repeats may refer to, and checks that the call record
+    /// `rec` at `at` (whole, of at least [`CALL_FIXED_SIZE`] bytes), if it is a repeat,
+    /// refers to one.
+    fn follow_repeats(&mut self, rec: &[u8], at: usize) -> Result<(), String> {
         self.superseded = None;
-        let fixed = b.get(at, CALL_FIXED_SIZE);
+        let len = rec.len();
+        let fixed = &rec[..CALL_FIXED_SIZE];
         let (state, rflags) = (fixed[6], fixed[7]);
         let (ids, word) = (u32_at(fixed, 8), u64_at(fixed, 32));
         if state == record_state::RESERVED {
@@ -473,8 +474,10 @@ impl<B: TraceBytes> TraceCalls<B> {
         }
     }
 
-    /// The calls a checked cycle record at `at` counts, as a run after nothing.
-    fn cycle_run(&self, at: usize, cycle: &Cycle) -> Option<Run> {
+    /// The calls a checked cycle record at `at` counts, as a run after nothing, with the
+    /// recent calls it counts taken as its templates (the recent calls are cleared after
+    /// a cycle record).
+    fn cycle_run(&mut self, at: usize, cycle: &Cycle) -> Option<Run> {
         let period = cycle.members.len();
         let calls = cycle.runs + cycle.pending as u64;
         if calls == 0 || self.recent_calls.len() < period {
@@ -482,9 +485,7 @@ impl<B: TraceBytes> TraceCalls<B> {
         }
         let templates: Vec<CallRecord> = self
             .recent_calls
-            .iter()
-            .skip(self.recent_calls.len() - period)
-            .cloned()
+            .drain(self.recent_calls.len() - period..)
             .collect();
         // The walk checked the members; their calls were the last returned from records.
         if templates
@@ -522,10 +523,10 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             self.run = None;
         }
         loop {
-            let Some((at, len)) = self.walk.next_record(&mut self.bytes) else {
+            let Some((at, rec)) = self.walk.next_record(&mut self.bytes) else {
                 return self.bytes.take_error().map(Err);
             };
-            let rec = self.bytes.get(at, len);
+            let len = rec.len();
             if self.sized_words
                 && u16_at(rec, 4) == kind::TEXT
                 && len >= 16
@@ -534,8 +535,7 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             {
                 let text_len = (u32_at(rec, 12) as usize).min(len - 16);
                 // A table that does not parse fails the scan of the same trace first.
-                self.layouts =
-                    Schema::parse(&String::from_utf8_lossy(&rec[16..16 + text_len])).ok();
+                self.layouts = Schema::parse_shared(&rec[16..16 + text_len]).ok();
                 continue;
             }
             if let Some(cycle) = self.walk.cycle.take() {
@@ -555,9 +555,12 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 }
                 continue;
             }
-            if let Some(old) = self.walk.superseded.take() {
-                self.originals.remove(&old);
-            }
+            // The superseded original's buffer holds the record that superseded it.
+            let spare = self
+                .walk
+                .superseded
+                .take()
+                .and_then(|old| self.originals.remove(&old));
             let mut run = None;
             let rec: &[u8] = if self.walk.repeats && rec[7] & crate::flags::REPEAT != 0 {
                 // The walk checked that the original is there.
@@ -574,7 +577,10 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 &self.expanded
             } else {
                 if self.walk.repeats && rec[7] & crate::flags::ORIGINAL != 0 {
-                    self.originals.insert(at as u64, rec.to_vec());
+                    let mut original = spare.unwrap_or_default();
+                    original.clear();
+                    original.extend_from_slice(rec);
+                    self.originals.insert(at as u64, original);
                 }
                 rec
             };
@@ -644,10 +650,18 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 }
             }
             if self.walk.cycles {
-                if self.recent_calls.len() == crate::MAX_CYCLE {
-                    self.recent_calls.pop_front();
-                }
-                self.recent_calls.push_back(call.clone());
+                // Into the oldest call's buffers: no allocation once as many calls as a
+                // cycle may count were read.
+                let recent = if self.recent_calls.len() == crate::MAX_CYCLE {
+                    self.recent_calls.pop_front().map(|mut oldest| {
+                        oldest.clone_from(&call);
+                        oldest
+                    })
+                } else {
+                    None
+                };
+                let recent = recent.unwrap_or_else(|| call.clone());
+                self.recent_calls.push_back(recent);
             }
             return Some(Ok(call));
         }
