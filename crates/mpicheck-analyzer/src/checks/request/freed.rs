@@ -530,11 +530,7 @@ impl RankOpsBuilder {
 fn rank_ops(run: &Run, rank: Rank) -> RankOps {
     let mut builder = RankOpsBuilder::default();
     let mut ops = RankOps::default();
-    let intra = |comm: CommId| {
-        run.comms
-            .get(comm)
-            .is_some_and(|c| c.remote.is_none())
-    };
+    let intra = |comm: CommId| run.comms.get(comm).is_some_and(|c| c.remote.is_none());
     for (e, event) in run.ranks[rank as usize].events.iter().enumerate() {
         builder.event(e, event, intra, &mut ops);
     }

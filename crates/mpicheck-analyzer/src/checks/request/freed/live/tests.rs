@@ -74,11 +74,7 @@ fn feed(
 }
 
 fn intra(run: &Run) -> impl Fn(CommId) -> bool + '_ {
-    |comm| {
-        run.comms
-            .get(comm)
-            .is_some_and(|c| c.remote.is_none())
-    }
+    |comm| run.comms.get(comm).is_some_and(|c| c.remote.is_none())
 }
 
 /// The proofs [`LiveProofs`] finds fed in `order`, and the most entries it held.
