@@ -1024,7 +1024,7 @@ impl std::ops::DerefMut for RankNormalizer<'_> {
 /// Values of one call's parameters by name.
 struct Args<'a> {
     function: &'a FunctionSchema,
-    values: Vec<(ArgValue, ArgValue)>,
+    values: &'a [(ArgValue, ArgValue)],
 }
 
 impl Args<'_> {
@@ -1048,7 +1048,7 @@ impl Args<'_> {
         self.function
             .params
             .iter()
-            .zip(&self.values)
+            .zip(self.values)
             .find(|(p, _)| p.kind == kind)
             .and_then(|(_, v)| v.0.as_int())
     }

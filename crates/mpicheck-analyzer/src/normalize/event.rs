@@ -15,24 +15,7 @@ impl<'t> RankNormalizer<'t> {
         values: &mut Vec<(ArgValue, ArgValue)>,
     ) -> Option<Event> {
         call.args_into(function, values);
-        let args = Args {
-            function,
-            values: std::mem::take(values),
-        };
-        let event = self.call_event(&args, call, site, this_index, receives);
-        *values = args.values;
-        event
-    }
-
-    fn call_event(
-        &mut self,
-        args: &Args,
-        call: &CallRecord,
-        site: SiteId,
-        this_index: usize,
-        receives: &mut Vec<(usize, (Rank, i32))>,
-    ) -> Option<Event> {
-        let function = args.function;
+        let args = &Args { function, values };
         let full_name = function.name.as_str();
         let name = base_name(full_name);
         let returned = call.complete;

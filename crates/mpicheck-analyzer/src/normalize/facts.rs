@@ -356,7 +356,7 @@ impl RankNormalizer<'_> {
 
     /// Remembers the call as its thread's last use of each live object it passes.
     fn note_uses(&mut self, function: &FunctionSchema, args: &Args, (thread, index): (u16, usize)) {
-        for (param, (input, _)) in function.params.iter().zip(&args.values) {
+        for (param, (input, _)) in function.params.iter().zip(args.values) {
             if param.direction == Direction::Out {
                 continue;
             }
@@ -401,7 +401,7 @@ impl RankNormalizer<'_> {
                 self.objects.type_parts.insert(raw, n.max(0) as usize);
             }
         }
-        for (param, (input, output)) in function.params.iter().zip(&args.values) {
+        for (param, (input, output)) in function.params.iter().zip(args.values) {
             let Some(kind) = object_kind(&param.kind) else {
                 continue;
             };
@@ -558,7 +558,7 @@ impl RankNormalizer<'_> {
             entry = decode_args(function, &call.words, true);
             &entry
         } else {
-            &args.values
+            args.values
         };
         let call_args = rules::CallArgs {
             function,
@@ -657,7 +657,7 @@ impl RankNormalizer<'_> {
         // has them decoded in `args` already.
         let decoded;
         let entry_words = if call.complete {
-            &args.values
+            args.values
         } else {
             decoded = decode_args(function, &call.words, true);
             &decoded
