@@ -20,7 +20,7 @@
 //! the thread in between means the program did other work between its polls: a poll
 //! that succeeds after that is a single poll again.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::model::{Blocking, CommId, Event, Op, Rank, ReqId, Source, TagMatch};
 
@@ -40,9 +40,9 @@ pub(crate) enum Poll {
 #[derive(Default)]
 struct ThreadPolls {
     /// Requests a poll of this thread found incomplete since its last other work.
-    requests: HashSet<ReqId>,
+    requests: FxHashSet<ReqId>,
     /// Messages (communicator, source, tag) a nonblocking probe did not find since then.
-    probes: HashSet<(CommId, Option<Source>, TagMatch)>,
+    probes: FxHashSet<(CommId, Option<Source>, TagMatch)>,
     /// The message a single `MPI_Iprobe` found last (communicator, source, tag), until the
     /// thread's next call that is not a poll.
     found: Option<(CommId, Rank, i32)>,
@@ -57,10 +57,11 @@ pub(crate) fn polls(events: &[Event]) -> Vec<Poll> {
 
 /// Says what each event of one rank stands for, reading the rank's events in order: the
 /// role of an event depends only on the events before it (on its thread), so a stream of
-/// events needs only the state of each thread's current polling loop.
+/// events needs only the state of each thread's current polling loop. (Looked up for every
+/// event the replays compile: hashed with Fx, not SipHash.)
 #[derive(Default)]
 pub(crate) struct PollScanner {
-    threads: HashMap<u16, ThreadPolls>,
+    threads: FxHashMap<u16, ThreadPolls>,
 }
 
 impl PollScanner {
