@@ -241,12 +241,13 @@ impl Tables {
     }
 
     /// The numbering a normalization rank after rank gives, once every rank is normalized.
-    fn numbering(&self) -> Numbering {
+    /// (Takes the first-seen tables: they are of no use after.)
+    fn numbering(&mut self) -> Numbering {
         Numbering::new(
-            &self.sites_seen,
-            &self.comms_seen,
-            &self.datatypes_seen,
-            &self.rma.windows_seen,
+            std::mem::take(&mut self.sites_seen),
+            std::mem::take(&mut self.comms_seen),
+            std::mem::take(&mut self.datatypes_seen),
+            std::mem::take(&mut self.rma.windows_seen),
         )
     }
 }

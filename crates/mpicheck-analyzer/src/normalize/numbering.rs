@@ -58,22 +58,45 @@ impl FirstSeen {
         }
     }
 
-    /// The new id by old id, `None` when the ids are in order already.
-    fn numbering(&self) -> Option<Vec<u32>> {
-        let mut by_seen: Vec<u32> = (0..self.0.len() as u32).collect();
-        by_seen.sort_by_key(|&id| self.0[id as usize]);
-        if by_seen
-            .iter()
-            .enumerate()
-            .all(|(new, &old)| new as u32 == old)
-        {
+    /// The new id by old id, `None` when the ids are in order already. Consumes the table:
+    /// a run's millions of communicators make it large, and the numbering is its last use.
+    fn numbering(self) -> Option<Vec<u32>> {
+        if self.0.iter().is_sorted() {
             return None;
         }
-        let mut new_of = vec![0; by_seen.len()];
-        for (new, &old) in by_seen.iter().enumerate() {
-            new_of[old as usize] = new as u32;
+        // (Every naming is a distinct `Seen`, so no two entries tie; the id breaks ties
+        // anyway, and this sort needs no scratch memory.)
+        let mut order: Vec<u32> = (0..self.0.len() as u32).collect();
+        order.sort_unstable_by_key(|&id| (self.0[id as usize], id));
+        drop(self);
+        // The old id by new id, turned into the new id by old id without a second table.
+        invert_in_place(&mut order);
+        Some(order)
+    }
+}
+
+/// Turns the permutation `p` (`p[i] = j`) into its inverse (`p[j] = i`) in place, walking
+/// each cycle once and marking the entries written with the top bit (ids stay below 2^31:
+/// `u32` ids, and no run makes two billion communicators).
+fn invert_in_place(p: &mut [u32]) {
+    const WRITTEN: u32 = 1 << 31;
+    assert!(p.len() <= WRITTEN as usize, "ids below 2^31");
+    for start in 0..p.len() {
+        if p[start] & WRITTEN != 0 {
+            continue;
         }
-        Some(new_of)
+        let (mut i, mut j) = (start as u32, p[start]);
+        loop {
+            let next = p[j as usize];
+            p[j as usize] = i | WRITTEN;
+            if j as usize == start {
+                break;
+            }
+            (i, j) = (j, next);
+        }
+    }
+    for id in p {
+        *id &= !WRITTEN;
     }
 }
 
@@ -94,25 +117,42 @@ fn renumbered(map: &Option<Vec<u32>>, id: u32) -> u32 {
     }
 }
 
-/// `items` with item `i` at `map[i]`.
-fn permuted<T>(items: Vec<T>, map: &Option<Vec<u32>>) -> Vec<T> {
-    let Some(map) = map else { return items };
-    let mut slots: Vec<Option<T>> = (0..items.len()).map(|_| None).collect();
-    for (item, &new) in items.into_iter().zip(map) {
-        slots[new as usize] = Some(item);
+/// `items` with item `i` at `map[i]`, moved in place: the communicator table of a long run
+/// is large, and a copy would add to the analysis's peak memory at its end.
+fn permuted<T>(mut items: Vec<T>, map: &Option<Vec<u32>>) -> Vec<T> {
+    if let Some(map) = map {
+        permute_in_place(&mut items, map);
     }
-    slots
-        .into_iter()
-        .map(|s| s.expect("a numbering is a permutation"))
-        .collect()
+    items
+}
+
+/// Moves item `i` of `items` to `new_position[i]` (a permutation), following each cycle
+/// once with a bit per item.
+fn permute_in_place<T>(items: &mut [T], new_position: &[u32]) {
+    assert_eq!(items.len(), new_position.len(), "a position for every item");
+    let mut placed = vec![0u64; items.len().div_ceil(64)];
+    for start in 0..items.len() {
+        if placed[start / 64] & (1 << (start % 64)) != 0 {
+            continue;
+        }
+        // The item at `start` goes to its position, swapping that one's item back to
+        // `start`, which goes to its own, and so on until the cycle comes back.
+        let mut to = new_position[start] as usize;
+        while to != start {
+            items.swap(start, to);
+            placed[to / 64] |= 1 << (to % 64);
+            to = new_position[to] as usize;
+        }
+        placed[start / 64] |= 1 << (start % 64);
+    }
 }
 
 impl Numbering {
     pub(super) fn new(
-        sites: &FirstSeen,
-        comms: &FirstSeen,
-        datatypes: &FirstSeen,
-        windows: &FirstSeen,
+        sites: FirstSeen,
+        comms: FirstSeen,
+        datatypes: FirstSeen,
+        windows: FirstSeen,
     ) -> Numbering {
         Numbering {
             sites: sites.numbering(),
@@ -238,5 +278,57 @@ impl Numbering {
             recv_types: types(&args.recv_types),
             ..args.clone()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_permutation_is_inverted_in_place() {
+        // Cycles of length 3 and 2, and a fixed point.
+        let mut p = vec![1, 2, 0, 4, 3, 5];
+        invert_in_place(&mut p);
+        assert_eq!(p, [2, 0, 1, 4, 3, 5]);
+        let mut p: Vec<u32> = (0..1000).map(|i| (i * 7 + 3) % 1000).collect();
+        let mut expected = vec![0; 1000];
+        for (i, &j) in p.iter().enumerate() {
+            expected[j as usize] = i as u32;
+        }
+        invert_in_place(&mut p);
+        assert_eq!(p, expected);
+        invert_in_place(&mut []);
+    }
+
+    #[test]
+    fn items_are_moved_to_their_new_positions_in_place() {
+        let items = vec!["a", "b", "c", "d", "e", "f"];
+        let moved = permuted(items.clone(), &Some(vec![1, 2, 0, 4, 3, 5]));
+        assert_eq!(moved, ["c", "a", "b", "e", "d", "f"]);
+        assert_eq!(permuted(items.clone(), &None), items);
+        let n = 1000;
+        let map: Vec<u32> = (0..n).map(|i| (i * 7 + 3) % n).collect();
+        let moved = permuted((0..n).collect::<Vec<u32>>(), &Some(map.clone()));
+        for i in 0..n {
+            assert_eq!(moved[map[i as usize] as usize], i);
+        }
+    }
+
+    #[test]
+    fn entries_are_numbered_in_the_order_they_were_first_seen() {
+        let mut seen = FirstSeen::default();
+        // Rank 1 names entries 1 and 2, then rank 0 names entry 3, then entry 2.
+        seen.push(Seen::START);
+        seen.push(Seen::of(1, 1));
+        seen.push(Seen::of(1, 2));
+        seen.push(Seen::of(0, 1));
+        assert!(seen.again(2, Seen::of(0, 2)));
+        assert!(!seen.again(2, Seen::of(1, 3)));
+        assert_eq!(seen.numbering(), Some(vec![0, 3, 2, 1]));
+        let mut in_order = FirstSeen::default();
+        in_order.push(Seen::START);
+        in_order.push(Seen::of(0, 1));
+        assert_eq!(in_order.numbering(), None);
     }
 }
