@@ -173,7 +173,7 @@ static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *
  *     if (w) { fill the input words; keep the output slots; in = bytes before the first output;
  *              r = mpicheck_enter_rep(w, s, in); }
  *     ret = PMPI_...(...);
- *     if (w) { fill the output words; mpicheck_end_rep(r, w, in, ret, instant); }
+ *     if (w) { fill the output words; mpicheck_end_rep(r, w, in, nbytes, ret, instant); }
  *
  * mpicheck_enter_rep writes the record into the trace, as a short repeat when its inputs
  * equal those of the thread's latest full record of the same function and call site (found
@@ -223,9 +223,14 @@ static inline __attribute__((always_inline)) int64_t *mpicheck_begin_rep_inline(
     uint16_t slot = mpicheck_thread_slot;
     if (__builtin_expect(mpicheck_end_mode == 1 && slot != 0 && nbytes <= MPICHECK_REPEAT_SCRATCH_BYTES, 1)) {
         uint32_t len = MPICHECK_CALL_FIXED_SIZE + (nbytes + 7) / 8 * 8;
-        /* Padding between words is never written by the wrapper: zero, as in the file. */
-        for (uint32_t i = MPICHECK_CALL_FIXED_SIZE / 8; i < len / 8; i++)
-            ((volatile int64_t *)scratch)[i] = 0; /* a few stores, not a call to memset */
+        /* Padding between words is never written by the wrapper: zero, as in the file. A
+         * length known at compile time (records without arrays) is a few vector stores;
+         * otherwise a loop of stores, not a call to memset. */
+        if (__builtin_constant_p(len))
+            __builtin_memset(scratch + MPICHECK_CALL_FIXED_SIZE / 8, 0, len - MPICHECK_CALL_FIXED_SIZE);
+        else
+            for (uint32_t i = MPICHECK_CALL_FIXED_SIZE / 8; i < len / 8; i++)
+                ((volatile int64_t *)scratch)[i] = 0;
         scratch[0] = (int64_t)((uint64_t)len | (uint64_t)MPICHECK_KIND_CALL << 32 | (uint64_t)flags << 56);
         scratch[1] = (int64_t)((uint32_t)func_id | (uint32_t)(slot - 1) << 16); /* return code 0 */
         scratch[2] = 0;                                                          /* entry time */
@@ -321,15 +326,17 @@ static inline __attribute__((always_inline)) uint8_t *mpicheck_enter_rep(int64_t
  * (tagged 3), its count (above); or, for a call folded by the recorder (tagged 1),
  * mpicheck_end_folded. rec is NULL when nothing was recorded. */
 static inline __attribute__((always_inline)) void mpicheck_end_rep(uint8_t *rec, int64_t *w, uint32_t in_bytes,
-                                                                  int ret, int instant)
+                                                                  uint32_t nbytes, int ret, int instant)
 {
     if (__builtin_expect(rec == NULL || mpicheck_end_mode == 0, 0)) return;
     if ((uintptr_t)rec & 1) { /* counted */
         uint64_t *t = mpicheck_repeat_table;
         if ((uintptr_t)rec & 2) { /* inline: against the member it was compared with */
             const uint64_t *m = t + MPICHECK_FAST_MEMBERS + t[MPICHECK_FAST_NEXT] * MPICHECK_FAST_MEMBER_WORDS;
-            uint32_t len = (uint32_t)m[0];
-            if (t[MPICHECK_FAST_REC] == ((uintptr_t)rec & ~(uintptr_t)3) &&
+            /* The record's length from the wrapper's argument bytes (a constant for records
+             * without arrays: the outputs compared without a loop), the member's the same. */
+            uint32_t len = MPICHECK_CALL_FIXED_SIZE + (nbytes + 7) / 8 * 8;
+            if ((uint32_t)m[0] == len && t[MPICHECK_FAST_REC] == ((uintptr_t)rec & ~(uintptr_t)3) &&
                 __atomic_load_n(&mpicheck_recording_threads, __ATOMIC_SEQ_CST) <= 1 &&
                 (int32_t)(m[3] >> 32) == ret &&
                 mpicheck_same_bytes((const uint8_t *)(m + 5) + in_bytes, (const uint8_t *)w + in_bytes,
