@@ -277,25 +277,16 @@ static inline __attribute__((always_inline)) int64_t *mpicheck_begin_rep_inline(
 #define MPICHECK_STAMP_EVERY 64
 extern uint64_t *mpicheck_records_end __attribute__((visibility("hidden")));
 
-/* Whether the n bytes (a multiple of 4) at a and b are equal, without a branch per word.
- * In 4-byte units as the recorder compares; the compiler merges them into vector loads where
- * n is known, which may span two of the wrapper's stores into the scratch buffer (a load not
- * forwarded from the stores waits for them): keeping 4-byte loads (an empty asm in the loop)
- * cost 35 more instructions per MPI_Send and no time measurable here (BENCHMARKS.md). */
+/* Whether the n bytes (a multiple of 4) at a and b are equal, without a branch per word:
+ * 16 bytes per turn, then 8 and 4. For a constant n (records without arrays) a few loads
+ * without a loop; a length known only at run time (MPI_Waitall's) no longer costs a turn of
+ * ~7 instructions per 4 bytes. The 16-byte loads may span two of the wrapper's stores into
+ * the scratch buffer (a load not forwarded from the stores waits for them): GCC merged the
+ * earlier 4-byte loop into such loads for a constant n too, and keeping 4-byte loads (an
+ * empty asm in the loop) cost 35 more instructions per MPI_Send and no time measurable here
+ * (BENCHMARKS.md). */
 static inline __attribute__((always_inline)) int mpicheck_same_bytes(const void *a, const void *b, uint32_t n)
 {
-    if (__builtin_constant_p(n)) {
-        uint32_t diff = 0;
-        for (uint32_t i = 0; i < n; i += 4) {
-            uint32_t x, y;
-            __builtin_memcpy(&x, (const uint8_t *)a + i, 4);
-            __builtin_memcpy(&y, (const uint8_t *)b + i, 4);
-            diff |= x ^ y;
-        }
-        return diff == 0;
-    }
-    /* A length known only at run time (records with arrays: MPI_Waitall's): 16 bytes per
-     * turn, then 8 and 4, not a turn per 4 bytes (~7 instructions each). */
     mpicheck_v2 acc = {0, 0};
     uint32_t i = 0;
     for (; i + 16 <= n; i += 16) {
