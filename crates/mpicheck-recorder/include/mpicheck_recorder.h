@@ -227,10 +227,14 @@ static inline __attribute__((always_inline)) int64_t *mpicheck_begin_rep_inline(
     if (__builtin_expect(mpicheck_end_mode == 1 && slot != 0 && nbytes <= MPICHECK_REPEAT_SCRATCH_BYTES, 1)) {
         uint32_t len = MPICHECK_CALL_FIXED_SIZE + (nbytes + 7) / 8 * 8;
         /* Padding between words is never written by the wrapper: zero, as in the file. A
-         * length known at compile time (records without arrays) is a few vector stores;
-         * otherwise a loop of stores, not a call to memset. */
+         * length known at compile time (records without arrays) is a few vector stores; one
+         * known only at run time (MPI_Waitall's) up to 128 bytes is 128 bytes' worth of them
+         * (the bytes after the record are never read); otherwise a loop of stores, not a call
+         * to memset. */
         if (__builtin_constant_p(len))
             __builtin_memset(scratch + MPICHECK_CALL_FIXED_SIZE / 8, 0, len - MPICHECK_CALL_FIXED_SIZE);
+        else if (len <= MPICHECK_CALL_FIXED_SIZE + 128)
+            __builtin_memset(scratch + MPICHECK_CALL_FIXED_SIZE / 8, 0, 128);
         else {
             /* 16 bytes per store (volatile: GCC would make the loop a call to memset). */
             const mpicheck_v2 zero = {0, 0};
