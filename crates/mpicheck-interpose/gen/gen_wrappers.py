@@ -598,7 +598,10 @@ def gen_c_wrapper(func):
     repeatable = not poll and inputs_first(params)
     if repeatable:
         lines.append("    int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];")
-        lines.append(f"    int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes({func.id}, (uint32_t)({nbytes}), {site}, {flags}, mpicheck_s);")
+        # The record's argument bytes once: mpicheck_end_rep compares the outputs up to its
+        # end (a constant for records without arrays: compared without a loop).
+        lines.append(f"    uint32_t mpicheck_nbytes = (uint32_t)({nbytes});")
+        lines.append(f"    int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes({func.id}, mpicheck_nbytes, {site}, {flags}, mpicheck_s);")
         lines.append("    uint32_t mpicheck_in = 0;")
         lines.append("    uint8_t *mpicheck_r = NULL;")
     else:
@@ -609,26 +612,50 @@ def gen_c_wrapper(func):
     lines.append("    if (mpicheck_w) {")
     lines += ["        " + l for l in cursor_decls()]
     outputs_start = None
+    # The cursor's offset from w as a constant expression while only scalars (and statuses)
+    # came before it, else None: the input bytes of a record then are a constant, which the
+    # inline comparison of mpicheck_enter_rep unrolls (w is 8-byte aligned, so the offset is
+    # what the pointer arithmetic gives).
+    known = "0"
+
+    def advance(prm, known):
+        if known is None:
+            return None
+        if prm.mode in ("value", "addr", "deref"):
+            return f"{known} + {prm.width()}"
+        if prm.mode == "status":
+            return f"MPICHECK_ALIGN8({known}) + 8 * MPICHECK_STATUS_WORDS"
+        return None
+
     for prm in params:
         if prm.mode == "varargs":
             continue
         ins = []
         if prm.dir in ("in", "inout") and not (prm.mode == "addr" and prm.dir == "inout"):
             gen_input(func, acc, prm, ins)
+            known = advance(prm, known)
         if prm.mode == "addr" and prm.dir != "in":
             # Addresses are known on entry: written in every slot right away.
             for _ in range(2 if prm.dir == "inout" else 1):
                 gen_input(func, acc, prm, ins)
+                known = advance(prm, known)
         elif prm.dir in ("out", "inout"):
             reserve_output(prm, ins)
             if outputs_start is None:
                 outputs_start = f"mpicheck_o_{prm.name}"
-                if repeatable:
+                if repeatable and known is not None:
+                    start = known if prm.mode in ("value", "deref") else f"MPICHECK_ALIGN8({known})"
+                    ins.append(f"mpicheck_in = (uint32_t)({start});")
+                elif repeatable:
                     ins.append(f"mpicheck_in = (uint32_t)((unsigned char *)mpicheck_o_{prm.name} - (unsigned char *)mpicheck_w);")
+            known = None
         lines += ["        " + l for l in ins]
     if repeatable and outputs_start is None:
         # No outputs: the padding after the inputs need not be repeated either.
-        lines.append("        mpicheck_in = (uint32_t)MPICHECK_ALIGN8(mpicheck_p - (unsigned char *)mpicheck_w);")
+        if known is not None:
+            lines.append(f"        mpicheck_in = (uint32_t)MPICHECK_ALIGN8({known});")
+        else:
+            lines.append("        mpicheck_in = (uint32_t)MPICHECK_ALIGN8(mpicheck_p - (unsigned char *)mpicheck_w);")
     lines.append("        (void)mpicheck_p;")
     lines.append("        (void)mpicheck_q;")
     if repeatable:
@@ -668,7 +695,7 @@ def gen_c_wrapper(func):
         lines.append(f"        mpicheck_end_poll(mpicheck_w, {ret}, {ret} == MPI_SUCCESS && ({poll}));")
     elif repeatable:
         instant = 1 if cannot_block(func.name, ALL_NAMES) else 0
-        lines.append(f"        mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, {ret}, {instant});")
+        lines.append(f"        mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, {ret}, {instant});")
     else:
         lines.append(f"        {end_call(func, ret)}")
     lines.append("    }")

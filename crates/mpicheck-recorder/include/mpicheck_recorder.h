@@ -173,7 +173,7 @@ static inline __attribute__((always_inline)) void mpicheck_end_instant(int64_t *
  *     if (w) { fill the input words; keep the output slots; in = bytes before the first output;
  *              r = mpicheck_enter_rep(w, s, in); }
  *     ret = PMPI_...(...);
- *     if (w) { fill the output words; mpicheck_end_rep(r, w, in, ret, instant); }
+ *     if (w) { fill the output words; mpicheck_end_rep(r, w, in, nbytes, ret, instant); }
  *
  * mpicheck_enter_rep writes the record into the trace, as a short repeat when its inputs
  * equal those of the thread's latest full record of the same function and call site (found
@@ -213,6 +213,9 @@ extern uint8_t mpicheck_recording __attribute__((visibility("hidden")));
 #define MPICHECK_RECORDING_OFF 2
 #define MPICHECK_KIND_CALL 1
 
+/* 16 bytes of the scratch buffer or the table, 8-byte aligned (a vector of two words). */
+typedef uint64_t mpicheck_v2 __attribute__((vector_size(16), aligned(8)));
+
 /* mpicheck_begin_repeatable inline for the common case (the time-stamp counter, the thread
  * numbered, a record that fits the scratch buffer): the record's fixed part in the scratch
  * buffer, its argument words zeroed; no clock read (the recorder reads the entry time where
@@ -223,9 +226,22 @@ static inline __attribute__((always_inline)) int64_t *mpicheck_begin_rep_inline(
     uint16_t slot = mpicheck_thread_slot;
     if (__builtin_expect(mpicheck_end_mode == 1 && slot != 0 && nbytes <= MPICHECK_REPEAT_SCRATCH_BYTES, 1)) {
         uint32_t len = MPICHECK_CALL_FIXED_SIZE + (nbytes + 7) / 8 * 8;
-        /* Padding between words is never written by the wrapper: zero, as in the file. */
-        for (uint32_t i = MPICHECK_CALL_FIXED_SIZE / 8; i < len / 8; i++)
-            ((volatile int64_t *)scratch)[i] = 0; /* a few stores, not a call to memset */
+        /* Padding between words is never written by the wrapper: zero, as in the file. A
+         * length known at compile time (records without arrays) is a few vector stores; one
+         * known only at run time (MPI_Waitall's) up to 128 bytes is 128 bytes' worth of them
+         * (the bytes after the record are never read); otherwise a loop of stores, not a call
+         * to memset. */
+        if (__builtin_constant_p(len))
+            __builtin_memset(scratch + MPICHECK_CALL_FIXED_SIZE / 8, 0, len - MPICHECK_CALL_FIXED_SIZE);
+        else if (len <= MPICHECK_CALL_FIXED_SIZE + 128)
+            __builtin_memset(scratch + MPICHECK_CALL_FIXED_SIZE / 8, 0, 128);
+        else {
+            /* 16 bytes per store (volatile: GCC would make the loop a call to memset). */
+            const mpicheck_v2 zero = {0, 0};
+            uint32_t i = MPICHECK_CALL_FIXED_SIZE / 8;
+            for (; i + 2 <= len / 8; i += 2) *(volatile mpicheck_v2 *)(scratch + i) = zero;
+            if (i < len / 8) ((volatile int64_t *)scratch)[i] = 0;
+        }
         scratch[0] = (int64_t)((uint64_t)len | (uint64_t)MPICHECK_KIND_CALL << 32 | (uint64_t)flags << 56);
         scratch[1] = (int64_t)((uint32_t)func_id | (uint32_t)(slot - 1) << 16); /* return code 0 */
         scratch[2] = 0;                                                          /* entry time */
@@ -265,15 +281,33 @@ static inline __attribute__((always_inline)) int64_t *mpicheck_begin_rep_inline(
 #define MPICHECK_STAMP_EVERY 64
 extern uint64_t *mpicheck_records_end __attribute__((visibility("hidden")));
 
-/* Whether the n bytes (a multiple of 4) at a and b are equal, without a branch per word.
- * In 4-byte units as the recorder compares; the compiler merges them into vector loads where
- * n is known, which may span two of the wrapper's stores into the scratch buffer (a load not
- * forwarded from the stores waits for them): keeping 4-byte loads (an empty asm in the loop)
- * cost 35 more instructions per MPI_Send and no time measurable here (BENCHMARKS.md). */
+/* Whether the n bytes (a multiple of 4) at a and b are equal, without a branch per word:
+ * 16 bytes per turn, then 8 and 4. For a constant n (records without arrays) a few loads
+ * without a loop; a length known only at run time (MPI_Waitall's) no longer costs a turn of
+ * ~7 instructions per 4 bytes. The 16-byte loads may span two of the wrapper's stores into
+ * the scratch buffer (a load not forwarded from the stores waits for them): GCC merged the
+ * earlier 4-byte loop into such loads for a constant n too, and keeping 4-byte loads (an
+ * empty asm in the loop) cost 35 more instructions per MPI_Send and no time measurable here
+ * (BENCHMARKS.md). */
 static inline __attribute__((always_inline)) int mpicheck_same_bytes(const void *a, const void *b, uint32_t n)
 {
-    uint32_t diff = 0;
-    for (uint32_t i = 0; i < n; i += 4) {
+    mpicheck_v2 acc = {0, 0};
+    uint32_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        mpicheck_v2 x, y;
+        __builtin_memcpy(&x, (const uint8_t *)a + i, 16);
+        __builtin_memcpy(&y, (const uint8_t *)b + i, 16);
+        acc |= x ^ y;
+    }
+    uint64_t diff = acc[0] | acc[1];
+    if (n - i >= 8) {
+        uint64_t x, y;
+        __builtin_memcpy(&x, (const uint8_t *)a + i, 8);
+        __builtin_memcpy(&y, (const uint8_t *)b + i, 8);
+        diff |= x ^ y;
+        i += 8;
+    }
+    if (n - i >= 4) {
         uint32_t x, y;
         __builtin_memcpy(&x, (const uint8_t *)a + i, 4);
         __builtin_memcpy(&y, (const uint8_t *)b + i, 4);
@@ -321,15 +355,17 @@ static inline __attribute__((always_inline)) uint8_t *mpicheck_enter_rep(int64_t
  * (tagged 3), its count (above); or, for a call folded by the recorder (tagged 1),
  * mpicheck_end_folded. rec is NULL when nothing was recorded. */
 static inline __attribute__((always_inline)) void mpicheck_end_rep(uint8_t *rec, int64_t *w, uint32_t in_bytes,
-                                                                  int ret, int instant)
+                                                                  uint32_t nbytes, int ret, int instant)
 {
     if (__builtin_expect(rec == NULL || mpicheck_end_mode == 0, 0)) return;
     if ((uintptr_t)rec & 1) { /* counted */
         uint64_t *t = mpicheck_repeat_table;
         if ((uintptr_t)rec & 2) { /* inline: against the member it was compared with */
             const uint64_t *m = t + MPICHECK_FAST_MEMBERS + t[MPICHECK_FAST_NEXT] * MPICHECK_FAST_MEMBER_WORDS;
-            uint32_t len = (uint32_t)m[0];
-            if (t[MPICHECK_FAST_REC] == ((uintptr_t)rec & ~(uintptr_t)3) &&
+            /* The record's length from the wrapper's argument bytes (a constant for records
+             * without arrays: the outputs compared without a loop), the member's the same. */
+            uint32_t len = MPICHECK_CALL_FIXED_SIZE + (nbytes + 7) / 8 * 8;
+            if ((uint32_t)m[0] == len && t[MPICHECK_FAST_REC] == ((uintptr_t)rec & ~(uintptr_t)3) &&
                 __atomic_load_n(&mpicheck_recording_threads, __ATOMIC_SEQ_CST) <= 1 &&
                 (int32_t)(m[3] >> 32) == ret &&
                 mpicheck_same_bytes((const uint8_t *)(m + 5) + in_bytes, (const uint8_t *)w + in_bytes,
