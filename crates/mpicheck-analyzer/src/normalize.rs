@@ -34,6 +34,7 @@ mod handles;
 mod names;
 pub(crate) mod numbering;
 mod p2p;
+mod plan;
 mod requests;
 mod rma;
 #[cfg(test)]
@@ -650,6 +651,8 @@ struct RankStream<'a> {
     matched: Vec<(usize, (Rank, i32))>,
     /// The arguments of the call being normalized (room reused from call to call).
     args: Vec<(ArgValue, ArgValue)>,
+    /// The plan of each function of the trace called so far.
+    plans: plan::FunctionPlans,
 }
 
 impl<'a> RankStream<'a> {
@@ -679,6 +682,7 @@ impl<'a> RankStream<'a> {
             last_unreturned: FxHashMap::default(),
             matched: Vec::new(),
             args: Vec::new(),
+            plans: plan::FunctionPlans::default(),
         }
     }
 
@@ -787,8 +791,10 @@ impl<'a> RankStream<'a> {
             tables,
             state: &mut self.state,
         };
+        let plan = self.plans.of(call.func, function);
         let event = normalizer.event(
             function,
+            plan,
             call,
             site,
             this_index,
@@ -1024,6 +1030,8 @@ impl std::ops::DerefMut for RankNormalizer<'_> {
 /// Values of one call's parameters by name.
 struct Args<'a> {
     function: &'a FunctionSchema,
+    /// What depends only on the function, worked out at its first call.
+    plan: &'a plan::FunctionPlan,
     values: &'a [(ArgValue, ArgValue)],
 }
 

@@ -253,6 +253,8 @@ pub struct CartShape {
 pub struct CallArgs<'a> {
     pub function: &'a FunctionSchema,
     pub short: &'a str,
+    /// What the rules need of the function, worked out once ([`RulePlan::of`]).
+    pub plan: &'a RulePlan,
     pub values: &'a [(ArgValue, ArgValue)],
 }
 
@@ -274,12 +276,7 @@ impl CallArgs<'_> {
     /// The communicator the call works on: its first communicator input (`comm`,
     /// `comm_old`).
     fn comm(&self) -> Option<i64> {
-        let i = self
-            .function
-            .params
-            .iter()
-            .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::In)?;
-        self.on_entry(i).as_int()
+        self.on_entry(self.plan.comm_input?).as_int()
     }
     fn array(&self, name: &str) -> Option<&[i64]> {
         self.on_entry(self.position(name)?).as_array()
@@ -429,7 +426,7 @@ fn root_side(base: &str, param: &str) -> Option<bool> {
 /// `remote_leader` and `tag` of `MPI_Intercomm_create` significant only at the local
 /// leader).
 fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
-    Significance::of(call, state, collective_base(call.short)).of_param(param)
+    Significance::of(call, state, call.plan.base).of_param(param)
 }
 
 const GET_ACCUMULATE: &str = "Get_accumulate";
@@ -454,20 +451,11 @@ impl Significance {
     /// `base`: the call's [`collective_base`].
     fn of(call: &CallArgs, state: &dyn ArgState, base: Option<&'static str>) -> Significance {
         let c = state.constants();
-        // Both buffers in one look at the parameters (the first of each name).
-        let (mut sendbuf, mut recvbuf) = (None, None);
-        if c.in_place.is_some() {
-            for (i, p) in call.function.params.iter().enumerate() {
-                match p.name.as_str() {
-                    "sendbuf" => _ = sendbuf.get_or_insert(i),
-                    "recvbuf" => _ = recvbuf.get_or_insert(i),
-                    _ => {}
-                }
-            }
-        }
-        let in_place =
-            |at: Option<usize>| at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place);
-        let intercomm_leader = call.short.starts_with("Intercomm_create").then(|| {
+        let plan = call.plan;
+        let in_place = |at: Option<usize>| {
+            c.in_place.is_some() && at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place)
+        };
+        let intercomm_leader = plan.intercomm_create.then(|| {
             // Significant only at the local leader.
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
             me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)))
@@ -477,11 +465,9 @@ impl Significance {
             Some((base, root, call.int("comm").and_then(|raw| state.comm(raw))))
         });
         Significance {
-            sendbuf_in_place: in_place(sendbuf),
-            recvbuf_in_place: in_place(recvbuf),
-            // (The length first: most names are shorter, and a substring search costs.)
-            no_op_get_accumulate: call.short.len() >= GET_ACCUMULATE.len()
-                && call.short.contains(GET_ACCUMULATE)
+            sendbuf_in_place: in_place(plan.sendbuf),
+            recvbuf_in_place: in_place(plan.recvbuf),
+            no_op_get_accumulate: plan.get_accumulate
                 && c.no_op.is_some()
                 && call.int("op") == c.no_op,
             intercomm_leader,
@@ -546,7 +532,7 @@ impl Significance {
 
 /// Whether `MPI_IN_PLACE` is a valid value of this buffer parameter in this call.
 fn in_place_allowed(call: &CallArgs, param: &str) -> bool {
-    let Some(base) = collective_base(call.short) else {
+    let Some(base) = call.plan.base else {
         return false;
     };
     if base.starts_with("Neighbor_") || base == "Bcast" || base == "Barrier" {
@@ -618,7 +604,8 @@ impl Judged {
 /// The problems of one call's arguments.
 pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
     let mut issues = Vec::new();
-    if conversion(call.short) {
+    let plan = call.plan;
+    if plan.conversion {
         return issues;
     }
     let mut issue = |param: &str, problem: ArgProblem| {
@@ -628,22 +615,18 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         })
     };
     let c = state.constants();
-    let base = collective_base(call.short);
+    let base = plan.base;
     let significance = Significance::of(call, state, base);
-    for (i, param) in call.function.params.iter().enumerate() {
-        let judged = Judged::of(&param.kind);
-        if judged == Judged::Not || (param.direction == Direction::Out && judged != Judged::Buffer)
-        {
-            continue;
-        }
-        let name = param.name.as_str();
+    for judged_param in &plan.params {
+        let (i, judged) = (judged_param.at, judged_param.judged);
+        let name = call.function.params[i].name.as_str();
         if !significance.of_param(name) {
             continue;
         }
         let value = call.on_entry(i);
         match (judged, value) {
             (Judged::Request, ArgValue::Int(raw))
-                if null_request_forbidden(call.short) && Some(*raw) == c.request_null =>
+                if plan.null_request_forbidden && Some(*raw) == c.request_null =>
             {
                 issue(
                     name,
@@ -653,11 +636,11 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                 );
             }
             (Judged::Handle(kind), ArgValue::Int(raw)) => match state.handle(kind, *raw) {
-                HandleState::Null if null_forbidden(call.short, &param.kind) => {
+                HandleState::Null if judged_param.null_forbidden => {
                     issue(name, ArgProblem::NullHandle { kind })
                 }
                 HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
-                HandleState::Uncommitted if moves_data(call.function, call.short) => {
+                HandleState::Uncommitted if plan.moves_data => {
                     issue(name, ArgProblem::UncommittedDatatype)
                 }
                 _ => {}
@@ -730,7 +713,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             _ => {}
         }
     }
-    topology_issues(call, state, base, &mut issue);
+    topology_issues(call, state, &mut issue);
     arrays::rank_array_issues(call, state, &mut issue);
     arrays::grid_issues(call, state, &mut issue);
     partitions::partition_issues(call, state, &mut issue);
@@ -768,7 +751,7 @@ fn peer_problem(
     let group = match name {
         "dest" | "source" | "root" => call.int("comm").and_then(|raw| state.comm(raw)),
         // The rank of a topology query (MPI_Cart_coords, MPI_Graph_neighbors...).
-        "rank" if RequiredTopology::of(call.short).is_some() => {
+        "rank" if call.plan.required_topology.is_some() => {
             call.int("comm").and_then(|raw| state.comm(raw))
         }
         _ => None,
@@ -799,11 +782,10 @@ fn peer_problem(
 fn topology_issues(
     call: &CallArgs,
     state: &dyn ArgState,
-    base: Option<&str>,
     issue: &mut impl FnMut(&str, ArgProblem),
 ) {
-    let required = RequiredTopology::of_call(call.short, base);
-    let topology_function = topology_function(call.short);
+    let required = call.plan.required_topology;
+    let topology_function = call.plan.topology_function;
     if required.is_none() && !topology_function {
         return; // (before the communicator is looked up)
     }
@@ -966,8 +948,10 @@ pub fn kind_table(functions: &[FunctionSchema]) -> String {
 mod arrays;
 mod asserts;
 mod partitions;
+mod plan;
 #[cfg(test)]
 mod tests;
 
 pub use arrays::{range_ranks, ranges_len};
 pub use partitions::{marked_ready, PartitionedRequest};
+pub use plan::RulePlan;
