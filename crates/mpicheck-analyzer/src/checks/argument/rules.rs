@@ -426,7 +426,8 @@ fn root_side(base: &str, param: &str) -> Option<bool> {
 /// `remote_leader` and `tag` of `MPI_Intercomm_create` significant only at the local
 /// leader).
 fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
-    Significance::of(call, state, call.plan.base).of_param(param)
+    let base = call.plan.base;
+    Significance::of(call, state, base).of_role(&ParamRole::of(param, base))
 }
 
 const GET_ACCUMULATE: &str = "Get_accumulate";
@@ -440,9 +441,9 @@ struct Significance {
     no_op_get_accumulate: bool,
     /// `MPI_Intercomm_create*`: whether this rank is the local leader.
     intercomm_leader: Option<bool>,
-    /// A rooted collective: its blocking form's name, its root, and the rank's view of
-    /// its communicator (`None`: not known).
-    rooted: Option<(&'static str, i64, Option<CommView>)>,
+    /// A rooted collective: its root, and the rank's view of its communicator (`None`: not
+    /// known).
+    rooted: Option<(i64, Option<CommView>)>,
     proc_null: Option<i64>,
     mpi_root: Option<i64>,
 }
@@ -460,9 +461,9 @@ impl Significance {
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
             me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)))
         });
-        let rooted = base.and_then(|base| {
+        let rooted = base.and_then(|_| {
             let root = call.int("root")?;
-            Some((base, root, call.int("comm").and_then(|raw| state.comm(raw))))
+            Some((root, call.int("comm").and_then(|raw| state.comm(raw))))
         });
         Significance {
             sendbuf_in_place: in_place(plan.sendbuf),
@@ -477,55 +478,88 @@ impl Significance {
         }
     }
 
-    /// Whether the parameter named `param` is significant.
-    fn of_param(&self, param: &str) -> bool {
-        if self.sendbuf_in_place
-            && matches!(
-                param,
-                "sendcount" | "sendtype" | "sendcounts" | "sendtypes" | "sdispls"
-            )
-        {
+    /// Whether a parameter in `role` is significant.
+    fn of_role(&self, role: &ParamRole) -> bool {
+        if self.sendbuf_in_place && role.send_count_or_type {
             return false;
         }
-        if self.recvbuf_in_place && matches!(param, "recvcount" | "recvtype") {
+        if self.recvbuf_in_place && role.recv_count_or_type {
             return false;
         }
-        if param.starts_with("origin_") && self.no_op_get_accumulate {
+        if role.origin && self.no_op_get_accumulate {
             return false;
         }
         if let Some(leader) = self.intercomm_leader {
-            if matches!(param, "peer_comm" | "remote_leader" | "tag") {
+            if role.leader_only {
                 return leader;
             }
         }
-        if param == "peer_comm" {
+        if role.peer_comm {
             return false;
         }
-        let Some((base, root, comm)) = &self.rooted else {
+        let Some((root, comm)) = &self.rooted else {
             return true;
         };
-        if param == "comm" {
+        if role.comm {
             return true;
         }
         let Some(comm) = comm else {
             return false; // the rank's role is not known
         };
-        let side = root_side(base, param);
         if comm.remote_size.is_some() {
             // Intercommunicator: the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL
             // (nothing is significant there), the other group the root's rank.
             if Some(*root) == self.proc_null {
-                return param == "root" || param == "comm";
+                return role.root || role.comm;
             }
             let at_root = Some(*root) == self.mpi_root;
-            return match side {
+            return match role.root_side {
                 Some(root_only) => root_only == at_root,
                 None => true,
             };
         }
-        match side {
+        match role.root_side {
             Some(true) => comm.my_rank.is_some_and(|me| i64::from(me) == *root),
             _ => true,
+        }
+    }
+}
+
+/// What [`Significance::of_role`] asks of a parameter, from its name and its call's
+/// [`collective_base`]: worked out once per parameter of a function (`RulePlan`).
+#[derive(Clone, Copy)]
+pub(super) struct ParamRole {
+    /// `sendcount`, `sendtype`, `sendcounts`, `sendtypes`, `sdispls`: ignored with an
+    /// in-place send buffer.
+    send_count_or_type: bool,
+    /// `recvcount`, `recvtype`: ignored with an in-place receive buffer.
+    recv_count_or_type: bool,
+    /// `origin_*`: ignored by `MPI_Get_accumulate` with `MPI_NO_OP`.
+    origin: bool,
+    /// `peer_comm`, `remote_leader`, `tag`: significant only at the local leader of
+    /// `MPI_Intercomm_create`.
+    leader_only: bool,
+    peer_comm: bool,
+    comm: bool,
+    root: bool,
+    /// Its side of a rooted collective ([`root_side`]).
+    root_side: Option<bool>,
+}
+
+impl ParamRole {
+    pub(super) fn of(param: &str, base: Option<&str>) -> ParamRole {
+        ParamRole {
+            send_count_or_type: matches!(
+                param,
+                "sendcount" | "sendtype" | "sendcounts" | "sendtypes" | "sdispls"
+            ),
+            recv_count_or_type: matches!(param, "recvcount" | "recvtype"),
+            origin: param.starts_with("origin_"),
+            leader_only: matches!(param, "peer_comm" | "remote_leader" | "tag"),
+            peer_comm: param == "peer_comm",
+            comm: param == "comm",
+            root: param == "root",
+            root_side: base.and_then(|base| root_side(base, param)),
         }
     }
 }
@@ -620,7 +654,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
     for judged_param in &plan.params {
         let (i, judged) = (judged_param.at, judged_param.judged);
         let name = call.function.params[i].name.as_str();
-        if !significance.of_param(name) {
+        if !significance.of_role(&judged_param.role) {
             continue;
         }
         let value = call.on_entry(i);

@@ -7,7 +7,7 @@ use mpicheck_trace::schema::{Direction, FunctionSchema};
 
 use super::{
     collective_base, conversion, moves_data, null_forbidden, null_request_forbidden,
-    topology_function, Judged, RequiredTopology,
+    topology_function, Judged, ParamRole, RequiredTopology,
 };
 
 /// One parameter the loop of [`judge`](super::judge) judges.
@@ -17,6 +17,8 @@ pub(super) struct JudgedParam {
     pub(super) judged: Judged,
     /// For a handle: whether its kind's null handle is an error here ([`null_forbidden`]).
     pub(super) null_forbidden: bool,
+    /// What decides whether it is significant in a call.
+    pub(super) role: ParamRole,
 }
 
 /// The rules' view of one function.
@@ -49,6 +51,7 @@ impl RulePlan {
     /// The plan of `function`, whose short name (`Send`, without `MPI_` and `_c`) is `short`.
     pub fn of(function: &FunctionSchema, short: &str) -> RulePlan {
         let position = |name: &str| function.params.iter().position(|p| p.name == name);
+        let base = collective_base(short);
         let params = function
             .params
             .iter()
@@ -64,12 +67,13 @@ impl RulePlan {
                     at,
                     judged,
                     null_forbidden: null_forbidden(short, &param.kind),
+                    role: ParamRole::of(&param.name, base),
                 })
             })
             .collect();
         RulePlan {
             conversion: conversion(short),
-            base: collective_base(short),
+            base,
             required_topology: RequiredTopology::of(short),
             topology_function: topology_function(short),
             moves_data: moves_data(function, short),
