@@ -1060,15 +1060,23 @@ impl Args<'_> {
             .find(|(p, _)| p.kind == kind)
             .and_then(|(_, v)| v.0.as_int())
     }
+    /// The input of the parameter at `at` (a position from the plan), like [`Args::int`].
+    fn int_at(&self, at: Option<usize>) -> Option<i64> {
+        self.values[at?].0.as_int()
+    }
+    /// The output of the parameter at `at`, like [`Args::out_int`].
+    fn out_int_at(&self, at: Option<usize>) -> Option<i64> {
+        self.values[at?].1.as_int()
+    }
     fn status(&self) -> Option<Status> {
-        match self.output("status") {
-            Some(ArgValue::Status(s)) => Some(*s),
+        match &self.values[self.plan.p2p.status?].1 {
+            ArgValue::Status(s) => Some(*s),
             _ => None,
         }
     }
     fn statuses(&self) -> Option<&[Status]> {
-        match self.output("array_of_statuses") {
-            Some(ArgValue::Statuses(s)) => Some(s),
+        match &self.values[self.plan.p2p.statuses?].1 {
+            ArgValue::Statuses(s) => Some(s),
             _ => None,
         }
     }

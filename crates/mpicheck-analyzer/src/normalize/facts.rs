@@ -144,6 +144,8 @@ pub(super) struct ObjectTables {
     /// The uses and frees of objects by threads of the call being normalized, for the
     /// passes ([`ThreadMark::Used`], [`ThreadMark::Freed`]).
     pub(super) marks: Vec<ThreadMark>,
+    /// The buffer spans of the call being normalized (room reused from call to call).
+    spans: Vec<BufferSpan>,
 }
 
 impl ObjectTables {
@@ -316,7 +318,10 @@ impl RankNormalizer<'_> {
         self.note_group_size(args, short, call.ret);
         self.note_cart_shape(args, short, call.ret);
         self.note_partitioned(args, op, short, call.ret);
-        self.buffer_spans(function, call, args, op, short, &mut facts);
+        // The spans go into room kept from call to call: most calls with a buffer have only
+        // that one fact, which the event holds without an allocation.
+        let mut spans = std::mem::take(&mut self.objects.spans);
+        self.buffer_spans(function, call, args, op, short, &mut spans);
         let by = (call.thread, index);
         if self.objects.track_uses {
             self.note_uses(args, by);
@@ -349,7 +354,17 @@ impl RankNormalizer<'_> {
                 facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        EventFacts::from_facts(facts)
+        let event_facts = if spans.len() <= 1 && facts == CallFacts::default() {
+            match spans.pop() {
+                Some(span) => EventFacts::Buffer(span),
+                None => EventFacts::None,
+            }
+        } else {
+            facts.buffers.extend(spans.drain(..));
+            EventFacts::from_facts(facts)
+        };
+        self.objects.spans = spans;
+        event_facts
     }
 
     /// Remembers the call as its thread's last use of each live object it passes.
@@ -632,7 +647,7 @@ impl RankNormalizer<'_> {
         args: &Args,
         op: &Op,
         short: &str,
-        facts: &mut CallFacts,
+        spans: &mut Vec<BufferSpan>,
     ) {
         if !(point_to_point(op) || args.plan.counted_collective) {
             return;
@@ -675,7 +690,7 @@ impl RankNormalizer<'_> {
                 continue;
             }
             if let Some(len) = self.contiguous_bytes(n, t) {
-                facts.buffers.push(BufferSpan {
+                spans.push(BufferSpan {
                     param,
                     start: start as u64,
                     len,

@@ -9,6 +9,7 @@ use mpicheck_trace::FunctionSchema;
 use super::constants::intern;
 use super::facts::{allowed_anytime, frees, returns_borrowed};
 use super::names::{base_name, MANAGEMENT_COLLECTIVES};
+use super::rma::access_kind;
 use crate::checks::argument::rules::{object_kind, RulePlan};
 use crate::model::{BufferParam, ObjectKind};
 
@@ -29,6 +30,27 @@ pub(super) struct BufferRow {
     /// Whether MPI writes it; `None`: the `buf` of a point-to-point call, written unless the
     /// call sends (a send-receive with replacement writes it too).
     pub(super) write: Option<bool>,
+}
+
+/// Where the parameters of point-to-point and completion calls are (each the first of its
+/// name, as `Args::int` finds it by name).
+pub(super) struct P2pParams {
+    pub(super) comm: Option<usize>,
+    pub(super) dest: Option<usize>,
+    pub(super) source: Option<usize>,
+    pub(super) tag: Option<usize>,
+    pub(super) count: Option<usize>,
+    pub(super) datatype: Option<usize>,
+    pub(super) sendtag: Option<usize>,
+    pub(super) sendcount: Option<usize>,
+    pub(super) sendtype: Option<usize>,
+    pub(super) recvtag: Option<usize>,
+    pub(super) recvcount: Option<usize>,
+    pub(super) recvtype: Option<usize>,
+    pub(super) request: Option<usize>,
+    pub(super) status: Option<usize>,
+    pub(super) statuses: Option<usize>,
+    pub(super) partitions: Option<usize>,
 }
 
 /// One function of a trace, as the normalizer uses it for every call.
@@ -61,6 +83,13 @@ pub(super) struct FunctionPlan {
     pub(super) buffers: Vec<BufferRow>,
     /// A reduction whose buffers are `count` elements on every rank.
     pub(super) counted_collective: bool,
+    /// An `MPI_` call on groups (`MPI_Group_*`, `MPI_Comm_group`, `MPI_Win_get_group`, ...),
+    /// which `rma::group_call` may follow.
+    pub(super) group_call: bool,
+    /// An `MPI_` call on windows (`MPI_Win_*`) or an RMA access (`MPI_Put`, ...).
+    pub(super) window_call: bool,
+    /// Its point-to-point and completion parameters.
+    pub(super) p2p: P2pParams,
     /// The argument rules' view of the function.
     pub(super) rules: RulePlan,
 }
@@ -108,6 +137,7 @@ impl FunctionPlan {
         })
         .collect();
         let reduction = short.strip_prefix('I').unwrap_or(short);
+        let mpi_short = base_name.strip_prefix("MPI_");
         FunctionPlan {
             name,
             base_name,
@@ -129,6 +159,28 @@ impl FunctionPlan {
                 reduction,
                 "allreduce" | "Allreduce" | "scan" | "Scan" | "exscan" | "Exscan"
             ),
+            group_call: mpi_short
+                .is_some_and(|short| short.starts_with("Group_") || short.contains("_group")),
+            window_call: mpi_short
+                .is_some_and(|short| short.starts_with("Win_") || access_kind(short).is_some()),
+            p2p: P2pParams {
+                comm: position("comm"),
+                dest: position("dest"),
+                source: position("source"),
+                tag: position("tag"),
+                count: position("count"),
+                datatype: position("datatype"),
+                sendtag: position("sendtag"),
+                sendcount: position("sendcount"),
+                sendtype: position("sendtype"),
+                recvtag: position("recvtag"),
+                recvcount: position("recvcount"),
+                recvtype: position("recvtype"),
+                request: position("request"),
+                status: position("status"),
+                statuses: position("array_of_statuses"),
+                partitions: position("partitions"),
+            },
             rules: RulePlan::of(function, short),
         }
     }
