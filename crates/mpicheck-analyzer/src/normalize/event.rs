@@ -4,7 +4,9 @@ use super::*;
 
 impl<'t> RankNormalizer<'t> {
     /// The event of `call`, with its arguments decoded into `values`, whose room the
-    /// rank's next call reuses (no allocation for a call of scalars).
+    /// rank's next call reuses (no allocation for a call of scalars). `plan` is what
+    /// depends only on `function`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn event(
         &mut self,
         function: &FunctionSchema,

@@ -360,7 +360,7 @@ impl RankNormalizer<'_> {
                 None => EventFacts::None,
             }
         } else {
-            facts.buffers.extend(spans.drain(..));
+            facts.buffers.append(&mut spans);
             EventFacts::from_facts(facts)
         };
         self.objects.spans = spans;
