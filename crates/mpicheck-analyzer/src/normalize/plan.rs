@@ -186,10 +186,11 @@ impl FunctionPlan {
     }
 }
 
-/// The plans of one trace's functions, by function id, each made at its first call.
+/// The plans of one trace's functions, by function id, each made at its first call (boxed:
+/// the ids of a schema run to hundreds, most never called).
 #[derive(Default)]
 pub(super) struct FunctionPlans {
-    by_id: Vec<Option<FunctionPlan>>,
+    by_id: Vec<Option<Box<FunctionPlan>>>,
 }
 
 impl FunctionPlans {
@@ -199,6 +200,6 @@ impl FunctionPlans {
         if self.by_id.len() <= i {
             self.by_id.resize_with(i + 1, || None);
         }
-        self.by_id[i].get_or_insert_with(|| FunctionPlan::of(function))
+        self.by_id[i].get_or_insert_with(|| Box::new(FunctionPlan::of(function)))
     }
 }
