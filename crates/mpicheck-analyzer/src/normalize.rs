@@ -34,6 +34,7 @@ mod handles;
 mod names;
 pub(crate) mod numbering;
 mod p2p;
+mod plan;
 mod requests;
 mod rma;
 #[cfg(test)]
@@ -651,6 +652,8 @@ struct RankStream<'a> {
     matched: Vec<(usize, (Rank, i32))>,
     /// The arguments of the call being normalized (room reused from call to call).
     args: Vec<(ArgValue, ArgValue)>,
+    /// The plan of each function of the trace called so far.
+    plans: plan::FunctionPlans,
 }
 
 impl<'a> RankStream<'a> {
@@ -680,6 +683,7 @@ impl<'a> RankStream<'a> {
             last_unreturned: FxHashMap::default(),
             matched: Vec::new(),
             args: Vec::new(),
+            plans: plan::FunctionPlans::default(),
         }
     }
 
@@ -788,8 +792,10 @@ impl<'a> RankStream<'a> {
             tables,
             state: &mut self.state,
         };
+        let plan = self.plans.of(call.func, function);
         let event = normalizer.event(
             function,
+            plan,
             call,
             site,
             this_index,
@@ -1025,6 +1031,8 @@ impl std::ops::DerefMut for RankNormalizer<'_> {
 /// Values of one call's parameters by name.
 struct Args<'a> {
     function: &'a FunctionSchema,
+    /// What depends only on the function, worked out at its first call.
+    plan: &'a plan::FunctionPlan,
     values: &'a [(ArgValue, ArgValue)],
 }
 
@@ -1053,15 +1061,23 @@ impl Args<'_> {
             .find(|(p, _)| p.kind == kind)
             .and_then(|(_, v)| v.0.as_int())
     }
+    /// The input of the parameter at `at` (a position from the plan), like [`Args::int`].
+    fn int_at(&self, at: Option<usize>) -> Option<i64> {
+        self.values[at?].0.as_int()
+    }
+    /// The output of the parameter at `at`, like [`Args::out_int`].
+    fn out_int_at(&self, at: Option<usize>) -> Option<i64> {
+        self.values[at?].1.as_int()
+    }
     fn status(&self) -> Option<Status> {
-        match self.output("status") {
-            Some(ArgValue::Status(s)) => Some(*s),
+        match &self.values[self.plan.p2p.status?].1 {
+            ArgValue::Status(s) => Some(*s),
             _ => None,
         }
     }
     fn statuses(&self) -> Option<&[Status]> {
-        match self.output("array_of_statuses") {
-            Some(ArgValue::Statuses(s)) => Some(s),
+        match &self.values[self.plan.p2p.statuses?].1 {
+            ArgValue::Statuses(s) => Some(s),
             _ => None,
         }
     }

@@ -4,10 +4,13 @@ use super::*;
 
 impl<'t> RankNormalizer<'t> {
     /// The event of `call`, with its arguments decoded into `values`, whose room the
-    /// rank's next call reuses (no allocation for a call of scalars).
+    /// rank's next call reuses (no allocation for a call of scalars). `plan` is what
+    /// depends only on `function`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn event(
         &mut self,
         function: &FunctionSchema,
+        plan: &plan::FunctionPlan,
         call: &CallRecord,
         site: SiteId,
         this_index: usize,
@@ -15,9 +18,13 @@ impl<'t> RankNormalizer<'t> {
         values: &mut Vec<(ArgValue, ArgValue)>,
     ) -> Option<Event> {
         call.args_into(function, values);
-        let args = &Args { function, values };
-        let full_name = function.name.as_str();
-        let name = base_name(full_name);
+        let args = &Args {
+            function,
+            plan,
+            values,
+        };
+        let full_name = plan.name;
+        let name = plan.base_name;
         let returned = call.complete;
         self.call_enter_ns = call.t_enter_ns;
         self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
@@ -154,19 +161,12 @@ impl<'t> RankNormalizer<'t> {
                     .and_then(|parent| self.topologies.get(&parent))
                     .cloned()
             }
-            _ if MANAGEMENT_COLLECTIVES.contains(&name) => self.pending_topology = None,
+            _ if plan.management_collective => self.pending_topology = None,
             _ => {}
         }
         self.rma_call(name, args, this_index);
-        let facts = self.call_facts(
-            function,
-            args,
-            call,
-            &op,
-            name.strip_prefix("MPI_").unwrap_or(name),
-            this_index,
-        );
-        if MANAGEMENT_COLLECTIVES.contains(&name) {
+        let facts = self.call_facts(function, args, call, &op, plan.short, this_index);
+        if plan.management_collective {
             let parent_raw = args
                 .int("comm")
                 .or(args.int("local_comm"))
@@ -178,7 +178,7 @@ impl<'t> RankNormalizer<'t> {
                 let parent = self.comm(Some(raw));
                 let ordinal = self.creations.entry(parent.id).or_insert(0);
                 *ordinal += 1;
-                (parent.id, intern(full_name), *ordinal)
+                (parent.id, full_name, *ordinal)
             });
             if matches!(name, "MPI_Comm_idup" | "MPI_Comm_idup_with_info") {
                 if let Some(parent_raw) = parent_raw {
@@ -187,7 +187,7 @@ impl<'t> RankNormalizer<'t> {
             }
         }
         Some(Event {
-            call: intern(full_name),
+            call: full_name,
             op,
             site,
             thread: call.thread,

@@ -16,8 +16,8 @@ use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
 
 use super::{parse_int, Args, LocalComm, RankNormalizer};
 use crate::checks::argument::rules::{
-    self, object_kind, ArgConstants, ArgState, CartShape, CommView, HandleState,
-    PartitionedRequest, TopologyKind,
+    self, ArgConstants, ArgState, CartShape, CommView, HandleState, PartitionedRequest,
+    TopologyKind,
 };
 use crate::checks::pass::ThreadMark;
 use crate::model::*;
@@ -144,6 +144,8 @@ pub(super) struct ObjectTables {
     /// The uses and frees of objects by threads of the call being normalized, for the
     /// passes ([`ThreadMark::Used`], [`ThreadMark::Freed`]).
     pub(super) marks: Vec<ThreadMark>,
+    /// The buffer spans of the call being normalized (room reused from call to call).
+    spans: Vec<BufferSpan>,
 }
 
 impl ObjectTables {
@@ -241,19 +243,16 @@ fn type_parts(short: &str, args: &Args) -> Option<usize> {
 }
 
 /// Calls whose handle-kind inout parameter is the object they free.
-fn frees(short: &str) -> bool {
+pub(super) fn frees(short: &str) -> bool {
     short.ends_with("_free")
         || short.ends_with("_free_keyval")
         || matches!(short, "Comm_disconnect" | "File_close" | "Session_finalize")
 }
 
-/// The handle a call returned in its output parameter of `kind` (`COMMUNICATOR`, `GROUP`).
-fn out_handle(function: &FunctionSchema, args: &Args, kind: &str) -> Option<i64> {
-    let i = function
-        .params
-        .iter()
-        .position(|p| p.kind == kind && p.direction == Direction::Out)?;
-    args.values[i].1.as_int()
+/// The handle a call returned in its output parameter at `at` (the plan's
+/// `out_communicator`, `out_group`).
+fn out_handle(args: &Args, at: Option<usize>) -> Option<i64> {
+    args.values[at?].1.as_int()
 }
 
 /// Calls whose output handles are not new objects the program must free: predefined
@@ -261,7 +260,7 @@ fn out_handle(function: &FunctionSchema, args: &Args, kind: &str) -> Option<i64>
 /// the parent intercommunicator, handle conversions.
 /// (`MPI_Type_get_contents` is not one: it returns new datatypes the caller must free,
 /// MPI 4.1 §5.1.13; only its predefined ones are borrowed.)
-fn returns_borrowed(short: &str) -> bool {
+pub(super) fn returns_borrowed(short: &str) -> bool {
     short.starts_with("Type_create_f90_")
         || matches!(
             short,
@@ -305,25 +304,29 @@ impl RankNormalizer<'_> {
         index: usize,
     ) -> EventFacts {
         let mut facts = CallFacts::default();
-        if matches!(op, Op::Init { .. }) || short.starts_with("Session_init") {
+        let plan = args.plan;
+        if matches!(op, Op::Init { .. }) || plan.session_init {
             self.objects.initialized = true;
-        } else if !self.objects.initialized && !allowed_anytime(&function.name) {
+        } else if !self.objects.initialized && !plan.allowed_anytime {
             facts.arg_issues.push(ArgIssue {
                 param: "",
                 problem: ArgProblem::BeforeInit,
             });
         }
         self.argument_issues(function, args, call, short, &mut facts);
-        self.note_topology(function, args, short, call.ret);
-        self.note_group_size(function, args, short, call.ret);
-        self.note_cart_shape(function, args, short, call.ret);
+        self.note_topology(args, short, call.ret);
+        self.note_group_size(args, short, call.ret);
+        self.note_cart_shape(args, short, call.ret);
         self.note_partitioned(args, op, short, call.ret);
-        self.buffer_spans(function, call, args, op, short, &mut facts);
+        // The spans go into room kept from call to call: most calls with a buffer have only
+        // that one fact, which the event holds without an allocation.
+        let mut spans = std::mem::take(&mut self.objects.spans);
+        self.buffer_spans(function, call, args, op, short, &mut spans);
         let by = (call.thread, index);
         if self.objects.track_uses {
-            self.note_uses(function, args, by);
+            self.note_uses(args, by);
         }
-        self.lifecycle(function, args, short, call.ret, by, &mut facts);
+        self.lifecycle(args, short, call.ret, by, &mut facts);
         if matches!(op, Op::Other) {
             // Requests of calls the model has no operation for (MPI_Rput, MPI_File_iwrite,
             // MPI_Grequest_start, partitioned and persistent RMA/IO requests).
@@ -351,19 +354,27 @@ impl RankNormalizer<'_> {
                 facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        EventFacts::from_facts(facts)
+        let event_facts = if spans.len() <= 1 && facts == CallFacts::default() {
+            match spans.pop() {
+                Some(span) => EventFacts::Buffer(span),
+                None => EventFacts::None,
+            }
+        } else {
+            facts.buffers.append(&mut spans);
+            EventFacts::from_facts(facts)
+        };
+        self.objects.spans = spans;
+        event_facts
     }
 
     /// Remembers the call as its thread's last use of each live object it passes.
-    fn note_uses(&mut self, function: &FunctionSchema, args: &Args, (thread, index): (u16, usize)) {
-        for (param, (input, _)) in function.params.iter().zip(args.values) {
+    fn note_uses(&mut self, args: &Args, (thread, index): (u16, usize)) {
+        for param in &args.plan.handles {
             if param.direction == Direction::Out {
                 continue;
             }
-            let Some(kind) = object_kind(&param.kind) else {
-                continue;
-            };
-            let raws = match input {
+            let kind = param.kind;
+            let raws = match &args.values[param.at].0 {
                 ArgValue::Int(raw) => std::slice::from_ref(raw),
                 ArgValue::Array(raws) => raws.as_slice(),
                 _ => continue,
@@ -384,27 +395,24 @@ impl RankNormalizer<'_> {
 
     fn lifecycle(
         &mut self,
-        function: &FunctionSchema,
         args: &Args,
         short: &str,
         ret: i32,
         by: (u16, usize),
         facts: &mut CallFacts,
     ) {
-        let freeing = frees(short);
+        let freeing = args.plan.frees;
         // A call that returned an error (MPI_SUCCESS is 0 in every ABI) made nothing, whatever
         // its output handle holds (ROMIO's MPI_File_open leaves it unset).
         let failed = ret != 0;
-        let borrowed = returns_borrowed(short);
+        let borrowed = args.plan.returns_borrowed;
         if short == "Type_get_envelope" && !failed {
             if let (Some(raw), Some(n)) = (args.int("datatype"), args.out_int("num_datatypes")) {
                 self.objects.type_parts.insert(raw, n.max(0) as usize);
             }
         }
-        for (param, (input, output)) in function.params.iter().zip(args.values) {
-            let Some(kind) = object_kind(&param.kind) else {
-                continue;
-            };
+        for param in &args.plan.handles {
+            let (kind, (input, output)) = (param.kind, &args.values[param.at]);
             if short == "Type_commit" {
                 if let Some(raw) = input.as_int() {
                     if let Some(entry) = self.objects.live.get_mut(&(kind, raw)) {
@@ -549,12 +557,7 @@ impl RankNormalizer<'_> {
         // An output buffer's address is written on entry, but decoded only for calls that
         // returned (a call that returned has it in `args` already).
         let entry;
-        let values = if !call.complete
-            && function
-                .params
-                .iter()
-                .any(|p| p.kind == "BUFFER" && p.direction == Direction::Out)
-        {
+        let values = if !call.complete && args.plan.out_buffer {
             entry = decode_args(function, &call.words, true);
             &entry
         } else {
@@ -563,6 +566,7 @@ impl RankNormalizer<'_> {
         let call_args = rules::CallArgs {
             function,
             short,
+            plan: &args.plan.rules,
             values,
         };
         facts.arg_issues.extend(rules::judge(&call_args, &*self));
@@ -571,11 +575,11 @@ impl RankNormalizer<'_> {
     /// The topology of the communicator a successful call created: the one it made
     /// (`MPI_Cart_create`, `MPI_Cart_sub`, `MPI_Graph_create`, `MPI_Dist_graph_create*`),
     /// its parent's for a duplicate, none for any other constructor.
-    fn note_topology(&mut self, function: &FunctionSchema, args: &Args, short: &str, ret: i32) {
-        if ret != 0 || returns_borrowed(short) {
+    fn note_topology(&mut self, args: &Args, short: &str, ret: i32) {
+        if ret != 0 || args.plan.returns_borrowed {
             return;
         }
-        let Some(new) = out_handle(function, args, "COMMUNICATOR") else {
+        let Some(new) = out_handle(args, args.plan.out_communicator) else {
             return;
         };
         let topology = match short {
@@ -643,14 +647,9 @@ impl RankNormalizer<'_> {
         args: &Args,
         op: &Op,
         short: &str,
-        facts: &mut CallFacts,
+        spans: &mut Vec<BufferSpan>,
     ) {
-        let base = short.strip_prefix('I').unwrap_or(short);
-        let counted_collective = matches!(
-            base,
-            "allreduce" | "Allreduce" | "scan" | "Scan" | "exscan" | "Exscan"
-        );
-        if !(point_to_point(op) || counted_collective) {
+        if !(point_to_point(op) || args.plan.counted_collective) {
             return;
         }
         // The words as on entry, output buffer addresses included: a call that returned
@@ -662,31 +661,26 @@ impl RankNormalizer<'_> {
             decoded = decode_args(function, &call.words, true);
             &decoded
         };
-        let address = |name: &str| -> Option<i64> {
-            let i = function.params.iter().position(|p| p.name == name)?;
+        let address = |i: usize| -> Option<i64> {
             match &entry_words[i] {
                 (ArgValue::Int(v), _) | (_, ArgValue::Int(v)) => Some(*v),
                 _ => None,
             }
         };
-        let sendrecv_replace = short.ends_with("_replace");
-        for (param, count, datatype, write) in [
-            (
-                BufferParam::Buf,
-                "count",
-                "datatype",
-                !matches!(op, Op::Send { .. }) || sendrecv_replace,
-            ),
-            (BufferParam::Sendbuf, "sendcount", "sendtype", false),
-            (BufferParam::Recvbuf, "recvcount", "recvtype", true),
-            (BufferParam::Sendbuf, "count", "datatype", false),
-            (BufferParam::Recvbuf, "count", "datatype", true),
-        ] {
-            let (Some(start), Some(n), Some(t)) =
-                (address(param.name()), args.int(count), args.int(datatype))
-            else {
+        for row in &args.plan.buffers {
+            let (Some(start), Some(n), Some(t)) = (
+                address(row.address),
+                args.values[row.count].0.as_int(),
+                args.values[row.datatype].0.as_int(),
+            ) else {
                 continue;
             };
+            let (param, write) = (
+                row.param,
+                row.write.unwrap_or_else(|| {
+                    !matches!(op, Op::Send { .. }) || short.ends_with("_replace")
+                }),
+            );
             // A partitioned operation's buffer holds all its partitions.
             let n = n.saturating_mul(super::p2p::partitions(args));
             if start == 0 || Some(start) == self.objects.constants.args.in_place || n <= 0 {
@@ -696,7 +690,7 @@ impl RankNormalizer<'_> {
                 continue;
             }
             if let Some(len) = self.contiguous_bytes(n, t) {
-                facts.buffers.push(BufferSpan {
+                spans.push(BufferSpan {
                     param,
                     start: start as u64,
                     len,

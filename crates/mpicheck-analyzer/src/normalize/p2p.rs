@@ -45,23 +45,18 @@ impl<'t> RankNormalizer<'t> {
         mode: SendMode,
         prefix: &str,
     ) -> SendSpec {
-        let count_name = if prefix.is_empty() {
-            "count"
+        let p = &args.plan.p2p;
+        let (tag, count, datatype) = if prefix.is_empty() {
+            (p.tag, p.count, p.datatype)
         } else {
-            "sendcount"
+            (p.sendtag, p.sendcount, p.sendtype)
         };
-        let type_name = if prefix.is_empty() {
-            "datatype"
-        } else {
-            "sendtype"
-        };
-        let tag_name = if prefix.is_empty() { "tag" } else { "sendtag" };
         SendSpec {
-            dest: self.peer(comm, args.int("dest")),
-            tag: args.int(tag_name).or(args.int("tag")).unwrap_or(0) as i32,
+            dest: self.peer(comm, args.int_at(p.dest)),
+            tag: args.int_at(tag).or(args.int_at(p.tag)).unwrap_or(0) as i32,
             comm: comm.id,
-            count: args.int(count_name).or(args.int("count")).unwrap_or(0),
-            datatype: self.datatype(args.int(type_name).or(args.int("datatype"))),
+            count: args.int_at(count).or(args.int_at(p.count)).unwrap_or(0),
+            datatype: self.datatype(args.int_at(datatype).or(args.int_at(p.datatype))),
             mode,
         }
     }
@@ -73,17 +68,22 @@ impl<'t> RankNormalizer<'t> {
         sendrecv: bool,
         status: Option<Status>,
     ) -> RecvSpec {
+        let p = &args.plan.p2p;
         let (count, datatype, tag) = if sendrecv {
             (
-                args.int("recvcount").or(args.int("count")),
-                args.int("recvtype").or(args.int("datatype")),
-                args.int("recvtag"),
+                args.int_at(p.recvcount).or(args.int_at(p.count)),
+                args.int_at(p.recvtype).or(args.int_at(p.datatype)),
+                args.int_at(p.recvtag),
             )
         } else {
-            (args.int("count"), args.int("datatype"), args.int("tag"))
+            (
+                args.int_at(p.count),
+                args.int_at(p.datatype),
+                args.int_at(p.tag),
+            )
         };
         RecvSpec {
-            source: self.source(comm, args.int("source")),
+            source: self.source(comm, args.int_at(p.source)),
             tag: self.tag(tag),
             comm: comm.id,
             count: count.unwrap_or(0),
@@ -109,9 +109,10 @@ impl<'t> RankNormalizer<'t> {
             _ => None,
         };
         let short = name.strip_prefix("MPI_")?;
-        let request_out = args.out_int("request");
+        let p = &args.plan.p2p;
+        let request_out = args.out_int_at(p.request);
         if let Some(mode) = mode_of(short) {
-            let comm = self.comm(args.int("comm"));
+            let comm = self.comm(args.int_at(p.comm));
             let mut send = self.send_spec(args, &comm, mode, "");
             send.count = send.count.saturating_mul(partitions(args));
             let blocking = if short.ends_with("_init") {
@@ -125,7 +126,7 @@ impl<'t> RankNormalizer<'t> {
         }
         match short {
             "Recv" | "Irecv" | "Recv_init" | "Precv_init" => {
-                let comm = self.comm(args.int("comm"));
+                let comm = self.comm(args.int_at(p.comm));
                 let mut recv = self.recv_spec(args, &comm, false, args.status());
                 recv.count = recv.count.saturating_mul(partitions(args));
                 let blocking = match short {
@@ -143,7 +144,7 @@ impl<'t> RankNormalizer<'t> {
                 Some(Op::Recv { recv, blocking })
             }
             "Sendrecv" | "Sendrecv_replace" | "Isendrecv" | "Isendrecv_replace" => {
-                let comm = self.comm(args.int("comm"));
+                let comm = self.comm(args.int_at(p.comm));
                 let send = self.send_spec(args, &comm, SendMode::Standard, "send");
                 let recv = self.recv_spec(args, &comm, true, args.status());
                 let blocking = if short.starts_with('I') {
@@ -267,5 +268,6 @@ impl<'t> RankNormalizer<'t> {
 /// The partitions of a partitioned operation (`MPI_Psend_init`, `MPI_Precv_init`), whose
 /// message is `partitions` × `count` elements; 1 for any other call.
 pub(super) fn partitions(args: &Args) -> i64 {
-    args.int("partitions").map_or(1, |p| p.max(0))
+    args.int_at(args.plan.p2p.partitions)
+        .map_or(1, |p| p.max(0))
 }

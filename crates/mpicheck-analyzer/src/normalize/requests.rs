@@ -151,7 +151,7 @@ impl<'t> RankNormalizer<'t> {
             _ => WaitKind::One,
         };
         let raws: Vec<i64> = if kind == WaitKind::One {
-            args.int("request").into_iter().collect()
+            args.int_at(args.plan.p2p.request).into_iter().collect()
         } else {
             args.input("array_of_requests")
                 .and_then(ArgValue::as_array)

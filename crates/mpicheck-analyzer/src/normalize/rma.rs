@@ -57,12 +57,11 @@ impl RankNormalizer<'_> {
         let Some(short) = name.strip_prefix("MPI_") else {
             return;
         };
-        if (short.starts_with("Group_") || short.contains("_group")) && self.group_call(short, args)
-        {
+        if args.plan.group_call && self.group_call(short, args) {
             return;
         }
         // Most calls are not on windows: decided by name before any argument is looked up.
-        if !short.starts_with("Win_") && access_kind(short).is_none() {
+        if !args.plan.window_call {
             return;
         }
         let flavor = match short {
@@ -321,7 +320,7 @@ impl RankNormalizer<'_> {
 }
 
 /// The communication call a function is, and whether it is the request-based form.
-fn access_kind(short: &str) -> Option<(AccessKind, bool)> {
+pub(super) fn access_kind(short: &str) -> Option<(AccessKind, bool)> {
     Some(match short {
         "Put" => (AccessKind::Put, false),
         "Get" => (AccessKind::Get, false),

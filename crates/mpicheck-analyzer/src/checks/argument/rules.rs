@@ -253,6 +253,8 @@ pub struct CartShape {
 pub struct CallArgs<'a> {
     pub function: &'a FunctionSchema,
     pub short: &'a str,
+    /// What the rules need of the function, worked out once ([`RulePlan::of`]).
+    pub plan: &'a RulePlan,
     pub values: &'a [(ArgValue, ArgValue)],
 }
 
@@ -274,12 +276,7 @@ impl CallArgs<'_> {
     /// The communicator the call works on: its first communicator input (`comm`,
     /// `comm_old`).
     fn comm(&self) -> Option<i64> {
-        let i = self
-            .function
-            .params
-            .iter()
-            .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::In)?;
-        self.on_entry(i).as_int()
+        self.on_entry(self.plan.comm_input?).as_int()
     }
     fn array(&self, name: &str) -> Option<&[i64]> {
         self.on_entry(self.position(name)?).as_array()
@@ -429,7 +426,8 @@ fn root_side(base: &str, param: &str) -> Option<bool> {
 /// `remote_leader` and `tag` of `MPI_Intercomm_create` significant only at the local
 /// leader).
 fn significant(call: &CallArgs, state: &dyn ArgState, param: &str) -> bool {
-    Significance::of(call, state, collective_base(call.short)).of_param(param)
+    let base = call.plan.base;
+    Significance::of(call, state, base).of_role(&ParamRole::of(param, base))
 }
 
 const GET_ACCUMULATE: &str = "Get_accumulate";
@@ -443,9 +441,9 @@ struct Significance {
     no_op_get_accumulate: bool,
     /// `MPI_Intercomm_create*`: whether this rank is the local leader.
     intercomm_leader: Option<bool>,
-    /// A rooted collective: its blocking form's name, its root, and the rank's view of
-    /// its communicator (`None`: not known).
-    rooted: Option<(&'static str, i64, Option<CommView>)>,
+    /// A rooted collective: its root, and the rank's view of its communicator (`None`: not
+    /// known).
+    rooted: Option<(i64, Option<CommView>)>,
     proc_null: Option<i64>,
     mpi_root: Option<i64>,
 }
@@ -454,34 +452,23 @@ impl Significance {
     /// `base`: the call's [`collective_base`].
     fn of(call: &CallArgs, state: &dyn ArgState, base: Option<&'static str>) -> Significance {
         let c = state.constants();
-        // Both buffers in one look at the parameters (the first of each name).
-        let (mut sendbuf, mut recvbuf) = (None, None);
-        if c.in_place.is_some() {
-            for (i, p) in call.function.params.iter().enumerate() {
-                match p.name.as_str() {
-                    "sendbuf" => _ = sendbuf.get_or_insert(i),
-                    "recvbuf" => _ = recvbuf.get_or_insert(i),
-                    _ => {}
-                }
-            }
-        }
-        let in_place =
-            |at: Option<usize>| at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place);
-        let intercomm_leader = call.short.starts_with("Intercomm_create").then(|| {
+        let plan = call.plan;
+        let in_place = |at: Option<usize>| {
+            c.in_place.is_some() && at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place)
+        };
+        let intercomm_leader = plan.intercomm_create.then(|| {
             // Significant only at the local leader.
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
             me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)))
         });
-        let rooted = base.and_then(|base| {
+        let rooted = base.and_then(|_| {
             let root = call.int("root")?;
-            Some((base, root, call.int("comm").and_then(|raw| state.comm(raw))))
+            Some((root, call.int("comm").and_then(|raw| state.comm(raw))))
         });
         Significance {
-            sendbuf_in_place: in_place(sendbuf),
-            recvbuf_in_place: in_place(recvbuf),
-            // (The length first: most names are shorter, and a substring search costs.)
-            no_op_get_accumulate: call.short.len() >= GET_ACCUMULATE.len()
-                && call.short.contains(GET_ACCUMULATE)
+            sendbuf_in_place: in_place(plan.sendbuf),
+            recvbuf_in_place: in_place(plan.recvbuf),
+            no_op_get_accumulate: plan.get_accumulate
                 && c.no_op.is_some()
                 && call.int("op") == c.no_op,
             intercomm_leader,
@@ -491,62 +478,95 @@ impl Significance {
         }
     }
 
-    /// Whether the parameter named `param` is significant.
-    fn of_param(&self, param: &str) -> bool {
-        if self.sendbuf_in_place
-            && matches!(
-                param,
-                "sendcount" | "sendtype" | "sendcounts" | "sendtypes" | "sdispls"
-            )
-        {
+    /// Whether a parameter in `role` is significant.
+    fn of_role(&self, role: &ParamRole) -> bool {
+        if self.sendbuf_in_place && role.send_count_or_type {
             return false;
         }
-        if self.recvbuf_in_place && matches!(param, "recvcount" | "recvtype") {
+        if self.recvbuf_in_place && role.recv_count_or_type {
             return false;
         }
-        if param.starts_with("origin_") && self.no_op_get_accumulate {
+        if role.origin && self.no_op_get_accumulate {
             return false;
         }
         if let Some(leader) = self.intercomm_leader {
-            if matches!(param, "peer_comm" | "remote_leader" | "tag") {
+            if role.leader_only {
                 return leader;
             }
         }
-        if param == "peer_comm" {
+        if role.peer_comm {
             return false;
         }
-        let Some((base, root, comm)) = &self.rooted else {
+        let Some((root, comm)) = &self.rooted else {
             return true;
         };
-        if param == "comm" {
+        if role.comm {
             return true;
         }
         let Some(comm) = comm else {
             return false; // the rank's role is not known
         };
-        let side = root_side(base, param);
         if comm.remote_size.is_some() {
             // Intercommunicator: the root passes MPI_ROOT, the rest of its group MPI_PROC_NULL
             // (nothing is significant there), the other group the root's rank.
             if Some(*root) == self.proc_null {
-                return param == "root" || param == "comm";
+                return role.root || role.comm;
             }
             let at_root = Some(*root) == self.mpi_root;
-            return match side {
+            return match role.root_side {
                 Some(root_only) => root_only == at_root,
                 None => true,
             };
         }
-        match side {
+        match role.root_side {
             Some(true) => comm.my_rank.is_some_and(|me| i64::from(me) == *root),
             _ => true,
         }
     }
 }
 
+/// What [`Significance::of_role`] asks of a parameter, from its name and its call's
+/// [`collective_base`]: worked out once per parameter of a function (`RulePlan`).
+#[derive(Clone, Copy)]
+pub(super) struct ParamRole {
+    /// `sendcount`, `sendtype`, `sendcounts`, `sendtypes`, `sdispls`: ignored with an
+    /// in-place send buffer.
+    send_count_or_type: bool,
+    /// `recvcount`, `recvtype`: ignored with an in-place receive buffer.
+    recv_count_or_type: bool,
+    /// `origin_*`: ignored by `MPI_Get_accumulate` with `MPI_NO_OP`.
+    origin: bool,
+    /// `peer_comm`, `remote_leader`, `tag`: significant only at the local leader of
+    /// `MPI_Intercomm_create`.
+    leader_only: bool,
+    peer_comm: bool,
+    comm: bool,
+    root: bool,
+    /// Its side of a rooted collective ([`root_side`]).
+    root_side: Option<bool>,
+}
+
+impl ParamRole {
+    pub(super) fn of(param: &str, base: Option<&str>) -> ParamRole {
+        ParamRole {
+            send_count_or_type: matches!(
+                param,
+                "sendcount" | "sendtype" | "sendcounts" | "sendtypes" | "sdispls"
+            ),
+            recv_count_or_type: matches!(param, "recvcount" | "recvtype"),
+            origin: param.starts_with("origin_"),
+            leader_only: matches!(param, "peer_comm" | "remote_leader" | "tag"),
+            peer_comm: param == "peer_comm",
+            comm: param == "comm",
+            root: param == "root",
+            root_side: base.and_then(|base| root_side(base, param)),
+        }
+    }
+}
+
 /// Whether `MPI_IN_PLACE` is a valid value of this buffer parameter in this call.
 fn in_place_allowed(call: &CallArgs, param: &str) -> bool {
-    let Some(base) = collective_base(call.short) else {
+    let Some(base) = call.plan.base else {
         return false;
     };
     if base.starts_with("Neighbor_") || base == "Bcast" || base == "Barrier" {
@@ -618,7 +638,8 @@ impl Judged {
 /// The problems of one call's arguments.
 pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
     let mut issues = Vec::new();
-    if conversion(call.short) {
+    let plan = call.plan;
+    if plan.conversion {
         return issues;
     }
     let mut issue = |param: &str, problem: ArgProblem| {
@@ -628,22 +649,18 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         })
     };
     let c = state.constants();
-    let base = collective_base(call.short);
+    let base = plan.base;
     let significance = Significance::of(call, state, base);
-    for (i, param) in call.function.params.iter().enumerate() {
-        let judged = Judged::of(&param.kind);
-        if judged == Judged::Not || (param.direction == Direction::Out && judged != Judged::Buffer)
-        {
-            continue;
-        }
-        let name = param.name.as_str();
-        if !significance.of_param(name) {
+    for judged_param in &plan.params {
+        let (i, judged) = (judged_param.at, judged_param.judged);
+        let name = call.function.params[i].name.as_str();
+        if !significance.of_role(&judged_param.role) {
             continue;
         }
         let value = call.on_entry(i);
         match (judged, value) {
             (Judged::Request, ArgValue::Int(raw))
-                if null_request_forbidden(call.short) && Some(*raw) == c.request_null =>
+                if plan.null_request_forbidden && Some(*raw) == c.request_null =>
             {
                 issue(
                     name,
@@ -653,11 +670,11 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                 );
             }
             (Judged::Handle(kind), ArgValue::Int(raw)) => match state.handle(kind, *raw) {
-                HandleState::Null if null_forbidden(call.short, &param.kind) => {
+                HandleState::Null if judged_param.null_forbidden => {
                     issue(name, ArgProblem::NullHandle { kind })
                 }
                 HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
-                HandleState::Uncommitted if moves_data(call.function, call.short) => {
+                HandleState::Uncommitted if plan.moves_data => {
                     issue(name, ArgProblem::UncommittedDatatype)
                 }
                 _ => {}
@@ -730,7 +747,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             _ => {}
         }
     }
-    topology_issues(call, state, base, &mut issue);
+    topology_issues(call, state, &mut issue);
     arrays::rank_array_issues(call, state, &mut issue);
     arrays::grid_issues(call, state, &mut issue);
     partitions::partition_issues(call, state, &mut issue);
@@ -768,7 +785,7 @@ fn peer_problem(
     let group = match name {
         "dest" | "source" | "root" => call.int("comm").and_then(|raw| state.comm(raw)),
         // The rank of a topology query (MPI_Cart_coords, MPI_Graph_neighbors...).
-        "rank" if RequiredTopology::of(call.short).is_some() => {
+        "rank" if call.plan.required_topology.is_some() => {
             call.int("comm").and_then(|raw| state.comm(raw))
         }
         _ => None,
@@ -799,11 +816,10 @@ fn peer_problem(
 fn topology_issues(
     call: &CallArgs,
     state: &dyn ArgState,
-    base: Option<&str>,
     issue: &mut impl FnMut(&str, ArgProblem),
 ) {
-    let required = RequiredTopology::of_call(call.short, base);
-    let topology_function = topology_function(call.short);
+    let required = call.plan.required_topology;
+    let topology_function = call.plan.topology_function;
     if required.is_none() && !topology_function {
         return; // (before the communicator is looked up)
     }
@@ -966,8 +982,10 @@ pub fn kind_table(functions: &[FunctionSchema]) -> String {
 mod arrays;
 mod asserts;
 mod partitions;
+mod plan;
 #[cfg(test)]
 mod tests;
 
 pub use arrays::{range_ranks, ranges_len};
 pub use partitions::{marked_ready, PartitionedRequest};
+pub use plan::RulePlan;

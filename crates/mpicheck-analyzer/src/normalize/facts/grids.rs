@@ -2,25 +2,19 @@
 //! `MPI_Cart_rank` (AR012): from `MPI_Cart_create`'s `dims` and `periods`, the dimensions
 //! `MPI_Cart_sub` keeps, or the communicator a duplicate copies.
 
-use mpicheck_trace::{ArgValue, FunctionSchema};
+use mpicheck_trace::ArgValue;
 
 use super::super::{Args, RankNormalizer};
-use super::{out_handle, returns_borrowed};
+use super::out_handle;
 use crate::checks::argument::rules::CartShape;
 
 impl RankNormalizer<'_> {
     /// The grid of the communicator a successful call made (none: forget the handle's).
-    pub(super) fn note_cart_shape(
-        &mut self,
-        function: &FunctionSchema,
-        args: &Args,
-        short: &str,
-        ret: i32,
-    ) {
-        if ret != 0 || returns_borrowed(short) {
+    pub(super) fn note_cart_shape(&mut self, args: &Args, short: &str, ret: i32) {
+        if ret != 0 || args.plan.returns_borrowed {
             return;
         }
-        let Some(new) = out_handle(function, args, "COMMUNICATOR") else {
+        let Some(new) = out_handle(args, args.plan.out_communicator) else {
             return;
         };
         let array = |name| args.input(name).and_then(ArgValue::as_array);

@@ -3,8 +3,6 @@
 //! of, or `MPI_Group_size`. A group made any other way (`MPI_Group_union`, ...) has no
 //! known size until the program asks for it, and its lists are not judged.
 
-use mpicheck_trace::FunctionSchema;
-
 use super::super::{Args, RankNormalizer};
 use super::out_handle;
 use crate::checks::argument::rules::ranges_len;
@@ -12,13 +10,7 @@ use crate::model::ObjectKind;
 
 impl RankNormalizer<'_> {
     /// The size of the group a successful call returned or measured.
-    pub(super) fn note_group_size(
-        &mut self,
-        function: &FunctionSchema,
-        args: &Args,
-        short: &str,
-        ret: i32,
-    ) {
+    pub(super) fn note_group_size(&mut self, args: &Args, short: &str, ret: i32) {
         if ret != 0 {
             return;
         }
@@ -30,7 +22,7 @@ impl RankNormalizer<'_> {
             }
             return;
         }
-        let Some(new) = out_handle(function, args, "GROUP") else {
+        let Some(new) = out_handle(args, args.plan.out_group) else {
             return;
         };
         let constants = &self.objects.constants;

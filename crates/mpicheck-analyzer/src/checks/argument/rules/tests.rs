@@ -207,9 +207,11 @@ fn judge_with(state: &State, func: u16, values: &[V]) -> Vec<(&'static str, ArgP
         })
         .collect();
     let short = function.name.strip_prefix("MPI_").unwrap();
+    let plan = RulePlan::of(function, short);
     let call = CallArgs {
         function,
         short,
+        plan: &plan,
         values: &values,
     };
     judge(&call, state)

@@ -1,0 +1,92 @@
+//! What [`judge`](super::judge) needs to know of a function before any of its calls: which
+//! parameters the per-parameter rules look at and how, and which of the function-specific
+//! exceptions apply. Worked out once per function of a trace (the normalizer keeps one per
+//! function, `normalize::plan`) instead of comparing names call after call.
+
+use mpicheck_trace::schema::{Direction, FunctionSchema};
+
+use super::{
+    collective_base, conversion, moves_data, null_forbidden, null_request_forbidden,
+    topology_function, Judged, ParamRole, RequiredTopology,
+};
+
+/// One parameter the loop of [`judge`](super::judge) judges.
+pub(super) struct JudgedParam {
+    /// Its index in the function's parameters.
+    pub(super) at: usize,
+    pub(super) judged: Judged,
+    /// For a handle: whether its kind's null handle is an error here ([`null_forbidden`]).
+    pub(super) null_forbidden: bool,
+    /// What decides whether it is significant in a call.
+    pub(super) role: ParamRole,
+}
+
+/// The rules' view of one function.
+pub struct RulePlan {
+    /// A conversion between handle representations: nothing is judged.
+    pub(super) conversion: bool,
+    /// The blocking collective the call is a form of ([`collective_base`]).
+    pub(super) base: Option<&'static str>,
+    pub(super) required_topology: Option<RequiredTopology>,
+    /// It creates or queries a process topology ([`topology_function`]).
+    pub(super) topology_function: bool,
+    /// It reads or writes a buffer described by a datatype ([`moves_data`]).
+    pub(super) moves_data: bool,
+    /// Its request must not be `MPI_REQUEST_NULL` ([`null_request_forbidden`]).
+    pub(super) null_request_forbidden: bool,
+    /// `MPI_Intercomm_create*`: some parameters matter only at the local leader.
+    pub(super) intercomm_create: bool,
+    /// `MPI_Get_accumulate` (and its kin): with `MPI_NO_OP` the origin buffer is ignored.
+    pub(super) get_accumulate: bool,
+    /// The first communicator input (`comm`, `comm_old`).
+    pub(super) comm_input: Option<usize>,
+    /// The first parameters named `sendbuf` and `recvbuf`.
+    pub(super) sendbuf: Option<usize>,
+    pub(super) recvbuf: Option<usize>,
+    /// The parameters the loop judges, in order.
+    pub(super) params: Vec<JudgedParam>,
+}
+
+impl RulePlan {
+    /// The plan of `function`, whose short name (`Send`, without `MPI_` and `_c`) is `short`.
+    pub fn of(function: &FunctionSchema, short: &str) -> RulePlan {
+        let position = |name: &str| function.params.iter().position(|p| p.name == name);
+        let base = collective_base(short);
+        let params = function
+            .params
+            .iter()
+            .enumerate()
+            .filter_map(|(at, param)| {
+                let judged = Judged::of(&param.kind);
+                if judged == Judged::Not
+                    || (param.direction == Direction::Out && judged != Judged::Buffer)
+                {
+                    return None;
+                }
+                Some(JudgedParam {
+                    at,
+                    judged,
+                    null_forbidden: null_forbidden(short, &param.kind),
+                    role: ParamRole::of(&param.name, base),
+                })
+            })
+            .collect();
+        RulePlan {
+            conversion: conversion(short),
+            base,
+            required_topology: RequiredTopology::of(short),
+            topology_function: topology_function(short),
+            moves_data: moves_data(function, short),
+            null_request_forbidden: null_request_forbidden(short),
+            intercomm_create: short.starts_with("Intercomm_create"),
+            get_accumulate: short.contains(super::GET_ACCUMULATE),
+            comm_input: function
+                .params
+                .iter()
+                .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::In),
+            sendbuf: position("sendbuf"),
+            recvbuf: position("recvbuf"),
+            params,
+        }
+    }
+}

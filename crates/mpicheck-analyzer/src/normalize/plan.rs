@@ -1,0 +1,205 @@
+//! What the normalizer knows of a function before any of its calls: its names, where its
+//! handle and buffer parameters are, which lifecycle and argument rules apply. Worked out
+//! once per function of a trace ([`FunctionPlans`]) and read for each call, instead of
+//! comparing the function's and its parameters' names call after call.
+
+use mpicheck_trace::schema::Direction;
+use mpicheck_trace::FunctionSchema;
+
+use super::constants::intern;
+use super::facts::{allowed_anytime, frees, returns_borrowed};
+use super::names::{base_name, MANAGEMENT_COLLECTIVES};
+use super::rma::access_kind;
+use crate::checks::argument::rules::{object_kind, RulePlan};
+use crate::model::{BufferParam, ObjectKind};
+
+/// A parameter of a handle kind (`COMMUNICATOR`, `DATATYPE`, ...).
+pub(super) struct HandleParam {
+    /// Its index in the function's parameters.
+    pub(super) at: usize,
+    pub(super) kind: ObjectKind,
+    pub(super) direction: Direction,
+}
+
+/// A buffer whose span the facts record: its address, count and datatype parameters.
+pub(super) struct BufferRow {
+    pub(super) param: BufferParam,
+    pub(super) address: usize,
+    pub(super) count: usize,
+    pub(super) datatype: usize,
+    /// Whether MPI writes it; `None`: the `buf` of a point-to-point call, written unless the
+    /// call sends (a send-receive with replacement writes it too).
+    pub(super) write: Option<bool>,
+}
+
+/// Where the parameters of point-to-point and completion calls are (each the first of its
+/// name, as `Args::int` finds it by name).
+pub(super) struct P2pParams {
+    pub(super) comm: Option<usize>,
+    pub(super) dest: Option<usize>,
+    pub(super) source: Option<usize>,
+    pub(super) tag: Option<usize>,
+    pub(super) count: Option<usize>,
+    pub(super) datatype: Option<usize>,
+    pub(super) sendtag: Option<usize>,
+    pub(super) sendcount: Option<usize>,
+    pub(super) sendtype: Option<usize>,
+    pub(super) recvtag: Option<usize>,
+    pub(super) recvcount: Option<usize>,
+    pub(super) recvtype: Option<usize>,
+    pub(super) request: Option<usize>,
+    pub(super) status: Option<usize>,
+    pub(super) statuses: Option<usize>,
+    pub(super) partitions: Option<usize>,
+}
+
+/// One function of a trace, as the normalizer uses it for every call.
+pub(super) struct FunctionPlan {
+    /// The function's name (`MPI_Send_c`), interned.
+    pub(super) name: &'static str,
+    /// Without the large-count suffix (`MPI_Send`).
+    pub(super) base_name: &'static str,
+    /// Without `MPI_` either (`Send`); pseudo-calls keep their whole name.
+    pub(super) short: &'static str,
+    /// Valid whether or not MPI is initialized ([`allowed_anytime`]).
+    pub(super) allowed_anytime: bool,
+    /// `MPI_Session_init`: it initializes MPI.
+    pub(super) session_init: bool,
+    /// Its handle-kind inout parameter is the object it frees ([`frees`]).
+    pub(super) frees: bool,
+    /// Its output handles are not new objects ([`returns_borrowed`]).
+    pub(super) returns_borrowed: bool,
+    /// One of [`MANAGEMENT_COLLECTIVES`].
+    pub(super) management_collective: bool,
+    /// It has an output buffer, whose address is written on entry.
+    pub(super) out_buffer: bool,
+    /// The first output communicator and output group.
+    pub(super) out_communicator: Option<usize>,
+    pub(super) out_group: Option<usize>,
+    /// The parameters of a handle kind, in order.
+    pub(super) handles: Vec<HandleParam>,
+    /// The buffers whose spans are recorded (of point-to-point calls and counted
+    /// collectives; see `facts::buffer_spans`).
+    pub(super) buffers: Vec<BufferRow>,
+    /// A reduction whose buffers are `count` elements on every rank.
+    pub(super) counted_collective: bool,
+    /// An `MPI_` call on groups (`MPI_Group_*`, `MPI_Comm_group`, `MPI_Win_get_group`, ...),
+    /// which `rma::group_call` may follow.
+    pub(super) group_call: bool,
+    /// An `MPI_` call on windows (`MPI_Win_*`) or an RMA access (`MPI_Put`, ...).
+    pub(super) window_call: bool,
+    /// Its point-to-point and completion parameters.
+    pub(super) p2p: P2pParams,
+    /// The argument rules' view of the function.
+    pub(super) rules: RulePlan,
+}
+
+impl FunctionPlan {
+    pub(super) fn of(function: &FunctionSchema) -> FunctionPlan {
+        let name = intern(&function.name);
+        let base_name = intern(base_name(name));
+        let short = base_name.strip_prefix("MPI_").unwrap_or(base_name);
+        let position = |name: &str| function.params.iter().position(|p| p.name == name);
+        let out_handle = |kind: &str| {
+            function
+                .params
+                .iter()
+                .position(|p| p.kind == kind && p.direction == Direction::Out)
+        };
+        let handles = function
+            .params
+            .iter()
+            .enumerate()
+            .filter_map(|(at, p)| {
+                Some(HandleParam {
+                    at,
+                    kind: object_kind(&p.kind)?,
+                    direction: p.direction,
+                })
+            })
+            .collect();
+        let buffers = [
+            (BufferParam::Buf, "count", "datatype", None),
+            (BufferParam::Sendbuf, "sendcount", "sendtype", Some(false)),
+            (BufferParam::Recvbuf, "recvcount", "recvtype", Some(true)),
+            (BufferParam::Sendbuf, "count", "datatype", Some(false)),
+            (BufferParam::Recvbuf, "count", "datatype", Some(true)),
+        ]
+        .into_iter()
+        .filter_map(|(param, count, datatype, write)| {
+            Some(BufferRow {
+                param,
+                address: position(param.name())?,
+                count: position(count)?,
+                datatype: position(datatype)?,
+                write,
+            })
+        })
+        .collect();
+        let reduction = short.strip_prefix('I').unwrap_or(short);
+        let mpi_short = base_name.strip_prefix("MPI_");
+        FunctionPlan {
+            name,
+            base_name,
+            short,
+            allowed_anytime: allowed_anytime(name),
+            session_init: short.starts_with("Session_init"),
+            frees: frees(short),
+            returns_borrowed: returns_borrowed(short),
+            management_collective: MANAGEMENT_COLLECTIVES.contains(&base_name),
+            out_buffer: function
+                .params
+                .iter()
+                .any(|p| p.kind == "BUFFER" && p.direction == Direction::Out),
+            out_communicator: out_handle("COMMUNICATOR"),
+            out_group: out_handle("GROUP"),
+            handles,
+            buffers,
+            counted_collective: matches!(
+                reduction,
+                "allreduce" | "Allreduce" | "scan" | "Scan" | "exscan" | "Exscan"
+            ),
+            group_call: mpi_short
+                .is_some_and(|short| short.starts_with("Group_") || short.contains("_group")),
+            window_call: mpi_short
+                .is_some_and(|short| short.starts_with("Win_") || access_kind(short).is_some()),
+            p2p: P2pParams {
+                comm: position("comm"),
+                dest: position("dest"),
+                source: position("source"),
+                tag: position("tag"),
+                count: position("count"),
+                datatype: position("datatype"),
+                sendtag: position("sendtag"),
+                sendcount: position("sendcount"),
+                sendtype: position("sendtype"),
+                recvtag: position("recvtag"),
+                recvcount: position("recvcount"),
+                recvtype: position("recvtype"),
+                request: position("request"),
+                status: position("status"),
+                statuses: position("array_of_statuses"),
+                partitions: position("partitions"),
+            },
+            rules: RulePlan::of(function, short),
+        }
+    }
+}
+
+/// The plans of one trace's functions, by function id, each made at its first call (boxed:
+/// the ids of a schema run to hundreds, most never called).
+#[derive(Default)]
+pub(super) struct FunctionPlans {
+    by_id: Vec<Option<Box<FunctionPlan>>>,
+}
+
+impl FunctionPlans {
+    /// The plan of function `id` of the trace, whose schema is `function`.
+    pub(super) fn of(&mut self, id: u16, function: &FunctionSchema) -> &FunctionPlan {
+        let i = usize::from(id);
+        if self.by_id.len() <= i {
+            self.by_id.resize_with(i + 1, || None);
+        }
+        self.by_id[i].get_or_insert_with(|| Box::new(FunctionPlan::of(function)))
+    }
+}
