@@ -203,6 +203,7 @@ fn parse_timeout(text: &str) -> Result<f64, String> {
 }
 
 fn main() -> ExitCode {
+    memory::keep_large_blocks_mapped();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(&args),

@@ -14,6 +14,21 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
+/// Keeps glibc's malloc from serving large blocks from its heap once large blocks were
+/// freed. By default glibc raises its mmap threshold to the size of each large block freed
+/// (up to 32 MiB); the analysis frees its growing tables' old blocks, and its later large
+/// blocks then come from the heap, whose pages stay resident once touched. At 1000x calls
+/// of a varied program that was ~4 MiB of the ~22 MiB peak, all of it at the end of the
+/// normalization (BENCHMARKS.md, "What a 1000x run's memory does over time"). Setting the
+/// threshold fixes it at its default (128 KiB) and turns that adjustment off.
+pub fn keep_large_blocks_mapped() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt(3) at start, before any other thread runs; it only sets a parameter.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 /// What an analysis takes: a fixed part (the program, the trace schemas, the read windows)
 /// and a part per recorded MPI call, at least and typically (peak RSS of a varied program:
 /// point-to-point, collectives, communicators and derived types; BENCHMARKS.md).
