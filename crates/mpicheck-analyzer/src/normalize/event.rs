@@ -165,7 +165,7 @@ impl<'t> RankNormalizer<'t> {
             _ => {}
         }
         self.rma_call(name, args, this_index);
-        let facts = self.call_facts(function, args, call, &op, plan.short, this_index);
+        let facts = self.call_facts(args, call, &op, this_index);
         if plan.management_collective {
             let parent_raw = args
                 .int("comm")

@@ -12,7 +12,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use mpicheck_trace::schema::{decode_args, Direction};
-use mpicheck_trace::{ArgValue, CallRecord, FunctionSchema, Trace};
+use mpicheck_trace::{ArgValue, CallRecord, Trace};
 
 use super::{parse_int, Args, LocalComm, RankNormalizer};
 use crate::checks::argument::rules::{
@@ -249,12 +249,6 @@ pub(super) fn frees(short: &str) -> bool {
         || matches!(short, "Comm_disconnect" | "File_close" | "Session_finalize")
 }
 
-/// The handle a call returned in its output parameter at `at` (the plan's
-/// `out_communicator`, `out_group`).
-fn out_handle(args: &Args, at: Option<usize>) -> Option<i64> {
-    args.values[at?].1.as_int()
-}
-
 /// Calls whose output handles are not new objects the program must free: predefined
 /// datatypes (`MPI_Type_create_f90_*`, `MPI_Type_match_size`, `MPI_Type_get_value_index`),
 /// the parent intercommunicator, handle conversions.
@@ -296,15 +290,14 @@ impl RankNormalizer<'_> {
     /// becomes.
     pub(super) fn call_facts(
         &mut self,
-        function: &FunctionSchema,
         args: &Args,
         call: &CallRecord,
         op: &Op,
-        short: &str,
         index: usize,
     ) -> EventFacts {
         let mut facts = CallFacts::default();
         let plan = args.plan;
+        let short = plan.short;
         if matches!(op, Op::Init { .. }) || plan.session_init {
             self.objects.initialized = true;
         } else if !self.objects.initialized && !plan.allowed_anytime {
@@ -313,7 +306,7 @@ impl RankNormalizer<'_> {
                 problem: ArgProblem::BeforeInit,
             });
         }
-        self.argument_issues(function, args, call, short, &mut facts);
+        self.argument_issues(args, call, &mut facts);
         self.note_topology(args, short, call.ret);
         self.note_group_size(args, short, call.ret);
         self.note_cart_shape(args, short, call.ret);
@@ -321,7 +314,7 @@ impl RankNormalizer<'_> {
         // The spans go into room kept from call to call: most calls with a buffer have only
         // that one fact, which the event holds without an allocation.
         let mut spans = std::mem::take(&mut self.objects.spans);
-        self.buffer_spans(function, call, args, op, short, &mut spans);
+        self.buffer_spans(call, args, op, &mut spans);
         let by = (call.thread, index);
         if self.objects.track_uses {
             self.note_uses(args, by);
@@ -546,14 +539,8 @@ impl RankNormalizer<'_> {
 
     /// The argument problems of one call, by the rules of `checks::argument::rules`, judged
     /// with this rank's state before the call changes it.
-    fn argument_issues(
-        &mut self,
-        function: &FunctionSchema,
-        args: &Args,
-        call: &CallRecord,
-        short: &str,
-        facts: &mut CallFacts,
-    ) {
+    fn argument_issues(&mut self, args: &Args, call: &CallRecord, facts: &mut CallFacts) {
+        let function = args.function;
         // An output buffer's address is written on entry, but decoded only for calls that
         // returned (a call that returned has it in `args` already).
         let entry;
@@ -565,7 +552,7 @@ impl RankNormalizer<'_> {
         };
         let call_args = rules::CallArgs {
             function,
-            short,
+            short: args.plan.short,
             plan: &args.plan.rules,
             values,
         };
@@ -579,7 +566,7 @@ impl RankNormalizer<'_> {
         if ret != 0 || args.plan.returns_borrowed {
             return;
         }
-        let Some(new) = out_handle(args, args.plan.out_communicator) else {
+        let Some(new) = args.out_int_at(args.plan.out_communicator) else {
             return;
         };
         let topology = match short {
@@ -640,15 +627,7 @@ impl RankNormalizer<'_> {
 
     /// The spans of the buffers of point-to-point calls and of the collectives whose
     /// buffers are `count` elements on every rank.
-    fn buffer_spans(
-        &self,
-        function: &FunctionSchema,
-        call: &CallRecord,
-        args: &Args,
-        op: &Op,
-        short: &str,
-        spans: &mut Vec<BufferSpan>,
-    ) {
+    fn buffer_spans(&self, call: &CallRecord, args: &Args, op: &Op, spans: &mut Vec<BufferSpan>) {
         if !(point_to_point(op) || args.plan.counted_collective) {
             return;
         }
@@ -658,7 +637,7 @@ impl RankNormalizer<'_> {
         let entry_words = if call.complete {
             args.values
         } else {
-            decoded = decode_args(function, &call.words, true);
+            decoded = decode_args(args.function, &call.words, true);
             &decoded
         };
         let address = |i: usize| -> Option<i64> {
@@ -678,7 +657,7 @@ impl RankNormalizer<'_> {
             let (param, write) = (
                 row.param,
                 row.write.unwrap_or_else(|| {
-                    !matches!(op, Op::Send { .. }) || short.ends_with("_replace")
+                    !matches!(op, Op::Send { .. }) || args.plan.short.ends_with("_replace")
                 }),
             );
             // A partitioned operation's buffer holds all its partitions.

@@ -5,7 +5,6 @@
 use mpicheck_trace::ArgValue;
 
 use super::super::{Args, RankNormalizer};
-use super::out_handle;
 use crate::checks::argument::rules::CartShape;
 
 impl RankNormalizer<'_> {
@@ -14,7 +13,7 @@ impl RankNormalizer<'_> {
         if ret != 0 || args.plan.returns_borrowed {
             return;
         }
-        let Some(new) = out_handle(args, args.plan.out_communicator) else {
+        let Some(new) = args.out_int_at(args.plan.out_communicator) else {
             return;
         };
         let array = |name| args.input(name).and_then(ArgValue::as_array);

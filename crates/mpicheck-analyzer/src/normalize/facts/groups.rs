@@ -4,7 +4,6 @@
 //! known size until the program asks for it, and its lists are not judged.
 
 use super::super::{Args, RankNormalizer};
-use super::out_handle;
 use crate::checks::argument::rules::ranges_len;
 use crate::model::ObjectKind;
 
@@ -22,7 +21,7 @@ impl RankNormalizer<'_> {
             }
             return;
         }
-        let Some(new) = out_handle(args, args.plan.out_group) else {
+        let Some(new) = args.out_int_at(args.plan.out_group) else {
             return;
         };
         let constants = &self.objects.constants;
