@@ -1,7 +1,269 @@
-//! [`ProgramBuilder`]: a [`Program`] built rank by rank, from compiled ranks
-//! (`engine/compile.rs`) or generated operations (benchmarks, tests).
+//! A compiled run: its [`Program`] of operations per rank, read by the replay through the
+//! [`OpSource`] interface ([`ProgramOps`]), and [`ProgramBuilder`], which builds one rank by
+//! rank from compiled ranks (`engine/compile.rs`) or generated operations (benchmarks, tests).
 
 use super::*;
+
+/// A run compiled for replay: one [`ReplayOp`] per trace event (the event index of an
+/// operation is its index within its rank), plus the tables they point into.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// By world rank.
+    pub(crate) ranks: Vec<RankProgram>,
+    pub(crate) ends: Vec<EndKind>,
+    /// By communicator id: its members, an index into `member_sets`.
+    pub(crate) comms: Vec<u32>,
+    /// The distinct member lists: communicators with the same members (a program that
+    /// duplicates or splits communicators again and again) share one.
+    pub(crate) member_sets: Vec<CommMembers>,
+    pub(crate) names: Vec<&'static str>,
+}
+
+/// One rank's operations, each with the call it was compiled from; a large rank's are
+/// mostly in the analysis's temporary file (`engine/spill.rs`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RankProgram {
+    pub(crate) ops: SpilledVec<ReplayOp>,
+    /// Per operation: the call it was compiled from ([`OpInfo`]).
+    pub(crate) info: SpilledVec<OpInfo>,
+    /// The words the operations' aux offsets point into.
+    pub(crate) aux: SpilledVec<u32>,
+    /// The communicator of a collective call whose operation does not carry it (an RMA
+    /// call or a call the rank exited in), by operation index.
+    pub(crate) collective_comms: FxHashMap<u32, u32>,
+    /// The thread that made the operations, as runs `[first operation, thread]` (empty:
+    /// every operation is thread 0's), so that the replay can run each thread of a rank
+    /// that called MPI from several threads as its own sequence (`engine/lanes.rs`).
+    pub(crate) threads: SpilledVec<[u32; 2]>,
+}
+
+impl Program {
+    pub fn world_size(&self) -> u32 {
+        self.ends.len() as u32
+    }
+    pub fn op_count(&self) -> usize {
+        self.ranks.iter().map(|r| r.ops.len()).sum()
+    }
+    /// The operations of one rank.
+    pub fn rank_ops(&self, rank: Rank) -> Vec<ReplayOp> {
+        self.ranks[rank as usize].ops.to_vec()
+    }
+    pub(crate) fn comm(&self, comm: u32) -> Option<&CommMembers> {
+        self.member_sets
+            .get(*self.comms.get(comm as usize)? as usize)
+    }
+    /// The operation of event `event` of `rank`.
+    pub fn op(&self, rank: Rank, event: usize) -> Option<ReplayOp> {
+        self.ranks.get(rank as usize)?.ops.get_checked(event)
+    }
+    /// The call event `event` of `rank` was, if the operation was compiled from one.
+    pub fn call(&self, rank: Rank, event: usize) -> Option<Call> {
+        let r = self.ranks.get(rank as usize)?;
+        let info = r.info.get_checked(event)?;
+        if info.call == 0 {
+            return None;
+        }
+        Some(Call {
+            site: SiteId(info.site),
+            name: self.names.get(info.call as usize).copied().unwrap_or("?"),
+            shape: info.shape,
+            bits: info.bits,
+            op: r.ops.get(event),
+            collective_comm: r.collective_comms.get(&(event as u32)).copied(),
+        })
+    }
+    /// A source of this program's operations from the start (one per replay).
+    pub fn ops(&self) -> ProgramOps<'_> {
+        ProgramOps {
+            program: self,
+            next: vec![0; self.ranks.len()],
+            readers: (0..self.ranks.len()).map(|_| Readers::default()).collect(),
+            threads: vec![ThreadCursor::default(); self.ranks.len()],
+        }
+    }
+}
+
+/// A call a [`Program`]'s operation was compiled from ([`Program::call`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Call {
+    pub site: SiteId,
+    pub name: &'static str,
+    pub shape: CallShape,
+    pub(super) bits: u8,
+    op: ReplayOp,
+    collective_comm: Option<u32>,
+}
+
+impl Call {
+    /// The call returned in the trace.
+    pub fn returned(&self) -> bool {
+        self.bits & info_bits::RETURNED != 0
+    }
+    /// A nonblocking send the rank cancelled later.
+    pub fn cancelled(&self) -> bool {
+        self.bits & info_bits::CANCELLED != 0
+    }
+    /// A persistent send or collective (`*_init`).
+    pub fn persistent(&self) -> bool {
+        self.bits & info_bits::PERSISTENT != 0
+    }
+    /// The communicator of a collective call.
+    pub fn collective_comm(&self) -> Option<CommId> {
+        if self.shape != CallShape::Collective {
+            return None;
+        }
+        match self.collective_comm {
+            Some(c) => Some(CommId(c)),
+            None => (self.op.kind == OpKind::Collective).then_some(CommId(self.op.comm)),
+        }
+    }
+    /// The communicator and tag of a receive (`None`: any tag).
+    pub fn receive(&self) -> Option<(CommId, Option<i32>)> {
+        (self.shape == CallShape::Recv && self.op.kind == OpKind::Recv).then(|| {
+            (
+                CommId(self.op.comm),
+                (self.op.tag != ANY_TAG).then_some(self.op.tag),
+            )
+        })
+    }
+}
+
+/// The operations of a run as the replay pulls them: each rank's next operation, asked for
+/// only when that rank's replay reaches it, so a source may generate or decode them lazily
+/// and the replay holds only what is live. A replay consumes its source; one that is run
+/// again (wildcard exploration, the strict replay after the recorded one) gets a new source
+/// from the start ([`Program::ops`] for a compiled program).
+///
+/// An operation's aux words (a wait's or start's request ids, a release's pairs, the
+/// receive half of a sendrecv, an epoch's group) come with it: `next_op` appends them to
+/// the buffer it is given and points the operation's offset (`a`, or `b` of a sendrecv)
+/// into that buffer.
+pub trait OpSource {
+    fn world_size(&self) -> u32;
+    /// The members of communicator `comm` (0 is `MPI_COMM_WORLD`); asked when an operation
+    /// on it is replayed, and when a stuck rank's condition is made.
+    fn comm(&self, comm: u32) -> Option<&CommMembers>;
+    /// The next operation of `rank` (operations come in event order: the n-th is event n),
+    /// or `None` past its last one.
+    fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp>;
+    /// How `rank`'s trace ends; asked once `next_op` returned `None` for it.
+    fn end(&self, rank: Rank) -> EndKind;
+    /// The thread that made the operation `next_op` last returned for `rank`. Each thread
+    /// of a rank replays as its own sequence (`engine/lanes.rs`); a source that does not
+    /// know threads has every operation made by thread 0.
+    fn thread(&self, rank: Rank) -> u16 {
+        let _ = rank;
+        0
+    }
+    /// Whether `rank`'s operations come from more than one thread: the replay then reads
+    /// on past a thread's blocked call for the other threads' operations.
+    fn threaded(&self, rank: Rank) -> bool {
+        let _ = rank;
+        false
+    }
+}
+
+/// Where an operation's aux words are: `(in field b rather than a, how many)`.
+pub fn aux_span(op: &ReplayOp) -> Option<(bool, u32)> {
+    match op.kind {
+        OpKind::Wait | OpKind::Start | OpKind::WinPost | OpKind::WinStart | OpKind::WinLockWait => {
+            Some((false, op.b))
+        }
+        OpKind::Release => Some((false, 2 * op.b)),
+        OpKind::Sendrecv => Some((true, 4)),
+        _ => None,
+    }
+}
+
+/// Copies an operation's aux words from `table` to the end of `aux` and points the
+/// operation there (for sources that keep a table of aux words).
+pub fn move_aux(op: ReplayOp, table: &[u32], aux: &mut Vec<u32>) -> ReplayOp {
+    move_aux_with(op, |word| table[word], aux)
+}
+
+/// [`move_aux`] from a table read a word at a time (`word(i)`: the table's word `i`).
+fn move_aux_with(
+    mut op: ReplayOp,
+    mut word: impl FnMut(usize) -> u32,
+    aux: &mut Vec<u32>,
+) -> ReplayOp {
+    if let Some((in_b, len)) = aux_span(&op) {
+        let at = if in_b { &mut op.b } else { &mut op.a };
+        let from = *at as usize;
+        *at = aux.len() as u32;
+        aux.extend((from..from + len as usize).map(&mut word));
+    }
+    op
+}
+
+/// A [`Program`]'s operations as an [`OpSource`].
+pub struct ProgramOps<'p> {
+    program: &'p Program,
+    /// Per rank: the index of its next operation.
+    next: Vec<usize>,
+    /// Per rank: the chunks of its operations and aux words being read.
+    readers: Vec<Readers>,
+    /// Per rank: the thread of its last operation read.
+    threads: Vec<ThreadCursor>,
+}
+
+#[derive(Default)]
+struct Readers {
+    ops: ChunkReader<ReplayOp>,
+    aux: ChunkReader<u32>,
+    threads: ChunkReader<[u32; 2]>,
+}
+
+/// Where a rank's reading stands in its thread runs ([`RankProgram::threads`]).
+#[derive(Clone, Copy, Default)]
+struct ThreadCursor {
+    /// The next run.
+    next_run: usize,
+    thread: u16,
+}
+
+impl OpSource for ProgramOps<'_> {
+    fn world_size(&self) -> u32 {
+        self.program.world_size()
+    }
+    fn comm(&self, comm: u32) -> Option<&CommMembers> {
+        self.program.comm(comm)
+    }
+    fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
+        let r = rank as usize;
+        let i = self.next[r];
+        let program = &self.program.ranks[r];
+        if i >= program.ops.len() {
+            return None;
+        }
+        let readers = &mut self.readers[r];
+        let op = program.ops.read(i, &mut readers.ops);
+        self.next[r] = i + 1;
+        let cursor = &mut self.threads[r];
+        while cursor.next_run < program.threads.len() {
+            let [first, thread] = program.threads.read(cursor.next_run, &mut readers.threads);
+            if first as usize > i {
+                break;
+            }
+            cursor.thread = thread as u16;
+            cursor.next_run += 1;
+        }
+        Some(move_aux_with(
+            op,
+            |word| program.aux.read(word, &mut readers.aux),
+            aux,
+        ))
+    }
+    fn end(&self, rank: Rank) -> EndKind {
+        self.program.ends[rank as usize]
+    }
+    fn thread(&self, rank: Rank) -> u16 {
+        self.threads[rank as usize].thread
+    }
+    fn threaded(&self, rank: Rank) -> bool {
+        self.program.ranks[rank as usize].threads.len() > 1
+    }
+}
 
 /// Builds a [`Program`] rank by rank, for runs too large to hold as a [`Run`] (benchmarks)
 /// and for [`Program::from_run`].
