@@ -385,17 +385,43 @@ fn analyze_scanned(
     Ok((run, mpicheck_report::fold(findings)))
 }
 
-/// The traces of `dir`, scanned, and the run they make: each rank's calls are decoded one
-/// at a time as it is normalized, after a check that the analysis fits in memory.
-pub fn scan_run(
+/// What explains the stall of a job whose ranks are all blocked, from the traces of `dir`
+/// so far ([`mpicheck_analyzer::checks::stall_streaming`]: a deadlock, else mismatches),
+/// with the run for the report. Streamed as the final analysis is, after the same check
+/// that it fits in memory: a job that hangs after billions of calls is judged holding what
+/// is live, not every call. `None` also when a polling thread cannot be modelled as the
+/// blocking call its loop stands for (nothing is concluded then).
+pub fn explain_stall(
     dir: &Path,
     options: &ReportOptions,
-    progress: &Progress,
-) -> Result<(LoadedTraces, Run)> {
-    let loaded = scan_traces(dir, options, progress, &mut mpicheck_trace::scan_trace_file)?;
-    progress.stage("resolving call sites and normalizing");
-    let run = build_run_streaming(&loaded.traces, &loaded.paths)?;
-    Ok((loaded, run))
+    polling: &[PollingThread],
+) -> Result<(LoadedTraces, Run, Option<Vec<Diagnostic>>)> {
+    let progress = Progress::disabled();
+    let loaded = scan_traces(
+        dir,
+        options,
+        &progress,
+        &mut mpicheck_trace::scan_trace_file,
+    )?;
+    let mut modelled = false;
+    let (run, explained) = {
+        let traces = &loaded.traces;
+        let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
+        let mut resolve = site_resolver(&maps);
+        mpicheck_analyzer::checks::stall_streaming(
+            traces,
+            &mut |i| {
+                let window = mpicheck_trace::window_for(traces.len());
+                mpicheck_trace::trace_file_calls(&loaded.paths[i], &traces[i].header, window)
+            },
+            &mut resolve,
+            &polling_threads(polling),
+            Some(dir),
+            |run| modelled = model_polling(run, polling),
+        )
+        .context("cannot analyze the traces")?
+    };
+    Ok((loaded, run, explained.filter(|_| modelled)))
 }
 
 /// The traces of `dir`, scanned by `scan` (their calls are decoded later, one at a time),
@@ -620,22 +646,6 @@ pub fn build_run(traces: &[Trace]) -> Result<Run> {
     let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
     let mut resolve = site_resolver(&maps);
     let run = mpicheck_analyzer::normalize::normalize(traces, &mut resolve);
-    run.context("cannot analyze the traces")
-}
-
-/// As [`build_run`], for scanned traces whose calls are decoded from their files (`paths`)
-/// one at a time as each rank is normalized.
-fn build_run_streaming(traces: &[Trace], paths: &[PathBuf]) -> Result<Run> {
-    let maps: Vec<&str> = traces.iter().map(|t| t.proc_maps.as_str()).collect();
-    let mut resolve = site_resolver(&maps);
-    let run = mpicheck_analyzer::normalize::normalize_streaming(
-        traces,
-        &mut |i| {
-            let window = mpicheck_trace::window_for(traces.len());
-            mpicheck_trace::trace_file_calls(&paths[i], &traces[i].header, window)
-        },
-        &mut resolve,
-    );
     run.context("cannot analyze the traces")
 }
 

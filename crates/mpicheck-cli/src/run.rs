@@ -444,10 +444,8 @@ fn live_deadlock(
     polling: &[PollingThread],
     print: bool,
 ) -> Option<()> {
-    // Scanned and streamed like the final analysis: a job that hangs after many calls must
-    // not have its supervisor hold every decoded record, or run out of memory.
-    let (loaded, mut run) = match analyze::scan_run(out_dir, options, &Progress::disabled()) {
-        Ok(scanned) => scanned,
+    let (loaded, run, explained) = match analyze::explain_stall(out_dir, options, polling) {
+        Ok(judged) => judged,
         Err(e) => {
             // Once: the watcher asks again after every timeout.
             static SAID: AtomicBool = AtomicBool::new(false);
@@ -461,14 +459,8 @@ fn live_deadlock(
         }
     };
     let traces = &loaded.traces;
-    if !analyze::model_polling(&mut run, polling) {
-        return None;
-    }
     // A deadlock, or else collective/datatype mismatches the MPI hangs in.
-    let findings = match mpicheck_analyzer::checks::actual_deadlock(&run) {
-        Some(deadlock) => vec![deadlock],
-        None => mpicheck_analyzer::checks::mismatch_stall(&run)?,
-    };
+    let findings = explained?;
     // Written now as well, so the report exists even if the job cannot be ended.
     let progress = Progress::disabled();
     let print = print.then_some(&progress);

@@ -324,9 +324,41 @@ pub(crate) fn analyze_streaming_in<I>(
 where
     I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
 {
-    let mut plan = Plan::new(|_| true, polling, holding.spill);
+    let Holding {
+        keep,
+        spill,
+        calls: known,
+    } = holding;
+    let plan = Plan::new(|_| true, polling, spill);
+    stream_checks(
+        traces,
+        calls,
+        resolve,
+        plan,
+        prepare,
+        order,
+        (keep, known),
+        ended,
+    )
+}
+
+/// [`analyze_streaming_in`] with the checks `plan` selected, keeping the events `keep` says.
+#[allow(clippy::too_many_arguments)]
+fn stream_checks<I, W: Fn(&CheckInfo) -> bool>(
+    traces: &[mpicheck_trace::Trace],
+    calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
+    resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
+    mut plan: Plan<W>,
+    prepare: impl FnOnce(&mut Run),
+    order: crate::normalize::Order,
+    (keep, known): (crate::normalize::Keep, Calls),
+    ended: &mut dyn FnMut(usize) -> Option<mpicheck_trace::Trace>,
+) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
+where
+    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+{
     // Read while the processes run, the traces do not yet say which functions they call.
-    let mut called: Vec<&str> = match holding.calls {
+    let mut called: Vec<&str> = match known {
         Calls::Scanned => traces.iter().flat_map(|t| t.called_functions()).collect(),
         // But windows: their checks' skeleton of every operation is not gathered; a
         // program that made windows is analyzed again from its finished traces.
@@ -347,7 +379,7 @@ where
         resolve,
         &mut plan.passes(),
         order,
-        holding.keep,
+        keep,
         ended,
     )?;
     // The passes saw the ids as the calls came: they hand out their findings before the
@@ -521,27 +553,78 @@ pub fn actual_deadlock(run: &Run) -> Option<Diagnostic> {
 }
 
 /// For the launcher watching a job whose ranks are all blocked although the recorded calls
-/// do not deadlock: the collective or datatype mismatches that explain the stall (an MPI
-/// often hangs inside mismatched collectives), and the active-target epochs whose
-/// `MPI_MODE_NOCHECK` nothing backs or whose post and start groups do not name each other
-/// (an MPI may then hang in `MPI_Win_wait`), and accumulates with an operation MPI does not
-/// define for their datatype (MPICH 4.0 then spins in the next `MPI_Win_fence` forever), or
-/// `None`.
+/// do not deadlock: the mismatches that explain the stall ([`explains_stall`]), or `None`.
 pub fn mismatch_stall(run: &Run) -> Option<Vec<Diagnostic>> {
-    let some_blocked = run
-        .ranks
-        .iter()
-        .any(|t| t.events.last().is_some_and(|e| !e.returned));
-    if !some_blocked {
+    if !some_rank_blocked(run) {
         return None;
     }
-    let found = run_selected(run, |c| {
-        matches!(
-            c.category,
-            Category::CollectiveMismatch | Category::TypeMismatch
-        ) || [rma::RM007.code, rma::RM008.code, rma::RM009.code].contains(&c.code)
-    });
+    let found = run_selected(run, explains_stall);
     (!found.is_empty()).then_some(found)
+}
+
+/// The mismatches that explain why a job whose recorded calls do not deadlock is stuck: the
+/// collective or datatype mismatches (an MPI often hangs inside mismatched collectives), the
+/// active-target epochs whose `MPI_MODE_NOCHECK` nothing backs or whose post and start
+/// groups do not name each other (an MPI may then hang in `MPI_Win_wait`), and accumulates
+/// with an operation MPI does not define for their datatype (MPICH 4.0 then spins in the
+/// next `MPI_Win_fence` forever).
+fn explains_stall(check: &CheckInfo) -> bool {
+    matches!(
+        check.category,
+        Category::CollectiveMismatch | Category::TypeMismatch
+    ) || [rma::RM007.code, rma::RM008.code, rma::RM009.code].contains(&check.code)
+}
+
+fn some_rank_blocked(run: &Run) -> bool {
+    run.ranks
+        .iter()
+        .any(|t| t.events.last().is_some_and(|e| !e.returned))
+}
+
+/// For the launcher watching a job whose ranks are all blocked: what explains the stall,
+/// from the traces streamed as [`analyze_streaming`] streams them (holding what is live,
+/// not every event, so that a job that hangs after billions of calls is judged in bounded
+/// memory): the deadlock (DL001) if the recorded calls deadlock, else the mismatches of
+/// [`mismatch_stall`] if a rank is blocked, else `None`. `prepare` models the polling
+/// threads as in [`analyze_streaming`]. Returns the run (its tables and last events, for
+/// the report) with the findings.
+pub fn stall_streaming<I>(
+    traces: &[mpicheck_trace::Trace],
+    calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
+    resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
+    polling: &[(crate::model::Rank, u16)],
+    spill_dir: Option<&std::path::Path>,
+    prepare: impl FnOnce(&mut Run),
+) -> Result<(Run, Option<Vec<Diagnostic>>), crate::normalize::NormalizeError>
+where
+    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+{
+    let wanted = |c: &CheckInfo| c.code == deadlock::DL001.code || explains_stall(c);
+    let spill = spill_dir.map(crate::engine::SpillTo::dir);
+    let plan = Plan::new(wanted, polling, spill);
+    let order = crate::normalize::Order::EntryTime;
+    let holding = (KEEP, Calls::Scanned);
+    let (run, found) = stream_checks(
+        traces,
+        calls,
+        resolve,
+        plan,
+        prepare,
+        order,
+        holding,
+        &mut |_| None,
+    )?;
+    let (deadlock, mismatches): (Vec<Diagnostic>, Vec<Diagnostic>) = found
+        .into_iter()
+        .partition(|d| d.code == deadlock::DL001.code);
+    let explained = if !deadlock.is_empty() {
+        Some(deadlock)
+    } else if some_rank_blocked(&run) && !mismatches.is_empty() {
+        Some(mismatches)
+    } else {
+        None
+    };
+    Ok((run, explained))
 }
 
 #[cfg(test)]

@@ -1107,3 +1107,30 @@ fn a_collective_some_member_never_made_stays_after_the_free() {
         assert_eq!(split_barriers_free([2, 1], order), (2, vec!["CO001"]));
     }
 }
+
+#[test]
+fn the_streamed_stall_analysis_says_what_the_analysis_of_every_event_says() {
+    let mut deadlocks = 0;
+    for (set, traces) in committed_traces() {
+        let held = normalize_in(&traces, &mut resolve_line, Order::RankAfterRank).unwrap();
+        let expected = match crate::checks::actual_deadlock(&held) {
+            Some(deadlock) => Some(vec![deadlock]),
+            None => crate::checks::mismatch_stall(&held),
+        };
+        let held_calls = |i: usize| Ok(traces[i].calls.iter().cloned().map(Ok));
+        let (run, explained) = crate::checks::stall_streaming(
+            &traces,
+            &mut held_calls.clone(),
+            &mut resolve_line,
+            &[],
+            Some(&std::env::temp_dir()),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(explained, expected, "{set}");
+        assert_eq!(run.comms, held.comms, "{set}");
+        deadlocks += usize::from(explained.is_some_and(|found| found[0].code == "DL001"));
+    }
+    // The deadlock-mpich and deadlock-openmpi sets.
+    assert_eq!(deadlocks, 2);
+}
