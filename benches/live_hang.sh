@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A job that hangs after many calls: benches/analysis/long_hang.c (ROUNDS rounds of a ring
+# Sendrecv and an Allreduce, then a head-to-head MPI_Recv) under `mpicheck run` with a 5 s
+# deadlock timeout. Samples the supervisor's peak resident memory (VmHWM of the mpicheck
+# process, not of the ranks, whose mapped traces count in theirs) and prints it with the
+# time from the start of the hang check to its verdict. Benchmarks only.
+#
+#   benches/live_hang.sh                        # ROUNDS=1000000, MPICH, 2 ranks
+#   MPICHECK=/tmp/old/mpicheck ROUNDS=100000 benches/live_hang.sh
+set -euo pipefail
+
+ROUNDS=${ROUNDS:-1000000}
+FAMILY=${FAMILY:-mpich}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${WORK:-$ROOT/target/live-hang-bench}
+MPICHECK=${MPICHECK:-$ROOT/target/release/mpicheck}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+mkdir -p "$WORK"
+"mpicc.$FAMILY" -O2 -o "$WORK/long_hang-$FAMILY" "$ROOT/benches/analysis/long_hang.c"
+out=$WORK/out
+rm -rf "$out"
+
+"$MPICHECK" run --analyze-after --mpi "$FAMILY" -n 2 --out "$out" --deadlock-timeout 5 --format none \
+    "$WORK/long_hang-$FAMILY" "$ROUNDS" >/dev/null 2>"$WORK/stderr.txt" &
+pid=$!
+hwm=0
+while kill -0 "$pid" 2>/dev/null; do
+    kib=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status 2>/dev/null || echo 0)
+    ((${kib:-0} > hwm)) && hwm=$kib
+    sleep 0.5
+done
+wait "$pid" || true
+# "no rank has made progress for N s" is said once the check has judged: N - 5 s is the check.
+judged=$(grep -o 'no rank has made progress for [0-9]* s' "$WORK/stderr.txt" | grep -o '[0-9]\+' | head -1)
+calls=$("$MPICHECK" events "$out" 2>/dev/null | grep -cE '^ +[0-9]+ MPI_' || true)
+echo "# $(date -u +%FT%TZ) $(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $MPICHECK"
+printf '| calls | supervisor peak RSS MiB | hang check s | finding |\n|---:|---:|---:|---|\n'
+finding=$(grep -o '"DL00[0-9]"' "$out/report.json" 2>/dev/null | head -1 || true)
+awk -v c="$calls" -v h="$hwm" -v j="${judged:-?}" -v f="${finding:-none}" \
+    'BEGIN {printf "| %d | %.1f | %s | %s |\n", c, h / 1024, (j == "?" ? "?" : j - 5), f}'
