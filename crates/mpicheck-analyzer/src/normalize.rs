@@ -289,13 +289,14 @@ pub(crate) fn normalize_in(
 /// As [`normalize`], for traces whose calls are not held ([`mpicheck_trace::scan_trace`]):
 /// `calls(i)` decodes the calls of `traces[i]` one at a time, so that the records of no rank
 /// are held next to the run being built.
-pub fn normalize_streaming<I>(
+pub fn normalize_streaming<I, R>(
     traces: &[Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
 ) -> Result<Run, NormalizeError>
 where
-    I: Iterator<Item = Result<CallRecord, TraceError>>,
+    I: Iterator<Item = Result<R, TraceError>>,
+    R: Borrow<CallRecord>,
 {
     let (mut run, numbering) = normalize_streaming_into(
         traces,
@@ -314,7 +315,7 @@ where
 /// and keeping of the events what `keep` says. The run comes numbered as the passes saw it,
 /// with the [`Numbering`] that makes its ids those of a normalization rank after rank
 /// ([`Numbering::apply`]).
-pub(crate) fn normalize_streaming_into<I>(
+pub(crate) fn normalize_streaming_into<I, R>(
     traces: &[Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> SourceLocation,
@@ -324,7 +325,8 @@ pub(crate) fn normalize_streaming_into<I>(
     ended: &mut dyn FnMut(usize) -> Option<Trace>,
 ) -> Result<(Run, Numbering), NormalizeError>
 where
-    I: Iterator<Item = Result<CallRecord, TraceError>>,
+    I: Iterator<Item = Result<R, TraceError>>,
+    R: Borrow<CallRecord>,
 {
     if traces.is_empty() {
         return Err(NormalizeError::Empty);

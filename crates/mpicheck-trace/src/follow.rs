@@ -446,7 +446,7 @@ pub struct FollowedCalls {
 }
 
 impl Iterator for FollowedCalls {
-    type Item = Result<crate::CallRecord, TraceError>;
+    type Item = Result<std::rc::Rc<crate::CallRecord>, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.stopped {

@@ -143,6 +143,7 @@ impl ReadWindow {
 
     /// The bytes `at..at + n` of `file` (named `path`), which lie within its first `len`
     /// bytes, the only ones read. A failed read gives zeros and keeps its error.
+    #[inline]
     pub(crate) fn get(
         &mut self,
         file: &File,
@@ -151,24 +152,33 @@ impl ReadWindow {
         n: usize,
         len: usize,
     ) -> &[u8] {
-        let cached = at >= self.start && at + n <= self.start + self.bytes.len();
-        if !cached {
-            let want = n.max(self.window_bytes).min(len - at);
-            if self.bytes.capacity() > 2 * self.window_bytes && want <= self.window_bytes {
-                // A large record passed: give back its room.
-                self.bytes = Vec::new();
-            }
-            self.bytes.resize(want, 0);
-            self.start = at;
-            if let Err(source) = file.read_exact_at(&mut self.bytes, at as u64) {
-                self.bytes.fill(0);
-                self.error.get_or_insert(TraceError::Io {
-                    path: path.to_string(),
-                    source,
-                });
-            }
+        // Called twice per record (its frame, then the record): what the window holds
+        // is found inline, a read is out of line.
+        match at.checked_sub(self.start) {
+            Some(from) if from + n <= self.bytes.len() => &self.bytes[from..from + n],
+            _ => self.read(file, path, at, n, len),
         }
-        &self.bytes[at - self.start..at - self.start + n]
+    }
+
+    /// [`ReadWindow::get`] of bytes the window does not hold: reads them, and what follows.
+    #[cold]
+    #[inline(never)]
+    fn read(&mut self, file: &File, path: &str, at: usize, n: usize, len: usize) -> &[u8] {
+        let want = n.max(self.window_bytes).min(len - at);
+        if self.bytes.capacity() > 2 * self.window_bytes && want <= self.window_bytes {
+            // A large record passed: give back its room.
+            self.bytes = Vec::new();
+        }
+        self.bytes.resize(want, 0);
+        self.start = at;
+        if let Err(source) = file.read_exact_at(&mut self.bytes, at as u64) {
+            self.bytes.fill(0);
+            self.error.get_or_insert(TraceError::Io {
+                path: path.to_string(),
+                source,
+            });
+        }
+        &self.bytes[..n]
     }
 
     pub(crate) fn take_error(&mut self) -> Option<TraceError> {
@@ -216,10 +226,12 @@ impl FileWindow {
 }
 
 impl crate::TraceBytes for FileWindow {
+    #[inline]
     fn len(&self) -> usize {
         self.len
     }
 
+    #[inline]
     fn get(&mut self, at: usize, n: usize) -> &[u8] {
         self.window.get(&self.file, &self.path, at, n, self.len)
     }
@@ -361,7 +373,7 @@ mod tests {
         for window in [WINDOW_BYTES, LEAST_WINDOW_BYTES] {
             let streamed: Vec<crate::CallRecord> = trace_file_calls(&path, &scanned.header, window)
                 .unwrap()
-                .map(Result::unwrap)
+                .map(|call| std::rc::Rc::unwrap_or_clone(call.unwrap()))
                 .collect();
             assert_eq!(streamed.len(), whole.calls.len());
             assert_eq!(streamed, whole.calls);

@@ -52,7 +52,7 @@ pub enum TraceError {
 }
 
 /// One MPI call as recorded.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct CallRecord {
     pub func: u16,
     pub thread: u16,
@@ -339,7 +339,9 @@ pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
 /// its calls decoded: [`scan_trace`], then [`TraceCalls`] collected.
 pub fn read_trace_bytes(b: &[u8]) -> Result<Trace, TraceError> {
     let mut trace = scan_trace(&mut { b })?;
-    let calls: Result<Vec<CallRecord>, TraceError> = TraceCalls::new(b, &trace.header).collect();
+    let calls: Result<Vec<CallRecord>, TraceError> = TraceCalls::new(b, &trace.header)
+        .map(|call| call.map(std::rc::Rc::unwrap_or_clone))
+        .collect();
     trace.calls = calls?;
     // Held until the trace is analyzed: not the doubling vector's spare room (up to half).
     trace.calls.shrink_to_fit();

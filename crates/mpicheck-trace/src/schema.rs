@@ -145,6 +145,9 @@ pub struct Schema {
 #[derive(Debug, Default)]
 struct Table {
     functions: Vec<Option<FunctionSchema>>,
+    /// By function id, the layout of its records' argument bytes (empty where
+    /// `functions` has none): worked out once per table, read for every record.
+    layouts: Vec<Box<[Step]>>,
     by_name: HashMap<String, u16>,
 }
 
@@ -251,13 +254,16 @@ impl Schema {
             let slot = id as usize;
             if schema.functions.len() <= slot {
                 schema.functions.resize(slot + 1, None);
+                schema.layouts.resize(slot + 1, Box::default());
             }
             schema.by_name.insert(name.to_string(), id);
-            schema.functions[slot] = Some(FunctionSchema {
+            let function = FunctionSchema {
                 id,
                 name: name.into(),
                 params,
-            });
+            };
+            schema.layouts[slot] = layout(&function);
+            schema.functions[slot] = Some(function);
         }
         Ok(Schema {
             table: Arc::new(schema),
@@ -269,6 +275,20 @@ impl Schema {
             .functions
             .get(id as usize)
             .and_then(|f| f.as_ref())
+    }
+
+    /// [`record_words`] of a record of function `id`, into `words` (cleared first), whose
+    /// room is reused: a reader that decodes record after record into one vector allocates
+    /// nothing per record. `false`, with `words` untouched, if the table has no function
+    /// `id`.
+    pub fn record_words_into(&self, id: u16, bytes: &[u8], words: &mut Vec<i64>) -> bool {
+        match self.table.functions.get(id as usize) {
+            Some(Some(_)) => {
+                read_words(&self.table.layouts[id as usize], bytes, words);
+                true
+            }
+            _ => false,
+        }
     }
 
     pub fn id_of(&self, name: &str) -> Option<u16> {
@@ -332,41 +352,82 @@ const PACKED_STATUS: u8 = 24;
 /// record of the call holds. Bytes that run short end the words (the parameters left decode
 /// as missing); an array longer than the bytes left is cut to them.
 pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
-    let mut words = Vec::with_capacity(bytes.len() / 4);
-    let mut at = 0usize;
-    for param in &function.params {
-        let times = if param.direction == Direction::InOut {
-            2
-        } else {
-            1
-        };
-        for _ in 0..times {
-            if param.shape != ParamShape::Scalar {
-                at = at.next_multiple_of(8);
-            }
-            let taken = match param.shape {
-                ParamShape::Scalar => take(bytes, &mut at, param.width, &mut words).map(|_| ()),
-                ParamShape::Status => take_status(bytes, &mut at, param.width, &mut words),
-                ParamShape::Array => take(bytes, &mut at, 8, &mut words).and_then(|n| {
-                    let n = usize::try_from(n).unwrap_or(0);
-                    let n = n.min(bytes.len().saturating_sub(at) / param.width as usize);
-                    (0..n)
-                        .try_for_each(|_| take(bytes, &mut at, param.width, &mut words).map(|_| ()))
-                }),
-                ParamShape::StatusArray => take(bytes, &mut at, 8, &mut words).and_then(|n| {
-                    let n = usize::try_from(n).unwrap_or(0);
-                    (0..n).try_for_each(|_| take_status(bytes, &mut at, param.width, &mut words))
-                }),
-            };
-            if taken.is_none() {
-                return words;
-            }
-        }
-    }
+    let mut words = Vec::new();
+    read_words(&layout(function), bytes, &mut words);
     words
 }
 
+/// One step of the layout of a function's argument bytes: its parameters in order, an
+/// `inout` parameter twice, each as the words it takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Step {
+    /// A scalar of 4 bytes (sign-extended).
+    Int4,
+    /// A scalar of 8 bytes.
+    Int8,
+    /// From a multiple of 8: an array's 8-byte count n, then n values of this many bytes.
+    Array(u8),
+    /// From a multiple of 8: a status of this many bytes.
+    Status(u8),
+    /// From a multiple of 8: an 8-byte count n, then n statuses of this many bytes.
+    StatusArray(u8),
+}
+
+/// The steps of `function`'s argument bytes.
+fn layout(function: &FunctionSchema) -> Box<[Step]> {
+    let step = |param: &ParamSchema| match param.shape {
+        ParamShape::Scalar if param.width == 4 => Step::Int4,
+        ParamShape::Scalar => Step::Int8,
+        ParamShape::Array => Step::Array(param.width),
+        ParamShape::Status => Step::Status(param.width),
+        ParamShape::StatusArray => Step::StatusArray(param.width),
+    };
+    let times = |param: &ParamSchema| 1 + usize::from(param.direction == Direction::InOut);
+    function
+        .params
+        .iter()
+        .flat_map(|param| std::iter::repeat_n(step(param), times(param)))
+        .collect()
+}
+
+/// The words of argument bytes laid out as `steps` say, into `words` (cleared first): see
+/// [`record_words`].
+fn read_words(steps: &[Step], bytes: &[u8], words: &mut Vec<i64>) {
+    words.clear();
+    words.reserve(bytes.len() / 4);
+    let mut at = 0usize;
+    for &step in steps {
+        let taken = match step {
+            Step::Int4 => take(bytes, &mut at, 4, words).map(|_| ()),
+            Step::Int8 => take(bytes, &mut at, 8, words).map(|_| ()),
+            Step::Status(width) => {
+                at = at.next_multiple_of(8);
+                take_status(bytes, &mut at, width, words)
+            }
+            Step::Array(width) => {
+                at = at.next_multiple_of(8);
+                take(bytes, &mut at, 8, words).and_then(|n| {
+                    let n = usize::try_from(n).unwrap_or(0);
+                    let n = n.min(bytes.len().saturating_sub(at) / width as usize);
+                    (0..n).try_for_each(|_| take(bytes, &mut at, width, words).map(|_| ()))
+                })
+            }
+            Step::StatusArray(width) => {
+                at = at.next_multiple_of(8);
+                take(bytes, &mut at, 8, words).and_then(|n| {
+                    let n = usize::try_from(n).unwrap_or(0);
+                    (0..n).try_for_each(|_| take_status(bytes, &mut at, width, words))
+                })
+            }
+        };
+        if taken.is_none() {
+            return;
+        }
+    }
+}
+
 /// Reads a word of `width` bytes (4: sign-extended) at `*at` into `words`.
+#[inline]
 fn take(bytes: &[u8], at: &mut usize, width: u8, words: &mut Vec<i64>) -> Option<i64> {
     let b = bytes.get(*at..*at + width as usize)?;
     let value = if width == 4 {
@@ -608,5 +669,40 @@ mod tests {
     fn rejects_malformed_lines() {
         assert!(Schema::parse("x MPI_Send").is_err());
         assert!(Schema::parse("1 MPI_Send a:B:sideways:s").is_err());
+    }
+
+    #[test]
+    fn the_tables_layouts_read_the_words_record_words_reads() {
+        let schema = Schema::parse(
+            "3 MPI_Every a:INT:in:s4 b:HANDLE:inout:s8 c:INT:in:a4 d:STATUS:out:st3 \
+             e:REQUEST:inout:a8 f:STATUS:out:sa3 g:STATUS:out:st h:STATUS:out:sa i:INT:out:s4\n",
+        )
+        .unwrap();
+        let every = schema.function(3).unwrap();
+        #[rustfmt::skip]
+        let words = [
+            -5, // a
+            1 << 40, 7, // b in, out
+            2, -1, 3, // c
+            0, 1, 2, 3, // d
+            -9, // e in: not recorded
+            2, 11, 12, // e out
+            1, 8, 9, 0, 64, // f
+            1, 2, 3, 4, // g
+            1, 5, 6, 7, 8, // h
+            -2, // i
+        ];
+        let bytes = encode_words(every, &words);
+        assert_eq!(record_words(every, &bytes), words);
+        // Into a vector that held more words; every cut of the bytes as `record_words`.
+        let mut reused = vec![99; 64];
+        for end in 0..=bytes.len() {
+            assert!(schema.record_words_into(3, &bytes[..end], &mut reused));
+            assert_eq!(reused, record_words(every, &bytes[..end]), "{end} bytes");
+        }
+        // A function the table lacks: the words are left as they were.
+        assert!(!schema.record_words_into(4, &bytes, &mut reused));
+        assert!(!schema.record_words_into(900, &bytes, &mut reused));
+        assert_eq!(reused, words);
     }
 }

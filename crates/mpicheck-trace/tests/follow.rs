@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -206,7 +207,7 @@ fn followed_calls(finished: Vec<u8>, seed: u64) -> Vec<CallRecord> {
         std::thread::spawn(move || {
             follow_trace_calls(&path, &header, until, 16 << 10)
                 .unwrap()
-                .map(Result::unwrap)
+                .map(|call| Rc::unwrap_or_clone(call.unwrap()))
                 .collect::<Vec<_>>()
         })
     };
@@ -253,7 +254,7 @@ fn a_stopped_reader_ends_at_once() {
         let (path, until) = (path.clone(), until.clone());
         std::thread::spawn(move || {
             for call in follow_trace_calls(&path, &header, until, 16 << 10).unwrap() {
-                sent.send(call).unwrap();
+                sent.send(call.map(Rc::unwrap_or_clone)).unwrap();
             }
         })
     };
@@ -339,7 +340,7 @@ fn one_look_reads_a_bounded_part_of_a_long_trace() {
         let (path, header, until) = (path.clone(), whole.header.clone(), until.clone());
         std::thread::spawn(move || {
             for call in follow_trace_calls(&path, &header, until, 64 << 10).unwrap() {
-                if sent.send(call).is_err() {
+                if sent.send(call.map(Rc::unwrap_or_clone)).is_err() {
                     break;
                 }
             }

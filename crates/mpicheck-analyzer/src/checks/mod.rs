@@ -225,7 +225,7 @@ pub fn makes_window(function: &str) -> bool {
 /// compiled program hold, not every event. The replays' program goes to an unnamed
 /// temporary file in `spill_dir` (the traces' directory) once large, so that it does not
 /// hold memory either.
-pub fn analyze_streaming<I>(
+pub fn analyze_streaming<I, R>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
@@ -234,7 +234,8 @@ pub fn analyze_streaming<I>(
     prepare: impl FnOnce(&mut Run),
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
-    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+    I: Iterator<Item = Result<R, mpicheck_trace::TraceError>>,
+    R: std::borrow::Borrow<mpicheck_trace::CallRecord>,
 {
     analyze_streaming_in(
         traces,
@@ -261,7 +262,7 @@ where
 /// ([`holds_call_skeleton`] of the traces as they ended), whose checks need a skeleton of
 /// every operation gathered from the start; it may end `calls` with an error at the first
 /// call of one ([`makes_window`]), which ends the analysis there.
-pub fn analyze_following<I>(
+pub fn analyze_following<I, R>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
@@ -269,7 +270,8 @@ pub fn analyze_following<I>(
     ended: &mut dyn FnMut(usize) -> Option<mpicheck_trace::Trace>,
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
-    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+    I: Iterator<Item = Result<R, mpicheck_trace::TraceError>>,
+    R: std::borrow::Borrow<mpicheck_trace::CallRecord>,
 {
     analyze_streaming_in(
         traces,
@@ -311,7 +313,7 @@ pub(crate) enum Calls {
 /// [`analyze_streaming`], the ranks' calls normalized in `order`, holding what `holding`
 /// says; `ended` as in [`analyze_following`] (`|_| None`: the traces are whole).
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn analyze_streaming_in<I>(
+pub(crate) fn analyze_streaming_in<I, R>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
@@ -322,7 +324,8 @@ pub(crate) fn analyze_streaming_in<I>(
     ended: &mut dyn FnMut(usize) -> Option<mpicheck_trace::Trace>,
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
-    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+    I: Iterator<Item = Result<R, mpicheck_trace::TraceError>>,
+    R: std::borrow::Borrow<mpicheck_trace::CallRecord>,
 {
     let Holding {
         keep,

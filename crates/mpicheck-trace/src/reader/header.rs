@@ -42,9 +42,16 @@ pub struct ClockConversion {
 }
 
 impl ClockConversion {
+    #[inline]
     pub fn to_ns(&self, raw: u64) -> u64 {
-        let since = raw.saturating_sub(self.start) as u128;
-        (since * self.ns as u128 / self.ticks.max(1) as u128) as u64
+        let since = raw.saturating_sub(self.start);
+        let ticks = self.ticks.max(1);
+        // The product in 64 bits when it fits (a 64-bit division, not a call for 128): the
+        // same quotient.
+        match since.checked_mul(self.ns) {
+            Some(product) => product / ticks,
+            None => (since as u128 * self.ns as u128 / ticks as u128) as u64,
+        }
     }
 }
 
@@ -104,15 +111,19 @@ impl TraceHeader {
     }
 }
 
+#[inline]
 pub(super) fn u16_at(b: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([b[at], b[at + 1]])
 }
+#[inline]
 pub(super) fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
+#[inline]
 pub(super) fn i32_at(b: &[u8], at: usize) -> i32 {
     u32_at(b, at) as i32
 }
+#[inline]
 pub(super) fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
@@ -197,4 +208,31 @@ pub fn thread_tid(header: &[u8], thread: u16) -> Option<u32> {
 /// Parses the header of a trace (the first [`HEADER_SIZE`] bytes).
 pub fn read_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
     parse_header(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ClockConversion;
+
+    #[test]
+    fn times_convert_as_a_128_bit_ratio_would() {
+        let exact = |c: &ClockConversion, raw: u64| {
+            let since = raw.saturating_sub(c.start) as u128;
+            (since * c.ns as u128 / c.ticks.max(1) as u128) as u64
+        };
+        let conversions = [
+            (0, 1, 1),
+            (1000, 0, 1),
+            (77, 1_000_000_000, 2_994_374_000),
+            (5, 3, 0),
+            (0, u64::MAX, 7),
+        ]
+        .map(|(start, ns, ticks)| ClockConversion { start, ns, ticks });
+        for c in &conversions {
+            let huge = u64::MAX / 3_000_000_000;
+            for raw in [0, 4, 1000, 123_456_789_012, huge, u64::MAX / 2, u64::MAX] {
+                assert_eq!(c.to_ns(raw), exact(c, raw), "{c:?} at {raw}");
+            }
+        }
+    }
 }

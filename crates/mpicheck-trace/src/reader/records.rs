@@ -1,13 +1,16 @@
 //! The walk over a trace's records, shared by the scan and the decoding of its calls, and the
 //! expansion of repeats, counted runs and counted cycles into the calls they stand for.
 
+use std::collections::VecDeque;
+use std::rc::Rc;
+
 use rustc_hash::FxHashMap;
 
 use super::header::{
     clock_conversion, i32_at, u16_at, u32_at, u64_at, ClockConversion, TraceHeader,
 };
 use super::{CallRecord, EndOfTrace, TraceError};
-use crate::schema::{record_words, Schema};
+use crate::schema::Schema;
 use crate::{kind, record_state, text, CALL_FIXED_SIZE, HEADER_SIZE};
 
 /// Where the bytes of a trace come from while its records are walked: memory (a slice), or
@@ -30,9 +33,11 @@ pub trait TraceBytes {
 }
 
 impl TraceBytes for &[u8] {
+    #[inline]
     fn len(&self) -> usize {
         <[u8]>::len(self)
     }
+    #[inline]
     fn get(&mut self, at: usize, n: usize) -> &[u8] {
         &self[at..at + n]
     }
@@ -110,20 +115,31 @@ pub(super) struct Walk {
     /// Format 6 and later: repeats may count a run of identical calls ("Counted runs").
     pub(super) counted: bool,
     /// The latest `ORIGINAL` record of each thread, function and call site (the `u32` of
-    /// function and thread ids at offset 8, the call site), by offset, with its length: what
-    /// a repeat may refer to. Bounded by the distinct call sites of each thread.
-    originals: FxHashMap<u64, (u32, usize)>,
+    /// function and thread ids at offset 8, the call site), by offset: what a repeat may
+    /// refer to. Bounded by the distinct call sites of each thread.
+    originals: FxHashMap<u64, Original>,
     latest_original: FxHashMap<(u32, u64), u64>,
-    /// The original the last step superseded: no repeat refers to it any more.
-    superseded: Option<u64>,
+    /// Whether `originals` keep their records' bytes, which the decoding of calls expands
+    /// repeats with ([`Walk::original`]).
+    pub(super) keep_originals: bool,
     /// Format 7 and later: cycle records may count the calls of the records before them
     /// ("Counted cycles").
     cycles: bool,
     /// The last [`crate::MAX_CYCLE`] records walked, oldest first: what a cycle record may
     /// count.
-    recent: std::collections::VecDeque<Recent>,
+    recent: VecDeque<Recent>,
     /// The cycle record the last step returned, checked against the records before it.
     pub(super) cycle: Option<Cycle>,
+}
+
+/// An `ORIGINAL` record a repeat may refer to.
+#[derive(Clone, Debug)]
+struct Original {
+    /// Function and thread ids (the `u32` at offset 8).
+    ids: u32,
+    len: usize,
+    /// The record, if the walk keeps originals' bytes (else empty).
+    bytes: Vec<u8>,
 }
 
 /// A record the walk passed, as a cycle record after it may count it.
@@ -184,9 +200,9 @@ impl Walk {
             counted: header.version >= crate::COUNTED_VERSION,
             originals: FxHashMap::default(),
             latest_original: FxHashMap::default(),
-            superseded: None,
+            keep_originals: false,
             cycles: header.version >= crate::CYCLES_VERSION,
-            recent: std::collections::VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+            recent: VecDeque::with_capacity(crate::MAX_CYCLE + 1),
             cycle: None,
         }
     }
@@ -336,7 +352,6 @@ impl Walk {
     /// `rec` at `at` (whole, of at least [`CALL_FIXED_SIZE`] bytes), if it is a repeat,
     /// refers to one.
     fn follow_repeats(&mut self, rec: &[u8], at: usize) -> Result<(), String> {
-        self.superseded = None;
         let len = rec.len();
         let fixed = &rec[..CALL_FIXED_SIZE];
         let (state, rflags) = (fixed[6], fixed[7]);
@@ -358,22 +373,39 @@ impl Walk {
                 len
             };
             return match self.originals.get(&word) {
-                Some(&(original_ids, original_len)) if original_ids == ids && len <= original_len => {
-                    Ok(())
-                }
+                Some(original) if original.ids == ids && len <= original.len => Ok(()),
                 _ => Err(format!(
                     "the repeated call at byte {at} refers to byte {word}, which holds no earlier call of its thread, function and call site"
                 )),
             };
         }
         if rflags & crate::flags::ORIGINAL != 0 {
-            if let Some(old) = self.latest_original.insert((ids, word), at as u64) {
-                self.originals.remove(&old);
-                self.superseded = Some(old);
+            // The original superseded (no repeat refers to it any more) leaves its room to
+            // the record that superseded it.
+            let mut bytes = match self.latest_original.insert((ids, word), at as u64) {
+                Some(old) => self
+                    .originals
+                    .remove(&old)
+                    .map(|original| original.bytes)
+                    .unwrap_or_default(),
+                None => Vec::new(),
+            };
+            if self.keep_originals {
+                bytes.clear();
+                bytes.extend_from_slice(rec);
             }
-            self.originals.insert(at as u64, (ids, len));
+            self.originals
+                .insert(at as u64, Original { ids, len, bytes });
         }
         Ok(())
+    }
+
+    /// The bytes of the original record at `offset`, which a repeat the walk passed refers
+    /// to, if the walk keeps them ([`Walk::keep_originals`]).
+    pub(super) fn original(&self, offset: u64) -> Option<&[u8]> {
+        self.originals
+            .get(&offset)
+            .map(|original| original.bytes.as_slice())
     }
 
     /// Where the walk goes on after the zero frame at `at`, when records follow it: a hole
@@ -426,25 +458,70 @@ impl Walk {
 /// The call records of a trace, decoded one at a time in record order (the records of a
 /// folded poll as two calls, see the crate documentation). `Err` only when the bytes could
 /// not be read, as the last item.
+///
+/// Each call is shared with the reader: once its taker dropped it, the reader decodes a
+/// later call into the same record, whose words keep their room. A taker that holds a call
+/// or two at a time (the normalizer reads one call ahead per rank) so costs no allocation
+/// per call; one that keeps every call gets a new record for each.
 pub struct TraceCalls<B> {
     bytes: B,
     walk: Walk,
     clock: ClockConversion,
     /// The last call of a folded poll, returned after its first.
-    last_of_loop: Option<CallRecord>,
+    last_of_loop: Option<Rc<CallRecord>>,
     /// The calls of a counted run still to return after the record's own.
     run: Option<Run>,
     /// Format 4 and later: the trace's function table, which says each argument word's
     /// width (read from its text record, before the first call).
     layouts: Option<Schema>,
     sized_words: bool,
-    /// The bytes of the records repeats may refer to (those [`Walk`] keeps), by offset.
-    originals: FxHashMap<u64, Vec<u8>>,
     /// The last repeat, expanded into its full record.
     expanded: Vec<u8>,
     /// The calls of the last [`crate::MAX_CYCLE`] call records (format 7): what a cycle
     /// record after them counts.
-    recent_calls: std::collections::VecDeque<CallRecord>,
+    recent_calls: VecDeque<Rc<CallRecord>>,
+    /// The records of the calls returned last, to decode later calls into.
+    lent: Lent,
+}
+
+/// How many records [`Lent`] refills in turn: a record is refilled this many calls after
+/// it was returned, when neither [`TraceCalls::recent_calls`] (the last
+/// [`crate::MAX_CYCLE`] calls) nor a taker reading one call ahead holds it any more.
+const LENT_RECORDS: usize = crate::MAX_CYCLE + 2;
+
+/// The records of the calls a [`TraceCalls`] returned last, refilled in turn.
+#[derive(Default)]
+struct Lent {
+    records: Vec<Rc<CallRecord>>,
+    /// The record to refill next (once there are [`LENT_RECORDS`]): the oldest.
+    next: usize,
+}
+
+impl Lent {
+    /// A call that `fill` fills (every field), in the oldest record if nothing else holds
+    /// it any more, else in a new record that takes its place.
+    fn fill(&mut self, fill: impl FnOnce(&mut CallRecord)) -> Rc<CallRecord> {
+        if self.records.len() < LENT_RECORDS {
+            let mut call = CallRecord::default();
+            fill(&mut call);
+            self.records.push(Rc::new(call));
+            return self.records[self.records.len() - 1].clone();
+        }
+        let record = &mut self.records[self.next];
+        self.next += 1;
+        if self.next == LENT_RECORDS {
+            self.next = 0;
+        }
+        match Rc::get_mut(record) {
+            Some(call) => fill(call),
+            None => {
+                let mut call = CallRecord::default();
+                fill(&mut call);
+                *record = Rc::new(call);
+            }
+        }
+        record.clone()
+    }
 }
 
 impl<B: TraceBytes> TraceCalls<B> {
@@ -460,17 +537,19 @@ impl<B: TraceBytes> TraceCalls<B> {
                 ticks: 1,
             }
         };
+        let mut walk = Walk::new(header);
+        walk.keep_originals = true;
         TraceCalls {
             bytes,
-            walk: Walk::new(header),
+            walk,
             clock,
             last_of_loop: None,
             run: None,
             layouts: None,
             sized_words: header.version >= crate::SIZED_WORDS_VERSION,
-            originals: FxHashMap::default(),
             expanded: Vec::new(),
-            recent_calls: std::collections::VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+            recent_calls: VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+            lent: Lent::default(),
         }
     }
 
@@ -483,7 +562,7 @@ impl<B: TraceBytes> TraceCalls<B> {
         if calls == 0 || self.recent_calls.len() < period {
             return None;
         }
-        let templates: Vec<CallRecord> = self
+        let templates: Vec<Rc<CallRecord>> = self
             .recent_calls
             .drain(self.recent_calls.len() - period..)
             .collect();
@@ -510,14 +589,14 @@ impl<B: TraceBytes> TraceCalls<B> {
 }
 
 impl<B: TraceBytes> Iterator for TraceCalls<B> {
-    type Item = Result<CallRecord, TraceError>;
+    type Item = Result<Rc<CallRecord>, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if let Some(last) = self.last_of_loop.take() {
             return Some(Ok(last));
         }
         if let Some(run) = &mut self.run {
-            if let Some(call) = run.next_call() {
+            if let Some(call) = run.next_call(&mut self.lent) {
                 return Some(Ok(call));
             }
             self.run = None;
@@ -541,7 +620,11 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             if let Some(cycle) = self.walk.cycle.take() {
                 self.run = self.cycle_run(at, &cycle);
                 self.recent_calls.clear();
-                match self.run.as_mut().and_then(Run::next_call) {
+                match self
+                    .run
+                    .as_mut()
+                    .and_then(|run| run.next_call(&mut self.lent))
+                {
                     Some(call) => return Some(Ok(call)),
                     None => continue,
                 }
@@ -555,16 +638,10 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 }
                 continue;
             }
-            // The superseded original's buffer holds the record that superseded it.
-            let spare = self
-                .walk
-                .superseded
-                .take()
-                .and_then(|old| self.originals.remove(&old));
             let mut run = None;
             let rec: &[u8] = if self.walk.repeats && rec[7] & crate::flags::REPEAT != 0 {
                 // The walk checked that the original is there.
-                let Some(original) = self.originals.get(&u64_at(rec, 32)) else {
+                let Some(original) = self.walk.original(u64_at(rec, 32)) else {
                     continue;
                 };
                 let tail = if self.walk.counted && rec[7] & crate::flags::COUNTED != 0 {
@@ -576,67 +653,26 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 expand_repeat(original, tail, &mut self.expanded);
                 &self.expanded
             } else {
-                if self.walk.repeats && rec[7] & crate::flags::ORIGINAL != 0 {
-                    let mut original = spare.unwrap_or_default();
-                    original.clear();
-                    original.extend_from_slice(rec);
-                    self.originals.insert(at as u64, original);
-                }
                 rec
             };
-            let len = rec.len();
-            let rflags = rec[7];
-            let clock = &self.clock;
-            let mut nwords = (len - CALL_FIXED_SIZE) / 8;
-            let complete = rec[6] == record_state::COMPLETE;
-            if rflags & crate::flags::POLL != 0 && nwords >= crate::POLL_FOLD_WORDS {
-                nwords -= crate::POLL_FOLD_WORDS;
-            }
+            let (clock, layouts) = (&self.clock, self.layouts.as_ref());
+            let call = self
+                .lent
+                .fill(|call| decode_call(rec, at, clock, layouts, call));
             // A folded poll: its last call follows as a record of its own.
-            let last_of_loop = folded_poll(rec)
-                .map(|(repeats, last_enter)| (repeats - 1, clock.to_ns(last_enter)));
-            let func = u16_at(rec, 8);
-            let layout = self.layouts.as_ref().and_then(|s| s.function(func));
-            let words: Vec<i64> = match layout {
-                Some(function) => record_words(
-                    function,
-                    &rec[CALL_FIXED_SIZE..CALL_FIXED_SIZE + 8 * nwords],
-                ),
-                // Formats 2 and 3, and a call the table does not describe: 8-byte words.
-                None => (0..nwords)
-                    .map(|i| u64_at(rec, CALL_FIXED_SIZE + 8 * i) as i64)
-                    .collect(),
-            };
-            let call = CallRecord {
-                func,
-                thread: u16_at(rec, 10),
-                seq: at as u64,
-                t_enter_ns: clock.to_ns(u64_at(rec, 16)),
-                t_exit_ns: if !complete {
-                    0
-                } else if rflags & crate::flags::INSTANT != 0 {
-                    clock.to_ns(u64_at(rec, 16))
-                } else {
-                    clock.to_ns(u64_at(rec, 24))
-                },
-                callsite: u64_at(rec, 32),
-                ret: if complete { i32_at(rec, 12) } else { 0 },
-                fortran: rflags & crate::flags::FORTRAN != 0,
-                complete,
-                words,
-                repeats: 0,
-            };
-            if let Some((repeats, at_ns)) = last_of_loop {
-                let mut last = call.clone();
-                // Ordered right after the first call, before any later record.
-                last.seq += 1;
-                last.t_enter_ns = at_ns;
-                last.t_exit_ns = at_ns;
-                last.repeats = repeats;
-                self.last_of_loop = Some(last);
+            if let Some((repeats, last_enter)) = folded_poll(rec) {
+                let at_ns = clock.to_ns(last_enter);
+                self.last_of_loop = Some(self.lent.fill(|last| {
+                    last.clone_from(&call);
+                    // Ordered right after the first call, before any later record.
+                    last.seq += 1;
+                    last.t_enter_ns = at_ns;
+                    last.t_exit_ns = at_ns;
+                    last.repeats = repeats - 1;
+                }));
             }
             if let Some((runs, pending, last, record_len)) = run {
-                if complete && runs + pending as u64 > 0 {
+                if call.complete && runs + pending as u64 > 0 {
                     self.run = Some(Run {
                         from_ns: call.t_exit_ns,
                         last_ns: clock.to_ns(last).max(call.t_exit_ns),
@@ -650,28 +686,65 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 }
             }
             if self.walk.cycles {
-                // Into the oldest call's buffers: no allocation once as many calls as a
-                // cycle may count were read.
-                let recent = if self.recent_calls.len() == crate::MAX_CYCLE {
-                    self.recent_calls.pop_front().map(|mut oldest| {
-                        oldest.clone_from(&call);
-                        oldest
-                    })
-                } else {
-                    None
-                };
-                let recent = recent.unwrap_or_else(|| call.clone());
-                self.recent_calls.push_back(recent);
+                if self.recent_calls.len() == crate::MAX_CYCLE {
+                    self.recent_calls.pop_front();
+                }
+                self.recent_calls.push_back(call.clone());
             }
             return Some(Ok(call));
         }
     }
 }
 
+/// Fills `call` (every field; its words keep their room) with the call record `rec` at
+/// `at` (whole, a repeat expanded, of at least [`CALL_FIXED_SIZE`] bytes), whose argument
+/// words the function table `layouts` lays out (formats 4 and later), or are 8 bytes each.
+fn decode_call(
+    rec: &[u8],
+    at: usize,
+    clock: &ClockConversion,
+    layouts: Option<&Schema>,
+    call: &mut CallRecord,
+) {
+    let rflags = rec[7];
+    let mut nwords = (rec.len() - CALL_FIXED_SIZE) / 8;
+    let complete = rec[6] == record_state::COMPLETE;
+    if rflags & crate::flags::POLL != 0 && nwords >= crate::POLL_FOLD_WORDS {
+        nwords -= crate::POLL_FOLD_WORDS;
+    }
+    let func = u16_at(rec, 8);
+    let mut words = std::mem::take(&mut call.words);
+    let args = &rec[CALL_FIXED_SIZE..CALL_FIXED_SIZE + 8 * nwords];
+    if !layouts.is_some_and(|table| table.record_words_into(func, args, &mut words)) {
+        // Formats 2 and 3, and a call the table does not describe: 8-byte words.
+        words.clear();
+        words.extend((0..nwords).map(|i| u64_at(args, 8 * i) as i64));
+    }
+    *call = CallRecord {
+        func,
+        thread: u16_at(rec, 10),
+        seq: at as u64,
+        t_enter_ns: clock.to_ns(u64_at(rec, 16)),
+        t_exit_ns: if !complete {
+            0
+        } else if rflags & crate::flags::INSTANT != 0 {
+            clock.to_ns(u64_at(rec, 16))
+        } else {
+            clock.to_ns(u64_at(rec, 24))
+        },
+        callsite: u64_at(rec, 32),
+        ret: if complete { i32_at(rec, 12) } else { 0 },
+        fortran: rflags & crate::flags::FORTRAN != 0,
+        complete,
+        words,
+        repeats: 0,
+    };
+}
+
 /// The calls of a counted run after the record's own (see "Counted runs" in the crate docs),
 /// or of a counted cycle ("Counted cycles"): copies of the templates in turn.
 struct Run {
-    templates: Vec<CallRecord>,
+    templates: Vec<Rc<CallRecord>>,
     /// The first call's exit and the last folded call's entry, ns.
     from_ns: u64,
     last_ns: u64,
@@ -686,26 +759,32 @@ struct Run {
 }
 
 impl Run {
-    fn next_call(&mut self) -> Option<CallRecord> {
+    /// The next call of the run, filled into a record of `lent`.
+    fn next_call(&mut self, lent: &mut Lent) -> Option<Rc<CallRecord>> {
         let calls = self.runs + self.pending as u64;
         let k = self.next;
         if k > calls {
             return None;
         }
         self.next += 1;
-        let mut call = self.templates[(k - 1) as usize % self.templates.len()].clone();
-        call.seq = (self.first_seq + k).min(self.last_seq);
+        let template = &self.templates[(k - 1) as usize % self.templates.len()];
+        let seq = (self.first_seq + k).min(self.last_seq);
         // Spread evenly from the first call's exit to the last call's entry.
         let span = self.last_ns - self.from_ns;
-        call.t_enter_ns = self.from_ns + (span as u128 * k as u128 / calls as u128) as u64;
-        if self.pending && k == calls {
-            call.complete = false;
-            call.t_exit_ns = 0;
-            call.ret = 0;
-        } else {
-            call.t_exit_ns = call.t_enter_ns;
-        }
-        Some(call)
+        let t_enter_ns = self.from_ns + (span as u128 * k as u128 / calls as u128) as u64;
+        let inside = self.pending && k == calls;
+        Some(lent.fill(|call| {
+            call.clone_from(template);
+            call.seq = seq;
+            call.t_enter_ns = t_enter_ns;
+            if inside {
+                call.complete = false;
+                call.t_exit_ns = 0;
+                call.ret = 0;
+            } else {
+                call.t_exit_ns = t_enter_ns;
+            }
+        }))
     }
 }
 
