@@ -347,7 +347,7 @@ where
 
 /// [`analyze_streaming_in`] with the checks `plan` selected, keeping the events `keep` says.
 #[allow(clippy::too_many_arguments)]
-fn stream_checks<I, W: Fn(&CheckInfo) -> bool>(
+fn stream_checks<I, R, W: Fn(&CheckInfo) -> bool>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
@@ -358,7 +358,8 @@ fn stream_checks<I, W: Fn(&CheckInfo) -> bool>(
     ended: &mut dyn FnMut(usize) -> Option<mpicheck_trace::Trace>,
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
-    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+    I: Iterator<Item = Result<R, mpicheck_trace::TraceError>>,
+    R: std::borrow::Borrow<mpicheck_trace::CallRecord>,
 {
     // Read while the processes run, the traces do not yet say which functions they call.
     let mut called: Vec<&str> = match known {
@@ -591,7 +592,7 @@ fn some_rank_blocked(run: &Run) -> bool {
 /// [`mismatch_stall`] if a rank is blocked, else `None`. `prepare` models the polling
 /// threads as in [`analyze_streaming`]. Returns the run (its tables and last events, for
 /// the report) with the findings.
-pub fn stall_streaming<I>(
+pub fn stall_streaming<I, R>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
@@ -600,7 +601,8 @@ pub fn stall_streaming<I>(
     prepare: impl FnOnce(&mut Run),
 ) -> Result<(Run, Option<Vec<Diagnostic>>), crate::normalize::NormalizeError>
 where
-    I: Iterator<Item = Result<mpicheck_trace::CallRecord, mpicheck_trace::TraceError>>,
+    I: Iterator<Item = Result<R, mpicheck_trace::TraceError>>,
+    R: std::borrow::Borrow<mpicheck_trace::CallRecord>,
 {
     let wanted = |c: &CheckInfo| c.code == deadlock::DL001.code || explains_stall(c);
     let spill = spill_dir.map(crate::engine::SpillTo::dir);
