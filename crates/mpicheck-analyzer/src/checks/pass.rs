@@ -519,6 +519,27 @@ pub fn interleavings(run: &Run) -> [Vec<Rank>; 3] {
     ]
 }
 
+/// A function's name ([`Event::call`], interned) as a key of the maps a pass updates at
+/// every event: hashed and compared by its address and length, not by its text. The same
+/// text at two addresses (a name not interned, in tests) makes two keys, so a map keyed by
+/// it must fold by text where it reports (its findings are sets of texts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ByAddress(pub &'static str);
+
+impl PartialEq for ByAddress {
+    fn eq(&self, other: &ByAddress) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for ByAddress {}
+
+impl std::hash::Hash for ByAddress {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.as_ptr() as usize);
+    }
+}
+
 /// Findings folded by call site: one per call site, call, message and label, with the ranks
 /// that made it. Its memory grows with the distinct findings, not with the events.
 #[derive(Default)]
