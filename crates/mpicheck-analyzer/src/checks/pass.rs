@@ -54,6 +54,11 @@ pub(crate) trait EventPass {
     /// normalized, this comes after the event of the last member's `MPI_Comm_free`; fed from
     /// a whole [`Run`], never (the pass keeps its state to the end, with the same findings).
     fn comm_freed(&mut self, _comm: CommId, _tables: &RunTables) {}
+    /// What an argument check's pass reports ([`super::argument::IssuePass`]): the plan
+    /// feeds the passes of all argument checks as one ([`super::argument::IssuePasses`]).
+    fn issue_spec(&self) -> Option<super::argument::IssueSpec> {
+        None
+    }
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
     /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to
