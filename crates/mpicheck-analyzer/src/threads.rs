@@ -357,6 +357,8 @@ impl ThreadInfoBuilder {
 pub struct ThreadClocks {
     /// Thread id → dense slot, in the order threads first appeared.
     slot_of: FxHashMap<u16, usize>,
+    /// The thread in slot 0 (the rank's first): most calls are its, found without hashing.
+    first: Option<u16>,
     /// By slot: the thread's origin is known.
     known: Vec<bool>,
     /// By slot: the thread's current clock (components past the end are 0).
@@ -376,13 +378,16 @@ impl ThreadClocks {
     /// The slot of `thread`, registered now if it had no record before (`first_is_start`:
     /// its first record acquires `start`).
     fn slot(&mut self, thread: u16, start: Option<u64>) -> usize {
-        if let Some(&slot) = self.slot_of.get(&thread) {
+        if let Some(slot) = self.slot_of_thread(thread) {
             return slot;
         }
         let slot = self.slot_of.len();
         let known = self.slot_of.is_empty()
             || start.is_some_and(|o| is_start_object(o) && self.objects.contains_key(&o));
         self.slot_of.insert(thread, slot);
+        if slot == 0 {
+            self.first = Some(thread);
+        }
         self.known.push(known);
         self.parked.push(false);
         let mut clock = vec![0; slot + 1];
@@ -393,7 +398,10 @@ impl ThreadClocks {
 
     /// A call of `thread` enters: its slot (its clock is the call's entry clock).
     pub fn call(&mut self, thread: u16) -> usize {
-        let slot = self.slot(thread, None);
+        let slot = match self.first {
+            Some(first) if first == thread => 0,
+            _ => self.slot(thread, None),
+        };
         self.parked[slot] = false;
         slot
     }
@@ -488,6 +496,9 @@ impl ThreadClocks {
     }
 
     pub fn slot_of_thread(&self, thread: u16) -> Option<usize> {
+        if self.first == Some(thread) {
+            return Some(0);
+        }
         self.slot_of.get(&thread).copied()
     }
 

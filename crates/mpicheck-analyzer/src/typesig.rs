@@ -394,6 +394,15 @@ pub fn first_difference(a: &Typed, b: &Typed) -> Option<u64> {
     Some(lo)
 }
 
+/// Whether `a` and `b` are the same count of the same layout (one datatype of the run),
+/// short enough for its length to be counted: then each fits the other ([`mismatch`] is
+/// `None`), found without a signature.
+pub fn same_typed(a: &Typed, b: &Typed) -> bool {
+    std::ptr::eq(a.layout, b.layout)
+        && a.count == b.count
+        && a.layout.signature.elements.checked_mul(a.count).is_some()
+}
+
 /// Why a sender's signature does not fit a receiver's, in words, or `None` if it fits.
 /// `exact`: the lengths must be equal (collectives); otherwise the receive may be longer
 /// (point-to-point, MPI 4.1 §3.2.4).
@@ -413,6 +422,18 @@ pub fn mismatch(send: &Typed, recv: &Typed, exact: bool) -> Option<Mismatch> {
             sent: ns,
             received: nr,
         });
+    }
+    // The same layout, the send not longer (and its length counted, not saturated): its
+    // signature is whole copies of the layout's, the receive's prefix of its length.
+    if std::ptr::eq(send.layout, recv.layout)
+        && send
+            .layout
+            .signature
+            .elements
+            .checked_mul(send.count)
+            .is_some()
+    {
+        return None;
     }
     if send.signature() == recv.layout.prefix(recv.count, ns) {
         return None;

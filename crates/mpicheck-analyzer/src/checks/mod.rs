@@ -412,6 +412,8 @@ struct Plan<W> {
     needed: Vec<bool>,
     /// The needed checks that are passes over the events, with their registry index.
     passes: Vec<(usize, Box<dyn pass::EventPass>)>,
+    /// The needed argument checks' passes, fed as one.
+    issue_passes: argument::IssuePasses,
     /// By registry index: the findings of a pass already finished, and what it filled.
     finished: Vec<Option<(Vec<Diagnostic>, pass::Filled)>>,
     /// Fed with the passes, while a needed check replays.
@@ -447,12 +449,16 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
                 }
             }
         }
-        let passes = REGISTRY
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| needed[i])
-            .filter_map(|(i, check)| check.pass().map(|p| (i, p)))
-            .collect();
+        let mut passes = Vec::new();
+        let mut issue_passes = argument::IssuePasses::default();
+        for (i, check) in REGISTRY.iter().enumerate().filter(|&(i, _)| needed[i]) {
+            if let Some(pass) = check.pass() {
+                match pass.issue_spec() {
+                    Some(spec) => issue_passes.add(i, spec),
+                    None => passes.push((i, pass)),
+                }
+            }
+        }
         let replays =
             (0..REGISTRY.len()).any(|i| needed[i] && !REGISTRY[i].needs().replays.is_empty());
         Plan {
@@ -460,6 +466,7 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             selected,
             needed,
             passes,
+            issue_passes,
             finished: (0..REGISTRY.len()).map(|_| None).collect(),
             compiler: replays.then(|| crate::engine::ProgramCompiler::new(polling, spill)),
             program: None,
@@ -478,6 +485,9 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             let found = pass.finish_filling(tables, &mut filled);
             self.finished[i] = Some((found, filled.renumbered(numbering)));
         }
+        for (i, found) in std::mem::take(&mut self.issue_passes).finish_each(tables) {
+            self.finished[i] = Some((found, pass::Filled::default()));
+        }
         self.program = self.compiler.take().map(|c| c.into_program(tables));
     }
 
@@ -486,6 +496,9 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
         let mut out: Vec<&mut dyn pass::EventPass> = Vec::new();
         for (_, pass) in &mut self.passes {
             out.push(pass.as_mut());
+        }
+        if !self.issue_passes.is_empty() {
+            out.push(&mut self.issue_passes);
         }
         if let Some(compiler) = &mut self.compiler {
             out.push(compiler);
@@ -501,6 +514,7 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             selected,
             needed,
             passes,
+            issue_passes,
             finished: mut pass_findings,
             compiler,
             program,
@@ -510,6 +524,9 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             let mut filled = pass::Filled::default();
             let found = pass.finish_filling(&tables, &mut filled);
             pass_findings[i] = Some((found, filled));
+        }
+        for (i, found) in issue_passes.finish_each(&tables) {
+            pass_findings[i] = Some((found, pass::Filled::default()));
         }
         let ctx = Context::new(run);
         if let Some(program) = program.or_else(|| compiler.map(|c| c.into_program(&tables))) {

@@ -54,6 +54,11 @@ pub(crate) trait EventPass {
     /// normalized, this comes after the event of the last member's `MPI_Comm_free`; fed from
     /// a whole [`Run`], never (the pass keeps its state to the end, with the same findings).
     fn comm_freed(&mut self, _comm: CommId, _tables: &RunTables) {}
+    /// What an argument check's pass reports ([`super::argument::IssuePass`]): the plan
+    /// feeds the passes of all argument checks as one ([`super::argument::IssuePasses`]).
+    fn issue_spec(&self) -> Option<super::argument::IssueSpec> {
+        None
+    }
     /// The findings, once every event was seen.
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic>;
     /// [`EventPass::finish`] for a pass whose check fills [`super::Slot`]s: what it hands to
@@ -517,6 +522,27 @@ pub fn interleavings(run: &Run) -> [Vec<Rank>; 3] {
         alternating,
         rank_after_rank(&mut (0..lens.len()).rev()),
     ]
+}
+
+/// A function's name ([`Event::call`], interned) as a key of the maps a pass updates at
+/// every event: hashed and compared by its address and length, not by its text. The same
+/// text at two addresses (a name not interned, in tests) makes two keys, so a map keyed by
+/// it must fold by text where it reports (its findings are sets of texts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ByAddress(pub &'static str);
+
+impl PartialEq for ByAddress {
+    fn eq(&self, other: &ByAddress) -> bool {
+        std::ptr::eq(self.0, other.0)
+    }
+}
+
+impl Eq for ByAddress {}
+
+impl std::hash::Hash for ByAddress {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.0.as_ptr() as usize);
+    }
 }
 
 /// Findings folded by call site: one per call site, call, message and label, with the ranks

@@ -246,6 +246,9 @@ impl RankPosts {
 /// them.
 #[derive(Default)]
 struct Pending {
+    /// No trace records accesses to pending buffers (known from their scan): no event
+    /// needs following.
+    idle: bool,
     ranks: Vec<RankPosts>,
     /// How many of the tables' accesses were taken (while the events stream, the tables
     /// only grow).
@@ -292,7 +295,14 @@ impl Pending {
 }
 
 impl EventPass for Pending {
+    fn scanned(&mut self, called: &[&str]) {
+        self.idle = !called.contains(&"MPICHECK_Access");
+    }
+
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        if self.idle {
+            return;
+        }
         self.take_new(tables);
         self.judge(rank, index, tables);
         self.rank(rank).event(index, event);

@@ -53,13 +53,20 @@ pub use uncommitted_datatype::AR006;
 /// label for an issue of the call named, or `None` for issues of other kinds.
 pub(crate) type Describe = fn(&ArgIssue, &'static str) -> Option<(String, String)>;
 
-/// The pass of an argument check: one finding per call site and message for the argument
-/// issues its `describe` recognizes.
-pub(crate) struct IssuePass {
+/// What an argument check reports, for its pass: its code, the notes and help of its
+/// findings, and how it describes the issues it recognizes.
+#[derive(Clone, Copy)]
+pub(crate) struct IssueSpec {
     info: &'static CheckInfo,
     notes: &'static [&'static str],
     help: &'static str,
     describe: Describe,
+}
+
+/// The pass of an argument check: one finding per call site and message for the argument
+/// issues its `describe` recognizes.
+pub(crate) struct IssuePass {
+    spec: IssueSpec,
     found: SiteFindings,
 }
 
@@ -70,27 +77,91 @@ impl IssuePass {
         help: &'static str,
         describe: Describe,
     ) -> Box<dyn EventPass> {
-        Box::new(IssuePass {
+        Box::new(IssuePass::new(IssueSpec {
             info,
             notes,
             help,
             describe,
+        }))
+    }
+
+    fn new(spec: IssueSpec) -> IssuePass {
+        IssuePass {
+            spec,
             found: SiteFindings::default(),
-        })
+        }
+    }
+
+    /// The issues of `event` this check recognizes.
+    fn issues(&mut self, rank: Rank, event: &Event, issues: &[ArgIssue]) {
+        for issue in issues {
+            if let Some((message, label)) = (self.spec.describe)(issue, event.call) {
+                self.found.add(rank, event, message, label);
+            }
+        }
+    }
+
+    fn diagnostics(self, tables: &RunTables) -> Vec<Diagnostic> {
+        let IssueSpec {
+            info, notes, help, ..
+        } = self.spec;
+        self.found.diagnostics(tables, info, notes, help)
     }
 }
 
 impl EventPass for IssuePass {
     fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
         let Some(facts) = event.facts() else { return };
-        for issue in &facts.arg_issues {
-            if let Some((message, label)) = (self.describe)(issue, event.call) {
-                self.found.add(rank, event, message, label);
-            }
-        }
+        self.issues(rank, event, &facts.arg_issues);
+    }
+    fn issue_spec(&self) -> Option<IssueSpec> {
+        Some(self.spec)
     }
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        self.found
-            .diagnostics(tables, self.info, self.notes, self.help)
+        self.diagnostics(tables)
+    }
+}
+
+/// The passes of several argument checks fed as one: most events have no argument issue,
+/// found once for all of them.
+#[derive(Default)]
+pub(crate) struct IssuePasses {
+    /// Each check's pass, with the check's index in the registry.
+    members: Vec<(usize, IssuePass)>,
+}
+
+impl IssuePasses {
+    /// Adds the pass of check `index` (its [`EventPass::issue_spec`]).
+    pub fn add(&mut self, index: usize, spec: IssueSpec) {
+        self.members.push((index, IssuePass::new(spec)));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Each check's findings, with its index in the registry.
+    pub fn finish_each(self, tables: &RunTables) -> Vec<(usize, Vec<Diagnostic>)> {
+        (self.members.into_iter())
+            .map(|(index, pass)| (index, pass.diagnostics(tables)))
+            .collect()
+    }
+}
+
+impl EventPass for IssuePasses {
+    fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
+        let Some(facts) = event.facts().filter(|f| !f.arg_issues.is_empty()) else {
+            return;
+        };
+        for (_, pass) in &mut self.members {
+            pass.issues(rank, event, &facts.arg_issues);
+        }
+    }
+    /// (Every check's findings one after the other: the plan takes them apart with
+    /// [`IssuePasses::finish_each`] instead.)
+    fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
+        (self.finish_each(tables).into_iter())
+            .flat_map(|(_, found)| found)
+            .collect()
     }
 }

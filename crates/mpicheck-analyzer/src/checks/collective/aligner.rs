@@ -112,7 +112,10 @@ impl Position {
     /// Whether every caller made the same call (`MPI_Bcast_c` is `MPI_Bcast`).
     pub fn same_call(&self) -> bool {
         let first = self.call();
-        self.calls.iter().all(|c| c.base_name() == first)
+        // (The same name, interned, is the same address: compared as text only otherwise.)
+        self.calls
+            .iter()
+            .all(|c| std::ptr::eq(c.call, self.calls[0].call) || c.base_name() == first)
     }
 }
 
@@ -174,6 +177,9 @@ impl Rest {
 #[derive(Default)]
 pub(crate) struct Aligner {
     lines: FxHashMap<u32, Line>,
+    /// The lists of calls of positions already handed over, for the next ones
+    /// ([`Aligner::recycle`]).
+    spare: Vec<Vec<Call>>,
     /// Calls held now, and at most so far.
     held: usize,
     peak: usize,
@@ -182,7 +188,30 @@ pub(crate) struct Aligner {
 impl Aligner {
     /// Adds the next collective call of `call.rank` on `comm`; returns the positions it
     /// completed, in order (usually none or one).
+    #[cfg(test)]
     pub fn add(&mut self, comm: CommId, call: Call, tables: &RunTables) -> Vec<Position> {
+        let mut done = Vec::new();
+        self.add_into(comm, call, tables, &mut done);
+        done
+    }
+
+    /// A position handed over is done with: its list of calls serves the next one.
+    pub fn recycle(&mut self, mut calls: Vec<Call>) {
+        if self.spare.len() < 4 {
+            calls.clear();
+            self.spare.push(calls);
+        }
+    }
+
+    /// [`Aligner::add`], the positions completed put into `done`.
+    pub fn add_into(
+        &mut self,
+        comm: CommId,
+        call: Call,
+        tables: &RunTables,
+        done: &mut Vec<Position>,
+    ) {
+        let before = done.len();
         let line = self.lines.entry(comm.0).or_insert_with(|| {
             let mut group: Vec<Rank> = tables
                 .comm(comm)
@@ -213,13 +242,13 @@ impl Aligner {
             line.ready += 1;
         }
         self.held += 1;
-        let mut done = Vec::new();
         if line.outsider || line.group.is_empty() {
             self.peak = self.peak.max(self.held);
-            return done;
+            return;
         }
         while line.ready == line.group.len() {
-            let mut calls = Vec::with_capacity(line.group.len());
+            let mut calls = self.spare.pop().unwrap_or_default();
+            calls.reserve(line.group.len());
             for member in line.members.values_mut() {
                 if let Some(c) = member.open.pop_front() {
                     calls.push(c);
@@ -238,8 +267,7 @@ impl Aligner {
         }
         self.peak = self
             .peak
-            .max(self.held + done.iter().map(|p| p.calls.len()).sum::<usize>());
-        done
+            .max(self.held + done[before..].iter().map(|p| p.calls.len()).sum::<usize>());
     }
 
     /// Every member freed `comm`, so no call on it comes any more: its line is forgotten

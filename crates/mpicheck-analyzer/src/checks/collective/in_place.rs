@@ -1,7 +1,7 @@
 //! CO004: `MPI_IN_PLACE` on some ranks but not all where the standard requires all or none,
 //! or on a non-root rank of a rooted collective.
 
-use super::{by_value, disagreement, group_locations, Call, Findings, Position};
+use super::{all_same, by_value, disagreement, group_locations, Call, Findings, Position};
 use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::CollectiveKind;
@@ -93,6 +93,9 @@ impl InPlace {
         let out = &mut self.found;
         let in_place = |c: &Call| c.args().is_some_and(|a| a.in_place);
         if all_or_none(*kind) {
+            if all_same(position.calls.iter().map(in_place)) {
+                return;
+            }
             let groups = by_value(position.calls.iter().map(|c| (in_place(c), c)));
             if groups.len() < 2 {
                 return;

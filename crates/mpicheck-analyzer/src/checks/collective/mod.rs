@@ -66,6 +66,8 @@ impl Check for CollectiveChecks {
 #[derive(Default)]
 pub(crate) struct CollectivePass {
     aligner: Aligner,
+    /// The positions the last call completed (a buffer kept for the next call).
+    done: Vec<Position>,
     /// Communicators whose positions ended at one whose callers made different calls.
     ended: FxHashSet<u32>,
     co001: collective_call::CallOrder,
@@ -117,10 +119,14 @@ impl EventPass for CollectivePass {
             return;
         };
         self.co002.call(comm, &call);
-        for position in self.aligner.add(comm, call, tables) {
+        let mut done = std::mem::take(&mut self.done);
+        self.aligner.add_into(comm, call, tables, &mut done);
+        for position in done.drain(..) {
             self.co001.complete(&position, tables);
             self.aligned(&position, tables);
+            self.aligner.recycle(position.calls);
         }
+        self.done = done;
     }
 
     fn comm_freed(&mut self, comm: CommId, _tables: &RunTables) {
@@ -186,6 +192,16 @@ impl Findings {
     pub fn into_diagnostics(self, tables: &RunTables) -> Vec<Diagnostic> {
         self.sorted(tables).map(|(_, d)| d).collect()
     }
+}
+
+/// Whether the calls all passed the same value (or there are none): [`by_value`] would make
+/// fewer than two groups.
+pub(crate) fn all_same<V: PartialEq>(values: impl IntoIterator<Item = V>) -> bool {
+    let mut values = values.into_iter();
+    let Some(first) = values.next() else {
+        return true;
+    };
+    values.all(|v| v == first)
 }
 
 /// The groups of calls that passed the same value, the most common first (ties: the group

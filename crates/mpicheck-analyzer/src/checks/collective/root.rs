@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{by_value, disagreement, Call, Findings, Position};
+use super::{all_same, by_value, disagreement, Call, Findings, Position};
 use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
 use crate::model::{CommId, Rank};
@@ -89,7 +89,9 @@ impl Roots {
         {
             return; // intercommunicators use MPI_ROOT / MPI_PROC_NULL per group
         }
-        if position.calls.iter().any(|c| c.root().is_none()) {
+        if position.calls.iter().any(|c| c.root().is_none())
+            || all_same(position.calls.iter().map(Call::root))
+        {
             return;
         }
         let groups = by_value(position.calls.iter().map(|c| (c.root().unwrap_or(-1), c)));

@@ -4,13 +4,13 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::{compare, fold, BadPair};
-use crate::checks::collective::{by_value, group_locations, Call, Findings, Position};
+use crate::checks::collective::{all_same, by_value, group_locations, Call, Findings, Position};
 use crate::checks::pass::RunTables;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Location, Severity};
 use crate::model::{BufSpec, CollectiveKind, CommInfo, Rank, TypeId};
 use crate::text;
 use crate::text::{ranks, Text};
-use crate::typesig::Typed;
+use crate::typesig::{same_typed, Typed};
 
 pub const TY001: CheckInfo = CheckInfo {
     code: "TY001",
@@ -77,6 +77,16 @@ fn typed_of<'t>(tables: &RunTables<'t>, count: i64, datatype: TypeId) -> Option<
     tables.typed(count, Some(datatype))
 }
 
+/// Whether every one of `typed` is the same count of the same datatype, so that each fits
+/// each ([`same_typed`]).
+fn all_same_typed<'t>(typed: impl IntoIterator<Item = Typed<'t>>) -> bool {
+    let mut typed = typed.into_iter();
+    let Some(first) = typed.next() else {
+        return true;
+    };
+    typed.all(|t| same_typed(&first, &t))
+}
+
 /// The sender→receiver pairs of one collective call that do not fit.
 fn bad_pairs(
     kind: CollectiveKind,
@@ -86,10 +96,13 @@ fn bad_pairs(
 ) -> Vec<BadPair> {
     use CollectiveKind::*;
     let run = tables;
-    let by_comm_rank: BTreeMap<u32, &Call> = calls
-        .iter()
-        .filter_map(|c| Some((info.rank_of(c.rank)?, c)))
-        .collect();
+    // (Made by the kinds that pair by communicator rank, not for every position.)
+    let comm_ranks = || -> BTreeMap<u32, &Call> {
+        calls
+            .iter()
+            .filter_map(|c| Some((info.rank_of(c.rank)?, c)))
+            .collect()
+    };
     let send = |c: &Call| c.args().and_then(|a| a.send).and_then(|s| typed(run, &s));
     let recv = |c: &Call| c.args().and_then(|a| a.recv).and_then(|s| typed(run, &s));
     // The send of a rank that passed MPI_IN_PLACE is its own receive spec.
@@ -101,12 +114,13 @@ fn bad_pairs(
         }
     };
     let root = || -> Option<&Call> {
-        let groups = by_value(calls.iter().map(|c| (c.root(), c)));
-        if groups.len() != 1 {
+        let r = calls.first()?.root();
+        if !all_same(calls.iter().map(Call::root)) {
             return None; // CO002 reports it
         }
-        let r = groups[0].0?;
-        by_comm_rank.get(&u32::try_from(r).ok()?).copied()
+        let r = u32::try_from(r?).ok()?;
+        // (The last with that communicator rank, as a map by it keeps.)
+        calls.iter().rfind(|c| info.rank_of(c.rank) == Some(r))
     };
     let in_place = |c: &Call| c.args().is_some_and(|a| a.in_place);
     let mut out = Vec::new();
@@ -122,6 +136,10 @@ fn bad_pairs(
         }
         Reduce | Allreduce | Scan | Exscan | ReduceScatterBlock | ReduceScatter => {
             // Every rank's signature must equal the others': compare with the most common.
+            // The usual case first: every rank sends the same count of the same datatype.
+            if all_same_typed(calls.iter().filter_map(send)) {
+                return out;
+            }
             // (Grouped by the signature's hashes and length, which determine it, rather than
             // by its text: this runs for every reduction of the run.)
             let specs: Vec<((u64, u64, u64), &Call, Typed)> = calls
@@ -150,7 +168,7 @@ fn bad_pairs(
             let Some(root) = root() else { return out };
             let root_recv = root.args().and_then(|a| a.recv);
             let root_counts = root.args().and_then(|a| a.recv_counts.as_ref());
-            for (&cr, c) in &by_comm_rank {
+            for (&cr, c) in &comm_ranks() {
                 if c.rank == root.rank && in_place(c) {
                     continue;
                 }
@@ -171,7 +189,7 @@ fn bad_pairs(
             let Some(root) = root() else { return out };
             let root_send = root.args().and_then(|a| a.send);
             let root_counts = root.args().and_then(|a| a.send_counts.as_ref());
-            for (&cr, c) in &by_comm_rank {
+            for (&cr, c) in &comm_ranks() {
                 if c.rank == root.rank && in_place(c) {
                     continue;
                 }
@@ -189,6 +207,16 @@ fn bad_pairs(
             }
         }
         Allgather | Alltoall => {
+            // The usual case first: every rank sends and receives the same count of the same
+            // datatype.
+            if all_same_typed(
+                calls
+                    .iter()
+                    .flat_map(|c| [send_or_own(c), recv(c)])
+                    .flatten(),
+            ) {
+                return out;
+            }
             // Uniform: every sender's spec against every receiver's; compare distinct specs
             // once each.
             let mut senders: BTreeMap<String, (Typed, Vec<Rank>)> = BTreeMap::new();
@@ -228,6 +256,7 @@ fn bad_pairs(
             }
         }
         Allgatherv => {
+            let by_comm_rank = comm_ranks();
             for (&i, ci) in &by_comm_rank {
                 let Some(a) = ci.args() else { continue };
                 let (Some(r), Some(counts)) = (a.recv, a.recv_counts.as_ref()) else {
@@ -272,6 +301,7 @@ fn bad_pairs(
                 };
                 typed_of(run, n, datatype)
             };
+            let by_comm_rank = comm_ranks();
             for (&i, ci) in &by_comm_rank {
                 for (&j, cj) in &by_comm_rank {
                     if i == j && in_place(ci) {

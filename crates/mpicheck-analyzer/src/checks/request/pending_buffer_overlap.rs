@@ -1,6 +1,6 @@
 //! Buffers shared by outstanding nonblocking operations where MPI forbids it (BF001).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use super::freed::Proofs;
 use super::Call;
@@ -58,14 +58,36 @@ struct PendingOp {
     /// The call that started it, by index in its rank.
     event: usize,
     call: Call,
-    spans: Vec<BufferSpan>,
+    spans: Spans,
     /// Freed while pending, at this call: it stays pending until the call after the one
     /// that shows the program its receive completed (a send's proof, known at the end), or
     /// for good when nothing does.
     freed: bool,
 }
 
-type Pending = HashMap<ReqId, PendingOp>;
+/// A pending operation's buffers: most have one, held without an allocation of its own.
+enum Spans {
+    One(BufferSpan),
+    Many(Box<[BufferSpan]>),
+}
+
+impl Spans {
+    fn of(spans: &[BufferSpan]) -> Spans {
+        match spans {
+            [one] => Spans::One(one.clone()),
+            _ => Spans::Many(spans.into()),
+        }
+    }
+
+    fn as_slice(&self) -> &[BufferSpan] {
+        match self {
+            Spans::One(span) => std::slice::from_ref(span),
+            Spans::Many(spans) => spans,
+        }
+    }
+}
+
+type Pending = FxHashMap<ReqId, PendingOp>;
 
 fn request_of(event: &Event) -> Option<Blocking> {
     match &event.op {
@@ -96,7 +118,7 @@ fn conflicts(
     // For each pending operation, its first overlap with a write on either side.
     let mut found: Vec<(usize, ReqId, &PendingOp, &BufferSpan, &BufferSpan)> = Vec::new();
     for (request, op) in pending {
-        let first = op.spans.iter().find_map(|t| {
+        let first = op.spans.as_slice().iter().find_map(|t| {
             spans
                 .iter()
                 .find(|ours| ours.overlaps(t) && (ours.write || t.write))
@@ -153,7 +175,7 @@ fn where_pending(tables: &RunTables, pending: SiteId, later: SiteId) -> String {
 pub(super) struct BufferWalk {
     pending: Pending,
     /// Persistent requests' buffers, pending from each start.
-    persistent: HashMap<ReqId, Vec<BufferSpan>>,
+    persistent: FxHashMap<ReqId, Vec<BufferSpan>>,
 }
 
 /// A finding that depends on whether freed sends were known complete by then.
@@ -226,7 +248,8 @@ impl BufferWalk {
         found: &mut Overlaps,
     ) {
         let spans = event.buffers();
-        if !self.pending.is_empty() {
+        // (A call without buffers overlaps none.)
+        if !self.pending.is_empty() && !spans.is_empty() {
             found.add(
                 rank,
                 i,
@@ -241,7 +264,7 @@ impl BufferWalk {
                     PendingOp {
                         event: i,
                         call: Call::of(event),
-                        spans: spans.to_vec(),
+                        spans: Spans::of(spans),
                         freed: false,
                     },
                 );
@@ -263,7 +286,7 @@ impl BufferWalk {
                             PendingOp {
                                 event: i,
                                 call: Call::of(event),
-                                spans: spans.clone(),
+                                spans: Spans::of(spans),
                                 freed: false,
                             },
                         );

@@ -1,7 +1,5 @@
 //! Buffered sends without an attached buffer (RS003) or with one too small (RS004).
 
-use rustc_hash::FxHashMap;
-
 use crate::checks::pass::{EventPass, RunTables, SiteFindings};
 use crate::checks::Check;
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
@@ -90,14 +88,19 @@ struct RankBuffer {
 
 #[derive(Default)]
 struct Bsends {
-    ranks: FxHashMap<Rank, RankBuffer>,
+    /// By rank, once it had an event.
+    ranks: Vec<Option<RankBuffer>>,
     missing: SiteFindings,
     small: SiteFindings,
 }
 
 impl EventPass for Bsends {
     fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
-        let state = self.ranks.entry(rank).or_insert(RankBuffer {
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, || None);
+        }
+        let state = self.ranks[r].get_or_insert(RankBuffer {
             attached: None,
             judged: true,
         });

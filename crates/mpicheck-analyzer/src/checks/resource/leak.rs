@@ -76,7 +76,8 @@ struct RankObjects {
 /// Ranks that never reached `MPI_Finalize` are not judged.
 #[derive(Default)]
 struct Leaks {
-    ranks: FxHashMap<Rank, RankObjects>,
+    /// By rank, once it had an event.
+    ranks: Vec<Option<RankObjects>>,
     /// (kind, site, call, count per rank) → ranks: one finding per kind and creation site.
     groups: Groups,
 }
@@ -103,7 +104,11 @@ fn report(
 
 impl EventPass for Leaks {
     fn event(&mut self, rank: Rank, _index: usize, event: &Event, _tables: &RunTables) {
-        let state = self.ranks.entry(rank).or_default();
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, || None);
+        }
+        let state = self.ranks[r].get_or_insert_with(RankObjects::default);
         if let Some((thread, time)) = state.finalizing {
             if !event.ran_inside_call(thread, time) {
                 state.finalizing = None;
@@ -145,11 +150,9 @@ impl EventPass for Leaks {
     }
 
     fn finish(mut self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        let mut ranks: Vec<_> = std::mem::take(&mut self.ranks).into_iter().collect();
-        ranks.sort_unstable_by_key(|(rank, _)| *rank);
-        for (rank, mut state) in ranks {
-            if state.finalizing.is_some() {
-                report(&mut self.groups, rank, &mut state.live);
+        for (rank, state) in std::mem::take(&mut self.ranks).into_iter().enumerate() {
+            if let Some(mut state) = state.filter(|s| s.finalizing.is_some()) {
+                report(&mut self.groups, rank as Rank, &mut state.live);
             }
         }
         let mut groups: Vec<_> = std::mem::take(&mut self.groups).into_iter().collect();

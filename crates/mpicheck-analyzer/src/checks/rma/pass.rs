@@ -79,6 +79,9 @@ pub(crate) struct RmaPass {
     conflicts: epoch_scopes::Scopes,
     /// What the codes judged once every event came read besides the calls on windows.
     cross_rank: cross_rank::Gatherer,
+    /// No trace calls a window constructor (known from their scan): no call is on a window,
+    /// no event needs following.
+    no_windows: bool,
 }
 
 /// What an [`RmaPass`] holds besides its findings (for tests: issue 14 wants it bounded by
@@ -119,6 +122,9 @@ impl RmaPass {
 
 impl EventPass for RmaPass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
+        if self.no_windows {
+            return;
+        }
         self.cross_rank.event(rank, index, event, tables);
         let call = tables.rma_call(rank, index);
         let window = call.and_then(|c| tables.window(c.win));
@@ -187,6 +193,9 @@ impl EventPass for RmaPass {
 
     fn scanned(&mut self, called: &[&str]) {
         self.cross_rank.scanned(called);
+        // (With the large-count constructors, `MPI_Win_create_c`, ...)
+        self.no_windows =
+            !cross_rank::makes_windows(called.iter().map(|f| f.strip_suffix("_c").unwrap_or(f)));
     }
 
     fn finish_filling(self: Box<Self>, tables: &RunTables, filled: &mut Filled) -> Vec<Diagnostic> {

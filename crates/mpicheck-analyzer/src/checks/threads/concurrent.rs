@@ -73,6 +73,9 @@ pub(super) struct RankState {
     /// groups: a later thread's call can pair only with the calls still inside MPI, and
     /// those are at most the one thread's last call, kept here if it uses a group.
     single_last: Option<(Use, Key)>,
+    /// The buffer of the last list of requests that went out of `single_last`, for the
+    /// next one.
+    spare: Vec<ReqId>,
     found: BTreeSet<Found>,
 }
 
@@ -170,15 +173,39 @@ enum Kind<'n> {
 }
 
 impl RankState {
-    /// The next call of the rank.
-    pub fn call(&mut self, index: usize, event: &Event, tables: &RunTables) {
+    /// The next call of the rank; its thread's slot in the clocks.
+    pub fn call(&mut self, index: usize, event: &Event, tables: &RunTables) -> usize {
         let slot = self.clocks.call(event.thread);
         let Some(time) = event.time else {
             self.untimed = true;
-            self.single_last = None;
-            return;
+            self.forget_single_last();
+            return slot;
         };
         self.latest_enter = self.latest_enter.max(time.enter_ns);
+        let key = match &event.op {
+            Op::Wait { requests, .. } => {
+                // While one thread runs, the last call's list is replaced below: its buffer
+                // is reused.
+                if self.clocks.single() {
+                    self.forget_single_last();
+                }
+                let mut unique = std::mem::take(&mut self.spare);
+                unique.reserve(requests.len());
+                for &r in requests.iter().flatten() {
+                    if !unique.contains(&r) {
+                        unique.push(r);
+                    }
+                }
+                Key::Requests(unique)
+            }
+            Op::Collective { comm, .. } => Key::Comm(*comm),
+            _ => {
+                if self.clocks.single() {
+                    self.forget_single_last();
+                }
+                return slot;
+            }
+        };
         let used = Use {
             index,
             thread: event.thread,
@@ -193,35 +220,10 @@ impl RankState {
                 u32::MAX
             },
         };
-        let key = match &event.op {
-            Op::Wait { requests, .. } => {
-                // While one thread runs, the last call's list is replaced below: its buffer
-                // is reused.
-                let mut unique = match self.single_last.take_if(|_| self.clocks.single()) {
-                    Some((_, Key::Requests(mut spare))) => {
-                        spare.clear();
-                        spare
-                    }
-                    _ => Vec::with_capacity(requests.len()),
-                };
-                for &r in requests.iter().flatten() {
-                    if !unique.contains(&r) {
-                        unique.push(r);
-                    }
-                }
-                Key::Requests(unique)
-            }
-            Op::Collective { comm, .. } => Key::Comm(*comm),
-            _ => {
-                if self.clocks.single() {
-                    self.single_last = None;
-                }
-                return;
-            }
-        };
         if self.clocks.single() {
+            self.forget_single_last();
             self.single_last = Some((used, key));
-            return;
+            return slot;
         }
         if let Some((last, key)) = self.single_last.take() {
             // Threads start: the one thread's last call may still be inside MPI.
@@ -259,6 +261,15 @@ impl RankState {
         self.peak_groups = self.peak_groups.max(groups);
         if groups > 2 * self.swept + 16 {
             self.sweep();
+        }
+        slot
+    }
+
+    /// Drops the one thread's last call, keeping its list of requests' buffer.
+    fn forget_single_last(&mut self) {
+        if let Some((_, Key::Requests(mut requests))) = self.single_last.take() {
+            requests.clear();
+            self.spare = requests;
         }
     }
 

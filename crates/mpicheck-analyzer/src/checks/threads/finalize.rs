@@ -12,9 +12,10 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap;
 
 use super::stream::{Call, Ended};
-use super::{always_allowed, on_thread_id, Findings, SiteRole, When};
 #[cfg(test)]
-use super::{on_thread, RankThreads, Role};
+use super::{always_allowed, on_thread, RankThreads, Role};
+use super::{on_thread_id, Findings, SiteRole, When};
+use crate::checks::pass::ByAddress;
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::{Event, Op, SiteId};
 
@@ -90,7 +91,7 @@ struct Earlier {
     /// Its last call: the one that may still be inside MPI.
     last: Option<Call>,
     /// The older ones, by site and function: the latest epoch (inside MPI no more).
-    older: FxHashMap<(SiteId, &'static str), u32>,
+    older: FxHashMap<(SiteId, ByAddress), u32>,
 }
 
 /// A call of another thread that `MPI_Finalize` conflicts with.
@@ -104,11 +105,9 @@ struct Found {
 }
 
 impl Watch {
-    /// The next call of the rank; `clock` is its thread's clock when it entered.
+    /// The next call of the rank that MPI does not allow at any time
+    /// ([`super::always_allowed`]); `clock` is its thread's clock when it entered.
     pub fn call(&mut self, call: &Call, event: &Event, clock: &[u32]) {
-        if always_allowed(call.call) {
-            return;
-        }
         let Some((fin, fin_clock)) = &self.finalize else {
             if matches!(event.op, Op::Finalize) {
                 self.finalize_now(*call, clock.to_vec());
@@ -118,7 +117,10 @@ impl Watch {
                 }
                 let earlier = &mut self.before[call.slot];
                 if let Some(last) = earlier.last.replace(*call) {
-                    let epoch = earlier.older.entry((last.site, last.call)).or_default();
+                    let epoch = earlier
+                        .older
+                        .entry((last.site, ByAddress(last.call)))
+                        .or_default();
                     *epoch = (*epoch).max(last.epoch);
                 }
             }
@@ -195,7 +197,7 @@ impl Watch {
             let slot_seen = earlier
                 .last
                 .map_or(0, |last| clock.get(last.slot).copied().unwrap_or(0));
-            for ((site, call), epoch) in earlier.older {
+            for ((site, ByAddress(call)), epoch) in earlier.older {
                 if epoch > slot_seen {
                     found(Some(When::Possible), site, call);
                 }

@@ -110,6 +110,19 @@ fn note(uses: &mut Vec<Call>, call: &Call) {
 }
 
 impl Watch {
+    /// Whether [`Watch::call`] has anything to do with a call of `op` (one on requests).
+    #[inline]
+    pub fn wants(op: &Op) -> bool {
+        matches!(
+            op,
+            Op::Wait { .. }
+                | Op::RequestStatus { .. }
+                | Op::Start { .. }
+                | Op::Cancel { .. }
+                | Op::RequestFree { .. }
+        )
+    }
+
     /// The next call of the rank (what it does with requests); `clock`: its thread's
     /// clock when it entered.
     pub fn call(&mut self, call: &Call, event: &Event, clock: &[u32]) {
@@ -128,12 +141,14 @@ impl Watch {
                         note(self.requests.entry(*r).or_default(), call);
                     }
                 }
+                let nothing_to_forget = self.requests.is_empty();
                 let mut forget = |r: ReqId| {
                     if !self.started.contains(&r) {
                         self.requests.remove(&r);
                     }
                 };
-                if all {
+                if nothing_to_forget {
+                } else if all {
                     requests.iter().flatten().copied().for_each(&mut forget);
                 } else {
                     crate::checks::request::completed_requests(requests, completed)

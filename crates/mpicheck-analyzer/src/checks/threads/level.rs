@@ -20,6 +20,7 @@ use super::stream::{Call, Ended, OpenBlock, OpenRegion};
 #[cfg(test)]
 use super::{always_allowed, on_thread, RankThreads, Role};
 use super::{on_thread_id, severity, Findings, SiteRole, When};
+use crate::checks::pass::ByAddress;
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::{SiteId, ThreadLevel};
 use crate::threads::ThreadClocks;
@@ -88,10 +89,14 @@ type Caller = (u16, u32, &'static str);
 pub(super) struct Watch {
     /// Every call's thread, site and function.
     callers: BTreeSet<Caller>,
-    /// The callers already in `callers`, by the address and length of their function's
-    /// name: most calls are from a known caller, and this finds them without comparing
-    /// names (the same name at another address is still folded by `callers`).
-    known_callers: FxHashSet<(u16, u32, usize, usize)>,
+    /// The callers already in `callers`, by thread and site (one word) and the address of
+    /// their function's name: most calls are from a known caller, and this finds them
+    /// without comparing names (the same name at another address is still folded by
+    /// `callers`).
+    known_callers: FxHashSet<(u64, ByAddress)>,
+    /// Some of `known_callers`, each in the place its key gives it: most calls find
+    /// their caller here, without hashing.
+    recent_callers: Vec<Option<(u64, ByAddress)>>,
     /// `MPI_THREAD_SINGLE`: the calls of a region's thread in a region of several threads,
     /// with the threads that ran in it.
     in_regions: BTreeSet<(u32, Caller)>,
@@ -106,6 +111,15 @@ pub(super) struct Watch {
     pairs: BTreeSet<(When, Caller, Caller)>,
 }
 
+/// How many of the known callers [`Watch`] keeps at hand.
+const RECENT: usize = 64;
+
+/// The place of a caller among the recent ones.
+fn recent_place((thread_site, name): (u64, ByAddress)) -> usize {
+    let mixed = (thread_site ^ (name.0.as_ptr() as u64 >> 3)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (mixed >> 58) as usize
+}
+
 impl Watch {
     /// The next call of the rank; `callers`, `serialized`: what the level may need.
     pub fn call(
@@ -118,15 +132,21 @@ impl Watch {
         serialized: bool,
     ) {
         let caller = (call.thread, call.site.0, call.call);
-        if callers
-            && self.known_callers.insert((
-                call.thread,
-                call.site.0,
-                call.call.as_ptr() as usize,
-                call.call.len(),
-            ))
-        {
-            self.callers.insert(caller);
+        if callers {
+            let key = (
+                u64::from(call.thread) << 32 | u64::from(call.site.0),
+                ByAddress(call.call),
+            );
+            if self.recent_callers.is_empty() {
+                self.recent_callers.resize(RECENT, None);
+            }
+            let place = &mut self.recent_callers[recent_place(key)];
+            if *place != Some(key) {
+                if self.known_callers.insert(key) {
+                    self.callers.insert(caller);
+                }
+                *place = Some(key);
+            }
         }
         let Some(time) = call.time.filter(|_| serialized) else {
             return;

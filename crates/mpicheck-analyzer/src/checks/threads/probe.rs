@@ -17,6 +17,7 @@ use super::stream::{Call, Ended};
 #[cfg(test)]
 use super::{on_thread, RankThreads, Role};
 use super::{on_thread_id, severity, Findings, SiteRole, When};
+use crate::checks::pass::ByAddress;
 use crate::diagnostic::{Category, CheckInfo, Severity};
 use crate::model::{CommId, Event, Op, RecvSpec, SiteId, Source, TagMatch};
 use crate::threads::ThreadClocks;
@@ -153,7 +154,7 @@ struct Receives {
     /// The last one: it may still be inside MPI.
     last: (Call, Accepts),
     /// The older ones by site, function and what they accept: the latest epoch.
-    older: FxHashMap<(SiteId, &'static str, Accepts), u32>,
+    older: FxHashMap<(SiteId, ByAddress, Accepts), u32>,
 }
 
 /// A probe that found a message, and the receives of other threads that may take it.
@@ -193,6 +194,14 @@ struct Found {
 }
 
 impl Watch {
+    /// Whether [`Watch::call`] has anything to do with a call of `op`: a receive, a probe,
+    /// or any call while a probe's window is open.
+    #[inline]
+    pub fn wants(&self, op: &Op) -> bool {
+        matches!(op, Op::Recv { .. } | Op::Sendrecv { .. } | Op::Probe { .. })
+            || !self.windows.is_empty()
+    }
+
     /// The next call of the rank.
     pub fn call(&mut self, call: &Call, event: &Event, clocks: &ThreadClocks, latest_enter: u64) {
         let clock = clocks.clock(call.slot);
@@ -225,7 +234,10 @@ impl Watch {
             match self.receives.get_mut(&call.thread) {
                 Some(r) => {
                     let (last, accepts) = std::mem::replace(&mut r.last, (*call, accepts));
-                    let epoch = r.older.entry((last.site, last.call, accepts)).or_default();
+                    let epoch = r
+                        .older
+                        .entry((last.site, ByAddress(last.call), accepts))
+                        .or_default();
                     *epoch = (*epoch).max(last.epoch);
                 }
                 None => {
@@ -290,7 +302,7 @@ impl Watch {
                     after_probe: false, // recorded earlier
                 });
             }
-            for (&(site, name, accepts), &epoch) in &r.older {
+            for (&(site, ByAddress(name), accepts), &epoch) in &r.older {
                 if accepts.message(envelope) {
                     let recv = Call {
                         thread,

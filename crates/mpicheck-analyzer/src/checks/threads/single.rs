@@ -75,6 +75,8 @@ const HELP: &str = "initialize MPI with MPI_Init_thread requesting MPI_THREAD_FU
 pub(super) struct Watch {
     /// The threads that called MPI.
     mpi_threads: FxHashSet<u16>,
+    /// The thread of the last call (in `mpi_threads`).
+    last: Option<u16>,
     /// Parallel regions of several threads with no MPI call in them (under
     /// `MPI_THREAD_SINGLE`: each is a finding, if MPI was initialized).
     quiet_regions: Vec<u32>,
@@ -82,7 +84,10 @@ pub(super) struct Watch {
 
 impl Watch {
     pub fn call(&mut self, call: &Call) {
-        self.mpi_threads.insert(call.thread);
+        if self.last != Some(call.thread) {
+            self.mpi_threads.insert(call.thread);
+            self.last = Some(call.thread);
+        }
     }
 
     /// How many threads and regions it holds.

@@ -24,8 +24,6 @@
 
 use std::collections::BTreeSet;
 
-use rustc_hash::FxHashMap;
-
 use super::{always_allowed, concurrent, finalize, freed, level, probe, single, Findings};
 use crate::checks::pass::{EventPass, RunTables, ThreadMark};
 use crate::diagnostic::Diagnostic;
@@ -37,36 +35,42 @@ use crate::threads::ThreadClocks;
 /// TH001-TH007 over the events.
 #[derive(Default)]
 pub(crate) struct ThreadPass {
-    ranks: FxHashMap<Rank, RankState>,
+    /// By rank: its state, once something came of it.
+    ranks: Vec<Option<RankState>>,
+}
+
+impl ThreadPass {
+    fn rank(&mut self, rank: Rank) -> &mut RankState {
+        let r = rank as usize;
+        if self.ranks.len() <= r {
+            self.ranks.resize_with(r + 1, || None);
+        }
+        self.ranks[r].get_or_insert_with(RankState::default)
+    }
 }
 
 impl EventPass for ThreadPass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-        self.ranks
-            .entry(rank)
-            .or_default()
-            .call(index, event, tables);
+        match self.ranks.get_mut(rank as usize) {
+            Some(Some(state)) => state.call(index, event, tables),
+            _ => self.rank(rank).call(index, event, tables),
+        }
     }
 
     fn sync(&mut self, rank: Rank, sync: &SyncEvent) {
-        self.ranks
-            .entry(rank)
-            .or_default()
-            .concurrent
-            .clocks
-            .sync(sync);
+        self.rank(rank).concurrent.clocks.sync(sync);
     }
 
     fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
-        self.ranks.entry(rank).or_default().mark(mark);
+        self.rank(rank).mark(mark);
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        let mut ranks: Vec<(Rank, RankState)> = self.ranks.into_iter().collect();
-        ranks.sort_by_key(|(rank, _)| *rank);
         let mut findings = Findings::default();
-        for (rank, state) in ranks {
-            state.finish(rank, tables, &mut findings);
+        for (rank, state) in self.ranks.into_iter().enumerate() {
+            if let Some(state) = state {
+                state.finish(rank as Rank, tables, &mut findings);
+            }
         }
         findings.into_diagnostics_on(tables)
     }
@@ -89,7 +93,7 @@ impl ThreadPass {
     /// What the pass holds now.
     pub fn held(&mut self) -> ThreadHeld {
         let mut held = ThreadHeld::default();
-        for state in self.ranks.values_mut() {
+        for state in self.ranks.iter_mut().flatten() {
             state.concurrent.add_held(&mut held.concurrent);
             held.open += state.regions.len() + state.blocks.len();
             held.calls += state.regions.iter().map(|r| r.calls.len()).sum::<usize>()
@@ -205,11 +209,8 @@ impl RankState {
     }
 
     fn call(&mut self, index: usize, event: &Event, tables: &RunTables) {
-        self.concurrent.call(index, event, tables);
+        let slot = self.concurrent.call(index, event, tables);
         let clocks = &self.concurrent.clocks;
-        let slot = clocks
-            .slot_of_thread(event.thread)
-            .expect("the call registered its thread");
         match self.first_thread {
             None => self.first_thread = Some(event.thread),
             Some(first) if first != event.thread => self.several_threads = true,
@@ -248,7 +249,8 @@ impl RankState {
         };
         // The clocks do not change at a call: the thread's clock is the call's entry clock.
         let clock = clocks.clock(slot);
-        if !always_allowed(call.call) {
+        let allowed = always_allowed(call.call);
+        if !allowed {
             let (callers, serialized) = (
                 self.may_be(ThreadLevel::Single) || self.may_be(ThreadLevel::Funneled),
                 self.may_be(ThreadLevel::Serialized),
@@ -270,9 +272,15 @@ impl RankState {
                 }
             }
         }
-        self.finalize.call(&call, event, clock);
-        self.probes.call(&call, event, clocks, self.latest_enter);
-        self.freed.call(&call, event, clock);
+        if !allowed {
+            self.finalize.call(&call, event, clock);
+        }
+        if self.probes.wants(&event.op) {
+            self.probes.call(&call, event, clocks, self.latest_enter);
+        }
+        if freed::Watch::wants(&event.op) {
+            self.freed.call(&call, event, clock);
+        }
         self.last = Some(call);
     }
 
