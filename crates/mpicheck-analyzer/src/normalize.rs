@@ -18,13 +18,14 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use mpicheck_trace::{
-    ArgValue, CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace, TraceError,
+    CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace, TraceError,
 };
 
 use crate::checks::pass::{EventPass, RunTables};
 use crate::model::*;
 use crate::typesig::Layout;
 
+pub mod args;
 mod assign;
 mod collective;
 mod constants;
@@ -41,6 +42,7 @@ mod rma;
 mod tests;
 mod topology;
 
+use args::Args;
 pub use assign::{assign_ranks, is_rank_trace, IgnoredTrace, RankAssignment};
 pub(crate) use constants::intern;
 use constants::{parse_int, Constants};
@@ -650,8 +652,9 @@ struct RankStream<'a> {
     last_unreturned: FxHashMap<u16, (usize, &'static str)>,
     /// Receives matched by the call being normalized.
     matched: Vec<(usize, (Rank, i32))>,
-    /// The arguments of the call being normalized (room reused from call to call).
-    args: Vec<(ArgValue, ArgValue)>,
+    /// Where the arguments of the call being normalized are in its words, for functions
+    /// with arrays (room reused from call to call).
+    slots: Vec<args::Slot>,
     /// The plan of each function of the trace called so far.
     plans: plan::FunctionPlans,
 }
@@ -682,7 +685,7 @@ impl<'a> RankStream<'a> {
             abort_followed: false,
             last_unreturned: FxHashMap::default(),
             matched: Vec::new(),
-            args: Vec::new(),
+            slots: Vec::new(),
             plans: plan::FunctionPlans::default(),
         }
     }
@@ -800,7 +803,7 @@ impl<'a> RankStream<'a> {
             site,
             this_index,
             &mut self.matched,
-            &mut self.args,
+            &mut self.slots,
         );
         for (event, matched) in self.matched.drain(..) {
             // (A call completing a receive it started itself has no earlier event to fill.)
@@ -1025,60 +1028,5 @@ impl std::ops::Deref for RankNormalizer<'_> {
 impl std::ops::DerefMut for RankNormalizer<'_> {
     fn deref_mut(&mut self) -> &mut RankState {
         self.state
-    }
-}
-
-/// Values of one call's parameters by name.
-struct Args<'a> {
-    function: &'a FunctionSchema,
-    /// What depends only on the function, worked out at its first call.
-    plan: &'a plan::FunctionPlan,
-    values: &'a [(ArgValue, ArgValue)],
-}
-
-impl Args<'_> {
-    fn position(&self, name: &str) -> Option<usize> {
-        self.function.params.iter().position(|p| p.name == name)
-    }
-    fn input(&self, name: &str) -> Option<&ArgValue> {
-        self.position(name).map(|i| &self.values[i].0)
-    }
-    fn output(&self, name: &str) -> Option<&ArgValue> {
-        self.position(name).map(|i| &self.values[i].1)
-    }
-    fn int(&self, name: &str) -> Option<i64> {
-        self.input(name).and_then(ArgValue::as_int)
-    }
-    fn out_int(&self, name: &str) -> Option<i64> {
-        self.output(name).and_then(ArgValue::as_int)
-    }
-    /// First parameter of `kind` with an input value, e.g. the communicator of a call.
-    fn first_of_kind(&self, kind: &str) -> Option<i64> {
-        self.function
-            .params
-            .iter()
-            .zip(self.values)
-            .find(|(p, _)| p.kind == kind)
-            .and_then(|(_, v)| v.0.as_int())
-    }
-    /// The input of the parameter at `at` (a position from the plan), like [`Args::int`].
-    fn int_at(&self, at: Option<usize>) -> Option<i64> {
-        self.values[at?].0.as_int()
-    }
-    /// The output of the parameter at `at`, like [`Args::out_int`].
-    fn out_int_at(&self, at: Option<usize>) -> Option<i64> {
-        self.values[at?].1.as_int()
-    }
-    fn status(&self) -> Option<Status> {
-        match &self.values[self.plan.p2p.status?].1 {
-            ArgValue::Status(s) => Some(*s),
-            _ => None,
-        }
-    }
-    fn statuses(&self) -> Option<&[Status]> {
-        match &self.values[self.plan.p2p.statuses?].1 {
-            ArgValue::Statuses(s) => Some(s),
-            _ => None,
-        }
     }
 }

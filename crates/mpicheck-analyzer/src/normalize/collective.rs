@@ -27,11 +27,7 @@ impl<'t> RankNormalizer<'t> {
                 datatype: me.datatype(Some(raw)),
             })
         };
-        let counts = |name: &str| -> Option<Vec<i64>> {
-            args.input(name)
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-        };
+        let counts = |name: &str| -> Option<Vec<i64>> { args.array(name).map(<[i64]>::to_vec) };
         match base.as_str() {
             "Bcast" | "Reduce" | "Allreduce" | "Scan" | "Exscan" => {
                 out.send = spec(self, "count", "datatype");

@@ -15,13 +15,13 @@ impl<'t> RankNormalizer<'t> {
         site: SiteId,
         this_index: usize,
         receives: &mut Vec<(usize, (Rank, i32))>,
-        values: &mut Vec<(ArgValue, ArgValue)>,
+        slots: &mut Vec<args::Slot>,
     ) -> Option<Event> {
-        call.args_into(function, values);
+        let slots = plan.layout.slots(&call.words, slots);
         let args = &Args {
             function,
             plan,
-            values,
+            values: args::ArgWords::new(&plan.layout, slots, &call.words, call.complete),
         };
         let full_name = plan.name;
         let name = plan.base_name;
@@ -131,12 +131,8 @@ impl<'t> RankNormalizer<'t> {
                     .insert((self.rank, this_index as u32), shared);
             }
         }
-        let array = |n: &str| -> Vec<i64> {
-            args.input(n)
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-                .unwrap_or_default()
-        };
+        let array =
+            |n: &str| -> Vec<i64> { args.array(n).map(<[i64]>::to_vec).unwrap_or_default() };
         match name {
             "MPI_Graph_create" => {
                 self.pending_topology = Some(Topology::Graph {
@@ -200,15 +196,13 @@ impl<'t> RankNormalizer<'t> {
     pub(super) fn comm_info(&mut self, args: &Args) {
         let Some(raw) = args.int("comm") else { return };
         let members: Vec<Rank> = args
-            .input("members")
-            .and_then(ArgValue::as_array)
+            .array("members")
             .unwrap_or(&[])
             .iter()
             .map(|&r| r as Rank)
             .collect();
         let remote: Option<Vec<Rank>> = args
-            .input("remote")
-            .and_then(ArgValue::as_array)
+            .array("remote")
             .map(|a| a.iter().map(|&r| r as Rank).collect());
         self.comm_created(raw, members, remote);
     }

@@ -11,9 +11,10 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use mpicheck_trace::schema::{decode_args, Direction};
-use mpicheck_trace::{ArgValue, CallRecord, Trace};
+use mpicheck_trace::schema::Direction;
+use mpicheck_trace::{CallRecord, Trace};
 
+use super::args::Value;
 use super::{parse_int, Args, LocalComm, RankNormalizer};
 use crate::checks::argument::rules::{
     self, ArgConstants, ArgState, CartShape, CommView, HandleState, PartitionedRequest,
@@ -306,7 +307,7 @@ impl RankNormalizer<'_> {
                 problem: ArgProblem::BeforeInit,
             });
         }
-        self.argument_issues(args, call, &mut facts);
+        self.argument_issues(args, &mut facts);
         self.note_topology(args, short, call.ret);
         self.note_group_size(args, short, call.ret);
         self.note_cart_shape(args, short, call.ret);
@@ -314,7 +315,7 @@ impl RankNormalizer<'_> {
         // The spans go into room kept from call to call: most calls with a buffer have only
         // that one fact, which the event holds without an allocation.
         let mut spans = std::mem::take(&mut self.objects.spans);
-        self.buffer_spans(call, args, op, &mut spans);
+        self.buffer_spans(args, op, &mut spans);
         let by = (call.thread, index);
         if self.objects.track_uses {
             self.note_uses(args, by);
@@ -367,9 +368,10 @@ impl RankNormalizer<'_> {
                 continue;
             }
             let kind = param.kind;
-            let raws = match &args.values[param.at].0 {
-                ArgValue::Int(raw) => std::slice::from_ref(raw),
-                ArgValue::Array(raws) => raws.as_slice(),
+            let input = args.values.input(param.at);
+            let raws = match &input {
+                Value::Int(raw) => std::slice::from_ref(raw),
+                Value::Array(raws) => raws,
                 _ => continue,
             };
             for raw in raws {
@@ -405,7 +407,8 @@ impl RankNormalizer<'_> {
             }
         }
         for param in &args.plan.handles {
-            let (kind, (input, output)) = (param.kind, &args.values[param.at]);
+            let kind = param.kind;
+            let input = args.values.input(param.at);
             if short == "Type_commit" {
                 if let Some(raw) = input.as_int() {
                     if let Some(entry) = self.objects.live.get_mut(&(kind, raw)) {
@@ -423,10 +426,10 @@ impl RankNormalizer<'_> {
             if failed || borrowed || param.direction != Direction::Out {
                 continue;
             }
-            let raws: Vec<i64> = match output {
-                ArgValue::Int(raw) => vec![*raw],
+            let raws: Vec<i64> = match args.values.output(param.at) {
+                Value::Int(raw) => vec![raw],
                 // MPI_Type_get_contents: only the first `num_datatypes` entries are written.
-                ArgValue::Array(raws) => {
+                Value::Array(raws) => {
                     let parts = args
                         .int("datatype")
                         .and_then(|t| self.objects.type_parts.get(&t).copied())
@@ -539,22 +542,12 @@ impl RankNormalizer<'_> {
 
     /// The argument problems of one call, by the rules of `checks::argument::rules`, judged
     /// with this rank's state before the call changes it.
-    fn argument_issues(&mut self, args: &Args, call: &CallRecord, facts: &mut CallFacts) {
-        let function = args.function;
-        // An output buffer's address is written on entry, but decoded only for calls that
-        // returned (a call that returned has it in `args` already).
-        let entry;
-        let values = if !call.complete && args.plan.out_buffer {
-            entry = decode_args(function, &call.words, true);
-            &entry
-        } else {
-            args.values
-        };
+    fn argument_issues(&mut self, args: &Args, facts: &mut CallFacts) {
         let call_args = rules::CallArgs {
-            function,
+            function: args.function,
             short: args.plan.short,
             plan: &args.plan.rules,
-            values,
+            values: args.values,
         };
         facts.arg_issues.extend(rules::judge(&call_args, &*self));
     }
@@ -575,14 +568,11 @@ impl RankNormalizer<'_> {
                     ndims: n.max(0) as usize,
                 })
             }),
-            "Cart_sub" => args
-                .input("remain_dims")
-                .and_then(ArgValue::as_array)
-                .map(|remain| {
-                    Some(TopologyKind::Cart {
-                        ndims: remain.iter().filter(|&&r| r != 0).count(),
-                    })
-                }),
+            "Cart_sub" => args.array("remain_dims").map(|remain| {
+                Some(TopologyKind::Cart {
+                    ndims: remain.iter().filter(|&&r| r != 0).count(),
+                })
+            }),
             "Graph_create" => Some(Some(TopologyKind::Graph)),
             "Dist_graph_create" | "Dist_graph_create_adjacent" => {
                 Some(Some(TopologyKind::DistGraph))
@@ -627,30 +617,20 @@ impl RankNormalizer<'_> {
 
     /// The spans of the buffers of point-to-point calls and of the collectives whose
     /// buffers are `count` elements on every rank.
-    fn buffer_spans(&self, call: &CallRecord, args: &Args, op: &Op, spans: &mut Vec<BufferSpan>) {
+    fn buffer_spans(&self, args: &Args, op: &Op, spans: &mut Vec<BufferSpan>) {
         if !(point_to_point(op) || args.plan.counted_collective) {
             return;
         }
-        // The words as on entry, output buffer addresses included: a call that returned
-        // has them decoded in `args` already.
-        let decoded;
-        let entry_words = if call.complete {
-            args.values
-        } else {
-            decoded = decode_args(args.function, &call.words, true);
-            &decoded
-        };
+        // The words as on entry, output buffer addresses included.
+        let values = args.values;
         let address = |i: usize| -> Option<i64> {
-            match &entry_words[i] {
-                (ArgValue::Int(v), _) | (_, ArgValue::Int(v)) => Some(*v),
-                _ => None,
-            }
+            values.int(i).or_else(|| values.output_on_entry(i).as_int())
         };
         for row in &args.plan.buffers {
             let (Some(start), Some(n), Some(t)) = (
                 address(row.address),
-                args.values[row.count].0.as_int(),
-                args.values[row.datatype].0.as_int(),
+                values.int(row.count),
+                values.int(row.datatype),
             ) else {
                 continue;
             };

@@ -142,12 +142,8 @@ impl RankNormalizer<'_> {
             }
         }
         let int = |n: &str| args.int(n).unwrap_or(0).max(0) as u64;
-        let array = |n: &str| -> Vec<i64> {
-            args.input(n)
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-                .unwrap_or_default()
-        };
+        let array =
+            |n: &str| -> Vec<i64> { args.array(n).map(<[i64]>::to_vec).unwrap_or_default() };
         let old = self.layout(args.int("oldtype"));
         let old_name = || {
             old.as_ref()

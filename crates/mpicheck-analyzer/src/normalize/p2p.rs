@@ -1,5 +1,6 @@
 //! Point-to-point calls and the peers, sources and tags they name.
 
+use super::args::Value;
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
@@ -200,10 +201,9 @@ impl<'t> RankNormalizer<'t> {
             | "Request_get_status_some" => Some(self.wait_op(short, args, call, receives)),
             "Start" | "Startall" => {
                 let raws: Vec<i64> = match args.input("request") {
-                    Some(ArgValue::Int(r)) => vec![*r],
+                    Some(Value::Int(r)) => vec![r],
                     _ => args
-                        .input("array_of_requests")
-                        .and_then(ArgValue::as_array)
+                        .array("array_of_requests")
                         .map(<[i64]>::to_vec)
                         .unwrap_or_default(),
                 };
@@ -211,10 +211,10 @@ impl<'t> RankNormalizer<'t> {
                 // Open MPI hands out a new handle when a still-active persistent request is
                 // started again; the request goes on under the new handle.
                 let outs: Vec<i64> = match args.output("request") {
-                    Some(ArgValue::Int(r)) => vec![*r],
+                    Some(Value::Int(r)) => vec![r],
                     _ => args
                         .output("array_of_requests")
-                        .and_then(ArgValue::as_array)
+                        .and_then(Value::as_array)
                         .map(<[i64]>::to_vec)
                         .unwrap_or_default(),
                 };

@@ -6,6 +6,7 @@
 use mpicheck_trace::schema::Direction;
 use mpicheck_trace::FunctionSchema;
 
+use super::args::WordLayout;
 use super::constants::intern;
 use super::facts::{allowed_anytime, frees, returns_borrowed};
 use super::names::{base_name, MANAGEMENT_COLLECTIVES};
@@ -71,8 +72,6 @@ pub(super) struct FunctionPlan {
     pub(super) returns_borrowed: bool,
     /// One of [`MANAGEMENT_COLLECTIVES`].
     pub(super) management_collective: bool,
-    /// It has an output buffer, whose address is written on entry.
-    pub(super) out_buffer: bool,
     /// The first output communicator and output group.
     pub(super) out_communicator: Option<usize>,
     pub(super) out_group: Option<usize>,
@@ -92,6 +91,8 @@ pub(super) struct FunctionPlan {
     pub(super) p2p: P2pParams,
     /// The argument rules' view of the function.
     pub(super) rules: RulePlan,
+    /// Where its parameters are in a call's words.
+    pub(super) layout: WordLayout,
 }
 
 impl FunctionPlan {
@@ -147,10 +148,6 @@ impl FunctionPlan {
             frees: frees(short),
             returns_borrowed: returns_borrowed(short),
             management_collective: MANAGEMENT_COLLECTIVES.contains(&base_name),
-            out_buffer: function
-                .params
-                .iter()
-                .any(|p| p.kind == "BUFFER" && p.direction == Direction::Out),
             out_communicator: out_handle("COMMUNICATOR"),
             out_group: out_handle("GROUP"),
             handles,
@@ -182,6 +179,7 @@ impl FunctionPlan {
                 partitions: position("partitions"),
             },
             rules: RulePlan::of(function, short),
+            layout: WordLayout::of(function),
         }
     }
 }

@@ -150,15 +150,14 @@ impl<'t> RankNormalizer<'t> {
             "some" => WaitKind::Some,
             _ => WaitKind::One,
         };
-        let raws: Vec<i64> = if kind == WaitKind::One {
-            args.int_at(args.plan.p2p.request).into_iter().collect()
+        let one;
+        let raws: &[i64] = if kind == WaitKind::One {
+            one = args.int_at(args.plan.p2p.request);
+            one.as_slice()
         } else {
-            args.input("array_of_requests")
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-                .unwrap_or_default()
+            args.array("array_of_requests").unwrap_or(&[])
         };
-        let requests = self.request_ids(&raws);
+        let requests = self.request_ids(raws);
         let completed: Option<Vec<u32>> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
@@ -190,14 +189,14 @@ impl<'t> RankNormalizer<'t> {
                         .filter(|&n| n >= 0 && Some(n) != self.constants.undefined)
                         .unwrap_or(0) as usize;
                     args.output("array_of_indices")
-                        .and_then(ArgValue::as_array)
+                        .and_then(args::Value::as_array)
                         .map(|a| a.iter().take(n).map(|&i| i as u32).collect())
                         .unwrap_or_default()
                 }
             }
         });
         if let Some(done) = &completed {
-            let statuses = args.statuses().map(<[Status]>::to_vec);
+            let statuses = args.statuses();
             for (k, &i) in done.iter().enumerate() {
                 let Some(&raw) = raws.get(i as usize) else {
                     continue;
@@ -205,8 +204,8 @@ impl<'t> RankNormalizer<'t> {
                 let status = match kind {
                     WaitKind::One | WaitKind::Any => args.status(),
                     // Waitsome/Testsome report statuses in completion order.
-                    WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
-                    WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
+                    WaitKind::Some => statuses.and_then(|s| s.get(k)),
+                    WaitKind::All => statuses.and_then(|s| s.get(i as usize)),
                 };
                 self.complete_request(raw, requests[i as usize], status, !status_only, receives);
             }

@@ -9,9 +9,9 @@
 //! with a parameter of a checked kind is checked without a change here.
 
 use mpicheck_trace::schema::{Direction, FunctionSchema, ParamShape};
-use mpicheck_trace::ArgValue;
 
 use crate::model::{ArgIssue, ArgProblem, ObjectKind};
+use crate::normalize::args::{ArgWords, Value};
 use crate::normalize::intern;
 
 /// One rule of the table: the parameter kinds it applies to, the code that reports it and
@@ -247,27 +247,33 @@ pub struct CartShape {
     pub periods: Vec<bool>,
 }
 
-/// One call: its function, its short name (`Send`) and each parameter's `(input, output)`
-/// values as `decode_args` gives them (an output buffer's address is its output word,
-/// written on entry).
+/// One call: its function, its short name (`Send`) and its argument words (an output
+/// buffer's address is its output word, written on entry).
 pub struct CallArgs<'a> {
     pub function: &'a FunctionSchema,
     pub short: &'a str,
     /// What the rules need of the function, worked out once ([`RulePlan::of`]).
     pub plan: &'a RulePlan,
-    pub values: &'a [(ArgValue, ArgValue)],
+    pub values: ArgWords<'a>,
 }
 
-impl CallArgs<'_> {
+impl<'a> CallArgs<'a> {
     fn position(&self, name: &str) -> Option<usize> {
         self.function.params.iter().position(|p| p.name == name)
     }
     /// A parameter's value on entry: its input, or the address of an output buffer.
-    fn on_entry(&self, i: usize) -> &ArgValue {
-        match self.values.get(i) {
-            Some((ArgValue::Missing, output)) if self.function.params[i].kind == "BUFFER" => output,
-            Some((input, _)) => input,
-            None => &ArgValue::Missing,
+    fn on_entry(&self, i: usize) -> Value<'a> {
+        match self.values.input(i) {
+            Value::Missing
+                if self
+                    .function
+                    .params
+                    .get(i)
+                    .is_some_and(|p| p.kind == "BUFFER") =>
+            {
+                self.values.output_on_entry(i)
+            }
+            input => input,
         }
     }
     fn int(&self, name: &str) -> Option<i64> {
@@ -278,7 +284,7 @@ impl CallArgs<'_> {
     fn comm(&self) -> Option<i64> {
         self.on_entry(self.plan.comm_input?).as_int()
     }
-    fn array(&self, name: &str) -> Option<&[i64]> {
+    fn array(&self, name: &str) -> Option<&'a [i64]> {
         self.on_entry(self.position(name)?).as_array()
     }
 }
@@ -658,8 +664,8 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             continue;
         }
         let value = call.on_entry(i);
-        match (judged, value) {
-            (Judged::Request, ArgValue::Int(raw))
+        match (judged, &value) {
+            (Judged::Request, Value::Int(raw))
                 if plan.null_request_forbidden && Some(*raw) == c.request_null =>
             {
                 issue(
@@ -669,7 +675,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     },
                 );
             }
-            (Judged::Handle(kind), ArgValue::Int(raw)) => match state.handle(kind, *raw) {
+            (Judged::Handle(kind), Value::Int(raw)) => match state.handle(kind, *raw) {
                 HandleState::Null if judged_param.null_forbidden => {
                     issue(name, ArgProblem::NullHandle { kind })
                 }
@@ -679,15 +685,15 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                 }
                 _ => {}
             },
-            (Judged::Count, ArgValue::Int(v)) if *v < 0 => {
+            (Judged::Count, Value::Int(v)) if *v < 0 => {
                 issue(name, ArgProblem::NegativeCount { value: *v })
             }
-            (Judged::Count, ArgValue::Array(values)) => {
+            (Judged::Count, Value::Array(values)) => {
                 if let Some(&v) = values.iter().find(|&&v| v < 0) {
                     issue(name, ArgProblem::NegativeCount { value: v });
                 }
             }
-            (Judged::Buffer, ArgValue::Int(address)) => {
+            (Judged::Buffer, Value::Int(address)) => {
                 if c.in_place.is_some() && Some(*address) == c.in_place {
                     if !in_place_allowed(call, name) {
                         issue(name, ArgProblem::InPlaceNotAllowed);
@@ -698,7 +704,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     }
                 }
             }
-            (Judged::Tag, ArgValue::Int(tag)) => {
+            (Judged::Tag, Value::Int(tag)) => {
                 let short = call.short.strip_suffix("_c").unwrap_or(call.short);
                 let receive = matches!(
                     short,
@@ -719,24 +725,24 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     );
                 }
             }
-            (Judged::Rank, ArgValue::Int(rank)) => {
+            (Judged::Rank, Value::Int(rank)) => {
                 if let Some(problem) = peer_problem(call, state, name, *rank) {
                     issue(name, problem);
                 }
             }
-            (Judged::Assert, ArgValue::Int(value)) => {
+            (Judged::Assert, Value::Int(value)) => {
                 let not_allowed = asserts::not_allowed(call.short, *value, c);
                 if !not_allowed.is_empty() {
                     let value = *value;
                     issue(name, ArgProblem::InvalidAssert { value, not_allowed });
                 }
             }
-            (Judged::Color | Judged::SplitType, ArgValue::Int(color))
+            (Judged::Color | Judged::SplitType, Value::Int(color))
                 if *color < 0 && Some(*color) != c.undefined =>
             {
                 issue(name, ArgProblem::InvalidColor { value: *color });
             }
-            (Judged::SplitType, ArgValue::Int(split_type))
+            (Judged::SplitType, Value::Int(split_type))
                 if *split_type >= 0
                     && c.split_types
                         .as_ref()
@@ -839,11 +845,11 @@ fn topology_issues(
             continue;
         }
         let name = param.name.as_str();
-        match (param.kind.as_str(), value) {
-            ("NUM_DIMS" | "COMM_SIZE", ArgValue::Int(v)) if *v < 0 => {
+        match (param.kind.as_str(), &value) {
+            ("NUM_DIMS" | "COMM_SIZE", Value::Int(v)) if *v < 0 => {
                 issue(name, ArgProblem::InvalidTopology { value: *v });
             }
-            ("DIMENSION", ArgValue::Array(dims)) => {
+            ("DIMENSION", Value::Array(dims)) => {
                 if let Some(&d) = dims.iter().find(|&&d| d < 0) {
                     issue(name, ArgProblem::InvalidTopology { value: d });
                 }
