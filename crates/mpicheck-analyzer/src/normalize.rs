@@ -32,6 +32,7 @@ mod constants;
 mod event;
 mod facts;
 mod handles;
+mod kind;
 mod names;
 pub(crate) mod numbering;
 mod p2p;
@@ -47,7 +48,6 @@ pub use assign::{assign_ranks, is_rank_trace, IgnoredTrace, RankAssignment};
 pub(crate) use constants::intern;
 use constants::{parse_int, Constants};
 pub(crate) use facts::allowed_anytime;
-use names::*;
 use numbering::{FirstSeen, Numbering, Seen};
 use topology::{cart_neighbors, Topology};
 

@@ -315,9 +315,6 @@ impl<'a> Args<'a> {
     pub(super) fn input(&self, name: &str) -> Option<Value<'a>> {
         self.position(name).map(|i| self.values.input(i))
     }
-    pub(super) fn output(&self, name: &str) -> Option<Value<'a>> {
-        self.position(name).map(|i| self.values.output(i))
-    }
     pub(super) fn int(&self, name: &str) -> Option<i64> {
         self.values.int(self.position(name)?)
     }
@@ -328,11 +325,6 @@ impl<'a> Args<'a> {
     pub(super) fn array(&self, name: &str) -> Option<&'a [i64]> {
         self.input(name).and_then(Value::as_array)
     }
-    /// First parameter of `kind` with an input value, e.g. the communicator of a call.
-    pub(super) fn first_of_kind(&self, kind: &str) -> Option<i64> {
-        let i = self.function.params.iter().position(|p| p.kind == kind)?;
-        self.values.int(i)
-    }
     /// The input of the parameter at `at` (a position from the plan), like [`Args::int`].
     #[inline]
     pub(super) fn int_at(&self, at: Option<usize>) -> Option<i64> {
@@ -342,6 +334,14 @@ impl<'a> Args<'a> {
     #[inline]
     pub(super) fn out_int_at(&self, at: Option<usize>) -> Option<i64> {
         self.values.out_int(at?)
+    }
+    /// The input array of the parameter at `at`.
+    pub(super) fn array_at(&self, at: Option<usize>) -> Option<&'a [i64]> {
+        self.values.input(at?).as_array()
+    }
+    /// The output array of the parameter at `at`.
+    pub(super) fn out_array_at(&self, at: Option<usize>) -> Option<&'a [i64]> {
+        self.values.output(at?).as_array()
     }
     pub(super) fn status(&self) -> Option<Status> {
         match self.values.output(self.plan.p2p.status?) {

@@ -130,32 +130,24 @@ impl<'t> RankNormalizer<'t> {
         })
     }
 
+    /// A wait or test of `kind` (`status_only`: `MPI_Request_get_status*`, a test that
+    /// leaves the request allocated).
     pub(super) fn wait_op(
         &mut self,
-        short: &str,
+        kind: WaitKind,
+        test: bool,
+        status_only: bool,
         args: &Args,
         call: &CallRecord,
         receives: &mut Vec<(usize, (Rank, i32))>,
     ) -> Op {
-        // MPI_Request_get_status*: a test that leaves the request allocated.
-        let status_only = short.starts_with("Request_get_status");
-        let test = status_only || short.starts_with("Test");
-        let suffix = match short.strip_prefix("Request_get_status") {
-            Some(rest) => rest.trim_start_matches('_'),
-            None => &short[4..],
-        };
-        let kind = match suffix {
-            "all" => WaitKind::All,
-            "any" => WaitKind::Any,
-            "some" => WaitKind::Some,
-            _ => WaitKind::One,
-        };
+        let p = &args.plan.p2p;
         let one;
         let raws: &[i64] = if kind == WaitKind::One {
-            one = args.int_at(args.plan.p2p.request);
+            one = args.int_at(p.request);
             one.as_slice()
         } else {
-            args.array("array_of_requests").unwrap_or(&[])
+            args.array_at(p.requests).unwrap_or(&[])
         };
         let requests = self.request_ids(raws);
         let completed: Option<Vec<u32>> = call.complete.then(|| {
@@ -164,7 +156,7 @@ impl<'t> RankNormalizer<'t> {
                     .filter(|&i| requests[i as usize].is_some())
                     .collect::<Vec<_>>()
             };
-            let flag = args.out_int("flag").map(|f| f != 0);
+            let flag = args.out_int_at(p.flag).map(|f| f != 0);
             match kind {
                 WaitKind::One | WaitKind::All => {
                     if !test || flag == Some(true) {
@@ -173,7 +165,7 @@ impl<'t> RankNormalizer<'t> {
                         Vec::new()
                     }
                 }
-                WaitKind::Any => match args.out_int("index") {
+                WaitKind::Any => match args.out_int_at(p.index) {
                     Some(i)
                         if i >= 0
                             && Some(i) != self.constants.undefined
@@ -185,11 +177,10 @@ impl<'t> RankNormalizer<'t> {
                 },
                 WaitKind::Some => {
                     let n = args
-                        .out_int("outcount")
+                        .out_int_at(p.outcount)
                         .filter(|&n| n >= 0 && Some(n) != self.constants.undefined)
                         .unwrap_or(0) as usize;
-                    args.output("array_of_indices")
-                        .and_then(args::Value::as_array)
+                    args.out_array_at(p.indices)
                         .map(|a| a.iter().take(n).map(|&i| i as u32).collect())
                         .unwrap_or_default()
                 }
