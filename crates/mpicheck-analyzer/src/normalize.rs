@@ -100,6 +100,8 @@ struct LocalComm {
     id: CommId,
     local: Arc<[Rank]>,
     remote: Option<Arc<[Rank]>>,
+    /// This rank's position in `local` (looked up once, not per call).
+    me: Option<u32>,
 }
 
 impl LocalComm {
@@ -956,7 +958,7 @@ struct RankState {
     /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
     /// out one handle for several live requests: Open MPI returns its static, already
     /// complete `ompi_request_empty` for every send it finished inline.
-    requests: FxHashMap<i64, Vec<RequestInfo>>,
+    requests: FxHashMap<i64, smallvec::SmallVec<[RequestInfo; 1]>>,
     /// Handles completed by a call and when that call returned: another thread's call that
     /// entered before then still used the same request (records are in entry order, so a
     /// completion is seen before calls of other threads that overlapped it).

@@ -269,13 +269,10 @@ impl<'t> RankNormalizer<'t> {
         } else {
             self.topologies.remove(&raw);
         }
+        let rank = self.rank;
         self.comms.insert(
             raw,
-            LocalComm {
-                id,
-                local: members.into(),
-                remote: remote.map(Into::into),
-            },
+            LocalComm::new(id, members.into(), remote.map(Into::into), rank),
         );
     }
 }

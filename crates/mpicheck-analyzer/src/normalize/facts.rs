@@ -27,7 +27,7 @@ use crate::model::*;
 #[derive(Default)]
 pub(super) struct FactConstants {
     /// `*_NULL` handle of each kind.
-    nulls: FxHashMap<ObjectKind, i64>,
+    nulls: Nulls,
     /// Predefined handles of any kind: never created nor freed by the program.
     predefined: FxHashSet<i64>,
     bsend_overhead: Option<i64>,
@@ -38,7 +38,7 @@ pub(super) struct FactConstants {
 impl FactConstants {
     pub(super) fn of(trace: &Trace) -> FactConstants {
         let get = |name: &str| trace.constant(name).and_then(parse_int);
-        let mut nulls = FxHashMap::default();
+        let mut nulls = Nulls::default();
         for (kind, name) in [
             (ObjectKind::Communicator, "MPI_COMM_NULL"),
             (ObjectKind::Group, "MPI_GROUP_NULL"),
@@ -53,7 +53,7 @@ impl FactConstants {
             (ObjectKind::Keyval, "MPI_KEYVAL_INVALID"),
         ] {
             if let Some(v) = get(name) {
-                nulls.insert(kind, v);
+                nulls.0[kind as usize] = Some(v);
             }
         }
         let mut predefined = FxHashSet::default();
@@ -95,6 +95,16 @@ impl FactConstants {
                     .map(|list| list.split(',').filter_map(parse_int).collect()),
             },
         }
+    }
+}
+
+/// The null handle of each object kind, by the kind's index.
+#[derive(Default)]
+pub(super) struct Nulls([Option<i64>; ObjectKind::Request as usize + 1]);
+
+impl Nulls {
+    pub(super) fn get(&self, kind: ObjectKind) -> Option<i64> {
+        self.0[kind as usize]
     }
 }
 
@@ -354,7 +364,9 @@ impl RankNormalizer<'_> {
                 None => EventFacts::None,
             }
         } else {
-            facts.buffers.append(&mut spans);
+            // With the capacity it needs: the facts are kept boxed as they are.
+            facts.buffers = spans.to_vec();
+            spans.clear();
             EventFacts::from_facts(facts)
         };
         self.objects.spans = spans;
@@ -453,7 +465,7 @@ impl RankNormalizer<'_> {
         args: &Args,
         facts: &mut CallFacts,
     ) {
-        if self.objects.constants.nulls.get(&kind) == Some(&raw)
+        if self.objects.constants.nulls.get(kind) == Some(raw)
             || self.objects.constants.predefined.contains(&raw)
         {
             return;
@@ -592,11 +604,7 @@ impl RankNormalizer<'_> {
         CommView {
             size: comm.local.len() as u32,
             remote_size: comm.remote.as_ref().map(|r| r.len() as u32),
-            my_rank: comm
-                .local
-                .iter()
-                .position(|&r| r == self.rank)
-                .map(|p| p as u32),
+            my_rank: comm.me,
             topology: self.objects.topologies.get(&raw).copied(),
         }
     }
@@ -667,8 +675,13 @@ impl ArgState for RankNormalizer<'_> {
 
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState {
         let objects = &self.objects;
-        if objects.constants.nulls.get(&kind) == Some(&raw) {
+        if objects.constants.nulls.get(kind) == Some(raw) {
             return HandleState::Null;
+        }
+        // A predefined handle is never made or freed by the program (`acquire`): one lookup
+        // for the handles most calls pass.
+        if objects.constants.predefined.contains(&raw) {
+            return HandleState::Usable;
         }
         match objects.live.get(&(kind, raw)) {
             None if objects.freed.contains(&(kind, raw)) => HandleState::Freed,

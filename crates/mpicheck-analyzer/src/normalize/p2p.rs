@@ -220,7 +220,11 @@ impl<'t> RankNormalizer<'t> {
                         }) {
                             self.requests.entry(after).or_default().push(info);
                         }
-                        if self.requests.get(&before).is_some_and(Vec::is_empty) {
+                        if self
+                            .requests
+                            .get(&before)
+                            .is_some_and(|live| live.is_empty())
+                        {
                             self.requests.remove(&before);
                         }
                     }

@@ -102,7 +102,11 @@ impl<'t> RankNormalizer<'t> {
         if Some(raw) == self.constants.request_null {
             return None;
         }
-        let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
+        let live = self
+            .requests
+            .get(&raw)
+            .map(|live| live.as_slice())
+            .unwrap_or(&[]);
         // Records are in the order calls entered MPI. With several threads, a handle one
         // thread's wait freed can be handed out again to a call of another thread that
         // entered before that wait (it waited inside MPI): its request is then recorded
