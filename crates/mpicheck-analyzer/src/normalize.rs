@@ -18,19 +18,21 @@ use std::sync::Arc;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use mpicheck_trace::{
-    ArgValue, CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace, TraceError,
+    CallRecord, EndOfTrace, FunctionSchema, Incomplete, Status, Trace, TraceError,
 };
 
 use crate::checks::pass::{EventPass, RunTables};
 use crate::model::*;
 use crate::typesig::Layout;
 
+pub mod args;
 mod assign;
 mod collective;
 mod constants;
 mod event;
 mod facts;
 mod handles;
+mod kind;
 mod names;
 pub(crate) mod numbering;
 mod p2p;
@@ -41,11 +43,11 @@ mod rma;
 mod tests;
 mod topology;
 
+use args::Args;
 pub use assign::{assign_ranks, is_rank_trace, IgnoredTrace, RankAssignment};
 pub(crate) use constants::intern;
 use constants::{parse_int, Constants};
 pub(crate) use facts::allowed_anytime;
-use names::*;
 use numbering::{FirstSeen, Numbering, Seen};
 use topology::{cart_neighbors, Topology};
 
@@ -98,6 +100,8 @@ struct LocalComm {
     id: CommId,
     local: Arc<[Rank]>,
     remote: Option<Arc<[Rank]>>,
+    /// This rank's position in `local` (looked up once, not per call).
+    me: Option<u32>,
 }
 
 impl LocalComm {
@@ -652,8 +656,9 @@ struct RankStream<'a> {
     last_unreturned: FxHashMap<u16, (usize, &'static str)>,
     /// Receives matched by the call being normalized.
     matched: Vec<(usize, (Rank, i32))>,
-    /// The arguments of the call being normalized (room reused from call to call).
-    args: Vec<(ArgValue, ArgValue)>,
+    /// Where the arguments of the call being normalized are in its words, for functions
+    /// with arrays (room reused from call to call).
+    slots: Vec<args::Slot>,
     /// The plan of each function of the trace called so far.
     plans: plan::FunctionPlans,
 }
@@ -684,7 +689,7 @@ impl<'a> RankStream<'a> {
             abort_followed: false,
             last_unreturned: FxHashMap::default(),
             matched: Vec::new(),
-            args: Vec::new(),
+            slots: Vec::new(),
             plans: plan::FunctionPlans::default(),
         }
     }
@@ -802,7 +807,7 @@ impl<'a> RankStream<'a> {
             site,
             this_index,
             &mut self.matched,
-            &mut self.args,
+            &mut self.slots,
         );
         for (event, matched) in self.matched.drain(..) {
             // (A call completing a receive it started itself has no earlier event to fill.)
@@ -955,7 +960,7 @@ struct RankState {
     /// Live requests by raw handle, oldest first. Usually one per handle, but MPI may hand
     /// out one handle for several live requests: Open MPI returns its static, already
     /// complete `ompi_request_empty` for every send it finished inline.
-    requests: FxHashMap<i64, Vec<RequestInfo>>,
+    requests: FxHashMap<i64, smallvec::SmallVec<[RequestInfo; 1]>>,
     /// Handles completed by a call and when that call returned: another thread's call that
     /// entered before then still used the same request (records are in entry order, so a
     /// completion is seen before calls of other threads that overlapped it).
@@ -1027,60 +1032,5 @@ impl std::ops::Deref for RankNormalizer<'_> {
 impl std::ops::DerefMut for RankNormalizer<'_> {
     fn deref_mut(&mut self) -> &mut RankState {
         self.state
-    }
-}
-
-/// Values of one call's parameters by name.
-struct Args<'a> {
-    function: &'a FunctionSchema,
-    /// What depends only on the function, worked out at its first call.
-    plan: &'a plan::FunctionPlan,
-    values: &'a [(ArgValue, ArgValue)],
-}
-
-impl Args<'_> {
-    fn position(&self, name: &str) -> Option<usize> {
-        self.function.params.iter().position(|p| p.name == name)
-    }
-    fn input(&self, name: &str) -> Option<&ArgValue> {
-        self.position(name).map(|i| &self.values[i].0)
-    }
-    fn output(&self, name: &str) -> Option<&ArgValue> {
-        self.position(name).map(|i| &self.values[i].1)
-    }
-    fn int(&self, name: &str) -> Option<i64> {
-        self.input(name).and_then(ArgValue::as_int)
-    }
-    fn out_int(&self, name: &str) -> Option<i64> {
-        self.output(name).and_then(ArgValue::as_int)
-    }
-    /// First parameter of `kind` with an input value, e.g. the communicator of a call.
-    fn first_of_kind(&self, kind: &str) -> Option<i64> {
-        self.function
-            .params
-            .iter()
-            .zip(self.values)
-            .find(|(p, _)| p.kind == kind)
-            .and_then(|(_, v)| v.0.as_int())
-    }
-    /// The input of the parameter at `at` (a position from the plan), like [`Args::int`].
-    fn int_at(&self, at: Option<usize>) -> Option<i64> {
-        self.values[at?].0.as_int()
-    }
-    /// The output of the parameter at `at`, like [`Args::out_int`].
-    fn out_int_at(&self, at: Option<usize>) -> Option<i64> {
-        self.values[at?].1.as_int()
-    }
-    fn status(&self) -> Option<Status> {
-        match &self.values[self.plan.p2p.status?].1 {
-            ArgValue::Status(s) => Some(*s),
-            _ => None,
-        }
-    }
-    fn statuses(&self) -> Option<&[Status]> {
-        match &self.values[self.plan.p2p.statuses?].1 {
-            ArgValue::Statuses(s) => Some(s),
-            _ => None,
-        }
     }
 }

@@ -1,50 +1,45 @@
 //! Collective calls: their operation and the arguments that must agree across ranks.
 
+use super::kind::{AgreeArgs, Form, HandleAction};
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
     /// The arguments of a collective call that must agree across ranks.
-    pub(super) fn collective_args(&mut self, short: &str, args: &Args) -> CollectiveArgs {
-        let base = short.strip_suffix("_init").unwrap_or(short);
-        let base = collective_kind(base)
-            .map(|_| base.to_string())
-            .or_else(|| nonblocking_base(base).filter(|b| collective_kind(b).is_some()))
-            .unwrap_or_else(|| base.to_string());
-        let in_place = |name: &str| {
-            self.constants.in_place.is_some() && args.int(name) == self.constants.in_place
+    pub(super) fn collective_args(&mut self, args: &Args) -> CollectiveArgs {
+        let plan = &args.plan.collective;
+        let in_place = |at: Option<usize>| {
+            self.constants.in_place.is_some() && args.int_at(at) == self.constants.in_place
         };
         let mut out = CollectiveArgs {
-            in_place: in_place("sendbuf")
-                || (matches!(base.as_str(), "Scatter" | "Scatterv") && in_place("recvbuf")),
+            in_place: in_place(plan.sendbuf) || (plan.scatter && in_place(plan.recvbuf)),
             ..Default::default()
         };
         // The v/w variants have no scalar count (per-peer counts are in the arrays).
-        let spec = |me: &mut Self, count: &str, datatype: &str| -> Option<BufSpec> {
-            let count = args.int(count).unwrap_or(1);
-            let raw = args.int(datatype)?;
-            Some(BufSpec {
-                count,
-                datatype: me.datatype(Some(raw)),
-            })
-        };
-        let counts = |name: &str| -> Option<Vec<i64>> {
-            args.input(name)
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-        };
-        match base.as_str() {
-            "Bcast" | "Reduce" | "Allreduce" | "Scan" | "Exscan" => {
-                out.send = spec(self, "count", "datatype");
+        let spec =
+            |me: &mut Self, count: Option<usize>, datatype: Option<usize>| -> Option<BufSpec> {
+                let count = args.int_at(count).unwrap_or(1);
+                let raw = args.int_at(datatype)?;
+                Some(BufSpec {
+                    count,
+                    datatype: me.datatype(Some(raw)),
+                })
+            };
+        let counts = |name: &str| -> Option<Vec<i64>> { args.array(name).map(<[i64]>::to_vec) };
+        let counts_at =
+            |at: Option<usize>| -> Option<Vec<i64>> { args.array_at(at).map(<[i64]>::to_vec) };
+        match plan.agree {
+            AgreeArgs::Counted => {
+                out.send = spec(self, plan.count, plan.datatype);
             }
-            "Reduce_scatter_block" => out.send = spec(self, "recvcount", "datatype"),
-            "Reduce_scatter" => {
-                out.recv_counts = counts("recvcounts");
-                out.send = args.int("datatype").map(|raw| BufSpec {
+            AgreeArgs::ReduceScatterBlock => out.send = spec(self, plan.recvcount, plan.datatype),
+            AgreeArgs::ReduceScatter => {
+                out.recv_counts = counts_at(plan.recvcounts);
+                out.send = args.int_at(plan.datatype).map(|raw| BufSpec {
                     count: 1,
                     datatype: self.datatype(Some(raw)),
                 });
             }
-            "Cart_create" | "Cart_map" => {
+            AgreeArgs::CartCreate => {
                 for name in ["ndims", "reorder"] {
                     if let Some(v) = args.int(name) {
                         out.agree.push((
@@ -60,7 +55,7 @@ impl<'t> RankNormalizer<'t> {
                     out.agree.push(("periods", format!("{p:?}")));
                 }
             }
-            "Graph_create" | "Graph_map" => {
+            AgreeArgs::GraphCreate => {
                 if let Some(v) = args.int("nnodes") {
                     out.agree.push(("nnodes", v.to_string()));
                 }
@@ -74,7 +69,7 @@ impl<'t> RankNormalizer<'t> {
                     out.agree.push(("reorder", v.to_string()));
                 }
             }
-            "Intercomm_create" => {
+            AgreeArgs::IntercommCreate => {
                 if let Some(v) = args.int("local_leader") {
                     out.agree.push(("local_leader", v.to_string()));
                 }
@@ -82,27 +77,27 @@ impl<'t> RankNormalizer<'t> {
                     out.agree.push(("tag", v.to_string()));
                 }
             }
-            "Intercomm_merge" => {
+            AgreeArgs::IntercommMerge => {
                 if let Some(v) = args.int("high") {
                     out.agree.push(("high", (v != 0).to_string()));
                 }
             }
-            "File_open" => {
+            AgreeArgs::FileOpen => {
                 if let Some(v) = args.int("amode") {
                     out.agree.push(("amode", format!("{v:#x}")));
                 }
             }
-            "File_set_size" | "File_preallocate" => {
+            AgreeArgs::FileSetSize => {
                 if let Some(v) = args.int("size") {
                     out.agree.push(("size", v.to_string()));
                 }
             }
-            "File_set_atomicity" => {
+            AgreeArgs::FileSetAtomicity => {
                 if let Some(v) = args.int("flag") {
                     out.agree.push(("flag", (v != 0).to_string()));
                 }
             }
-            "File_seek_shared" => {
+            AgreeArgs::FileSeekShared => {
                 if let Some(v) = args.int("offset") {
                     out.agree.push(("offset", v.to_string()));
                 }
@@ -110,7 +105,7 @@ impl<'t> RankNormalizer<'t> {
                     out.agree.push(("whence", v.to_string()));
                 }
             }
-            "File_set_view" => {
+            AgreeArgs::FileSetView => {
                 // The etype must have the same signature everywhere; named by its
                 // description (handles differ per process).
                 if let Some(id) = self.datatype(args.int("etype")) {
@@ -118,7 +113,7 @@ impl<'t> RankNormalizer<'t> {
                     out.agree.push(("etype", name));
                 }
             }
-            "Win_fence" => {
+            AgreeArgs::WinFence => {
                 // MPI 4.1 §12.5.5: NOPRECEDE and NOSUCCEED, if given by any member, must be
                 // given by all (the others are local hints).
                 if let Some(assert) = args.int("assert") {
@@ -142,24 +137,24 @@ impl<'t> RankNormalizer<'t> {
                     out.agree.push(("assert", given));
                 }
             }
-            s if s.starts_with("File_") => {}
-            _ => {
-                if !out.in_place || matches!(base.as_str(), "Scatter" | "Scatterv") {
-                    out.send = spec(self, "sendcount", "sendtype");
+            AgreeArgs::File => {}
+            AgreeArgs::Buffers => {
+                if !out.in_place || plan.scatter {
+                    out.send = spec(self, plan.sendcount, plan.sendtype);
                 }
-                out.recv = spec(self, "recvcount", "recvtype");
-                out.send_counts = counts("sendcounts");
-                out.recv_counts = counts("recvcounts");
-                let types = |me: &mut Self, name: &str| -> Option<Vec<Option<TypeId>>> {
-                    let raw = counts(name)?;
-                    Some(raw.into_iter().map(|t| me.datatype(Some(t))).collect())
+                out.recv = spec(self, plan.recvcount, plan.recvtype);
+                out.send_counts = counts_at(plan.sendcounts);
+                out.recv_counts = counts_at(plan.recvcounts);
+                let types = |me: &mut Self, at: Option<usize>| -> Option<Vec<Option<TypeId>>> {
+                    let raw = args.array_at(at)?;
+                    Some(raw.iter().map(|&t| me.datatype(Some(t))).collect())
                 };
-                out.send_types = types(self, "sendtypes");
-                out.recv_types = types(self, "recvtypes");
+                out.send_types = types(self, plan.sendtypes);
+                out.recv_types = types(self, plan.recvtypes);
             }
         }
-        if base.starts_with("Neighbor_") {
-            let comm_raw = args.int("comm");
+        if plan.neighbor {
+            let comm_raw = args.int_at(plan.comm);
             let local = comm_raw.and_then(|c| self.comms.get(&c));
             let me = local.and_then(|l| l.local.iter().position(|&r| r == self.rank));
             // A cartesian grid (followed for AR012) or a graph topology.
@@ -184,7 +179,7 @@ impl<'t> RankNormalizer<'t> {
                 out.out_neighbors = Some(world(destinations));
             }
         }
-        if let Some(raw) = args.int("op") {
+        if let Some(raw) = args.int_at(plan.op) {
             // A handle of no known op is not compared: raw handles of user ops differ
             // between processes.
             out.op = self
@@ -197,70 +192,60 @@ impl<'t> RankNormalizer<'t> {
         out
     }
 
-    pub(super) fn collective_op(&mut self, short: &str, args: &Args) -> Option<Op> {
-        let (kind, blocking_kind) = if let Some(base) = short.strip_suffix("_init") {
-            (collective_kind(base)?, 2)
-        } else if let Some(kind) = collective_kind(short) {
-            (kind, 0)
-        } else if let Some(kind) = nonblocking_base(short).as_deref().and_then(collective_kind) {
-            (kind, 1)
-        } else if MANAGEMENT_COLLECTIVES.contains(&format!("MPI_{short}").as_str())
-            || FILE_COLLECTIVES.contains(&short)
-        {
-            (
-                CollectiveKind::Management,
-                if short.starts_with("Comm_i") { 1 } else { 0 },
-            )
-        } else {
-            return None;
-        };
-        let comm_raw = args.first_of_kind("COMMUNICATOR");
+    pub(super) fn collective_op(
+        &mut self,
+        kind: CollectiveKind,
+        form: Form,
+        args: &Args,
+    ) -> Option<Op> {
+        let plan = &args.plan.collective;
+        let comm_raw = args.int_at(plan.first_comm);
         // A file or window the trace did not see opened or created (or freed already): its
         // communicator is unknown, and none is made up; the call is no collective then.
-        let comm = match args.int("fh").filter(|_| short.starts_with("File_")) {
-            Some(fh) if short != "File_open" => self.files.get(&fh)?.clone(),
-            _ => match args.int("win").filter(|_| comm_raw.is_none()) {
+        let comm = match args.int_at(plan.fh).filter(|_| plan.file_call) {
+            Some(fh) if !plan.file_open => self.files.get(&fh)?.clone(),
+            _ => match args.int_at(plan.win).filter(|_| comm_raw.is_none()) {
                 Some(win) => self.windows.get(&win)?.clone(),
                 None => self.comm(comm_raw),
             },
         };
-        match short {
-            "File_open" => {
-                if let Some(fh) = args.out_int("fh") {
+        match plan.handles {
+            HandleAction::FileOpen => {
+                if let Some(fh) = args.out_int_at(plan.fh) {
                     self.files.insert(fh, comm.clone());
                 }
             }
-            "File_close" => {
-                if let Some(fh) = args.int("fh") {
+            HandleAction::FileClose => {
+                if let Some(fh) = args.int_at(plan.fh) {
                     self.files.remove(&fh);
                 }
             }
-            "Win_create" | "Win_allocate" | "Win_allocate_shared" | "Win_create_dynamic" => {
-                if let Some(win) = args.out_int("win") {
+            HandleAction::WinCreate => {
+                if let Some(win) = args.out_int_at(plan.win) {
                     self.windows.insert(win, comm.clone());
                 }
             }
-            "Win_free" => {
-                if let Some(win) = args.int("win") {
+            HandleAction::WinFree => {
+                if let Some(win) = args.int_at(plan.win) {
                     self.windows.remove(&win);
                 }
             }
-            _ => {}
+            HandleAction::None => {}
         }
-        let request_out = args.out_int("request");
-        let blocking = match blocking_kind {
-            0 => Blocking::Blocking,
-            1 => Blocking::Nonblocking(self.new_request(
+        let request_out = args.out_int_at(args.plan.p2p.request);
+        let blocking = match form {
+            Form::Blocking => Blocking::Blocking,
+            Form::Nonblocking => Blocking::Nonblocking(self.new_request(
                 request_out,
                 false,
                 Some(comm.clone()),
                 None,
             )),
-            _ => {
+            Form::Persistent => {
                 Blocking::Persistent(self.new_request(request_out, true, Some(comm.clone()), None))
             }
         };
-        let root = args.int("root").map(|r| r as i32);
+        let root = args.int_at(plan.root).map(|r| r as i32);
         Some(Op::Collective {
             kind,
             comm: comm.id,

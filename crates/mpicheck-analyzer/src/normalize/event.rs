@@ -1,5 +1,7 @@
 //! One call to one event: dispatch by function, pseudo-calls, communicator creation.
 
+use super::kind::CallKind;
+use super::plan::TopologyAction;
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
@@ -15,25 +17,25 @@ impl<'t> RankNormalizer<'t> {
         site: SiteId,
         this_index: usize,
         receives: &mut Vec<(usize, (Rank, i32))>,
-        values: &mut Vec<(ArgValue, ArgValue)>,
+        slots: &mut Vec<args::Slot>,
     ) -> Option<Event> {
-        call.args_into(function, values);
+        let slots = plan.layout.slots(&call.words, slots);
         let args = &Args {
             function,
             plan,
-            values,
+            values: args::ArgWords::new(&plan.layout, slots, &call.words, call.complete),
         };
         let full_name = plan.name;
         let name = plan.base_name;
         let returned = call.complete;
         self.call_enter_ns = call.t_enter_ns;
         self.call_exit_ns = if returned { call.t_exit_ns } else { u64::MAX };
-        let op = match name {
-            "MPICHECK_Comm_info" => {
+        let op = match plan.kind {
+            CallKind::CommInfo => {
                 self.comm_info(args);
                 return None;
             }
-            "MPICHECK_Type_info" => {
+            CallKind::TypeInfo => {
                 if let (Some(raw), Some(size)) = (args.int("datatype"), args.int("size")) {
                     let mut layout = self.layouts.get(&raw).cloned();
                     if let Some(l) = &layout {
@@ -78,7 +80,7 @@ impl<'t> RankNormalizer<'t> {
                 }
                 return None;
             }
-            "MPI_Op_create" => {
+            CallKind::OpCreate => {
                 let user_fn = self.pending_user_fn.take();
                 if let Some(raw) = args.out_int("op") {
                     let commute = args.int("commute").unwrap_or(1) != 0;
@@ -105,25 +107,24 @@ impl<'t> RankNormalizer<'t> {
                 }
                 Op::Other
             }
-            "MPI_Init" => Op::Init { thread_level: None },
-            "MPI_Init_thread" => Op::Init {
+            CallKind::Init => Op::Init { thread_level: None },
+            CallKind::InitThread => Op::Init {
                 thread_level: args.out_int("provided").map(|v| v as i32),
             },
-            "MPI_Finalize" => Op::Finalize,
-            "MPI_Buffer_attach" => Op::BufferAttach {
+            CallKind::Finalize => Op::Finalize,
+            CallKind::BufferAttach => Op::BufferAttach {
                 bytes: args.int("size").unwrap_or(0),
             },
-            "MPI_Buffer_detach" => Op::BufferDetach,
+            CallKind::BufferDetach => Op::BufferDetach,
             _ => self
-                .communication_op(name, args, call, this_index, receives)
+                .communication_op(args, call, this_index, receives)
                 .unwrap_or(Op::Other),
         };
-        if let Some(short) = name.strip_prefix("MPI_Type_") {
-            self.type_constructor(&format!("Type_{short}"), args);
+        if plan.type_call {
+            self.type_constructor(plan.short, args);
         }
         if matches!(op, Op::Collective { .. }) {
-            let short = name.strip_prefix("MPI_").unwrap_or(name);
-            let collective = self.collective_args(short, args);
+            let collective = self.collective_args(args);
             if collective != CollectiveArgs::default() {
                 let shared = self.tables.intern_collective_args(collective);
                 self.tables
@@ -131,20 +132,16 @@ impl<'t> RankNormalizer<'t> {
                     .insert((self.rank, this_index as u32), shared);
             }
         }
-        let array = |n: &str| -> Vec<i64> {
-            args.input(n)
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-                .unwrap_or_default()
-        };
-        match name {
-            "MPI_Graph_create" => {
+        let array =
+            |n: &str| -> Vec<i64> { args.array(n).map(<[i64]>::to_vec).unwrap_or_default() };
+        match plan.topology {
+            TopologyAction::Graph => {
                 self.pending_topology = Some(Topology::Graph {
                     index: array("index"),
                     edges: array("edges"),
                 })
             }
-            "MPI_Dist_graph_create_adjacent" => {
+            TopologyAction::Adjacent => {
                 self.pending_topology = Some(Topology::Adjacent {
                     sources: array("sources"),
                     destinations: array("destinations"),
@@ -152,17 +149,14 @@ impl<'t> RankNormalizer<'t> {
             }
             // A duplicate keeps its parent's graph (MPI 4.1 §7.4.2); grids are followed in
             // `cart_shapes` (facts/grids.rs).
-            "MPI_Comm_dup"
-            | "MPI_Comm_dup_with_info"
-            | "MPI_Comm_idup"
-            | "MPI_Comm_idup_with_info" => {
+            TopologyAction::Duplicate => {
                 self.pending_topology = args
                     .int("comm")
                     .and_then(|parent| self.topologies.get(&parent))
                     .cloned()
             }
-            _ if plan.management_collective => self.pending_topology = None,
-            _ => {}
+            TopologyAction::None if plan.management_collective => self.pending_topology = None,
+            TopologyAction::None => {}
         }
         self.rma_call(name, args, this_index);
         let facts = self.call_facts(args, call, &op, this_index);
@@ -200,15 +194,13 @@ impl<'t> RankNormalizer<'t> {
     pub(super) fn comm_info(&mut self, args: &Args) {
         let Some(raw) = args.int("comm") else { return };
         let members: Vec<Rank> = args
-            .input("members")
-            .and_then(ArgValue::as_array)
+            .array("members")
             .unwrap_or(&[])
             .iter()
             .map(|&r| r as Rank)
             .collect();
         let remote: Option<Vec<Rank>> = args
-            .input("remote")
-            .and_then(ArgValue::as_array)
+            .array("remote")
             .map(|a| a.iter().map(|&r| r as Rank).collect());
         self.comm_created(raw, members, remote);
     }
@@ -277,13 +269,10 @@ impl<'t> RankNormalizer<'t> {
         } else {
             self.topologies.remove(&raw);
         }
+        let rank = self.rank;
         self.comms.insert(
             raw,
-            LocalComm {
-                id,
-                local: members.into(),
-                remote: remote.map(Into::into),
-            },
+            LocalComm::new(id, members.into(), remote.map(Into::into), rank),
         );
     }
 }

@@ -11,9 +11,10 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use mpicheck_trace::schema::{decode_args, Direction};
-use mpicheck_trace::{ArgValue, CallRecord, Trace};
+use mpicheck_trace::schema::Direction;
+use mpicheck_trace::{CallRecord, Trace};
 
+use super::args::Value;
 use super::{parse_int, Args, LocalComm, RankNormalizer};
 use crate::checks::argument::rules::{
     self, ArgConstants, ArgState, CartShape, CommView, HandleState, PartitionedRequest,
@@ -26,7 +27,7 @@ use crate::model::*;
 #[derive(Default)]
 pub(super) struct FactConstants {
     /// `*_NULL` handle of each kind.
-    nulls: FxHashMap<ObjectKind, i64>,
+    nulls: Nulls,
     /// Predefined handles of any kind: never created nor freed by the program.
     predefined: FxHashSet<i64>,
     bsend_overhead: Option<i64>,
@@ -37,7 +38,7 @@ pub(super) struct FactConstants {
 impl FactConstants {
     pub(super) fn of(trace: &Trace) -> FactConstants {
         let get = |name: &str| trace.constant(name).and_then(parse_int);
-        let mut nulls = FxHashMap::default();
+        let mut nulls = Nulls::default();
         for (kind, name) in [
             (ObjectKind::Communicator, "MPI_COMM_NULL"),
             (ObjectKind::Group, "MPI_GROUP_NULL"),
@@ -52,7 +53,7 @@ impl FactConstants {
             (ObjectKind::Keyval, "MPI_KEYVAL_INVALID"),
         ] {
             if let Some(v) = get(name) {
-                nulls.insert(kind, v);
+                nulls.0[kind as usize] = Some(v);
             }
         }
         let mut predefined = FxHashSet::default();
@@ -94,6 +95,16 @@ impl FactConstants {
                     .map(|list| list.split(',').filter_map(parse_int).collect()),
             },
         }
+    }
+}
+
+/// The null handle of each object kind, by the kind's index.
+#[derive(Default)]
+pub(super) struct Nulls([Option<i64>; ObjectKind::Request as usize + 1]);
+
+impl Nulls {
+    pub(super) fn get(&self, kind: ObjectKind) -> Option<i64> {
+        self.0[kind as usize]
     }
 }
 
@@ -306,7 +317,7 @@ impl RankNormalizer<'_> {
                 problem: ArgProblem::BeforeInit,
             });
         }
-        self.argument_issues(args, call, &mut facts);
+        self.argument_issues(args, &mut facts);
         self.note_topology(args, short, call.ret);
         self.note_group_size(args, short, call.ret);
         self.note_cart_shape(args, short, call.ret);
@@ -314,7 +325,7 @@ impl RankNormalizer<'_> {
         // The spans go into room kept from call to call: most calls with a buffer have only
         // that one fact, which the event holds without an allocation.
         let mut spans = std::mem::take(&mut self.objects.spans);
-        self.buffer_spans(call, args, op, &mut spans);
+        self.buffer_spans(args, op, &mut spans);
         let by = (call.thread, index);
         if self.objects.track_uses {
             self.note_uses(args, by);
@@ -353,7 +364,9 @@ impl RankNormalizer<'_> {
                 None => EventFacts::None,
             }
         } else {
-            facts.buffers.append(&mut spans);
+            // With the capacity it needs: the facts are kept boxed as they are.
+            facts.buffers = spans.to_vec();
+            spans.clear();
             EventFacts::from_facts(facts)
         };
         self.objects.spans = spans;
@@ -367,9 +380,10 @@ impl RankNormalizer<'_> {
                 continue;
             }
             let kind = param.kind;
-            let raws = match &args.values[param.at].0 {
-                ArgValue::Int(raw) => std::slice::from_ref(raw),
-                ArgValue::Array(raws) => raws.as_slice(),
+            let input = args.values.input(param.at);
+            let raws = match &input {
+                Value::Int(raw) => std::slice::from_ref(raw),
+                Value::Array(raws) => raws,
                 _ => continue,
             };
             for raw in raws {
@@ -405,7 +419,8 @@ impl RankNormalizer<'_> {
             }
         }
         for param in &args.plan.handles {
-            let (kind, (input, output)) = (param.kind, &args.values[param.at]);
+            let kind = param.kind;
+            let input = args.values.input(param.at);
             if short == "Type_commit" {
                 if let Some(raw) = input.as_int() {
                     if let Some(entry) = self.objects.live.get_mut(&(kind, raw)) {
@@ -423,10 +438,10 @@ impl RankNormalizer<'_> {
             if failed || borrowed || param.direction != Direction::Out {
                 continue;
             }
-            let raws: Vec<i64> = match output {
-                ArgValue::Int(raw) => vec![*raw],
+            let raws: Vec<i64> = match args.values.output(param.at) {
+                Value::Int(raw) => vec![raw],
                 // MPI_Type_get_contents: only the first `num_datatypes` entries are written.
-                ArgValue::Array(raws) => {
+                Value::Array(raws) => {
                     let parts = args
                         .int("datatype")
                         .and_then(|t| self.objects.type_parts.get(&t).copied())
@@ -450,7 +465,7 @@ impl RankNormalizer<'_> {
         args: &Args,
         facts: &mut CallFacts,
     ) {
-        if self.objects.constants.nulls.get(&kind) == Some(&raw)
+        if self.objects.constants.nulls.get(kind) == Some(raw)
             || self.objects.constants.predefined.contains(&raw)
         {
             return;
@@ -539,22 +554,12 @@ impl RankNormalizer<'_> {
 
     /// The argument problems of one call, by the rules of `checks::argument::rules`, judged
     /// with this rank's state before the call changes it.
-    fn argument_issues(&mut self, args: &Args, call: &CallRecord, facts: &mut CallFacts) {
-        let function = args.function;
-        // An output buffer's address is written on entry, but decoded only for calls that
-        // returned (a call that returned has it in `args` already).
-        let entry;
-        let values = if !call.complete && args.plan.out_buffer {
-            entry = decode_args(function, &call.words, true);
-            &entry
-        } else {
-            args.values
-        };
+    fn argument_issues(&mut self, args: &Args, facts: &mut CallFacts) {
         let call_args = rules::CallArgs {
-            function,
+            function: args.function,
             short: args.plan.short,
             plan: &args.plan.rules,
-            values,
+            values: args.values,
         };
         facts.arg_issues.extend(rules::judge(&call_args, &*self));
     }
@@ -575,14 +580,11 @@ impl RankNormalizer<'_> {
                     ndims: n.max(0) as usize,
                 })
             }),
-            "Cart_sub" => args
-                .input("remain_dims")
-                .and_then(ArgValue::as_array)
-                .map(|remain| {
-                    Some(TopologyKind::Cart {
-                        ndims: remain.iter().filter(|&&r| r != 0).count(),
-                    })
-                }),
+            "Cart_sub" => args.array("remain_dims").map(|remain| {
+                Some(TopologyKind::Cart {
+                    ndims: remain.iter().filter(|&&r| r != 0).count(),
+                })
+            }),
             "Graph_create" => Some(Some(TopologyKind::Graph)),
             "Dist_graph_create" | "Dist_graph_create_adjacent" => {
                 Some(Some(TopologyKind::DistGraph))
@@ -602,11 +604,7 @@ impl RankNormalizer<'_> {
         CommView {
             size: comm.local.len() as u32,
             remote_size: comm.remote.as_ref().map(|r| r.len() as u32),
-            my_rank: comm
-                .local
-                .iter()
-                .position(|&r| r == self.rank)
-                .map(|p| p as u32),
+            my_rank: comm.me,
             topology: self.objects.topologies.get(&raw).copied(),
         }
     }
@@ -627,30 +625,20 @@ impl RankNormalizer<'_> {
 
     /// The spans of the buffers of point-to-point calls and of the collectives whose
     /// buffers are `count` elements on every rank.
-    fn buffer_spans(&self, call: &CallRecord, args: &Args, op: &Op, spans: &mut Vec<BufferSpan>) {
+    fn buffer_spans(&self, args: &Args, op: &Op, spans: &mut Vec<BufferSpan>) {
         if !(point_to_point(op) || args.plan.counted_collective) {
             return;
         }
-        // The words as on entry, output buffer addresses included: a call that returned
-        // has them decoded in `args` already.
-        let decoded;
-        let entry_words = if call.complete {
-            args.values
-        } else {
-            decoded = decode_args(args.function, &call.words, true);
-            &decoded
-        };
+        // The words as on entry, output buffer addresses included.
+        let values = args.values;
         let address = |i: usize| -> Option<i64> {
-            match &entry_words[i] {
-                (ArgValue::Int(v), _) | (_, ArgValue::Int(v)) => Some(*v),
-                _ => None,
-            }
+            values.int(i).or_else(|| values.output_on_entry(i).as_int())
         };
         for row in &args.plan.buffers {
             let (Some(start), Some(n), Some(t)) = (
                 address(row.address),
-                args.values[row.count].0.as_int(),
-                args.values[row.datatype].0.as_int(),
+                values.int(row.count),
+                values.int(row.datatype),
             ) else {
                 continue;
             };
@@ -687,8 +675,13 @@ impl ArgState for RankNormalizer<'_> {
 
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState {
         let objects = &self.objects;
-        if objects.constants.nulls.get(&kind) == Some(&raw) {
+        if objects.constants.nulls.get(kind) == Some(raw) {
             return HandleState::Null;
+        }
+        // A predefined handle is never made or freed by the program (`acquire`): one lookup
+        // for the handles most calls pass.
+        if objects.constants.predefined.contains(&raw) {
+            return HandleState::Usable;
         }
         match objects.live.get(&(kind, raw)) {
             None if objects.freed.contains(&(kind, raw)) => HandleState::Freed,

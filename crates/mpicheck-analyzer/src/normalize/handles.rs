@@ -9,11 +9,7 @@ impl RankState {
         if let Some(world) = constants.comm_world {
             comms.insert(
                 world,
-                LocalComm {
-                    id: CommId(0),
-                    local: (0..world_size).collect(),
-                    remote: None,
-                },
+                LocalComm::new(CommId(0), (0..world_size).collect(), None, rank),
             );
         }
         let mut named = 0;
@@ -26,11 +22,7 @@ impl RankState {
             });
             comms.insert(
                 self_handle,
-                LocalComm {
-                    id,
-                    local: Arc::new([rank]),
-                    remote: None,
-                },
+                LocalComm::new(id, Arc::new([rank]), None, rank),
             );
         }
         RankState {
@@ -63,6 +55,25 @@ impl RankState {
     }
 }
 
+impl LocalComm {
+    /// Communicator `id` as rank `me` sees it: its local group and, for an
+    /// intercommunicator, the remote one.
+    pub(super) fn new(
+        id: CommId,
+        local: Arc<[Rank]>,
+        remote: Option<Arc<[Rank]>>,
+        me: Rank,
+    ) -> LocalComm {
+        let me = local.iter().position(|&r| r == me).map(|p| p as u32);
+        LocalComm {
+            id,
+            local,
+            remote,
+            me,
+        }
+    }
+}
+
 impl RankNormalizer<'_> {
     pub(super) fn comm(&mut self, raw: Option<i64>) -> LocalComm {
         let raw = raw.unwrap_or(i64::MIN);
@@ -79,11 +90,7 @@ impl RankNormalizer<'_> {
                 members: [].into(),
                 remote: None,
             });
-        LocalComm {
-            id,
-            local: Arc::new([]),
-            remote: None,
-        }
+        LocalComm::new(id, Arc::new([]), None, rank)
     }
 
     pub(super) fn datatype(&mut self, raw: Option<i64>) -> Option<TypeId> {
@@ -142,12 +149,8 @@ impl RankNormalizer<'_> {
             }
         }
         let int = |n: &str| args.int(n).unwrap_or(0).max(0) as u64;
-        let array = |n: &str| -> Vec<i64> {
-            args.input(n)
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-                .unwrap_or_default()
-        };
+        let array =
+            |n: &str| -> Vec<i64> { args.array(n).map(<[i64]>::to_vec).unwrap_or_default() };
         let old = self.layout(args.int("oldtype"));
         let old_name = || {
             old.as_ref()

@@ -1,5 +1,7 @@
 //! Point-to-point calls and the peers, sources and tags they name.
 
+use super::args::Value;
+use super::kind::{CallKind, Form};
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
@@ -94,60 +96,57 @@ impl<'t> RankNormalizer<'t> {
 
     pub(super) fn communication_op(
         &mut self,
-        name: &str,
         args: &Args,
         call: &CallRecord,
         this_index: usize,
         receives: &mut Vec<(usize, (Rank, i32))>,
     ) -> Option<Op> {
-        let mode_of = |n: &str| match n {
-            // A partitioned send is a persistent send of all its partitions (MPI 4.1 §4.1).
-            "Send" | "Isend" | "Send_init" | "Psend_init" => Some(SendMode::Standard),
-            "Ssend" | "Issend" | "Ssend_init" => Some(SendMode::Synchronous),
-            "Bsend" | "Ibsend" | "Bsend_init" => Some(SendMode::Buffered),
-            "Rsend" | "Irsend" | "Rsend_init" => Some(SendMode::Ready),
-            _ => None,
-        };
-        let short = name.strip_prefix("MPI_")?;
         let p = &args.plan.p2p;
-        let request_out = args.out_int_at(p.request);
-        if let Some(mode) = mode_of(short) {
-            let comm = self.comm(args.int_at(p.comm));
-            let mut send = self.send_spec(args, &comm, mode, "");
-            send.count = send.count.saturating_mul(partitions(args));
-            let blocking = if short.ends_with("_init") {
-                Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
-            } else if short.starts_with('I') {
-                Blocking::Nonblocking(self.new_request(request_out, false, Some(comm), None))
-            } else {
-                Blocking::Blocking
-            };
-            return Some(Op::Send { send, blocking });
-        }
-        match short {
-            "Recv" | "Irecv" | "Recv_init" | "Precv_init" => {
+        match args.plan.kind {
+            CallKind::Send { mode, form } => {
+                let request_out = args.out_int_at(p.request);
+                let comm = self.comm(args.int_at(p.comm));
+                let mut send = self.send_spec(args, &comm, mode, "");
+                send.count = send.count.saturating_mul(partitions(args));
+                let blocking = match form {
+                    Form::Persistent => {
+                        Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
+                    }
+                    Form::Nonblocking => Blocking::Nonblocking(self.new_request(
+                        request_out,
+                        false,
+                        Some(comm),
+                        None,
+                    )),
+                    Form::Blocking => Blocking::Blocking,
+                };
+                Some(Op::Send { send, blocking })
+            }
+            CallKind::Recv { form } => {
+                let request_out = args.out_int_at(p.request);
                 let comm = self.comm(args.int_at(p.comm));
                 let mut recv = self.recv_spec(args, &comm, false, args.status());
                 recv.count = recv.count.saturating_mul(partitions(args));
-                let blocking = match short {
-                    "Recv" => Blocking::Blocking,
-                    "Irecv" => Blocking::Nonblocking(self.new_request(
+                let blocking = match form {
+                    Form::Blocking => Blocking::Blocking,
+                    Form::Nonblocking => Blocking::Nonblocking(self.new_request(
                         request_out,
                         false,
                         Some(comm),
                         Some(this_index),
                     )),
-                    _ => {
+                    Form::Persistent => {
                         Blocking::Persistent(self.new_request(request_out, true, Some(comm), None))
                     }
                 };
                 Some(Op::Recv { recv, blocking })
             }
-            "Sendrecv" | "Sendrecv_replace" | "Isendrecv" | "Isendrecv_replace" => {
+            CallKind::Sendrecv { nonblocking } => {
+                let request_out = args.out_int_at(p.request);
                 let comm = self.comm(args.int_at(p.comm));
                 let send = self.send_spec(args, &comm, SendMode::Standard, "send");
                 let recv = self.recv_spec(args, &comm, true, args.status());
-                let blocking = if short.starts_with('I') {
+                let blocking = if nonblocking {
                     Blocking::Nonblocking(self.new_request(
                         request_out,
                         false,
@@ -163,13 +162,15 @@ impl<'t> RankNormalizer<'t> {
                     blocking,
                 })
             }
-            "Probe" | "Iprobe" | "Mprobe" | "Improbe" => {
-                let comm = self.comm(args.int("comm"));
-                let blocking = !short.starts_with('I');
+            CallKind::Probe {
+                blocking,
+                matched_probe,
+            } => {
+                let comm = self.comm(args.int_at(p.comm));
                 let found = if blocking {
                     call.complete.then_some(true)
                 } else {
-                    args.out_int("flag").map(|f| f != 0)
+                    args.out_int_at(p.flag).map(|f| f != 0)
                 };
                 let matched = if found == Some(true) {
                     self.matched(&comm, args.status())
@@ -177,48 +178,41 @@ impl<'t> RankNormalizer<'t> {
                     None
                 };
                 Some(Op::Probe {
-                    source: self.source(&comm, args.int("source")),
-                    tag: self.tag(args.int("tag")),
+                    source: self.source(&comm, args.int_at(p.source)),
+                    tag: self.tag(args.int_at(p.tag)),
                     comm: comm.id,
                     blocking,
-                    matched_probe: short.contains("mprobe") || short.starts_with("Mprobe"),
+                    matched_probe,
                     found,
                     matched,
                 })
             }
-            "Wait"
-            | "Test"
-            | "Waitall"
-            | "Testall"
-            | "Waitany"
-            | "Testany"
-            | "Waitsome"
-            | "Testsome"
-            | "Request_get_status"
-            | "Request_get_status_all"
-            | "Request_get_status_any"
-            | "Request_get_status_some" => Some(self.wait_op(short, args, call, receives)),
-            "Start" | "Startall" => {
-                let raws: Vec<i64> = match args.input("request") {
-                    Some(ArgValue::Int(r)) => vec![*r],
-                    _ => args
-                        .input("array_of_requests")
-                        .and_then(ArgValue::as_array)
-                        .map(<[i64]>::to_vec)
-                        .unwrap_or_default(),
+            CallKind::Wait {
+                kind,
+                test,
+                status_only,
+            } => Some(self.wait_op(kind, test, status_only, args, call, receives)),
+            CallKind::Start => {
+                let one;
+                let raws: &[i64] = match p.request.map(|at| args.values.input(at)) {
+                    Some(Value::Int(r)) => {
+                        one = [r];
+                        &one
+                    }
+                    _ => args.array_at(p.requests).unwrap_or(&[]),
                 };
-                let requests = self.request_ids(&raws).into_iter().flatten().collect();
+                let requests = self.request_ids(raws).into_iter().flatten().collect();
                 // Open MPI hands out a new handle when a still-active persistent request is
                 // started again; the request goes on under the new handle.
-                let outs: Vec<i64> = match args.output("request") {
-                    Some(ArgValue::Int(r)) => vec![*r],
-                    _ => args
-                        .output("array_of_requests")
-                        .and_then(ArgValue::as_array)
-                        .map(<[i64]>::to_vec)
-                        .unwrap_or_default(),
+                let out_one;
+                let outs: &[i64] = match p.request.map(|at| args.values.output(at)) {
+                    Some(Value::Int(r)) => {
+                        out_one = [r];
+                        &out_one
+                    }
+                    _ => args.out_array_at(p.requests).unwrap_or(&[]),
                 };
-                for (&before, &after) in raws.iter().zip(&outs) {
+                for (&before, &after) in raws.iter().zip(outs) {
                     if before != after && Some(after) != self.constants.request_null {
                         if let Some(info) = self.requests.get_mut(&before).and_then(|live| {
                             let position = live.iter().position(|info| info.persistent)?;
@@ -226,19 +220,23 @@ impl<'t> RankNormalizer<'t> {
                         }) {
                             self.requests.entry(after).or_default().push(info);
                         }
-                        if self.requests.get(&before).is_some_and(Vec::is_empty) {
+                        if self
+                            .requests
+                            .get(&before)
+                            .is_some_and(|live| live.is_empty())
+                        {
                             self.requests.remove(&before);
                         }
                     }
                 }
                 Some(Op::Start { requests })
             }
-            "Cancel" => args
-                .int("request")
+            CallKind::Cancel => args
+                .int_at(p.request)
                 .and_then(|r| self.request_id(r))
                 .map(|request| Op::Cancel { request }),
-            "Request_free" => {
-                let raw = args.int("request")?;
+            CallKind::RequestFree => {
+                let raw = args.int_at(p.request)?;
                 let request = self.request_id(raw)?;
                 if let Some(position) = self
                     .requests
@@ -249,8 +247,8 @@ impl<'t> RankNormalizer<'t> {
                 }
                 Some(Op::RequestFree { request })
             }
-            "Comm_free" => {
-                if let Some(freed) = args.int("comm").and_then(|raw| self.comms.remove(&raw)) {
+            CallKind::CommFree => {
+                if let Some(freed) = args.int_at(p.comm).and_then(|raw| self.comms.remove(&raw)) {
                     // No more communicators are made on it by this rank.
                     self.state.creations.remove(&freed.id);
                     let rank = self.rank;
@@ -260,7 +258,8 @@ impl<'t> RankNormalizer<'t> {
                 }
                 None
             }
-            _ => self.collective_op(short, args),
+            CallKind::Collective { kind, form } => self.collective_op(kind, form, args),
+            _ => None,
         }
     }
 }

@@ -6,8 +6,10 @@
 use mpicheck_trace::schema::Direction;
 use mpicheck_trace::FunctionSchema;
 
+use super::args::WordLayout;
 use super::constants::intern;
 use super::facts::{allowed_anytime, frees, returns_borrowed};
+use super::kind::{CallKind, CollectivePlan};
 use super::names::{base_name, MANAGEMENT_COLLECTIVES};
 use super::rma::access_kind;
 use crate::checks::argument::rules::{object_kind, RulePlan};
@@ -51,6 +53,24 @@ pub(super) struct P2pParams {
     pub(super) status: Option<usize>,
     pub(super) statuses: Option<usize>,
     pub(super) partitions: Option<usize>,
+    /// `array_of_requests`, and the outputs of tests and waits.
+    pub(super) requests: Option<usize>,
+    pub(super) flag: Option<usize>,
+    pub(super) index: Option<usize>,
+    pub(super) outcount: Option<usize>,
+    pub(super) indices: Option<usize>,
+}
+
+/// What a call does to the topology its communicator creation awaits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum TopologyAction {
+    None,
+    /// `MPI_Graph_create`: the graph of `index` and `edges`.
+    Graph,
+    /// `MPI_Dist_graph_create_adjacent`: its `sources` and `destinations`.
+    Adjacent,
+    /// A duplicate keeps its parent's graph (MPI 4.1 §7.4.2).
+    Duplicate,
 }
 
 /// One function of a trace, as the normalizer uses it for every call.
@@ -71,8 +91,6 @@ pub(super) struct FunctionPlan {
     pub(super) returns_borrowed: bool,
     /// One of [`MANAGEMENT_COLLECTIVES`].
     pub(super) management_collective: bool,
-    /// It has an output buffer, whose address is written on entry.
-    pub(super) out_buffer: bool,
     /// The first output communicator and output group.
     pub(super) out_communicator: Option<usize>,
     pub(super) out_group: Option<usize>,
@@ -92,6 +110,15 @@ pub(super) struct FunctionPlan {
     pub(super) p2p: P2pParams,
     /// The argument rules' view of the function.
     pub(super) rules: RulePlan,
+    /// Where its parameters are in a call's words.
+    pub(super) layout: WordLayout,
+    /// The operation its calls become.
+    pub(super) kind: CallKind,
+    /// Where the arguments of its calls that must agree across ranks are, for collectives.
+    pub(super) collective: CollectivePlan,
+    /// An `MPI_Type_*` call, which `type_constructor` follows.
+    pub(super) type_call: bool,
+    pub(super) topology: TopologyAction,
 }
 
 impl FunctionPlan {
@@ -147,10 +174,6 @@ impl FunctionPlan {
             frees: frees(short),
             returns_borrowed: returns_borrowed(short),
             management_collective: MANAGEMENT_COLLECTIVES.contains(&base_name),
-            out_buffer: function
-                .params
-                .iter()
-                .any(|p| p.kind == "BUFFER" && p.direction == Direction::Out),
             out_communicator: out_handle("COMMUNICATOR"),
             out_group: out_handle("GROUP"),
             handles,
@@ -180,8 +203,33 @@ impl FunctionPlan {
                 status: position("status"),
                 statuses: position("array_of_statuses"),
                 partitions: position("partitions"),
+                requests: position("array_of_requests"),
+                flag: position("flag"),
+                index: position("index"),
+                outcount: position("outcount"),
+                indices: position("array_of_indices"),
             },
             rules: RulePlan::of(function, short),
+            layout: WordLayout::of(function),
+            kind: CallKind::of(base_name),
+            collective: CollectivePlan::of(
+                short,
+                position,
+                function
+                    .params
+                    .iter()
+                    .position(|p| p.kind == "COMMUNICATOR"),
+            ),
+            type_call: base_name.starts_with("MPI_Type_"),
+            topology: match base_name {
+                "MPI_Graph_create" => TopologyAction::Graph,
+                "MPI_Dist_graph_create_adjacent" => TopologyAction::Adjacent,
+                "MPI_Comm_dup"
+                | "MPI_Comm_dup_with_info"
+                | "MPI_Comm_idup"
+                | "MPI_Comm_idup_with_info" => TopologyAction::Duplicate,
+                _ => TopologyAction::None,
+            },
         }
     }
 }

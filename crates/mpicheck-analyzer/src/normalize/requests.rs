@@ -102,7 +102,11 @@ impl<'t> RankNormalizer<'t> {
         if Some(raw) == self.constants.request_null {
             return None;
         }
-        let live = self.requests.get(&raw).map(Vec::as_slice).unwrap_or(&[]);
+        let live = self
+            .requests
+            .get(&raw)
+            .map(|live| live.as_slice())
+            .unwrap_or(&[]);
         // Records are in the order calls entered MPI. With several threads, a handle one
         // thread's wait freed can be handed out again to a call of another thread that
         // entered before that wait (it waited inside MPI): its request is then recorded
@@ -130,42 +134,33 @@ impl<'t> RankNormalizer<'t> {
         })
     }
 
+    /// A wait or test of `kind` (`status_only`: `MPI_Request_get_status*`, a test that
+    /// leaves the request allocated).
     pub(super) fn wait_op(
         &mut self,
-        short: &str,
+        kind: WaitKind,
+        test: bool,
+        status_only: bool,
         args: &Args,
         call: &CallRecord,
         receives: &mut Vec<(usize, (Rank, i32))>,
     ) -> Op {
-        // MPI_Request_get_status*: a test that leaves the request allocated.
-        let status_only = short.starts_with("Request_get_status");
-        let test = status_only || short.starts_with("Test");
-        let suffix = match short.strip_prefix("Request_get_status") {
-            Some(rest) => rest.trim_start_matches('_'),
-            None => &short[4..],
-        };
-        let kind = match suffix {
-            "all" => WaitKind::All,
-            "any" => WaitKind::Any,
-            "some" => WaitKind::Some,
-            _ => WaitKind::One,
-        };
-        let raws: Vec<i64> = if kind == WaitKind::One {
-            args.int_at(args.plan.p2p.request).into_iter().collect()
+        let p = &args.plan.p2p;
+        let one;
+        let raws: &[i64] = if kind == WaitKind::One {
+            one = args.int_at(p.request);
+            one.as_slice()
         } else {
-            args.input("array_of_requests")
-                .and_then(ArgValue::as_array)
-                .map(<[i64]>::to_vec)
-                .unwrap_or_default()
+            args.array_at(p.requests).unwrap_or(&[])
         };
-        let requests = self.request_ids(&raws);
+        let requests = self.request_ids(raws);
         let completed: Option<Vec<u32>> = call.complete.then(|| {
             let non_null = || {
                 (0..raws.len() as u32)
                     .filter(|&i| requests[i as usize].is_some())
                     .collect::<Vec<_>>()
             };
-            let flag = args.out_int("flag").map(|f| f != 0);
+            let flag = args.out_int_at(p.flag).map(|f| f != 0);
             match kind {
                 WaitKind::One | WaitKind::All => {
                     if !test || flag == Some(true) {
@@ -174,7 +169,7 @@ impl<'t> RankNormalizer<'t> {
                         Vec::new()
                     }
                 }
-                WaitKind::Any => match args.out_int("index") {
+                WaitKind::Any => match args.out_int_at(p.index) {
                     Some(i)
                         if i >= 0
                             && Some(i) != self.constants.undefined
@@ -186,18 +181,17 @@ impl<'t> RankNormalizer<'t> {
                 },
                 WaitKind::Some => {
                     let n = args
-                        .out_int("outcount")
+                        .out_int_at(p.outcount)
                         .filter(|&n| n >= 0 && Some(n) != self.constants.undefined)
                         .unwrap_or(0) as usize;
-                    args.output("array_of_indices")
-                        .and_then(ArgValue::as_array)
+                    args.out_array_at(p.indices)
                         .map(|a| a.iter().take(n).map(|&i| i as u32).collect())
                         .unwrap_or_default()
                 }
             }
         });
         if let Some(done) = &completed {
-            let statuses = args.statuses().map(<[Status]>::to_vec);
+            let statuses = args.statuses();
             for (k, &i) in done.iter().enumerate() {
                 let Some(&raw) = raws.get(i as usize) else {
                     continue;
@@ -205,8 +199,8 @@ impl<'t> RankNormalizer<'t> {
                 let status = match kind {
                     WaitKind::One | WaitKind::Any => args.status(),
                     // Waitsome/Testsome report statuses in completion order.
-                    WaitKind::Some => statuses.as_ref().and_then(|s| s.get(k).copied()),
-                    WaitKind::All => statuses.as_ref().and_then(|s| s.get(i as usize).copied()),
+                    WaitKind::Some => statuses.and_then(|s| s.get(k)),
+                    WaitKind::All => statuses.and_then(|s| s.get(i as usize)),
                 };
                 self.complete_request(raw, requests[i as usize], status, !status_only, receives);
             }

@@ -1,6 +1,6 @@
 //! The argument rules: one per semantic kind of parameter in the MPI Forum's API description,
 //! applied to every function the trace's schema gives a parameter of that kind, with the
-//! function-specific exceptions written once below ([`significant`], [`in_place_allowed`]).
+//! function-specific exceptions written once below ([`significant`], [`in_place_allowed_in`]).
 //!
 //! The normalizer calls [`judge`] for every call with the call's input words and the state
 //! only it knows ([`ArgState`]: live, freed and uncommitted handles, communicator sizes and
@@ -9,9 +9,9 @@
 //! with a parameter of a checked kind is checked without a change here.
 
 use mpicheck_trace::schema::{Direction, FunctionSchema, ParamShape};
-use mpicheck_trace::ArgValue;
 
 use crate::model::{ArgIssue, ArgProblem, ObjectKind};
+use crate::normalize::args::{ArgWords, Value};
 use crate::normalize::intern;
 
 /// One rule of the table: the parameter kinds it applies to, the code that reports it and
@@ -247,38 +247,49 @@ pub struct CartShape {
     pub periods: Vec<bool>,
 }
 
-/// One call: its function, its short name (`Send`) and each parameter's `(input, output)`
-/// values as `decode_args` gives them (an output buffer's address is its output word,
-/// written on entry).
+/// One call: its function, its short name (`Send`) and its argument words (an output
+/// buffer's address is its output word, written on entry).
 pub struct CallArgs<'a> {
     pub function: &'a FunctionSchema,
     pub short: &'a str,
     /// What the rules need of the function, worked out once ([`RulePlan::of`]).
     pub plan: &'a RulePlan,
-    pub values: &'a [(ArgValue, ArgValue)],
+    pub values: ArgWords<'a>,
 }
 
-impl CallArgs<'_> {
+impl<'a> CallArgs<'a> {
     fn position(&self, name: &str) -> Option<usize> {
         self.function.params.iter().position(|p| p.name == name)
     }
     /// A parameter's value on entry: its input, or the address of an output buffer.
-    fn on_entry(&self, i: usize) -> &ArgValue {
-        match self.values.get(i) {
-            Some((ArgValue::Missing, output)) if self.function.params[i].kind == "BUFFER" => output,
-            Some((input, _)) => input,
-            None => &ArgValue::Missing,
+    #[inline]
+    fn on_entry(&self, i: usize) -> Value<'a> {
+        match self.values.input(i) {
+            Value::Missing
+                if self
+                    .function
+                    .params
+                    .get(i)
+                    .is_some_and(|p| p.kind == "BUFFER") =>
+            {
+                self.values.output_on_entry(i)
+            }
+            input => input,
         }
     }
     fn int(&self, name: &str) -> Option<i64> {
         self.on_entry(self.position(name)?).as_int()
+    }
+    /// As [`CallArgs::int`], of the parameter at `at` (a position from the plan).
+    fn int_at(&self, at: Option<usize>) -> Option<i64> {
+        self.on_entry(at?).as_int()
     }
     /// The communicator the call works on: its first communicator input (`comm`,
     /// `comm_old`).
     fn comm(&self) -> Option<i64> {
         self.on_entry(self.plan.comm_input?).as_int()
     }
-    fn array(&self, name: &str) -> Option<&[i64]> {
+    fn array(&self, name: &str) -> Option<&'a [i64]> {
         self.on_entry(self.position(name)?).as_array()
     }
 }
@@ -459,18 +470,18 @@ impl Significance {
         let intercomm_leader = plan.intercomm_create.then(|| {
             // Significant only at the local leader.
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
-            me.is_some_and(|me| call.int("local_leader") == Some(i64::from(me)))
+            me.is_some_and(|me| call.int_at(plan.local_leader) == Some(i64::from(me)))
         });
         let rooted = base.and_then(|_| {
-            let root = call.int("root")?;
-            Some((root, call.int("comm").and_then(|raw| state.comm(raw))))
+            let root = call.int_at(plan.root)?;
+            Some((root, call.int_at(plan.comm).and_then(|raw| state.comm(raw))))
         });
         Significance {
             sendbuf_in_place: in_place(plan.sendbuf),
             recvbuf_in_place: in_place(plan.recvbuf),
             no_op_get_accumulate: plan.get_accumulate
                 && c.no_op.is_some()
-                && call.int("op") == c.no_op,
+                && call.int_at(plan.op) == c.no_op,
             intercomm_leader,
             rooted,
             proc_null: c.proc_null,
@@ -564,9 +575,10 @@ impl ParamRole {
     }
 }
 
-/// Whether `MPI_IN_PLACE` is a valid value of this buffer parameter in this call.
-fn in_place_allowed(call: &CallArgs, param: &str) -> bool {
-    let Some(base) = call.plan.base else {
+/// Whether `MPI_IN_PLACE` is a valid value of buffer parameter `param` in a call whose
+/// [`collective_base`] is `base` (worked out per parameter in the plan).
+fn in_place_allowed_in(base: Option<&str>, param: &str) -> bool {
+    let Some(base) = base else {
         return false;
     };
     if base.starts_with("Neighbor_") || base == "Bcast" || base == "Barrier" {
@@ -653,13 +665,16 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
     let significance = Significance::of(call, state, base);
     for judged_param in &plan.params {
         let (i, judged) = (judged_param.at, judged_param.judged);
-        let name = call.function.params[i].name.as_str();
         if !significance.of_role(&judged_param.role) {
             continue;
         }
-        let value = call.on_entry(i);
-        match (judged, value) {
-            (Judged::Request, ArgValue::Int(raw))
+        let name = call.function.params[i].name.as_str();
+        let value = match call.values.input(i) {
+            Value::Missing if judged_param.buffer => call.values.output_on_entry(i),
+            input => input,
+        };
+        match (judged, &value) {
+            (Judged::Request, Value::Int(raw))
                 if plan.null_request_forbidden && Some(*raw) == c.request_null =>
             {
                 issue(
@@ -669,7 +684,7 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     },
                 );
             }
-            (Judged::Handle(kind), ArgValue::Int(raw)) => match state.handle(kind, *raw) {
+            (Judged::Handle(kind), Value::Int(raw)) => match state.handle(kind, *raw) {
                 HandleState::Null if judged_param.null_forbidden => {
                     issue(name, ArgProblem::NullHandle { kind })
                 }
@@ -679,17 +694,17 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                 }
                 _ => {}
             },
-            (Judged::Count, ArgValue::Int(v)) if *v < 0 => {
+            (Judged::Count, Value::Int(v)) if *v < 0 => {
                 issue(name, ArgProblem::NegativeCount { value: *v })
             }
-            (Judged::Count, ArgValue::Array(values)) => {
+            (Judged::Count, Value::Array(values)) => {
                 if let Some(&v) = values.iter().find(|&&v| v < 0) {
                     issue(name, ArgProblem::NegativeCount { value: v });
                 }
             }
-            (Judged::Buffer, ArgValue::Int(address)) => {
+            (Judged::Buffer, Value::Int(address)) => {
                 if c.in_place.is_some() && Some(*address) == c.in_place {
-                    if !in_place_allowed(call, name) {
+                    if !judged_param.in_place_allowed {
                         issue(name, ArgProblem::InPlaceNotAllowed);
                     }
                 } else if *address == 0 {
@@ -698,16 +713,8 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     }
                 }
             }
-            (Judged::Tag, ArgValue::Int(tag)) => {
-                let short = call.short.strip_suffix("_c").unwrap_or(call.short);
-                let receive = matches!(
-                    short,
-                    "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
-                );
-                // A partitioned receive's wildcard is AR016's (it takes none).
-                let wildcard_ok =
-                    name == "recvtag" || (name == "tag" && (receive || short == "Precv_init"));
-                if !(wildcard_ok && Some(*tag) == c.any_tag)
+            (Judged::Tag, Value::Int(tag)) => {
+                if !(judged_param.wildcard_tag && Some(*tag) == c.any_tag)
                     && (*tag < 0 || c.tag_ub.is_some_and(|ub| *tag > ub))
                 {
                     issue(
@@ -719,24 +726,24 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     );
                 }
             }
-            (Judged::Rank, ArgValue::Int(rank)) => {
-                if let Some(problem) = peer_problem(call, state, name, *rank) {
+            (Judged::Rank, Value::Int(rank)) => {
+                if let Some(problem) = peer_problem(call, state, judged_param.peer, *rank) {
                     issue(name, problem);
                 }
             }
-            (Judged::Assert, ArgValue::Int(value)) => {
+            (Judged::Assert, Value::Int(value)) => {
                 let not_allowed = asserts::not_allowed(call.short, *value, c);
                 if !not_allowed.is_empty() {
                     let value = *value;
                     issue(name, ArgProblem::InvalidAssert { value, not_allowed });
                 }
             }
-            (Judged::Color | Judged::SplitType, ArgValue::Int(color))
+            (Judged::Color | Judged::SplitType, Value::Int(color))
                 if *color < 0 && Some(*color) != c.undefined =>
             {
                 issue(name, ArgProblem::InvalidColor { value: *color });
             }
-            (Judged::SplitType, ArgValue::Int(split_type))
+            (Judged::SplitType, Value::Int(split_type))
                 if *split_type >= 0
                     && c.split_types
                         .as_ref()
@@ -748,9 +755,15 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         }
     }
     topology_issues(call, state, &mut issue);
-    arrays::rank_array_issues(call, state, &mut issue);
-    arrays::grid_issues(call, state, &mut issue);
-    partitions::partition_issues(call, state, &mut issue);
+    if plan.rank_arrays {
+        arrays::rank_array_issues(call, state, &mut issue);
+    }
+    if plan.grid {
+        arrays::grid_issues(call, state, &mut issue);
+    }
+    if plan.partitions {
+        partitions::partition_issues(call, state, &mut issue);
+    }
     issues
 }
 
@@ -778,33 +791,34 @@ fn null_buffer_count(call: &CallArgs, state: &dyn ArgState, buffer: &str) -> Opt
 fn peer_problem(
     call: &CallArgs,
     state: &dyn ArgState,
-    name: &str,
+    peer: Peer,
     rank: i64,
 ) -> Option<ArgProblem> {
     let c = state.constants();
-    let group = match name {
-        "dest" | "source" | "root" => call.int("comm").and_then(|raw| state.comm(raw)),
-        // The rank of a topology query (MPI_Cart_coords, MPI_Graph_neighbors...).
-        "rank" if call.plan.required_topology.is_some() => {
-            call.int("comm").and_then(|raw| state.comm(raw))
+    let group = match peer {
+        // (With a topology rank, the rank of a topology query: MPI_Cart_coords,
+        // MPI_Graph_neighbors...)
+        Peer::Dest | Peer::Source | Peer::Root | Peer::TopologyRank => {
+            call.int_at(call.plan.comm).and_then(|raw| state.comm(raw))
         }
-        _ => None,
+        Peer::Other => None,
     }?;
-    if Some(rank) == c.proc_null && name != "rank" {
+    let topology_rank = peer == Peer::TopologyRank;
+    if Some(rank) == c.proc_null && !topology_rank {
         return None;
     }
     // (A partitioned receive takes no wildcard: AR016 reports it.)
-    if name == "source" && Some(rank) == c.any_source {
+    if peer == Peer::Source && Some(rank) == c.any_source {
         return None;
     }
-    let size = match (name, group.remote_size) {
-        ("root", Some(remote)) => {
+    let size = match (peer, group.remote_size) {
+        (Peer::Root, Some(remote)) => {
             if Some(rank) == c.mpi_root {
                 return None;
             }
             remote
         }
-        (_, Some(remote)) if name != "rank" => remote,
+        (_, Some(remote)) if !topology_rank => remote,
         _ => group.size,
     };
     (rank < 0 || rank >= i64::from(size))
@@ -839,11 +853,11 @@ fn topology_issues(
             continue;
         }
         let name = param.name.as_str();
-        match (param.kind.as_str(), value) {
-            ("NUM_DIMS" | "COMM_SIZE", ArgValue::Int(v)) if *v < 0 => {
+        match (param.kind.as_str(), &value) {
+            ("NUM_DIMS" | "COMM_SIZE", Value::Int(v)) if *v < 0 => {
                 issue(name, ArgProblem::InvalidTopology { value: *v });
             }
-            ("DIMENSION", ArgValue::Array(dims)) => {
+            ("DIMENSION", Value::Array(dims)) => {
                 if let Some(&d) = dims.iter().find(|&&d| d < 0) {
                     issue(name, ArgProblem::InvalidTopology { value: d });
                 }
@@ -988,4 +1002,5 @@ mod tests;
 
 pub use arrays::{range_ranks, ranges_len};
 pub use partitions::{marked_ready, PartitionedRequest};
+use plan::Peer;
 pub use plan::RulePlan;

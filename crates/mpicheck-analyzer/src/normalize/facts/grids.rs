@@ -2,8 +2,6 @@
 //! `MPI_Cart_rank` (AR012): from `MPI_Cart_create`'s `dims` and `periods`, the dimensions
 //! `MPI_Cart_sub` keeps, or the communicator a duplicate copies.
 
-use mpicheck_trace::ArgValue;
-
 use super::super::{Args, RankNormalizer};
 use crate::checks::argument::rules::CartShape;
 
@@ -16,7 +14,7 @@ impl RankNormalizer<'_> {
         let Some(new) = args.out_int_at(args.plan.out_communicator) else {
             return;
         };
-        let array = |name| args.input(name).and_then(ArgValue::as_array);
+        let array = |name| args.array(name);
         let parent = || {
             args.int("comm")
                 .and_then(|c| self.objects.cart_shapes.get(&c))

@@ -26,7 +26,7 @@ impl RankNormalizer<'_> {
         };
         let constants = &self.objects.constants;
         if constants.predefined.contains(&new)
-            || constants.nulls.get(&ObjectKind::Group) == Some(&new)
+            || constants.nulls.get(ObjectKind::Group) == Some(new)
         {
             return; // MPI_GROUP_EMPTY keeps its size 0
         }

@@ -3,8 +3,6 @@
 //! partitions marked ready in the current epoch. A freed request is forgotten, so the state
 //! is bounded by the requests the program holds.
 
-use mpicheck_trace::ArgValue;
-
 use super::super::{Args, RankNormalizer};
 use crate::checks::argument::rules::{marked_ready, PartitionedRequest};
 use crate::model::{Op, WaitKind};
@@ -28,9 +26,7 @@ impl RankNormalizer<'_> {
                 }
             }
             "Pready" | "Pready_range" | "Pready_list" => {
-                let list = args
-                    .input("array_of_partitions")
-                    .and_then(ArgValue::as_array);
+                let list = args.array("array_of_partitions");
                 let request = args.int("request").and_then(|raw| table.get_mut(&raw));
                 if let (Some(request), Some(marked)) =
                     (request, marked_ready(short, |n| args.int(n), list))
@@ -52,8 +48,7 @@ impl RankNormalizer<'_> {
             match args.int("request") {
                 Some(raw) => vec![raw],
                 None => args
-                    .input("array_of_requests")
-                    .and_then(ArgValue::as_array)
+                    .array("array_of_requests")
                     .map(<[i64]>::to_vec)
                     .unwrap_or_default(),
             }

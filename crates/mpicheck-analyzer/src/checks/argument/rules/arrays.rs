@@ -37,6 +37,26 @@ pub fn ranges_len(ranges: &[i64]) -> Option<i128> {
     })
 }
 
+/// Whether [`rank_array_issues`] looks at calls of `short` (the arms of its match).
+pub(super) fn rank_arrays_judged(short: &str) -> bool {
+    matches!(
+        short,
+        "Group_incl"
+            | "Group_excl"
+            | "Group_range_incl"
+            | "Group_range_excl"
+            | "Graph_create"
+            | "Graph_map"
+            | "Dist_graph_create"
+            | "Dist_graph_create_adjacent"
+    )
+}
+
+/// Whether [`grid_issues`] looks at calls of `short`.
+pub(super) fn grid_judged(short: &str) -> bool {
+    matches!(short, "Cart_shift" | "Cart_rank")
+}
+
 /// The problems of a call's arrays of ranks and graph offsets.
 pub(super) fn rank_array_issues(
     call: &CallArgs,
@@ -154,7 +174,7 @@ pub(super) fn grid_issues(
     issue: &mut impl FnMut(&str, ArgProblem),
 ) {
     // The function first: finding the communicator reads the parameters.
-    if !matches!(call.short, "Cart_shift" | "Cart_rank") {
+    if !grid_judged(call.short) {
         return;
     }
     let Some(comm) = call.comm() else { return };

@@ -6,8 +6,8 @@
 use mpicheck_trace::schema::{Direction, FunctionSchema};
 
 use super::{
-    collective_base, conversion, moves_data, null_forbidden, null_request_forbidden,
-    topology_function, Judged, ParamRole, RequiredTopology,
+    arrays, collective_base, conversion, in_place_allowed_in, moves_data, null_forbidden,
+    null_request_forbidden, partitions, topology_function, Judged, ParamRole, RequiredTopology,
 };
 
 /// One parameter the loop of [`judge`](super::judge) judges.
@@ -19,6 +19,26 @@ pub(super) struct JudgedParam {
     pub(super) null_forbidden: bool,
     /// What decides whether it is significant in a call.
     pub(super) role: ParamRole,
+    /// A `BUFFER` parameter: its value on entry is its output word when it has no input.
+    pub(super) buffer: bool,
+    /// A tag: `MPI_ANY_TAG` is valid here (a receive's or probe's `tag`, a `recvtag`).
+    pub(super) wildcard_tag: bool,
+    /// A buffer: `MPI_IN_PLACE` is valid here ([`in_place_allowed_in`]).
+    pub(super) in_place_allowed: bool,
+    /// A rank: which peer it names, for its group.
+    pub(super) peer: Peer,
+}
+
+/// Which rank parameter a peer rank is, for the group it must be in.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Peer {
+    Dest,
+    Source,
+    Root,
+    /// The `rank` of a topology query.
+    TopologyRank,
+    /// Any other rank (not judged against a group here).
+    Other,
 }
 
 /// The rules' view of one function.
@@ -43,6 +63,16 @@ pub struct RulePlan {
     /// The first parameters named `sendbuf` and `recvbuf`.
     pub(super) sendbuf: Option<usize>,
     pub(super) recvbuf: Option<usize>,
+    /// The first parameters named `comm`, `root`, `local_leader` and `op`.
+    pub(super) comm: Option<usize>,
+    pub(super) root: Option<usize>,
+    pub(super) local_leader: Option<usize>,
+    pub(super) op: Option<usize>,
+    /// Whether the rules of rank arrays, grid places and partitions look at the function
+    /// (`arrays::rank_array_issues`, `arrays::grid_issues`, `partitions::partition_issues`).
+    pub(super) rank_arrays: bool,
+    pub(super) grid: bool,
+    pub(super) partitions: bool,
     /// The parameters the loop judges, in order.
     pub(super) params: Vec<JudgedParam>,
 }
@@ -52,6 +82,12 @@ impl RulePlan {
     pub fn of(function: &FunctionSchema, short: &str) -> RulePlan {
         let position = |name: &str| function.params.iter().position(|p| p.name == name);
         let base = collective_base(short);
+        let required_topology = RequiredTopology::of(short);
+        let unsuffixed = short.strip_suffix("_c").unwrap_or(short);
+        let receive = matches!(
+            unsuffixed,
+            "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
+        );
         let params = function
             .params
             .iter()
@@ -63,18 +99,31 @@ impl RulePlan {
                 {
                     return None;
                 }
+                let name = param.name.as_str();
                 Some(JudgedParam {
                     at,
                     judged,
                     null_forbidden: null_forbidden(short, &param.kind),
-                    role: ParamRole::of(&param.name, base),
+                    role: ParamRole::of(name, base),
+                    buffer: param.kind == "BUFFER",
+                    // A partitioned receive's wildcard is AR016's (it takes none).
+                    wildcard_tag: name == "recvtag"
+                        || (name == "tag" && (receive || unsuffixed == "Precv_init")),
+                    in_place_allowed: in_place_allowed_in(base, name),
+                    peer: match name {
+                        "dest" => Peer::Dest,
+                        "source" => Peer::Source,
+                        "root" => Peer::Root,
+                        "rank" if required_topology.is_some() => Peer::TopologyRank,
+                        _ => Peer::Other,
+                    },
                 })
             })
             .collect();
         RulePlan {
             conversion: conversion(short),
             base,
-            required_topology: RequiredTopology::of(short),
+            required_topology,
             topology_function: topology_function(short),
             moves_data: moves_data(function, short),
             null_request_forbidden: null_request_forbidden(short),
@@ -86,6 +135,13 @@ impl RulePlan {
                 .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::In),
             sendbuf: position("sendbuf"),
             recvbuf: position("recvbuf"),
+            comm: position("comm"),
+            root: position("root"),
+            local_leader: position("local_leader"),
+            op: position("op"),
+            rank_arrays: arrays::rank_arrays_judged(short),
+            grid: arrays::grid_judged(short),
+            partitions: partitions::judged(short),
             params,
         }
     }

@@ -1,6 +1,7 @@
 //! The argument rules on single calls, with a rank state made up for each test.
 
 use super::*;
+use crate::normalize::args::WordLayout;
 use mpicheck_trace::schema::Schema;
 
 /// Lines of the function table the recorder writes (`wrappers.c`), ids renumbered.
@@ -190,29 +191,36 @@ fn judge_with(state: &State, func: u16, values: &[V]) -> Vec<(&'static str, ArgP
     let schema = Schema::parse(SCHEMA).unwrap();
     let function = schema.function(func).unwrap();
     assert_eq!(function.params.len(), values.len(), "{}", function.name);
-    let values: Vec<(ArgValue, ArgValue)> = function
-        .params
-        .iter()
-        .zip(values)
-        .map(|(p, v)| {
-            let v = match v {
-                I(i) => ArgValue::Int(*i),
-                A(a) => ArgValue::Array(a.to_vec()),
-            };
-            if p.direction == Direction::Out {
-                (ArgValue::Missing, v)
-            } else {
-                (v, ArgValue::Missing)
+    // The words of the call: each value where its parameter's input or output goes (an
+    // `inout` parameter's output repeats its input).
+    let mut words = Vec::new();
+    for (p, v) in function.params.iter().zip(values) {
+        let times = if p.direction == Direction::InOut {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            match (v, p.shape) {
+                (I(i), ParamShape::Status) => words.extend([*i, 0, 0, 0]),
+                (I(i), _) => words.push(*i),
+                (A(a), _) => {
+                    words.push(a.len() as i64);
+                    words.extend_from_slice(a);
+                }
             }
-        })
-        .collect();
+        }
+    }
     let short = function.name.strip_prefix("MPI_").unwrap();
     let plan = RulePlan::of(function, short);
+    let layout = WordLayout::of(function);
+    let mut room = Vec::new();
+    let slots = layout.slots(&words, &mut room);
     let call = CallArgs {
         function,
         short,
         plan: &plan,
-        values: &values,
+        values: ArgWords::new(&layout, slots, &words, true),
     };
     judge(&call, state)
         .into_iter()
