@@ -713,18 +713,17 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
                     }
                 }
             }
-            (Judged::Tag, Value::Int(tag)) => {
+            (Judged::Tag, Value::Int(tag))
                 if !(judged_param.wildcard_tag && Some(*tag) == c.any_tag)
-                    && (*tag < 0 || c.tag_ub.is_some_and(|ub| *tag > ub))
-                {
-                    issue(
-                        name,
-                        ArgProblem::InvalidTag {
-                            value: *tag,
-                            tag_ub: c.tag_ub,
-                        },
-                    );
-                }
+                    && (*tag < 0 || c.tag_ub.is_some_and(|ub| *tag > ub)) =>
+            {
+                issue(
+                    name,
+                    ArgProblem::InvalidTag {
+                        value: *tag,
+                        tag_ub: c.tag_ub,
+                    },
+                );
             }
             (Judged::Rank, Value::Int(rank)) => {
                 if let Some(problem) = peer_problem(call, state, judged_param.peer, *rank) {
