@@ -87,13 +87,14 @@ type Caller = (u16, u32, &'static str);
 /// What TH001 keeps of one rank's calls (none that MPI allows at any time).
 #[derive(Default)]
 pub(super) struct Watch {
-    /// Every call's thread, site and function.
+    /// The calls' threads, sites and functions (not the main thread's once `MPI_Init*`
+    /// came: they are no finding).
     callers: BTreeSet<Caller>,
     /// The callers already in `callers`, by thread and site (one word) and the address of
     /// their function's name: most calls are from a known caller, and this finds them
     /// without comparing names (the same name at another address is still folded by
     /// `callers`).
-    known_callers: FxHashSet<(u64, ByAddress)>,
+    known_callers: FxHashSet<CallerKey>,
     /// Some of `known_callers`: most calls find their caller there.
     recent_callers: RecentCallers,
     /// `MPI_THREAD_SINGLE`: the calls of a region's thread in a region of several threads,
@@ -110,16 +111,19 @@ pub(super) struct Watch {
     pairs: BTreeSet<(When, Caller, Caller)>,
 }
 
+/// A caller as a key: its thread and site in one word, and its function.
+type CallerKey = (u64, ByAddress);
+
 /// A few callers (thread and site, and function), each at the place its key gives it: the
 /// same few callers come over and over, found here without hashing into a set.
 #[derive(Default)]
 struct RecentCallers {
-    places: Option<Box<[Option<(u64, ByAddress)>; 64]>>,
+    places: Option<Box<[Option<CallerKey>; 64]>>,
 }
 
 impl RecentCallers {
     /// Whether `caller` is at its place; it is put there either way.
-    fn again(&mut self, caller: (u64, ByAddress)) -> bool {
+    fn again(&mut self, caller: CallerKey) -> bool {
         let places = self.places.get_or_insert_with(|| Box::new([None; 64]));
         let (thread_site, name) = caller;
         let mixed =
