@@ -204,9 +204,9 @@ pub(crate) struct MessageTypePass {
     inits: FxHashMap<(Rank, ReqId), Init>,
     streams: FxHashMap<(Rank, Rank, CommId), Stream>,
     found: HashMap<(u32, u32, String), Found>,
-    /// By receiver: its receives from the first one whose match may still come, in posting
-    /// order.
-    held: FxHashMap<Rank, VecDeque<Posted>>,
+    /// By receiver (rank): its receives from the first one whose match may still come, in
+    /// posting order.
+    held: Vec<VecDeque<Posted>>,
     /// The held receives that wait for their match, by (rank, event), and their requests.
     awaiting: FxHashMap<(Rank, usize), Awaited>,
     awaiting_requests: FxHashMap<(Rank, ReqId), usize>,
@@ -307,19 +307,23 @@ impl MessageTypePass {
                 self.awaiting_requests.insert((rank, r), order.1);
             }
         }
-        match self.held.get_mut(&rank) {
-            Some(held) => held.push_back(posted),
-            None if awaits => {
-                self.held.insert(rank, VecDeque::from([posted]));
-            }
-            None => self.pair(rank, posted, tables),
+        let r = rank as usize;
+        if self.held.len() <= r {
+            self.held.resize_with(r + 1, VecDeque::new);
+        }
+        let held = &mut self.held[r];
+        if !held.is_empty() || awaits {
+            held.push_back(posted);
+        } else {
+            self.pair(rank, posted, tables);
         }
     }
 
     /// Pairs the receives `rank` holds up to the first whose match may still come (all of
     /// them at the end).
     fn release(&mut self, rank: Rank, tables: &RunTables, at_end: bool) {
-        let Some(mut held) = self.held.remove(&rank) else {
+        // (Taken out while its receives are paired, and put back with its buffer.)
+        let Some(mut held) = self.held.get_mut(rank as usize).map(std::mem::take) else {
             return;
         };
         while let Some(front) = held.front_mut() {
@@ -335,9 +339,7 @@ impl MessageTypePass {
             let posted = held.pop_front().expect("a front");
             self.pair(rank, posted, tables);
         }
-        if !held.is_empty() {
-            self.held.insert(rank, held);
-        }
+        self.held[rank as usize] = held;
     }
 
     /// A receive of `rank`, paired with the message it takes or waiting for it.
@@ -562,10 +564,10 @@ impl EventPass for MessageTypePass {
     }
 
     fn finish(mut self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
-        let mut ranks: Vec<Rank> = self.held.keys().copied().collect();
-        ranks.sort_unstable();
-        for rank in ranks {
-            self.release(rank, tables, true);
+        for rank in 0..self.held.len() {
+            if !self.held[rank].is_empty() {
+                self.release(rank as Rank, tables, true);
+            }
         }
         let mut found: Vec<Found> = self.found.into_values().collect();
         found.sort_by_key(|f| f.first);
@@ -742,7 +744,7 @@ mod tests {
         for (i, event) in run.ranks[1].events.iter().enumerate() {
             pass.event(1, i, event, &tables);
         }
-        assert!(pass.held.is_empty() && pass.awaiting.is_empty());
+        assert!(pass.held.iter().all(VecDeque::is_empty) && pass.awaiting.is_empty());
         assert!(pass.awaiting_requests.is_empty());
     }
 }

@@ -141,18 +141,19 @@ impl Watch {
                         note(self.requests.entry(*r).or_default(), call);
                     }
                 }
-                let nothing_to_forget = self.requests.is_empty();
-                let mut forget = |r: ReqId| {
-                    if !self.started.contains(&r) {
-                        self.requests.remove(&r);
+                // (Most waits find nothing to forget: no hashing then.)
+                if !self.requests.is_empty() {
+                    let mut forget = |r: ReqId| {
+                        if !self.started.contains(&r) {
+                            self.requests.remove(&r);
+                        }
+                    };
+                    if all {
+                        requests.iter().flatten().copied().for_each(&mut forget);
+                    } else {
+                        crate::checks::request::completed_requests(requests, completed)
+                            .for_each(&mut forget);
                     }
-                };
-                if nothing_to_forget {
-                } else if all {
-                    requests.iter().flatten().copied().for_each(&mut forget);
-                } else {
-                    crate::checks::request::completed_requests(requests, completed)
-                        .for_each(&mut forget);
                 }
             }
             Op::RequestStatus { requests, .. } => {

@@ -87,16 +87,16 @@ type Caller = (u16, u32, &'static str);
 /// What TH001 keeps of one rank's calls (none that MPI allows at any time).
 #[derive(Default)]
 pub(super) struct Watch {
-    /// Every call's thread, site and function.
+    /// The calls' threads, sites and functions (not the main thread's once `MPI_Init*`
+    /// came: they are no finding).
     callers: BTreeSet<Caller>,
     /// The callers already in `callers`, by thread and site (one word) and the address of
     /// their function's name: most calls are from a known caller, and this finds them
     /// without comparing names (the same name at another address is still folded by
     /// `callers`).
-    known_callers: FxHashSet<(u64, ByAddress)>,
-    /// Some of `known_callers`, each in the place its key gives it: most calls find
-    /// their caller here, without hashing.
-    recent_callers: Vec<Option<(u64, ByAddress)>>,
+    known_callers: FxHashSet<CallerKey>,
+    /// Some of `known_callers`: most calls find their caller there.
+    recent_callers: RecentCallers,
     /// `MPI_THREAD_SINGLE`: the calls of a region's thread in a region of several threads,
     /// with the threads that ran in it.
     in_regions: BTreeSet<(u32, Caller)>,
@@ -111,13 +111,30 @@ pub(super) struct Watch {
     pairs: BTreeSet<(When, Caller, Caller)>,
 }
 
-/// How many of the known callers [`Watch`] keeps at hand.
-const RECENT: usize = 64;
+/// A caller as a key: its thread and site in one word, and its function.
+type CallerKey = (u64, ByAddress);
 
-/// The place of a caller among the recent ones.
-fn recent_place((thread_site, name): (u64, ByAddress)) -> usize {
-    let mixed = (thread_site ^ (name.0.as_ptr() as u64 >> 3)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    (mixed >> 58) as usize
+/// A few callers (thread and site, and function), each at the place its key gives it: the
+/// same few callers come over and over, found here without hashing into a set.
+#[derive(Default)]
+struct RecentCallers {
+    places: Option<Box<[Option<CallerKey>; 64]>>,
+}
+
+impl RecentCallers {
+    /// Whether `caller` is at its place; it is put there either way.
+    fn again(&mut self, caller: CallerKey) -> bool {
+        let places = self.places.get_or_insert_with(|| Box::new([None; 64]));
+        let (thread_site, name) = caller;
+        let mixed =
+            (thread_site ^ (name.0.as_ptr() as u64 >> 3)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        let place = &mut places[(mixed >> 58) as usize];
+        if *place == Some(caller) {
+            return true;
+        }
+        *place = Some(caller);
+        false
+    }
 }
 
 impl Watch {
@@ -137,15 +154,8 @@ impl Watch {
                 u64::from(call.thread) << 32 | u64::from(call.site.0),
                 ByAddress(call.call),
             );
-            if self.recent_callers.is_empty() {
-                self.recent_callers.resize(RECENT, None);
-            }
-            let place = &mut self.recent_callers[recent_place(key)];
-            if *place != Some(key) {
-                if self.known_callers.insert(key) {
-                    self.callers.insert(caller);
-                }
-                *place = Some(key);
+            if !self.recent_callers.again(key) && self.known_callers.insert(key) {
+                self.callers.insert(caller);
             }
         }
         let Some(time) = call.time.filter(|_| serialized) else {

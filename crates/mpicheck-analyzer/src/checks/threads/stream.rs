@@ -251,10 +251,11 @@ impl RankState {
         let clock = clocks.clock(slot);
         let allowed = always_allowed(call.call);
         if !allowed {
-            let (callers, serialized) = (
-                self.may_be(ThreadLevel::Single) || self.may_be(ThreadLevel::Funneled),
-                self.may_be(ThreadLevel::Serialized),
-            );
+            // (The main thread's calls are not TH001's under these levels: once MPI_Init*
+            // came, its thread is the main one.)
+            let callers = (self.may_be(ThreadLevel::Single) || self.may_be(ThreadLevel::Funneled))
+                && self.init.is_none_or(|init| init.thread != call.thread);
+            let serialized = self.may_be(ThreadLevel::Serialized);
             self.level
                 .call(index, &call, clocks, self.latest_enter, callers, serialized);
             self.single.call(&call);
