@@ -3,14 +3,23 @@
 # Sendrecv and an Allreduce, then a head-to-head MPI_Recv) under `mpicheck run` with a 5 s
 # deadlock timeout. Samples the supervisor's peak resident memory (VmHWM of the mpicheck
 # process, not of the ranks, whose mapped traces count in theirs) and prints it with the
-# time from the start of the hang check to its verdict. Benchmarks only.
+# time from the start of the hang check to its verdict, and the whole `mpicheck run`. ANALYSIS=after (the default) runs
+# with --analyze-after: the check reads the traces from their start; ANALYSIS=online lets
+# the analysis follow the job, which the check then ends at the stall. Benchmarks only.
 #
 #   benches/live_hang.sh                        # ROUNDS=1000000, MPICH, 2 ranks
 #   MPICHECK=/tmp/old/mpicheck ROUNDS=100000 benches/live_hang.sh
+#   ANALYSIS=online benches/live_hang.sh
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-1000000}
 FAMILY=${FAMILY:-mpich}
+ANALYSIS=${ANALYSIS:-after}
+case $ANALYSIS in
+after) follow=--analyze-after ;;
+online) follow= ;;
+*) echo "ANALYSIS is after or online, not $ANALYSIS" >&2; exit 2 ;;
+esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WORK:-$ROOT/target/live-hang-bench}
 MPICHECK=${MPICHECK:-$ROOT/target/release/mpicheck}
@@ -20,7 +29,8 @@ mkdir -p "$WORK"
 out=$WORK/out
 rm -rf "$out"
 
-"$MPICHECK" run --analyze-after --mpi "$FAMILY" -n 2 --out "$out" --deadlock-timeout 5 --format none \
+start=$(date +%s.%N)
+"$MPICHECK" run $follow --mpi "$FAMILY" -n 2 --out "$out" --deadlock-timeout 5 --format none \
     "$WORK/long_hang-$FAMILY" "$ROUNDS" >/dev/null 2>"$WORK/stderr.txt" &
 pid=$!
 hwm=0
@@ -30,11 +40,12 @@ while kill -0 "$pid" 2>/dev/null; do
     sleep 0.5
 done
 wait "$pid" || true
+total=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')
 # "no rank has made progress for N s" is said once the check has judged: N - 5 s is the check.
 judged=$(grep -o 'no rank has made progress for [0-9]* s' "$WORK/stderr.txt" | grep -o '[0-9]\+' | head -1)
 calls=$("$MPICHECK" events "$out" 2>/dev/null | grep -cE '^ +[0-9]+ MPI_' || true)
-echo "# $(date -u +%FT%TZ) $(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $MPICHECK"
-printf '| calls | supervisor peak RSS MiB | hang check s | finding |\n|---:|---:|---:|---|\n'
+echo "# $(date -u +%FT%TZ) $(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $MPICHECK, ANALYSIS=$ANALYSIS"
+printf '| calls | supervisor peak RSS MiB | hang check s | mpicheck run s | finding |\n|---:|---:|---:|---:|---|\n'
 finding=$(grep -o '"DL00[0-9]"' "$out/report.json" 2>/dev/null | head -1 || true)
-awk -v c="$calls" -v h="$hwm" -v j="${judged:-?}" -v f="${finding:-none}" \
-    'BEGIN {printf "| %d | %.1f | %s | %s |\n", c, h / 1024, (j == "?" ? "?" : j - 5), f}'
+awk -v c="$calls" -v h="$hwm" -v j="${judged:-?}" -v t="$total" -v f="${finding:-none}" \
+    'BEGIN {printf "| %d | %.1f | %s | %.0f | %s |\n", c, h / 1024, (j == "?" ? "?" : j - 5), t, f}'

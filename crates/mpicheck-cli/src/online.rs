@@ -9,7 +9,9 @@
 //! after `MPI_Init`) the traces are analyzed after the job as before. The traces are kept
 //! either way. When its result is sure to be thrown away (a followed trace shows a window
 //! constructor, or mpicheck ends the job, [`Online::stop`]), the analysis stops there and
-//! gives back its memory and files instead of following the job to its end.
+//! gives back its memory and files instead of following the job to its end. When every rank
+//! is stuck, the supervisor may end the analysis there ([`Online::finish_at_stall`]) and judge
+//! the stall from its findings instead of reading every trace again.
 //!
 //! With `MPICHECK_DEBUG_ONLINE` set, mpicheck says on stderr when the analysis finished,
 //! whether it stopped early and why, whether its result was used and, if it gave up, why
@@ -17,7 +19,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -40,6 +42,8 @@ pub struct Online {
     job_over: Arc<AtomicBool>,
     /// Set when the result would be thrown away: the analysis stops reading and ends.
     stop: Arc<AtomicBool>,
+    /// The thread's id (0 until it runs), to give it a CPU when the job is stuck.
+    tid: Arc<AtomicI32>,
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
 
@@ -82,14 +86,54 @@ impl Online {
         let stop = Arc::new(AtomicBool::new(false));
         let dir = dir.to_path_buf();
         let (over, stopped) = (job_over.clone(), stop.clone());
+        let tid = Arc::new(AtomicI32::new(0));
+        let its_tid = tid.clone();
         let thread = std::thread::Builder::new()
             .name("mpicheck-online".into())
-            .spawn(move || follow_and_analyze(&dir, over, stopped))
+            .spawn(move || {
+                // SAFETY: gettid(2) has no preconditions.
+                its_tid.store(unsafe { libc::gettid() }, Ordering::Release);
+                follow_and_analyze(&dir, over, stopped)
+            })
             .expect("cannot start the analysis thread");
         Online {
             job_over,
             stop,
+            tid,
             thread,
+        }
+    }
+
+    /// Every rank is stuck: the analysis reads the traces as they are now, as if the job
+    /// were over, and ends (the caller judges the stall from its result instead of reading
+    /// every trace again from its start). It needs a CPU the stuck ranks may be spinning on:
+    /// when the thread cannot be given an ordinary share (`SCHED_IDLE` cannot be left
+    /// without `CAP_SYS_NICE` or a `RLIMIT_NICE` allowing it), the analysis goes on
+    /// following the job and is handed back.
+    pub fn finish_at_stall(self) -> Result<Option<Followed>, Online> {
+        if !self.leave_idle() {
+            debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
+            return Err(self);
+        }
+        debug("the analysis during the run ends at the stall");
+        Ok(self.finish())
+    }
+
+    /// Makes the analysis thread an ordinary one again ([`yield_to_the_job`] made it idle);
+    /// true if it is (or has ended).
+    fn leave_idle(&self) -> bool {
+        if self.thread.is_finished() {
+            return true;
+        }
+        let tid = self.tid.load(Ordering::Acquire);
+        if tid == 0 {
+            return false;
+        }
+        let ordinary = libc::sched_param { sched_priority: 0 };
+        // SAFETY: sched_setscheduler(2) and setpriority(2) on our own thread's id.
+        unsafe {
+            libc::sched_setscheduler(tid, libc::SCHED_OTHER, &ordinary) == 0
+                && libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 0) == 0
         }
     }
 
@@ -111,7 +155,7 @@ impl Online {
         let t0 = std::time::Instant::now();
         let joined = self.thread.join();
         debug(&format!(
-            "online analysis finished {:.2} s after the job",
+            "online analysis finished {:.2} s after it was asked to end",
             t0.elapsed().as_secs_f64()
         ));
         match joined {
@@ -137,6 +181,24 @@ pub(crate) fn debug(what: &str) {
 }
 
 impl Followed {
+    /// The traces read, as their processes left them (or as they were when the analysis
+    /// ended at a stall).
+    pub fn traces(&self) -> Vec<Trace> {
+        self.ended.values().map(|e| e.trace.clone()).collect()
+    }
+
+    /// Whether this result, the analysis ended at a stall ([`Online::finish_at_stall`]), is
+    /// what the traces read again would say: no call site it may have resolved otherwise,
+    /// and no RMA window (which the thread stops at, but a rank may have made one since).
+    pub fn judges_stall(&self) -> bool {
+        let makes_window = |e: &EndedTrace| {
+            e.trace
+                .called_functions()
+                .any(mpicheck_analyzer::checks::makes_window)
+        };
+        !self.site_outside_maps && !self.ended.values().any(makes_window)
+    }
+
     /// Whether this result is what the analysis of the finished `traces` (read from `paths`)
     /// gives: the same trace for every rank, no call site it may have resolved otherwise,
     /// and no RMA window (the skeleton their checks query is not gathered online).

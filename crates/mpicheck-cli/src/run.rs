@@ -9,13 +9,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
+use mpicheck_analyzer::diagnostic::Diagnostic;
 
 use crate::analyze::{self, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
 use crate::launch::{
     choose_family, find_program, interposition_library, launcher_command, linked_family,
     python_family, rank_command, MpiFamily,
 };
-use crate::online::Online;
+use crate::online::{Followed, Online};
 use crate::out_dir::{self, RunDir};
 use crate::progress::Progress;
 use crate::relay::{self, LauncherNotes, Relay, Target};
@@ -138,9 +139,10 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     // Follows the job from its traces, so that the report is ready about when it ends: only
     // where its readers can have their files open besides the watcher's (which tails every
     // rank's trace too), so that hangs are still noticed.
-    let online = (!args.analyze_after && crate::open_files::allow(2 * args.ranks as usize).is_ok())
-        .then(|| Online::start(out.path()));
-    let outcome = supervise(&mut child, args, &mut out, &meta, &options, online.as_ref())?;
+    let mut online = (!args.analyze_after
+        && crate::open_files::allow(2 * args.ranks as usize).is_ok())
+    .then(|| Online::start(out.path()));
+    let outcome = supervise(&mut child, args, &mut out, &meta, &options, &mut online)?;
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
     if let Err(e) = out.adopt_new_traces() {
@@ -184,8 +186,13 @@ pub fn run(args: &RunArgs) -> Result<u8> {
             );
         }
     }
-    // What mpicheck ended was analyzed with a model of its polling threads only it knows.
-    let followed = followed.filter(|_| outcome.ended.is_none());
+    // What mpicheck ended was analyzed with a model of its polling threads only it knows; but
+    // a deadlock judged by the analysis that followed the job, which had none to model.
+    let followed = match outcome.ended {
+        None => followed,
+        Some(EndReason::Deadlock) => outcome.followed_to_deadlock,
+        Some(_) => None,
+    };
     let analysis = analyze::analyze_and_report(out.path(), &meta, &options, followed)?;
     Ok(crate::status::conclude(&analysis, Some(&end)))
 }
@@ -318,18 +325,22 @@ struct Outcome {
     ended: Option<EndReason>,
     /// The threads modelled as blocked in their polling loops in that deadlock.
     polling: Vec<PollingThread>,
+    /// The analysis that followed the job, ended at the deadlock mpicheck ended it for: it
+    /// stands for the analysis of the ended job, which then reads nothing again.
+    followed_to_deadlock: Option<Followed>,
 }
 
 /// Waits for the job while watching its traces; ends it on a deadlock (abort mode) or when
 /// the user interrupts mpicheck. `online`: the analysis following the job, stopped when
-/// mpicheck ends it (what mpicheck ended is analyzed after the job).
+/// mpicheck ends it (what mpicheck ended is analyzed after the job), or taken to judge a
+/// stall.
 fn supervise(
     child: &mut Child,
     args: &RunArgs,
     out: &mut RunDir,
     meta: &RunMeta,
     options: &ReportOptions,
-    online: Option<&Online>,
+    online: &mut Option<Online>,
 ) -> Result<Outcome> {
     // parse_timeout bounds it, so this cannot overflow.
     let timeout = Duration::from_secs_f64(args.deadlock_timeout);
@@ -344,6 +355,7 @@ fn supervise(
     let mut watcher = Watcher::new(&out_dir, args.ranks, timeout);
     let mut ended = None;
     let mut polling = Vec::new();
+    let mut followed_to_deadlock = None;
     let mut reported_deadlock = false;
     let mut noted_unexplained_stall = false;
     let mut terminate_started: Option<Instant> = None;
@@ -353,7 +365,7 @@ fn supervise(
                 // Ctrl-C reached the launcher too, which ended the job first.
                 eprintln!("mpicheck: interrupted; analyzing what the job recorded");
                 ended = Some(EndReason::Interrupted);
-                if let Some(online) = online {
+                if let Some(online) = online.as_ref() {
                     online.stop("mpicheck was interrupted");
                 }
             }
@@ -361,6 +373,7 @@ fn supervise(
                 status,
                 ended,
                 polling,
+                followed_to_deadlock,
             });
         }
         // The ranks' new traces are listed in the marker before anything analyzes them.
@@ -376,7 +389,7 @@ fn supervise(
         } else if INTERRUPTED.load(Ordering::SeqCst) {
             eprintln!("mpicheck: interrupted; ending the job and analyzing what it recorded");
             ended = Some(EndReason::Interrupted);
-            terminate_started = Some(terminate(child, online));
+            terminate_started = Some(terminate(child, online.as_ref()));
         } else if let Some(stuck) = (!reported_deadlock).then(|| watcher.poll()).flatten() {
             if let Some(death) = stuck.death_summary() {
                 // The others wait on a process that is gone: nothing can come of it, whatever
@@ -385,7 +398,7 @@ fn supervise(
                 if args.on_deadlock == OnDeadlock::Abort {
                     eprintln!("mpicheck: {death}; nothing has moved for {stuck_for:.0} s and the launcher did not end the job: mpicheck ended it");
                     ended = Some(EndReason::RankDied);
-                    terminate_started = Some(terminate(child, online));
+                    terminate_started = Some(terminate(child, online.as_ref()));
                 } else {
                     eprintln!("mpicheck: {death}; nothing has moved for {stuck_for:.0} s; the job keeps waiting (--on-deadlock report); press Ctrl-C to end it");
                     reported_deadlock = true;
@@ -403,17 +416,18 @@ fn supervise(
                 .iter()
                 .map(|&(rank, thread)| PollingThread { rank, thread })
                 .collect();
-            match live_deadlock(&out_dir, meta, options, &stuck_polling, print) {
-                Some(()) if args.on_deadlock == OnDeadlock::Abort => {
+            match live_deadlock(&out_dir, meta, options, &stuck_polling, online, print) {
+                Some(followed) if args.on_deadlock == OnDeadlock::Abort => {
                     polling = stuck_polling;
+                    followed_to_deadlock = followed;
                     eprintln!(
                         "mpicheck: deadlock: no rank has made progress for {:.0} s; mpicheck ended the job (--on-deadlock report lets it wait)",
                         watcher.stuck_for().as_secs_f64()
                     );
                     ended = Some(EndReason::Deadlock);
-                    terminate_started = Some(terminate(child, online));
+                    terminate_started = Some(terminate(child, online.as_ref()));
                 }
-                Some(()) => {
+                Some(_) => {
                     polling = stuck_polling;
                     eprintln!("mpicheck: deadlock reported; the job keeps waiting (--on-deadlock report); press Ctrl-C to end it");
                     reported_deadlock = true;
@@ -435,16 +449,19 @@ fn supervise(
 }
 
 /// Analyzes the traces of a stuck job; reports and returns `Some` when they show a deadlock
-/// (or collective/datatype mismatches that explain the hang). The loop of each polling thread
-/// is modelled as the blocking call it stands for; when one cannot be, nothing is concluded.
+/// (or collective/datatype mismatches that explain the hang), with the analysis that followed
+/// the job if it judged the stall. The loop of each polling thread is modelled as the
+/// blocking call it stands for; when one cannot be, nothing is concluded. `online`: the
+/// analysis following the job, taken to judge the stall if it can.
 fn live_deadlock(
     out_dir: &Path,
     meta: &RunMeta,
     options: &ReportOptions,
     polling: &[PollingThread],
+    online: &mut Option<Online>,
     print: bool,
-) -> Option<()> {
-    let (loaded, run, explained) = match analyze::explain_stall(out_dir, options, polling) {
+) -> Option<Option<Followed>> {
+    let (analysis, explained) = match judge_stall(out_dir, options, polling, online) {
         Ok(judged) => judged,
         Err(e) => {
             // Once: the watcher asks again after every timeout.
@@ -458,16 +475,66 @@ fn live_deadlock(
             return None;
         }
     };
-    let traces = &loaded.traces;
     // A deadlock, or else collective/datatype mismatches the MPI hangs in.
     let findings = explained?;
     // Written now as well, so the report exists even if the job cannot be ended.
     let progress = Progress::disabled();
     let print = print.then_some(&progress);
-    if let Err(e) = analyze::report(out_dir, meta, traces, &run, findings, options, print) {
+    let (traces, run) = match &analysis {
+        StallAnalysis::Followed(followed) => (followed.traces(), &followed.run),
+        StallAnalysis::ReadAgain { traces, run } => (traces.clone(), run),
+    };
+    if let Err(e) = analyze::report(out_dir, meta, &traces, run, findings, options, print) {
         eprintln!("mpicheck: warning: {}", crate::one_line(&e));
     }
-    Some(())
+    Some(match analysis {
+        StallAnalysis::Followed(followed) => Some(followed),
+        StallAnalysis::ReadAgain { .. } => None,
+    })
+}
+
+/// The analysis a stall is judged from.
+enum StallAnalysis {
+    /// The analysis that followed the job, ended at the stall.
+    Followed(Followed),
+    /// The traces read again from their start: their run, with the calls that explain a
+    /// stall checked.
+    ReadAgain {
+        traces: Vec<mpicheck_trace::Trace>,
+        run: mpicheck_analyzer::model::Run,
+    },
+}
+
+/// What explains the stall of a stuck job, and the analysis that says so. The analysis
+/// following the job ends at the stall and answers when no polling thread is to be modelled
+/// (that model is known only now: the analysis ran without it) and it can be given a CPU:
+/// it has read the traces so far already. Else the traces are read again from their start
+/// ([`analyze::explain_stall`]).
+fn judge_stall(
+    out_dir: &Path,
+    options: &ReportOptions,
+    polling: &[PollingThread],
+    online: &mut Option<Online>,
+) -> Result<(StallAnalysis, Option<Vec<Diagnostic>>)> {
+    if polling.is_empty() {
+        if let Some(following) = online.take() {
+            match following.finish_at_stall() {
+                Ok(Some(followed)) if followed.judges_stall() => {
+                    let explained = mpicheck_analyzer::checks::stall_explanation(
+                        &followed.run,
+                        followed.findings.clone(),
+                    );
+                    return Ok((StallAnalysis::Followed(followed), explained));
+                }
+                // It could not start, failed, was stopped or may say otherwise: read the traces.
+                Ok(_) => {}
+                Err(following) => *online = Some(following),
+            }
+        }
+    }
+    let (loaded, run, explained) = analyze::explain_stall(out_dir, options, polling)?;
+    let traces = loaded.traces;
+    Ok((StallAnalysis::ReadAgain { traces, run }, explained))
 }
 
 /// Asks the launcher to end the job (it forwards the signal to the ranks); its teardown

@@ -209,3 +209,71 @@ fn window_programs_stop_the_online_analysis_mpich() {
 fn window_programs_stop_the_online_analysis_openmpi() {
     window_programs_stop_the_online_analysis(OPENMPI);
 }
+
+/// Rounds of a ring exchange, then a head-to-head blocking receive: every rank hangs in
+/// `MPI_Recv`.
+const EXCHANGE_THEN_HANG: &str = r#"
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size, v = 1, w = 0;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    for (int i = 0; i < 2000; i++) {
+        MPI_Sendrecv(&v, 1, MPI_INT, right, i % 7, &w, 1, MPI_INT, left, i % 7,
+                     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Allreduce(&w, &v, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    }
+    MPI_Recv(&w, 1, MPI_INT, left, 99, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(&v, 1, MPI_INT, right, 99, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+/// A job whose ranks all hang in blocking calls is judged by the analysis that followed it,
+/// ended at the stall, instead of by reading the traces again; a job with a polling rank
+/// (whose loop is modelled only once the stall is seen) by reading them again. Both are
+/// ended as deadlocked, with DL001 reported.
+fn stalls_are_judged_by_the_online_analysis(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("exchange_then_hang.c");
+    std::fs::write(&source, EXCHANGE_THEN_HANG).unwrap();
+    let programs = [(source, true), (tier2_source("hang_test_loop.c"), false)];
+    for (source, at_stall) in programs {
+        let name = source.file_name().unwrap().to_str().unwrap().to_string();
+        let exe = dir.path().join(source.file_stem().unwrap());
+        compile_to(family, &source, &exe);
+        let out = dir.path().join(format!("{name}-out"));
+        let (report, said) = report_of(family, 2, &exe, &out, &[], &["--deadlock-timeout", "2"]);
+        assert_eq!(
+            said.contains("the analysis during the run ends at the stall"),
+            at_stall,
+            "{name} under {}: {said}",
+            family.name
+        );
+        assert!(
+            said.contains("mpicheck: deadlock: no rank has made progress"),
+            "{name} under {}: {said}",
+            family.name
+        );
+        assert!(
+            report.contains("\"DL001\""),
+            "{name} under {}: {report}",
+            family.name
+        );
+    }
+}
+
+#[test]
+fn stalls_are_judged_by_the_online_analysis_mpich() {
+    stalls_are_judged_by_the_online_analysis(MPICH);
+}
+
+#[test]
+fn stalls_are_judged_by_the_online_analysis_openmpi() {
+    stalls_are_judged_by_the_online_analysis(OPENMPI);
+}

@@ -636,17 +636,32 @@ where
         holding,
         &mut |_| None,
     )?;
-    let (deadlock, mismatches): (Vec<Diagnostic>, Vec<Diagnostic>) = found
+    let explained = stall_explanation(&run, found);
+    Ok((run, explained))
+}
+
+/// Among the `findings` of every check on `run` (the traces of a job whose ranks are all
+/// blocked), what explains the stall: the deadlock (DL001) if the recorded calls deadlock,
+/// else the mismatches of [`mismatch_stall`] if a rank is blocked, else `None`. What
+/// [`stall_streaming`] concludes, for an analysis that ran every check (the one following
+/// the job, ended at the stall).
+pub fn stall_explanation(run: &Run, findings: Vec<Diagnostic>) -> Option<Vec<Diagnostic>> {
+    let (deadlock, mismatches): (Vec<Diagnostic>, Vec<Diagnostic>) = findings
         .into_iter()
+        .filter(|d| {
+            d.code == deadlock::DL001.code
+                || catalogue()
+                    .iter()
+                    .any(|c| c.code == d.code && explains_stall(c))
+        })
         .partition(|d| d.code == deadlock::DL001.code);
-    let explained = if !deadlock.is_empty() {
+    if !deadlock.is_empty() {
         Some(deadlock)
-    } else if some_rank_blocked(&run) && !mismatches.is_empty() {
+    } else if some_rank_blocked(run) && !mismatches.is_empty() {
         Some(mismatches)
     } else {
         None
-    };
-    Ok((run, explained))
+    }
 }
 
 #[cfg(test)]

@@ -1129,6 +1129,21 @@ fn the_streamed_stall_analysis_says_what_the_analysis_of_every_event_says() {
         .unwrap();
         assert_eq!(explained, expected, "{set}");
         assert_eq!(run.comms, held.comms, "{set}");
+        // So says the analysis of every check (the one following the job, ended at a stall).
+        let (every, found) = crate::checks::analyze_streaming(
+            &traces,
+            &mut held_calls.clone(),
+            &mut resolve_line,
+            &[],
+            Some(&std::env::temp_dir()),
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(
+            crate::checks::stall_explanation(&every, found),
+            expected,
+            "{set}"
+        );
         deadlocks += usize::from(explained.is_some_and(|found| found[0].code == "DL001"));
     }
     // The deadlock-mpich and deadlock-openmpi sets.
