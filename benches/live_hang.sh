@@ -2,10 +2,11 @@
 # A job that hangs after many calls: benches/analysis/long_hang.c (ROUNDS rounds of a ring
 # Sendrecv and an Allreduce, then a head-to-head MPI_Recv) under `mpicheck run` with a 5 s
 # deadlock timeout. Samples the supervisor's peak resident memory (VmHWM of the mpicheck
-# process, not of the ranks, whose mapped traces count in theirs) and prints it with the
-# time from the start of the hang check to its verdict, and the whole `mpicheck run`. ANALYSIS=after (the default) runs
-# with --analyze-after: the check reads the traces from their start; ANALYSIS=online lets
-# the analysis follow the job, which the check then ends at the stall. Benchmarks only.
+# process, not of the ranks, whose mapped traces count in theirs) and its CPU time, and
+# prints them with the time from the start of the hang check to its verdict and the whole
+# `mpicheck run`'s. ANALYSIS=after (the default) runs with --analyze-after: the check reads
+# the traces from their start; ANALYSIS=online lets the analysis follow the job, which the
+# check then ends at the stall. Benchmarks only.
 #
 #   benches/live_hang.sh                        # ROUNDS=1000000, MPICH, 2 ranks
 #   MPICHECK=/tmp/old/mpicheck ROUNDS=100000 benches/live_hang.sh
@@ -34,9 +35,13 @@ start=$(date +%s.%N)
     "$WORK/long_hang-$FAMILY" "$ROUNDS" >/dev/null 2>"$WORK/stderr.txt" &
 pid=$!
 hwm=0
+ticks=0
 while kill -0 "$pid" 2>/dev/null; do
     kib=$(awk '/^VmHWM/ {print $2}' /proc/"$pid"/status 2>/dev/null || echo 0)
     ((${kib:-0} > hwm)) && hwm=$kib
+    # The supervisor's own CPU time (its threads, not the job's processes), in clock ticks.
+    t=$(awk '{print $14 + $15}' /proc/"$pid"/stat 2>/dev/null || echo 0)
+    ((${t:-0} > ticks)) && ticks=$t
     sleep 0.5
 done
 wait "$pid" || true
@@ -45,7 +50,8 @@ total=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')
 judged=$(grep -o 'no rank has made progress for [0-9]* s' "$WORK/stderr.txt" | grep -o '[0-9]\+' | head -1)
 calls=$("$MPICHECK" events "$out" 2>/dev/null | grep -cE '^ +[0-9]+ MPI_' || true)
 echo "# $(date -u +%FT%TZ) $(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $MPICHECK, ANALYSIS=$ANALYSIS"
-printf '| calls | supervisor peak RSS MiB | hang check s | mpicheck run s | finding |\n|---:|---:|---:|---:|---|\n'
+printf '| calls | supervisor peak RSS MiB | supervisor CPU s | hang check s | mpicheck run s | finding |\n|---:|---:|---:|---:|---:|---|\n'
 finding=$(grep -o '"DL00[0-9]"' "$out/report.json" 2>/dev/null | head -1 || true)
-awk -v c="$calls" -v h="$hwm" -v j="${judged:-?}" -v t="$total" -v f="${finding:-none}" \
-    'BEGIN {printf "| %d | %.1f | %s | %.0f | %s |\n", c, h / 1024, (j == "?" ? "?" : j - 5), t, f}'
+awk -v c="$calls" -v h="$hwm" -v cpu="$ticks" -v hz="$(getconf CLK_TCK)" -v j="${judged:-?}" \
+    -v t="$total" -v f="${finding:-none}" \
+    'BEGIN {printf "| %d | %.1f | %.1f | %s | %.0f | %s |\n", c, h / 1024, cpu / hz, (j == "?" ? "?" : j - 5), t, f}'
