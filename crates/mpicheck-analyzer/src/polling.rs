@@ -52,7 +52,7 @@ pub fn is_poll_call(name: &str) -> bool {
 }
 
 /// A test or a nonblocking probe, whatever it found.
-fn is_poll(op: &Op) -> bool {
+pub(crate) fn is_poll(op: &Op) -> bool {
     matches!(
         op,
         Op::Wait { test: true, .. }

@@ -73,7 +73,7 @@ pub fn model_polling(run: &mut Run, polling: &[PollingThread]) -> bool {
 }
 
 /// The polling threads as (rank, thread), for the analysis's compiled program.
-fn polling_threads(polling: &[PollingThread]) -> Vec<(u32, u16)> {
+pub(crate) fn polling_threads(polling: &[PollingThread]) -> Vec<(u32, u16)> {
     polling
         .iter()
         .filter_map(|p| Some((u32::try_from(p.rank).ok()?, p.thread)))

@@ -20,7 +20,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -29,6 +29,7 @@ use mpicheck_analyzer::model::{Run, SourceLocation};
 use mpicheck_trace::follow::{follow_trace_calls, scan_settled, FollowUntil};
 use mpicheck_trace::{Trace, TraceError};
 
+use crate::analyze::PollingThread;
 use crate::out_dir;
 
 /// How often the thread looks for the ranks' traces before it can start.
@@ -44,6 +45,8 @@ pub struct Online {
     stop: Arc<AtomicBool>,
     /// The thread's id (0 until it runs), to give it a CPU when the job is stuck.
     tid: Arc<AtomicI32>,
+    /// The threads the launcher saw polling when it ends the analysis at a stall.
+    polling: Arc<Mutex<Vec<PollingThread>>>,
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
 
@@ -56,6 +59,9 @@ pub struct Followed {
     site_outside_maps: bool,
     pub run: Run,
     pub findings: Vec<Diagnostic>,
+    /// Each polling thread named at a stall could be modelled as the blocking call its loop
+    /// stands for (else the findings conclude nothing about the stall).
+    pub polling_modelled: bool,
     /// Each rank's trace as its process left it, scanned when its calls were over (how the
     /// rank ended), by file: the analysis of the finished traces needs the same scan.
     pub ended: BTreeMap<PathBuf, EndedTrace>,
@@ -88,34 +94,39 @@ impl Online {
         let (over, stopped) = (job_over.clone(), stop.clone());
         let tid = Arc::new(AtomicI32::new(0));
         let its_tid = tid.clone();
+        let polling = Arc::new(Mutex::new(Vec::new()));
+        let its_polling = polling.clone();
         let thread = std::thread::Builder::new()
             .name("mpicheck-online".into())
             .spawn(move || {
                 // SAFETY: gettid(2) has no preconditions.
                 its_tid.store(unsafe { libc::gettid() }, Ordering::Release);
-                follow_and_analyze(&dir, over, stopped)
+                follow_and_analyze(&dir, over, stopped, its_polling)
             })
             .expect("cannot start the analysis thread");
         Online {
             job_over,
             stop,
             tid,
+            polling,
             thread,
         }
     }
 
-    /// Every rank is stuck: the analysis reads the traces as they are now, as if the job
-    /// were over, and ends (the caller judges the stall from its result instead of reading
-    /// every trace again from its start). It needs a CPU the stuck ranks may be spinning on:
+    /// Every rank is stuck, `polling` the threads seen polling: the analysis reads the
+    /// traces as they are now, as if the job were over, models each polling thread's loop as
+    /// the blocking call it stands for, and ends (the caller judges the stall from its result
+    /// instead of reading every trace again from its start). It needs a CPU the stuck ranks may be spinning on:
     /// when the thread cannot be given an ordinary share (`SCHED_IDLE` cannot be left
     /// without `CAP_SYS_NICE` or a `RLIMIT_NICE` allowing it), the analysis goes on
     /// following the job and is handed back.
-    pub fn finish_at_stall(self) -> Result<Option<Followed>, Online> {
+    pub fn finish_at_stall(self, polling: &[PollingThread]) -> Result<Option<Followed>, Online> {
         if !self.leave_idle() {
             debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
             return Err(self);
         }
         debug("the analysis during the run ends at the stall");
+        *self.polling.lock().unwrap_or_else(|e| e.into_inner()) = polling.to_vec();
         Ok(self.finish())
     }
 
@@ -245,6 +256,7 @@ fn follow_and_analyze(
     dir: &Path,
     job_over: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
+    polling: Arc<Mutex<Vec<PollingThread>>>,
 ) -> Result<Option<Followed>, String> {
     yield_to_the_job();
     let Some((traces, paths)) = wait_for_ranks(dir, &job_over, &stop)? else {
@@ -292,6 +304,10 @@ fn follow_and_analyze(
     let made_window: std::cell::Cell<Option<(usize, u16)>> = Default::default();
     let mut ended = BTreeMap::new();
     let window = mpicheck_trace::window_for(traces.len());
+    let named = polling.clone();
+    let polling_at_the_end =
+        move || crate::analyze::polling_threads(&named.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut polling_modelled = true;
     let analyzed = mpicheck_analyzer::checks::analyze_following(
         &traces,
         &mut |i| {
@@ -318,6 +334,11 @@ fn follow_and_analyze(
             };
             ended.insert(paths[i].clone(), kept);
             Some(trace)
+        },
+        Box::new(polling_at_the_end),
+        |run| {
+            let polling = polling.lock().unwrap_or_else(|e| e.into_inner());
+            polling_modelled = crate::analyze::model_polling(run, &polling);
         },
     );
     if let Some((i, func)) = made_window.get() {
@@ -346,6 +367,7 @@ fn follow_and_analyze(
         site_outside_maps,
         run,
         findings: mpicheck_report::fold(findings),
+        polling_modelled,
         ended,
     }))
 }

@@ -187,7 +187,7 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         }
     }
     // What mpicheck ended was analyzed with a model of its polling threads only it knows; but
-    // a deadlock judged by the analysis that followed the job, which had none to model.
+    // a deadlock judged by the analysis that followed the job, given that model at the stall.
     let followed = match outcome.ended {
         None => followed,
         Some(EndReason::Deadlock) => outcome.followed_to_deadlock,
@@ -506,30 +506,28 @@ enum StallAnalysis {
 }
 
 /// What explains the stall of a stuck job, and the analysis that says so. The analysis
-/// following the job ends at the stall and answers when no polling thread is to be modelled
-/// (that model is known only now: the analysis ran without it) and it can be given a CPU:
-/// it has read the traces so far already. Else the traces are read again from their start
-/// ([`analyze::explain_stall`]).
+/// following the job ends at the stall and answers (it has read the traces so far
+/// already, and models the polling threads then) when it can be given a CPU. Else the
+/// traces are read again from their start ([`analyze::explain_stall`]).
 fn judge_stall(
     out_dir: &Path,
     options: &ReportOptions,
     polling: &[PollingThread],
     online: &mut Option<Online>,
 ) -> Result<(StallAnalysis, Option<Vec<Diagnostic>>)> {
-    if polling.is_empty() {
-        if let Some(following) = online.take() {
-            match following.finish_at_stall() {
-                Ok(Some(followed)) if followed.judges_stall() => {
-                    let explained = mpicheck_analyzer::checks::stall_explanation(
-                        &followed.run,
-                        followed.findings.clone(),
-                    );
-                    return Ok((StallAnalysis::Followed(followed), explained));
-                }
-                // It could not start, failed, was stopped or may say otherwise: read the traces.
-                Ok(_) => {}
-                Err(following) => *online = Some(following),
+    if let Some(following) = online.take() {
+        match following.finish_at_stall(polling) {
+            Ok(Some(followed)) if followed.judges_stall() => {
+                let explained = mpicheck_analyzer::checks::stall_explanation(
+                    &followed.run,
+                    followed.findings.clone(),
+                )
+                .filter(|_| followed.polling_modelled);
+                return Ok((StallAnalysis::Followed(followed), explained));
             }
+            // It could not start, failed, was stopped or may say otherwise: read the traces.
+            Ok(_) => {}
+            Err(following) => *online = Some(following),
         }
     }
     let (loaded, run, explained) = analyze::explain_stall(out_dir, options, polling)?;

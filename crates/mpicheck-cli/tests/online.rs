@@ -234,35 +234,42 @@ int main(int argc, char **argv)
 }
 "#;
 
-/// A job whose ranks all hang in blocking calls is judged by the analysis that followed it,
-/// ended at the stall, instead of by reading the traces again; a job with a polling rank
-/// (whose loop is modelled only once the stall is seen) by reading them again. Both are
-/// ended as deadlocked, with DL001 reported.
+/// A job whose ranks all hang is judged by the analysis that followed it, ended at the
+/// stall, instead of by reading the traces again: ranks blocked in calls, or a rank polling
+/// (its loop modelled as the blocking call it stands for only once the stall shows it).
+/// Without that analysis (`--analyze-after`) the traces are read again. Every way, the job
+/// is ended as deadlocked, with DL001 reported.
 fn stalls_are_judged_by_the_online_analysis(family: Family) {
     let dir = tempfile::tempdir().unwrap();
     let source = dir.path().join("exchange_then_hang.c");
     std::fs::write(&source, EXCHANGE_THEN_HANG).unwrap();
-    let programs = [(source, true), (tier2_source("hang_test_loop.c"), false)];
-    for (source, at_stall) in programs {
+    let after: &[&str] = &["--analyze-after"];
+    let programs = [
+        (source, &[][..], true),
+        (tier2_source("hang_test_loop.c"), &[][..], true),
+        (tier2_source("hang_test_loop.c"), after, false),
+    ];
+    for (source, extra, at_stall) in programs {
         let name = source.file_name().unwrap().to_str().unwrap().to_string();
         let exe = dir.path().join(source.file_stem().unwrap());
         compile_to(family, &source, &exe);
-        let out = dir.path().join(format!("{name}-out"));
-        let (report, said) = report_of(family, 2, &exe, &out, &[], &["--deadlock-timeout", "2"]);
+        let out = dir.path().join(format!("{name}-{}-out", extra.len()));
+        let flags = [extra, &["--deadlock-timeout", "2"]].concat();
+        let (report, said) = report_of(family, 2, &exe, &out, &[], &flags);
         assert_eq!(
             said.contains("the analysis during the run ends at the stall"),
             at_stall,
-            "{name} under {}: {said}",
+            "{name} {extra:?} under {}: {said}",
             family.name
         );
         assert!(
             said.contains("mpicheck: deadlock: no rank has made progress"),
-            "{name} under {}: {said}",
+            "{name} {extra:?} under {}: {said}",
             family.name
         );
         assert!(
             report.contains("\"DL001\""),
-            "{name} under {}: {report}",
+            "{name} {extra:?} under {}: {report}",
             family.name
         );
     }

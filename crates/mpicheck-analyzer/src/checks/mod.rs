@@ -261,33 +261,41 @@ where
 /// the caller must not use the result for a program that makes RMA windows
 /// ([`holds_call_skeleton`] of the traces as they ended), whose checks need a skeleton of
 /// every operation gathered from the start; it may end `calls` with an error at the first
-/// call of one ([`makes_window`]), which ends the analysis there.
+/// call of one ([`makes_window`]), which ends the analysis there. The threads the launcher
+/// saw polling, if it ends the analysis at a stall, are known only then: `polling` names
+/// them once the calls are over, and `prepare` models them in the run as in
+/// [`analyze_streaming`].
+#[allow(clippy::too_many_arguments)]
 pub fn analyze_following<I, R>(
     traces: &[mpicheck_trace::Trace],
     calls: &mut dyn FnMut(usize) -> Result<I, mpicheck_trace::TraceError>,
     resolve: &mut dyn FnMut(usize, u64) -> crate::model::SourceLocation,
     spill_dir: Option<&std::path::Path>,
     ended: &mut dyn FnMut(usize) -> Option<mpicheck_trace::Trace>,
+    polling: PollingAtTheEnd,
+    prepare: impl FnOnce(&mut Run),
 ) -> Result<(Run, Vec<Diagnostic>), crate::normalize::NormalizeError>
 where
     I: Iterator<Item = Result<R, mpicheck_trace::TraceError>>,
     R: std::borrow::Borrow<mpicheck_trace::CallRecord>,
 {
-    analyze_streaming_in(
+    let spill = spill_dir.map(crate::engine::SpillTo::dir);
+    let plan = Plan::new(|_| true, &[], spill).polling_named_at_the_end(polling);
+    stream_checks(
         traces,
         calls,
         resolve,
-        &[],
-        |_| {},
+        plan,
+        prepare,
         crate::normalize::Order::EntryTime,
-        Holding {
-            keep: KEEP,
-            spill: spill_dir.map(crate::engine::SpillTo::dir),
-            calls: Calls::Unknown,
-        },
+        (KEEP, Calls::Unknown),
         ended,
     )
 }
+
+/// Names the threads the launcher saw polling ((rank, thread)) once the events are over,
+/// for an analysis that did not know them when it started ([`analyze_following`]).
+pub type PollingAtTheEnd = Box<dyn Fn() -> Vec<(crate::model::Rank, u16)>>;
 
 /// What the analysis holds in memory: which events it keeps, and where the replays'
 /// program goes once large (`None`: it stays in memory); and whether the traces say
@@ -420,6 +428,9 @@ struct Plan<W> {
     compiler: Option<crate::engine::ProgramCompiler>,
     /// What the compiler made, once the events ended.
     program: Option<crate::engine::Program>,
+    /// Names the polling threads once the events ended, when they were not known before
+    /// ([`Plan::polling_named_at_the_end`]).
+    polling_at_the_end: Option<PollingAtTheEnd>,
 }
 
 impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
@@ -470,7 +481,18 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             finished: (0..REGISTRY.len()).map(|_| None).collect(),
             compiler: replays.then(|| crate::engine::ProgramCompiler::new(polling, spill)),
             program: None,
+            polling_at_the_end: None,
         }
+    }
+
+    /// The polling threads are named by `polling` once the events ended: the compiler
+    /// keeps every thread's trailing polls until then.
+    fn polling_named_at_the_end(mut self, polling: PollingAtTheEnd) -> Plan<W> {
+        if let Some(compiler) = &mut self.compiler {
+            compiler.keep_polls_of_every_thread();
+        }
+        self.polling_at_the_end = Some(polling);
+        self
     }
 
     /// Finishes every pass on `tables`, what they fill renumbered by
@@ -487,6 +509,9 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
         }
         for (i, found) in std::mem::take(&mut self.issue_passes).finish_each(tables) {
             self.finished[i] = Some((found, pass::Filled::default()));
+        }
+        if let (Some(compiler), Some(polling)) = (&mut self.compiler, &self.polling_at_the_end) {
+            compiler.set_polling(&polling());
         }
         self.program = self.compiler.take().map(|c| c.into_program(tables));
     }
@@ -518,6 +543,7 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
             finished: mut pass_findings,
             compiler,
             program,
+            polling_at_the_end: _,
         } = self;
         let tables = pass::RunTables::of(run);
         for (i, pass) in passes {

@@ -49,6 +49,9 @@ pub struct ProgramCompiler {
     /// The threads the launcher saw polling until it ended the hung job, by rank: their
     /// trailing polls stand for the blocking call they poll for.
     polling: FxHashMap<Rank, Vec<u16>>,
+    /// Every thread's trailing polls are kept (the polling threads are named only once the
+    /// events are over: [`ProgramCompiler::set_polling`]).
+    polls_of_every_thread: bool,
     /// The requests an event completed ([`RankCompiler::forget_completed`]), kept to be
     /// filled again by the next event.
     completed: Vec<ReqId>,
@@ -185,6 +188,23 @@ impl ProgramCompiler {
         }
     }
 
+    /// Keeps every thread's trailing unsuccessful polls: the compiler of the analysis
+    /// following a job while it runs, which learns which threads poll in a stall only then
+    /// ([`ProgramCompiler::set_polling`]).
+    pub fn keep_polls_of_every_thread(&mut self) {
+        self.polls_of_every_thread = true;
+    }
+
+    /// Names the threads the launcher saw polling, once the events are over (a compiler
+    /// that kept every thread's polls, [`ProgramCompiler::keep_polls_of_every_thread`]).
+    pub fn set_polling(&mut self, polling: &[(Rank, u16)]) {
+        debug_assert!(self.polls_of_every_thread || polling.is_empty());
+        self.polling.clear();
+        for &(rank, thread) in polling {
+            self.polling.entry(rank).or_default().push(thread);
+        }
+    }
+
     /// The compiler of `rank` among `ranks`, made if it is new (ranks come as their events
     /// do). A function of the vector, not of the compiler, so that the names can be
     /// borrowed beside it.
@@ -283,6 +303,8 @@ impl EventPass for ProgramCompiler {
         debug_assert_eq!(index, r.ops.len(), "each rank's events come in order");
         if polling {
             r.note_trailing(index as u32, event);
+        } else if self.polls_of_every_thread {
+            r.note_trailing_poll(index as u32, event);
         }
         let completed = &mut self.completed;
         r.forget_completed(event, completed);
@@ -422,6 +444,19 @@ impl RankCompiler {
             prev_test: self.prev_test,
             open_epochs: self.locks.open_serials(),
         });
+    }
+
+    /// [`RankCompiler::note_trailing`] for a thread that may turn out to poll: its calls are
+    /// kept only from its first unsuccessful poll in a row (or poll in flight) on. What
+    /// `note_trailing` keeps besides (a call after them) makes no loop to model either.
+    fn note_trailing_poll(&mut self, index: u32, event: &Event) {
+        let polls = (event.returned && crate::polling::is_unsuccessful_poll(&event.op))
+            || (!event.returned && crate::polling::is_poll(&event.op));
+        if polls {
+            self.note_trailing(index, event);
+        } else if !self.trailing.is_empty() {
+            self.trailing.remove(&event.thread);
+        }
     }
 
     /// Models the last polling loop of `thread` as the blocking call it stands for
