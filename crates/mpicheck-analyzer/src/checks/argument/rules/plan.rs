@@ -5,10 +5,10 @@
 
 use mpicheck_trace::schema::{Direction, FunctionSchema};
 
-use super::{
-    arrays, collective_base, conversion, in_place_allowed_in, moves_data, null_forbidden,
-    null_request_forbidden, partitions, topology_function, Judged, ParamRole, RequiredTopology,
-};
+use super::handles::{conversion, moves_data, null_forbidden, null_request_forbidden};
+use super::significance::{in_place_allowed_in, ParamRole, GET_ACCUMULATE};
+use super::topology::{topology_function, RequiredTopology};
+use super::{arrays, collective_base, partitions, Judged};
 
 /// One parameter the loop of [`judge`](super::judge) judges.
 pub(super) struct JudgedParam {
@@ -128,7 +128,7 @@ impl RulePlan {
             moves_data: moves_data(function, short),
             null_request_forbidden: null_request_forbidden(short),
             intercomm_create: short.starts_with("Intercomm_create"),
-            get_accumulate: short.contains(super::GET_ACCUMULATE),
+            get_accumulate: short.contains(GET_ACCUMULATE),
             comm_input: function
                 .params
                 .iter()

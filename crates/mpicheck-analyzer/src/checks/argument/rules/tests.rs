@@ -1,8 +1,8 @@
 //! The argument rules on single calls, with a rank state made up for each test.
 
 use super::*;
-use crate::normalize::args::WordLayout;
-use mpicheck_trace::schema::Schema;
+use crate::normalize::args::{ArgWords, WordLayout};
+use mpicheck_trace::schema::{Direction, FunctionSchema, ParamShape, Schema};
 
 /// Lines of the function table the recorder writes (`wrappers.c`), ids renumbered.
 const SCHEMA: &str = "\

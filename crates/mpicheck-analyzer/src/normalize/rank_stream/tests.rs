@@ -1,0 +1,520 @@
+//! What ranks' calls become through their streams: communicators, requests and wildcard
+//! matches, call sites, per-call facts, the events' size, and how a rank ended. The traces
+//! are made with the fixtures of the normalizer's tests ([`super::super::tests`]).
+
+use super::super::normalize;
+use super::super::tests::{
+    call, resolve, trace, ANY_SOURCE, ANY_TAG, COMM_NULL, INT, REQUEST_NULL, WORLD,
+};
+use super::*;
+
+#[test]
+fn communicators_requests_and_wildcard_matches_are_normalized() {
+    // World ranks 1 and 2 split off a communicator {1, 2}; each process sees a different
+    // raw handle for it. Rank 1 (comm rank 0) sends to comm rank 1 = world rank 2, which
+    // receives from any source.
+    let rank0 = trace(
+        0,
+        vec![
+            call(0, vec![WORLD, 1, 0, 0], true, 10),
+            call(1, vec![0x0, 0, -1], true, 10), // MPI_COMM_NULL-like handle: color undefined
+        ],
+    );
+    let rank1 = trace(
+        1,
+        vec![
+            call(0, vec![WORLD, 0, 0, 0x84000001], true, 10),
+            call(1, vec![0x84000001, 2, 1, 2, -1], true, 10),
+            call(
+                2,
+                vec![0x1000, 4, INT, 1, 7, 0x84000001, 0x2c000011],
+                true,
+                11,
+            ),
+            call(
+                4,
+                vec![1, 1, 0x2c000011, 1, REQUEST_NULL, 1, 0, 0, 0, 0],
+                true,
+                12,
+            ),
+        ],
+    );
+    let rank2 = trace(
+        2,
+        vec![
+            call(0, vec![WORLD, 0, 0, 0x84000009], true, 10),
+            call(1, vec![0x84000009, 2, 1, 2, -1], true, 10),
+            call(
+                3,
+                vec![0x2000, 4, INT, ANY_SOURCE, ANY_TAG, 0x84000009, 0x2c000001],
+                true,
+                20,
+            ),
+            call(
+                4,
+                vec![1, 1, 0x2c000001, 1, REQUEST_NULL, 1, 0, 7, 0, 16],
+                true,
+                21,
+            ),
+            call(
+                5,
+                vec![0x2000, 4, INT, 0, 3, 0x84000009, 0, 0, 0, 0],
+                false,
+                22,
+            ),
+        ],
+    );
+    let run = normalize(&[rank2, rank0, rank1], &mut resolve).unwrap();
+    assert_eq!(run.world_size(), 3);
+    let send = &run.ranks[1].events[1];
+    let Op::Send {
+        send: spec,
+        blocking: Blocking::Nonblocking(req),
+    } = &send.op
+    else {
+        panic!("{send:?}")
+    };
+    assert_eq!(
+        spec.dest,
+        Some(2),
+        "comm rank 1 of {{1, 2}} is world rank 2"
+    );
+    assert_eq!(
+        run.datatypes[spec.datatype.unwrap().0 as usize].name,
+        "MPI_INT"
+    );
+    let Op::Wait {
+        requests,
+        completed,
+        ..
+    } = &run.ranks[1].events[2].op
+    else {
+        panic!()
+    };
+    assert_eq!(requests, &vec![Some(*req)]);
+    assert_eq!(completed.as_deref(), Some(&[0][..]));
+
+    let Op::Recv { recv, .. } = &run.ranks[2].events[1].op else {
+        panic!()
+    };
+    assert_eq!(
+        recv.comm, spec.comm,
+        "both members name the split communicator alike"
+    );
+    assert_eq!(recv.source, Some(Source::Any));
+    assert_eq!(
+        recv.matched,
+        Some((1, 7)),
+        "the wait's status says who matched"
+    );
+    assert_eq!(*run.comm(recv.comm).members, [1, 2]);
+    assert_eq!(run.site(run.ranks[2].events[1].site).line, Some(20));
+
+    let blocked = &run.ranks[2].events[3];
+    assert!(!blocked.returned);
+    let Op::Recv { recv, .. } = &blocked.op else {
+        panic!()
+    };
+    assert_eq!(
+        recv.source,
+        Some(Source::Rank(1)),
+        "comm rank 0 is world rank 1"
+    );
+    assert_eq!(recv.matched, None);
+    assert!(matches!(
+        run.ranks[0].events[0].op,
+        Op::Collective {
+            kind: CollectiveKind::Management,
+            comm: CommId(0),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn splits_that_leave_a_rank_out_still_name_communicators_alike() {
+    // Two splits of world (the standard's three-communicator broadcast example, cut to
+    // two ranks): rank 1 is in both new communicators, rank 2 only in the second. The
+    // second is the second split on world for both, although rank 2 got MPI_COMM_NULL
+    // from the first.
+    let split = |color, new| call(0, vec![WORLD, color, 0, new], true, 10);
+    let info = |comm, members: &[i64]| {
+        let mut words = vec![comm, members.len() as i64];
+        words.extend_from_slice(members);
+        words.push(-1);
+        call(1, words, true, 10)
+    };
+    let send = |comm| call(2, vec![0x1000, 4, INT, 0, 0, comm, 0x2c000011], true, 11);
+    let rank1 = trace(
+        1,
+        vec![
+            split(0, 0x84000001),
+            info(0x84000001, &[0, 1]),
+            split(0, 0x84000002),
+            info(0x84000002, &[1, 2]),
+            send(0x84000002),
+        ],
+    );
+    let rank2 = trace(
+        2,
+        vec![
+            split(-32766, COMM_NULL),
+            info(COMM_NULL, &[]),
+            split(0, 0x84000005),
+            info(0x84000005, &[1, 2]),
+            send(0x84000005),
+        ],
+    );
+    let rank0 = trace(
+        0,
+        vec![
+            split(0, 0x84000007),
+            info(0x84000007, &[0, 1]),
+            split(-32766, COMM_NULL),
+            info(COMM_NULL, &[]),
+        ],
+    );
+    let run = normalize(&[rank0, rank1, rank2], &mut resolve).unwrap();
+    let comm_of = |rank: usize| match &run.ranks[rank].events[2].op {
+        Op::Send { send, .. } => send.comm,
+        op => panic!("{op:?}"),
+    };
+    assert_eq!(comm_of(1), comm_of(2));
+    assert_eq!(*run.comm(comm_of(1)).members, [1, 2]);
+}
+
+#[test]
+fn nonblocking_collectives_are_collectives_with_a_request() {
+    let rank0 = trace(
+        0,
+        vec![call(
+            6,
+            vec![0x1000, 2, INT, 0x2000, 2, INT, WORLD, 0x2c000005],
+            true,
+            30,
+        )],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    assert!(
+        matches!(
+            run.ranks[0].events[0].op,
+            Op::Collective {
+                kind: CollectiveKind::Alltoall,
+                comm: CommId(0),
+                blocking: Blocking::Nonblocking(_),
+                ..
+            }
+        ),
+        "{:?}",
+        run.ranks[0].events[0].op
+    );
+}
+
+#[test]
+fn one_handle_for_several_live_requests_stays_several_requests() {
+    // Open MPI returns one static, complete request for every send it finished inline.
+    const INLINE_DONE: i64 = 0x7f00_0000_1000;
+    let isend = |tag| {
+        call(
+            2,
+            vec![0x1000, 0, INT, 1, tag, WORLD, INLINE_DONE],
+            true,
+            11,
+        )
+    };
+    let waitall = call(
+        4,
+        vec![
+            2,
+            2,
+            INLINE_DONE,
+            INLINE_DONE,
+            2,
+            INLINE_DONE,
+            INLINE_DONE,
+            2,
+            -2,
+            -1,
+            0,
+            0,
+            -2,
+            -1,
+            0,
+            0,
+        ],
+        true,
+        12,
+    );
+    let rank0 = trace(0, vec![isend(1), isend(2), waitall]);
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let request_of = |event: usize| match &run.ranks[0].events[event].op {
+        Op::Send {
+            blocking: Blocking::Nonblocking(request),
+            ..
+        } => *request,
+        op => panic!("{op:?}"),
+    };
+    let Op::Wait { requests, .. } = &run.ranks[0].events[2].op else {
+        panic!()
+    };
+    assert_ne!(request_of(0), request_of(1));
+    assert_eq!(requests, &vec![Some(request_of(0)), Some(request_of(1))]);
+}
+
+#[test]
+fn one_shared_handle_for_sends_completed_at_once_names_each_request() {
+    // MPICH and Open MPI return the same handle for every send that completed
+    // immediately; a waitall over four such handles completes four requests.
+    let shared = 0x6c000001;
+    let isend = |tag| {
+        call(
+            2,
+            vec![0x1000, 4, INT, 1, tag, WORLD, shared],
+            true,
+            40 + tag as u64,
+        )
+    };
+    let mut words = vec![4, 4, shared, shared, shared, shared, 4];
+    words.extend([REQUEST_NULL; 4]);
+    words.push(4);
+    words.extend([0; 16]);
+    let rank0 = trace(
+        0,
+        vec![
+            isend(0),
+            isend(1),
+            isend(2),
+            isend(3),
+            call(4, words, true, 50),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let started: Vec<ReqId> = run.ranks[0].events[..4]
+        .iter()
+        .map(|e| match e.op {
+            Op::Send {
+                blocking: Blocking::Nonblocking(r),
+                ..
+            } => r,
+            ref op => panic!("{op:?}"),
+        })
+        .collect();
+    let Op::Wait { requests, .. } = &run.ranks[0].events[4].op else {
+        panic!()
+    };
+    let waited: Vec<ReqId> = requests.iter().flatten().copied().collect();
+    assert_eq!(waited, started);
+}
+
+#[test]
+fn a_handle_freed_by_one_thread_and_reused_by_another_names_the_right_request() {
+    // Thread 0 enters MPI_Irecv first but gets its handle only after thread 1's wait freed
+    // that handle: its record comes first, its request was made last.
+    const HANDLE: i64 = 0xac000000u32 as i64;
+    let timed = |thread: u16, enter: u64, exit: u64, mut c: CallRecord| {
+        c.thread = thread;
+        c.t_enter_ns = enter;
+        c.t_exit_ns = exit;
+        c
+    };
+    let irecv = |tag, buf| {
+        call(
+            3,
+            vec![buf, 1, INT, 1, tag, WORLD, HANDLE],
+            true,
+            20 + tag as u64,
+        )
+    };
+    let wait = |tag| {
+        call(
+            4,
+            vec![1, 1, HANDLE, 1, REQUEST_NULL, 1, 1, tag, 0, 0],
+            true,
+            30 + tag as u64,
+        )
+    };
+    let rank0 = trace(
+        0,
+        vec![
+            timed(0, 10, 100, irecv(0, 0x1000)),
+            timed(1, 20, 30, irecv(1, 0x2000)),
+            timed(1, 40, 50, wait(1)),
+            timed(0, 110, 120, wait(0)),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let events = &run.ranks[0].events;
+    let made = |event: usize| match &events[event].op {
+        Op::Recv {
+            blocking: Blocking::Nonblocking(request),
+            ..
+        } => *request,
+        op => panic!("{op:?}"),
+    };
+    let waited = |event: usize| match &events[event].op {
+        Op::Wait { requests, .. } => requests.clone(),
+        op => panic!("{op:?}"),
+    };
+    assert_eq!(
+        waited(2),
+        vec![Some(made(1))],
+        "thread 1 waits for its own receive"
+    );
+    assert_eq!(
+        waited(3),
+        vec![Some(made(0))],
+        "thread 0 waits for its own receive"
+    );
+    // Each receive matched the tag it asked for.
+    for (event, tag) in [(0, 0), (1, 1)] {
+        let Op::Recv { recv, .. } = &events[event].op else {
+            panic!()
+        };
+        assert_eq!(recv.matched, Some((1, tag)));
+    }
+}
+
+/// Facts live as long as the analysis, one per call: boxed ones must not keep spare
+/// capacity. (These calls come before any `MPI_Init`, so each has an argument issue besides
+/// its buffer and keeps boxed facts; a lone buffer is kept in the event, see
+/// `a_lone_buffer_span_is_kept_in_the_event`.)
+#[test]
+fn facts_keep_no_spare_capacity() {
+    let rank0 = trace(
+        0,
+        vec![
+            call(2, vec![0x1000, 4, INT, 1, 7, WORLD, 0x2c000011], true, 11),
+            call(3, vec![0x2000, 4, INT, 1, 7, WORLD, 0x2c000012], true, 12),
+        ],
+    );
+    let run = normalize(&[rank0], &mut resolve).unwrap();
+    let mut spans = 0;
+    for event in &run.ranks[0].events {
+        spans += event.buffers().len();
+        let facts = event.facts().expect("boxed facts");
+        assert_eq!(
+            facts.buffers.capacity(),
+            facts.buffers.len(),
+            "{}",
+            event.call
+        );
+        assert_eq!(facts.created.capacity(), facts.created.len());
+        assert_eq!(facts.arg_issues.capacity(), facts.arg_issues.len());
+    }
+    assert_eq!(spans, 2);
+}
+
+/// Resolving a call site reads debug information: once per address and process, not per
+/// call.
+#[test]
+fn each_call_site_is_resolved_once_per_process() {
+    let sends = |rank: i32| {
+        let calls = (0..5)
+            .map(|i| call(2, vec![0x1000, 4, INT, 1, i, WORLD, 0x2c000011], true, 11))
+            .collect();
+        trace(rank, calls)
+    };
+    let mut resolved = Vec::new();
+    let run = normalize(&[sends(0), sends(1)], &mut |trace, addr| {
+        resolved.push((trace, addr));
+        resolve(trace, addr)
+    })
+    .unwrap();
+    assert_eq!(resolved, [(0, 11), (1, 11)]);
+    for rank in &run.ranks[..2] {
+        assert_eq!(rank.events.len(), 5);
+        assert!(rank
+            .events
+            .iter()
+            .all(|e| run.site(e.site).line == Some(11)));
+    }
+}
+
+/// Every recorded call becomes an event held until the checks end: its size is the analysis'
+/// memory per call. A rare operation's payload inline (a `Sendrecv`'s two specs) made every
+/// event 160 bytes; the one buffer span of a point-to-point call is kept inline (24 bytes)
+/// instead of in boxed facts (160 bytes).
+#[test]
+fn events_stay_small() {
+    assert!(size_of::<Op>() <= 64, "{}", size_of::<Op>());
+    assert!(size_of::<BufferSpan>() <= 24, "{}", size_of::<BufferSpan>());
+    assert!(size_of::<EventFacts>() <= 24, "{}", size_of::<EventFacts>());
+    assert!(size_of::<Event>() <= 144, "{}", size_of::<Event>());
+}
+
+/// A call whose only fact is one buffer keeps it in the event, without boxed facts; one
+/// with more keeps all of them boxed.
+#[test]
+fn a_lone_buffer_span_is_kept_in_the_event() {
+    let span = BufferSpan {
+        param: BufferParam::Buf,
+        start: 4096,
+        len: 8,
+        write: false,
+    };
+    let lone = CallFacts {
+        buffers: vec![span.clone()],
+        ..CallFacts::default()
+    };
+    assert_eq!(
+        EventFacts::from_facts(lone),
+        EventFacts::Buffer(span.clone())
+    );
+    let two = CallFacts {
+        buffers: vec![span.clone(), span.clone()],
+        ..CallFacts::default()
+    };
+    assert!(matches!(EventFacts::from_facts(two), EventFacts::Full(_)));
+    let with_bsend = CallFacts {
+        buffers: vec![span.clone()],
+        bsend_bytes: Some(100),
+        ..CallFacts::default()
+    };
+    let EventFacts::Full(kept) = EventFacts::from_facts(with_bsend) else {
+        panic!("boxed")
+    };
+    assert_eq!(kept.buffers, vec![span]);
+    assert_eq!(kept.buffers.capacity(), 1, "no spare capacity kept");
+    assert_eq!(
+        EventFacts::from_facts(CallFacts::default()),
+        EventFacts::None
+    );
+}
+
+#[test]
+fn a_call_mpi_aborted_in_ends_the_rank_there() {
+    // MPI aborted the job inside the receive of thread index 0 (header: slot 1); the exit
+    // handlers did not run.
+    let recv = || call(5, vec![0x1000, -1, INT, 0, 0, WORLD, 0, 0, 0], false, 40);
+    let mut aborted = trace(0, vec![recv()]);
+    aborted.header.state =
+        mpicheck_trace::state::INITIALIZED | mpicheck_trace::state::ABORTED_IN_CALL;
+    aborted.header.abort_thread = 1;
+    let run = normalize(&[aborted.clone()], &mut resolve).unwrap();
+    assert_eq!(
+        run.ranks[0].end,
+        RankEnd::AbortedInCall {
+            event: 0,
+            call: "MPI_Recv"
+        }
+    );
+    // Without the flag the process did not exit: interrupted inside the call.
+    aborted.header.state = mpicheck_trace::state::INITIALIZED;
+    let run = normalize(&[aborted], &mut resolve).unwrap();
+    assert!(matches!(run.ranks[0].end, RankEnd::Interrupted { .. }));
+}
+
+#[test]
+fn a_trace_that_ends_in_mpi_abort_ends_there_even_when_its_exit_handlers_ran() {
+    // MPICH runs the exit handlers when MPI_Abort's communicator is not MPI_COMM_WORLD: the
+    // rank did not merely exit without MPI_Finalize, it aborted the job.
+    let aborted = trace(0, vec![call(7, vec![WORLD, 1], false, 50)]);
+    let run = normalize(&[aborted], &mut resolve).unwrap();
+    assert_eq!(
+        run.ranks[0].end,
+        RankEnd::AbortedInCall {
+            event: 0,
+            call: "MPI_Abort"
+        }
+    );
+}
