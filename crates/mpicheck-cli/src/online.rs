@@ -116,10 +116,10 @@ impl Online {
     /// Every rank is stuck, `polling` the threads seen polling: the analysis reads the
     /// traces as they are now, as if the job were over, models each polling thread's loop as
     /// the blocking call it stands for, and ends (the caller judges the stall from its result
-    /// instead of reading every trace again from its start). It needs a CPU the stuck ranks may be spinning on:
-    /// when the thread cannot be given an ordinary share (`SCHED_IDLE` cannot be left
-    /// without `CAP_SYS_NICE` or a `RLIMIT_NICE` allowing it), the analysis goes on
-    /// following the job and is handed back.
+    /// instead of reading every trace again from its start). It needs a CPU the stuck ranks
+    /// may be spinning on: when the thread cannot be given an ordinary share (`SCHED_IDLE`
+    /// cannot be left without `CAP_SYS_NICE` or a `RLIMIT_NICE` allowing it), the analysis
+    /// goes on following the job and is handed back.
     pub fn finish_at_stall(self, polling: &[PollingThread]) -> Result<Option<Followed>, Online> {
         if !self.leave_idle() {
             debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
