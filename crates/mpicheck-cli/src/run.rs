@@ -1,6 +1,7 @@
 //! `mpicheck run`: prepare the output directory, start the program under its launcher with
 //! the interposition library, watch it for an actual deadlock, then analyze and report.
 
+use std::borrow::Cow;
 use std::fs;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
@@ -480,9 +481,9 @@ fn live_deadlock(
     // Written now as well, so the report exists even if the job cannot be ended.
     let progress = Progress::disabled();
     let print = print.then_some(&progress);
-    let (traces, run) = match &analysis {
-        StallAnalysis::Followed(followed) => (followed.traces(), &followed.run),
-        StallAnalysis::ReadAgain { traces, run } => (traces.clone(), run),
+    let (traces, run): (Cow<[mpicheck_trace::Trace]>, _) = match &analysis {
+        StallAnalysis::Followed(followed) => (Cow::Owned(followed.traces()), &followed.run),
+        StallAnalysis::ReadAgain { traces, run } => (Cow::Borrowed(traces), run),
     };
     if let Err(e) = analyze::report(out_dir, meta, &traces, run, findings, options, print) {
         eprintln!("mpicheck: warning: {}", crate::one_line(&e));
@@ -518,11 +519,9 @@ fn judge_stall(
     if let Some(following) = online.take() {
         match following.finish_at_stall(polling) {
             Ok(Some(followed)) if followed.judges_stall() => {
-                let explained = mpicheck_analyzer::checks::stall_explanation(
-                    &followed.run,
-                    followed.findings.clone(),
-                )
-                .filter(|_| followed.polling_modelled);
+                let explained =
+                    mpicheck_analyzer::checks::stall_explanation(&followed.run, &followed.findings)
+                        .filter(|_| followed.polling_modelled);
                 return Ok((StallAnalysis::Followed(followed), explained));
             }
             // It could not start, failed, was stopped or may say otherwise: read the traces.

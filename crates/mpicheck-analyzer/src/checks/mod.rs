@@ -647,7 +647,7 @@ where
     I: Iterator<Item = Result<R, mpicheck_trace::TraceError>>,
     R: std::borrow::Borrow<mpicheck_trace::CallRecord>,
 {
-    let wanted = |c: &CheckInfo| c.code == deadlock::DL001.code || explains_stall(c);
+    let wanted = reports_on_a_stall;
     let spill = spill_dir.map(crate::engine::SpillTo::dir);
     let plan = Plan::new(wanted, polling, spill);
     let order = crate::normalize::Order::EntryTime;
@@ -662,8 +662,14 @@ where
         holding,
         &mut |_| None,
     )?;
-    let explained = stall_explanation(&run, found);
+    let explained = stall_explanation(&run, &found);
     Ok((run, explained))
+}
+
+/// The checks the launcher asks when every rank is blocked: the deadlock, and the
+/// mismatches that explain a stall ([`explains_stall`]).
+fn reports_on_a_stall(check: &CheckInfo) -> bool {
+    check.code == deadlock::DL001.code || explains_stall(check)
 }
 
 /// Among the `findings` of every check on `run` (the traces of a job whose ranks are all
@@ -671,15 +677,15 @@ where
 /// else the mismatches of [`mismatch_stall`] if a rank is blocked, else `None`. What
 /// [`stall_streaming`] concludes, for an analysis that ran every check (the one following
 /// the job, ended at the stall).
-pub fn stall_explanation(run: &Run, findings: Vec<Diagnostic>) -> Option<Vec<Diagnostic>> {
+pub fn stall_explanation(run: &Run, findings: &[Diagnostic]) -> Option<Vec<Diagnostic>> {
     let (deadlock, mismatches): (Vec<Diagnostic>, Vec<Diagnostic>) = findings
-        .into_iter()
+        .iter()
         .filter(|d| {
-            d.code == deadlock::DL001.code
-                || catalogue()
-                    .iter()
-                    .any(|c| c.code == d.code && explains_stall(c))
+            catalogue()
+                .iter()
+                .any(|c| c.code == d.code && reports_on_a_stall(c))
         })
+        .cloned()
         .partition(|d| d.code == deadlock::DL001.code);
     if !deadlock.is_empty() {
         Some(deadlock)

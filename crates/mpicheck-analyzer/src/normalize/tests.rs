@@ -552,7 +552,7 @@ fn the_streamed_stall_analysis_says_what_the_analysis_of_every_event_says() {
         )
         .unwrap();
         assert_eq!(
-            crate::checks::stall_explanation(&every, found),
+            crate::checks::stall_explanation(&every, &found),
             expected,
             "{set}"
         );
