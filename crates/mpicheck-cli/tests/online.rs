@@ -33,12 +33,26 @@ fn report_of(
     args: &[&str],
     extra: &[&str],
 ) -> (String, String) {
+    report_of_watching(family, ranks, exe, out, args, extra, |_| {})
+}
+
+/// [`report_of`], calling `on_stderr_line` with each line mpicheck writes on stderr as it
+/// comes.
+fn report_of_watching(
+    family: Family,
+    ranks: u32,
+    exe: &Path,
+    out: &Path,
+    args: &[&str],
+    extra: &[&str],
+    on_stderr_line: impl FnMut(&[u8]) + Send + 'static,
+) -> (String, String) {
     let program: Vec<&str> = std::iter::once(exe.to_str().unwrap())
         .chain(args.iter().copied())
         .collect();
     let mut cmd = mpicheck_run_command(family, ranks, out, &program, extra);
     cmd.env("MPICHECK_DEBUG_ONLINE", "1");
-    let (output, _) = run_bounded(cmd, b"");
+    let (output, _) = run_bounded_watching(cmd, b"", on_stderr_line);
     let stderr = text(&output.stderr);
     let report = std::fs::read_to_string(out.join("report.json"))
         .unwrap_or_else(|e| panic!("no report ({e}): {stderr}"));
@@ -124,6 +138,9 @@ fn online_reports_are_the_after_run_reports_openmpi() {
 /// A program that makes an RMA window, then takes its time without using the CPU (the
 /// analysis following the job has the time to read the window constructor while the job
 /// runs), and never frees a communicator (a finding).
+/// Once the window is made, each rank sleeps until the file named by its argument exists
+/// (the test makes it when mpicheck says the analysis stopped; at most 60 s), then 1 s more
+/// for the analysis's thread to end: sleeping ranks leave it a CPU even on a loaded machine.
 const WINDOW_THEN_WAIT: &str = r#"
 #include <mpi.h>
 #include <unistd.h>
@@ -137,10 +154,10 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Win_create(slots, sizeof slots, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
-    for (int i = 0; i < 40; i++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        usleep(50000);
-    }
+    for (int i = 0; i < 3000 && argc > 1 && access(argv[1], F_OK) != 0; i++)
+        usleep(20000);
+    sleep(1);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_fence(0, win);
     if (rank == 1)
         MPI_Put(&rank, 1, MPI_INT, 0, 0, 1, MPI_INT, win);
@@ -168,7 +185,22 @@ fn window_programs_stop_the_online_analysis(family: Family) {
         let exe = dir.path().join(source.file_stem().unwrap());
         compile_to(family, &source, &exe);
         let out = |how: &str| dir.path().join(format!("{name}-{how}"));
-        let (online, said) = report_of(family, ranks, &exe, &out("online"), &[], &[]);
+        // The program waits for this file; it is made once the analysis says it stopped.
+        let stopped = dir.path().join(format!("{name}-stopped"));
+        let (marker, said_stop) = (stopped.clone(), b"the analysis during the run stops");
+        let (online, said) = report_of_watching(
+            family,
+            ranks,
+            &exe,
+            &out("online"),
+            &[stopped.to_str().unwrap()],
+            &[],
+            move |line| {
+                if line.windows(said_stop.len()).any(|w| w == said_stop) {
+                    std::fs::write(&marker, b"").unwrap();
+                }
+            },
+        );
         assert!(
             said.contains("the analysis during the run stops: rank ")
                 && said.contains(" makes an RMA window (MPI_Win_create)"),
@@ -192,7 +224,7 @@ fn window_programs_stop_the_online_analysis(family: Family) {
             ranks,
             &exe,
             &out("after"),
-            &[],
+            &[stopped.to_str().unwrap()],
             &["--analyze-after"],
         );
         assert!(online.contains("\"code\""), "{name}: no finding: {online}");

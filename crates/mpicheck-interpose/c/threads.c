@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-/* `what` of MPICHECK_Sync (mirrored in mpicheck-analyzer's normalize.rs). */
+/* `what` of MPICHECK_Sync (mirrored in mpicheck-analyzer's threads.rs). */
 enum {
     MPICHECK_SYNC_TRACKING = 0, /* recording is on in this process (written once at start) */
     MPICHECK_SYNC_RELEASE = 1,

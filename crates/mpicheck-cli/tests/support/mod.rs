@@ -93,7 +93,17 @@ pub fn compile_to(family: Family, source: &Path, exe: &Path) {
 
 /// Runs a command in its own process group, feeding `stdin`, and kills the group when it
 /// outlives `RUN_TIMEOUT` (and after it exits: no rank is left behind).
-pub fn run_bounded(mut cmd: Command, stdin: &[u8]) -> (Output, Duration) {
+pub fn run_bounded(cmd: Command, stdin: &[u8]) -> (Output, Duration) {
+    run_bounded_watching(cmd, stdin, |_| {})
+}
+
+/// [`run_bounded`], calling `on_stderr_line` with each line the command writes on stderr as
+/// it comes (a test that acts when mpicheck says something, instead of guessing a delay).
+pub fn run_bounded_watching(
+    mut cmd: Command,
+    stdin: &[u8],
+    mut on_stderr_line: impl FnMut(&[u8]) + Send + 'static,
+) -> (Output, Duration) {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -114,7 +124,17 @@ pub fn run_bounded(mut cmd: Command, stdin: &[u8]) -> (Output, Duration) {
             buf
         })
     };
-    let (out_thread, err_thread) = (read(Box::new(stdout)), read(Box::new(stderr)));
+    let out_thread = read(Box::new(stdout));
+    let err_thread = std::thread::spawn(move || {
+        let mut stderr = std::io::BufReader::new(stderr);
+        let mut buf = Vec::new();
+        let mut from = 0;
+        while std::io::BufRead::read_until(&mut stderr, b'\n', &mut buf).unwrap_or(0) > 0 {
+            on_stderr_line(&buf[from..]);
+            from = buf.len();
+        }
+        buf
+    });
     let status = loop {
         if let Some(status) = child.try_wait().unwrap() {
             break status;
