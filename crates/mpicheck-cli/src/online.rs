@@ -158,12 +158,23 @@ impl Online {
 
     /// The job is over: the analysis reads what is left and ends. `None` when it could not
     /// start, failed or was stopped (the finished traces are then analyzed as usual).
+    ///
+    /// With the job over there is nothing to yield to: the thread is made an ordinary one
+    /// again, else an idle thread on a machine busy with other work would get no CPU and the
+    /// report would wait on that work. Where it must stay idle (no `CAP_SYS_NICE`), it is
+    /// given up once it gets almost no CPU for [`STARVED_FOR`]: the traces are then analyzed
+    /// by the caller's ordinary thread.
     pub fn finish(self) -> Option<Followed> {
         if self.thread.is_finished() {
             debug("the analysis during the run had ended before the job did");
         }
         self.job_over.store(true, Ordering::Release);
         let t0 = std::time::Instant::now();
+        if !self.leave_idle() && starves(&self.thread) {
+            self.stop("it gets no CPU after the job (it cannot leave SCHED_IDLE)");
+            // Not joined: it ends when it next runs; the process may end before.
+            return None;
+        }
         let joined = self.thread.join();
         debug(&format!(
             "online analysis finished {:.2} s after it was asked to end",
@@ -182,6 +193,62 @@ impl Online {
             Err(_) => None,
         }
     }
+}
+
+/// How long an idle analysis thread may get almost no CPU after the job before it is given
+/// up ([`Online::finish`]).
+const STARVED_FOR: Duration = Duration::from_secs(2);
+/// Below this share of one CPU, the thread is starving (an idle thread gets all of a free
+/// CPU, or next to nothing beside ordinary work).
+const STARVED_SHARE: f64 = 0.1;
+
+/// Waits for `thread` to end while it gets CPU time; true if it got less than
+/// [`STARVED_SHARE`] of a CPU over the last [`STARVED_FOR`] and has not ended.
+fn starves<T>(thread: &JoinHandle<T>) -> bool {
+    const LOOK_EVERY: Duration = Duration::from_millis(100);
+    let mut window = std::collections::VecDeque::new();
+    loop {
+        if thread.is_finished() {
+            return false;
+        }
+        let Some(cpu) = thread_cpu_time(thread) else {
+            return false;
+        };
+        let now = std::time::Instant::now();
+        window.push_back((now, cpu));
+        while window
+            .front()
+            .is_some_and(|&(at, _)| now.duration_since(at) > STARVED_FOR)
+        {
+            window.pop_front();
+        }
+        if let Some(&(since, cpu_then)) = window.front() {
+            let wall = now.duration_since(since);
+            if wall + LOOK_EVERY > STARVED_FOR
+                && (cpu - cpu_then).as_secs_f64() < STARVED_SHARE * wall.as_secs_f64()
+            {
+                return true;
+            }
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+/// The CPU time `thread` has used, if it can be read.
+fn thread_cpu_time<T>(thread: &JoinHandle<T>) -> Option<Duration> {
+    use std::os::unix::thread::JoinHandleExt;
+    let mut clock: libc::clockid_t = 0;
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: the thread is not joined yet, so its pthread_t is valid; both calls only write
+    // the locals they are given.
+    let read = unsafe {
+        libc::pthread_getcpuclockid(thread.as_pthread_t(), &mut clock) == 0
+            && libc::clock_gettime(clock, &mut time) == 0
+    };
+    read.then(|| Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
 }
 
 /// Says `what` on stderr when `MPICHECK_DEBUG_ONLINE` is set.

@@ -138,6 +138,94 @@ fn online_reports_are_the_after_run_reports_openmpi() {
 /// A program that makes an RMA window, then takes its time without using the CPU (the
 /// analysis following the job has the time to read the window constructor while the job
 /// runs), and never frees a communicator (a finding).
+/// Processes that keep every CPU busy at the ordinary priority until dropped: other work on
+/// the machine, beside which an idle thread gets next to no CPU.
+struct BusyCpus(Vec<std::process::Child>);
+
+impl BusyCpus {
+    fn start() -> BusyCpus {
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let spin = || {
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .expect("cannot start sh")
+        };
+        BusyCpus((0..cpus).map(|_| spin()).collect())
+    }
+}
+
+impl Drop for BusyCpus {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// With every CPU kept busy by other work, the report does not wait for that work to end.
+/// The analysis that followed the job ran as an idle thread; once the job is over it is made
+/// an ordinary one again (as an idle thread it got next to no CPU: the report of a 4 s job
+/// came 260 s after it). A user who cannot make it one (no `CAP_SYS_NICE`: the usual user;
+/// here `nobody`, when the tests run as root) has it given up once it starves, and the
+/// traces analyzed by mpicheck's own thread. Both ways fail by the run's time limit if the
+/// report waits for the busy CPUs.
+#[test]
+fn the_report_does_not_wait_for_other_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("varied");
+    let varied = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/analysis/varied.c");
+    compile_to(MPICH, &varied, &exe);
+    let _busy = BusyCpus::start();
+    // SAFETY: geteuid(2) has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        let (report, said) = report_of(MPICH, 2, &exe, &dir.path().join("root"), &["20000"], &[]);
+        assert!(said.contains("is used: true"), "as root: {said}");
+        assert!(
+            !said.contains("the analysis during the run stops"),
+            "as root: {said}"
+        );
+        assert!(report.contains("\"findings\""), "as root: {report}");
+    }
+    // As a user who cannot leave SCHED_IDLE: mpicheck and its library copied where `nobody`
+    // can run them.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let library = mpicheck_bin().with_file_name("libmpicheck_mpich.so");
+    std::fs::copy(mpicheck_bin(), bin.join("mpicheck")).unwrap();
+    std::fs::copy(&library, bin.join("libmpicheck_mpich.so")).unwrap();
+    let out = dir.path().join("user");
+    let mut cmd = if root {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+        cmd.arg(bin.join("mpicheck")).env("HOME", dir.path());
+        cmd
+    } else {
+        std::process::Command::new(bin.join("mpicheck"))
+    };
+    cmd.args(["run", "--mpi", "mpich", "-n", "2", "--out"])
+        .arg(&out)
+        .arg("--")
+        .arg(&exe)
+        .arg("20000")
+        .env("MPICHECK_DEBUG_ONLINE", "1");
+    let (output, _) = run_bounded(cmd, b"");
+    let said = text(&output.stderr);
+    assert!(output.status.success(), "as a user: {said}");
+    assert!(out.join("report.json").is_file(), "as a user: {said}");
+    if root {
+        assert!(
+            said.contains("the analysis during the run stops: it gets no CPU after the job")
+                && said.contains("is used: false"),
+            "as nobody: {said}"
+        );
+    }
+}
+
 /// Once the window is made, each rank sleeps until the file named by its argument exists
 /// (the test makes it when mpicheck says the analysis stopped; at most 60 s), then 1 s more
 /// for the analysis's thread to end: sleeping ranks leave it a CPU even on a loaded machine.
