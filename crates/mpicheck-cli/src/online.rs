@@ -202,36 +202,28 @@ const STARVED_FOR: Duration = Duration::from_secs(2);
 /// CPU, or next to nothing beside ordinary work).
 const STARVED_SHARE: f64 = 0.1;
 
-/// Waits for `thread` to end while it gets CPU time; true if it got less than
-/// [`STARVED_SHARE`] of a CPU over the last [`STARVED_FOR`] and has not ended.
+/// Waits for `thread` to end while it gets CPU time; true if it has not ended and got less
+/// than [`STARVED_SHARE`] of a CPU over the last [`STARVED_FOR`].
 fn starves<T>(thread: &JoinHandle<T>) -> bool {
-    const LOOK_EVERY: Duration = Duration::from_millis(100);
-    let mut window = std::collections::VecDeque::new();
-    loop {
-        if thread.is_finished() {
-            return false;
+    let Some(mut cpu_then) = thread_cpu_time(thread) else {
+        return false;
+    };
+    let mut then = std::time::Instant::now();
+    while !thread.is_finished() {
+        std::thread::sleep(Duration::from_millis(100));
+        let wall = then.elapsed();
+        if wall < STARVED_FOR {
+            continue;
         }
         let Some(cpu) = thread_cpu_time(thread) else {
             return false;
         };
-        let now = std::time::Instant::now();
-        window.push_back((now, cpu));
-        while window
-            .front()
-            .is_some_and(|&(at, _)| now.duration_since(at) > STARVED_FOR)
-        {
-            window.pop_front();
+        if cpu.saturating_sub(cpu_then).as_secs_f64() < STARVED_SHARE * wall.as_secs_f64() {
+            return !thread.is_finished();
         }
-        if let Some(&(since, cpu_then)) = window.front() {
-            let wall = now.duration_since(since);
-            if wall + LOOK_EVERY > STARVED_FOR
-                && (cpu - cpu_then).as_secs_f64() < STARVED_SHARE * wall.as_secs_f64()
-            {
-                return true;
-            }
-        }
-        std::thread::sleep(LOOK_EVERY);
+        (then, cpu_then) = (std::time::Instant::now(), cpu);
     }
+    false
 }
 
 /// The CPU time `thread` has used, if it can be read.
