@@ -120,8 +120,15 @@ impl Online {
     /// may be spinning on: when the thread cannot be given an ordinary share (`SCHED_IDLE`
     /// cannot be left without `CAP_SYS_NICE` or a `RLIMIT_NICE` allowing it), the analysis
     /// goes on following the job and is handed back.
-    pub fn finish_at_stall(self, polling: &[PollingThread]) -> Result<Option<Followed>, Online> {
-        if !self.leave_idle() {
+    ///
+    /// `ranks_paused`: the stuck ranks are stopped meanwhile, so the idle thread gets their
+    /// CPUs unless other work takes them (then it is given up, as in [`Online::finish`]).
+    pub fn finish_at_stall(
+        self,
+        polling: &[PollingThread],
+        ranks_paused: bool,
+    ) -> Result<Option<Followed>, Online> {
+        if !ranks_paused && !self.leave_idle() {
             debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
             return Err(self);
         }

@@ -417,7 +417,18 @@ fn supervise(
                 .iter()
                 .map(|&(rank, thread)| PollingThread { rank, thread })
                 .collect();
-            match live_deadlock(&out_dir, meta, options, &stuck_polling, online, print) {
+            // Where the job is ended after the verdict, its ranks are stopped meanwhile.
+            let pids = watcher.pids();
+            let pause = (args.on_deadlock == OnDeadlock::Abort).then_some(&pids[..]);
+            match live_deadlock(
+                &out_dir,
+                meta,
+                options,
+                &stuck_polling,
+                online,
+                pause,
+                print,
+            ) {
                 Some(followed) if args.on_deadlock == OnDeadlock::Abort => {
                     polling = stuck_polling;
                     followed_to_deadlock = followed;
@@ -453,16 +464,18 @@ fn supervise(
 /// (or collective/datatype mismatches that explain the hang), with the analysis that followed
 /// the job if it judged the stall. The loop of each polling thread is modelled as the
 /// blocking call it stands for; when one cannot be, nothing is concluded. `online`: the
-/// analysis following the job, taken to judge the stall if it can.
+/// analysis following the job, taken to judge the stall if it can; `pause`: the pids of the
+/// ranks to stop meanwhile ([`PausedRanks`]).
 fn live_deadlock(
     out_dir: &Path,
     meta: &RunMeta,
     options: &ReportOptions,
     polling: &[PollingThread],
     online: &mut Option<Online>,
+    pause: Option<&[u32]>,
     print: bool,
 ) -> Option<Option<Followed>> {
-    let (analysis, explained) = match judge_stall(out_dir, options, polling, online) {
+    let (analysis, explained) = match judge_stall(out_dir, options, polling, online, pause) {
         Ok(judged) => judged,
         Err(e) => {
             // Once: the watcher asks again after every timeout.
@@ -508,16 +521,21 @@ enum StallAnalysis {
 
 /// What explains the stall of a stuck job, and the analysis that says so. The analysis
 /// following the job ends at the stall and answers (it has read the traces so far
-/// already, and models the polling threads then) when it can be given a CPU. Else the
-/// traces are read again from their start ([`analyze::explain_stall`]).
+/// already, and models the polling threads then) when it can be given a CPU: made an
+/// ordinary thread, or given the CPUs of the ranks `pause` names, stopped meanwhile. Else
+/// the traces are read again from their start ([`analyze::explain_stall`]).
 fn judge_stall(
     out_dir: &Path,
     options: &ReportOptions,
     polling: &[PollingThread],
     online: &mut Option<Online>,
+    pause: Option<&[u32]>,
 ) -> Result<(StallAnalysis, Option<Vec<Diagnostic>>)> {
     if let Some(following) = online.take() {
-        match following.finish_at_stall(polling) {
+        let paused = pause.map(|pids| PausedRanks::pause(pids, out_dir));
+        let finished = following.finish_at_stall(polling, paused.is_some());
+        drop(paused);
+        match finished {
             Ok(Some(followed)) if followed.judges_stall() => {
                 let explained =
                     mpicheck_analyzer::checks::stall_explanation(&followed.run, &followed.findings)
@@ -547,9 +565,38 @@ fn terminate(child: &Child, online: Option<&Online>) -> Instant {
     Instant::now()
 }
 
-/// Kills rank processes on this machine that belong to this run (their environment names
-/// our output directory), so a pid reused by another process is never hit.
+/// The ranks of a stuck job on this machine, stopped (`SIGSTOP`) while the analysis that
+/// followed the job ends at the stall, and continued when this is dropped. Stuck ranks only
+/// spin; stopped, they leave their CPUs to the analysis's idle thread, which a user without
+/// `CAP_SYS_NICE` cannot make an ordinary one. Only where mpicheck ends the job after the
+/// verdict (`--on-deadlock abort`): a job left to wait is not touched.
+struct PausedRanks<'a> {
+    pids: &'a [u32],
+    out_dir: &'a Path,
+}
+
+impl<'a> PausedRanks<'a> {
+    fn pause(pids: &'a [u32], out_dir: &'a Path) -> PausedRanks<'a> {
+        signal_ranks(pids, out_dir, libc::SIGSTOP);
+        PausedRanks { pids, out_dir }
+    }
+}
+
+impl Drop for PausedRanks<'_> {
+    fn drop(&mut self) {
+        signal_ranks(self.pids, self.out_dir, libc::SIGCONT);
+    }
+}
+
+/// Kills rank processes on this machine that belong to this run.
 fn kill_ranks(pids: &[u32], out_dir: &Path) {
+    signal_ranks(pids, out_dir, libc::SIGKILL);
+}
+
+/// Sends `signal` to the rank processes on this machine that belong to this run (their
+/// environment names our output directory), so a pid reused by another process is never
+/// hit.
+fn signal_ranks(pids: &[u32], out_dir: &Path, signal: libc::c_int) {
     let marker = format!("MPICHECK_OUT_DIR={}", out_dir.display());
     for &pid in pids {
         let Ok(environ) = fs::read(format!("/proc/{pid}/environ")) else {
@@ -560,7 +607,7 @@ fn kill_ranks(pids: &[u32], out_dir: &Path) {
             .any(|var| var == marker.as_bytes())
         {
             // SAFETY: plain kill(2).
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            unsafe { libc::kill(pid as libc::pid_t, signal) };
         }
     }
 }

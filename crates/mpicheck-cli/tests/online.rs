@@ -164,6 +164,33 @@ impl Drop for BusyCpus {
     }
 }
 
+/// True when the tests run as root.
+fn root() -> bool {
+    // SAFETY: geteuid(2) has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `mpicheck` run by a user who cannot make a thread leave `SCHED_IDLE` (no `CAP_SYS_NICE`,
+/// as most users): this user when the tests do not run as root, else `nobody` (setpriv),
+/// running a copy of mpicheck and its libraries made in `dir`, which is opened to everyone.
+fn unprivileged_mpicheck(dir: &Path) -> std::process::Command {
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for library in ["libmpicheck_mpich.so", "libmpicheck_openmpi.so"] {
+        std::fs::copy(mpicheck_bin().with_file_name(library), bin.join(library)).unwrap();
+    }
+    std::fs::copy(mpicheck_bin(), bin.join("mpicheck")).unwrap();
+    if !root() {
+        return std::process::Command::new(bin.join("mpicheck"));
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let mut cmd = std::process::Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
+    cmd.arg(bin.join("mpicheck")).env("HOME", dir);
+    cmd
+}
+
 /// With every CPU kept busy by other work, the report does not wait for that work to end.
 /// The analysis that followed the job ran as an idle thread; once the job is over it is made
 /// an ordinary one again (as an idle thread it got next to no CPU: the report of a 4 s job
@@ -178,8 +205,7 @@ fn the_report_does_not_wait_for_other_work() {
     let varied = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../benches/analysis/varied.c");
     compile_to(MPICH, &varied, &exe);
     let _busy = BusyCpus::start();
-    // SAFETY: geteuid(2) has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = root();
     if root {
         let (report, said) = report_of(MPICH, 2, &exe, &dir.path().join("root"), &["20000"], &[]);
         assert!(said.contains("is used: true"), "as root: {said}");
@@ -189,24 +215,9 @@ fn the_report_does_not_wait_for_other_work() {
         );
         assert!(report.contains("\"findings\""), "as root: {report}");
     }
-    // As a user who cannot leave SCHED_IDLE: mpicheck and its library copied where `nobody`
-    // can run them.
-    let bin = dir.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    let library = mpicheck_bin().with_file_name("libmpicheck_mpich.so");
-    std::fs::copy(mpicheck_bin(), bin.join("mpicheck")).unwrap();
-    std::fs::copy(&library, bin.join("libmpicheck_mpich.so")).unwrap();
+    // As a user who cannot leave SCHED_IDLE.
     let out = dir.path().join("user");
-    let mut cmd = if root {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-        let mut cmd = std::process::Command::new("setpriv");
-        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"]);
-        cmd.arg(bin.join("mpicheck")).env("HOME", dir.path());
-        cmd
-    } else {
-        std::process::Command::new(bin.join("mpicheck"))
-    };
+    let mut cmd = unprivileged_mpicheck(dir.path());
     cmd.args(["run", "--mpi", "mpich", "-n", "2", "--out"])
         .arg(&out)
         .arg("--")
@@ -393,6 +404,59 @@ fn stalls_are_judged_by_the_online_analysis(family: Family) {
             family.name
         );
     }
+}
+
+/// A user who cannot make the analysis's idle thread an ordinary one has the stall judged
+/// by the analysis that followed the job too: mpicheck, which ends the job after the verdict,
+/// stops the stuck ranks meanwhile, and the idle thread gets their CPUs.
+fn unprivileged_stalls_are_judged_by_the_online_analysis(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("exchange_then_hang.c");
+    std::fs::write(&source, EXCHANGE_THEN_HANG).unwrap();
+    let exe = dir.path().join("exchange_then_hang");
+    compile_to(family, &source, &exe);
+    let out = dir.path().join("out");
+    let mut cmd = unprivileged_mpicheck(dir.path());
+    cmd.args([
+        "run",
+        "--mpi",
+        family.name,
+        "-n",
+        "2",
+        "--deadlock-timeout",
+        "2",
+    ])
+    .arg("--out")
+    .arg(&out)
+    .arg("--")
+    .arg(&exe)
+    .env("MPICHECK_DEBUG_ONLINE", "1");
+    let (output, _) = run_bounded(cmd, b"");
+    let said = text(&output.stderr);
+    let report = std::fs::read_to_string(out.join("report.json"))
+        .unwrap_or_else(|e| panic!("no report ({e}): {said}"));
+    assert!(
+        said.contains("the analysis during the run ends at the stall")
+            && !said.contains("cannot be given a CPU at the stall")
+            && said.contains("mpicheck: deadlock: no rank has made progress"),
+        "under {}: {said}",
+        family.name
+    );
+    assert!(
+        report.contains("\"DL001\""),
+        "under {}: {report}",
+        family.name
+    );
+}
+
+#[test]
+fn unprivileged_stalls_are_judged_by_the_online_analysis_mpich() {
+    unprivileged_stalls_are_judged_by_the_online_analysis(MPICH);
+}
+
+#[test]
+fn unprivileged_stalls_are_judged_by_the_online_analysis_openmpi() {
+    unprivileged_stalls_are_judged_by_the_online_analysis(OPENMPI);
 }
 
 #[test]
