@@ -11,6 +11,8 @@
 #   benches/live_hang.sh                        # ROUNDS=1000000, MPICH, 2 ranks
 #   MPICHECK=/tmp/old/mpicheck ROUNDS=100000 benches/live_hang.sh
 #   ANALYSIS=online benches/live_hang.sh
+#   RUN_AS="setpriv --reuid=65534 --regid=65534 --clear-groups" WORK=/tmp/lh ANALYSIS=online \
+#       benches/live_hang.sh    # as a user without CAP_SYS_NICE (WORK and MPICHECK reachable)
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-1000000}
@@ -31,7 +33,7 @@ out=$WORK/out
 rm -rf "$out"
 
 start=$(date +%s.%N)
-"$MPICHECK" run $follow --mpi "$FAMILY" -n 2 --out "$out" --deadlock-timeout 5 --format none \
+${RUN_AS:-} "$MPICHECK" run $follow --mpi "$FAMILY" -n 2 --out "$out" --deadlock-timeout 5 --format none \
     "$WORK/long_hang-$FAMILY" "$ROUNDS" >/dev/null 2>"$WORK/stderr.txt" &
 pid=$!
 hwm=0
