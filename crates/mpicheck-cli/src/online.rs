@@ -121,20 +121,35 @@ impl Online {
     /// cannot be left without `CAP_SYS_NICE` or a `RLIMIT_NICE` allowing it), the analysis
     /// goes on following the job and is handed back.
     ///
-    /// `ranks_paused`: the stuck ranks are stopped meanwhile, so the idle thread gets their
-    /// CPUs unless other work takes them (then it is given up, as in [`Online::finish`]).
-    pub fn finish_at_stall(
+    /// `pause_ranks`, called only when the thread cannot be made an ordinary one, may stop
+    /// the stuck ranks instead (the guard it returns continues them when dropped, once the
+    /// analysis ended): the idle thread then gets their CPUs, unless other work takes them
+    /// (it is then given up, as in [`Online::finish`]).
+    pub fn finish_at_stall<Paused>(
         self,
         polling: &[PollingThread],
-        ranks_paused: bool,
+        pause_ranks: impl FnOnce() -> Option<Paused>,
     ) -> Result<Option<Followed>, Online> {
-        if !ranks_paused && !self.leave_idle() {
-            debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
-            return Err(self);
-        }
-        debug("the analysis during the run ends at the stall");
+        let paused = match self.leave_idle() {
+            true => None,
+            false => match pause_ranks() {
+                Some(paused) => Some(paused),
+                None => {
+                    debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
+                    return Err(self);
+                }
+            },
+        };
+        debug(match paused {
+            None => "the analysis during the run ends at the stall",
+            Some(_) => {
+                "the analysis during the run ends at the stall, the stuck ranks stopped meanwhile"
+            }
+        });
         *self.polling.lock().unwrap_or_else(|e| e.into_inner()) = polling.to_vec();
-        Ok(self.finish())
+        let followed = self.finish();
+        drop(paused);
+        Ok(followed)
     }
 
     /// Makes the analysis thread an ordinary one again ([`yield_to_the_job`] made it idle);

@@ -532,10 +532,8 @@ fn judge_stall(
     pause: Option<&[u32]>,
 ) -> Result<(StallAnalysis, Option<Vec<Diagnostic>>)> {
     if let Some(following) = online.take() {
-        let paused = pause.map(|pids| PausedRanks::pause(pids, out_dir));
-        let finished = following.finish_at_stall(polling, paused.is_some());
-        drop(paused);
-        match finished {
+        let pause_ranks = || pause.map(|pids| PausedRanks::pause(pids, out_dir));
+        match following.finish_at_stall(polling, pause_ranks) {
             Ok(Some(followed)) if followed.judges_stall() => {
                 let explained =
                     mpicheck_analyzer::checks::stall_explanation(&followed.run, &followed.findings)
@@ -567,8 +565,8 @@ fn terminate(child: &Child, online: Option<&Online>) -> Instant {
 
 /// The ranks of a stuck job on this machine, stopped (`SIGSTOP`) while the analysis that
 /// followed the job ends at the stall, and continued when this is dropped. Stuck ranks only
-/// spin; stopped, they leave their CPUs to the analysis's idle thread, which a user without
-/// `CAP_SYS_NICE` cannot make an ordinary one. Only where mpicheck ends the job after the
+/// spin; stopped, they leave their CPUs to the analysis's idle thread, when a user without
+/// `CAP_SYS_NICE` cannot make it an ordinary one. Only where mpicheck ends the job after the
 /// verdict (`--on-deadlock abort`): a job left to wait is not touched.
 struct PausedRanks<'a> {
     pids: &'a [u32],
