@@ -193,7 +193,7 @@ impl Online {
         self.job_over.store(true, Ordering::Release);
         let t0 = std::time::Instant::now();
         if !self.leave_idle() && starves(&self.thread) {
-            self.stop("it gets no CPU after the job (it cannot leave SCHED_IDLE)");
+            self.stop("it gets no CPU beside other work (it cannot leave SCHED_IDLE)");
             // Not joined: it ends when it next runs; the process may end before.
             return None;
         }

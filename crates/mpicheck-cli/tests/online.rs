@@ -230,7 +230,7 @@ fn the_report_does_not_wait_for_other_work() {
     assert!(out.join("report.json").is_file(), "as a user: {said}");
     if root {
         assert!(
-            said.contains("the analysis during the run stops: it gets no CPU after the job")
+            said.contains("the analysis during the run stops: it gets no CPU beside other work")
                 && said.contains("is used: false"),
             "as nobody: {said}"
         );
