@@ -409,7 +409,9 @@ impl ObjectCache {
 
     /// `<cache>/include-<hash>/have.h`, written atomically if not there yet.
     fn have_dir(&self, have: &str) -> PathBuf {
-        let dir = self.dir.join(format!("include-{}", hex(&sha256(have.as_bytes()))));
+        let dir = self
+            .dir
+            .join(format!("include-{}", hex(&sha256(have.as_bytes()))));
         let path = dir.join("have.h");
         if fs::read(&path).ok().as_deref() != Some(have.as_bytes()) {
             fs::create_dir_all(&dir).unwrap();
@@ -489,7 +491,11 @@ impl ObjectCache {
         let now = std::time::SystemTime::now();
         for entry in entries.flatten() {
             let path = entry.path();
-            let file = if path.is_dir() { path.join("have.h") } else { path.clone() };
+            let file = if path.is_dir() {
+                path.join("have.h")
+            } else {
+                path.clone()
+            };
             let old = fs::metadata(&file)
                 .and_then(|m| m.modified())
                 .ok()
