@@ -276,28 +276,37 @@ fn build_family(family: Family) {
             ),
         }
     }
-    fs::write(out_dir.join("have.h"), have).unwrap();
+    fs::write(out_dir.join("have.h"), &have).unwrap();
 
+    // The objects come from a cache shared by every build of this target directory (clippy's
+    // and the release build's runs of this script, each family's crate): see `compile_cached`.
+    let cache = ObjectCache::new(&out_dir);
+    // have.h goes into a directory named by its contents, so that the `-I` path (which the
+    // preprocessed source, hence the cache key, and the objects' debug info name) is the same
+    // in every build that writes the same have.h.
+    let have_dir = cache.have_dir(&have);
+    let compile_flags: Vec<String> = [
+        "-c",
+        "-O2",
+        "-g",
+        "-fPIC",
+        "-Wall",
+        "-Wno-unused-function",
+        "-I",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([have_dir.display().to_string()])
+    .chain(["-I".to_string(), shared.join("c").display().to_string()])
+    .chain(["-I".to_string(), recorder_include.display().to_string()])
+    .collect();
+    let compiler_id = compiler_identity(&cc);
     let mut objects = Vec::new();
     for src in &sources {
         let obj = out_dir.join(Path::new(src.file_name().unwrap()).with_extension("o"));
-        let result = run(Command::new(&cc)
-            .args(["-c", "-O2", "-g", "-fPIC", "-Wall", "-Wno-unused-function"])
-            .arg("-I")
-            .arg(&out_dir)
-            .arg("-I")
-            .arg(shared.join("c"))
-            .arg("-I")
-            .arg(&recorder_include)
-            .arg(src)
-            .arg("-o")
-            .arg(&obj));
-        match result {
-            Ok(out) => {
-                for line in String::from_utf8_lossy(&out.stderr)
-                    .lines()
-                    .filter(|l| l.contains("warning:"))
-                {
+        match cache.compile(&cc, &compiler_id, &compile_flags, src, &obj) {
+            Ok(warnings) => {
+                for line in warnings.lines().filter(|l| l.contains("warning:")) {
                     println!("cargo:warning={line}");
                 }
             }
@@ -335,4 +344,200 @@ fn build_family(family: Family) {
     );
     println!("cargo:rustc-env=MPICHECK_INTERPOSE_BUILT=1");
     println!("cargo:rustc-env=MPICHECK_INTERPOSE_MPICC={cc}");
+}
+
+/// What identifies the compiler: its path as given, where that resolves on PATH, its
+/// `--version` and (for an MPI wrapper) the `-show` line, which names the underlying compiler
+/// and the flags the wrapper adds (and follows MPICH_CC / OMPI_CC and the like).
+fn compiler_identity(cc: &str) -> String {
+    let mut id = format!("cc={cc}\n");
+    let resolved = if cc.contains('/') {
+        Some(PathBuf::from(cc))
+    } else {
+        env::var_os("PATH").and_then(|path| {
+            env::split_paths(&path)
+                .map(|dir| dir.join(cc))
+                .find(|p| p.is_file())
+        })
+    };
+    if let Some(path) = resolved {
+        let real = fs::canonicalize(&path).unwrap_or(path);
+        id += &format!("resolved={}\n", real.display());
+        if let Ok(meta) = fs::metadata(&real) {
+            id += &format!("size={}\n", meta.len());
+            if let Ok(modified) = meta.modified() {
+                id += &format!("modified={modified:?}\n");
+            }
+        }
+    }
+    for arg in ["--version", "-show"] {
+        let out = Command::new(cc).arg(arg).output();
+        id += &format!("{arg}:\n");
+        if let Ok(out) = out {
+            id += &format!("status={}\n", out.status);
+            id += &String::from_utf8_lossy(&out.stdout);
+            id += &String::from_utf8_lossy(&out.stderr);
+        }
+    }
+    id
+}
+
+/// Compiled objects shared between the builds of one target directory, each stored under a
+/// hash of everything that goes into it: the compiler (`compiler_identity`), every flag, the
+/// working directory and the preprocessed source (`cc -E` with the same flags, so every
+/// header, have.h included, and every path the debug info names is covered). The objects are
+/// written to a temporary name and renamed into place, so a build never sees half an object;
+/// the object a build links is a hard link (or copy) in its own OUT_DIR, so pruning the cache
+/// never takes away an object a build refers to.
+struct ObjectCache {
+    dir: PathBuf,
+}
+
+impl ObjectCache {
+    /// Unused entries are removed after this long (an entry is touched whenever it is used).
+    const MAX_AGE: std::time::Duration = std::time::Duration::from_secs(14 * 24 * 3600);
+
+    fn new(out_dir: &Path) -> ObjectCache {
+        let dir = target_dir(out_dir)
+            .unwrap_or_else(|| out_dir.to_path_buf())
+            .join("mpicheck-interpose-objects");
+        fs::create_dir_all(&dir).unwrap();
+        let cache = ObjectCache { dir };
+        cache.prune();
+        cache
+    }
+
+    /// `<cache>/include-<hash>/have.h`, written atomically if not there yet.
+    fn have_dir(&self, have: &str) -> PathBuf {
+        let dir = self
+            .dir
+            .join(format!("include-{}", hex(&sha256(have.as_bytes()))));
+        let path = dir.join("have.h");
+        if fs::read(&path).ok().as_deref() != Some(have.as_bytes()) {
+            fs::create_dir_all(&dir).unwrap();
+            let tmp = dir.join(format!("have.h.tmp.{}", std::process::id()));
+            fs::write(&tmp, have).unwrap();
+            fs::rename(&tmp, &path).unwrap();
+        } else {
+            touch(&path);
+        }
+        path.parent().unwrap().to_path_buf()
+    }
+
+    /// Compiles `src` to `obj` (from the cache when it holds this object); the compiler's
+    /// diagnostics (from when it really ran) are returned.
+    fn compile(
+        &self,
+        cc: &str,
+        compiler_id: &str,
+        flags: &[String],
+        src: &Path,
+        obj: &Path,
+    ) -> Result<String, String> {
+        let cwd = env::current_dir().map_err(|e| e.to_string())?;
+        // Same flags, with -E instead of -c.
+        let pre_flags: Vec<&String> = flags.iter().filter(|f| *f != "-c").collect();
+        let pre = run(Command::new(cc).arg("-E").args(&pre_flags).arg(src))?;
+        let mut key = Vec::new();
+        key.extend_from_slice(b"mpicheck-interpose object cache v1\n");
+        key.extend_from_slice(compiler_id.as_bytes());
+        for flag in flags {
+            key.extend_from_slice(format!("flag={flag}\n").as_bytes());
+        }
+        key.extend_from_slice(format!("src={}\ncwd={}\n", src.display(), cwd.display()).as_bytes());
+        key.extend_from_slice(&sha256(&pre.stdout));
+        let name = format!(
+            "{}-{}",
+            src.file_stem().unwrap().to_string_lossy(),
+            hex(&sha256(&key))
+        );
+        let cached = self.dir.join(format!("{name}.o"));
+        let diagnostics = self.dir.join(format!("{name}.stderr"));
+        if !cached.exists() {
+            static COUNTER: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let tmp = self
+                .dir
+                .join(format!("{name}.tmp.{}.{n}", std::process::id()));
+            let result = run(Command::new(cc).args(flags).arg(src).arg("-o").arg(&tmp));
+            let out = match result {
+                Ok(out) => out,
+                Err(e) => {
+                    let _ = fs::remove_file(&tmp);
+                    return Err(e);
+                }
+            };
+            // Diagnostics first: once the object is in place, they are too.
+            let tmp_diag = tmp.with_extension("stderr");
+            fs::write(&tmp_diag, &out.stderr).map_err(|e| e.to_string())?;
+            fs::rename(&tmp_diag, &diagnostics).map_err(|e| e.to_string())?;
+            fs::rename(&tmp, &cached).map_err(|e| e.to_string())?;
+        } else {
+            touch(&cached);
+            touch(&diagnostics);
+        }
+        let _ = fs::remove_file(obj);
+        if fs::hard_link(&cached, obj).is_err() {
+            fs::copy(&cached, obj).map_err(|e| format!("copying {}: {e}", cached.display()))?;
+        }
+        Ok(fs::read_to_string(&diagnostics).unwrap_or_default())
+    }
+
+    /// Removes entries unused for `MAX_AGE` (and temporary files as old: a build that died).
+    fn prune(&self) {
+        let Ok(entries) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        let now = std::time::SystemTime::now();
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let file = if path.is_dir() {
+                path.join("have.h")
+            } else {
+                path.clone()
+            };
+            let old = fs::metadata(&file)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age > Self::MAX_AGE);
+            if old {
+                let _ = if path.is_dir() {
+                    fs::remove_dir_all(&path)
+                } else {
+                    fs::remove_file(&path)
+                };
+            }
+        }
+    }
+}
+
+/// Cargo's target directory (the one holding CACHEDIR.TAG) among OUT_DIR's ancestors, else
+/// CARGO_TARGET_DIR when OUT_DIR is inside it.
+fn target_dir(out_dir: &Path) -> Option<PathBuf> {
+    if let Some(dir) = out_dir
+        .ancestors()
+        .skip(1)
+        .find(|d| d.join("CACHEDIR.TAG").is_file())
+    {
+        return Some(dir.to_path_buf());
+    }
+    let dir = PathBuf::from(env::var_os("CARGO_TARGET_DIR")?);
+    (dir.is_absolute() && out_dir.starts_with(&dir)).then_some(dir)
+}
+
+fn touch(path: &Path) {
+    if let Ok(file) = fs::File::options().append(true).open(path) {
+        let _ = file.set_modified(std::time::SystemTime::now());
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of `data`.
+fn sha256(data: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(data).into()
 }
