@@ -4,25 +4,14 @@
 
 use mpicheck_trace::schema::FunctionSchema;
 
-/// Handle kinds whose null handle is never a valid input (datatypes: where significant;
-/// the rest: see [`null_forbidden`]).
-const NULL_CHECKED_KINDS: &[&str] = &[
-    "COMMUNICATOR",
-    "GROUP",
-    "OPERATION",
-    "WINDOW",
-    "DATATYPE",
-    "ERRHANDLER",
-    "FILE",
-    "INFO",
-    "SESSION",
-];
+use super::table::NULL_HANDLE_KINDS;
 
 /// Whether the null handle of a handle kind is an error as this call's input: never for
 /// `MPI_INFO_NULL` except in the `MPI_Info_*` calls that work on the info object itself
 /// (everywhere else it means "no hints"); never for `MPI_FILE_NULL` in
 /// `MPI_File_set_errhandler`/`_get_errhandler`, where it names the default error handler
-/// of files (MPI 4.1 §9.3.4), or `MPI_File_call_errhandler`.
+/// of files (MPI 4.1 §9.3.4), or `MPI_File_call_errhandler`. Requests are judged by call
+/// instead ([`null_request_forbidden`]); datatypes only where significant.
 pub(super) fn null_forbidden(short: &str, kind: &str) -> bool {
     match kind {
         "INFO" => short.starts_with("Info_") && !short.starts_with("Info_create"),
@@ -30,7 +19,8 @@ pub(super) fn null_forbidden(short: &str, kind: &str) -> bool {
             short,
             "File_set_errhandler" | "File_get_errhandler" | "File_call_errhandler"
         ),
-        _ => NULL_CHECKED_KINDS.contains(&kind),
+        "REQUEST" => false,
+        _ => NULL_HANDLE_KINDS.contains(&kind),
     }
 }
 

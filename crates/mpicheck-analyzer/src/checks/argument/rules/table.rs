@@ -40,6 +40,21 @@ const HANDLE_KINDS: &[&str] = &[
     "SESSION",
 ];
 
+/// Handle kinds whose null handle AR004 judges: requests by call
+/// ([`null_request_forbidden`]), the others by kind ([`null_forbidden`]).
+pub(super) const NULL_HANDLE_KINDS: &[&str] = &[
+    "COMMUNICATOR",
+    "GROUP",
+    "OPERATION",
+    "WINDOW",
+    "DATATYPE",
+    "ERRHANDLER",
+    "FILE",
+    "INFO",
+    "SESSION",
+    "REQUEST",
+];
+
 /// The table the docs' parameter-kind table is generated from (`kind_table`).
 pub const KIND_RULES: &[KindRule] = &[
     KindRule {
@@ -58,18 +73,7 @@ pub const KIND_RULES: &[KindRule] = &[
         rule: "a count, array length or graph degree, and every entry of an array of them, is not negative",
     },
     KindRule {
-        kinds: &[
-            "COMMUNICATOR",
-            "GROUP",
-            "OPERATION",
-            "WINDOW",
-            "DATATYPE",
-            "ERRHANDLER",
-            "FILE",
-            "INFO",
-            "SESSION",
-            "REQUEST",
-        ],
+        kinds: NULL_HANDLE_KINDS,
         code: "AR004",
         rule: "not the kind's null handle (a request: not `MPI_REQUEST_NULL` for `MPI_Start`, `MPI_Cancel`, `MPI_Request_free`, `MPI_Pready*`, `MPI_Parrived`; `MPI_INFO_NULL` only in the `MPI_Info_*` calls on the info object; `MPI_FILE_NULL` except where it names the default file error handler)",
     },
