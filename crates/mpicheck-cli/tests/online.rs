@@ -218,12 +218,9 @@ fn the_report_does_not_wait_for_other_work() {
     // As a user who cannot leave SCHED_IDLE.
     let out = dir.path().join("user");
     let mut cmd = unprivileged_mpicheck(dir.path());
-    cmd.args(["run", "--mpi", "mpich", "-n", "2", "--out"])
-        .arg(&out)
-        .arg("--")
-        .arg(&exe)
-        .arg("20000")
-        .env("MPICHECK_DEBUG_ONLINE", "1");
+    let program = [exe.to_str().unwrap(), "20000"];
+    add_run_args(&mut cmd, MPICH, 2, &out, &program, &[]);
+    cmd.env("MPICHECK_DEBUG_ONLINE", "1");
     let (output, _) = run_bounded(cmd, b"");
     let said = text(&output.stderr);
     assert!(output.status.success(), "as a user: {said}");
@@ -417,20 +414,9 @@ fn unprivileged_stalls_are_judged_by_the_online_analysis(family: Family) {
     compile_to(family, &source, &exe);
     let out = dir.path().join("out");
     let mut cmd = unprivileged_mpicheck(dir.path());
-    cmd.args([
-        "run",
-        "--mpi",
-        family.name,
-        "-n",
-        "2",
-        "--deadlock-timeout",
-        "2",
-    ])
-    .arg("--out")
-    .arg(&out)
-    .arg("--")
-    .arg(&exe)
-    .env("MPICHECK_DEBUG_ONLINE", "1");
+    let flags = ["--deadlock-timeout", "2"];
+    add_run_args(&mut cmd, family, 2, &out, &[exe.to_str().unwrap()], &flags);
+    cmd.env("MPICHECK_DEBUG_ONLINE", "1");
     let (output, _) = run_bounded(cmd, b"");
     let said = text(&output.stderr);
     let report = std::fs::read_to_string(out.join("report.json"))

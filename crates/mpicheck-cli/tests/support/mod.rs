@@ -178,13 +178,26 @@ pub fn mpicheck_run_command(
     extra: &[&str],
 ) -> Command {
     let mut cmd = Command::new(mpicheck_bin());
+    add_run_args(&mut cmd, family, ranks, out, program, extra);
+    cmd
+}
+
+/// Adds `run --mpi FAMILY -n RANKS --out OUT EXTRA -- PROGRAM` to `cmd`, an mpicheck
+/// command (run directly or through another program, e.g. as another user).
+pub fn add_run_args(
+    cmd: &mut Command,
+    family: Family,
+    ranks: u32,
+    out: &Path,
+    program: &[&str],
+    extra: &[&str],
+) {
     cmd.args(["run", "--mpi", family.name, "-n", &ranks.to_string()])
         .arg("--out")
         .arg(out)
         .args(extra)
         .arg("--")
         .args(program);
-    cmd
 }
 
 /// `mpicheck ARGS`, bounded in time.
