@@ -362,6 +362,7 @@ pub fn decoded_trace(
             exit_records_end: 0,
             parent_pid: 0,
             abort_thread: 0,
+            released: None,
         },
         schema,
         constants: constants

@@ -18,7 +18,7 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -312,12 +312,118 @@ impl FollowUntil {
     }
 }
 
+/// When the records a followed trace's reader has passed are released (their disk space
+/// given back, [`crate::offset::RELEASED_FROM`]), so that a long run does not fill the disk.
+#[derive(Clone, Debug)]
+pub struct ReleaseBehind {
+    /// Nothing is released until the reader passed this many bytes of the trace.
+    pub after_bytes: u64,
+    /// Bytes the reader passes between two releases (a call to `fallocate` and a header
+    /// write each; [`RELEASE_STEP`] unless a test wants more of them).
+    pub every_bytes: usize,
+    /// How far another reader of the file (the hang watcher) has read it: nothing past this
+    /// offset is released.
+    pub watched: Arc<AtomicU64>,
+    /// Set once something was released (nothing can read the trace from its start since).
+    pub released: Arc<AtomicBool>,
+}
+
+/// Bytes the reader passes between two releases, by default.
+pub const RELEASE_STEP: usize = 8 << 20;
+/// The unit of the holes made (a page: file systems free whole blocks).
+const PAGE: usize = 4096;
+
+/// The releasing of the records a [`FollowedFile`]'s reader passed ([`ReleaseBehind`]).
+struct Releaser {
+    behind: ReleaseBehind,
+    /// The file opened for writing (the header's release fields and the holes).
+    file: File,
+    /// The first record that may be released: the one after the texts the process wrote
+    /// before the reader began (a reader of the released trace still finds them).
+    from: usize,
+    /// Released up to here (a record's offset; `from` while nothing is).
+    to: usize,
+    /// The holes made end here (a page boundary at or before `to`).
+    punched_to: usize,
+}
+
+impl Releaser {
+    fn open(path: &Path, read: &File, behind: ReleaseBehind, from: usize) -> Option<Releaser> {
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)
+            .ok()?;
+        // The file read, not another one put in its place since.
+        let (a, b) = (file.metadata().ok()?, read.metadata().ok()?);
+        (a.dev() == b.dev() && a.ino() == b.ino()).then_some(Releaser {
+            behind,
+            file,
+            from,
+            to: from,
+            punched_to: from.next_multiple_of(PAGE),
+        })
+    }
+
+    /// Releases the records before `record` (a record's offset the reader reached), if it
+    /// is time; `None` once releasing failed (and the header says nothing was released past
+    /// what was).
+    fn release_before(mut self, record: usize) -> Option<Releaser> {
+        let watched = self.behind.watched.load(Ordering::Acquire);
+        if record < self.to + self.behind.every_bytes
+            || ((record - self.from) as u64) < self.behind.after_bytes
+            || record as u64 > watched
+        {
+            return Some(self);
+        }
+        let write = |at: usize, value: usize| {
+            self.file
+                .write_all_at(&(value as u64).to_le_bytes(), at as u64)
+                .is_ok()
+        };
+        // Declared first: a reader never sees zeros the header does not explain.
+        let declared = (self.to > self.from || write(offset::RELEASED_FROM, self.from))
+            && write(offset::RELEASED_TO, record);
+        // Whole pages only: the bytes around them stay as they are.
+        let (start, end) = (self.punched_to, record / PAGE * PAGE);
+        // SAFETY: fallocate(2) on a file this reader owns a descriptor of; the range holds
+        // records every reader of the run has passed, which no writer changes any more.
+        let punched = declared
+            && (end <= start
+                || unsafe {
+                    libc::fallocate(
+                        std::os::fd::AsRawFd::as_raw_fd(&self.file),
+                        libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                        start as libc::off_t,
+                        (end - start) as libc::off_t,
+                    )
+                } == 0);
+        if !punched {
+            // (A file system without holes: what the header said before stands again.)
+            if self.to > self.from {
+                write(offset::RELEASED_TO, self.to);
+            } else {
+                write(offset::RELEASED_TO, 0);
+                write(offset::RELEASED_FROM, 0);
+            }
+            return None;
+        }
+        self.to = record;
+        self.punched_to = self.punched_to.max(end);
+        self.behind.released.store(true, Ordering::Release);
+        Some(self)
+    }
+}
+
 /// A trace file read while its process writes it ([`TraceBytes`]): the bytes of final
 /// records only, waiting at the frontier; once the trace is over, the whole file, as
 /// [`crate::FileWindow`] reads it.
 pub struct FollowedFile {
     frontier: Frontier,
     until: FollowUntil,
+    /// Releases what the reader passed, if asked to ([`ReleaseBehind`]).
+    releaser: Option<Releaser>,
     /// The trace is over: `len` is the file's length and every byte may be read.
     over: bool,
     len: usize,
@@ -329,14 +435,21 @@ pub struct FollowedFile {
 }
 
 impl FollowedFile {
+    /// `release`: what the reader passed is released ([`ReleaseBehind`]), from `from` on.
     pub fn open(
         path: &Path,
         until: FollowUntil,
         window_bytes: usize,
+        release: Option<(ReleaseBehind, usize)>,
     ) -> Result<FollowedFile, TraceError> {
+        let frontier = Frontier::open(path)?;
+        let releaser = release.and_then(|(behind, from)| {
+            Releaser::open(path, &frontier.file, behind, from.max(HEADER_SIZE))
+        });
         Ok(FollowedFile {
-            frontier: Frontier::open(path)?,
+            frontier,
             until,
+            releaser,
             over: false,
             len: 0,
             window: ReadWindow::new(window_bytes),
@@ -414,6 +527,13 @@ impl TraceBytes for FollowedFile {
         if !self.over && !header && at + n > self.frontier.settled() {
             self.wait_for(at + n);
         }
+        // The walk reads forward: it will not ask for the bytes before `at` again. Nothing is
+        // released once the trace is over (a reader scans it whole then).
+        if !header && !self.over {
+            if let Some(releaser) = self.releaser.take_if(|r| at >= r.to + r.behind.every_bytes) {
+                self.releaser = releaser.release_before(at);
+            }
+        }
         // Cached bytes are final ones only (or, once over, the file's).
         let limit = if self.over {
             self.len
@@ -467,24 +587,32 @@ impl Iterator for FollowedCalls {
 /// the frontier until `until` says the trace is over (or that they are no longer wanted).
 /// `header`: the trace's header as read once its process initialized MPI (its version and
 /// clock).
+/// `release`: the records the reader passed are released ([`ReleaseBehind`]), from
+/// `header`'s trace's end on (where the records not scanned then begin).
 pub fn follow_trace_calls(
     path: &Path,
     header: &TraceHeader,
     until: FollowUntil,
     window_bytes: usize,
+    release: Option<(ReleaseBehind, usize)>,
 ) -> Result<FollowedCalls, TraceError> {
     let stop = until.stop.clone();
     Ok(FollowedCalls {
-        calls: crate::TraceCalls::new(FollowedFile::open(path, until, window_bytes)?, header),
+        calls: crate::TraceCalls::new(
+            FollowedFile::open(path, until, window_bytes, release)?,
+            header,
+        ),
         stop,
         stopped: false,
     })
 }
 
 /// The header, texts and final records of the trace at `path` so far, scanned as
-/// [`crate::scan_trace_file`] scans a whole trace (its end reads as truncated).
-pub fn scan_settled(path: &Path) -> Result<crate::Trace, TraceError> {
+/// [`crate::scan_trace_file`] scans a whole trace (its end reads as truncated), and the
+/// offset where the records not scanned begin.
+pub fn scan_settled(path: &Path) -> Result<(crate::Trace, usize), TraceError> {
     let mut frontier = Frontier::open(path)?;
     let settled = frontier.advance()?;
-    crate::scan_trace(&mut crate::FileWindow::open_prefix(path, settled)?)
+    let trace = crate::scan_trace(&mut crate::FileWindow::open_prefix(path, settled)?)?;
+    Ok((trace, settled))
 }

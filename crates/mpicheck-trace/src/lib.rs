@@ -35,6 +35,8 @@
 //! | 160    | `u64`     | end of the record area when the exit handlers ran; 0 before           |
 //! | 168    | `u32`     | parent process id                                                     |
 //! | 172    | `u32`     | index + 1 of the thread inside whose MPI call MPI aborted the job ([`state::ABORTED_IN_CALL`]); 0 if none |
+//! | 176    | `u32`     | clock reads outside MPI ([`offset::CLOCK_READS`])                     |
+//! | 184    | `u64;2`   | records released from, to ([`offset::RELEASED_FROM`]); 0, 0 if none  |
 //! | 512    | `u32;896` | kernel thread id of each thread index (0 = not yet), [`MAX_THREAD_TIDS`] |
 //!
 //! The fields from offset 152 on were added without a version change: a writer that predates
@@ -287,7 +289,10 @@ pub mod open;
 pub mod reader;
 pub mod schema;
 
-pub use open::{open_trace_file, scan_trace_file, trace_file_calls, window_for, FileWindow};
+pub use open::{
+    open_trace_file, scan_trace_file, scan_trace_file_past_released, trace_file_calls, window_for,
+    FileWindow,
+};
 pub use reader::{
     read_trace, read_trace_bytes, scan_trace, CallRecord, ClockConversion, EndOfTrace, Incomplete,
     Trace, TraceBytes, TraceCalls, TraceError, TraceHeader,
@@ -354,6 +359,16 @@ pub mod offset {
     /// a polling loop that reads the clock may end on a timer. Since format version 5; zero
     /// in older traces and where the reads are not interposed.
     pub const CLOCK_READS: usize = 176;
+    /// Two `u64`: the bytes from `RELEASED_FROM` to `RELEASED_TO` (record offsets) were
+    /// released: `mpicheck run`'s analysis that followed the job had read those records,
+    /// and gave their disk space back (a hole: they read as zeros). Written by that
+    /// analysis, never by the process, `RELEASED_TO` before each release (so a trace never
+    /// shows zeros it does not declare); 0, 0 when nothing was released. A reader from the
+    /// start refuses such a trace ([`crate::TraceError::Released`]); the records before
+    /// `RELEASED_FROM` (the texts the process wrote before the analysis began) and after
+    /// `RELEASED_TO` are whole.
+    pub const RELEASED_FROM: usize = 184;
+    pub const RELEASED_TO: usize = 192;
     /// Thread index `i`'s kernel thread id is the `u32` at `THREAD_TIDS + 4 * i`.
     pub const THREAD_TIDS: usize = 512;
 }

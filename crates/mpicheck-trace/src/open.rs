@@ -248,6 +248,12 @@ pub fn scan_trace_file(path: &Path) -> Result<crate::Trace, TraceError> {
     crate::scan_trace(&mut FileWindow::open(path)?)
 }
 
+/// [`scan_trace_file`], stepping over the records released during the run
+/// ([`crate::reader::scan_trace_past_released`]).
+pub fn scan_trace_file_past_released(path: &Path) -> Result<crate::Trace, TraceError> {
+    crate::reader::scan_trace_past_released(&mut FileWindow::open(path)?)
+}
+
 /// The calls of the trace file at `path`, whose [`scan_trace_file`] gave `header`, decoded
 /// one at a time, read `window_bytes` at a time ([`window_for`]).
 pub fn trace_file_calls(

@@ -49,6 +49,10 @@ pub enum TraceError {
     /// ([`crate::follow::FollowUntil::stop`]).
     #[error("the reading was stopped")]
     Stopped,
+    /// The trace's records from byte `from` to `to` were released during the run
+    /// ([`crate::offset::RELEASED_FROM`]): it cannot be read from its start any more.
+    #[error("its records from byte {from} to {to} were released during the run, once the analysis that followed the job had read them (`mpicheck run --keep-traces` keeps traces whole)")]
+    Released { from: u64, to: u64 },
 }
 
 /// One MPI call as recorded.
@@ -244,12 +248,30 @@ pub fn read_trace(path: &Path) -> Result<Trace, TraceError> {
 /// Reads the header, text records and end of a trace, without decoding its calls:
 /// [`Trace::calls`] is empty, [`Trace::mpi_calls`] counts them, and [`TraceCalls`] decodes
 /// them afterwards one at a time.
+/// A trace some of whose records were released ([`crate::offset::RELEASED_FROM`]) is refused
+/// ([`TraceError::Released`]): its calls cannot be read.
 pub fn scan_trace(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
+    scan(b, false)
+}
+
+/// [`scan_trace`], stepping over the records that were released, if any: the texts and end
+/// of the rest, with only the rest's calls counted (for the reader that analyzed the
+/// released records as they came, and counted them then).
+pub fn scan_trace_past_released(b: &mut impl TraceBytes) -> Result<Trace, TraceError> {
+    scan(b, true)
+}
+
+fn scan(b: &mut impl TraceBytes, past_released: bool) -> Result<Trace, TraceError> {
     if b.len() < HEADER_SIZE {
         return Err(TraceError::TooShort { len: b.len() });
     }
     let header = parse_header(b.get(0, HEADER_SIZE))?;
     let mut walk = Walk::new(&header);
+    match header.released {
+        Some(_) if past_released => walk.step_over_released(&header),
+        Some((from, to)) => return Err(TraceError::Released { from, to }),
+        None => {}
+    }
     let mut trace = Trace {
         header,
         schema: Schema::default(),

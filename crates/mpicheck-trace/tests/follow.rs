@@ -5,15 +5,16 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use mpicheck_trace::builder::{CallToWrite, TraceBuilder};
-use mpicheck_trace::follow::{follow_trace_calls, scan_settled, FollowUntil};
-use mpicheck_trace::reader::frames;
+use mpicheck_trace::follow::{follow_trace_calls, scan_settled, FollowUntil, ReleaseBehind};
+use mpicheck_trace::reader::{frames, read_header};
 use mpicheck_trace::{
-    flags, kind, offset, read_trace_bytes, record_state, state, text, CallRecord, HEADER_SIZE,
+    flags, kind, offset, read_trace_bytes, record_state, scan_trace_file,
+    scan_trace_file_past_released, state, text, CallRecord, HEADER_SIZE,
 };
 
 const SCHEMA: &str = "0 MPI_Send buf:BUFFER:in:s8 count:POLYXFER_NUM_ELEM_NNI:in:s4 datatype:DATATYPE:in:s4 dest:RANK:in:s4 tag:TAG:in:s4 comm:COMMUNICATOR:in:s4\n\
@@ -67,9 +68,14 @@ fn probe(i: u64, thread: u16, repeats: u64) -> CallToWrite {
 /// writing it: calls that return later, folded polls, a counted run and a cycle, and a last
 /// call that never returns.
 fn finished_trace() -> Vec<u8> {
+    finished_trace_of(40)
+}
+
+/// [`finished_trace`] with `rounds` rounds of sends, polls and receives before its end.
+fn finished_trace_of(rounds: u64) -> Vec<u8> {
     let mut b = TraceBuilder::new();
     b.rank(0, 2).text(text::SCHEMA, SCHEMA);
-    for i in 0..40u64 {
+    for i in 0..rounds {
         b.call(&send(10 * i, (i % 2) as u16));
         b.call(&probe(10 * i + 1, (i % 2) as u16, i % 4));
         b.call(&recv(10 * i + 2, 1 - (i % 2) as u16));
@@ -163,7 +169,12 @@ fn write_slowly(path: &std::path::Path, finished: &[u8], seed: u64) {
     for (_, at, bytes) in later {
         file.write_all_at(&bytes, at as u64).unwrap();
     }
-    file.write_all_at(&finished[..HEADER_SIZE], 0).unwrap();
+    // Around the fields of what a reader released: the process never writes those.
+    file.write_all_at(&finished[..offset::RELEASED_FROM], 0)
+        .unwrap();
+    let after = offset::RELEASED_TO + 8;
+    file.write_all_at(&finished[after..HEADER_SIZE], after as u64)
+        .unwrap();
 }
 
 /// A fresh directory of this test process.
@@ -205,7 +216,7 @@ fn followed_calls(finished: Vec<u8>, seed: u64) -> Vec<CallRecord> {
     let reader = {
         let path = path.clone();
         std::thread::spawn(move || {
-            follow_trace_calls(&path, &header, until, 16 << 10)
+            follow_trace_calls(&path, &header, until, 16 << 10, None)
                 .unwrap()
                 .map(|call| Rc::unwrap_or_clone(call.unwrap()))
                 .collect::<Vec<_>>()
@@ -215,12 +226,114 @@ fn followed_calls(finished: Vec<u8>, seed: u64) -> Vec<CallRecord> {
     // The reader has not ended before the job did.
     std::thread::sleep(Duration::from_millis(50));
     assert!(!reader.is_finished(), "the reader ended before the job");
-    let settled = scan_settled(&path).unwrap();
+    let (settled, _) = scan_settled(&path).unwrap();
     assert!(settled.mpi_calls > 0);
     job_over.store(true, Ordering::Release);
     let calls = reader.join().unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
     calls
+}
+
+/// The calls of `finished`, written into `dir` as its process left it while still running
+/// (its last call inside MPI), as a reader following it with `release` reads them: the job
+/// ends once the reader released something (or after 10 s).
+fn followed_releasing(
+    dir: &std::path::Path,
+    finished: &[u8],
+    release: (ReleaseBehind, usize),
+) -> Vec<CallRecord> {
+    let path = dir.join("trace-7.mpitrace");
+    let mut running = still_running(finished.to_vec());
+    running.resize(finished.len() + 65536, 0);
+    std::fs::write(&path, &running).unwrap();
+    let header = read_trace_bytes(finished).unwrap().header;
+    let until = job_running();
+    let job_over = until.job_over.clone();
+    let released = release.0.released.clone();
+    let reader = {
+        let path = path.to_path_buf();
+        std::thread::spawn(move || {
+            follow_trace_calls(&path, &header, until, 16 << 10, Some(release))
+                .unwrap()
+                .map(|call| Rc::unwrap_or_clone(call.unwrap()))
+                .collect::<Vec<_>>()
+        })
+    };
+    let start = std::time::Instant::now();
+    while !released.load(Ordering::Acquire) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // (Past the release: the reader waits at the last call now, or soon.)
+    std::thread::sleep(Duration::from_millis(200));
+    job_over.store(true, Ordering::Release);
+    reader.join().unwrap()
+}
+
+#[test]
+fn released_records_are_read_first_and_declared() {
+    let finished = finished_trace_of(2000);
+    let whole = read_trace_bytes(&finished).unwrap();
+    // Where the records after the schema begin: what a reader scanned before it followed.
+    let from = frames(&finished).nth(1).unwrap().offset;
+    for seed in 0..1 {
+        let dir = temp_dir(&format!("release{seed}"));
+        let released = Arc::new(AtomicBool::new(false));
+        let behind = ReleaseBehind {
+            after_bytes: 16 << 10,
+            every_bytes: 8 << 10,
+            watched: Arc::new(AtomicU64::new(u64::MAX)),
+            released: released.clone(),
+        };
+        let followed = followed_releasing(&dir, &finished, (behind, from));
+        assert_eq!(followed, whole.calls, "seed {seed}");
+        assert!(released.load(Ordering::Acquire), "seed {seed}");
+        let path = dir.join("trace-7.mpitrace");
+        let bytes = std::fs::read(&path).unwrap();
+        let header = read_header(&bytes).unwrap();
+        let (start, end) = header.released.expect("the header declares the release");
+        assert_eq!(start as usize, from);
+        assert!(end as usize > from + (16 << 10) && (end as usize) < finished.len());
+        // What the header declares released holds zeros, in whole pages, and nothing else.
+        let pages = start.next_multiple_of(4096) as usize..(end / 4096 * 4096) as usize;
+        assert!(pages.len() >= 4096);
+        assert!(bytes[pages.clone()].iter().all(|&b| b == 0), "seed {seed}");
+        assert_eq!(bytes[pages.end..finished.len()], finished[pages.end..]);
+        // A reader from the start refuses it; the reader that released it can still scan
+        // its texts and end.
+        assert!(matches!(
+            scan_trace_file(&path),
+            Err(mpicheck_trace::TraceError::Released { .. })
+        ));
+        let rest = scan_trace_file_past_released(&path).unwrap();
+        // (The trace as written: its process still running.)
+        let mut running = still_running(finished.clone());
+        running.resize(finished.len() + 65536, 0);
+        let expected = mpicheck_trace::scan_trace(&mut &running[..]).unwrap();
+        assert_eq!(rest.end, expected.end);
+        assert_eq!(rest.schema.len(), whole.schema.len());
+        assert!(rest.mpi_calls > 0 && rest.mpi_calls < whole.mpi_calls);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn nothing_is_released_past_what_the_watcher_read() {
+    let finished = finished_trace_of(2000);
+    let whole = read_trace_bytes(&finished).unwrap();
+    let from = frames(&finished).nth(1).unwrap().offset;
+    let dir = temp_dir("unwatched");
+    let behind = ReleaseBehind {
+        after_bytes: 0,
+        every_bytes: 4096,
+        watched: Arc::new(AtomicU64::new(from as u64 + (8 << 10))),
+        released: Arc::new(AtomicBool::new(false)),
+    };
+    let followed = followed_releasing(&dir, &finished, (behind, from));
+    assert_eq!(followed, whole.calls);
+    let bytes = std::fs::read(dir.join("trace-7.mpitrace")).unwrap();
+    let (_, to) = read_header(&bytes).unwrap().released.unwrap();
+    assert!(to as usize <= from + (8 << 10), "released to {to}");
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -253,7 +366,7 @@ fn a_stopped_reader_ends_at_once() {
     let reader = {
         let (path, until) = (path.clone(), until.clone());
         std::thread::spawn(move || {
-            for call in follow_trace_calls(&path, &header, until, 16 << 10).unwrap() {
+            for call in follow_trace_calls(&path, &header, until, 16 << 10, None).unwrap() {
                 sent.send(call.map(Rc::unwrap_or_clone)).unwrap();
             }
         })
@@ -277,7 +390,7 @@ fn a_stopped_reader_ends_at_once() {
     assert!(got.try_recv().is_err(), "a call after the stop");
     // Asked to stop before it starts (a counted run, a cycle: calls without reading), a
     // reader gives no call.
-    let mut calls = follow_trace_calls(&path, &whole.header, until, 16 << 10).unwrap();
+    let mut calls = follow_trace_calls(&path, &whole.header, until, 16 << 10, None).unwrap();
     assert!(matches!(
         calls.next(),
         Some(Err(mpicheck_trace::TraceError::Stopped))
@@ -298,7 +411,7 @@ fn the_settled_scan_holds_only_final_records() {
     prefix[frames[1].offset + 6] = record_state::ENTERED;
     prefix.resize(cut + 4096, 0);
     std::fs::write(&path, &prefix).unwrap();
-    let settled = scan_settled(&path).unwrap();
+    let (settled, _) = scan_settled(&path).unwrap();
     assert_eq!(settled.mpi_calls, 0, "a call inside MPI is not final");
     assert!(settled.schema.function(2).is_some());
     std::fs::remove_dir_all(&dir).unwrap();
@@ -325,9 +438,9 @@ fn one_look_reads_a_bounded_part_of_a_long_trace() {
     let path = dir.join("trace-8.mpitrace");
     std::fs::write(&path, &running).unwrap();
 
-    let settled = scan_settled(&path).unwrap();
+    let (settled, _) = scan_settled(&path).unwrap();
     assert!(
-        settled.mpi_calls > 0 && (settled.mpi_calls as u64) < calls / 2,
+        settled.mpi_calls > 0 && settled.mpi_calls < calls / 2,
         "{} calls in one look",
         settled.mpi_calls
     );
@@ -339,7 +452,7 @@ fn one_look_reads_a_bounded_part_of_a_long_trace() {
     let reader = {
         let (path, header, until) = (path.clone(), whole.header.clone(), until.clone());
         std::thread::spawn(move || {
-            for call in follow_trace_calls(&path, &header, until, 64 << 10).unwrap() {
+            for call in follow_trace_calls(&path, &header, until, 64 << 10, None).unwrap() {
                 if sent.send(call.map(Rc::unwrap_or_clone)).is_err() {
                     break;
                 }

@@ -28,6 +28,9 @@ pub struct TraceHeader {
     /// Index + 1 of the thread inside whose MPI call MPI aborted the job; 0 if none
     /// ([`state::ABORTED_IN_CALL`]).
     pub abort_thread: u32,
+    /// The records from the first offset to the second were released once analyzed
+    /// ([`offset::RELEASED_FROM`]); `None` if nothing was.
+    pub released: Option<(u64, u64)>,
 }
 
 /// Raw call times (header offsets 96–152) to nanoseconds since the trace start.
@@ -186,6 +189,13 @@ pub(super) fn parse_header(b: &[u8]) -> Result<TraceHeader, TraceError> {
         exit_records_end: u64_at(b, offset::EXIT_RECORDS_END),
         parent_pid: u32_at(b, offset::PARENT_PID),
         abort_thread: u32_at(b, offset::ABORT_THREAD),
+        released: match (
+            u64_at(b, offset::RELEASED_FROM),
+            u64_at(b, offset::RELEASED_TO),
+        ) {
+            (from, to) if from >= HEADER_SIZE as u64 && to > from => Some((from, to)),
+            _ => None,
+        },
     })
 }
 

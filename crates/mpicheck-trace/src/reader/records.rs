@@ -130,6 +130,10 @@ pub(super) struct Walk {
     recent: VecDeque<Recent>,
     /// The cycle record the last step returned, checked against the records before it.
     pub(super) cycle: Option<Cycle>,
+    /// The records released from and to ([`crate::offset::RELEASED_FROM`]), when the walk
+    /// steps over them ([`Walk::step_over_released`]): repeats and cycles after them may
+    /// refer to records it never saw.
+    released: Option<(usize, usize)>,
 }
 
 /// An `ORIGINAL` record a repeat may refer to.
@@ -204,7 +208,23 @@ impl Walk {
             cycles: header.version >= crate::CYCLES_VERSION,
             recent: VecDeque::with_capacity(crate::MAX_CYCLE + 1),
             cycle: None,
+            released: None,
         }
+    }
+
+    /// Makes the walk step over the records `header` says were released, as if they were
+    /// not there: what it then finds (the texts, how the trace ends) is the rest's.
+    pub(super) fn step_over_released(&mut self, header: &TraceHeader) {
+        self.released = header.released.map(|(from, to)| {
+            let offset = |o: u64| usize::try_from(o).unwrap_or(usize::MAX);
+            (offset(from), offset(to))
+        });
+    }
+
+    /// Whether the record at `offset` was released and stepped over.
+    fn was_released(&self, offset: u64) -> bool {
+        self.released
+            .is_some_and(|(from, to)| (from as u64..to as u64).contains(&offset))
     }
 
     /// The offset and bytes of the next record, or `None` at the end of the records. The
@@ -218,6 +238,13 @@ impl Walk {
         }
         loop {
             let at = self.at;
+            if let Some((from, to)) = self.released {
+                if (from..to).contains(&at) {
+                    self.at = to;
+                    self.recent.clear();
+                    continue;
+                }
+            }
             let truncated = |reason: &str| EndOfTrace::Truncated {
                 offset: at as u64,
                 reason: reason.to_string(),
@@ -284,6 +311,11 @@ impl Walk {
             if self.cycles && record_kind == kind::CYCLE && state != record_state::RESERVED {
                 match self.check_cycle(rec, at) {
                     Ok(cycle) => self.cycle = Some(cycle),
+                    // Its members may be among the records released.
+                    Err(_)
+                        if cycle_fields(rec).is_some_and(|(_, _, span, ..)| {
+                            self.was_released(at.saturating_sub(span) as u64)
+                        }) => {}
                     Err(reason) => {
                         self.end = Some(truncated(&reason));
                         self.bad_record = true;
@@ -374,6 +406,7 @@ impl Walk {
             };
             return match self.originals.get(&word) {
                 Some(original) if original.ids == ids && len <= original.len => Ok(()),
+                None if self.was_released(word) => Ok(()),
                 _ => Err(format!(
                     "the repeated call at byte {at} refers to byte {word}, which holds no earlier call of its thread, function and call site"
                 )),
