@@ -480,6 +480,10 @@ fn load_traces_with(
             // helper the program ran) are not ranks.
             Ok(trace) if !is_rank_trace(&trace) => {}
             Ok(trace) => traces.push((trace, path.clone())),
+            // Not a damaged trace: without its records any analysis would be wrong.
+            Err(e @ TraceError::Released { .. }) => {
+                bail!("cannot analyze {}: {}: {e}", dir.display(), path.display())
+            }
             Err(e) => {
                 // Named pipes, links and devices are refused by the reader without
                 // blocking; their message names the path already.

@@ -113,6 +113,16 @@ pub struct RunArgs {
     /// job while it runs, so that the report is ready about when the job ends.
     #[arg(long)]
     pub analyze_after: bool,
+    /// Keep every trace whole. By default, once the analysis that follows the job has read
+    /// more than --release-traces-after of a rank's trace, it gives back the disk space of
+    /// what it read, so that a long run uses bounded disk (`mpicheck analyze` cannot read
+    /// such a run again).
+    #[arg(long)]
+    pub keep_traces: bool,
+    /// How much of a rank's trace the analysis that follows the job reads before it releases
+    /// what it read (`512M`, `4G`).
+    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size, default_value = "1G")]
+    pub release_traces_after: u64,
     /// Start the program with this command instead of the MPI's mpiexec, e.g. "srun" or
     /// "mpiexec -f hosts"; mpicheck appends `-n N`.
     #[arg(long, value_name = "CMD")]

@@ -19,14 +19,16 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use mpicheck_analyzer::diagnostic::Diagnostic;
 use mpicheck_analyzer::model::{Run, SourceLocation};
-use mpicheck_trace::follow::{follow_trace_calls, scan_settled, FollowUntil};
+use mpicheck_trace::follow::{
+    follow_trace_calls, scan_settled, FollowUntil, ReleaseBehind, RELEASE_STEP,
+};
 use mpicheck_trace::{Trace, TraceError};
 
 use crate::analyze::PollingThread;
@@ -47,8 +49,20 @@ pub struct Online {
     tid: Arc<AtomicI32>,
     /// The threads the launcher saw polling when it ends the analysis at a stall.
     polling: Arc<Mutex<Vec<PollingThread>>>,
+    /// How far the hang watcher has read each trace (what may be released is before).
+    watched: WatchedOffsets,
+    /// Set once records of a trace were released: the traces cannot be read from their
+    /// start any more, so this analysis is the only one there can be.
+    released: Arc<AtomicBool>,
+    /// Past this many bytes of a trace, its records read are released (`None`: never).
+    release_after: Option<u64>,
+    /// The thread was made an ordinary one to keep up with traces that are released.
+    keeps_up: AtomicBool,
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
+
+/// How far the hang watcher has read each trace file.
+type WatchedOffsets = Arc<Mutex<BTreeMap<PathBuf, Arc<AtomicU64>>>>;
 
 /// What the analysis of the followed traces found, and which traces it read.
 pub struct Followed {
@@ -86,8 +100,10 @@ impl EndedTrace {
 }
 
 impl Online {
-    /// Starts following the traces the job writes into `dir`.
-    pub fn start(dir: &Path) -> Online {
+    /// Starts following the traces the job writes into `dir`. `release_after`: once the
+    /// analysis has read this many bytes of a trace, it releases what it read
+    /// ([`ReleaseBehind`]); `None` keeps the traces whole.
+    pub fn start(dir: &Path, release_after: Option<u64>) -> Online {
         let job_over = Arc::new(AtomicBool::new(false));
         let stop = Arc::new(AtomicBool::new(false));
         let dir = dir.to_path_buf();
@@ -96,12 +112,19 @@ impl Online {
         let its_tid = tid.clone();
         let polling = Arc::new(Mutex::new(Vec::new()));
         let its_polling = polling.clone();
+        let watched = WatchedOffsets::default();
+        let released = Arc::new(AtomicBool::new(false));
+        let release = release_after.map(|after_bytes| Release {
+            after_bytes,
+            watched: watched.clone(),
+            released: released.clone(),
+        });
         let thread = std::thread::Builder::new()
             .name("mpicheck-online".into())
             .spawn(move || {
                 // SAFETY: gettid(2) has no preconditions.
                 its_tid.store(unsafe { libc::gettid() }, Ordering::Release);
-                follow_and_analyze(&dir, over, stopped, its_polling)
+                follow_and_analyze(&dir, over, stopped, its_polling, release)
             })
             .expect("cannot start the analysis thread");
         Online {
@@ -109,8 +132,44 @@ impl Online {
             stop,
             tid,
             polling,
+            watched,
+            released,
+            release_after,
+            keeps_up: AtomicBool::new(false),
             thread,
         }
+    }
+
+    /// The hang watcher has read the trace at `path` up to `offset`. Once a trace is large
+    /// enough to be released, the analysis must keep up with the job for that (an idle
+    /// thread gets no CPU beside ranks busy on every core, MPI's waiting included): it is
+    /// made an ordinary thread where it can be (else it releases what it reads on the
+    /// CPUs the job leaves idle).
+    pub fn watched(&self, path: &Path, offset: u64) {
+        if self.release_after.is_some_and(|after| offset > after)
+            && !self.keeps_up.swap(true, Ordering::AcqRel)
+        {
+            debug(&format!(
+                "a trace passed {offset} bytes: the analysis during the run {} to release what it read",
+                match self.leave_idle() {
+                    true => "gets an ordinary share of the CPU",
+                    false => "stays an idle thread (it cannot leave SCHED_IDLE), and may not keep up",
+                }
+            ));
+        }
+        let mut watched = self.watched.lock().unwrap_or_else(|e| e.into_inner());
+        match watched.get(path) {
+            Some(at) => at.store(offset, Ordering::Release),
+            None => {
+                watched.insert(path.to_path_buf(), Arc::new(AtomicU64::new(offset)));
+            }
+        }
+    }
+
+    /// Whether records of a trace were released: nothing but this analysis can read the
+    /// traces any more.
+    pub fn released(&self) -> bool {
+        self.released.load(Ordering::Acquire)
     }
 
     /// Every rank is stuck, `polling` the threads seen polling: the analysis reads the
@@ -192,7 +251,7 @@ impl Online {
         }
         self.job_over.store(true, Ordering::Release);
         let t0 = std::time::Instant::now();
-        if !self.leave_idle() && starves(&self.thread) {
+        if !self.leave_idle() && !self.released() && starves(&self.thread) {
             self.stop("it gets no CPU beside other work (it cannot leave SCHED_IDLE)");
             // Not joined: it ends when it next runs; the process may end before.
             return None;
@@ -338,9 +397,10 @@ fn follow_and_analyze(
     job_over: Arc<AtomicBool>,
     stop: Arc<AtomicBool>,
     polling: Arc<Mutex<Vec<PollingThread>>>,
+    release: Option<Release>,
 ) -> Result<Option<Followed>, String> {
     yield_to_the_job();
-    let Some((traces, paths)) = wait_for_ranks(dir, &job_over, &stop)? else {
+    let Some((traces, paths, scanned_to)) = wait_for_ranks(dir, &job_over, &stop)? else {
         return Ok(None);
     };
     debug(&format!(
@@ -385,6 +445,12 @@ fn follow_and_analyze(
     let made_window: std::cell::Cell<Option<(usize, u16)>> = Default::default();
     let mut ended = BTreeMap::new();
     let window = mpicheck_trace::window_for(traces.len());
+    // By trace, by function id: the calls read (what the trace's scan counts, once records
+    // of it were released and the scan cannot).
+    let calls_read: Vec<std::cell::RefCell<Vec<u64>>> = traces
+        .iter()
+        .map(|t| std::cell::RefCell::new(vec![0; t.schema.len()]))
+        .collect();
     let named = polling.clone();
     let polling_at_the_end =
         move || crate::analyze::polling_threads(&named.lock().unwrap_or_else(|e| e.into_inner()));
@@ -393,13 +459,31 @@ fn follow_and_analyze(
         &traces,
         &mut |i| {
             let (constructors, made_window, stop) = (&constructors[i], &made_window, &stop);
-            let calls =
-                follow_trace_calls(&paths[i], &traces[i].header, until(&traces[i]), window)?;
+            let release = release
+                .as_ref()
+                .map(|r| (r.behind(&paths[i]), scanned_to[i]));
+            let calls = follow_trace_calls(
+                &paths[i],
+                &traces[i].header,
+                until(&traces[i]),
+                window,
+                release,
+            )?;
+            let calls_read = &calls_read[i];
             Ok(calls.map(move |call| match call {
                 Ok(call) if constructors.get(call.func as usize) == Some(&true) => {
                     made_window.set(Some((i, call.func)));
                     stop.store(true, Ordering::Release);
                     Err(TraceError::Stopped)
+                }
+                Ok(call) => {
+                    let mut read = calls_read.borrow_mut();
+                    let func = call.func as usize;
+                    if read.len() <= func {
+                        read.resize(func + 1, 0);
+                    }
+                    read[func] += 1;
+                    Ok(call)
                 }
                 call => call,
             }))
@@ -408,7 +492,10 @@ fn follow_and_analyze(
         Some(dir),
         &mut |i| {
             let len = std::fs::metadata(&paths[i]).ok()?.len();
-            let trace = mpicheck_trace::scan_trace_file(&paths[i]).ok()?;
+            let mut trace = mpicheck_trace::scan_trace_file_past_released(&paths[i]).ok()?;
+            if trace.header.released.is_some() {
+                count_calls_read(&mut trace, calls_read[i].take());
+            }
             let kept = EndedTrace {
                 trace: trace.clone(),
                 len,
@@ -453,17 +540,49 @@ fn follow_and_analyze(
     }))
 }
 
+/// What the analysis releases of the traces it read ([`Online::start`]).
+struct Release {
+    after_bytes: u64,
+    watched: WatchedOffsets,
+    released: Arc<AtomicBool>,
+}
+
+impl Release {
+    /// How the trace at `path` is released; nothing past what the watcher read of it.
+    fn behind(&self, path: &Path) -> ReleaseBehind {
+        let mut watched = self.watched.lock().unwrap_or_else(|e| e.into_inner());
+        ReleaseBehind {
+            after_bytes: self.after_bytes,
+            every_bytes: RELEASE_STEP.min(self.after_bytes.max(4096) as usize),
+            watched: watched.entry(path.to_path_buf()).or_default().clone(),
+            released: self.released.clone(),
+        }
+    }
+}
+
+/// Counts in `trace`, scanned past its released records, the calls the analysis read of it
+/// (all of them: the scan could count only those after the records released).
+fn count_calls_read(trace: &mut Trace, calls_read: Vec<u64>) {
+    trace.mpi_calls = calls_read
+        .iter()
+        .enumerate()
+        .filter(|&(func, _)| !trace.function_name(func as u16).starts_with("MPICHECK_"))
+        .map(|(_, &n)| n)
+        .sum();
+    trace.calls_by_function = calls_read;
+}
+
 /// The traces of the ranks, as they were once every rank of the world initialized MPI and
-/// wrote what it writes then (its memory map and MPI's constants), with their files; `None`
-/// if the job ended without that.
+/// wrote what it writes then (its memory map and MPI's constants), with their files and
+/// where the records not scanned then begin; `None` if the job ended without that.
 #[allow(clippy::type_complexity)]
 fn wait_for_ranks(
     dir: &Path,
     job_over: &AtomicBool,
     stop: &AtomicBool,
-) -> Result<Option<(Vec<Trace>, Vec<PathBuf>)>, String> {
+) -> Result<Option<(Vec<Trace>, Vec<PathBuf>, Vec<usize>)>, String> {
     // Scanned once each, when ready: the other ranks may run on meanwhile.
-    let mut ready: BTreeMap<PathBuf, Trace> = BTreeMap::new();
+    let mut ready: BTreeMap<PathBuf, (Trace, usize)> = BTreeMap::new();
     loop {
         if stop.load(Ordering::Acquire) {
             return Err("it was stopped".into());
@@ -477,31 +596,33 @@ fn wait_for_ranks(
             {
                 continue;
             }
-            if let Ok(trace) = scan_settled(&path) {
+            if let Ok((trace, scanned_to)) = scan_settled(&path) {
                 if wrote_init_texts(&trace) && trace.header.rank.is_some() {
-                    ready.insert(path, trace);
+                    ready.insert(path, (trace, scanned_to));
                 }
             }
         }
-        let mut by_rank: BTreeMap<i32, (&Trace, &PathBuf)> = BTreeMap::new();
-        let mut world_sizes = ready.values().filter_map(|t| t.header.world_size);
+        let mut by_rank: BTreeMap<i32, (&(Trace, usize), &PathBuf)> = BTreeMap::new();
+        let mut world_sizes = ready.values().filter_map(|(t, _)| t.header.world_size);
         let world_size = world_sizes.next();
-        for (path, trace) in &ready {
+        for (path, scanned) in &ready {
+            let trace = &scanned.0;
             let rank = trace.header.rank.expect("ready traces have a rank");
             if trace.header.world_size != world_size
-                || by_rank.insert(rank, (trace, path)).is_some()
+                || by_rank.insert(rank, (scanned, path)).is_some()
             {
                 // Several worlds (spawned processes) or two processes of one rank.
                 return Err("several initialized traces claim one rank".into());
             }
         }
         if world_size.is_some_and(|size| by_rank.len() == size as usize) {
-            return Ok(Some(
-                by_rank
-                    .into_values()
-                    .map(|(t, p)| (t.clone(), p.clone()))
-                    .unzip(),
-            ));
+            let mut ranks = (Vec::new(), Vec::new(), Vec::new());
+            for ((trace, scanned_to), path) in by_rank.into_values() {
+                ranks.0.push(trace.clone());
+                ranks.1.push(path.clone());
+                ranks.2.push(*scanned_to);
+            }
+            return Ok(Some(ranks));
         }
         if over {
             return Ok(None);

@@ -142,13 +142,19 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     // rank's trace too), so that hangs are still noticed.
     let mut online = (!args.analyze_after
         && crate::open_files::allow(2 * args.ranks as usize).is_ok())
-    .then(|| Online::start(out.path()));
+    .then(|| {
+        let release_after = (!args.keep_traces).then_some(args.release_traces_after);
+        Online::start(out.path(), release_after)
+    });
     let outcome = supervise(&mut child, args, &mut out, &meta, &options, &mut online)?;
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
     if let Err(e) = out.adopt_new_traces() {
         eprintln!("mpicheck: warning: {}", crate::one_line(&e));
     }
+    // Records released: the traces cannot be read again, the analysis that followed the job
+    // is the only one.
+    let released = online.as_ref().is_some_and(Online::released);
     let followed = online.and_then(Online::finish);
     let end = program_end(&outcome, &notes, out.path());
     if let Some(failure) = end.failure() {
@@ -189,9 +195,12 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     }
     // What mpicheck ended was analyzed with a model of its polling threads only it knows; but
     // a deadlock judged by the analysis that followed the job, given that model at the stall.
+    // (A job interrupted or ended after a rank died models no polling thread: the analysis
+    // that followed it to its end stands, where the traces cannot be read again.)
     let followed = match outcome.ended {
         None => followed,
         Some(EndReason::Deadlock) => outcome.followed_to_deadlock,
+        Some(_) if released => followed,
         Some(_) => None,
     };
     let analysis = analyze::analyze_and_report(out.path(), &meta, &options, followed)?;
@@ -366,7 +375,7 @@ fn supervise(
                 // Ctrl-C reached the launcher too, which ended the job first.
                 eprintln!("mpicheck: interrupted; analyzing what the job recorded");
                 ended = Some(EndReason::Interrupted);
-                if let Some(online) = online.as_ref() {
+                if let Some(online) = online.as_ref().filter(|o| !o.released()) {
                     online.stop("mpicheck was interrupted");
                 }
             }
@@ -454,6 +463,12 @@ fn supervise(
                     }
                     watcher.reset()
                 }
+            }
+        }
+        // What the watcher has read may be released by the analysis, not what it has not.
+        if let Some(online) = online.as_ref() {
+            for (path, read_to) in watcher.read_to() {
+                online.watched(path, read_to);
             }
         }
         std::thread::sleep(POLL_INTERVAL);
@@ -554,7 +569,8 @@ fn judge_stall(
 /// messages are kept from the user from now on (mpicheck has said in one line why). The
 /// analysis following the job stops: its result would not be used.
 fn terminate(child: &Child, online: Option<&Online>) -> Instant {
-    if let Some(online) = online {
+    // (Unless it released records of the traces: then it is the only analysis there can be.)
+    if let Some(online) = online.filter(|o| !o.released()) {
         online.stop("mpicheck ends the job");
     }
     relay::hide_teardown();

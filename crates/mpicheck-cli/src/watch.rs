@@ -757,6 +757,13 @@ impl Watcher {
 
     /// Looks at every trace once. Returns `Some` when the job is stuck: every rank blocked
     /// or finished, at least one blocked, and no progress for the timeout.
+    /// How far the watcher has read each trace (whole records).
+    pub fn read_to(&self) -> impl Iterator<Item = (&Path, u64)> {
+        self.traces
+            .iter()
+            .map(|(path, trace)| (path.as_path(), trace.cursor))
+    }
+
     pub fn poll(&mut self) -> Option<Stuck> {
         let now = Instant::now();
         // Only this run's traces (listed in the run marker): a stray trace of a finished

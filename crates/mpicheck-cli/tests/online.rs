@@ -459,3 +459,94 @@ fn stalls_are_judged_by_the_online_analysis_mpich() {
 fn stalls_are_judged_by_the_online_analysis_openmpi() {
     stalls_are_judged_by_the_online_analysis(OPENMPI);
 }
+
+/// The traces' records the analysis read are released during a long run (here past 1 MiB of
+/// a trace): the report is the one of the run whose traces were kept, and the run cannot be
+/// analyzed again, which `mpicheck analyze` says in one line.
+fn released_traces_report_what_kept_traces_report(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("released_loop");
+    compile_to(family, &program_source("released_loop.c"), &exe);
+    let released_out = dir.path().join("out-released");
+    let go = dir.path().join("released-go");
+    // Makes `go` once a trace says records were released (or after 120 s).
+    let watcher = {
+        let (out, go) = (released_out.clone(), go.clone());
+        std::thread::spawn(move || {
+            let start = std::time::Instant::now();
+            while start.elapsed() < RUN_TIMEOUT && !go.exists() {
+                if released_traces(&out).next().is_some() {
+                    std::fs::write(&go, b"").unwrap();
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        })
+    };
+    let (released, said) = report_of(
+        family,
+        2,
+        &exe,
+        &released_out,
+        &["100000", go.to_str().unwrap()],
+        &["--release-traces-after", "1M"],
+    );
+    watcher.join().unwrap();
+    assert!(said.contains("is used: true"), "{said}");
+    let mut declared = 0;
+    for (path, header) in released_traces(&released_out) {
+        let (from, to) = header.released.unwrap();
+        assert!(to > from + (1 << 20), "{path:?}: {from}..{to}");
+        // Given back: the file holds fewer blocks than its records took.
+        use std::os::unix::fs::MetadataExt;
+        let blocks = std::fs::metadata(&path).unwrap().blocks() * 512;
+        assert!(blocks < header.records_end, "{path:?}: {blocks} bytes kept");
+        declared += 1;
+    }
+    assert!(declared > 0, "nothing was released: {said}");
+    // (The same arguments: the report names them.)
+    std::fs::write(&go, b"").unwrap();
+    let (kept, said) = report_of(
+        family,
+        2,
+        &exe,
+        &dir.path().join("out-kept"),
+        &["100000", go.to_str().unwrap()],
+        &["--keep-traces"],
+    );
+    assert!(said.contains("is used: true"), "{said}");
+    assert!(
+        released.contains("\"RS001\"") && released.contains("\"TY002\""),
+        "{released}"
+    );
+    assert_eq!(released, kept, "under {}", family.name);
+    let again = mpicheck(&["analyze", released_out.to_str().unwrap()]);
+    assert_error(&again, "released during the run");
+}
+
+/// The traces of `out` whose header says records were released, with their headers.
+fn released_traces(
+    out: &Path,
+) -> impl Iterator<Item = (std::path::PathBuf, mpicheck_trace::TraceHeader)> {
+    let entries = std::fs::read_dir(out).into_iter().flatten().flatten();
+    entries.filter_map(|entry| {
+        let path = entry.path();
+        let mut header = vec![0; mpicheck_trace::HEADER_SIZE];
+        use std::io::Read;
+        std::fs::File::open(&path)
+            .ok()?
+            .read_exact(&mut header)
+            .ok()?;
+        let header = mpicheck_trace::reader::read_header(&header).ok()?;
+        header.released.map(|_| (path, header))
+    })
+}
+
+#[test]
+fn released_traces_report_what_kept_traces_report_mpich() {
+    released_traces_report_what_kept_traces_report(MPICH);
+}
+
+#[test]
+fn released_traces_report_what_kept_traces_report_openmpi() {
+    released_traces_report_what_kept_traces_report(OPENMPI);
+}
