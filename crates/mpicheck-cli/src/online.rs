@@ -6,8 +6,11 @@
 //! The result is used only when it is the one the analysis of the finished traces would
 //! give ([`Followed::stands_for`]); otherwise (the job ended by mpicheck, a program that
 //! makes RMA windows, other traces chosen for the ranks, call sites in libraries loaded
-//! after `MPI_Init`) the traces are analyzed after the job as before. The traces are kept
-//! either way. When its result is sure to be thrown away (a followed trace shows a window
+//! after `MPI_Init`) the traces are analyzed after the job as before. Once it has read more
+//! than `--release-traces-after` of a trace, it releases what it read ([`ReleaseBehind`]),
+//! so that a long run uses bounded disk; its result is then the only one there can be (it
+//! is not given up or stopped, and the supervisor makes it an ordinary thread to keep up,
+//! [`Online::watched`]). When its result is sure to be thrown away (a followed trace shows a window
 //! constructor, or mpicheck ends the job, [`Online::stop`]), the analysis stops there and
 //! gives back its memory and files instead of following the job to its end. When every rank
 //! is stuck, the supervisor may end the analysis there ([`Online::finish_at_stall`]) and judge
