@@ -496,8 +496,9 @@ fn follow_and_analyze(
         &mut |i| {
             let len = std::fs::metadata(&paths[i]).ok()?.len();
             let mut trace = mpicheck_trace::scan_trace_file_past_released(&paths[i]).ok()?;
+            // (The scan counted only the calls after the records released.)
             if trace.header.released.is_some() {
-                count_calls_read(&mut trace, calls_read[i].take());
+                trace.set_calls_by_function(calls_read[i].take());
             }
             let kept = EndedTrace {
                 trace: trace.clone(),
@@ -561,18 +562,6 @@ impl Release {
             released: self.released.clone(),
         }
     }
-}
-
-/// Counts in `trace`, scanned past its released records, the calls the analysis read of it
-/// (all of them: the scan could count only those after the records released).
-fn count_calls_read(trace: &mut Trace, calls_read: Vec<u64>) {
-    trace.mpi_calls = calls_read
-        .iter()
-        .enumerate()
-        .filter(|&(func, _)| !trace.function_name(func as u16).starts_with("MPICHECK_"))
-        .map(|(_, &n)| n)
-        .sum();
-    trace.calls_by_function = calls_read;
 }
 
 /// The traces of the ranks, as they were once every rank of the world initialized MPI and

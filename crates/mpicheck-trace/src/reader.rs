@@ -211,6 +211,17 @@ impl Trace {
             .map(|(id, _)| self.function_name(id as u16))
     }
 
+    /// Sets [`Trace::calls_by_function`], and [`Trace::mpi_calls`] from it.
+    pub fn set_calls_by_function(&mut self, calls_by_function: Vec<u64>) {
+        self.mpi_calls = calls_by_function
+            .iter()
+            .enumerate()
+            .filter(|&(func, _)| !self.function_name(func as u16).starts_with("MPICHECK_"))
+            .map(|(_, &n)| n)
+            .sum();
+        self.calls_by_function = calls_by_function;
+    }
+
     pub fn function_name(&self, id: u16) -> &str {
         self.schema
             .function(id)
@@ -345,13 +356,7 @@ fn scan(b: &mut impl TraceBytes, past_released: bool) -> Result<Trace, TraceErro
     if let Some(error) = b.take_error() {
         return Err(error);
     }
-    trace.mpi_calls = calls_by_function
-        .iter()
-        .enumerate()
-        .filter(|&(func, _)| !trace.function_name(func as u16).starts_with("MPICHECK_"))
-        .map(|(_, &n)| n)
-        .sum();
-    trace.calls_by_function = calls_by_function;
+    trace.set_calls_by_function(calls_by_function);
     trace.partial_records += walk.holes;
     trace.end = walk.end_of_trace(&trace.header, b.len());
     Ok(trace)
