@@ -406,6 +406,18 @@ fn follow_and_analyze(
     let Some((traces, paths, scanned_to)) = wait_for_ranks(dir, &job_over, &stop)? else {
         return Ok(None);
     };
+    // An RMA program's checks read the traces after the job (this analysis stops at its
+    // first window): the traces of a program that may make one are kept whole.
+    let release = release.filter(|_| {
+        let maps = traces.iter().map(|t| t.proc_maps.as_str());
+        match window_constructor_imported(maps) {
+            Some((object, constructor)) => {
+                debug(&format!("the traces are kept whole: {object} imports {constructor} (a program that makes RMA windows is analyzed after the job)"));
+                false
+            }
+            None => true,
+        }
+    });
     debug(&format!(
         "the analysis during the run follows the traces of {} ranks{}",
         traces.len(),
@@ -630,6 +642,53 @@ fn wrote_init_texts(trace: &Trace) -> bool {
     trace.constant("MPI_MODE_NOPRECEDE_VALUE").is_some()
 }
 
+/// An object mapped in the processes of `maps` (`/proc/<pid>/maps` each) that imports an
+/// RMA window constructor, and that constructor, if any. MPI's own libraries (an MPI, its
+/// Fortran bindings, mpicheck's library: those that define MPI functions) import what they
+/// wrap and are not asked. A library loaded later (`dlopen`) is not seen.
+fn window_constructor_imported<'a>(
+    maps: impl Iterator<Item = &'a str>,
+) -> Option<(String, String)> {
+    let mut seen = std::collections::BTreeSet::new();
+    for mapping in maps.flat_map(mpicheck_symbols::parse_maps) {
+        let Some(path) = mapping.file_path() else {
+            continue;
+        };
+        if path.starts_with("/dev/") || !seen.insert(path.to_string()) {
+            continue;
+        }
+        let Some(symbols) = mpicheck_symbols::dynamic_symbols(Path::new(path), |name| {
+            let name = name.to_ascii_lowercase();
+            name.starts_with("mpi_") || name.starts_with("pmpi_")
+        }) else {
+            continue;
+        };
+        if !symbols.defined.is_empty() {
+            continue;
+        }
+        let constructor = symbols.imported.iter().find_map(|symbol| {
+            c_function_name(symbol).filter(|c| mpicheck_analyzer::checks::makes_window(c))
+        });
+        if let Some(constructor) = constructor {
+            return Some((path.to_string(), constructor));
+        }
+    }
+    None
+}
+
+/// The C name of the MPI function a C, profiling or Fortran symbol names
+/// (`mpi_win_create_`, `MPI_WIN_CREATE`, `pmpi_win_create__`, `mpi_win_create_f08_` are
+/// `MPI_Win_create`).
+fn c_function_name(symbol: &str) -> Option<String> {
+    let lower = symbol.to_ascii_lowercase();
+    let lower = lower.strip_prefix('p').unwrap_or(&lower);
+    let name = lower.strip_prefix("mpi_")?.trim_end_matches('_');
+    let name = name.strip_suffix("_f08").unwrap_or(name);
+    let mut chars = name.chars();
+    let first = chars.next()?.to_ascii_uppercase();
+    Some(format!("MPI_{first}{}", chars.as_str()))
+}
+
 /// Whether one of the mappings of `maps` (`/proc/<pid>/maps`) holds `address`.
 fn maps_cover(maps: &str, address: u64) -> bool {
     maps.lines().any(|line| {
@@ -668,6 +727,36 @@ mod tests {
         assert!(!maps_cover(maps, 0x55d0_c000_1000));
         assert!(!maps_cover(maps, 0x10));
         assert!(!maps_cover("garbage\n", 0x10));
+    }
+
+    #[test]
+    fn symbols_name_their_c_functions() {
+        for symbol in [
+            "MPI_Win_create",
+            "PMPI_Win_create",
+            "mpi_win_create_",
+            "mpi_win_create__",
+            "MPI_WIN_CREATE",
+            "mpi_win_create_f08_",
+            "pmpi_win_create_",
+        ] {
+            assert_eq!(c_function_name(symbol).as_deref(), Some("MPI_Win_create"));
+        }
+        assert_eq!(
+            c_function_name("mpi_win_allocate_shared_").as_deref(),
+            Some("MPI_Win_allocate_shared")
+        );
+        assert_eq!(c_function_name("mpi_"), None);
+        assert_eq!(c_function_name("malloc"), None);
+    }
+
+    #[test]
+    fn programs_without_window_constructors_are_not_taken_for_rma_programs() {
+        // This test binary imports no MPI function at all.
+        let exe = std::env::current_exe().unwrap();
+        let maps = format!("55d0c0000000-55d0c0001000 r-xp 00000000 08:01 123 {}
+", exe.display());
+        assert_eq!(window_constructor_imported(std::iter::once(maps.as_str())), None);
     }
 
     #[test]

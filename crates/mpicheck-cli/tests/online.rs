@@ -297,6 +297,12 @@ fn window_programs_stop_the_online_analysis(family: Family) {
                 }
             },
         );
+        // (Known from its imports before: its traces are not released.)
+        assert!(
+            said.contains("the traces are kept whole: "),
+            "{name} under {}: {said}",
+            family.name
+        );
         assert!(
             said.contains("the analysis during the run stops: rank ")
                 && said.contains(" makes an RMA window (MPI_Win_create)"),

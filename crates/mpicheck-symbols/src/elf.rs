@@ -325,3 +325,50 @@ mod tests {
         );
     }
 }
+
+/// The dynamic symbols of an ELF file that a filter kept: those it defines (exports) and
+/// those it imports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DynamicSymbols {
+    pub defined: Vec<String>,
+    pub imported: Vec<String>,
+}
+
+/// The dynamic symbols of the ELF file at `path` whose names `keep` accepts; `None` if it is
+/// not a regular file or cannot be parsed.
+pub fn dynamic_symbols(path: &Path, keep: impl Fn(&str) -> bool) -> Option<DynamicSymbols> {
+    use object::ObjectSymbol;
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let cache = ReadCache::new(File::open(path).ok()?);
+    let obj = object::File::parse(&cache).ok()?;
+    let mut symbols = DynamicSymbols::default();
+    for symbol in obj.dynamic_symbols() {
+        let Ok(name) = symbol.name() else { continue };
+        if !keep(name) {
+            continue;
+        }
+        match symbol.is_undefined() {
+            true => symbols.imported.push(name.to_string()),
+            false => symbols.defined.push(name.to_string()),
+        }
+    }
+    Some(symbols)
+}
+
+#[cfg(test)]
+mod dynamic_symbol_tests {
+    use super::*;
+
+    #[test]
+    fn a_program_imports_what_it_calls_from_libraries() {
+        // This test binary calls into the C library (it imports `malloc` or `free`) and
+        // defines none of them.
+        let exe = std::env::current_exe().unwrap();
+        let symbols = dynamic_symbols(&exe, |name| name == "malloc" || name == "free").unwrap();
+        assert!(!symbols.imported.is_empty(), "{symbols:?}");
+        assert!(symbols.defined.is_empty(), "{symbols:?}");
+        assert!(dynamic_symbols(Path::new("/dev/null"), |_| true).is_none());
+    }
+}

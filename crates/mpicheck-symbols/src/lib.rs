@@ -40,6 +40,7 @@ use std::path::{Path, PathBuf};
 
 use addr2line::Loader;
 
+pub use elf::{dynamic_symbols, DynamicSymbols};
 pub use maps::{parse_maps, Mapping, MappingPath, Perms};
 pub use mpicheck_analyzer::model::SourceLocation;
 
