@@ -296,7 +296,12 @@ pub fn analyze_and_report(
             return Ok(trace);
         }
         scanned += 1;
-        mpicheck_trace::scan_trace_file(path)
+        // (Records a trace's follower released are stepped over for its texts and end: what
+        // else could read them is refused below.)
+        match followed.is_some() {
+            true => mpicheck_trace::scan_trace_file_past_released(path),
+            false => mpicheck_trace::scan_trace_file(path),
+        }
     })?;
     if followed.is_some() {
         crate::online::debug(&format!(
@@ -307,13 +312,32 @@ pub fn analyze_and_report(
     // Cannot fail where normalizing does not: it assigns the same ranks.
     let assignment = assign_ranks(traces).unwrap_or_default();
     let followed = followed.filter(|f| f.stands_for(traces, &loaded.paths));
+    if followed
+        .as_ref()
+        .is_some_and(|f| f.released && f.site_outside_maps)
+    {
+        eprintln!("mpicheck: note: calls made from libraries the program loaded after MPI_Init are shown without their source lines: the traces' analyzed records were released during the run (--keep-traces keeps them)");
+    }
     crate::online::debug(&format!(
         "the analysis made during the run is used: {}",
         followed.is_some()
     ));
+    let mut incomplete_run = None;
     let (run, findings) = match followed {
-        Some(followed) => (followed.run, followed.findings),
-        None => analyze_scanned(dir, meta, &loaded, &progress)?,
+        Some(followed) => {
+            incomplete_run = followed.incomplete;
+            (followed.run, followed.findings)
+        }
+        None => {
+            let released = traces.iter().zip(&loaded.paths).find_map(|(t, p)| {
+                let (from, to) = t.header.released?;
+                Some((p, TraceError::Released { from, to }))
+            });
+            if let Some((path, e)) = released {
+                bail!("cannot analyze {}: {}: {e}", dir.display(), path.display());
+            }
+            analyze_scanned(dir, meta, &loaded, &progress)?
+        }
     };
     progress.stage("writing the reports");
     let reported = report(dir, meta, traces, &run, findings, options, Some(&progress))?;
@@ -340,6 +364,10 @@ pub fn analyze_and_report(
     }
     let mut incomplete = loaded.unreadable.clone();
     incomplete.extend(notes);
+    if let Some(lack) = incomplete_run {
+        eprintln!("mpicheck: warning: {lack}");
+        incomplete.push(lack);
+    }
     if !incomplete.is_empty() {
         eprintln!(
             "mpicheck: the analysis is incomplete ({}): problems in what was not recorded cannot be found",

@@ -73,7 +73,12 @@ pub struct Followed {
     rank_paths: BTreeMap<i32, PathBuf>,
     /// A call site lay outside the memory maps known when the analysis started (a library
     /// loaded later): resolved against the final maps, it might read otherwise.
-    site_outside_maps: bool,
+    pub site_outside_maps: bool,
+    /// Records of the traces were released: nothing else can analyze them, and this result
+    /// stands with such call sites unresolved.
+    pub released: bool,
+    /// What this result lacks, when it stands for a run it did not read to its end.
+    pub incomplete: Option<String>,
     pub run: Run,
     pub findings: Vec<Diagnostic>,
     /// Each polling thread named at a stall could be modelled as the blocking call its loop
@@ -350,14 +355,16 @@ impl Followed {
                 .called_functions()
                 .any(mpicheck_analyzer::checks::makes_window)
         };
-        !self.site_outside_maps && !self.ended.values().any(makes_window)
+        (!self.site_outside_maps || self.released) && !self.ended.values().any(makes_window)
     }
 
     /// Whether this result is what the analysis of the finished `traces` (read from `paths`)
     /// gives: the same trace for every rank, no call site it may have resolved otherwise,
     /// and no RMA window (the skeleton their checks query is not gathered online).
     pub fn stands_for(&self, traces: &[Trace], paths: &[PathBuf]) -> bool {
-        if self.site_outside_maps || mpicheck_analyzer::checks::holds_call_skeleton(traces) {
+        if (self.site_outside_maps && !self.released)
+            || mpicheck_analyzer::checks::holds_call_skeleton(traces)
+        {
             return false;
         }
         let Ok(assignment) = mpicheck_analyzer::normalize::assign_ranks(traces) else {
@@ -403,6 +410,10 @@ fn follow_and_analyze(
     release: Option<Release>,
 ) -> Result<Option<Followed>, String> {
     yield_to_the_job();
+    // Whether something was released (the flag the readers set).
+    let released = release
+        .as_ref()
+        .map_or_else(Default::default, |r| r.released.clone());
     let Some((traces, paths, scanned_to)) = wait_for_ranks(dir, &job_over, &stop)? else {
         return Ok(None);
     };
@@ -549,6 +560,8 @@ fn follow_and_analyze(
     Ok(Some(Followed {
         rank_paths,
         site_outside_maps,
+        released: released.load(Ordering::Acquire),
+        incomplete: None,
         run,
         findings: mpicheck_report::fold(findings),
         polling_modelled,
@@ -754,9 +767,15 @@ mod tests {
     fn programs_without_window_constructors_are_not_taken_for_rma_programs() {
         // This test binary imports no MPI function at all.
         let exe = std::env::current_exe().unwrap();
-        let maps = format!("55d0c0000000-55d0c0001000 r-xp 00000000 08:01 123 {}
-", exe.display());
-        assert_eq!(window_constructor_imported(std::iter::once(maps.as_str())), None);
+        let maps = format!(
+            "55d0c0000000-55d0c0001000 r-xp 00000000 08:01 123 {}
+",
+            exe.display()
+        );
+        assert_eq!(
+            window_constructor_imported(std::iter::once(maps.as_str())),
+            None
+        );
     }
 
     #[test]

@@ -203,6 +203,15 @@ pub fn run(args: &RunArgs) -> Result<u8> {
         Some(_) if released => followed,
         Some(_) => None,
     };
+    // Ended at a stall that proved nothing, its traces released: what it read is all the
+    // run can say.
+    let followed = followed.or_else(|| {
+        let mut followed = outcome.followed_to_stall?;
+        followed.incomplete = Some(
+            "the analysis ended when the job stalled, and the calls after that were not analyzed: the traces' analyzed records had been released (--keep-traces keeps them)".into(),
+        );
+        Some(followed)
+    });
     let analysis = analyze::analyze_and_report(out.path(), &meta, &options, followed)?;
     Ok(crate::status::conclude(&analysis, Some(&end)))
 }
@@ -338,6 +347,19 @@ struct Outcome {
     /// The analysis that followed the job, ended at the deadlock mpicheck ended it for: it
     /// stands for the analysis of the ended job, which then reads nothing again.
     followed_to_deadlock: Option<Followed>,
+    /// The analysis that followed the job, ended at a stall that proved no deadlock, after
+    /// it had released records of the traces: the only analysis the run can have (of the
+    /// calls before the stall).
+    followed_to_stall: Option<Followed>,
+}
+
+/// What the live hang check made of a stall ([`live_deadlock`]), with the analysis that
+/// followed the job if it was ended at the stall to judge it.
+enum StallVerdict {
+    /// A deadlock, or collective/datatype mismatches the MPI hangs in: reported.
+    Deadlock(Option<Followed>),
+    /// Nothing proven.
+    Unproven(Option<Followed>),
 }
 
 /// Waits for the job while watching its traces; ends it on a deadlock (abort mode) or when
@@ -366,6 +388,7 @@ fn supervise(
     let mut ended = None;
     let mut polling = Vec::new();
     let mut followed_to_deadlock = None;
+    let mut followed_to_stall = None;
     let mut reported_deadlock = false;
     let mut noted_unexplained_stall = false;
     let mut terminate_started: Option<Instant> = None;
@@ -384,6 +407,7 @@ fn supervise(
                 ended,
                 polling,
                 followed_to_deadlock,
+                followed_to_stall,
             });
         }
         // The ranks' new traces are listed in the marker before anything analyzes them.
@@ -426,9 +450,11 @@ fn supervise(
                 .iter()
                 .map(|&(rank, thread)| PollingThread { rank, thread })
                 .collect();
-            // Where the job is ended after the verdict, its ranks are stopped meanwhile.
+            // Where the job is ended after the verdict, its ranks are stopped meanwhile; so
+            // are they where the traces cannot be read again (records released).
             let pids = watcher.pids();
-            let pause = (args.on_deadlock == OnDeadlock::Abort).then_some(&pids[..]);
+            let released = online.as_ref().is_some_and(Online::released);
+            let pause = (args.on_deadlock == OnDeadlock::Abort || released).then_some(&pids[..]);
             match live_deadlock(
                 &out_dir,
                 meta,
@@ -438,7 +464,7 @@ fn supervise(
                 pause,
                 print,
             ) {
-                Some(followed) if args.on_deadlock == OnDeadlock::Abort => {
+                StallVerdict::Deadlock(followed) if args.on_deadlock == OnDeadlock::Abort => {
                     polling = stuck_polling;
                     followed_to_deadlock = followed;
                     eprintln!(
@@ -448,12 +474,16 @@ fn supervise(
                     ended = Some(EndReason::Deadlock);
                     terminate_started = Some(terminate(child, online.as_ref()));
                 }
-                Some(_) => {
+                StallVerdict::Deadlock(_) => {
                     polling = stuck_polling;
                     eprintln!("mpicheck: deadlock reported; the job keeps waiting (--on-deadlock report); press Ctrl-C to end it");
                     reported_deadlock = true;
                 }
-                None => {
+                StallVerdict::Unproven(followed) => {
+                    // (Else the traces are read again after the job.)
+                    if let Some(followed) = followed.filter(|f| f.released) {
+                        followed_to_stall.get_or_insert(followed);
+                    }
                     if !noted_unexplained_stall {
                         eprintln!(
                             "mpicheck: note: no rank has made progress for {:.0} s, but the recorded calls do not prove a deadlock (a long transfer, or calls mpicheck does not model); the job keeps running",
@@ -489,7 +519,7 @@ fn live_deadlock(
     online: &mut Option<Online>,
     pause: Option<&[u32]>,
     print: bool,
-) -> Option<Option<Followed>> {
+) -> StallVerdict {
     let (analysis, explained) = match judge_stall(out_dir, options, polling, online, pause) {
         Ok(judged) => judged,
         Err(e) => {
@@ -501,11 +531,16 @@ fn live_deadlock(
                     crate::one_line(&e)
                 );
             }
-            return None;
+            return StallVerdict::Unproven(None);
         }
     };
     // A deadlock, or else collective/datatype mismatches the MPI hangs in.
-    let findings = explained?;
+    let Some(findings) = explained else {
+        return StallVerdict::Unproven(match analysis {
+            StallAnalysis::Followed(followed) => Some(followed),
+            StallAnalysis::ReadAgain { .. } => None,
+        });
+    };
     // Written now as well, so the report exists even if the job cannot be ended.
     let progress = Progress::disabled();
     let print = print.then_some(&progress);
@@ -516,7 +551,7 @@ fn live_deadlock(
     if let Err(e) = analyze::report(out_dir, meta, &traces, run, findings, options, print) {
         eprintln!("mpicheck: warning: {}", crate::one_line(&e));
     }
-    Some(match analysis {
+    StallVerdict::Deadlock(match analysis {
         StallAnalysis::Followed(followed) => Some(followed),
         StallAnalysis::ReadAgain { .. } => None,
     })

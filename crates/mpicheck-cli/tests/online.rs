@@ -556,3 +556,57 @@ fn released_traces_report_what_kept_traces_report_mpich() {
 fn released_traces_report_what_kept_traces_report_openmpi() {
     released_traces_report_what_kept_traces_report(OPENMPI);
 }
+
+/// Ctrl-C once records of the traces were released: the analysis that followed the job is
+/// not stopped but read to the job's end, and its result is the report (nothing else could
+/// read the traces); the run is incomplete (status 3), not a failure of mpicheck.
+fn interrupted_released_run_is_reported(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("released_loop");
+    compile_to(family, &program_source("released_loop.c"), &exe);
+    let out = dir.path().join("out");
+    // Far more rounds than the test waits for.
+    let mut cmd = mpicheck_run_command(
+        family,
+        2,
+        &out,
+        &[exe.to_str().unwrap(), "100000000"],
+        &["--release-traces-after", "1M"],
+    );
+    cmd.env("MPICHECK_DEBUG_ONLINE", "1");
+    let job = spawn_collected(cmd);
+    let started = std::time::Instant::now();
+    while released_traces(&out).next().is_none() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "nothing was released"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // SAFETY: kill(2) of the process group the test started.
+    unsafe { libc::kill(-(job.child.id() as i32), libc::SIGINT) };
+    let output = job.wait();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("the job was interrupted"), "{stderr}");
+    assert!(!stderr.contains("cannot analyze"), "{stderr}");
+    assert!(
+        !stderr.contains("the analysis during the run stops"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the analysis made during the run is used: true"),
+        "{stderr}"
+    );
+    assert!(out.join("report.json").exists(), "{stderr}");
+}
+
+#[test]
+fn interrupted_released_run_is_reported_mpich() {
+    interrupted_released_run_is_reported(MPICH);
+}
+
+#[test]
+fn interrupted_released_run_is_reported_openmpi() {
+    interrupted_released_run_is_reported(OPENMPI);
+}

@@ -515,6 +515,9 @@ pub struct TraceCalls<B> {
     recent_calls: VecDeque<Rc<CallRecord>>,
     /// The records of the calls returned last, to decode later calls into.
     lent: Lent,
+    /// The header says records were released ([`crate::offset::RELEASED_FROM`]): the calls
+    /// cannot be read, which the first call says.
+    released: Option<(u64, u64)>,
 }
 
 /// How many records [`Lent`] refills in turn: a record is refilled this many calls after
@@ -573,6 +576,7 @@ impl<B: TraceBytes> TraceCalls<B> {
         let mut walk = Walk::new(header);
         walk.keep_originals = true;
         TraceCalls {
+            released: header.released,
             bytes,
             walk,
             clock,
@@ -625,6 +629,11 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
     type Item = Result<Rc<CallRecord>, TraceError>;
 
     fn next(&mut self) -> Option<Self::Item> {
+        if let Some((from, to)) = self.released.take() {
+            // Never the zeros where the records were, taken for holes.
+            self.walk.end = Some(EndOfTrace::Clean);
+            return Some(Err(TraceError::Released { from, to }));
+        }
         if let Some(last) = self.last_of_loop.take() {
             return Some(Ok(last));
         }
