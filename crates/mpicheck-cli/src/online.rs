@@ -259,10 +259,15 @@ impl Online {
         }
         self.job_over.store(true, Ordering::Release);
         let t0 = std::time::Instant::now();
-        if !self.leave_idle() && !self.released() && starves(&self.thread) {
-            self.stop("it gets no CPU beside other work (it cannot leave SCHED_IDLE)");
-            // Not joined: it ends when it next runs; the process may end before.
-            return None;
+        if !self.leave_idle() {
+            if self.released() {
+                // Nothing else can read the traces: it is waited for, however slow.
+                debug("the analysis during the run stays an idle thread, and is waited for: the traces' records were released");
+            } else if starves(&self.thread) {
+                self.stop("it gets no CPU beside other work (it cannot leave SCHED_IDLE)");
+                // Not joined: it ends when it next runs; the process may end before.
+                return None;
+            }
         }
         let joined = self.thread.join();
         debug(&format!(
