@@ -121,7 +121,8 @@ pub struct RunArgs {
     pub keep_traces: bool,
     /// How much of a rank's trace the analysis that follows the job reads before it releases
     /// what it read (`512M`, `4G`).
-    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size, default_value = "1G")]
+    #[arg(long, value_name = "SIZE", value_parser = memory::parse_size, default_value = "1G",
+          conflicts_with_all = ["keep_traces", "analyze_after"])]
     pub release_traces_after: u64,
     /// Start the program with this command instead of the MPI's mpiexec, e.g. "srun" or
     /// "mpiexec -f hosts"; mpicheck appends `-n N`.

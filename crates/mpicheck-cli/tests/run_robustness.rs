@@ -35,6 +35,29 @@ fn bad_deadlock_timeouts_get_one_line_errors() {
     }
 }
 
+/// Trace releasing asked for in a way that cannot be: one-line errors, nothing run.
+#[test]
+fn contradictory_or_bad_trace_release_flags_get_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for (flags, expected) in [
+        (
+            &["--release-traces-after", "1M", "--keep-traces"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--release-traces-after", "1M", "--analyze-after"][..],
+            "cannot be used with",
+        ),
+        (&["--release-traces-after", "0"][..], "expected a size"),
+        (&["--release-traces-after", "lots"][..], "expected a size"),
+    ] {
+        let output = mpicheck_run(MPICH, 2, &out, &["true"], flags, b"").0;
+        assert_error(&output, expected);
+        assert!(!out.exists(), "{flags:?} ran something");
+    }
+}
+
 /// A program whose path holds `=` runs like any other (`env` took it for an assignment).
 fn check_path_with_equals_sign(family: Family) {
     let dir = tempfile::tempdir().unwrap();
