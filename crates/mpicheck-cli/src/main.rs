@@ -10,6 +10,7 @@
 //! what counts.
 
 mod analyze;
+mod hold_back;
 mod launch;
 mod memory;
 mod online;

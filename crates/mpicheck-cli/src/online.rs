@@ -52,8 +52,12 @@ pub struct Online {
     tid: Arc<AtomicI32>,
     /// The threads the launcher saw polling when it ends the analysis at a stall.
     polling: Arc<Mutex<Vec<PollingThread>>>,
-    /// How far the hang watcher has read each trace (what may be released is before).
-    watched: WatchedOffsets,
+    /// How far the hang watcher has read each trace (what may be released is before), and
+    /// how far the analysis released it.
+    progress: TraceProgress,
+    /// Set once the analysis follows the traces releasing what it read (not for a program
+    /// that may make RMA windows).
+    releasing: Arc<AtomicBool>,
     /// Set once records of a trace were released: the traces cannot be read from their
     /// start any more, so this analysis is the only one there can be.
     released: Arc<AtomicBool>,
@@ -64,8 +68,15 @@ pub struct Online {
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
 
-/// How far the hang watcher has read each trace file.
-type WatchedOffsets = Arc<Mutex<BTreeMap<PathBuf, Arc<AtomicU64>>>>;
+/// By trace file: how far the hang watcher has read it, and how far the analysis released
+/// it.
+type TraceProgress = Arc<Mutex<BTreeMap<PathBuf, Offsets>>>;
+
+#[derive(Clone, Default)]
+struct Offsets {
+    watched: Arc<AtomicU64>,
+    released_to: Arc<AtomicU64>,
+}
 
 /// What the analysis of the followed traces found, and which traces it read.
 pub struct Followed {
@@ -120,12 +131,14 @@ impl Online {
         let its_tid = tid.clone();
         let polling = Arc::new(Mutex::new(Vec::new()));
         let its_polling = polling.clone();
-        let watched = WatchedOffsets::default();
+        let progress = TraceProgress::default();
         let released = Arc::new(AtomicBool::new(false));
+        let releasing = Arc::new(AtomicBool::new(false));
         let release = release_after.map(|after_bytes| Release {
             after_bytes,
-            watched: watched.clone(),
+            progress: progress.clone(),
             released: released.clone(),
+            releasing: releasing.clone(),
         });
         let thread = std::thread::Builder::new()
             .name("mpicheck-online".into())
@@ -140,7 +153,8 @@ impl Online {
             stop,
             tid,
             polling,
-            watched,
+            progress,
+            releasing,
             released,
             release_after,
             keeps_up: AtomicBool::new(false),
@@ -165,13 +179,34 @@ impl Online {
                 }
             ));
         }
-        let mut watched = self.watched.lock().unwrap_or_else(|e| e.into_inner());
-        match watched.get(path) {
-            Some(at) => at.store(offset, Ordering::Release),
-            None => {
-                watched.insert(path.to_path_buf(), Arc::new(AtomicU64::new(offset)));
-            }
+        let mut progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        progress
+            .entry(path.to_path_buf())
+            .or_default()
+            .watched
+            .store(offset, Ordering::Release);
+    }
+
+    /// While the analysis follows the traces releasing what it read: the bytes of records
+    /// written to a trace that are not released yet, the most of any trace, and the bytes
+    /// released of all traces (which grow as the analysis catches up).
+    pub fn backlog(&self) -> Option<(u64, u64)> {
+        if !self.releasing.load(Ordering::Acquire)
+            || self.stop.load(Ordering::Acquire)
+            || self.thread.is_finished()
+        {
+            return None;
         }
+        let progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut most, mut released) = (0, 0);
+        for (path, offsets) in progress.iter() {
+            let released_to = offsets.released_to.load(Ordering::Acquire);
+            // (What the writer reserved, whether the watcher read it yet or not.)
+            let written = out_dir::trace_header(path).map_or(0, |h| h.records_end);
+            most = most.max(written.saturating_sub(released_to));
+            released += released_to;
+        }
+        Some((most, released))
     }
 
     /// Whether records of a trace were released: nothing but this analysis can read the
@@ -434,6 +469,9 @@ fn follow_and_analyze(
             None => true,
         }
     });
+    if let Some(release) = &release {
+        release.releasing.store(true, Ordering::Release);
+    }
     debug(&format!(
         "the analysis during the run follows the traces of {} ranks{}",
         traces.len(),
@@ -577,19 +615,22 @@ fn follow_and_analyze(
 /// What the analysis releases of the traces it read ([`Online::start`]).
 struct Release {
     after_bytes: u64,
-    watched: WatchedOffsets,
+    progress: TraceProgress,
     released: Arc<AtomicBool>,
+    releasing: Arc<AtomicBool>,
 }
 
 impl Release {
     /// How the trace at `path` is released; nothing past what the watcher read of it.
     fn behind(&self, path: &Path) -> ReleaseBehind {
-        let mut watched = self.watched.lock().unwrap_or_else(|e| e.into_inner());
+        let mut progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        let offsets = progress.entry(path.to_path_buf()).or_default();
         ReleaseBehind {
             after_bytes: self.after_bytes,
             every_bytes: RELEASE_STEP.min(self.after_bytes.max(4096) as usize),
-            watched: watched.entry(path.to_path_buf()).or_default().clone(),
+            watched: offsets.watched.clone(),
             released: self.released.clone(),
+            released_to: offsets.released_to.clone(),
         }
     }
 }

@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use mpicheck_analyzer::diagnostic::Diagnostic;
 
 use crate::analyze::{self, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
+use crate::hold_back::HoldBack;
 use crate::launch::{
     choose_family, find_program, interposition_library, launcher_command, linked_family,
     python_family, rank_command, MpiFamily,
@@ -149,6 +150,9 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     let outcome = supervise(&mut child, args, &mut out, &meta, &options, &mut online)?;
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
+    if let Some(held_back) = &outcome.held_back {
+        eprintln!("mpicheck: note: {held_back}");
+    }
     if let Err(e) = out.adopt_new_traces() {
         eprintln!("mpicheck: warning: {}", crate::one_line(&e));
     }
@@ -351,6 +355,8 @@ struct Outcome {
     /// it had released records of the traces: the only analysis the run can have (of the
     /// calls before the stall).
     followed_to_stall: Option<Followed>,
+    /// How long the job waited for the analysis to catch up, if it did ([`HoldBack`]).
+    held_back: Option<String>,
 }
 
 /// What the live hang check made of a stall ([`live_deadlock`]), with the analysis that
@@ -389,11 +395,19 @@ fn supervise(
     let mut polling = Vec::new();
     let mut followed_to_deadlock = None;
     let mut followed_to_stall = None;
+    // The job waits for the analysis when it releases traces it cannot keep up with.
+    let mut hold_back =
+        (online.is_some() && !args.keep_traces).then(|| HoldBack::new(args.release_traces_after));
+    let mut held = false;
     let mut reported_deadlock = false;
     let mut noted_unexplained_stall = false;
     let mut terminate_started: Option<Instant> = None;
     loop {
         if let Some(status) = child.try_wait().context("cannot wait for the launcher")? {
+            let held_back = hold_back.as_mut().and_then(|h| {
+                h.go_on();
+                h.summary()
+            });
             if ended.is_none() && INTERRUPTED.load(Ordering::SeqCst) {
                 // Ctrl-C reached the launcher too, which ended the job first.
                 eprintln!("mpicheck: interrupted; analyzing what the job recorded");
@@ -408,6 +422,7 @@ fn supervise(
                 polling,
                 followed_to_deadlock,
                 followed_to_stall,
+                held_back,
             });
         }
         // The ranks' new traces are listed in the marker before anything analyzes them.
@@ -421,9 +436,17 @@ fn supervise(
                 let _ = child.kill();
             }
         } else if INTERRUPTED.load(Ordering::SeqCst) {
+            // (Stopped ranks would not end.)
+            if let Some(hold_back) = hold_back.as_mut() {
+                hold_back.go_on();
+            }
             eprintln!("mpicheck: interrupted; ending the job and analyzing what it recorded");
             ended = Some(EndReason::Interrupted);
             terminate_started = Some(terminate(child, online.as_ref()));
+        } else if held {
+            // The watcher reads on (what the analysis may release is what it read), but the
+            // stopped ranks' lack of progress is no stall: it starts over once they go on.
+            let _ = watcher.poll();
         } else if let Some(stuck) = (!reported_deadlock).then(|| watcher.poll()).flatten() {
             if let Some(death) = stuck.death_summary() {
                 // The others wait on a process that is gone: nothing can come of it, whatever
@@ -499,6 +522,17 @@ fn supervise(
         if let Some(online) = online.as_ref() {
             for (path, read_to) in watcher.read_to() {
                 online.watched(path, read_to);
+            }
+            if let Some(hold_back) = hold_back
+                .as_mut()
+                .filter(|_| terminate_started.is_none() && !reported_deadlock)
+            {
+                let was_held = held;
+                held = hold_back.look(online, || watcher.pids(), &out_dir);
+                // The time the ranks were stopped is no stall.
+                if was_held && !held {
+                    watcher.reset();
+                }
             }
         }
         std::thread::sleep(POLL_INTERVAL);
@@ -645,7 +679,7 @@ fn kill_ranks(pids: &[u32], out_dir: &Path) {
 /// Sends `signal` to the rank processes on this machine that belong to this run (their
 /// environment names our output directory), so a pid reused by another process is never
 /// hit.
-fn signal_ranks(pids: &[u32], out_dir: &Path, signal: libc::c_int) {
+pub(crate) fn signal_ranks(pids: &[u32], out_dir: &Path, signal: libc::c_int) {
     let marker = format!("MPICHECK_OUT_DIR={}", out_dir.display());
     for &pid in pids {
         let Ok(environ) = fs::read(format!("/proc/{pid}/environ")) else {

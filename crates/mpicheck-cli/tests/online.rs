@@ -610,3 +610,70 @@ fn interrupted_released_run_is_reported_mpich() {
 fn interrupted_released_run_is_reported_openmpi() {
     interrupted_released_run_is_reported(OPENMPI);
 }
+
+/// A job that writes its traces faster than the analysis reads them (released_loop.c
+/// without pauses, until the test says) waits for it once a trace holds more than a bound of
+/// records not yet released (2 × 1 MiB + 16 MiB here): the traces stay bounded, the user is
+/// told, and the report is the one of the run whose traces were kept.
+fn fast_jobs_wait_for_the_analysis(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("released_loop");
+    compile_to(family, &program_source("released_loop.c"), &exe);
+    let go = dir.path().join("go");
+    let args = ["100000000", go.to_str().unwrap(), "until-go"];
+    // The loop ends once the job went on after waiting (or after 120 s: the test fails).
+    let marker = go.clone();
+    let (held, said) = report_of_watching(
+        family,
+        2,
+        &exe,
+        &dir.path().join("out-held"),
+        &args,
+        &["--release-traces-after", "1M"],
+        move |line| {
+            if line.windows(15).any(|w| w == b"the job goes on") {
+                let _ = std::fs::write(&marker, b"");
+            }
+        },
+    );
+    assert!(said.contains("mpicheck: note: the job waited "), "{said}");
+    assert!(said.contains("is used: true"), "{said}");
+    // What is left on disk is a fraction of what was written.
+    let mut released = 0;
+    for (path, header) in released_traces(&dir.path().join("out-held")) {
+        use std::os::unix::fs::MetadataExt;
+        let kept = std::fs::metadata(&path).unwrap().blocks() * 512;
+        assert!(
+            kept < header.records_end / 2,
+            "{path:?}: {kept} bytes kept of {}",
+            header.records_end
+        );
+        released += 1;
+    }
+    assert_eq!(released, 2, "{said}");
+    // (The same arguments, the file there from the start: the report names them.)
+    let (kept, said) = report_of(
+        family,
+        2,
+        &exe,
+        &dir.path().join("out-kept"),
+        &args,
+        &["--keep-traces"],
+    );
+    assert!(!said.contains("the job waited"), "{said}");
+    assert!(
+        held.contains("\"RS001\"") && held.contains("\"TY002\""),
+        "{held}"
+    );
+    assert_eq!(held, kept, "under {}", family.name);
+}
+
+#[test]
+fn fast_jobs_wait_for_the_analysis_mpich() {
+    fast_jobs_wait_for_the_analysis(MPICH);
+}
+
+#[test]
+fn fast_jobs_wait_for_the_analysis_openmpi() {
+    fast_jobs_wait_for_the_analysis(OPENMPI);
+}

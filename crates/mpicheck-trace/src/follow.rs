@@ -326,6 +326,8 @@ pub struct ReleaseBehind {
     pub watched: Arc<AtomicU64>,
     /// Set once something was released (nothing can read the trace from its start since).
     pub released: Arc<AtomicBool>,
+    /// The offset released up to (0 while nothing is), for whoever waits for it.
+    pub released_to: Arc<AtomicU64>,
 }
 
 /// Bytes the reader passes between two releases, by default.
@@ -412,6 +414,9 @@ impl Releaser {
         self.to = record;
         self.punched_to = self.punched_to.max(end);
         self.behind.released.store(true, Ordering::Release);
+        self.behind
+            .released_to
+            .store(record as u64, Ordering::Release);
         Some(self)
     }
 }

@@ -283,6 +283,7 @@ fn released_records_are_read_first_and_declared() {
             every_bytes: 8 << 10,
             watched: Arc::new(AtomicU64::new(u64::MAX)),
             released: released.clone(),
+            released_to: Default::default(),
         };
         let followed = followed_releasing(&dir, &finished, (behind, from));
         assert_eq!(followed, whole.calls, "seed {seed}");
@@ -327,6 +328,7 @@ fn nothing_is_released_past_what_the_watcher_read() {
         every_bytes: 4096,
         watched: Arc::new(AtomicU64::new(from as u64 + (8 << 10))),
         released: Arc::new(AtomicBool::new(false)),
+        released_to: Default::default(),
     };
     let followed = followed_releasing(&dir, &finished, (behind, from));
     assert_eq!(followed, whole.calls);
