@@ -498,17 +498,10 @@ fn released_traces_report_what_kept_traces_report(family: Family) {
     );
     watcher.join().unwrap();
     assert!(said.contains("is used: true"), "{said}");
-    let mut declared = 0;
-    for (path, header) in released_traces(&released_out) {
-        let (from, to) = header.released.unwrap();
-        assert!(to > from + (1 << 20), "{path:?}: {from}..{to}");
-        // Given back: the file holds fewer blocks than its records took.
-        use std::os::unix::fs::MetadataExt;
-        let blocks = std::fs::metadata(&path).unwrap().blocks() * 512;
-        assert!(blocks < header.records_end, "{path:?}: {blocks} bytes kept");
-        declared += 1;
-    }
-    assert!(declared > 0, "nothing was released: {said}");
+    assert!(
+        given_back(&released_out, 1) > 0,
+        "nothing was released: {said}"
+    );
     // (The same arguments: the report names them.)
     std::fs::write(&go, b"").unwrap();
     let (kept, said) = report_of(
@@ -527,6 +520,25 @@ fn released_traces_report_what_kept_traces_report(family: Family) {
     assert_eq!(released, kept, "under {}", family.name);
     let again = mpicheck(&["analyze", released_out.to_str().unwrap()]);
     assert_error(&again, "released during the run");
+}
+
+/// How many traces of `out` say records were released (more than 1 MiB each), checking
+/// that each takes less than `1 / fraction` of the disk its records took.
+fn given_back(out: &Path, fraction: u64) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let mut released = 0;
+    for (path, header) in released_traces(out) {
+        let (from, to) = header.released.unwrap();
+        assert!(to > from + (1 << 20), "{path:?}: {from}..{to}");
+        let kept = std::fs::metadata(&path).unwrap().blocks() * 512;
+        let written = header.records_end;
+        assert!(
+            kept < written / fraction,
+            "{path:?}: {kept} of {written} bytes kept"
+        );
+        released += 1;
+    }
+    released
 }
 
 /// The traces of `out` whose header says records were released, with their headers.
@@ -639,18 +651,7 @@ fn fast_jobs_wait_for_the_analysis(family: Family) {
     assert!(said.contains("mpicheck: note: the job waited "), "{said}");
     assert!(said.contains("is used: true"), "{said}");
     // What is left on disk is a fraction of what was written.
-    let mut released = 0;
-    for (path, header) in released_traces(&dir.path().join("out-held")) {
-        use std::os::unix::fs::MetadataExt;
-        let kept = std::fs::metadata(&path).unwrap().blocks() * 512;
-        assert!(
-            kept < header.records_end / 2,
-            "{path:?}: {kept} bytes kept of {}",
-            header.records_end
-        );
-        released += 1;
-    }
-    assert_eq!(released, 2, "{said}");
+    assert_eq!(given_back(&dir.path().join("out-held"), 2), 2, "{said}");
     // (The same arguments, the file there from the start: the report names them.)
     let (kept, said) = report_of(
         family,
