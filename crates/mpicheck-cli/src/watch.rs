@@ -441,12 +441,19 @@ impl TailedTrace {
     /// A rank's process that is gone without having finalized MPI: what it died in, or
     /// after (its last recorded call, of any thread).
     fn death(&self) -> Option<DeadRank> {
-        let header = self.header.as_ref()?;
-        if !self.on_this_host()
-            || !header.initialized()
-            || header.finalized()
-            || process_alive(header.pid)
-        {
+        let pid = self.header.as_ref()?.pid;
+        if !self.on_this_host() || process_alive(pid) {
+            return None;
+        }
+        // Read again now that the process is gone: the header read at the last look may
+        // predate its MPI_Finalize and exit (a look that reads far behind a fast writer takes
+        // a while), and a process that finalized and exited wrote so before it went.
+        let mut bytes = vec![0u8; HEADER_SIZE];
+        let header = match self.file.read_exact_at(&mut bytes, 0) {
+            Ok(()) => read_header(&bytes).ok()?,
+            Err(_) => self.header.clone()?,
+        };
+        if !header.initialized() || header.finalized() {
             return None;
         }
         let last = self
@@ -967,6 +974,25 @@ mod tests {
         let mut tailed = TailedTrace::open(&path).unwrap();
         tailed.poll(Instant::now());
         tailed
+    }
+
+    #[test]
+    fn a_process_that_finalized_after_the_last_look_did_not_die() {
+        let dir = tempfile::tempdir().unwrap();
+        let tailed = dead_process_trace(dir.path(), &this_host().unwrap());
+        assert!(tailed.death().is_some());
+        // The process finalized MPI and exited after the watcher's last look at its header.
+        let path = dir.path().join(format!(
+            "trace-{}.mpitrace",
+            tailed.header.as_ref().unwrap().pid
+        ));
+        let mut bytes = std::fs::read(&path).unwrap();
+        let at = offset::STATE..offset::STATE + 4;
+        let flags = u32::from_le_bytes(bytes[at.clone()].try_into().unwrap());
+        let done = flags | mpicheck_trace::state::FINALIZED | mpicheck_trace::state::EXITED;
+        bytes[at].copy_from_slice(&done.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(tailed.death().is_none());
     }
 
     #[test]
