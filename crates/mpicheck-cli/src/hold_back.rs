@@ -93,15 +93,15 @@ impl HoldBack {
                 }
             }
             None if !self.given_up && backlog > self.hold_above => {
-                debug(&format!(
-                    "the job waits for the analysis: {} MiB of a trace not yet released",
-                    backlog >> 20
-                ));
                 let pids = pids();
                 if pids.is_empty() {
                     // (No rank runs here: nothing to hold back.)
                     return false;
                 }
+                debug(&format!(
+                    "the job waits for the analysis: {} MiB of a trace not yet released",
+                    backlog >> 20
+                ));
                 crate::run::signal_ranks(&pids, out_dir, libc::SIGSTOP);
                 self.holds += 1;
                 self.held = Some(Held {
