@@ -7,10 +7,11 @@
 //! for [`NO_PROGRESS`] while the job waits (its reader waits for a record a stopped rank has
 //! not finished), the job goes on and is not held back again.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::online::{debug, Online};
+use crate::run::PausedRanks;
 
 /// How long the job may wait without the analysis releasing anything.
 const NO_PROGRESS: Duration = Duration::from_secs(10);
@@ -34,20 +35,14 @@ pub struct HoldBack {
     held_for: Duration,
 }
 
-/// The job's local ranks, stopped; continued when this is dropped.
+/// The job's local ranks, stopped (continued when this is dropped), since when, and how
+/// the analysis went meanwhile.
 struct Held {
-    pids: Vec<u32>,
-    out_dir: PathBuf,
+    _paused: PausedRanks,
     since: Instant,
     /// The bytes released of all traces, and when that last grew.
     released: u64,
     progress_at: Instant,
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        crate::run::signal_ranks(&self.pids, &self.out_dir, libc::SIGCONT);
-    }
 }
 
 impl HoldBack {
@@ -102,11 +97,9 @@ impl HoldBack {
                     "the job waits for the analysis: {} MiB of a trace not yet released",
                     backlog >> 20
                 ));
-                crate::run::signal_ranks(&pids, out_dir, libc::SIGSTOP);
                 self.holds += 1;
                 self.held = Some(Held {
-                    pids,
-                    out_dir: out_dir.to_path_buf(),
+                    _paused: PausedRanks::pause(&pids, out_dir),
                     since: Instant::now(),
                     released,
                     progress_at: Instant::now(),

@@ -52,15 +52,12 @@ pub struct Online {
     tid: Arc<AtomicI32>,
     /// The threads the launcher saw polling when it ends the analysis at a stall.
     polling: Arc<Mutex<Vec<PollingThread>>>,
-    /// How far the hang watcher has read each trace (what may be released is before), and
-    /// how far the analysis released it.
+    /// How far the hang watcher has read each trace (what may be released is before), how
+    /// far its writer reserved it, and how far the analysis released it.
     progress: TraceProgress,
     /// Set once the analysis follows the traces releasing what it read (not for a program
     /// that may make RMA windows).
     releasing: Arc<AtomicBool>,
-    /// Set once records of a trace were released: the traces cannot be read from their
-    /// start any more, so this analysis is the only one there can be.
-    released: Arc<AtomicBool>,
     /// Past this many bytes of a trace, its records read are released (`None`: never).
     release_after: Option<u64>,
     /// The thread was made an ordinary one to keep up with traces that are released.
@@ -68,14 +65,24 @@ pub struct Online {
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
 
-/// By trace file: how far the hang watcher has read it, and how far the analysis released
-/// it.
+/// By trace file: how far the hang watcher has read it and its writer reserved it (as the
+/// watcher last saw), and how far the analysis released it.
 type TraceProgress = Arc<Mutex<BTreeMap<PathBuf, Offsets>>>;
 
 #[derive(Clone, Default)]
 struct Offsets {
     watched: Arc<AtomicU64>,
+    written: Arc<AtomicU64>,
     released_to: Arc<AtomicU64>,
+}
+
+/// Whether records of a trace of `progress` were released: the traces cannot be read from
+/// their start any more, so the analysis that released them is the only one there can be.
+fn any_released(progress: &TraceProgress) -> bool {
+    let progress = progress.lock().unwrap_or_else(|e| e.into_inner());
+    progress
+        .values()
+        .any(|o| o.released_to.load(Ordering::Acquire) > 0)
 }
 
 /// What the analysis of the followed traces found, and which traces it read.
@@ -132,12 +139,10 @@ impl Online {
         let polling = Arc::new(Mutex::new(Vec::new()));
         let its_polling = polling.clone();
         let progress = TraceProgress::default();
-        let released = Arc::new(AtomicBool::new(false));
         let releasing = Arc::new(AtomicBool::new(false));
         let release = release_after.map(|after_bytes| Release {
             after_bytes,
             progress: progress.clone(),
-            released: released.clone(),
             releasing: releasing.clone(),
         });
         let thread = std::thread::Builder::new()
@@ -155,19 +160,19 @@ impl Online {
             polling,
             progress,
             releasing,
-            released,
             release_after,
             keeps_up: AtomicBool::new(false),
             thread,
         }
     }
 
-    /// The hang watcher has read the trace at `path` up to `offset`. Once a trace is large
+    /// The hang watcher has read the trace at `path` up to `offset`, and saw its writer
+    /// reserve it up to `written`. Once a trace is large
     /// enough to be released, the analysis must keep up with the job for that (an idle
     /// thread gets no CPU beside ranks busy on every core, MPI's waiting included): it is
     /// made an ordinary thread where it can be (else it releases what it reads on the
     /// CPUs the job leaves idle).
-    pub fn watched(&self, path: &Path, offset: u64) {
+    pub fn watched(&self, path: &Path, offset: u64, written: u64) {
         if self.release_after.is_some_and(|after| offset > after)
             && !self.keeps_up.swap(true, Ordering::AcqRel)
         {
@@ -180,11 +185,9 @@ impl Online {
             ));
         }
         let mut progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
-        progress
-            .entry(path.to_path_buf())
-            .or_default()
-            .watched
-            .store(offset, Ordering::Release);
+        let offsets = progress.entry(path.to_path_buf()).or_default();
+        offsets.watched.store(offset, Ordering::Release);
+        offsets.written.store(written, Ordering::Release);
     }
 
     /// While the analysis follows the traces releasing what it read: the bytes of records
@@ -199,10 +202,10 @@ impl Online {
         }
         let progress = self.progress.lock().unwrap_or_else(|e| e.into_inner());
         let (mut most, mut released) = (0, 0);
-        for (path, offsets) in progress.iter() {
+        for offsets in progress.values() {
             let released_to = offsets.released_to.load(Ordering::Acquire);
             // (What the writer reserved, whether the watcher read it yet or not.)
-            let written = out_dir::trace_header(path).map_or(0, |h| h.records_end);
+            let written = offsets.written.load(Ordering::Acquire);
             most = most.max(written.saturating_sub(released_to));
             released += released_to;
         }
@@ -212,7 +215,7 @@ impl Online {
     /// Whether records of a trace were released: nothing but this analysis can read the
     /// traces any more.
     pub fn released(&self) -> bool {
-        self.released.load(Ordering::Acquire)
+        any_released(&self.progress)
     }
 
     /// Every rank is stuck, `polling` the threads seen polling: the analysis reads the
@@ -450,10 +453,7 @@ fn follow_and_analyze(
     release: Option<Release>,
 ) -> Result<Option<Followed>, String> {
     yield_to_the_job();
-    // Whether something was released (the flag the readers set).
-    let released = release
-        .as_ref()
-        .map_or_else(Default::default, |r| r.released.clone());
+    let progress = release.as_ref().map(|r| r.progress.clone());
     let Some((traces, paths, scanned_to)) = wait_for_ranks(dir, &job_over, &stop)? else {
         return Ok(None);
     };
@@ -531,6 +531,7 @@ fn follow_and_analyze(
             let release = release
                 .as_ref()
                 .map(|r| (r.behind(&paths[i]), scanned_to[i]));
+            let counting = release.is_some();
             let calls = follow_trace_calls(
                 &paths[i],
                 &traces[i].header,
@@ -538,7 +539,8 @@ fn follow_and_analyze(
                 window,
                 release,
             )?;
-            let calls_read = &calls_read[i];
+            // (Counted only where the scan at the end may not: records may be released.)
+            let calls_read = counting.then(|| &calls_read[i]);
             Ok(calls.map(move |call| match call {
                 Ok(call) if constructors.get(call.func as usize) == Some(&true) => {
                     made_window.set(Some((i, call.func)));
@@ -546,12 +548,14 @@ fn follow_and_analyze(
                     Err(TraceError::Stopped)
                 }
                 Ok(call) => {
-                    let mut read = calls_read.borrow_mut();
-                    let func = call.func as usize;
-                    if read.len() <= func {
-                        read.resize(func + 1, 0);
+                    if let Some(calls_read) = calls_read {
+                        let mut read = calls_read.borrow_mut();
+                        let func = call.func as usize;
+                        if read.len() <= func {
+                            read.resize(func + 1, 0);
+                        }
+                        read[func] += 1;
                     }
-                    read[func] += 1;
                     Ok(call)
                 }
                 call => call,
@@ -603,7 +607,7 @@ fn follow_and_analyze(
     Ok(Some(Followed {
         rank_paths,
         site_outside_maps,
-        released: released.load(Ordering::Acquire),
+        released: progress.as_ref().is_some_and(any_released),
         incomplete: None,
         run,
         findings: mpicheck_report::fold(findings),
@@ -616,7 +620,6 @@ fn follow_and_analyze(
 struct Release {
     after_bytes: u64,
     progress: TraceProgress,
-    released: Arc<AtomicBool>,
     releasing: Arc<AtomicBool>,
 }
 
@@ -629,7 +632,6 @@ impl Release {
             after_bytes: self.after_bytes,
             every_bytes: RELEASE_STEP.min(self.after_bytes.max(4096) as usize),
             watched: offsets.watched.clone(),
-            released: self.released.clone(),
             released_to: offsets.released_to.clone(),
         }
     }

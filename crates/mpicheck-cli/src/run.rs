@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fs;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -520,8 +520,8 @@ fn supervise(
         }
         // What the watcher has read may be released by the analysis, not what it has not.
         if let Some(online) = online.as_ref() {
-            for (path, read_to) in watcher.read_to() {
-                online.watched(path, read_to);
+            for (path, read_to, written) in watcher.read_to() {
+                online.watched(path, read_to, written);
             }
             if let Some(hold_back) = hold_back
                 .as_mut()
@@ -648,26 +648,30 @@ fn terminate(child: &Child, online: Option<&Online>) -> Instant {
     Instant::now()
 }
 
-/// The ranks of a stuck job on this machine, stopped (`SIGSTOP`) while the analysis that
-/// followed the job ends at the stall, and continued when this is dropped. Stuck ranks only
-/// spin; stopped, they leave their CPUs to the analysis's idle thread, when a user without
-/// `CAP_SYS_NICE` cannot make it an ordinary one. Only where mpicheck ends the job after the
-/// verdict (`--on-deadlock abort`): a job left to wait is not touched.
-struct PausedRanks<'a> {
-    pids: &'a [u32],
-    out_dir: &'a Path,
+/// The ranks of the job on this machine, stopped (`SIGSTOP`) while the analysis that
+/// followed the job catches up, and continued when this is dropped: at a stall, while it
+/// ends there (stuck ranks only spin; stopped, they leave their CPUs to the analysis's idle
+/// thread, when a user without `CAP_SYS_NICE` cannot make it an ordinary one), only where
+/// mpicheck ends the job after the verdict or the traces cannot be read again; and while it
+/// releases the traces of a job that writes them faster ([`crate::hold_back`]).
+pub(crate) struct PausedRanks {
+    pids: Vec<u32>,
+    out_dir: PathBuf,
 }
 
-impl<'a> PausedRanks<'a> {
-    fn pause(pids: &'a [u32], out_dir: &'a Path) -> PausedRanks<'a> {
+impl PausedRanks {
+    pub(crate) fn pause(pids: &[u32], out_dir: &Path) -> PausedRanks {
         signal_ranks(pids, out_dir, libc::SIGSTOP);
-        PausedRanks { pids, out_dir }
+        PausedRanks {
+            pids: pids.to_vec(),
+            out_dir: out_dir.to_path_buf(),
+        }
     }
 }
 
-impl Drop for PausedRanks<'_> {
+impl Drop for PausedRanks {
     fn drop(&mut self) {
-        signal_ranks(self.pids, self.out_dir, libc::SIGCONT);
+        signal_ranks(&self.pids, &self.out_dir, libc::SIGCONT);
     }
 }
 
@@ -679,7 +683,7 @@ fn kill_ranks(pids: &[u32], out_dir: &Path) {
 /// Sends `signal` to the rank processes on this machine that belong to this run (their
 /// environment names our output directory), so a pid reused by another process is never
 /// hit.
-pub(crate) fn signal_ranks(pids: &[u32], out_dir: &Path, signal: libc::c_int) {
+fn signal_ranks(pids: &[u32], out_dir: &Path, signal: libc::c_int) {
     let marker = format!("MPICHECK_OUT_DIR={}", out_dir.display());
     for &pid in pids {
         let Ok(environ) = fs::read(format!("/proc/{pid}/environ")) else {

@@ -762,15 +762,17 @@ impl Watcher {
         }
     }
 
-    /// Looks at every trace once. Returns `Some` when the job is stuck: every rank blocked
-    /// or finished, at least one blocked, and no progress for the timeout.
-    /// How far the watcher has read each trace (whole records).
-    pub fn read_to(&self) -> impl Iterator<Item = (&Path, u64)> {
-        self.traces
-            .iter()
-            .map(|(path, trace)| (path.as_path(), trace.cursor))
+    /// How far the watcher has read each trace (whole records), and how far its writer had
+    /// reserved it at the last look (0 before a header was read).
+    pub fn read_to(&self) -> impl Iterator<Item = (&Path, u64, u64)> {
+        self.traces.iter().map(|(path, trace)| {
+            let written = trace.header.as_ref().map_or(0, |h| h.records_end);
+            (path.as_path(), trace.cursor, written)
+        })
     }
 
+    /// Looks at every trace once. Returns `Some` when the job is stuck: every rank blocked
+    /// or finished, at least one blocked, and no progress for the timeout.
     pub fn poll(&mut self) -> Option<Stuck> {
         let now = Instant::now();
         // Only this run's traces (listed in the run marker): a stray trace of a finished

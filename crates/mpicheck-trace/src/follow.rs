@@ -324,9 +324,8 @@ pub struct ReleaseBehind {
     /// How far another reader of the file (the hang watcher) has read it: nothing past this
     /// offset is released.
     pub watched: Arc<AtomicU64>,
-    /// Set once something was released (nothing can read the trace from its start since).
-    pub released: Arc<AtomicBool>,
-    /// The offset released up to (0 while nothing is), for whoever waits for it.
+    /// The offset released up to: 0 while nothing is (then nothing can read the trace from
+    /// its start any more).
     pub released_to: Arc<AtomicU64>,
 }
 
@@ -368,15 +367,18 @@ impl Releaser {
         })
     }
 
-    /// Releases the records before `record` (a record's offset the reader reached), if it
-    /// is time; `None` once releasing failed (and the header says nothing was released past
-    /// what was).
+    /// Whether the reader, at `record`, has passed enough since the last release to look
+    /// whether to release again.
+    fn due(&self, record: usize) -> bool {
+        record >= self.to + self.behind.every_bytes
+    }
+
+    /// Releases the records before `record` (a record's offset the reader reached, one
+    /// [`Releaser::due`]), if it may; `None` once releasing failed (and the header says
+    /// nothing was released past what was).
     fn release_before(mut self, record: usize) -> Option<Releaser> {
         let watched = self.behind.watched.load(Ordering::Acquire);
-        if record < self.to + self.behind.every_bytes
-            || ((record - self.from) as u64) < self.behind.after_bytes
-            || record as u64 > watched
-        {
+        if ((record - self.from) as u64) < self.behind.after_bytes || record as u64 > watched {
             return Some(self);
         }
         let write = |at: usize, value: usize| {
@@ -413,7 +415,6 @@ impl Releaser {
         }
         self.to = record;
         self.punched_to = self.punched_to.max(end);
-        self.behind.released.store(true, Ordering::Release);
         self.behind
             .released_to
             .store(record as u64, Ordering::Release);
@@ -535,7 +536,7 @@ impl TraceBytes for FollowedFile {
         // The walk reads forward: it will not ask for the bytes before `at` again. Nothing is
         // released once the trace is over (a reader scans it whole then).
         if !header && !self.over {
-            if let Some(releaser) = self.releaser.take_if(|r| at >= r.to + r.behind.every_bytes) {
+            if let Some(releaser) = self.releaser.take_if(|r| r.due(at)) {
                 self.releaser = releaser.release_before(at);
             }
         }
