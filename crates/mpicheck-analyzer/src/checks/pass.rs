@@ -312,9 +312,10 @@ impl<'r> RunTables<'r> {
         self.numbering.map_or(comm, |n| n.comm(comm)).0
     }
 
-    /// Whether these tables' ids are renumbered at the end (they are not final yet).
-    pub fn renumbers(&self) -> bool {
-        self.numbering.is_some()
+    /// The final ids of these tables' sites, communicators and windows, for a program
+    /// compiled in these tables' ids.
+    pub fn final_ids(&self) -> crate::engine::FinalIds {
+        self.numbering.map(|n| n.final_ids()).unwrap_or_default()
     }
 
     /// Where `win` comes among the run's windows once they are numbered for good: the

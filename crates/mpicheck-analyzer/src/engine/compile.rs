@@ -15,8 +15,8 @@
 //!   blocking call it polls for ([`crate::polling::block_trailing_polls`]).
 //!
 //! A receive's match that becomes known at a later call ([`EventPass::matched`]) is written
-//! into its operation then. Ids are those the normalizer first gave; the program is
-//! renumbered into the run's final ids at the end.
+//! into its operation then. Ids are those the normalizer first gave; the program is read
+//! in the run's final ids ([`FinalIds`]).
 
 mod event;
 
@@ -141,8 +141,9 @@ struct RankCompiler {
     /// The window of an unsuccessful `MPI_Win_test` that was the rank's last call.
     prev_test: Option<WinId>,
     /// Request id → the operation that created it (a send, receive or collective), to mark
-    /// those whose wait never returned.
-    origin: FxHashMap<u32, u32>,
+    /// those whose wait never returned; and whether that operation is nonblocking (known
+    /// here, so that forgetting a completed request reads no written chunk back).
+    origin: FxHashMap<u32, Origin>,
     /// The waits that never returned.
     unreturned_waits: Vec<u32>,
     /// The thread of the operations, as runs `[first operation, thread]`
@@ -262,7 +263,11 @@ impl ProgramCompiler {
             let rank = rank as Rank;
             let end = tables.rank_end(rank);
             r.settle(rank, end, &held);
-            r.renumber(tables);
+            // The operations and their calls keep the normalizer's ids: the program is read
+            // through the final ones ([`FinalIds`]).
+            for comm in r.collective_comms.values_mut() {
+                *comm = tables.comm_order(CommId(*comm));
+            }
             let mut program = RankProgram {
                 ops: r.ops,
                 info: r.info,
@@ -287,7 +292,7 @@ impl ProgramCompiler {
                 },
             );
         }
-        b.finish()
+        b.finish_in(tables.final_ids())
     }
 }
 
@@ -376,7 +381,11 @@ impl RankCompiler {
             OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Collective
         ) && op.a != NO_REQ
         {
-            self.origin.insert(op.a, at);
+            let origin = Origin {
+                op: at,
+                nonblocking: op.class == class::NONBLOCKING,
+            };
+            self.origin.insert(op.a, origin);
         }
         if op.kind == OpKind::Wait && op.flags & flags::RETURNED == 0 {
             self.unreturned_waits.push(at);
@@ -404,8 +413,8 @@ impl RankCompiler {
         let mut forget = |request: ReqId| {
             self.cancels.sends.remove(&request.0);
             let id = self.ids.id(request);
-            if let Some(&at) = self.origin.get(&id) {
-                if self.ops.get(at as usize).class == class::NONBLOCKING {
+            if let Some(origin) = self.origin.get(&id) {
+                if origin.nonblocking {
                     self.origin.remove(&id);
                     nonblocking.push(request);
                 }
@@ -541,7 +550,7 @@ impl RankCompiler {
             }
             for k in 0..op.b {
                 let req = self.aux.get((op.a + k) as usize);
-                if let Some(&o) = self.origin.get(&req) {
+                if let Some(&Origin { op: o, .. }) = self.origin.get(&req) {
                     let mut origin = self.ops.get(o as usize);
                     origin.flags |= flags::UNBUFFERED;
                     self.ops.set(o as usize, origin);
@@ -549,29 +558,13 @@ impl RankCompiler {
             }
         }
     }
+}
 
-    /// Gives the operations the run's final ids: call sites, communicators, windows.
-    fn renumber(&mut self, tables: &RunTables) {
-        if !tables.renumbers() {
-            return;
-        }
-        self.info
-            .update_all(|info| info.site = tables.site_order(SiteId(info.site)));
-        self.ops.update_all(|op| match op.kind {
-            OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Probe | OpKind::Collective => {
-                op.comm = tables.comm_order(CommId(op.comm))
-            }
-            OpKind::WinPost
-            | OpKind::WinStart
-            | OpKind::WinComplete
-            | OpKind::WinWait
-            | OpKind::WinLockWait => op.comm = tables.window_order(WinId(op.comm)),
-            _ => {}
-        });
-        for comm in self.collective_comms.values_mut() {
-            *comm = tables.comm_order(CommId(*comm));
-        }
-    }
+/// The operation that made a request ([`RankCompiler::origin`]).
+#[derive(Clone, Copy)]
+struct Origin {
+    op: u32,
+    nonblocking: bool,
 }
 
 #[derive(Default)]

@@ -6,7 +6,7 @@ use super::*;
 
 /// A run compiled for replay: one [`ReplayOp`] per trace event (the event index of an
 /// operation is its index within its rank), plus the tables they point into.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Program {
     /// By world rank.
     pub(crate) ranks: Vec<RankProgram>,
@@ -17,11 +17,54 @@ pub struct Program {
     /// duplicates or splits communicators again and again) share one.
     pub(crate) member_sets: Vec<CommMembers>,
     pub(crate) names: Vec<&'static str>,
+    /// The run's final ids of the call sites, communicators and windows the operations
+    /// name, applied as they are read.
+    pub(crate) ids: FinalIds,
+}
+
+/// The run's final ids by the ids the normalizer gave, where they differ (`None`: the
+/// same). A compiled program keeps the normalizer's ids and is read through these, so
+/// that renumbering a long run rewrites nothing in the temporary file.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FinalIds {
+    pub(crate) sites: Option<Vec<u32>>,
+    pub(crate) comms: Option<Vec<u32>>,
+    pub(crate) windows: Option<Vec<u32>>,
+}
+
+impl FinalIds {
+    fn of(map: &Option<Vec<u32>>, id: u32) -> u32 {
+        map.as_ref().map_or(id, |m| m[id as usize])
+    }
+
+    pub(crate) fn site(&self, site: u32) -> u32 {
+        Self::of(&self.sites, site)
+    }
+
+    /// `op` with its communicator or window in final ids.
+    #[inline]
+    pub(crate) fn op(&self, mut op: ReplayOp) -> ReplayOp {
+        if self.comms.is_none() && self.windows.is_none() {
+            return op;
+        }
+        match op.kind {
+            OpKind::Send | OpKind::Recv | OpKind::Sendrecv | OpKind::Probe | OpKind::Collective => {
+                op.comm = Self::of(&self.comms, op.comm)
+            }
+            OpKind::WinPost
+            | OpKind::WinStart
+            | OpKind::WinComplete
+            | OpKind::WinWait
+            | OpKind::WinLockWait => op.comm = Self::of(&self.windows, op.comm),
+            _ => {}
+        }
+        op
+    }
 }
 
 /// One rank's operations, each with the call it was compiled from; a large rank's are
 /// mostly in the analysis's temporary file (`engine/spill.rs`).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct RankProgram {
     pub(crate) ops: SpilledVec<ReplayOp>,
     /// Per operation: the call it was compiled from ([`OpInfo`]).
@@ -46,7 +89,8 @@ impl Program {
     }
     /// The operations of one rank.
     pub fn rank_ops(&self, rank: Rank) -> Vec<ReplayOp> {
-        self.ranks[rank as usize].ops.to_vec()
+        let ops = self.ranks[rank as usize].ops.to_vec();
+        ops.into_iter().map(|op| self.ids.op(op)).collect()
     }
     pub(crate) fn comm(&self, comm: u32) -> Option<&CommMembers> {
         self.member_sets
@@ -54,7 +98,8 @@ impl Program {
     }
     /// The operation of event `event` of `rank`.
     pub fn op(&self, rank: Rank, event: usize) -> Option<ReplayOp> {
-        self.ranks.get(rank as usize)?.ops.get_checked(event)
+        let op = self.ranks.get(rank as usize)?.ops.get_checked(event)?;
+        Some(self.ids.op(op))
     }
     /// The call event `event` of `rank` was, if the operation was compiled from one.
     pub fn call(&self, rank: Rank, event: usize) -> Option<Call> {
@@ -64,11 +109,11 @@ impl Program {
             return None;
         }
         Some(Call {
-            site: SiteId(info.site),
+            site: SiteId(self.ids.site(info.site)),
             name: self.names.get(info.call as usize).copied().unwrap_or("?"),
             shape: info.shape,
             bits: info.bits,
-            op: r.ops.get(event),
+            op: self.ids.op(r.ops.get(event)),
             collective_comm: r.collective_comms.get(&(event as u32)).copied(),
         })
     }
@@ -237,7 +282,7 @@ impl OpSource for ProgramOps<'_> {
             return None;
         }
         let readers = &mut self.readers[r];
-        let op = program.ops.read(i, &mut readers.ops);
+        let op = self.program.ids.op(program.ops.read(i, &mut readers.ops));
         self.next[r] = i + 1;
         let cursor = &mut self.threads[r];
         while cursor.next_run < program.threads.len() {
@@ -284,6 +329,7 @@ impl ProgramBuilder {
                 comms: vec![0],
                 member_sets: vec![CommMembers::identity(world_size)],
                 names: vec![""],
+                ids: FinalIds::default(),
             },
             open: false,
             member_set_ids: FxHashMap::from_iter([((0..world_size).collect(), 0)]),
@@ -358,6 +404,12 @@ impl ProgramBuilder {
         self.open = false;
         self.program.ends.push(end);
     }
+    /// The program, its operations read in `ids`.
+    pub(crate) fn finish_in(mut self, ids: FinalIds) -> Program {
+        self.program.ids = ids;
+        self.finish()
+    }
+
     pub fn finish(self) -> Program {
         assert!(!self.open, "end_rank was not called");
         assert!(

@@ -178,6 +178,15 @@ impl Numbering {
         WinId(renumbered(&self.windows, win.0))
     }
 
+    /// The final ids a compiled program is read in.
+    pub(crate) fn final_ids(&self) -> crate::engine::FinalIds {
+        crate::engine::FinalIds {
+            sites: self.sites.clone(),
+            comms: self.comms.clone(),
+            windows: self.windows.clone(),
+        }
+    }
+
     /// Renumbers every id of `run`, which the normalization numbered as this numbering's
     /// tables were seen.
     pub fn apply(&self, run: &mut Run) {
