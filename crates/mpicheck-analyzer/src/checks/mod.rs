@@ -109,7 +109,8 @@ fn run_selected(run: &Run, wanted: impl Fn(&CheckInfo) -> bool) -> Vec<Diagnosti
 /// [`run_all`] with the events given to the passes in `order` (each entry names the rank
 /// whose next event comes; [`pass::interleavings`] gives some), for tests: the findings
 /// must not depend on it. The replays' program goes to a temporary file two operations
-/// at a time, so that what the replays read from it is tested too.
+/// at a time, compressed from the start, so that what the replays read from it is tested
+/// too.
 #[doc(hidden)]
 pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic> {
     if run.ranks.is_empty() {
@@ -119,6 +120,7 @@ pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic
     let spill = crate::engine::SpillTo {
         dir: &temp,
         chunk: 2,
+        compress_from: 0,
     };
     let mut plan = Plan::new(|_| true, &[], Some(spill));
     pass::feed_in(run, &mut plan.passes(), order);

@@ -100,14 +100,17 @@ impl Names {
 pub struct SpillTo<'a> {
     pub dir: &'a std::path::Path,
     pub chunk: usize,
+    /// The chunks are compressed once the file holds this many bytes.
+    pub compress_from: u64,
 }
 
 impl SpillTo<'_> {
-    /// Into `dir`, in chunks of the usual size.
+    /// Into `dir`, in chunks of the usual size, compressed past the usual size.
     pub fn dir(dir: &std::path::Path) -> SpillTo<'_> {
         SpillTo {
             dir,
             chunk: spill::CHUNK,
+            compress_from: spill::COMPRESS_FROM,
         }
     }
 }
@@ -173,7 +176,7 @@ impl ProgramCompiler {
     pub fn new(polling: &[(Rank, u16)], spill: Option<SpillTo>) -> ProgramCompiler {
         let spill = match spill {
             Some(to) => Spill {
-                file: SpillFile::create(Some(to.dir)),
+                file: SpillFile::create(Some(to.dir), to.compress_from),
                 chunk: to.chunk,
             },
             None => Spill::default(),
@@ -633,12 +636,19 @@ mod tests {
     /// The program compiled with the ranks' events fed in `order`, the matches of
     /// nonblocking receives coming late, as while the traces are normalized.
     /// Its operations go to a file two at a time, so that what is settled or matched late
-    /// is written into operations already there.
-    fn compiled_in(run: &Run, order: &[Rank], polling: &[(Rank, u16)]) -> Program {
+    /// is written into operations already there: in place, or into a compressed chunk
+    /// written again past `compress_from` bytes.
+    fn compiled_in(
+        run: &Run,
+        order: &[Rank],
+        polling: &[(Rank, u16)],
+        compress_from: u64,
+    ) -> Program {
         let temp = std::env::temp_dir();
         let spill = SpillTo {
             dir: &temp,
             chunk: 2,
+            compress_from,
         };
         let mut compiler = ProgramCompiler::new(polling, Some(spill));
         interleave::feed_late(run, &mut compiler, order);
@@ -649,11 +659,13 @@ mod tests {
         let run = parse(text).unwrap();
         let whole = Program::from_run(&run);
         for order in interleave::orders(&run) {
-            assert_eq!(
-                canonical(&compiled_in(&run, &order, &[])),
-                canonical(&whole),
-                "fed in {order:?}"
-            );
+            for compress_from in [u64::MAX, 0] {
+                assert_eq!(
+                    canonical(&compiled_in(&run, &order, &[], compress_from)),
+                    canonical(&whole),
+                    "fed in {order:?}, compressed from {compress_from}"
+                );
+            }
         }
         whole
     }
@@ -701,7 +713,7 @@ mod tests {
         )
         .unwrap();
         for order in interleave::orders(&run) {
-            assert_eq!(compiled_in(&run, &order, &[]).rank_ops(0)[0].b, 1);
+            assert_eq!(compiled_in(&run, &order, &[], 0).rank_ops(0)[0].b, 1);
         }
     }
 
@@ -777,6 +789,7 @@ mod tests {
         let spill = SpillTo {
             dir: &temp,
             chunk: 64,
+            compress_from: u64::MAX,
         };
         let mut compiler = ProgramCompiler::new(&[], Some(spill));
         crate::checks::pass::feed(&run, &mut [&mut compiler]);
@@ -810,7 +823,7 @@ mod tests {
         assert_ne!(canonical(&Program::from_run(&run)), expected);
         for order in interleave::orders(&run) {
             assert_eq!(
-                canonical(&compiled_in(&run, &order, &[thread])),
+                canonical(&compiled_in(&run, &order, &[thread], 0)),
                 expected,
                 "fed in {order:?}"
             );

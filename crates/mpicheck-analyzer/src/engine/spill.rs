@@ -5,13 +5,24 @@
 //! memory, and each full chunk goes to the end of an unnamed temporary file (one per
 //! analysis, [`SpillFile`], gone once closed). The replays read a rank's operations in
 //! order, a chunk at a time ([`ChunkReader`]); the few operations changed after their chunk
-//! was written (a receive's late match, what is settled at the end) are written in place.
-//! A rank with fewer items than a chunk never touches the file, so small runs cost nothing.
+//! was written (a receive's late match, what is settled at the end) are written again. A
+//! rank with fewer items than a chunk never touches the file, so small runs cost nothing.
+//!
+//! Once the file holds [`COMPRESS_FROM`] bytes (a long run: ~2 M operations), chunks are
+//! compressed with zstd (level 1), as they are or as columns of words each stored as its
+//! difference from the word above, whichever is smaller: operations of a loop differ in
+//! little but counters (request ids, offsets) that grow by the same step, which the columns
+//! make runs of equal bytes. A loop's chunk then takes ~100 bytes, a varied program's ~1/12
+//! of its size, so the disk a long run's analysis takes grows ~12 to ~200 times slower
+//! (issue 14), for ~12% more time past that point (BENCHMARKS.md). A compressed chunk is
+//! written once the next one is full too, so that a late change nearly always finds it
+//! still in memory: changing a written one costs a decompression and a compression.
 //!
 //! If the file cannot be made or written (a full disk), the items stay in memory: the
 //! analysis then takes the memory it took before, it does not fail.
 
 use std::fs::File;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -24,26 +35,43 @@ use bytemuck::{CheckedBitPattern, NoUninit};
 /// compiled, and each replay as much per rank it reads: 32 MiB for 1024 ranks.
 pub(crate) const CHUNK: usize = 1024;
 
+/// zstd's level for the chunks: its fastest positive one (its negative ones made a varied
+/// program's chunks twice as large for no time measured).
+const LEVEL: i32 = 1;
+
+/// The bytes the file holds before chunks are compressed: analyses shorter than that
+/// take no time compressing.
+pub(crate) const COMPRESS_FROM: u64 = 64 << 20;
+
 /// The unnamed temporary file the chunks of every rank's vectors are appended to.
 #[derive(Debug)]
 pub(crate) struct SpillFile {
     file: File,
     /// Where the next chunk goes.
     end: AtomicU64,
+    /// Chunks appended from this offset on are compressed.
+    compress_from: u64,
 }
 
 impl SpillFile {
     /// A file in `dir` (the traces' directory: a disk, where the system's temporary
     /// directory may be memory), else in the system's temporary directory; `None` if
     /// neither can hold one.
-    pub(crate) fn create(dir: Option<&Path>) -> Option<Arc<SpillFile>> {
+    /// Chunks are compressed once it holds `compress_from` bytes.
+    pub(crate) fn create(dir: Option<&Path>, compress_from: u64) -> Option<Arc<SpillFile>> {
         let file = dir
             .and_then(|d| tempfile::tempfile_in(d).ok())
             .or_else(|| tempfile::tempfile().ok())?;
         Some(Arc::new(SpillFile {
             file,
             end: AtomicU64::new(0),
+            compress_from,
         }))
+    }
+
+    /// Whether the next chunks are compressed.
+    fn compresses(&self) -> bool {
+        self.end.load(Ordering::Relaxed) >= self.compress_from
     }
 
     fn append(&self, bytes: &[u8]) -> std::io::Result<u64> {
@@ -64,19 +92,90 @@ impl SpillFile {
             panic!("mpicheck: cannot write the analysis's temporary file: {e}");
         }
     }
+
+    /// Gives back the disk of bytes no chunk uses any more (where the file system can).
+    fn give_back(&self, at: u64, len: u64) {
+        // SAFETY: fallocate on a descriptor we own; a failure only keeps the blocks.
+        unsafe {
+            libc::fallocate(
+                self.file.as_raw_fd(),
+                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                at as libc::off_t,
+                len as libc::off_t,
+            );
+        }
+    }
+
+    /// Bytes of the file, holes included (tests and benchmarks).
+    #[cfg(test)]
+    fn len(&self) -> u64 {
+        self.end.load(Ordering::Relaxed)
+    }
+}
+
+/// How a written chunk's items were laid out before they were compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// As they are in memory, not compressed (before the file holds [`COMPRESS_FROM`]).
+    Plain,
+    /// As they are in memory.
+    Items,
+    /// Word `w` of every item in turn, then word `w + 1`..., each word stored as its
+    /// difference from the previous item's.
+    Columns,
+}
+
+/// Where a chunk is in the file, and how to read it back.
+#[derive(Clone, Copy, Debug)]
+struct WrittenChunk {
+    at: u64,
+    len: u32,
+    layout: Layout,
 }
 
 /// An append-only sequence of plain items whose full chunks are kept in a [`SpillFile`].
-#[derive(Clone, Debug)]
+/// Not `Clone`: a copy would read chunks the original may have moved.
+#[derive(Debug)]
 pub(crate) struct SpilledVec<T> {
     file: Option<Arc<SpillFile>>,
     /// Full chunks still go to the file (false once a write failed).
     spilling: bool,
     chunk: usize,
-    /// Where each chunk written starts in the file, in order.
-    written: Vec<u64>,
+    /// The chunks written, in order.
+    written: Vec<WrittenChunk>,
     /// The items after the written chunks.
     tail: Vec<T>,
+    /// The layout the chunks are written in between trials of both.
+    layout: LayoutChoice,
+}
+
+/// Which [`Layout`] a vector's next chunk is compressed in: both are tried on one chunk in
+/// [`LayoutChoice::TRIAL_EVERY`], and the smaller one is kept for the next ones, so that a
+/// chunk is compressed about once, not twice.
+#[derive(Clone, Copy, Debug, Default)]
+struct LayoutChoice {
+    /// The layout of the last trial's winner (`None`: no trial yet).
+    chosen: Option<Layout>,
+    /// Chunks written since the last trial.
+    since_trial: u32,
+}
+
+impl LayoutChoice {
+    const TRIAL_EVERY: u32 = 16;
+
+    /// The layouts to compress the next chunk in.
+    fn next(&mut self) -> Option<Layout> {
+        match self.chosen {
+            Some(layout) if self.since_trial + 1 < Self::TRIAL_EVERY => {
+                self.since_trial += 1;
+                Some(layout)
+            }
+            _ => {
+                self.since_trial = 0;
+                None
+            }
+        }
+    }
 }
 
 impl<T: NoUninit + CheckedBitPattern> Default for SpilledVec<T> {
@@ -111,6 +210,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             chunk: CHUNK,
             written: Vec::new(),
             tail: Vec::new(),
+            layout: LayoutChoice::default(),
         }
     }
 
@@ -123,6 +223,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             chunk,
             written: Vec::new(),
             tail: Vec::new(),
+            layout: LayoutChoice::default(),
         }
     }
 
@@ -141,24 +242,47 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         self.base() + self.tail.len()
     }
 
-    /// Room for `n` more items (as many as a chunk holds, when chunks go to the file).
+    /// Room for `n` more items (as many as two chunks hold, when chunks go to the file).
     pub(crate) fn reserve(&mut self, n: usize) {
-        let room = if self.spilling { n.min(self.chunk) } else { n };
+        let room = if self.spilling {
+            n.min(2 * self.chunk)
+        } else {
+            n
+        };
         self.tail.reserve(room);
     }
 
     pub(crate) fn push(&mut self, item: T) {
         self.tail.push(item);
-        if self.spilling && self.tail.len() == self.chunk {
-            let file = self.file.as_ref().expect("spilling has a file");
-            match file.append(bytemuck::cast_slice(&self.tail)) {
-                Ok(at) => {
-                    self.written.push(at);
-                    self.tail.clear();
-                }
-                // A full disk: keep the rest in memory.
-                Err(_) => self.spilling = false,
+        if !self.spilling || self.tail.len() < self.chunk {
+            return;
+        }
+        let file = self.file.as_deref().expect("spilling has a file");
+        let compresses = file.compresses();
+        if compresses && self.tail.len() < 2 * self.chunk {
+            return;
+        }
+        let first = &self.tail[..self.chunk];
+        let written = if compresses {
+            let (bytes, layout) = compress(first, self.layout.next());
+            self.layout.chosen = Some(layout);
+            file.append(&bytes).map(|at| (at, bytes.len(), layout))
+        } else {
+            let bytes: &[u8] = bytemuck::cast_slice(first);
+            file.append(bytes)
+                .map(|at| (at, bytes.len(), Layout::Plain))
+        };
+        match written {
+            Ok((at, len, layout)) => {
+                self.written.push(WrittenChunk {
+                    at,
+                    len: len as u32,
+                    layout,
+                });
+                self.tail.drain(..self.chunk);
             }
+            // A full disk: keep the rest in memory.
+            Err(_) => self.spilling = false,
         }
     }
 
@@ -168,24 +292,31 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         }
     }
 
-    /// Where item `i` of a written chunk is in the file.
-    fn file_offset(&self, i: usize) -> u64 {
-        self.written[i / self.chunk] + ((i % self.chunk) * size_of::<T>()) as u64
-    }
-
     fn file(&self) -> &SpillFile {
         self.file.as_deref().expect("written chunks have a file")
     }
 
-    /// Item `i` (which must exist), read from the file alone if it was written.
+    /// Item `i` (which must exist); a compressed one is read with its whole chunk, so the
+    /// replays read through a [`ChunkReader`] instead.
     pub(crate) fn get(&self, i: usize) -> T {
         let base = self.base();
         if i >= base {
             return self.tail[i - base];
         }
-        let mut bytes = vec![0u8; size_of::<T>()];
-        self.file().read(self.file_offset(i), &mut bytes);
-        decode(&bytes)
+        if let Some(at) = self.plain_offset(i) {
+            let mut bytes = vec![0u8; size_of::<T>()];
+            self.file().read(at, &mut bytes);
+            return decode(&bytes);
+        }
+        let mut reader = ChunkReader::default();
+        self.read(i, &mut reader)
+    }
+
+    /// Where written item `i` is in the file, if its chunk is not compressed.
+    fn plain_offset(&self, i: usize) -> Option<u64> {
+        let chunk = self.written[i / self.chunk];
+        (chunk.layout == Layout::Plain)
+            .then(|| chunk.at + ((i % self.chunk) * size_of::<T>()) as u64)
     }
 
     /// Item `i`, if it exists.
@@ -193,15 +324,22 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         (i < self.len()).then(|| self.get(i))
     }
 
-    /// Replaces item `i` (which must exist), in the file if it was written.
+    /// Replaces item `i` (which must exist); a compressed one's chunk is written again.
     pub(crate) fn set(&mut self, i: usize, item: T) {
         let base = self.base();
         if i >= base {
             self.tail[i - base] = item;
-        } else {
-            self.file()
-                .write(self.file_offset(i), bytemuck::bytes_of(&item));
+            return;
         }
+        if let Some(at) = self.plain_offset(i) {
+            self.file().write(at, bytemuck::bytes_of(&item));
+            return;
+        }
+        let mut reader = ChunkReader::default();
+        let c = i / self.chunk;
+        self.load(c, &mut reader);
+        reader.items[i % self.chunk] = item;
+        self.rewrite(c, &reader.items);
     }
 
     /// Item `i` (which must exist), through `reader`: a written chunk is read whole, once
@@ -218,14 +356,44 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
     }
 
     fn load(&self, c: usize, reader: &mut ChunkReader<T>) {
+        let chunk = self.written[c];
         // Read into a buffer of its own: a replay holds a chunk per rank, not two.
-        let mut bytes = vec![0u8; self.chunk * size_of::<T>()];
-        self.file().read(self.written[c], &mut bytes);
-        reader.items.clear();
-        reader
-            .items
-            .extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>));
+        let mut bytes = vec![0u8; chunk.len as usize];
+        self.file().read(chunk.at, &mut bytes);
+        if chunk.layout == Layout::Plain {
+            reader.items.clear();
+            reader
+                .items
+                .extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>));
+        } else {
+            decompress(&bytes, chunk.layout, self.chunk, &mut reader.items);
+        }
         reader.chunk = c;
+    }
+
+    /// Writes compressed chunk `c` again as `items`: where it was if it fits, else at the
+    /// end of the file, giving back where it was.
+    fn rewrite(&mut self, c: usize, items: &[T]) {
+        let old = self.written[c];
+        // One item changed: the chunk's layout is still the better one.
+        let (bytes, layout) = compress(items, Some(old.layout));
+        let file = self.file.as_deref().expect("written chunks have a file");
+        let at = if bytes.len() <= old.len as usize {
+            file.write(old.at, &bytes);
+            old.at
+        } else {
+            let at = match file.append(&bytes) {
+                Ok(at) => at,
+                Err(e) => panic!("mpicheck: cannot write the analysis's temporary file: {e}"),
+            };
+            file.give_back(old.at, old.len as u64);
+            at
+        };
+        self.written[c] = WrittenChunk {
+            at,
+            len: bytes.len() as u32,
+            layout,
+        };
     }
 
     /// Frees the memory the tail does not use (the vectors grew by doubling).
@@ -237,6 +405,124 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
     pub(crate) fn to_vec(&self) -> Vec<T> {
         let mut reader = ChunkReader::default();
         (0..self.len()).map(|i| self.read(i, &mut reader)).collect()
+    }
+}
+
+/// zstd's contexts and the buffers a chunk is laid out in, one per thread: making them per
+/// chunk cost more than compressing a loop's chunk.
+#[derive(Default)]
+struct Codec {
+    compressor: Option<zstd::bulk::Compressor<'static>>,
+    decompressor: Option<zstd::bulk::Decompressor<'static>>,
+    /// A chunk's words as columns of differences, or its bytes as decompressed.
+    columns: Vec<u32>,
+    bytes: Vec<u8>,
+    /// A chunk's words decoded from columns, item after item.
+    rows: Vec<u32>,
+}
+
+thread_local! {
+    static CODEC: std::cell::RefCell<Codec> = std::cell::RefCell::default();
+}
+
+/// A chunk's items compressed in `layout`, or in whichever makes them smaller (`None`).
+fn compress<T: NoUninit>(items: &[T], layout: Option<Layout>) -> (Vec<u8>, Layout) {
+    CODEC.with_borrow_mut(|codec| {
+        let bytes: &[u8] = bytemuck::cast_slice(items);
+        // Items of whole, aligned words (all of a program's) can be laid out as columns.
+        let words: Option<&[u32]> = bytemuck::try_cast_slice(items).ok();
+        let Some(words) = words.filter(|_| layout != Some(Layout::Items)) else {
+            return (codec.compress(bytes), Layout::Items);
+        };
+        let width = size_of::<T>() / 4;
+        let mut columns = std::mem::take(&mut codec.columns);
+        columns.clear();
+        for w in 0..width {
+            let mut prev = 0u32;
+            columns.extend(words.iter().skip(w).step_by(width).map(|&word| {
+                let delta = word.wrapping_sub(prev);
+                prev = word;
+                delta
+            }));
+        }
+        let as_columns = codec.compress(bytemuck::cast_slice(&columns));
+        codec.columns = columns;
+        if layout == Some(Layout::Columns) {
+            return (as_columns, Layout::Columns);
+        }
+        let as_items = codec.compress(bytes);
+        if as_columns.len() < as_items.len() {
+            (as_columns, Layout::Columns)
+        } else {
+            (as_items, Layout::Items)
+        }
+    })
+}
+
+/// The `n` items of a chunk compressed by [`compress`], into `items`.
+fn decompress<T: CheckedBitPattern>(
+    compressed: &[u8],
+    layout: Layout,
+    n: usize,
+    items: &mut Vec<T>,
+) {
+    CODEC.with_borrow_mut(|codec| {
+        let size = n * size_of::<T>();
+        codec.decompress(compressed, size);
+        items.clear();
+        let bytes = &codec.bytes;
+        match layout {
+            Layout::Plain => unreachable!("plain chunks are read without zstd"),
+            Layout::Items => items.extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>)),
+            Layout::Columns => {
+                let width = size_of::<T>() / 4;
+                let rows = &mut codec.rows;
+                rows.clear();
+                rows.resize(n * width, 0);
+                for (w, column) in bytes.chunks_exact(4 * n).enumerate() {
+                    let mut prev = 0u32;
+                    for (i, delta) in column.chunks_exact(4).enumerate() {
+                        let delta = u32::from_ne_bytes(delta.try_into().expect("4 bytes"));
+                        prev = prev.wrapping_add(delta);
+                        rows[i * width + w] = prev;
+                    }
+                }
+                match bytemuck::checked::try_cast_slice::<u32, T>(rows) {
+                    Ok(decoded) => items.extend_from_slice(decoded),
+                    Err(e) => panic!("mpicheck: the analysis's temporary file is corrupt: {e}"),
+                }
+            }
+        }
+    })
+}
+
+impl Codec {
+    fn compress(&mut self, bytes: &[u8]) -> Vec<u8> {
+        let compressor = match &mut self.compressor {
+            Some(c) => Ok(c),
+            none => zstd::bulk::Compressor::new(LEVEL).map(|c| none.insert(c)),
+        };
+        match compressor.and_then(|c| c.compress(bytes)) {
+            Ok(out) => out,
+            // Compressing bytes in memory fails only without memory.
+            Err(e) => panic!("mpicheck: cannot compress the analysis's temporary data: {e}"),
+        }
+    }
+
+    /// Decompresses `compressed` into `self.bytes`, which it must fill with `size` bytes.
+    fn decompress(&mut self, compressed: &[u8], size: usize) {
+        let decompressor = match &mut self.decompressor {
+            Some(d) => Ok(d),
+            none => zstd::bulk::Decompressor::new().map(|d| none.insert(d)),
+        };
+        self.bytes.clear();
+        self.bytes.reserve(size);
+        match decompressor.and_then(|d| d.decompress_to_buffer(compressed, &mut self.bytes)) {
+            Ok(len) if len == size => {}
+            // Only this module writes the file, from whole chunks.
+            Ok(_) => panic!("mpicheck: the analysis's temporary file is corrupt: a chunk's size"),
+            Err(e) => panic!("mpicheck: the analysis's temporary file is corrupt: {e}"),
+        }
     }
 }
 
@@ -267,7 +553,7 @@ mod tests {
 
     #[test]
     fn items_come_back_whether_written_or_in_memory() {
-        let file = SpillFile::create(None).expect("a temporary file");
+        let file = SpillFile::create(None, u64::MAX).expect("a temporary file");
         let mut spilled = SpilledVec::new(Some(file.clone()), 4);
         let mut other = SpilledVec::new(Some(file), 3);
         let mut memory = SpilledVec::in_memory();
@@ -281,6 +567,7 @@ mod tests {
             5,
             "five full chunks went to the file"
         );
+        assert!(spilled.written.iter().all(|c| c.layout == Layout::Plain));
         assert_eq!(spilled.tail.len(), 3);
         assert_eq!(spilled.to_vec(), memory.to_vec());
         assert_eq!(other.to_vec(), (0..23).collect::<Vec<u32>>());
@@ -299,6 +586,123 @@ mod tests {
             };
             assert_eq!(spilled.read(i, &mut reader).tag, expected);
         }
+    }
+
+    /// A loop's operations: the same calls, with request ids and aux offsets that grow.
+    fn loop_op(i: u32) -> ReplayOp {
+        let mut op = ReplayOp::new([OpKind::Recv, OpKind::Send, OpKind::Wait][i as usize % 3]);
+        op.peer = 1;
+        op.tag = 7;
+        op.a = i / 3 * 2;
+        op
+    }
+
+    /// Operations with no pattern to find (a fixed pseudo-random sequence).
+    fn scattered_op(i: u32) -> ReplayOp {
+        let mut x = (i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut next = || {
+            x ^= x >> 29;
+            x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            (x >> 32) as u32
+        };
+        let mut op = ReplayOp::new(OpKind::Send);
+        op.flags = next() as u8;
+        op.comm = next();
+        op.peer = next();
+        op.tag = next() as i32;
+        op.a = next();
+        op.b = next();
+        op
+    }
+
+    #[test]
+    fn a_loops_chunks_take_little_of_the_file_and_come_back_whole() {
+        let file = SpillFile::create(None, 0).expect("a temporary file");
+        let mut spilled = SpilledVec::new(Some(file.clone()), CHUNK);
+        let n = 21 * CHUNK as u32 + 5;
+        for i in 0..n {
+            spilled.push(loop_op(i));
+        }
+        assert_eq!(
+            spilled.written.len(),
+            20,
+            "the last full chunk stays in memory"
+        );
+        assert!(spilled.written.iter().all(|c| c.layout == Layout::Columns));
+        let raw = 20 * CHUNK * size_of::<ReplayOp>();
+        assert!(
+            file.len() * 100 < raw as u64,
+            "a loop's chunks compress at least 100 times: {} bytes for {raw}",
+            file.len()
+        );
+        assert_eq!(spilled.to_vec(), (0..n).map(loop_op).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn chunks_without_a_pattern_come_back_whole() {
+        let file = SpillFile::create(None, 0).expect("a temporary file");
+        let mut ops = SpilledVec::new(Some(file.clone()), 64);
+        let mut words = SpilledVec::new(Some(file), 64);
+        for i in 0..1000 {
+            ops.push(scattered_op(i));
+            words.push(scattered_op(i).comm);
+        }
+        assert!(ops.written.iter().any(|c| c.layout == Layout::Items));
+        assert_eq!(
+            ops.to_vec(),
+            (0..1000).map(scattered_op).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            words.to_vec(),
+            (0..1000).map(|i| scattered_op(i).comm).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_chunk_changed_to_need_more_room_moves_and_keeps_its_neighbours() {
+        let file = SpillFile::create(None, 0).expect("a temporary file");
+        let mut spilled = SpilledVec::new(Some(file.clone()), 256);
+        for i in 0..1024 {
+            spilled.push(loop_op(i));
+        }
+        let before = spilled.written[1];
+        let mut expected: Vec<ReplayOp> = (0..1024).map(loop_op).collect();
+        // Items without a pattern make the chunk's compressed bytes larger.
+        for (i, op) in expected.iter_mut().enumerate().take(300).skip(256) {
+            *op = scattered_op(i as u32);
+            spilled.set(i, *op);
+        }
+        let after = spilled.written[1];
+        assert!(after.len > before.len && after.at >= file.len() - after.len as u64);
+        assert_eq!(spilled.to_vec(), expected);
+        // A change that does not make it larger stays where the chunk is.
+        let at = spilled.written[0].at;
+        spilled.set(3, loop_op(3));
+        assert_eq!(spilled.written[0].at, at);
+        assert_eq!(spilled.to_vec(), expected);
+    }
+
+    #[test]
+    fn chunks_past_the_threshold_are_compressed_and_all_read_and_change_alike() {
+        // Two plain chunks of 64 operations (1,536 bytes each) before compression starts.
+        let file = SpillFile::create(None, 3000).expect("a temporary file");
+        let mut spilled = SpilledVec::new(Some(file), 64);
+        for i in 0..640 {
+            spilled.push(loop_op(i));
+        }
+        let layouts: Vec<Layout> = spilled.written.iter().map(|c| c.layout).collect();
+        assert_eq!(layouts[..2], [Layout::Plain, Layout::Plain]);
+        assert!(
+            layouts[2..].iter().all(|&l| l == Layout::Columns),
+            "{layouts:?}"
+        );
+        let mut expected: Vec<ReplayOp> = (0..640).map(loop_op).collect();
+        for i in [5, 70, 130, 300, 575, 639] {
+            spilled.set(i, scattered_op(i as u32));
+            expected[i] = scattered_op(i as u32);
+            assert_eq!(spilled.get(i), expected[i]);
+        }
+        assert_eq!(spilled.to_vec(), expected);
     }
 
     #[test]

@@ -284,10 +284,12 @@ fn the_run_and_its_findings_do_not_depend_on_the_order_the_ranks_are_normalized_
                 order,
                 crate::checks::Holding {
                     keep,
-                    // The replays' program read back from a file, three operations a chunk.
+                    // The replays' program read back from a file, three operations a chunk,
+                    // plain for the first 100 bytes, compressed after.
                     spill: Some(crate::engine::SpillTo {
                         dir: &std::env::temp_dir(),
                         chunk: 3,
+                        compress_from: 100,
                     }),
                     calls: Default::default(),
                 },
