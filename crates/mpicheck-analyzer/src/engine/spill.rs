@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use bytemuck::{CheckedBitPattern, NoUninit};
+use rustc_hash::FxHashMap;
 
 /// Items per chunk written to the file: 1024 operations are 24 KiB (and 8 KiB of their
 /// calls' information), so a rank holds at most that much of its program while it is
@@ -51,6 +52,9 @@ pub(crate) struct SpillFile {
     end: AtomicU64,
     /// Chunks appended from this offset on are compressed.
     compress_from: u64,
+    /// Appends fail as on a full disk (tests).
+    #[cfg(test)]
+    full: std::sync::atomic::AtomicBool,
 }
 
 impl SpillFile {
@@ -66,6 +70,8 @@ impl SpillFile {
             file,
             end: AtomicU64::new(0),
             compress_from,
+            #[cfg(test)]
+            full: Default::default(),
         }))
     }
 
@@ -75,6 +81,10 @@ impl SpillFile {
     }
 
     fn append(&self, bytes: &[u8]) -> std::io::Result<u64> {
+        #[cfg(test)]
+        if self.full.load(Ordering::Relaxed) {
+            return Err(std::io::ErrorKind::StorageFull.into());
+        }
         let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
         self.file.write_all_at(bytes, at)?;
         Ok(at)
@@ -143,6 +153,9 @@ pub(crate) struct SpilledVec<T> {
     chunk: usize,
     /// The chunks written, in order.
     written: Vec<WrittenChunk>,
+    /// Written chunks that grew when changed and found no room at the end of the file (a
+    /// full disk), by index: they stay in memory.
+    held: FxHashMap<usize, Vec<T>>,
     /// The items after the written chunks.
     tail: Vec<T>,
     /// The layout the chunks are written in between trials of both.
@@ -209,6 +222,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             spilling: false,
             chunk: CHUNK,
             written: Vec::new(),
+            held: FxHashMap::default(),
             tail: Vec::new(),
             layout: LayoutChoice::default(),
         }
@@ -222,6 +236,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             file,
             chunk,
             written: Vec::new(),
+            held: FxHashMap::default(),
             tail: Vec::new(),
             layout: LayoutChoice::default(),
         }
@@ -335,8 +350,12 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             self.file().write(at, bytemuck::bytes_of(&item));
             return;
         }
-        let mut reader = ChunkReader::default();
         let c = i / self.chunk;
+        if let Some(items) = self.held.get_mut(&c) {
+            items[i % self.chunk] = item;
+            return;
+        }
+        let mut reader = ChunkReader::default();
         self.load(c, &mut reader);
         reader.items[i % self.chunk] = item;
         self.rewrite(c, &reader.items);
@@ -356,6 +375,11 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
     }
 
     fn load(&self, c: usize, reader: &mut ChunkReader<T>) {
+        reader.chunk = c;
+        if let Some(items) = self.held.get(&c) {
+            reader.items.clone_from(items);
+            return;
+        }
         let chunk = self.written[c];
         // Read into a buffer of its own: a replay holds a chunk per rank, not two.
         let mut bytes = vec![0u8; chunk.len as usize];
@@ -368,11 +392,10 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         } else {
             decompress(&bytes, chunk.layout, self.chunk, &mut reader.items);
         }
-        reader.chunk = c;
     }
 
     /// Writes compressed chunk `c` again as `items`: where it was if it fits, else at the
-    /// end of the file, giving back where it was.
+    /// end of the file, giving back where it was, else (a full disk) into memory.
     fn rewrite(&mut self, c: usize, items: &[T]) {
         let old = self.written[c];
         // One item changed: the chunk's layout is still the better one.
@@ -382,12 +405,15 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             file.write(old.at, &bytes);
             old.at
         } else {
-            let at = match file.append(&bytes) {
-                Ok(at) => at,
-                Err(e) => panic!("mpicheck: cannot write the analysis's temporary file: {e}"),
-            };
+            let moved = file.append(&bytes);
             file.give_back(old.at, old.len as u64);
-            at
+            match moved {
+                Ok(at) => at,
+                Err(_) => {
+                    self.held.insert(c, items.to_vec());
+                    return;
+                }
+            }
         };
         self.written[c] = WrittenChunk {
             at,
@@ -702,6 +728,32 @@ mod tests {
             expected[i] = scattered_op(i as u32);
             assert_eq!(spilled.get(i), expected[i]);
         }
+        assert_eq!(spilled.to_vec(), expected);
+    }
+
+    #[test]
+    fn a_chunk_that_grows_on_a_full_disk_stays_in_memory() {
+        let file = SpillFile::create(None, 0).expect("a temporary file");
+        let mut spilled = SpilledVec::new(Some(file.clone()), 64);
+        for i in 0..320 {
+            spilled.push(loop_op(i));
+        }
+        assert_eq!(spilled.written.len(), 4);
+        file.full.store(true, Ordering::Relaxed);
+        let mut expected: Vec<ReplayOp> = (0..320).map(loop_op).collect();
+        for (i, op) in expected.iter_mut().enumerate().take(120).skip(70) {
+            *op = scattered_op(i as u32);
+            spilled.set(i, *op);
+        }
+        assert_eq!(spilled.held.keys().collect::<Vec<_>>(), [&1]);
+        assert_eq!(spilled.get(100), expected[100]);
+        assert_eq!(spilled.to_vec(), expected);
+        // New chunks stay in memory too.
+        for i in 320..500 {
+            spilled.push(loop_op(i));
+            expected.push(loop_op(i));
+        }
+        assert_eq!(spilled.written.len(), 4);
         assert_eq!(spilled.to_vec(), expected);
     }
 
