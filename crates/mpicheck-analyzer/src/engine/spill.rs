@@ -116,19 +116,19 @@ impl SpillFile {
         }
     }
 
-    /// Bytes of the file, holes included (tests and benchmarks).
+    /// Bytes of the file, holes included (tests).
     #[cfg(test)]
     fn len(&self) -> u64 {
         self.end.load(Ordering::Relaxed)
     }
 }
 
-/// How a written chunk's items were laid out before they were compressed.
+/// How a written chunk's items are stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Layout {
     /// As they are in memory, not compressed (before the file holds [`COMPRESS_FROM`]).
     Plain,
-    /// As they are in memory.
+    /// As they are in memory, compressed.
     Items,
     /// Word `w` of every item in turn, then word `w + 1`..., each word stored as its
     /// difference from the previous item's.
@@ -155,7 +155,7 @@ pub(crate) struct SpilledVec<T> {
     written: Vec<WrittenChunk>,
     /// Written chunks that grew when changed and found no room at the end of the file (a
     /// full disk), by index: they stay in memory.
-    held: FxHashMap<usize, Vec<T>>,
+    moved_to_memory: FxHashMap<usize, Vec<T>>,
     /// The items after the written chunks.
     tail: Vec<T>,
     /// The layout the chunks are written in between trials of both.
@@ -222,7 +222,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             spilling: false,
             chunk: CHUNK,
             written: Vec::new(),
-            held: FxHashMap::default(),
+            moved_to_memory: FxHashMap::default(),
             tail: Vec::new(),
             layout: LayoutChoice::default(),
         }
@@ -236,7 +236,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             file,
             chunk,
             written: Vec::new(),
-            held: FxHashMap::default(),
+            moved_to_memory: FxHashMap::default(),
             tail: Vec::new(),
             layout: LayoutChoice::default(),
         }
@@ -351,7 +351,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             return;
         }
         let c = i / self.chunk;
-        if let Some(items) = self.held.get_mut(&c) {
+        if let Some(items) = self.moved_to_memory.get_mut(&c) {
             items[i % self.chunk] = item;
             return;
         }
@@ -376,7 +376,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
 
     fn load(&self, c: usize, reader: &mut ChunkReader<T>) {
         reader.chunk = c;
-        if let Some(items) = self.held.get(&c) {
+        if let Some(items) = self.moved_to_memory.get(&c) {
             reader.items.clone_from(items);
             return;
         }
@@ -385,10 +385,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
         let mut bytes = vec![0u8; chunk.len as usize];
         self.file().read(chunk.at, &mut bytes);
         if chunk.layout == Layout::Plain {
-            reader.items.clear();
-            reader
-                .items
-                .extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>));
+            decode_items(&bytes, &mut reader.items);
         } else {
             decompress(&bytes, chunk.layout, self.chunk, &mut reader.items);
         }
@@ -410,7 +407,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
             match moved {
                 Ok(at) => at,
                 Err(_) => {
-                    self.held.insert(c, items.to_vec());
+                    self.moved_to_memory.insert(c, items.to_vec());
                     return;
                 }
             }
@@ -495,12 +492,11 @@ fn decompress<T: CheckedBitPattern>(
     CODEC.with_borrow_mut(|codec| {
         let size = n * size_of::<T>();
         codec.decompress(compressed, size);
-        items.clear();
         let bytes = &codec.bytes;
         match layout {
-            Layout::Plain => unreachable!("plain chunks are read without zstd"),
-            Layout::Items => items.extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>)),
+            Layout::Plain | Layout::Items => decode_items(bytes, items),
             Layout::Columns => {
+                items.clear();
                 let width = size_of::<T>() / 4;
                 let rows = &mut codec.rows;
                 rows.clear();
@@ -550,6 +546,12 @@ impl Codec {
             Err(e) => panic!("mpicheck: the analysis's temporary file is corrupt: {e}"),
         }
     }
+}
+
+/// The items `bytes` hold as they are in memory, into `items`.
+fn decode_items<T: CheckedBitPattern>(bytes: &[u8], items: &mut Vec<T>) {
+    items.clear();
+    items.extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>));
 }
 
 /// An item from the bytes it was written as.
@@ -745,7 +747,7 @@ mod tests {
             *op = scattered_op(i as u32);
             spilled.set(i, *op);
         }
-        assert_eq!(spilled.held.keys().collect::<Vec<_>>(), [&1]);
+        assert_eq!(spilled.moved_to_memory.keys().collect::<Vec<_>>(), [&1]);
         assert_eq!(spilled.get(100), expected[100]);
         assert_eq!(spilled.to_vec(), expected);
         // New chunks stay in memory too.
