@@ -10,9 +10,11 @@
 #   ROUNDS=200000 benches/online_disk.sh
 #   NP=4 FAMILY=openmpi benches/online_disk.sh -- lmp -in in.melt   # any program (run in $WORK)
 #   MPICHECK_ARGS="--release-traces-after 16M" benches/online_disk.sh   # more mpicheck run options
+#   COUNT_CALLS=0 ROUNDS=2000000 MPICHECK_ARGS=... benches/online_disk.sh  # no second run
 #
 # The calls are counted by `mpicheck events`, which cannot read traces whose analyzed records
-# were released: then by a second run of the program with --keep-traces (without sampling).
+# were released: then by a second run of the program with --keep-traces (without sampling),
+# unless COUNT_CALLS=0. How long the job waited for the analysis, if it did, is printed too.
 set -euo pipefail
 
 ROUNDS=${ROUNDS:-20000}
@@ -66,7 +68,7 @@ wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN {printf "%.1f", e - s}')
 left=$(traces_bytes)
 count_calls() { "$MPICHECK" events "$out" 2>/dev/null | grep -cE '^ +[0-9]+ MPI_' || true; }
 calls=$(count_calls)
-if [ "$calls" = 0 ]; then
+if [ "$calls" = 0 ] && [ "${COUNT_CALLS:-1}" != 0 ]; then
     # Released while analyzed: the same program again, its traces kept, for the count.
     rm -rf "$out"
     "$MPICHECK" run --mpi "$FAMILY" -n "$NP" --out "$out" --format none --keep-traces -- \
@@ -75,7 +77,10 @@ if [ "$calls" = 0 ]; then
 fi
 
 echo "# $(date -u +%FT%TZ) $(getconf _NPROCESSORS_ONLN) cores, load $(cut -d' ' -f1-3 /proc/loadavg); ${program[*]} on $NP ranks ($FAMILY), exit $status, $wall s"
+grep -h 'the job waited' "$WORK/stderr.txt" || true
 printf '| calls | peak traces MiB | peak temporary file MiB | peak both MiB | left after the job MiB | bytes/call (peak both) |\n'
 printf '|---:|---:|---:|---:|---:|---:|\n'
 awk -v c="$calls" -v t="$peak_traces" -v s="$peak_spill" -v b="$peak_both" -v l="$left" 'BEGIN {
-    m = 1048576; printf "| %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n", c, t / m, s / m, b / m, l / m, b / (c > 0 ? c : 1) }'
+    m = 1048576; n = "-"; per = "-"
+    if (c > 0) { n = c; per = sprintf("%.1f", b / c) }
+    printf "| %s | %.1f | %.1f | %.1f | %.1f | %s |\n", n, t / m, s / m, b / m, l / m, per }'
