@@ -298,6 +298,30 @@ pub struct FollowUntil {
     /// waiting at the frontier wakes within a poll of the file. Whoever sets it drops the
     /// reader after that, which gives back its file and buffers.
     pub stop: Arc<AtomicBool>,
+    /// Called each time the reader waits at the frontier for the process's next records:
+    /// where a caller may look at what it was asked meanwhile (`mpicheck run` makes a copy
+    /// of the analysis there to judge a stall).
+    pub waiting: Option<WhileWaiting>,
+}
+
+/// What a reader does each time it waits at the frontier ([`FollowUntil::waiting`]).
+#[derive(Clone)]
+pub struct WhileWaiting(pub Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for WhileWaiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WhileWaiting")
+    }
+}
+
+/// Set in a copy of a following analysis ([`keep_every_record`]).
+static KEEP_EVERY_RECORD: AtomicBool = AtomicBool::new(false);
+
+/// For a copy of a following analysis made by `fork` (to judge a stall while the original
+/// reads on): the records this process reads are the original's to release, not its own,
+/// so from now on no reader of this process releases any.
+pub fn keep_every_record() {
+    KEEP_EVERY_RECORD.store(true, Ordering::Release);
 }
 
 impl FollowUntil {
@@ -378,7 +402,10 @@ impl Releaser {
     /// nothing was released past what was).
     fn release_before(mut self, record: usize) -> Option<Releaser> {
         let watched = self.behind.watched.load(Ordering::Acquire);
-        if ((record - self.from) as u64) < self.behind.after_bytes || record as u64 > watched {
+        if ((record - self.from) as u64) < self.behind.after_bytes
+            || record as u64 > watched
+            || KEEP_EVERY_RECORD.load(Ordering::Acquire)
+        {
             return Some(self);
         }
         let write = |at: usize, value: usize| {
@@ -492,6 +519,13 @@ impl FollowedFile {
             if self.until.process_gone(self.frontier.exited()) {
                 job_over_now(self);
                 return;
+            }
+            if let Some(waiting) = &self.until.waiting {
+                (waiting.0)();
+                // (It may have ended the trace: the job is over for a copy.)
+                if self.until.job_over.load(Ordering::Acquire) {
+                    continue;
+                }
             }
             std::thread::sleep(FOLLOW_POLL);
         }
