@@ -85,6 +85,7 @@ use polling::Poll;
 pub use program::*;
 use queues::*;
 pub use results::*;
+pub use spill::keep_temporary_files_unchanged;
 pub(crate) use spill::SpillFile;
 use spill::{ChunkReader, SpilledVec};
 

@@ -20,13 +20,19 @@
 //!
 //! If the file cannot be made or written (a full disk), the items stay in memory: the
 //! analysis then takes the memory it took before, it does not fail.
+//!
+//! A copy of a running analysis made by `fork` (`mpicheck run` judges a stall in one while
+//! the original reads on) shares the file with the original: once
+//! [`keep_temporary_files_unchanged`] is called, what the copy writes stays in its memory,
+//! laid over the file's bytes when read ([`BytesOverFile`]).
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use bytemuck::{CheckedBitPattern, NoUninit};
 use rustc_hash::FxHashMap;
@@ -44,6 +50,17 @@ const LEVEL: i32 = 1;
 /// take no time compressing.
 pub(crate) const COMPRESS_FROM: u64 = 64 << 20;
 
+/// Set in a copy of a running analysis ([`keep_temporary_files_unchanged`]).
+static WRITES_STAY_IN_MEMORY: AtomicBool = AtomicBool::new(false);
+
+/// For a copy of a running analysis made by `fork` (`mpicheck run` judges a stall in one
+/// while the original reads on): the temporary files are the original's too, which goes on
+/// with them, so from now on what this process writes to them stays in its memory, and
+/// nothing of them is given back.
+pub fn keep_temporary_files_unchanged() {
+    WRITES_STAY_IN_MEMORY.store(true, Ordering::Release);
+}
+
 /// The unnamed temporary file the chunks of every rank's vectors are appended to.
 #[derive(Debug)]
 pub(crate) struct SpillFile {
@@ -52,9 +69,14 @@ pub(crate) struct SpillFile {
     end: AtomicU64,
     /// Chunks appended from this offset on are compressed.
     compress_from: u64,
+    /// What was written since writes stay in memory.
+    written_in_memory: Mutex<BytesOverFile>,
     /// Appends fail as on a full disk (tests).
     #[cfg(test)]
-    full: std::sync::atomic::AtomicBool,
+    full: AtomicBool,
+    /// Writes stay in memory, as in a copy of the analysis (tests).
+    #[cfg(test)]
+    keeps_writes: AtomicBool,
 }
 
 impl SpillFile {
@@ -70,9 +92,26 @@ impl SpillFile {
             file,
             end: AtomicU64::new(0),
             compress_from,
+            written_in_memory: Default::default(),
             #[cfg(test)]
             full: Default::default(),
+            #[cfg(test)]
+            keeps_writes: Default::default(),
         }))
+    }
+
+    /// Whether writes stay in memory ([`keep_temporary_files_unchanged`]).
+    fn writes_stay_in_memory(&self) -> bool {
+        let copy = WRITES_STAY_IN_MEMORY.load(Ordering::Acquire);
+        #[cfg(test)]
+        let copy = copy || self.keeps_writes.load(Ordering::Relaxed);
+        copy
+    }
+
+    fn in_memory(&self) -> std::sync::MutexGuard<'_, BytesOverFile> {
+        self.written_in_memory
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Whether the next chunks are compressed.
@@ -86,11 +125,31 @@ impl SpillFile {
             return Err(std::io::ErrorKind::StorageFull.into());
         }
         let at = self.end.fetch_add(bytes.len() as u64, Ordering::Relaxed);
-        self.file.write_all_at(bytes, at)?;
+        match self.writes_stay_in_memory() {
+            true => self.in_memory().write(at, bytes),
+            false => self.file.write_all_at(bytes, at)?,
+        }
         Ok(at)
     }
 
     fn read(&self, at: u64, bytes: &mut [u8]) {
+        if self.writes_stay_in_memory() {
+            // (What was appended since is not in the file: past its end.)
+            let mut read = 0;
+            while read < bytes.len() {
+                match self.file.read_at(&mut bytes[read..], at + read as u64) {
+                    Ok(0) => break,
+                    Ok(n) => read += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        panic!("mpicheck: cannot read back the analysis's temporary file: {e}")
+                    }
+                }
+            }
+            bytes[read..].fill(0);
+            self.in_memory().lay_over(at, bytes);
+            return;
+        }
         // The file is ours and was written: failing to read it back is a broken disk.
         if let Err(e) = self.file.read_exact_at(bytes, at) {
             panic!("mpicheck: cannot read back the analysis's temporary file: {e}");
@@ -98,6 +157,9 @@ impl SpillFile {
     }
 
     fn write(&self, at: u64, bytes: &[u8]) {
+        if self.writes_stay_in_memory() {
+            return self.in_memory().write(at, bytes);
+        }
         if let Err(e) = self.file.write_all_at(bytes, at) {
             panic!("mpicheck: cannot write the analysis's temporary file: {e}");
         }
@@ -105,6 +167,10 @@ impl SpillFile {
 
     /// Gives back the disk of bytes no chunk uses any more (where the file system can).
     fn give_back(&self, at: u64, len: u64) {
+        if self.writes_stay_in_memory() {
+            // (Another process may still read them.)
+            return;
+        }
         // SAFETY: fallocate on a descriptor we own; a failure only keeps the blocks.
         unsafe {
             libc::fallocate(
@@ -120,6 +186,54 @@ impl SpillFile {
     #[cfg(test)]
     fn len(&self) -> u64 {
         self.end.load(Ordering::Relaxed)
+    }
+}
+
+/// Bytes written over a file without changing it, by offset: every range that covers a
+/// byte holds the byte's last value (a write changes each range it overlaps), so a read
+/// lays them over the file's bytes in any order.
+#[derive(Debug, Default)]
+struct BytesOverFile {
+    ranges: BTreeMap<u64, Vec<u8>>,
+    /// The longest range's length: no range that starts further before an offset reaches it.
+    longest: u64,
+}
+
+impl BytesOverFile {
+    /// The ranges that overlap `at..at + len`, by their start.
+    fn overlapping(&mut self, at: u64, len: u64) -> impl Iterator<Item = (u64, &mut Vec<u8>)> {
+        let from = at.saturating_sub(self.longest);
+        self.ranges
+            .range_mut(from..at + len)
+            .filter(move |(start, range)| **start + range.len() as u64 > at)
+            .map(|(start, range)| (*start, range))
+    }
+
+    fn write(&mut self, at: u64, bytes: &[u8]) {
+        let (len, end) = (bytes.len() as u64, at + bytes.len() as u64);
+        let mut covered = false;
+        for (start, range) in self.overlapping(at, len) {
+            let (from, to) = (start.max(at), (start + range.len() as u64).min(end));
+            range[(from - start) as usize..(to - start) as usize]
+                .copy_from_slice(&bytes[(from - at) as usize..(to - at) as usize]);
+            covered |= start <= at && to == end;
+        }
+        if !covered {
+            // (A range that starts here is shorter, else it covers: it is all written over.)
+            self.ranges.insert(at, bytes.to_vec());
+            self.longest = self.longest.max(len);
+        }
+    }
+
+    /// Lays what was written of `at..at + bytes.len()` over `bytes`, that range's bytes in
+    /// the file.
+    fn lay_over(&mut self, at: u64, bytes: &mut [u8]) {
+        let end = at + bytes.len() as u64;
+        for (start, range) in self.overlapping(at, bytes.len() as u64) {
+            let (from, to) = (start.max(at), (start + range.len() as u64).min(end));
+            bytes[(from - at) as usize..(to - at) as usize]
+                .copy_from_slice(&range[(from - start) as usize..(to - start) as usize]);
+        }
     }
 }
 
@@ -757,6 +871,69 @@ mod tests {
         }
         assert_eq!(spilled.written.len(), 4);
         assert_eq!(spilled.to_vec(), expected);
+    }
+
+    #[test]
+    fn bytes_written_over_a_file_read_as_last_written() {
+        let mut over = BytesOverFile::default();
+        let mut expected = vec![0u8; 64];
+        let mut write = |over: &mut BytesOverFile, at: usize, bytes: &[u8]| {
+            over.write(at as u64, bytes);
+            expected[at..at + bytes.len()].copy_from_slice(bytes);
+            let mut read = vec![0u8; 64];
+            over.lay_over(0, &mut read);
+            assert_eq!(read, expected, "after {} bytes at {at}", bytes.len());
+        };
+        write(&mut over, 8, &[1; 8]);
+        write(&mut over, 10, &[2; 2]); // inside a range
+        write(&mut over, 4, &[3; 8]); // over a range's start
+        write(&mut over, 14, &[4; 10]); // over a range's end
+        write(&mut over, 2, &[5; 30]); // over all of them
+        write(&mut over, 40, &[6; 4]);
+        write(&mut over, 40, &[7; 8]); // the same start, longer
+        let mut part = vec![9u8; 6];
+        over.lay_over(42, &mut part);
+        assert_eq!(part, [7, 7, 7, 7, 7, 7]);
+        let mut part = vec![9u8; 4];
+        over.lay_over(46, &mut part);
+        assert_eq!(part, [7, 7, 9, 9], "bytes never written are the file's");
+    }
+
+    #[test]
+    fn a_copy_of_the_analysis_leaves_the_file_as_it_was() {
+        for compress_from in [u64::MAX, 0] {
+            let file = SpillFile::create(None, compress_from).expect("a temporary file");
+            let mut spilled = SpilledVec::new(Some(file.clone()), 64);
+            let mut expected: Vec<ReplayOp> = (0..320).map(loop_op).collect();
+            for op in &expected {
+                spilled.push(*op);
+            }
+            let mut before = Vec::new();
+            use std::io::{Read, Seek};
+            let mut handle = file.file.try_clone().unwrap();
+            handle.rewind().unwrap();
+            handle.read_to_end(&mut before).unwrap();
+            assert!(!before.is_empty());
+            file.keeps_writes.store(true, Ordering::Relaxed);
+            // Changed (compressed chunks grow and move), and appended to.
+            for (i, op) in expected.iter_mut().enumerate().skip(3).step_by(5) {
+                *op = scattered_op(i as u32);
+                spilled.set(i, *op);
+            }
+            for i in 320..700 {
+                spilled.push(loop_op(i));
+                expected.push(loop_op(i));
+            }
+            assert_eq!(spilled.to_vec(), expected, "compress from {compress_from}");
+            let mut reader = ChunkReader::default();
+            for (i, op) in expected.iter().enumerate() {
+                assert_eq!(spilled.read(i, &mut reader), *op);
+            }
+            let mut after = Vec::new();
+            handle.rewind().unwrap();
+            handle.read_to_end(&mut after).unwrap();
+            assert!(before == after, "compress from {compress_from}");
+        }
     }
 
     #[test]
