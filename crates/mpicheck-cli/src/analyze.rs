@@ -364,14 +364,19 @@ pub fn analyze_and_report(
     }
     let mut incomplete = loaded.unreadable.clone();
     incomplete.extend(notes);
+    let ended_at_a_stall = incomplete_run.is_some();
     if let Some(lack) = incomplete_run {
         eprintln!("mpicheck: warning: {lack}");
         incomplete.push(lack);
     }
     if !incomplete.is_empty() {
+        let mut summary = incomplete_summary(traces, &assignment, &run, &loaded.unreadable);
+        if ended_at_a_stall {
+            summary.push("the calls after the job stalled were not analyzed".into());
+        }
         eprintln!(
             "mpicheck: the analysis is incomplete ({}): problems in what was not recorded cannot be found",
-            incomplete_summary(traces, &assignment, &run, &loaded.unreadable)
+            summary.join(", ")
         );
     }
     Ok(Analysis {
@@ -625,13 +630,13 @@ fn incomplete_notes(traces: &[Trace], run: &Run, assignment: &RankAssignment) ->
     out
 }
 
-/// "the trace of rank 0 was cut, 1 trace file could not be read", for the summary line.
+/// "the trace of rank 0 was cut", "1 trace file could not be read", for the summary line.
 fn incomplete_summary(
     traces: &[Trace],
     assignment: &RankAssignment,
     run: &Run,
     unreadable: &[String],
-) -> String {
+) -> Vec<String> {
     let (mut cut, mut no_space, mut missing) = (Vec::new(), Vec::new(), Vec::new());
     for rank in &run.ranks {
         match assignment.by_rank.get(&(rank.rank as i32)) {
@@ -664,7 +669,7 @@ fn incomplete_summary(
             if n == 1 { "" } else { "s" }
         ));
     }
-    parts.join(", ")
+    parts
 }
 
 pub fn is_trace_file(path: &Path) -> bool {
