@@ -19,6 +19,7 @@ mod out_dir;
 mod progress;
 mod relay;
 mod run;
+mod stall_copy;
 mod status;
 mod watch;
 

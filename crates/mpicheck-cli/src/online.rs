@@ -13,8 +13,11 @@
 //! [`Online::watched`]). When its result is sure to be thrown away (a followed trace shows a window
 //! constructor, or mpicheck ends the job, [`Online::stop`]), the analysis stops there and
 //! gives back its memory and files instead of following the job to its end. When every rank
-//! is stuck, the supervisor may end the analysis there ([`Online::finish_at_stall`]) and judge
-//! the stall from its findings instead of reading every trace again.
+//! is stuck, the supervisor has the stall judged by a copy of the analysis
+//! ([`Online::judge_in_a_copy`], `stall_copy.rs`), so that the analysis goes on if the stall
+//! proves nothing; to report a deadlock, it ends the analysis there
+//! ([`Online::finish_at_stall`]) and judges the stall from its findings instead of reading
+//! every trace again.
 //!
 //! With `MPICHECK_DEBUG_ONLINE` set, mpicheck says on stderr when the analysis finished,
 //! whether it stopped early and why, whether its result was used and, if it gave up, why
@@ -30,12 +33,13 @@ use std::time::Duration;
 use mpicheck_analyzer::diagnostic::Diagnostic;
 use mpicheck_analyzer::model::{Run, SourceLocation};
 use mpicheck_trace::follow::{
-    follow_trace_calls, scan_settled, FollowUntil, ReleaseBehind, RELEASE_STEP,
+    follow_trace_calls, scan_settled, FollowUntil, ReleaseBehind, WhileWaiting, RELEASE_STEP,
 };
 use mpicheck_trace::{Trace, TraceError};
 
 use crate::analyze::PollingThread;
 use crate::out_dir;
+use crate::stall_copy::{CopyVerdict, StallQuestion};
 
 /// How often the thread looks for the ranks' traces before it can start.
 const WAIT_FOR_RANKS: Duration = Duration::from_millis(100);
@@ -62,6 +66,8 @@ pub struct Online {
     release_after: Option<u64>,
     /// The thread was made an ordinary one to keep up with traces that are released.
     keeps_up: AtomicBool,
+    /// A stall to judge in a copy of the analysis.
+    stall: Arc<StallQuestion>,
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
 
@@ -145,12 +151,21 @@ impl Online {
             progress: progress.clone(),
             releasing: releasing.clone(),
         });
+        let stall = Arc::new(StallQuestion::default());
+        let its_stall = stall.clone();
         let thread = std::thread::Builder::new()
             .name("mpicheck-online".into())
             .spawn(move || {
                 // SAFETY: gettid(2) has no preconditions.
                 its_tid.store(unsafe { libc::gettid() }, Ordering::Release);
-                follow_and_analyze(&dir, over, stopped, its_polling, release)
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    follow_and_analyze(&dir, over, stopped, its_polling, release, &its_stall)
+                }));
+                // (A copy made to judge a stall ends here, with its verdict.)
+                if crate::stall_copy::in_a_copy() {
+                    crate::stall_copy::end_the_copy(&result);
+                }
+                result.unwrap_or_else(|panic| std::panic::resume_unwind(panic))
             })
             .expect("cannot start the analysis thread");
         Online {
@@ -162,6 +177,7 @@ impl Online {
             releasing,
             release_after,
             keeps_up: AtomicBool::new(false),
+            stall,
             thread,
         }
     }
@@ -255,6 +271,50 @@ impl Online {
         let followed = self.finish();
         drop(paused);
         Ok(followed)
+    }
+
+    /// Every rank is stuck, `polling` the threads seen polling: a copy of the analysis judges
+    /// the stall as [`Online::finish_at_stall`] would, and the analysis goes on
+    /// (`stall_copy.rs`). The analysis thread is given a CPU for it, or the stuck ranks are
+    /// stopped meanwhile (`pause_ranks`, as in [`Online::finish_at_stall`]). `interrupted`:
+    /// the user's Ctrl-C, which ends the wait for the verdict.
+    pub fn judge_in_a_copy<Paused>(
+        &self,
+        polling: &[PollingThread],
+        pause_ranks: impl FnOnce() -> Option<Paused>,
+        interrupted: &AtomicBool,
+    ) -> CopyVerdict {
+        if self.thread.is_finished() {
+            return CopyVerdict::None;
+        }
+        let was_idle = !self.keeps_up.load(Ordering::Acquire);
+        let (ordinary, paused) = match self.leave_idle() {
+            true => (true, None),
+            false => match pause_ranks() {
+                Some(paused) => (false, Some(paused)),
+                None => return CopyVerdict::None,
+            },
+        };
+        *self.polling.lock().unwrap_or_else(|e| e.into_inner()) = polling.to_vec();
+        let verdict = self.stall.ask(|| self.thread.is_finished(), interrupted);
+        // The threads polling at this stall are no model for the job's end.
+        self.polling
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+        if ordinary && was_idle && !self.keeps_up.load(Ordering::Acquire) {
+            make_idle(self.tid.load(Ordering::Acquire));
+        }
+        drop(paused);
+        debug(&format!(
+            "a copy of the analysis during the run judged the stall: {}",
+            match verdict {
+                CopyVerdict::Explained => "it explains it",
+                CopyVerdict::Unproven => "it proves nothing, and the analysis goes on",
+                CopyVerdict::None => "no verdict",
+            }
+        ));
+        verdict
     }
 
     /// Makes the analysis thread an ordinary one again ([`yield_to_the_job`] made it idle);
@@ -375,9 +435,10 @@ fn thread_cpu_time<T>(thread: &JoinHandle<T>) -> Option<Duration> {
     read.then(|| Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
 }
 
-/// Says `what` on stderr when `MPICHECK_DEBUG_ONLINE` is set.
+/// Says `what` on stderr when `MPICHECK_DEBUG_ONLINE` is set (never in a copy of the
+/// analysis, `stall_copy.rs`).
 pub(crate) fn debug(what: &str) {
-    if std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
+    if !crate::stall_copy::in_a_copy() && std::env::var_os("MPICHECK_DEBUG_ONLINE").is_some() {
         eprintln!("mpicheck: {what}");
     }
 }
@@ -387,6 +448,13 @@ impl Followed {
     /// ended at a stall).
     pub fn traces(&self) -> Vec<Trace> {
         self.ended.values().map(|e| e.trace.clone()).collect()
+    }
+
+    /// The findings that explain the stall this analysis was ended at: a deadlock, or
+    /// mismatches the MPI hangs in (none if a polling thread's loop could not be modelled).
+    pub fn stall_explanation(&self) -> Option<Vec<Diagnostic>> {
+        mpicheck_analyzer::checks::stall_explanation(&self.run, &self.findings)
+            .filter(|_| self.polling_modelled)
     }
 
     /// Whether this result, the analysis ended at a stall ([`Online::finish_at_stall`]), is
@@ -429,16 +497,19 @@ impl Followed {
 /// idle thread it ran 2 s, and the report came 4-6 s after the job instead of at once, the
 /// same total time (BENCHMARKS.md, "The analysis thread as an idle thread").
 fn yield_to_the_job() {
+    // SAFETY: gettid(2) has no preconditions.
+    make_idle(unsafe { libc::gettid() });
+}
+
+/// Makes the thread `tid` of this process an idle one ([`yield_to_the_job`]), or a nice one
+/// where it cannot be.
+fn make_idle(tid: libc::pid_t) {
     let idle = libc::sched_param { sched_priority: 0 };
-    // SAFETY: sched_setscheduler(2) and setpriority(2) on this thread only (Linux: 0 is the
-    // calling thread, and a thread id is a process id here).
+    // SAFETY: sched_setscheduler(2) and setpriority(2) on a thread of this process (Linux:
+    // a thread id is a process id here).
     unsafe {
-        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &idle) != 0 {
-            libc::setpriority(
-                libc::PRIO_PROCESS,
-                libc::gettid() as libc::id_t,
-                ANALYSIS_NICENESS,
-            );
+        if libc::sched_setscheduler(tid, libc::SCHED_IDLE, &idle) != 0 {
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, ANALYSIS_NICENESS);
         }
     }
 }
@@ -451,10 +522,11 @@ fn follow_and_analyze(
     stop: Arc<AtomicBool>,
     polling: Arc<Mutex<Vec<PollingThread>>>,
     release: Option<Release>,
+    stall: &Arc<StallQuestion>,
 ) -> Result<Option<Followed>, String> {
     yield_to_the_job();
     let progress = release.as_ref().map(|r| r.progress.clone());
-    let Some((traces, paths, scanned_to)) = wait_for_ranks(dir, &job_over, &stop)? else {
+    let Some((traces, paths, scanned_to)) = wait_for_ranks(dir, &job_over, &stop, stall)? else {
         return Ok(None);
     };
     // An RMA program's checks read the traces after the job (this analysis stops at its
@@ -481,9 +553,12 @@ fn follow_and_analyze(
         }
     ));
     let host = local_host();
+    let (question, over) = (stall.clone(), job_over.clone());
+    let waiting = WhileWaiting(Arc::new(move || question.at_the_frontier(&over)));
     let until = |trace: &Trace| FollowUntil {
         job_over: job_over.clone(),
         stop: stop.clone(),
+        waiting: Some(waiting.clone()),
         // Only a process of this machine can be seen to be gone.
         local_pid: trace
             .process
@@ -645,6 +720,7 @@ fn wait_for_ranks(
     dir: &Path,
     job_over: &AtomicBool,
     stop: &AtomicBool,
+    stall: &StallQuestion,
 ) -> Result<Option<(Vec<Trace>, Vec<PathBuf>, Vec<usize>)>, String> {
     // Scanned once each, when ready: the other ranks may run on meanwhile.
     let mut ready: BTreeMap<PathBuf, (Trace, usize)> = BTreeMap::new();
@@ -692,6 +768,7 @@ fn wait_for_ranks(
         if over {
             return Ok(None);
         }
+        stall.cannot_answer_yet();
         std::thread::sleep(WAIT_FOR_RANKS);
     }
 }

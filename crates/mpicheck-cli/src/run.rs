@@ -22,6 +22,7 @@ use crate::online::{Followed, Online};
 use crate::out_dir::{self, RunDir};
 use crate::progress::Progress;
 use crate::relay::{self, LauncherNotes, Relay, Target};
+use crate::stall_copy::CopyVerdict;
 use crate::status::{EndReason, ProgramEnd};
 use crate::watch::Watcher;
 use crate::{OnDeadlock, RunArgs};
@@ -554,6 +555,14 @@ fn live_deadlock(
     pause: Option<&[u32]>,
     print: bool,
 ) -> StallVerdict {
+    // A copy of the analysis following the job judges first: where the stall proves
+    // nothing, the analysis goes on (to release the traces, and judge a later stall).
+    if let Some(following) = online.as_ref() {
+        let pause_ranks = || pause.map(|pids| PausedRanks::pause(pids, out_dir));
+        if following.judge_in_a_copy(polling, pause_ranks, &INTERRUPTED) == CopyVerdict::Unproven {
+            return StallVerdict::Unproven(None);
+        }
+    }
     let (analysis, explained) = match judge_stall(out_dir, options, polling, online, pause) {
         Ok(judged) => judged,
         Err(e) => {
@@ -619,9 +628,7 @@ fn judge_stall(
         let pause_ranks = || pause.map(|pids| PausedRanks::pause(pids, out_dir));
         match following.finish_at_stall(polling, pause_ranks) {
             Ok(Some(followed)) if followed.judges_stall() => {
-                let explained =
-                    mpicheck_analyzer::checks::stall_explanation(&followed.run, &followed.findings)
-                        .filter(|_| followed.polling_modelled);
+                let explained = followed.stall_explanation();
                 return Ok((StallAnalysis::Followed(followed), explained));
             }
             // It could not start, failed, was stopped or may say otherwise: read the traces.

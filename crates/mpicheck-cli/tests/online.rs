@@ -466,6 +466,96 @@ fn stalls_are_judged_by_the_online_analysis_openmpi() {
     stalls_are_judged_by_the_online_analysis(OPENMPI);
 }
 
+/// A stall the recorded calls do not prove to be a deadlock (rank 0 polls for two kinds of
+/// message in turn, which no one blocking call stands for; rank 1 waits for it), which ends
+/// by itself, then a deadlock. A copy of the analysis that follows the job judges the first
+/// stall, and the analysis goes on: with the traces' records released, it judges the
+/// deadlock too and mpicheck ends the job (before, the first verdict ended the analysis,
+/// the released traces could not be read again, and the job hung until the user stopped
+/// it). A run that finishes after such a stall reports what its finished traces report.
+fn a_stall_that_proves_nothing_leaves_the_analysis_going_on(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = dir.path().join("stall_then_hang");
+    compile_to(family, &program_source("stall_then_hang.c"), &exe);
+    let run = |name: &str, args: &[&str], flags: &[&str]| {
+        let out = dir.path().join(format!("out-{name}"));
+        let go = dir.path().join(format!("go-{name}"));
+        let go_now = go.clone();
+        // Rank 0 polls until mpicheck said what it made of the stall.
+        let (report, said) = report_of_watching(
+            family,
+            2,
+            &exe,
+            &out,
+            &[&[args[0], go.to_str().unwrap()], &args[1..]].concat(),
+            &[flags, &["--deadlock-timeout", "2"]].concat(),
+            move |line| {
+                if String::from_utf8_lossy(line).contains("do not prove a deadlock") {
+                    std::fs::write(&go_now, b"").unwrap();
+                }
+            },
+        );
+        assert!(
+            said.contains("do not prove a deadlock")
+                && said.contains("it proves nothing, and the analysis goes on")
+                && !said.contains("cannot analyze"),
+            "{name} under {}: {said}",
+            family.name
+        );
+        (out, report, said)
+    };
+    let (out, report, said) = run("released", &["20000"], &["--release-traces-after", "1M"]);
+    assert!(
+        said.contains("mpicheck: deadlock: no rank has made progress"),
+        "under {}: {said}",
+        family.name
+    );
+    assert!(
+        report.contains("\"DL001\""),
+        "under {}: {report}",
+        family.name
+    );
+    // (Nothing but the analysis that followed the job could judge the deadlock.)
+    assert!(
+        released_traces(&out).next().is_some(),
+        "nothing was released: {said}"
+    );
+    assert_error(
+        &mpicheck(&["analyze", out.to_str().unwrap()]),
+        "released during the run",
+    );
+    let (out, report, said) = run("finished", &["2000", "finish"], &["--keep-traces"]);
+    assert!(
+        said.contains("is used: true"),
+        "under {}: {said}",
+        family.name
+    );
+    assert!(
+        report.contains("\"TY002\""),
+        "under {}: {report}",
+        family.name
+    );
+    let again = mpicheck(&["analyze", out.to_str().unwrap()]);
+    let analyzed = std::fs::read_to_string(out.join("report.json")).unwrap();
+    assert_eq!(again.status.code(), Some(1), "{}", text(&again.stderr));
+    assert_eq!(
+        report,
+        analyzed.replace(out.to_str().unwrap(), "OUT"),
+        "under {}",
+        family.name
+    );
+}
+
+#[test]
+fn a_stall_that_proves_nothing_leaves_the_analysis_going_on_mpich() {
+    a_stall_that_proves_nothing_leaves_the_analysis_going_on(MPICH);
+}
+
+#[test]
+fn a_stall_that_proves_nothing_leaves_the_analysis_going_on_openmpi() {
+    a_stall_that_proves_nothing_leaves_the_analysis_going_on(OPENMPI);
+}
+
 /// The traces' records the analysis read are released during a long run (here past 1 MiB of
 /// a trace): the report is the one of the run whose traces were kept, and the run cannot be
 /// analyzed again, which `mpicheck analyze` says in one line.
