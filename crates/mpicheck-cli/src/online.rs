@@ -296,18 +296,25 @@ impl Online {
             },
         };
         *self.polling.lock().unwrap_or_else(|e| e.into_inner()) = polling.to_vec();
+        let t0 = std::time::Instant::now();
         let verdict = self.stall.ask(|| self.thread.is_finished(), interrupted);
         // The threads polling at this stall are no model for the job's end.
         self.polling
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
-        if ordinary && was_idle && !self.keeps_up.load(Ordering::Acquire) {
+        // (Not once it ended: its thread id may be another thread's.)
+        if ordinary
+            && was_idle
+            && !self.keeps_up.load(Ordering::Acquire)
+            && !self.thread.is_finished()
+        {
             make_idle(self.tid.load(Ordering::Acquire));
         }
         drop(paused);
         debug(&format!(
-            "a copy of the analysis during the run judged the stall: {}",
+            "a copy of the analysis during the run judged the stall in {:.2} s: {}",
+            t0.elapsed().as_secs_f64(),
             match verdict {
                 CopyVerdict::Explained => "it explains it",
                 CopyVerdict::Unproven => "it proves nothing, and the analysis goes on",
