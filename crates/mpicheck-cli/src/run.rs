@@ -360,6 +360,30 @@ struct Outcome {
     held_back: Option<String>,
 }
 
+/// A stall that proved nothing. Its calls stay the same until a rank moves, so it is judged
+/// again only once it has lasted twice as long: a job that waits long in a way mpicheck
+/// cannot judge costs a few verdicts, not one per timeout.
+struct UnprovenStall {
+    /// When the job last made progress before it.
+    progress_at: Instant,
+    /// How long it had lasted when judged.
+    lasted: Duration,
+}
+
+impl UnprovenStall {
+    fn of(watcher: &Watcher) -> UnprovenStall {
+        UnprovenStall {
+            progress_at: watcher.last_progress(),
+            lasted: watcher.stuck_for(),
+        }
+    }
+
+    /// Whether the job stuck now is to be judged: another stall, or this one twice as long.
+    fn judge_again(&self, watcher: &Watcher) -> bool {
+        watcher.last_progress() != self.progress_at || watcher.stuck_for() >= 2 * self.lasted
+    }
+}
+
 /// What the live hang check made of a stall ([`live_deadlock`]), with the analysis that
 /// followed the job if it was ended at the stall to judge it.
 enum StallVerdict {
@@ -402,6 +426,7 @@ fn supervise(
     let mut held = false;
     let mut reported_deadlock = false;
     let mut noted_unexplained_stall = false;
+    let mut unproven: Option<UnprovenStall> = None;
     let mut terminate_started: Option<Instant> = None;
     loop {
         if let Some(status) = child.try_wait().context("cannot wait for the launcher")? {
@@ -464,6 +489,10 @@ fn supervise(
                 std::thread::sleep(POLL_INTERVAL);
                 continue;
             }
+            if unproven.as_ref().is_some_and(|u| !u.judge_again(&watcher)) {
+                std::thread::sleep(POLL_INTERVAL);
+                continue;
+            }
             // In abort mode the final analysis of the ended job prints the deadlock; so does
             // the final analysis in report mode for the machine formats (one document on
             // stdout, not two).
@@ -515,7 +544,7 @@ fn supervise(
                         );
                         noted_unexplained_stall = true;
                     }
-                    watcher.reset()
+                    unproven = Some(UnprovenStall::of(&watcher));
                 }
             }
         }

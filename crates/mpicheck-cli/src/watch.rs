@@ -872,16 +872,19 @@ impl Watcher {
 
     /// How long nothing has moved: since the last progress of any thread.
     pub fn stuck_for(&self) -> Duration {
-        let last = self
-            .traces
+        self.last_progress().elapsed()
+    }
+
+    /// When a thread of the job last made progress (or the watch started over).
+    pub fn last_progress(&self) -> Instant {
+        self.traces
             .values()
             .flat_map(|t| {
                 std::iter::once(t.progress_at).chain(t.threads.values().map(|w| w.progress_at))
             })
             .max()
             .unwrap_or(self.since)
-            .max(self.since);
-        last.elapsed()
+            .max(self.since)
     }
 }
 

@@ -472,26 +472,32 @@ fn stalls_are_judged_by_the_online_analysis_openmpi() {
 /// stall, and the analysis goes on: with the traces' records released, it judges the
 /// deadlock too and mpicheck ends the job (before, the first verdict ended the analysis,
 /// the released traces could not be read again, and the job hung until the user stopped
-/// it). A run that finishes after such a stall reports what its finished traces report.
+/// it). A long stall is judged again only as it lasts twice as long. A run that finishes
+/// after such a stall reports what its finished traces report.
 fn a_stall_that_proves_nothing_leaves_the_analysis_going_on(family: Family) {
     let dir = tempfile::tempdir().unwrap();
     let exe = dir.path().join("stall_then_hang");
     compile_to(family, &program_source("stall_then_hang.c"), &exe);
-    let run = |name: &str, args: &[&str], flags: &[&str]| {
+    let run = |name: &str, args: &[&str], flags: &[&str], stall_after_note: u64| {
         let out = dir.path().join(format!("out-{name}"));
         let go = dir.path().join(format!("go-{name}"));
-        let go_now = go.clone();
-        // Rank 0 polls until mpicheck said what it made of the stall.
+        let go_later = go.clone();
+        // Rank 0 polls until mpicheck said what it made of the stall, and
+        // `stall_after_note` seconds more.
         let (report, said) = report_of_watching(
             family,
             2,
             &exe,
             &out,
             &[&[args[0], go.to_str().unwrap()], &args[1..]].concat(),
-            &[flags, &["--deadlock-timeout", "2"]].concat(),
+            flags,
             move |line| {
                 if String::from_utf8_lossy(line).contains("do not prove a deadlock") {
-                    std::fs::write(&go_now, b"").unwrap();
+                    let go = go_later.clone();
+                    std::thread::spawn(move || {
+                        std::thread::sleep(std::time::Duration::from_secs(stall_after_note));
+                        std::fs::write(&go, b"").unwrap();
+                    });
                 }
             },
         );
@@ -504,7 +510,9 @@ fn a_stall_that_proves_nothing_leaves_the_analysis_going_on(family: Family) {
         );
         (out, report, said)
     };
-    let (out, report, said) = run("released", &["20000"], &["--release-traces-after", "1M"]);
+    let timeout: &[&str] = &["--deadlock-timeout", "2"];
+    let released = [timeout, &["--release-traces-after", "1M"]].concat();
+    let (out, report, said) = run("released", &["20000"], &released, 0);
     assert!(
         said.contains("mpicheck: deadlock: no rank has made progress"),
         "under {}: {said}",
@@ -524,10 +532,22 @@ fn a_stall_that_proves_nothing_leaves_the_analysis_going_on(family: Family) {
         &mpicheck(&["analyze", out.to_str().unwrap()]),
         "released during the run",
     );
-    let (out, report, said) = run("finished", &["2000", "finish"], &["--keep-traces"]);
+    // A stall that lasts ~16 s with a 1 s timeout: judged after ~2, 4 and 8 s (and maybe
+    // 16), the calls being the same until a rank moves, not every 2 s (the timeout and a
+    // second to see that rank 0 polls).
+    let flags = ["--deadlock-timeout", "1", "--keep-traces"];
+    let (out, report, said) = run("finished", &["2000", "finish"], &flags, 14);
     assert!(
         said.contains("is used: true"),
         "under {}: {said}",
+        family.name
+    );
+    let verdicts = said
+        .matches("a copy of the analysis during the run judged")
+        .count();
+    assert!(
+        (2..=4).contains(&verdicts),
+        "{verdicts} verdicts under {}: {said}",
         family.name
     );
     assert!(
