@@ -8,31 +8,7 @@
 set -euo pipefail
 a=$1 b=$2
 
-# Lines whose numbers are measurements, not results (matched on the lower-cased line).
-TIMING='time|seconds|[^a-z]sec|msec|usec|gb/s|mb/s|mbyte/s|gup/s|gups|flop|tflops|gflops|per second|rate|bandwidth|latency|gbs|gbytes|clock ticks|computing:|tuning:|inverse fft:|^(star|single)stream_'
-# Lines that vary from run to run in hpcc itself, also between two plain runs:
-#   "Node selected N"        the rank for the Single* tests is drawn at random
-#   "Scaled residual: x"     StarDGEMM checks random matrices seeded from the clock
-#   "max number of ping pong pairs", "max client pings = ..."  b_eff sizes its loops by time
-#   "MPIRandomAccess[_LCG]_ExeUpdates=N"  updates done before RandomAccess's time bound ran out
-#                                   (all 2^21 on an idle machine, fewer on a busy one)
-VARIES='^node selected|^scaled residual:|^max number of ping pong pairs|^max client pings|^mpirandomaccess(_lcg)?_exeupdates='
-
-normalize() {
-    awk -v timing="$TIMING" -v varies="$VARIES" '
-        function hash(s) { gsub(/[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?/, "#", s); gsub(/[ \t]+/, " ", s); return s }
-        { low = tolower($0) }
-        # HPL result lines ("WR11C2R4  N  NB  P  Q  Time  Gflops"): the last two are timings.
-        /^W[RC][0-9][0-9][A-Z][0-9][A-Z][0-9] / { $(NF - 1) = "#"; $NF = "#"; print; next }
-        # PTRANS result lines ("WALL|CPU  M N MB NB P Q  time PASSED GB/s resid").
-        /^(WALL|CPU) +[0-9]/ { $8 = "#"; $10 = "#"; print; next }
-        # STREAM lines ("Copy:  rate  avg  min  max"): all figures are timings.
-        /^(Copy|Scale|Add|Triad):/ { print $1, "#"; next }
-        low ~ varies { print "(varies) " hash($0); next }
-        low ~ timing { print hash($0); next }
-        { print }
-    ' "$1"
-}
+normalize() { awk -f "$(dirname "$0")/normalize.awk" "$1"; }
 
 # mpicheck run prints its report to stderr after the job ended: from its first line
 # ("warning[DL002]: ...", "error[...]", "mpicheck: ...") to the end. Listed, not compared.

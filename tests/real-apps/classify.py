@@ -12,8 +12,9 @@ KNOWN_FINDINGS holds entries separated by blank lines, `key: value` lines, `#` c
   function: the function of the finding's first location, as report.json names it
   object:   the file name of its shared object or program (matched on the base name)
   file, line: instead of function/object, for programs built with debug info
-  offset:   the call's offset in the object; matched only when no symbol names the
-            function (offsets move between builds, so such entries fit one build)
+  offset:   the call's offset in the object, or the offsets of several calls separated by
+            spaces; matched only when no symbol names the function (offsets move between
+            builds, so such entries fit one build)
   verdict:  true (the program really has the problem) or false (a bug of mpicheck's)
   evidence: the application's source file and line and why (required, may continue on
             indented lines)
@@ -68,10 +69,14 @@ def matches(entry, finding):
     if "function" in entry:
         if entry["function"] != loc.get("function"):
             return False
-    elif loc.get("function") is not None or int(entry["offset"], 0) != loc.get("offset"):
+    elif loc.get("function") is not None or loc.get("offset") not in offsets(entry):
         # No symbol covers the call (a stripped program): only its offset names it.
         return False
     return "object" not in entry or os.path.basename(loc.get("object") or "") == entry["object"]
+
+
+def offsets(entry):
+    return [int(o, 0) for o in entry["offset"].split()]
 
 
 def where(finding):
