@@ -170,10 +170,13 @@ impl StallQuestion {
 }
 
 /// Makes this process, just forked, the copy: it ends with the original (never left
-/// behind), is not ended by the user's Ctrl-C (the original decides), changes nothing the
-/// original reads, and reads the traces as if the job were over.
+/// behind), is not ended by the user's Ctrl-C (the original decides), is the process the
+/// kernel ends first when memory runs out (the pages it changes are copied: the original
+/// then judges the stall itself), changes nothing the original reads, and reads the traces
+/// as if the job were over.
 fn become_the_copy(job_over: &AtomicBool) {
     IN_A_COPY.store(true, Ordering::Release);
+    let _ = std::fs::write("/proc/self/oom_score_adj", "1000");
     // SAFETY: prctl(2), getppid(2) and signal(2) on this process only.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
