@@ -8,7 +8,8 @@
 //! never judged where the traces were released (they cannot be read again). So the
 //! analysis thread, asked at a stall, makes a copy of itself with `fork` the next time it
 //! waits for the job's records (a consistent point: nothing half-read), and the copy ends
-//! the analysis and exits with its verdict while the original waits, then reads on. Copies
+//! the analysis, running only the checks a verdict reads, and exits with its verdict while
+//! the original waits, then reads on. Copies
 //! of memory are made only of the pages either side changes; the copy writes nothing the
 //! original reads ([`mpicheck_trace::follow::keep_every_record`],
 //! [`mpicheck_analyzer::engine::keep_temporary_files_unchanged`]) and prints nothing
@@ -188,6 +189,8 @@ fn become_the_copy(job_over: &AtomicBool) {
     }
     mpicheck_trace::follow::keep_every_record();
     mpicheck_analyzer::engine::keep_temporary_files_unchanged();
+    // (Its result is the verdict only: the checks no verdict reads need not run.)
+    mpicheck_analyzer::checks::judge_only_the_stall();
     job_over.store(true, Ordering::Release);
 }
 

@@ -11,6 +11,7 @@
 //! The CLI calls [`run_all`], [`catalogue`] and (live, on a hung job) [`actual_deadlock`]
 //! and [`mismatch_stall`]; tests run chosen checks with [`run_checks`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use crate::diagnostic::{Category, CheckInfo, Diagnostic};
@@ -444,24 +445,8 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
         polling: &[(crate::model::Rank, u16)],
         spill: Option<crate::engine::SpillTo>,
     ) -> Plan<W> {
-        let selected: Vec<bool> = REGISTRY
-            .iter()
-            .map(|c| c.infos().iter().any(&wanted))
-            .collect();
-        // Fillers come before their readers (tested), so one backward pass finds them all.
-        let mut needed = selected.clone();
-        for i in (0..REGISTRY.len()).rev() {
-            if !needed[i] {
-                continue;
-            }
-            for slot in REGISTRY[i].needs().reads {
-                for j in 0..i {
-                    if REGISTRY[j].needs().fills(*slot) {
-                        needed[j] = true;
-                    }
-                }
-            }
-        }
+        let selected = selected_by(&wanted);
+        let needed = needed_by(&selected);
         let mut passes = Vec::new();
         let mut issue_passes = argument::IssuePasses::default();
         for (i, check) in REGISTRY.iter().enumerate().filter(|&(i, _)| needed[i]) {
@@ -556,6 +541,14 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
         for (i, found) in issue_passes.finish_each(&tables) {
             pass_findings[i] = Some((found, pass::Filled::default()));
         }
+        // A copy made to judge a stall runs only what its verdict reads.
+        let needed: Vec<bool> = match STALL_VERDICT_ONLY.load(Ordering::Acquire) {
+            true => (needed.iter())
+                .zip(needed_by(&selected_by(&reports_on_a_stall)))
+                .map(|(&needed, for_the_verdict)| needed && for_the_verdict)
+                .collect(),
+            false => needed,
+        };
         let ctx = Context::new(run);
         if let Some(program) = program.or_else(|| compiler.map(|c| c.into_program(&tables))) {
             ctx.set_program(program);
@@ -666,6 +659,45 @@ where
     )?;
     let explained = stall_explanation(&run, &found);
     Ok((run, explained))
+}
+
+/// By registry index: whether the check reports a code `wanted` selects.
+fn selected_by(wanted: &impl Fn(&CheckInfo) -> bool) -> Vec<bool> {
+    REGISTRY
+        .iter()
+        .map(|c| c.infos().iter().any(wanted))
+        .collect()
+}
+
+/// By registry index: whether the check runs for the `selected` ones (they or a check that
+/// fills what they read).
+fn needed_by(selected: &[bool]) -> Vec<bool> {
+    // Fillers come before their readers (tested), so one backward pass finds them all.
+    let mut needed = selected.to_vec();
+    for i in (0..REGISTRY.len()).rev() {
+        if !needed[i] {
+            continue;
+        }
+        for slot in REGISTRY[i].needs().reads {
+            for j in 0..i {
+                if REGISTRY[j].needs().fills(*slot) {
+                    needed[j] = true;
+                }
+            }
+        }
+    }
+    needed
+}
+
+/// Set in a copy of the analysis made to judge a stall ([`judge_only_the_stall`]).
+static STALL_VERDICT_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// For a copy of a running analysis made only to judge a stall (`mpicheck run` forks one):
+/// from now on, the checks that run once the events are over are only those whose findings
+/// [`stall_explanation`] reads, and what they need: not the strict replay's potential
+/// deadlocks or the wildcard explorations, which cost most of the end of a long run.
+pub fn judge_only_the_stall() {
+    STALL_VERDICT_ONLY.store(true, Ordering::Release);
 }
 
 /// The checks the launcher asks when every rank is blocked: the deadlock, and the
