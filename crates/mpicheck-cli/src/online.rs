@@ -71,6 +71,14 @@ pub struct Online {
     thread: JoinHandle<Result<Option<Followed>, String>>,
 }
 
+/// How the analysis thread got a CPU at a stall ([`Online::cpu_at_the_stall`]).
+enum CpuAtTheStall<Paused> {
+    /// It was made an ordinary thread.
+    Ordinary,
+    /// It stays idle, and the stuck ranks are stopped until the guard is dropped.
+    RanksStopped(Paused),
+}
+
 /// By trace file: how far the hang watcher has read it and its writer reserved it (as the
 /// watcher last saw), and how far the analysis released it.
 type TraceProgress = Arc<Mutex<BTreeMap<PathBuf, Offsets>>>;
@@ -251,25 +259,19 @@ impl Online {
         polling: &[PollingThread],
         pause_ranks: impl FnOnce() -> Option<Paused>,
     ) -> Result<Option<Followed>, Online> {
-        let paused = match self.leave_idle() {
-            true => None,
-            false => match pause_ranks() {
-                Some(paused) => Some(paused),
-                None => {
-                    debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
-                    return Err(self);
-                }
-            },
+        let Some(cpu) = self.cpu_at_the_stall(pause_ranks) else {
+            debug("the analysis during the run cannot be given a CPU at the stall: the stall is analyzed from the traces' start");
+            return Err(self);
         };
-        debug(match paused {
-            None => "the analysis during the run ends at the stall",
-            Some(_) => {
+        debug(match cpu {
+            CpuAtTheStall::Ordinary => "the analysis during the run ends at the stall",
+            CpuAtTheStall::RanksStopped(_) => {
                 "the analysis during the run ends at the stall, the stuck ranks stopped meanwhile"
             }
         });
         *self.polling.lock().unwrap_or_else(|e| e.into_inner()) = polling.to_vec();
         let followed = self.finish();
-        drop(paused);
+        drop(cpu);
         Ok(followed)
     }
 
@@ -287,13 +289,8 @@ impl Online {
         if self.thread.is_finished() {
             return CopyVerdict::None;
         }
-        let was_idle = !self.keeps_up.load(Ordering::Acquire);
-        let (ordinary, paused) = match self.leave_idle() {
-            true => (true, None),
-            false => match pause_ranks() {
-                Some(paused) => (false, Some(paused)),
-                None => return CopyVerdict::None,
-            },
+        let Some(cpu) = self.cpu_at_the_stall(pause_ranks) else {
+            return CopyVerdict::None;
         };
         *self.polling.lock().unwrap_or_else(|e| e.into_inner()) = polling.to_vec();
         let t0 = std::time::Instant::now();
@@ -303,15 +300,15 @@ impl Online {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clear();
-        // (Not once it ended: its thread id may be another thread's.)
-        if ordinary
-            && was_idle
+        // Idle again unless it keeps up with traces it releases (not once it ended: its
+        // thread id may be another thread's).
+        if matches!(cpu, CpuAtTheStall::Ordinary)
             && !self.keeps_up.load(Ordering::Acquire)
             && !self.thread.is_finished()
         {
             make_idle(self.tid.load(Ordering::Acquire));
         }
-        drop(paused);
+        drop(cpu);
         debug(&format!(
             "a copy of the analysis during the run judged the stall in {:.2} s: {}",
             t0.elapsed().as_secs_f64(),
@@ -322,6 +319,19 @@ impl Online {
             }
         ));
         verdict
+    }
+
+    /// A CPU for the analysis thread at a stall, where the stuck ranks may spin on every
+    /// one: the thread made an ordinary one, or else the ranks stopped by `pause_ranks`;
+    /// `None` if neither can be.
+    fn cpu_at_the_stall<Paused>(
+        &self,
+        pause_ranks: impl FnOnce() -> Option<Paused>,
+    ) -> Option<CpuAtTheStall<Paused>> {
+        match self.leave_idle() {
+            true => Some(CpuAtTheStall::Ordinary),
+            false => pause_ranks().map(CpuAtTheStall::RanksStopped),
+        }
     }
 
     /// Makes the analysis thread an ordinary one again ([`yield_to_the_job`] made it idle);
