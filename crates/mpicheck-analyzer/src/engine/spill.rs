@@ -210,13 +210,12 @@ impl BytesOverFile {
     }
 
     fn write(&mut self, at: u64, bytes: &[u8]) {
-        let (len, end) = (bytes.len() as u64, at + bytes.len() as u64);
+        let len = bytes.len() as u64;
         let mut covered = false;
         for (start, range) in self.overlapping(at, len) {
-            let (from, to) = (start.max(at), (start + range.len() as u64).min(end));
-            range[(from - start) as usize..(to - start) as usize]
-                .copy_from_slice(&bytes[(from - at) as usize..(to - at) as usize]);
-            covered |= start <= at && to == end;
+            let (in_range, in_bytes) = overlap(start, range.len(), at, bytes.len());
+            range[in_range].copy_from_slice(&bytes[in_bytes.clone()]);
+            covered |= in_bytes == (0..bytes.len());
         }
         if !covered {
             // (A range that starts here is shorter, else it covers: it is all written over.)
@@ -228,13 +227,28 @@ impl BytesOverFile {
     /// Lays what was written of `at..at + bytes.len()` over `bytes`, that range's bytes in
     /// the file.
     fn lay_over(&mut self, at: u64, bytes: &mut [u8]) {
-        let end = at + bytes.len() as u64;
-        for (start, range) in self.overlapping(at, bytes.len() as u64) {
-            let (from, to) = (start.max(at), (start + range.len() as u64).min(end));
-            bytes[(from - at) as usize..(to - at) as usize]
-                .copy_from_slice(&range[(from - start) as usize..(to - start) as usize]);
+        let len = bytes.len();
+        for (start, range) in self.overlapping(at, len as u64) {
+            let (in_range, in_bytes) = overlap(start, range.len(), at, len);
+            bytes[in_bytes].copy_from_slice(&range[in_range]);
         }
     }
+}
+
+/// Where the `range_len` bytes at `start` and the `len` bytes at `at` overlap (they do):
+/// the indices of the common bytes in each.
+fn overlap(
+    start: u64,
+    range_len: usize,
+    at: u64,
+    len: usize,
+) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    let from = start.max(at);
+    let to = (start + range_len as u64).min(at + len as u64);
+    (
+        (from - start) as usize..(to - start) as usize,
+        (from - at) as usize..(to - at) as usize,
+    )
 }
 
 /// How a written chunk's items are stored.
