@@ -67,6 +67,7 @@ use crate::model::*;
 mod collectives;
 mod compile;
 mod driver;
+mod explore;
 mod lanes;
 mod matching;
 mod ops;
@@ -80,6 +81,7 @@ mod spill;
 
 pub(crate) use compile::ProgramCompiler;
 pub use compile::SpillTo;
+pub use explore::{explore_alternatives, Alternative};
 pub use ops::*;
 use polling::Poll;
 pub use program::*;
@@ -186,7 +188,7 @@ type SlotId = u64;
 /// The live requests: a slab whose entries are reused once their operation completed and
 /// no handle names them (a completed request is the same to every call as one never
 /// started), so the replay holds the requests in flight, not every request of the run.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Slots {
     entries: Vec<Slot>,
     free: Vec<u32>,
@@ -252,7 +254,7 @@ type Actor = u32;
 
 /// The operation an actor's replay stands at (pulled from the source when the actor gets
 /// there, kept while it is blocked in it).
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Current {
     op: Option<ReplayOp>,
     /// Its event index in its rank.
@@ -260,7 +262,7 @@ struct Current {
     aux: Vec<u32>,
 }
 
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq)]
 struct ActorState {
     status: u8,
     queued: bool,
@@ -270,7 +272,7 @@ struct ActorState {
 }
 
 /// A rank's buffer for buffered sends (`MPI_Buffer_attach`).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Default, PartialEq)]
 struct BsendBuffer {
     capacity: u32,
     used: u32,
@@ -295,7 +297,7 @@ enum Need {
     Prefix(u32),
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Instance {
     arrived: u32,
     /// Communicator ranks `0..prefix` have all arrived (scans only).
@@ -305,7 +307,20 @@ struct Instance {
     wait_prefix: BinaryHeap<Reverse<(u32, SlotId)>>,
 }
 
+// A binary heap has no equality of its own: two are the same if their arrays are (the
+// same elements in the same order: a conservative test, enough to tell replays apart).
+impl PartialEq for Instance {
+    fn eq(&self, other: &Instance) -> bool {
+        self.arrived == other.arrived
+            && self.prefix == other.prefix
+            && self.wait_all == other.wait_all
+            && self.wait_root == other.wait_root
+            && self.wait_prefix.as_slice() == other.wait_prefix.as_slice()
+    }
+}
+
 /// The calls of one collective operation (same communicator, kind, root, class) in order.
+#[derive(Clone, PartialEq)]
 struct Series {
     key: SeriesKey,
     size: u32,
@@ -349,6 +364,10 @@ struct Engine<'s> {
     races: Vec<WildcardRace>,
     stats: ReplayStats,
     epochs: rma::Epochs,
+    /// The receives (rank, event) whose posting an exploration waits for
+    /// (`engine/explore.rs`), and those of them posted since the replay was last quiescent.
+    watched: Option<FxHashSet<(Rank, u32)>>,
+    posted_watched: Vec<(Rank, u32)>,
 }
 
 #[derive(PartialEq, Eq)]

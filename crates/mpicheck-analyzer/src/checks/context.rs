@@ -8,7 +8,7 @@ use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::BTreeSet;
 
 use super::check::{Needs, Replaying, Slot};
-use crate::engine::{self, Mode, Program, Replay, ReplayOptions};
+use crate::engine::{self, Alternative, ForcedMatch, Mode, Program, Replay, ReplayOptions};
 use crate::model::{CommId, Run};
 
 pub(crate) struct Context<'r> {
@@ -117,6 +117,16 @@ impl<'r> Context<'r> {
             "wildcard exploration",
         );
         engine::replay_program(self.program(), options)
+    }
+
+    /// Other matchings of wildcard receives, played out from the strict replay run once
+    /// ([`engine::explore_alternatives`]); `None` where a replay from the start must tell.
+    pub fn explore(&self, alternatives: &[ForcedMatch]) -> Vec<Option<Alternative>> {
+        self.assert_declared(
+            |n| n.replays(Replaying::WildcardExploration),
+            "wildcard exploration",
+        );
+        engine::explore_alternatives(self.program(), &self.strict_options(), alternatives)
     }
 
     /// What the RMA pass gathered, for the RMA checks that judge on the run.

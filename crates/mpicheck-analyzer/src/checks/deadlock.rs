@@ -1,13 +1,13 @@
 //! Deadlock checks: actual (DL001), potential through buffering or non-synchronizing
 //! collectives (DL002), potential under another wildcard matching (DL003).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::check::{Check, Needs, Replaying, Slot};
 use super::{call_location, stuck_locations, Context, Involved};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::engine::{self, ForcedMatch, Replay, ReplayOptions, WaitOn};
-use crate::model::CommId;
+use crate::engine::{self, Alternative, ForcedMatch, Replay, ReplayOptions, WaitOn};
+use crate::model::{CommId, Rank};
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::{ranks, Text};
@@ -446,6 +446,28 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
     if races.is_empty() || !ctx.recorded().completed() || !ctx.strict().completed() {
         return (Vec::new(), false);
     }
+    // The alternatives explored unless a receive's site is reported (its other races are
+    // then skipped, and later ones explored): played out together from one strict replay.
+    let first: Vec<ForcedMatch> = races
+        .iter()
+        .filter(|race| ctx.program().call(race.rank, race.event).is_some())
+        .flat_map(|race| {
+            race.candidates
+                .iter()
+                .filter(|&&(source, _)| source != race.matched)
+                .map(|&(source, _)| ForcedMatch {
+                    rank: race.rank,
+                    event: race.event,
+                    source,
+                })
+        })
+        .take(EXPLORATION_BOUND)
+        .collect();
+    let mut played_out: BTreeMap<(Rank, usize, Rank), Alternative> = first
+        .iter()
+        .zip(ctx.explore(&first))
+        .filter_map(|(f, alt)| Some(((f.rank, f.event, f.source), alt?)))
+        .collect();
     let mut budget = EXPLORATION_BOUND;
     let mut inconclusive = false;
     let mut out = Vec::new();
@@ -468,15 +490,18 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                 break 'races;
             }
             budget -= 1;
-            let options = ReplayOptions {
-                forced: Some(ForcedMatch {
-                    rank: race.rank,
-                    event: race.event,
-                    source,
+            let alt = match played_out.remove(&(race.rank, race.event, source)) {
+                Some(Alternative::Completes) => continue,
+                Some(Alternative::Replay(alt)) => alt,
+                None => ctx.replay_with(&ReplayOptions {
+                    forced: Some(ForcedMatch {
+                        rank: race.rank,
+                        event: race.event,
+                        source,
+                    }),
+                    ..strict_options.clone()
                 }),
-                ..strict_options.clone()
             };
-            let alt = ctx.replay_with(&options);
             // An alternative the strict rules never make possible is not a finding.
             if alt.forced_matched != Some(true) || alt.completed() {
                 continue;

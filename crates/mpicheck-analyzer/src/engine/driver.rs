@@ -46,6 +46,8 @@ impl<'s> Engine<'s> {
                 ..ReplayStats::default()
             },
             epochs: Default::default(),
+            watched: None,
+            posted_watched: Vec::new(),
         }
     }
 
@@ -70,17 +72,33 @@ impl<'s> Engine<'s> {
     }
 
     pub(super) fn run(&mut self) {
+        self.start_actors();
+        while self.step() {}
+    }
+
+    /// Runs every actor until the replay is quiescent (each actor blocked or at its end).
+    pub(super) fn start_actors(&mut self) {
         for r in 0..self.world {
             self.enqueue(r);
         }
-        loop {
-            while let Some(a) = self.runq.pop_front() {
-                self.actors[a as usize].queued = false;
-                self.run_actor(a);
-            }
-            if !self.resolve_wildcards() {
-                break;
-            }
+        self.run_queued();
+    }
+
+    /// From a quiescent replay: matches the wildcard receives held back and runs the
+    /// actors that released until it is quiescent again. Whether anything matched (else
+    /// the replay is over).
+    pub(super) fn step(&mut self) -> bool {
+        if !self.resolve_wildcards() {
+            return false;
+        }
+        self.run_queued();
+        true
+    }
+
+    fn run_queued(&mut self) {
+        while let Some(a) = self.runq.pop_front() {
+            self.actors[a as usize].queued = false;
+            self.run_actor(a);
         }
     }
 

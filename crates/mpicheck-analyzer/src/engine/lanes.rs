@@ -31,12 +31,14 @@ use super::*;
 const NO_THREAD: u32 = u32::MAX;
 
 /// An operation read for an actor while another actor of its rank looked for its own.
+#[derive(Clone, PartialEq)]
 struct Pulled {
     op: ReplayOp,
     event: u32,
     aux: Vec<u32>,
 }
 
+#[derive(Clone, PartialEq)]
 pub(super) struct Lanes {
     world: u32,
     /// By actor from the world size on: its rank.
@@ -87,6 +89,16 @@ impl Lanes {
     }
 
     /// The actors of rank `r`'s threads other than its first.
+    /// Whether every rank's operations come from one thread.
+    pub(super) fn single_threaded(&self) -> bool {
+        !self.threaded.contains(&true)
+    }
+
+    /// By rank: the event index of its next operation from the source.
+    pub(super) fn positions(&self) -> &[u32] {
+        &self.next_event
+    }
+
     pub(super) fn others(&self, r: Rank) -> &[Actor] {
         self.extra.get(&r).map_or(&[], |v| v.as_slice())
     }

@@ -136,6 +136,13 @@ impl Engine<'_> {
                 ds.listed = true;
                 self.wild_heads.push(did as u32);
             }
+            if self
+                .watched
+                .as_ref()
+                .is_some_and(|w| w.contains(&(r, event)))
+            {
+                self.posted_watched.push((r, event));
+            }
             return;
         }
         self.post_specific(did, source, tag, slot);

@@ -126,6 +126,28 @@ impl Program {
             threads: vec![ThreadCursor::default(); self.ranks.len()],
         }
     }
+
+    /// Its operations from `next` on (by rank, the index of the next operation to read),
+    /// for a replay copied at that point (`engine/explore.rs`).
+    pub(crate) fn ops_from(&self, next: &[u32]) -> ProgramOps<'_> {
+        let mut ops = self.ops();
+        for (r, &at) in next.iter().enumerate().take(self.ranks.len()) {
+            let rank = &self.ranks[r];
+            ops.next[r] = at as usize;
+            // The thread runs that start before it were passed.
+            let cursor = &mut ops.threads[r];
+            let readers = &mut ops.readers[r];
+            while cursor.next_run < rank.threads.len() {
+                let [first, thread] = rank.threads.read(cursor.next_run, &mut readers.threads);
+                if first >= at {
+                    break;
+                }
+                cursor.thread = thread as u16;
+                cursor.next_run += 1;
+            }
+        }
+        ops
+    }
 }
 
 /// A call a [`Program`]'s operation was compiled from ([`Program::call`]).

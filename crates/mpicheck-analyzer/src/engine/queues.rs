@@ -4,7 +4,7 @@
 use super::*;
 
 /// A message sent and not yet received.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 pub(super) struct PendingSend {
     pub(super) tag: i32,
     /// The sender's request, completed on matching when `sync`.
@@ -17,14 +17,14 @@ pub(super) struct PendingSend {
 }
 
 /// A receive posted and not yet matched.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 pub(super) struct PostedRecv {
     pub(super) tag: i32,
     pub(super) slot: SlotId,
 }
 
 /// A receive held back behind an unresolved wildcard receive of the same rank.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq)]
 pub(super) struct DeferredRecv {
     pub(super) source: u32,
     pub(super) tag: i32,
@@ -37,7 +37,7 @@ pub(super) struct DeferredRecv {
 }
 
 /// The queues between one source and one destination on one communicator.
-#[derive(Default)]
+#[derive(Clone, Default, PartialEq)]
 pub(super) struct MatchQueue {
     pub(super) sends: VecDeque<PendingSend>,
     pub(super) recvs: VecDeque<PostedRecv>,
@@ -50,6 +50,7 @@ pub(super) const FLAT_LIMIT: usize = 32;
 /// Usually only a few are pending at a time, so one pair of queues tagged with the source
 /// (scanned in order, which keeps the per-source order) is smaller and faster than a
 /// queue per source; a destination with a large fan-in switches to per-source queues.
+#[derive(Clone, PartialEq)]
 pub(super) enum Queues {
     Flat {
         sends: VecDeque<(Rank, PendingSend)>,
@@ -62,6 +63,7 @@ pub(super) enum Queues {
 }
 
 /// Everything addressed to one rank on one communicator.
+#[derive(Clone, PartialEq)]
 pub(super) struct DestState {
     pub(super) rank: Rank,
     pub(super) queues: Queues,

@@ -302,7 +302,7 @@ fn lock_wait(call: &RmaCall, op: u32, locks: &RankLocks) -> Option<LockWait> {
 }
 
 /// Per (window, rank, partner) counts, and each rank's open epochs.
-#[derive(Default)]
+#[derive(Clone, Default, PartialEq)]
 pub(super) struct Epochs {
     /// (window, target, origin) → posts of the target naming the origin.
     posts: FxHashMap<(u32, Rank, Rank), u32>,

@@ -1,0 +1,233 @@
+//! Other matchings of wildcard receives (DL003), played out from where they diverge.
+//!
+//! A replay that forces a wildcard receive to take another source is the strict replay up
+//! to the moment that receive is matched: the forced source is read nowhere before. So one
+//! strict replay runs, and at the first quiescent point after such a receive was posted it
+//! is copied; the copy, told to force the receive, plays the alternative out. The copy
+//! runs beside a second, unforced copy, and stops as soon as both stand in the same state
+//! (every rank at the same operation, the same requests, messages, held-back receives and
+//! collectives): from there the replay is deterministic, so the alternative goes on as the
+//! strict replay does, which completed. A master-worker loop whose workers' messages can
+//! arrive in any order gets back to the same state once the round's messages are in, so
+//! an alternative costs a round, not a replay of the whole run.
+
+use super::*;
+
+/// How an alternative matching of a wildcard receive plays out.
+#[derive(Clone, Debug)]
+pub enum Alternative {
+    /// It gets back to the state of the strict replay, which completed: it completes too.
+    Completes,
+    /// Its replay to the end, the same as a replay forced from the start
+    /// ([`ReplayOptions::forced`]) gives.
+    Replay(Replay),
+}
+
+/// Quiescent points the forced copy and the unforced one are compared at, at most, before
+/// the forced one is played out alone to its end.
+const LOCKSTEP_LIMIT: usize = 1024;
+
+/// Plays out each of `alternatives` (each a receive forced to another source) from the
+/// strict replay of `program` under `options` (which must force nothing), the replay run
+/// once. By alternative: how it played out, or `None` where this replay cannot tell (a
+/// rank calls MPI from several threads, or the receive was never posted): the caller then
+/// replays it from the start.
+pub fn explore_alternatives(
+    program: &Program,
+    options: &ReplayOptions,
+    alternatives: &[ForcedMatch],
+) -> Vec<Option<Alternative>> {
+    debug_assert!(options.forced.is_none());
+    let mut out: Vec<Option<Alternative>> = vec![None; alternatives.len()];
+    if alternatives.is_empty() {
+        return out;
+    }
+    let mut by_receive: FxHashMap<(Rank, u32), Vec<usize>> = FxHashMap::default();
+    for (i, f) in alternatives.iter().enumerate() {
+        by_receive
+            .entry((f.rank, f.event as u32))
+            .or_default()
+            .push(i);
+    }
+    let mut src = program.ops();
+    let mut strict = Engine::new(&mut src, options);
+    if !strict.lanes.single_threaded() {
+        return out;
+    }
+    strict.watched = Some(by_receive.keys().copied().collect());
+    strict.start_actors();
+    loop {
+        for receive in std::mem::take(&mut strict.posted_watched) {
+            // A persistent receive is posted again by each start: its first posting only.
+            let Some(indices) = by_receive.remove(&receive) else {
+                continue;
+            };
+            for i in indices {
+                out[i] = Some(strict.play_out(program, alternatives[i]));
+            }
+        }
+        if by_receive.is_empty() || !strict.step() {
+            break;
+        }
+    }
+    out
+}
+
+impl Engine<'_> {
+    /// A copy of this replay reading from `src`, which stands where this one's source does.
+    fn copy_onto<'t>(&self, src: &'t mut dyn OpSource) -> Engine<'t> {
+        Engine {
+            src,
+            world: self.world,
+            mode: self.mode,
+            never_received: self.never_received.clone(),
+            forced: self.forced,
+            forced_matched: self.forced_matched,
+            actors: self.actors.clone(),
+            cur: self.cur.clone(),
+            lanes: self.lanes.clone(),
+            buffers: self.buffers.clone(),
+            slots: self.slots.clone(),
+            reqs: self.reqs.clone(),
+            hidden: self.hidden.clone(),
+            runq: self.runq.clone(),
+            dests: self.dests.clone(),
+            dest_ids: self.dest_ids.clone(),
+            wild_heads: self.wild_heads.clone(),
+            series: self.series.clone(),
+            series_ids: self.series_ids.clone(),
+            free_series: self.free_series.clone(),
+            sweep_series_at: self.sweep_series_at,
+            races: self.races.clone(),
+            stats: self.stats,
+            epochs: self.epochs.clone(),
+            watched: None,
+            posted_watched: Vec::new(),
+        }
+    }
+
+    /// Plays out `forced` from this quiescent replay, in which its receive was just posted.
+    fn play_out(&self, program: &Program, forced: ForcedMatch) -> Alternative {
+        let mut alt_src = program.ops_from(self.lanes.positions());
+        let mut alt = self.copy_onto(&mut alt_src);
+        alt.force(forced);
+        // A persistent receive is posted again with the same event: the forced replay
+        // forces each posting, the unforced one none, so their states never tell.
+        let mut unforced_src = program.ops_from(self.lanes.positions());
+        let mut unforced =
+            (!alt.forced_persistent(forced)).then(|| self.copy_onto(&mut unforced_src));
+        let mut compared = 0;
+        while alt.step() {
+            let Some(other) = unforced.as_mut() else {
+                continue;
+            };
+            let other_went_on = other.step();
+            if alt.forced_matched == Some(true) && alt.same_state(other) {
+                return Alternative::Completes;
+            }
+            compared += 1;
+            if !other_went_on || compared >= LOCKSTEP_LIMIT {
+                unforced = None;
+            }
+        }
+        Alternative::Replay(alt.finish())
+    }
+
+    /// Forces the posted receive of `forced` to its source, as a replay with
+    /// [`ReplayOptions::forced`] would have from the start.
+    fn force(&mut self, forced: ForcedMatch) {
+        self.forced = Some(forced);
+        self.forced_matched = Some(false);
+        for &did in &self.wild_heads {
+            let ds = &mut self.dests[did as usize];
+            if ds.rank != forced.rank {
+                continue;
+            }
+            for d in ds.deferred.iter_mut() {
+                if d.event as usize == forced.event {
+                    d.preferred = forced.source;
+                    d.forced = true;
+                }
+            }
+        }
+    }
+
+    /// Whether the receive `forced` names is a persistent one (see [`Engine::play_out`]).
+    fn forced_persistent(&self, forced: ForcedMatch) -> bool {
+        self.wild_heads.iter().any(|&did| {
+            let ds = &self.dests[did as usize];
+            ds.rank == forced.rank
+                && ds.deferred.iter().any(|d| {
+                    d.event as usize == forced.event
+                        && self
+                            .slots
+                            .get(d.slot)
+                            .is_none_or(|s| s.keep & K_PERSISTENT != 0)
+                })
+        })
+    }
+
+    /// Whether two quiescent replays of one program stand in the same state: everything
+    /// their next steps read, but what they found so far (races, counts) and the forced
+    /// receive, matched already. The same state goes on the same way.
+    fn same_state(&self, other: &Engine) -> bool {
+        self.lanes == other.lanes
+            && self.actors == other.actors
+            && same_current(&self.cur, &other.cur)
+            && self.buffers == other.buffers
+            && self.slots.same_as(&other.slots)
+            && self.reqs == other.reqs
+            && self.hidden == other.hidden
+            && self.runq == other.runq
+            && self.wild_heads == other.wild_heads
+            && self.dest_ids == other.dest_ids
+            && self.dests == other.dests
+            && self.series == other.series
+            && self.series_ids == other.series_ids
+            && self.free_series == other.free_series
+            && self.sweep_series_at == other.sweep_series_at
+            && self.epochs == other.epochs
+    }
+}
+
+/// The actors stand at the same operations (an actor at none may keep stale aux words).
+fn same_current(a: &[Current], b: &[Current]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.op == y.op && x.event == y.event && (x.op.is_none() || x.aux == y.aux))
+}
+
+impl Slots {
+    /// The same slots live with the same contents, and the same free ones in the same
+    /// order (what the next allocations take). A free slot's other fields are stale.
+    fn same_as(&self, other: &Slots) -> bool {
+        if self.entries.len() != other.entries.len() || self.free != other.free {
+            return false;
+        }
+        let mut free = vec![false; self.entries.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        self.entries
+            .iter()
+            .zip(&other.entries)
+            .zip(free)
+            .all(|((a, b), free)| {
+                a.gen == b.gen
+                    && (free
+                        || (a.state == b.state
+                            && a.waited == b.waited
+                            && a.pend == b.pend
+                            && a.keep == b.keep
+                            && a.owner == b.owner
+                            && a.waiter == b.waiter
+                            && a.req == b.req
+                            && a.event == b.event
+                            && a.op == b.op
+                            && a.rx == b.rx
+                            && a.series == b.series
+                            && a.ordinal == b.ordinal))
+            })
+    }
+}
