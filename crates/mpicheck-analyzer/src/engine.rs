@@ -368,6 +368,10 @@ struct Engine<'s> {
     /// (`engine/explore.rs`), and those of them posted since the replay was last quiescent.
     watched: Option<FxHashSet<(Rank, u32)>>,
     posted_watched: Vec<(Rank, u32)>,
+    /// Room kept for the next wildcard resolution: the candidates of a receive, and the
+    /// list of destinations with held-back receives.
+    candidates: Vec<(Rank, u32)>,
+    spare_heads: Vec<u32>,
 }
 
 #[derive(PartialEq, Eq)]

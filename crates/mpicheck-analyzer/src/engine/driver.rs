@@ -48,6 +48,8 @@ impl<'s> Engine<'s> {
             epochs: Default::default(),
             watched: None,
             posted_watched: Vec::new(),
+            candidates: Vec::new(),
+            spare_heads: Vec::new(),
         }
     }
 

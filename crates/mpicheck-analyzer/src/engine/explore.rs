@@ -3,13 +3,16 @@
 //! A replay that forces a wildcard receive to take another source is the strict replay up
 //! to the moment that receive is matched: the forced source is read nowhere before. So one
 //! strict replay runs, and at the first quiescent point after such a receive was posted it
-//! is copied; the copy, told to force the receive, plays the alternative out. The copy
-//! runs beside a second, unforced copy, and stops as soon as both stand in the same state
-//! (every rank at the same operation, the same requests, messages, held-back receives and
-//! collectives): from there the replay is deterministic, so the alternative goes on as the
-//! strict replay does, which completed. A master-worker loop whose workers' messages can
-//! arrive in any order gets back to the same state once the round's messages are in, so
-//! an alternative costs a round, not a replay of the whole run.
+//! is copied; the copy, told to force the receive, plays the alternative out step by step
+//! (a step: the held-back wildcards matched, then every rank run until it blocks) beside
+//! the strict replay, and stops as soon as both stand in the same state after the same
+//! number of steps (every rank at the same operation, the same requests, messages,
+//! held-back receives and collectives): from there the replay is deterministic, so the
+//! alternative goes on as the strict replay does, which completed. A master-worker loop
+//! gets back to the strict replay's state at the next point where every rank waits for
+//! the others (a barrier, a round of replies), so an alternative costs the rounds up to
+//! there, not a replay of the whole run. One that does not get back within
+//! [`LOCKSTEP_LIMIT`] steps is played out alone to its end, as before.
 
 use super::*;
 
@@ -23,9 +26,18 @@ pub enum Alternative {
     Replay(Replay),
 }
 
-/// Quiescent points the forced copy and the unforced one are compared at, at most, before
-/// the forced one is played out alone to its end.
-const LOCKSTEP_LIMIT: usize = 1024;
+/// Steps an alternative is compared with the strict replay at, at most, before it is
+/// played out alone to its end.
+const LOCKSTEP_LIMIT: usize = 4096;
+
+/// An alternative being played out beside the strict replay.
+struct Playing<'t> {
+    /// Its index in the alternatives.
+    index: usize,
+    replay: Engine<'t>,
+    /// The steps it made since it was copied, as many as the strict replay's since then.
+    steps: usize,
+}
 
 /// Plays out each of `alternatives` (each a receive forced to another source) from the
 /// strict replay of `program` under `options` (which must force nothing), the replay run
@@ -55,19 +67,70 @@ pub fn explore_alternatives(
         return out;
     }
     strict.watched = Some(by_receive.keys().copied().collect());
+    // A source for each alternative's copy, made before any copy borrows one.
+    let mut sources: Vec<ProgramOps> = alternatives.iter().map(|_| program.ops()).collect();
+    let mut sources = sources.iter_mut();
+    let mut playing: Vec<Playing> = Vec::new();
     strict.start_actors();
     loop {
+        // Every copy made as many steps as the strict replay since it was made: the same
+        // state goes on as the strict replay does, and completes.
+        playing.retain(|p| {
+            let back = p.replay.forced_matched == Some(true) && p.replay.same_state(&strict);
+            if back {
+                out[p.index] = Some(Alternative::Completes);
+            }
+            !back
+        });
         for receive in std::mem::take(&mut strict.posted_watched) {
             // A persistent receive is posted again by each start: its first posting only.
             let Some(indices) = by_receive.remove(&receive) else {
                 continue;
             };
-            for i in indices {
-                out[i] = Some(strict.play_out(program, alternatives[i]));
+            for index in indices {
+                let forced = alternatives[index];
+                let source = sources.next().expect("a source per alternative");
+                *source = program.ops_from(strict.lanes.positions());
+                let mut replay = strict.copy_onto(source);
+                replay.force(forced);
+                // The forced replay forces each posting of a persistent receive, the
+                // strict one none: their states tell nothing.
+                if replay.forced_persistent(forced) {
+                    out[index] = Some(replay.play_to_the_end());
+                } else {
+                    playing.push(Playing {
+                        index,
+                        replay,
+                        steps: 0,
+                    });
+                }
             }
         }
-        if by_receive.is_empty() || !strict.step() {
+        if playing.is_empty() && by_receive.is_empty() {
             break;
+        }
+        if !strict.step() {
+            // No more postings, and no state of the strict replay to get back to.
+            for p in playing {
+                out[p.index] = Some(p.replay.play_to_the_end());
+            }
+            break;
+        }
+        // (In place: a replay is too large a value to move at every step.)
+        let mut i = 0;
+        while i < playing.len() {
+            let p = &mut playing[i];
+            p.steps += 1;
+            let went_on = p.replay.step();
+            if went_on && p.steps < LOCKSTEP_LIMIT {
+                i += 1;
+                continue;
+            }
+            let p = playing.swap_remove(i);
+            out[p.index] = Some(match went_on {
+                true => p.replay.play_to_the_end(),
+                false => Alternative::Replay(p.replay.finish()),
+            });
         }
     }
     out
@@ -103,34 +166,15 @@ impl Engine<'_> {
             epochs: self.epochs.clone(),
             watched: None,
             posted_watched: Vec::new(),
+            candidates: Vec::new(),
+            spare_heads: Vec::new(),
         }
     }
 
-    /// Plays out `forced` from this quiescent replay, in which its receive was just posted.
-    fn play_out(&self, program: &Program, forced: ForcedMatch) -> Alternative {
-        let mut alt_src = program.ops_from(self.lanes.positions());
-        let mut alt = self.copy_onto(&mut alt_src);
-        alt.force(forced);
-        // A persistent receive is posted again with the same event: the forced replay
-        // forces each posting, the unforced one none, so their states never tell.
-        let mut unforced_src = program.ops_from(self.lanes.positions());
-        let mut unforced =
-            (!alt.forced_persistent(forced)).then(|| self.copy_onto(&mut unforced_src));
-        let mut compared = 0;
-        while alt.step() {
-            let Some(other) = unforced.as_mut() else {
-                continue;
-            };
-            let other_went_on = other.step();
-            if alt.forced_matched == Some(true) && alt.same_state(other) {
-                return Alternative::Completes;
-            }
-            compared += 1;
-            if !other_went_on || compared >= LOCKSTEP_LIMIT {
-                unforced = None;
-            }
-        }
-        Alternative::Replay(alt.finish())
+    /// Runs this replay to its end.
+    fn play_to_the_end(mut self) -> Alternative {
+        while self.step() {}
+        Alternative::Replay(self.finish())
     }
 
     /// Forces the posted receive of `forced` to its source, as a replay with

@@ -164,14 +164,16 @@ impl Engine<'_> {
 
     /// At quiescence: match the first held-back wildcard receive of every destination.
     pub(super) fn resolve_wildcards(&mut self) -> bool {
-        let heads = std::mem::take(&mut self.wild_heads);
+        // The list is rebuilt into the spare one's room (no allocation per quiescence).
+        let spare = std::mem::take(&mut self.spare_heads);
+        let mut heads = std::mem::replace(&mut self.wild_heads, spare);
         let mut progressed = false;
         for &did in &heads {
             if self.resolve_head(did as usize) {
                 progressed = true;
             }
         }
-        for did in heads {
+        for &did in &heads {
             let ds = &mut self.dests[did as usize];
             if ds.deferred.is_empty() {
                 ds.listed = false;
@@ -179,6 +181,8 @@ impl Engine<'_> {
                 self.wild_heads.push(did);
             }
         }
+        heads.clear();
+        self.spare_heads = heads;
         progressed
     }
 
@@ -193,7 +197,9 @@ impl Engine<'_> {
             return true;
         }
         let dest = self.dests[did].rank;
-        let candidates = self.dests[did].candidates(head.source, head.tag);
+        // (A buffer kept for the next resolution: one is made at every wildcard.)
+        let mut candidates = std::mem::take(&mut self.candidates);
+        self.dests[did].candidates(head.source, head.tag, &mut candidates);
         let preferred = candidates.iter().find(|c| c.0 == head.preferred).copied();
         let choice = if head.forced || (self.mode == Mode::Recorded && head.preferred != NO_RANK) {
             // Forced, or replaying what happened: only the chosen source will do.
@@ -201,18 +207,22 @@ impl Engine<'_> {
         } else {
             preferred.or(candidates.first().copied())
         };
+        let race = (choice.is_some() && candidates.len() > 1).then(|| {
+            candidates
+                .iter()
+                .map(|&(s, event)| (s, event as usize))
+                .collect()
+        });
+        self.candidates = candidates;
         let Some((source, _)) = choice else {
             return false;
         };
-        if candidates.len() > 1 {
+        if let Some(candidates) = race {
             self.races.push(WildcardRace {
                 rank: dest,
                 event: head.event as usize,
                 matched: source,
-                candidates: candidates
-                    .iter()
-                    .map(|&(s, event)| (s, event as usize))
-                    .collect(),
+                candidates,
             });
         }
         if head.forced {

@@ -177,8 +177,10 @@ impl DestState {
 
     /// The first unmatched send `tag` accepts from each source (`source` may be
     /// [`ANY_SOURCE`]), sorted by source: `(source, event index of the send)`.
-    pub(super) fn candidates(&self, source: u32, tag: i32) -> Vec<(Rank, u32)> {
-        let mut out: Vec<(Rank, u32)> = Vec::new();
+    /// Into `out` (emptied first): by source, the first pending send each source has
+    /// that a receive from `source` with `tag` matches.
+    pub(super) fn candidates(&self, source: u32, tag: i32, out: &mut Vec<(Rank, u32)>) {
+        out.clear();
         match &self.queues {
             Queues::Flat { sends, .. } => {
                 for (s, m) in sends {
@@ -202,7 +204,6 @@ impl DestState {
             }
         }
         out.sort_unstable_by_key(|c| c.0);
-        out
     }
 
     pub(super) fn has_send(&self, source: u32, tag: i32) -> bool {
