@@ -485,6 +485,39 @@ fn another_wildcard_matching_that_deadlocks_is_dl003() {
     assert_eq!(r.ranks[0], RankOutcome::Stuck { event: 1 });
 }
 
+/// A master that takes each worker's message with a wildcard, then sends to worker 1 and
+/// worker 2 at lines `first` and `second` (the same line: a reply to whoever sent).
+fn master_worker_replies(first: u32, second: u32) -> String {
+    let mut text = String::from("ranks 3\n");
+    for _ in 0..3 {
+        text.push_str(&format!(
+            "1-2: send dest=0 tag=0 @ w.c:20
+             1-2: recv src=0 tag=1 @ w.c:21
+             0: recv src=any tag=0 matched=1 @ m.c:5
+             0: send dest=1 tag=1 @ m.c:{first}
+             0: recv src=any tag=0 matched=2 @ m.c:5
+             0: send dest=2 tag=1 @ m.c:{second}\n"
+        ));
+    }
+    text
+}
+
+#[test]
+fn a_reply_to_the_wildcard_source_follows_it_in_another_matching() {
+    // The reply's call names whichever worker the wildcard took, every time: in the
+    // matching where rank 2's message comes first, the reply goes to rank 2, and every
+    // order completes. Replayed to the recorded ranks, it was a DL003.
+    assert_eq!(codes(&master_worker_replies(6, 6)), vec!["MR001"]);
+}
+
+#[test]
+fn sends_to_fixed_ranks_after_a_wildcard_are_not_replies() {
+    // Line 6 always sends to rank 1, line 8 to rank 2: if the first wildcard takes rank
+    // 2's message, rank 0 waits in its send to rank 1, which waits in its send to rank 0.
+    let found = codes(&master_worker_replies(6, 8));
+    assert_eq!(found, vec!["DL003", "MR001"]);
+}
+
 #[test]
 fn an_alternative_matching_strict_rules_make_impossible_is_not_explored_as_a_deadlock() {
     // std_wildcard_bcast_race: rank 0's message exists only after a broadcast rank 1

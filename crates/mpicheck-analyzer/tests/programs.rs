@@ -640,11 +640,34 @@ fn std_wildcard_then_specific_recv() {
 }
 
 #[test]
+fn dl_master_worker_reply_ok() {
+    // Two of the program's rounds, as both MPIs record them.
+    check(
+        "dl_master_worker_reply_ok",
+        "ranks 3
+         1-2: send dest=0 tag=0 @ f.c:33
+         1-2: recv src=0 tag=1 @ f.c:34
+         0: recv src=any tag=0 matched=2 @ f.c:27
+         0: send dest=2 tag=1 @ f.c:28
+         0: recv src=any tag=0 matched=1 @ f.c:27
+         0: send dest=1 tag=1 @ f.c:28
+         1-2: send dest=0 tag=0 @ f.c:33
+         1-2: recv src=0 tag=1 @ f.c:34
+         0: recv src=any tag=0 matched=1 @ f.c:27
+         0: send dest=1 tag=1 @ f.c:28
+         0: recv src=any tag=0 matched=2 @ f.c:27
+         0: send dest=2 tag=1 @ f.c:28
+         *: finalize @ f.c:37",
+        &[("MR001", 27)],
+    );
+}
+
+#[test]
 fn std_specific_recvs_ok() {
     check(
         "std_specific_recvs_ok",
         "ranks 3
-         0: recv src=1 tag=0 @ f.c:26
+         0: recv src=1 tag=0 @ f.c:27
          0: recv src=2 tag=0 @ f.c:27
          1: send dest=0 tag=0 @ f.c:31
          2: send dest=0 tag=0 @ f.c:36
@@ -683,7 +706,7 @@ fn dl_testall_loop() {
          0: testall reqs=0 flag=0 @ f.c:25
          0: testall reqs=0 flag=0 @ f.c:25
          0: testall reqs=0 flag=1 @ f.c:25
-         0: recv src=1 tag=1 @ f.c:26
+         0: recv src=1 tag=1 @ f.c:27
          1: send dest=0 tag=1 @ f.c:28
          1: recv src=0 tag=0 @ f.c:30
          *: finalize @ f.c:32",
@@ -734,15 +757,15 @@ fn rq_free_send_reply_ok() {
          1: recv src=0 tag=0 @ f.c:19
          0: isend dest=1 tag=0 req=0 @ f.c:24
          0: request_free req=0 @ f.c:25
-         0: irecv src=1 tag=0 req=1 @ f.c:26
+         0: irecv src=1 tag=0 req=1 @ f.c:27
          0: wait req=1 @ f.c:27
          0: isend dest=1 tag=0 req=2 @ f.c:24
          0: request_free req=2 @ f.c:25
-         0: irecv src=1 tag=0 req=3 @ f.c:26
+         0: irecv src=1 tag=0 req=3 @ f.c:27
          0: wait req=3 @ f.c:27
          1: isend dest=0 tag=0 req=0 @ f.c:24
          1: request_free req=0 @ f.c:25
-         1: irecv src=0 tag=0 req=1 @ f.c:26
+         1: irecv src=0 tag=0 req=1 @ f.c:27
          1: wait req=1 @ f.c:27
          1: isend dest=0 tag=0 req=2 @ f.c:30
          1: wait req=2 @ f.c:31

@@ -16,6 +16,9 @@ impl<'s> Engine<'s> {
             })
             .collect();
         let lanes = lanes::Lanes::new(&*src);
+        let wildcard_sources = (0..n)
+            .map(|r| src.may_follow_wildcards(r).then_some([NO_RANK; 2]))
+            .collect();
         // World destinations are indexed by rank directly; other communicators get ids.
         let dests = (0..n).map(DestState::new).collect();
         Engine {
@@ -50,6 +53,7 @@ impl<'s> Engine<'s> {
             posted_watched: Vec::new(),
             candidates: Vec::new(),
             spare_heads: Vec::new(),
+            wildcard_sources,
         }
     }
 
@@ -479,7 +483,21 @@ impl<'s> Engine<'s> {
 
     /// Starts a communication operation of rank `r` on a request slot; `rx` is a
     /// sendrecv's receive half `[source, tag, recorded source, bytes]`.
-    pub(super) fn start(&mut self, r: u32, event: u32, op: ReplayOp, rx: [u32; 4], slot: SlotId) {
+    pub(super) fn start(
+        &mut self,
+        r: u32,
+        event: u32,
+        mut op: ReplayOp,
+        rx: [u32; 4],
+        slot: SlotId,
+    ) {
+        if op.flags & flags::FOLLOWS_WILDCARD != 0 {
+            if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
+                if op.peer == recorded && taken != recorded && self.src.follows_wildcard(r, event) {
+                    op.peer = taken;
+                }
+            }
+        }
         match op.kind {
             OpKind::Send => {
                 self.activate(slot, event, &op, rx, P_SEND);

@@ -168,6 +168,7 @@ impl Engine<'_> {
             posted_watched: Vec::new(),
             candidates: Vec::new(),
             spare_heads: Vec::new(),
+            wildcard_sources: self.wildcard_sources.clone(),
         }
     }
 
@@ -231,6 +232,7 @@ impl Engine<'_> {
             && self.free_series == other.free_series
             && self.sweep_series_at == other.sweep_series_at
             && self.epochs == other.epochs
+            && self.wildcard_sources == other.wildcard_sources
     }
 }
 

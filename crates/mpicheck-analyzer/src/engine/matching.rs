@@ -128,6 +128,7 @@ impl Engine<'_> {
                 source,
                 tag,
                 preferred,
+                recorded,
                 forced,
                 slot,
                 event,
@@ -227,6 +228,9 @@ impl Engine<'_> {
         }
         if head.forced {
             self.forced_matched = Some(true);
+        }
+        if let Some(sources) = &mut self.wildcard_sources[dest as usize] {
+            *sources = [head.recorded, source];
         }
         let send = self.dests[did]
             .take_send(source, head.tag)

@@ -74,6 +74,11 @@ pub mod flags {
     pub const UNBUFFERED: u8 = 2;
     /// `MPI_Waitany`/`MPI_Waitsome`: any one completion suffices.
     pub const WAIT_ANY: u8 = 4;
+    /// A send or receive whose peer is the source the rank's latest wildcard receive took
+    /// in the run: where its call site always does so ([`RankProgram`]'s follower sites),
+    /// it is taken to be the status's `MPI_SOURCE` (a reply to whoever sent), and a replay
+    /// in which that receive took another source names that one.
+    pub const FOLLOWS_WILDCARD: u8 = 8;
 }
 
 /// Blocking classes in [`ReplayOp::class`].

@@ -78,6 +78,9 @@ pub(crate) struct RankProgram {
     /// every operation is thread 0's), so that the replay can run each thread of a rank
     /// that called MPI from several threads as its own sequence (`engine/lanes.rs`).
     pub(crate) threads: SpilledVec<[u32; 2]>,
+    /// The call sites (site, function) whose every call's peer was the source the rank's
+    /// latest wildcard receive took, and that source varied ([`flags::FOLLOWS_WILDCARD`]).
+    pub(crate) follower_sites: FxHashSet<(u32, u16)>,
 }
 
 impl Program {
@@ -228,6 +231,18 @@ pub trait OpSource {
         let _ = rank;
         false
     }
+    /// Whether some calls of `rank` follow the source of its latest wildcard receive
+    /// ([`OpSource::follows_wildcard`]).
+    fn may_follow_wildcards(&self, rank: Rank) -> bool {
+        let _ = rank;
+        false
+    }
+    /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD`], was made at a
+    /// call site that names the source of the rank's latest wildcard receive every time.
+    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
+        let _ = (rank, event);
+        false
+    }
 }
 
 /// Where an operation's aux words are: `(in field b rather than a, how many)`.
@@ -279,6 +294,7 @@ struct Readers {
     ops: ChunkReader<ReplayOp>,
     aux: ChunkReader<u32>,
     threads: ChunkReader<[u32; 2]>,
+    info: ChunkReader<OpInfo>,
 }
 
 /// Where a rank's reading stands in its thread runs ([`RankProgram::threads`]).
@@ -329,6 +345,19 @@ impl OpSource for ProgramOps<'_> {
     }
     fn threaded(&self, rank: Rank) -> bool {
         self.program.ranks[rank as usize].threads.len() > 1
+    }
+    fn may_follow_wildcards(&self, rank: Rank) -> bool {
+        !self.program.ranks[rank as usize].follower_sites.is_empty()
+    }
+    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
+        let program = &self.program.ranks[rank as usize];
+        if program.follower_sites.is_empty() || event as usize >= program.info.len() {
+            return false;
+        }
+        let info = program
+            .info
+            .read(event as usize, &mut self.readers[rank as usize].info);
+        program.follower_sites.contains(&(info.site, info.call))
     }
 }
 

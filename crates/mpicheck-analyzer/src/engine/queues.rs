@@ -30,6 +30,8 @@ pub(super) struct DeferredRecv {
     pub(super) tag: i32,
     /// Recorded (or forced) source of a wildcard receive.
     pub(super) preferred: u32,
+    /// Recorded source of a wildcard receive.
+    pub(super) recorded: u32,
     pub(super) forced: bool,
     pub(super) slot: SlotId,
     /// Event index of the receive.
