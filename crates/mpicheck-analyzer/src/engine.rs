@@ -109,7 +109,7 @@ pub fn replay_program(program: &Program, options: &ReplayOptions) -> Replay {
 
 /// Replays the operations of a source, from where it stands (the start, for a new one).
 pub fn replay_source(source: &mut dyn OpSource, options: &ReplayOptions) -> Replay {
-    let mut engine = Engine::new(source, options);
+    let mut engine = Engine::new(Box::new(source), options);
     engine.run();
     engine.finish()
 }
@@ -333,7 +333,7 @@ struct Series {
 }
 
 struct Engine<'s> {
-    src: &'s mut dyn OpSource,
+    src: Box<dyn OpSource + 's>,
     world: u32,
     mode: Mode,
     never_received: Arc<FxHashSet<(Rank, u32)>>,

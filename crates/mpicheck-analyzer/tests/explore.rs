@@ -215,3 +215,25 @@ fn a_persistent_receive_forced_again_later_is_played_to_its_end() {
     assert_eq!(left, 0);
     assert!(to_end >= 1);
 }
+
+#[test]
+fn in_a_large_world_fewer_alternatives_play_at_once_with_the_same_outcomes() {
+    // 40,000 ranks (three of them talk, on their own communicator): only 26 copies of
+    // the replay may live at once. The alternatives get back to the strict replay only at
+    // the barrier at the end, so those made while 26 play are played out alone.
+    let mut text = String::from("ranks 40000\ncomm 1 members 0 1 2\n");
+    for round in 0..40 {
+        text.push_str("1-2: send dest=0 tag=0 comm=1\n");
+        text.push_str("0: recv src=any tag=0 comm=1 matched=2\n");
+        text.push_str("0: recv src=any tag=0 comm=1 matched=1\n");
+        if round == 39 {
+            text.push_str("0-2: barrier comm=1\n");
+        }
+    }
+    let (early, to_end, left) = played_out(&text);
+    assert_eq!(left, 0);
+    assert!(
+        early > 0 && to_end > 0,
+        "{early} early, {to_end} to the end"
+    );
+}

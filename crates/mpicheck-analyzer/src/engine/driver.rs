@@ -3,7 +3,7 @@
 use super::*;
 
 impl<'s> Engine<'s> {
-    pub(super) fn new(src: &'s mut dyn OpSource, options: &ReplayOptions) -> Engine<'s> {
+    pub(super) fn new(src: Box<dyn OpSource + 's>, options: &ReplayOptions) -> Engine<'s> {
         let n = src.world_size();
         let mut slots = Slots::default();
         let hidden = (0..n)

@@ -12,7 +12,8 @@
 //! gets back to the strict replay's state at the next point where every rank waits for
 //! the others (a barrier, a round of replies), so an alternative costs the rounds up to
 //! there, not a replay of the whole run. One that does not get back within
-//! [`LOCKSTEP_LIMIT`] steps is played out alone to its end, as before.
+//! [`LOCKSTEP_LIMIT`] steps, or that would make more copies live at once than
+//! [`LIVE_RANKS`] allows, is played out alone to its end, as before.
 
 use super::*;
 
@@ -29,6 +30,10 @@ pub enum Alternative {
 /// Steps an alternative is compared with the strict replay at, at most, before it is
 /// played out alone to its end.
 const LOCKSTEP_LIMIT: usize = 4096;
+
+/// Copies of the replay kept at once, counted in ranks (each holds a state per rank): 64
+/// alternatives play beside the strict replay up to 16,384 ranks, one at a million.
+const LIVE_RANKS: usize = 1 << 20;
 
 /// An alternative being played out beside the strict replay.
 struct Playing<'t> {
@@ -61,15 +66,14 @@ pub fn explore_alternatives(
             .or_default()
             .push(i);
     }
-    let mut src = program.ops();
-    let mut strict = Engine::new(&mut src, options);
+    let mut strict = Engine::new(Box::new(program.ops()), options);
     if !strict.lanes.single_threaded() {
         return out;
     }
     strict.watched = Some(by_receive.keys().copied().collect());
-    // A source for each alternative's copy, made before any copy borrows one.
-    let mut sources: Vec<ProgramOps> = alternatives.iter().map(|_| program.ops()).collect();
-    let mut sources = sources.iter_mut();
+    // Each copy holds a state as large as the world: at most this many play beside the
+    // strict replay at once; the others are played out alone as they come.
+    let at_once = (LIVE_RANKS / strict.world as usize).clamp(1, alternatives.len());
     let mut playing: Vec<Playing> = Vec::new();
     strict.start_actors();
     loop {
@@ -89,13 +93,12 @@ pub fn explore_alternatives(
             };
             for index in indices {
                 let forced = alternatives[index];
-                let source = sources.next().expect("a source per alternative");
-                *source = program.ops_from(strict.lanes.positions());
-                let mut replay = strict.copy_onto(source);
+                let source = program.ops_from(strict.lanes.positions());
+                let mut replay = strict.copy_onto(Box::new(source));
                 replay.force(forced);
                 // The forced replay forces each posting of a persistent receive, the
                 // strict one none: their states tell nothing.
-                if replay.forced_persistent(forced) {
+                if replay.forced_persistent(forced) || playing.len() >= at_once {
                     out[index] = Some(replay.play_to_the_end());
                 } else {
                     playing.push(Playing {
@@ -138,7 +141,7 @@ pub fn explore_alternatives(
 
 impl Engine<'_> {
     /// A copy of this replay reading from `src`, which stands where this one's source does.
-    fn copy_onto<'t>(&self, src: &'t mut dyn OpSource) -> Engine<'t> {
+    fn copy_onto<'t>(&self, src: Box<dyn OpSource + 't>) -> Engine<'t> {
         Engine {
             src,
             world: self.world,

@@ -245,6 +245,34 @@ pub trait OpSource {
     }
 }
 
+// A source borrowed for a replay ([`replay_source`]).
+impl<S: OpSource + ?Sized> OpSource for &mut S {
+    fn world_size(&self) -> u32 {
+        (**self).world_size()
+    }
+    fn comm(&self, comm: u32) -> Option<&CommMembers> {
+        (**self).comm(comm)
+    }
+    fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
+        (**self).next_op(rank, aux)
+    }
+    fn end(&self, rank: Rank) -> EndKind {
+        (**self).end(rank)
+    }
+    fn thread(&self, rank: Rank) -> u16 {
+        (**self).thread(rank)
+    }
+    fn threaded(&self, rank: Rank) -> bool {
+        (**self).threaded(rank)
+    }
+    fn may_follow_wildcards(&self, rank: Rank) -> bool {
+        (**self).may_follow_wildcards(rank)
+    }
+    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
+        (**self).follows_wildcard(rank, event)
+    }
+}
+
 /// Where an operation's aux words are: `(in field b rather than a, how many)`.
 pub fn aux_span(op: &ReplayOp) -> Option<(bool, u32)> {
     match op.kind {
