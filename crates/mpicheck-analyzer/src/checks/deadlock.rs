@@ -1,13 +1,15 @@
 //! Deadlock checks: actual (DL001), potential through buffering or non-synchronizing
 //! collectives (DL002), potential under another wildcard matching (DL003).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use super::check::{Check, Needs, Replaying, Slot};
 use super::{call_location, stuck_locations, Context, Involved};
 use crate::diagnostic::{Category, CheckInfo, Diagnostic, Severity};
-use crate::engine::{self, Alternative, ForcedMatch, Replay, ReplayOptions, WaitOn};
-use crate::model::{CommId, Rank};
+use crate::engine::{self, Alternative, ForcedMatch, Replay, ReplayOptions, WaitOn, WildcardRace};
+use crate::model::CommId;
 use crate::ranks::RankSet;
 use crate::text;
 use crate::text::{ranks, Text};
@@ -442,6 +444,22 @@ fn potential(ctx: &Context, mismatched_comms: &BTreeSet<CommId>) -> Option<Diagn
 /// Alternatives explored per run, at most.
 pub const EXPLORATION_BOUND: usize = 64;
 
+/// The other sources a racing wildcard receive could have taken: the receive forced to
+/// each, with the event of that source's competing send.
+fn other_matchings(race: &WildcardRace) -> impl Iterator<Item = (ForcedMatch, usize)> + '_ {
+    race.candidates
+        .iter()
+        .filter(|&&(source, _)| source != race.matched)
+        .map(|&(source, send_event)| {
+            let forced = ForcedMatch {
+                rank: race.rank,
+                event: race.event,
+                source,
+            };
+            (forced, send_event)
+        })
+}
+
 /// DL003: replays each other possible matching of the racing wildcard receives (strict
 /// rules). Returns the findings and whether the bound stopped the search.
 fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
@@ -454,22 +472,14 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
     let first: Vec<ForcedMatch> = races
         .iter()
         .filter(|race| ctx.program().call(race.rank, race.event).is_some())
-        .flat_map(|race| {
-            race.candidates
-                .iter()
-                .filter(|&&(source, _)| source != race.matched)
-                .map(|&(source, _)| ForcedMatch {
-                    rank: race.rank,
-                    event: race.event,
-                    source,
-                })
-        })
+        .flat_map(other_matchings)
+        .map(|(forced, _)| forced)
         .take(EXPLORATION_BOUND)
         .collect();
-    let mut played_out: BTreeMap<(Rank, usize, Rank), Alternative> = first
+    let mut played_out: FxHashMap<ForcedMatch, Alternative> = first
         .iter()
         .zip(ctx.explore(&first))
-        .filter_map(|(f, alt)| Some(((f.rank, f.event, f.source), alt?)))
+        .filter_map(|(&forced, alt)| Some((forced, alt?)))
         .collect();
     let mut budget = EXPLORATION_BOUND;
     let mut inconclusive = false;
@@ -484,24 +494,18 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
         if reported_sites.contains(&recv_site) {
             continue;
         }
-        for &(source, send_event) in &race.candidates {
-            if source == race.matched {
-                continue;
-            }
+        for (forced, send_event) in other_matchings(race) {
+            let source = forced.source;
             if budget == 0 {
                 inconclusive = true;
                 break 'races;
             }
             budget -= 1;
-            let alt = match played_out.remove(&(race.rank, race.event, source)) {
+            let alt = match played_out.remove(&forced) {
                 Some(Alternative::Completes) => continue,
                 Some(Alternative::Replay(alt)) => alt,
                 None => ctx.replay_with(&ReplayOptions {
-                    forced: Some(ForcedMatch {
-                        rank: race.rank,
-                        event: race.event,
-                        source,
-                    }),
+                    forced: Some(forced),
                     ..strict_options.clone()
                 }),
             };

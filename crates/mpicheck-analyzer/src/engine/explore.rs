@@ -95,10 +95,10 @@ pub fn explore_alternatives(
                 let forced = alternatives[index];
                 let source = program.ops_from(strict.lanes.positions());
                 let mut replay = strict.copy_onto(Box::new(source));
-                replay.force(forced);
                 // The forced replay forces each posting of a persistent receive, the
                 // strict one none: their states tell nothing.
-                if replay.forced_persistent(forced) || playing.len() >= at_once {
+                let persistent = replay.force(forced);
+                if persistent || playing.len() >= at_once {
                     out[index] = Some(replay.play_to_the_end());
                 } else {
                     playing.push(Playing {
@@ -182,10 +182,12 @@ impl Engine<'_> {
     }
 
     /// Forces the posted receive of `forced` to its source, as a replay with
-    /// [`ReplayOptions::forced`] would have from the start.
-    fn force(&mut self, forced: ForcedMatch) {
+    /// [`ReplayOptions::forced`] would have from the start. Whether that receive is a
+    /// persistent one (each start posts it again, forced again).
+    fn force(&mut self, forced: ForcedMatch) -> bool {
         self.forced = Some(forced);
         self.forced_matched = Some(false);
+        let mut persistent = false;
         for &did in &self.wild_heads {
             let ds = &mut self.dests[did as usize];
             if ds.rank != forced.rank {
@@ -195,24 +197,14 @@ impl Engine<'_> {
                 if d.event as usize == forced.event {
                     d.preferred = forced.source;
                     d.forced = true;
+                    persistent |= self
+                        .slots
+                        .get(d.slot)
+                        .is_none_or(|s| s.keep & K_PERSISTENT != 0);
                 }
             }
         }
-    }
-
-    /// Whether the receive `forced` names is a persistent one (see [`Engine::play_out`]).
-    fn forced_persistent(&self, forced: ForcedMatch) -> bool {
-        self.wild_heads.iter().any(|&did| {
-            let ds = &self.dests[did as usize];
-            ds.rank == forced.rank
-                && ds.deferred.iter().any(|d| {
-                    d.event as usize == forced.event
-                        && self
-                            .slots
-                            .get(d.slot)
-                            .is_none_or(|s| s.keep & K_PERSISTENT != 0)
-                })
-        })
+        persistent
     }
 
     /// Whether two quiescent replays of one program stand in the same state: everything

@@ -10,7 +10,7 @@ pub enum Mode {
 }
 
 /// Make one wildcard receive match a chosen source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ForcedMatch {
     pub rank: Rank,
     /// Event index of the receive in its rank.
