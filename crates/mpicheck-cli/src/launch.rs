@@ -95,6 +95,70 @@ pub fn find_program(name: &str) -> Option<PathBuf> {
         .find(|p| is_executable(p))
 }
 
+/// An MPI launcher given as the program (`mpicheck run -- mpirun -n 4 ./app`): mpicheck
+/// starts the job itself, so the launcher would be started as a rank and start a second,
+/// unrecorded job inside it. Returns the one-line error naming the command to use, built
+/// from the launcher's arguments when they are only a process count and the program.
+pub fn launcher_given_as_program(program: &Path, command: &[String]) -> Option<String> {
+    let launcher = [Some(program.to_path_buf()), program.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+        .filter_map(|path| Some(path.file_name()?.to_str()?.to_owned()))
+        .find(|name| is_launcher_name(name))?;
+    let given = &command[0];
+    let (ranks, rest) = process_count_and_rest(&command[1..]);
+    let ranks = ranks.unwrap_or("N");
+    let instead = match rest.first() {
+        Some(first) if !first.starts_with('-') => {
+            let program_args = shlex::try_join(rest.iter().map(String::as_str))
+                .unwrap_or_else(|_| rest.join(" "));
+            format!("`mpicheck run -n {ranks} -- {program_args}`")
+        }
+        _ => format!(
+            "`mpicheck run -n {ranks} -- PROGRAM ARGS`, with other launcher options in --launcher \"{given} OPTIONS\""
+        ),
+    };
+    // Name the launcher a link or an alternative leads to, where it is another name.
+    let through = if Path::new(given).file_name() == Some(launcher.as_ref()) {
+        String::new()
+    } else {
+        format!(" ({launcher})")
+    };
+    Some(format!(
+        "`{given}` is an MPI launcher{through}: mpicheck run starts the job itself; run {instead}"
+    ))
+}
+
+fn is_launcher_name(name: &str) -> bool {
+    // Debian's mpirun.openmpi, mpiexec.hydra, mpiexec.mpich, ...
+    let base = name.split_once('.').map_or(name, |(base, _)| base);
+    [
+        "mpirun", "mpiexec", "orterun", "prterun", "srun", "aprun", "jsrun",
+    ]
+    .contains(&base)
+}
+
+/// The process count of launcher arguments that start with one (`-n 4`, `-np 4`, `--np 4`,
+/// `-c 4`, `-n=4`), and the arguments after it.
+fn process_count_and_rest(args: &[String]) -> (Option<&str>, &[String]) {
+    let Some(first) = args.first() else {
+        return (None, args);
+    };
+    if let Some((flag, count)) = first.split_once('=') {
+        if is_count_flag(flag) {
+            return (Some(count), &args[1..]);
+        }
+    }
+    match args.get(1) {
+        Some(count) if is_count_flag(first) => (Some(count), &args[2..]),
+        _ => (None, args),
+    }
+}
+
+fn is_count_flag(flag: &str) -> bool {
+    ["-n", "-np", "--np", "--n", "-c"].contains(&flag)
+}
+
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
@@ -402,6 +466,75 @@ const EXIT_RANK_ORPHANED: u8 = 137;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split(' ').map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn launchers_given_as_the_program_name_the_command_to_use() {
+        let error = |line: &str| {
+            let command = words(line);
+            launcher_given_as_program(Path::new(&command[0]), &command)
+        };
+        assert_eq!(
+            error("mpirun -n 4 lmp -in in.indent").unwrap(),
+            "`mpirun` is an MPI launcher: mpicheck run starts the job itself; run `mpicheck run -n 4 -- lmp -in in.indent`"
+        );
+        for line in [
+            "mpiexec.hydra -np 4 ./app",
+            "srun --np=4 ./app",
+            "orterun -c 4 ./app",
+        ] {
+            assert!(
+                error(line)
+                    .unwrap()
+                    .ends_with("run `mpicheck run -n 4 -- ./app`"),
+                "{line}"
+            );
+        }
+        // Arguments the suggestion must quote for the shell.
+        let command = vec![
+            "mpiexec".into(),
+            "-n".into(),
+            "2".into(),
+            "./app".into(),
+            "a b".into(),
+        ];
+        assert!(launcher_given_as_program(Path::new("mpiexec"), &command)
+            .unwrap()
+            .ends_with("`mpicheck run -n 2 -- ./app 'a b'`"));
+        // Other launcher options: where the program starts is not known.
+        assert!(error("mpirun --host a,b -n 2 ./app")
+            .unwrap()
+            .ends_with("run `mpicheck run -n N -- PROGRAM ARGS`, with other launcher options in --launcher \"mpirun OPTIONS\""));
+        assert!(error("mpirun").unwrap().contains("-n N -- PROGRAM ARGS"));
+        for program in [
+            "./app",
+            "lmp",
+            "mpicc",
+            "/usr/bin/python3",
+            "./mpiruns_here",
+            "my.mpirun",
+        ] {
+            assert_eq!(error(program), None, "{program}");
+        }
+    }
+
+    #[test]
+    fn a_launcher_is_known_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let launcher = dir.path().join("mpiexec.hydra");
+        std::fs::write(&launcher, "").unwrap();
+        let link = dir.path().join("run-job");
+        std::os::unix::fs::symlink(&launcher, &link).unwrap();
+        let command = vec![link.to_str().unwrap().to_owned(), "./app".into()];
+        let error = launcher_given_as_program(&link, &command).unwrap();
+        assert!(
+            error.contains("is an MPI launcher (mpiexec.hydra)"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn detects_families_from_ldd_output() {

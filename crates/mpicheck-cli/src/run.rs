@@ -15,8 +15,8 @@ use mpicheck_analyzer::diagnostic::Diagnostic;
 use crate::analyze::{self, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
 use crate::hold_back::HoldBack;
 use crate::launch::{
-    choose_family, find_program, interposition_library, launcher_command, linked_family,
-    python_family, rank_command, MpiFamily,
+    choose_family, find_program, interposition_library, launcher_command,
+    launcher_given_as_program, linked_family, python_family, rank_command, MpiFamily,
 };
 use crate::online::{Followed, Online};
 use crate::out_dir::{self, RunDir};
@@ -65,6 +65,9 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     let program = find_program(program_name).with_context(|| {
         format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
     })?;
+    if let Some(error) = launcher_given_as_program(&program, &args.command) {
+        bail!("{error}");
+    }
     // A Python program loads MPI with its mpi4py extension.
     let linked = match linked_family(&program)? {
         Some(family) => Some(family),

@@ -35,6 +35,28 @@ fn bad_deadlock_timeouts_get_one_line_errors() {
     }
 }
 
+/// An MPI launcher given as the program (`mpicheck run -- mpirun -n 2 ./app`, the way one
+/// runs a program under most tools) used to start the launcher as rank 0, which refused to
+/// run inside a job: a one-line error naming the command to use, nothing run.
+#[test]
+fn a_launcher_given_as_the_program_gets_the_command_to_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    for (family, launcher) in [(MPICH, "mpiexec.hydra"), (OPENMPI, "mpirun")] {
+        let output = mpicheck_run(
+            family,
+            2,
+            &out,
+            &[launcher, "-np", "2", "./app", "x"],
+            &[],
+            b"",
+        )
+        .0;
+        assert_error(&output, "run `mpicheck run -n 2 -- ./app x`");
+        assert!(!out.exists(), "{launcher} ran something");
+    }
+}
+
 /// Trace releasing asked for in a way that cannot be: one-line errors, nothing run.
 #[test]
 fn contradictory_or_bad_trace_release_flags_get_one_line_errors() {
