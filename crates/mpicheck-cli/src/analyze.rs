@@ -28,7 +28,7 @@ use crate::progress::Progress;
 use crate::status::{self, ProgramEnd};
 use crate::{ColorArg, Format, ReportArgs, SeverityArg};
 use mpicheck_analyzer::normalize::{assign_ranks, is_rank_trace, RankAssignment};
-use mpicheck_symbols::Symbolizer;
+use mpicheck_symbols::{parse_maps, Mapping, Symbolizer};
 use mpicheck_trace::reader::{read_trace, Trace, TraceError};
 use mpicheck_trace::Incomplete;
 use serde::{Deserialize, Serialize};
@@ -686,6 +686,9 @@ pub fn build_run(traces: &[Trace]) -> Result<Run> {
     run.context("cannot analyze the traces")
 }
 
+/// How many processes' parsed memory maps [`site_resolver`] keeps besides the one in use.
+const PARSED_MAPS_KEPT: usize = 64;
+
 /// Resolves call sites of the process whose memory map is `maps[i]`, caching each answer.
 pub(crate) fn site_resolver<'m>(
     maps: &'m [&'m str],
@@ -693,12 +696,24 @@ pub(crate) fn site_resolver<'m>(
     let mut symbolizer = Symbolizer::new("");
     let mut current: Option<usize> = None;
     let mut cache: HashMap<(usize, u64), SourceLocation> = HashMap::new();
+    // New sites come from the ranks in turn: parsing a map (~1 M instructions for a program
+    // with LAMMPS's libraries) at every turn took 8% of a short LAMMPS run's analysis.
+    let mut parsed: HashMap<usize, Vec<Mapping>> = HashMap::new();
     move |trace: usize, addr: u64| -> SourceLocation {
         if let Some(loc) = cache.get(&(trace, addr)) {
             return loc.clone();
         }
         if current != Some(trace) {
-            symbolizer.set_maps(maps[trace]);
+            let next = parsed
+                .remove(&trace)
+                .unwrap_or_else(|| parse_maps(maps[trace]));
+            let previous = symbolizer.swap_maps(next);
+            if let Some(previous_trace) = current {
+                if parsed.len() >= PARSED_MAPS_KEPT {
+                    parsed.clear();
+                }
+                parsed.insert(previous_trace, previous);
+            }
             current = Some(trace);
         }
         let loc = symbolizer.resolve(addr);
@@ -875,4 +890,35 @@ fn timelines(run: &Run) -> Vec<RankTimeline> {
                 .collect(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sites asked for rank after rank, over more ranks than the parsed maps kept: each is
+    /// resolved against its own rank's map, as a symbolizer made for that rank alone does.
+    #[test]
+    fn sites_of_ranks_in_turn_resolve_against_their_own_maps() {
+        for ranks in [2, PARSED_MAPS_KEPT + 6] {
+            let texts: Vec<String> = (0..ranks)
+                .map(|rank| {
+                    format!("7f1000000000-7f1000001000 r-xp 00000000 fe:00 {rank} /nonexistent/mpicheck/rank{rank}.so\n")
+                })
+                .collect();
+            let maps: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let mut resolve = site_resolver(&maps);
+            for turn in 0..3u64 {
+                for (rank, text) in maps.iter().enumerate() {
+                    let addr = 0x7f1000000010 + turn;
+                    let location = resolve(rank, addr);
+                    assert_eq!(location, Symbolizer::new(text).resolve(addr));
+                    assert_eq!(
+                        location.object.as_deref(),
+                        Some(format!("/nonexistent/mpicheck/rank{rank}.so").as_str())
+                    );
+                }
+            }
+        }
+    }
 }

@@ -98,9 +98,15 @@ impl Symbolizer {
 
     /// Switches to another process's maps (e.g. the next rank), keeping loaded DWARF.
     pub fn set_maps(&mut self, maps_text: &str) {
-        self.maps = parse_maps(maps_text);
+        self.swap_maps(parse_maps(maps_text));
+    }
+
+    /// Switches to another process's maps, already parsed ([`parse_maps`]), and returns the
+    /// ones it used: a caller that alternates between processes parses each text once.
+    pub fn swap_maps(&mut self, maps: Vec<Mapping>) -> Vec<Mapping> {
         // Addresses mean something else in another address space.
         self.sites.clear();
+        std::mem::replace(&mut self.maps, maps)
     }
 
     /// The mappings of the current process.
