@@ -79,6 +79,12 @@ pub fn explore_alternatives(
     loop {
         // Every copy made as many steps as the strict replay since it was made: the same
         // state goes on as the strict replay does, and completes.
+        if !playing.is_empty() {
+            strict.renumber_slots();
+            for p in &mut playing {
+                p.replay.renumber_slots();
+            }
+        }
         playing.retain(|p| {
             let back = p.replay.forced_matched == Some(true) && p.replay.same_state(&strict);
             if back {
@@ -207,6 +213,72 @@ impl Engine<'_> {
         persistent
     }
 
+    /// Numbers the live slots in the order the state names them (requests by rank and id,
+    /// the blocking calls' slots, the queues, the collectives), all of generation 0, and
+    /// makes every reference to a freed slot [`DEAD_SLOT`]. An alternative takes the
+    /// messages of a round in another order and so frees and reuses slots in another
+    /// order: without this, its state never equals the strict replay's once the round is
+    /// over (a PETSc assembly's wildcard receives: every alternative played to the end).
+    /// Which slot a request takes changes nothing the replay does, so the renumbered
+    /// replay goes on as it would have.
+    fn renumber_slots(&mut self) {
+        let Engine {
+            slots,
+            reqs,
+            hidden,
+            dests,
+            series,
+            ..
+        } = self;
+        let mut keys: Vec<(u32, u32)> = reqs.keys().copied().collect();
+        keys.sort_unstable();
+        // Old index -> new index, and the old indices in their new order.
+        let mut new_index = vec![u32::MAX; slots.entries.len()];
+        let mut order: Vec<u32> = Vec::with_capacity(slots.live());
+        let mut number = |id: &mut SlotId| {
+            if slots.get(*id).is_some() && new_index[*id as u32 as usize] == u32::MAX {
+                new_index[*id as u32 as usize] = order.len() as u32;
+                order.push(*id as u32);
+            }
+        };
+        visit_slot_refs(&keys, reqs, hidden, dests, series, &mut number);
+        // Live slots nothing names (none expected): after the others, in index order.
+        let mut free = vec![false; slots.entries.len()];
+        for &i in &slots.free {
+            free[i as usize] = true;
+        }
+        for i in 0..slots.entries.len() {
+            if !free[i] && new_index[i] == u32::MAX {
+                new_index[i] = order.len() as u32;
+                order.push(i as u32);
+            }
+        }
+        visit_slot_refs(
+            &keys,
+            reqs,
+            hidden,
+            dests,
+            series,
+            &mut |id: &mut SlotId| {
+                *id = match slots.get(*id) {
+                    Some(_) => u64::from(new_index[*id as u32 as usize]),
+                    None => DEAD_SLOT,
+                };
+            },
+        );
+        let entries = order
+            .iter()
+            .map(|&i| Slot {
+                gen: 0,
+                ..slots.entries[i as usize]
+            })
+            .collect();
+        *slots = Slots {
+            entries,
+            free: Vec::new(),
+        };
+    }
+
     /// Whether two quiescent replays of one program stand in the same state: everything
     /// their next steps read, but what they found so far (races, counts) and the forced
     /// receive, matched already. The same state goes on the same way.
@@ -228,6 +300,50 @@ impl Engine<'_> {
             && self.sweep_series_at == other.sweep_series_at
             && self.epochs == other.epochs
             && self.wildcard_sources == other.wildcard_sources
+    }
+}
+
+/// What a reference to a freed slot becomes in [`Engine::renumber_slots`]: its index is
+/// never a slot's, so it finds none, as a stale id does.
+const DEAD_SLOT: SlotId = u64::MAX;
+
+/// Calls `f` on every slot reference of a replay's state, always in the same order: the
+/// requests in the order of `keys` (the keys of `reqs`, sorted), the blocking calls'
+/// slots, each destination's queues and held-back receives, each collective's waiters.
+fn visit_slot_refs(
+    keys: &[(u32, u32)],
+    reqs: &mut FxHashMap<(u32, u32), SlotId>,
+    hidden: &mut [SlotId],
+    dests: &mut [DestState],
+    series: &mut [Series],
+    f: &mut dyn FnMut(&mut SlotId),
+) {
+    for key in keys {
+        f(reqs.get_mut(key).expect("a key of reqs"));
+    }
+    hidden.iter_mut().for_each(&mut *f);
+    for dest in dests {
+        match &mut dest.queues {
+            Queues::Flat { sends, recvs } => {
+                sends.iter_mut().for_each(|(_, send)| f(&mut send.slot));
+                recvs.iter_mut().for_each(|(_, recv)| f(&mut recv.slot));
+            }
+            Queues::BySource { queues, .. } => {
+                for (_, queue) in queues {
+                    queue.sends.iter_mut().for_each(|send| f(&mut send.slot));
+                    queue.recvs.iter_mut().for_each(|recv| f(&mut recv.slot));
+                }
+            }
+        }
+        dest.deferred.iter_mut().for_each(|d| f(&mut d.slot));
+    }
+    for instance in series.iter_mut().flat_map(|s| s.instances.iter_mut()) {
+        instance.wait_all.iter_mut().for_each(&mut *f);
+        instance.wait_root.iter_mut().for_each(&mut *f);
+        // The heap's order is by (rank, slot): rebuilt around the new ids.
+        let mut waiting = std::mem::take(&mut instance.wait_prefix).into_vec();
+        waiting.iter_mut().for_each(|Reverse((_, slot))| f(slot));
+        instance.wait_prefix = BinaryHeap::from(waiting);
     }
 }
 
