@@ -7,11 +7,12 @@
 //! (a step: the held-back wildcards matched, then every rank run until it blocks) beside
 //! the strict replay, and stops as soon as both stand in the same state after the same
 //! number of steps (every rank at the same operation, the same requests, messages,
-//! held-back receives and collectives): from there the replay is deterministic, so the
-//! alternative goes on as the strict replay does, which completed. A master-worker loop
-//! gets back to the strict replay's state at the next point where every rank waits for
-//! the others (a barrier, a round of replies), so an alternative costs the rounds up to
-//! there, not a replay of the whole run. One that does not get back within
+//! held-back receives and collectives, whichever slots the requests took: both are
+//! renumbered at each step, [`Engine::renumber_slots`]): from there the replay is
+//! deterministic, so the alternative goes on as the strict replay does, which completed. A
+//! master-worker loop gets back to the strict replay's state at the next point where every
+//! rank waits for the others (a barrier, a round of replies), so an alternative costs the
+//! rounds up to there, not a replay of the whole run. One that does not get back within
 //! [`LOCKSTEP_LIMIT`] steps, or that would make more copies live at once than
 //! [`LIVE_RANKS`] allows, is played out alone to its end, as before.
 
