@@ -124,9 +124,14 @@ impl Program {
     pub fn ops(&self) -> ProgramOps<'_> {
         ProgramOps {
             program: self,
-            next: vec![0; self.ranks.len()],
-            readers: (0..self.ranks.len()).map(|_| Readers::default()).collect(),
-            threads: vec![ThreadCursor::default(); self.ranks.len()],
+            ranks: self
+                .ranks
+                .iter()
+                .map(|rank| RankReading {
+                    len: rank.ops.len(),
+                    ..RankReading::default()
+                })
+                .collect(),
         }
     }
 
@@ -134,19 +139,11 @@ impl Program {
     /// for a replay copied at that point (`engine/explore.rs`).
     pub(crate) fn ops_from(&self, next: &[u32]) -> ProgramOps<'_> {
         let mut ops = self.ops();
-        for (r, &at) in next.iter().enumerate().take(self.ranks.len()) {
-            let rank = &self.ranks[r];
-            ops.next[r] = at as usize;
+        for ((reading, rank), &at) in ops.ranks.iter_mut().zip(&self.ranks).zip(next) {
+            reading.next = at as usize;
             // The thread runs that start before it were passed.
-            let cursor = &mut ops.threads[r];
-            let readers = &mut ops.readers[r];
-            while cursor.next_run < rank.threads.len() {
-                let [first, thread] = rank.threads.read(cursor.next_run, &mut readers.threads);
-                if first >= at {
-                    break;
-                }
-                cursor.thread = thread as u16;
-                cursor.next_run += 1;
+            if at > 0 {
+                reading.pass_thread_runs(rank, at as usize - 1);
             }
         }
         ops
@@ -287,50 +284,64 @@ pub fn aux_span(op: &ReplayOp) -> Option<(bool, u32)> {
 
 /// Copies an operation's aux words from `table` to the end of `aux` and points the
 /// operation there (for sources that keep a table of aux words).
-pub fn move_aux(op: ReplayOp, table: &[u32], aux: &mut Vec<u32>) -> ReplayOp {
-    move_aux_with(op, |word| table[word], aux)
-}
-
-/// [`move_aux`] from a table read a word at a time (`word(i)`: the table's word `i`).
-fn move_aux_with(
-    mut op: ReplayOp,
-    mut word: impl FnMut(usize) -> u32,
-    aux: &mut Vec<u32>,
-) -> ReplayOp {
-    if let Some((in_b, len)) = aux_span(&op) {
-        let at = if in_b { &mut op.b } else { &mut op.a };
-        let from = *at as usize;
-        *at = aux.len() as u32;
-        aux.extend((from..from + len as usize).map(&mut word));
+pub fn move_aux(mut op: ReplayOp, table: &[u32], aux: &mut Vec<u32>) -> ReplayOp {
+    if let Some(words) = point_aux(&mut op, aux.len()) {
+        aux.extend_from_slice(&table[words]);
     }
     op
+}
+
+/// Points the offset of `op`'s aux words, if it has any, at `to`; where they were.
+fn point_aux(op: &mut ReplayOp, to: usize) -> Option<std::ops::Range<usize>> {
+    let (in_b, len) = aux_span(op)?;
+    let at = if in_b { &mut op.b } else { &mut op.a };
+    let from = *at as usize;
+    *at = to as u32;
+    Some(from..from + len as usize)
 }
 
 /// A [`Program`]'s operations as an [`OpSource`].
 pub struct ProgramOps<'p> {
     program: &'p Program,
-    /// Per rank: the index of its next operation.
-    next: Vec<usize>,
-    /// Per rank: the chunks of its operations and aux words being read.
-    readers: Vec<Readers>,
-    /// Per rank: the thread of its last operation read.
-    threads: Vec<ThreadCursor>,
+    /// By rank: where its reading stands.
+    ranks: Vec<RankReading>,
 }
 
+/// Where the reading of a rank's operations stands: the chunks being read, and the
+/// thread of the last operation read.
 #[derive(Default)]
-struct Readers {
+struct RankReading {
+    /// The index of its next operation.
+    next: usize,
+    /// Its number of operations.
+    len: usize,
     ops: ChunkReader<ReplayOp>,
     aux: ChunkReader<u32>,
     threads: ChunkReader<[u32; 2]>,
     info: ChunkReader<OpInfo>,
+    /// The next thread run ([`RankProgram::threads`]) not passed yet.
+    next_run: usize,
+    /// The first operation of that run (`usize::MAX`: there is none), so that an
+    /// operation that starts no run costs one comparison.
+    next_run_first: usize,
+    /// The thread of the last operation read.
+    thread: u16,
 }
 
-/// Where a rank's reading stands in its thread runs ([`RankProgram::threads`]).
-#[derive(Clone, Copy, Default)]
-struct ThreadCursor {
-    /// The next run.
-    next_run: usize,
-    thread: u16,
+impl RankReading {
+    /// Passes the thread runs of `rank` that start at operation `i` or before it.
+    fn pass_thread_runs(&mut self, rank: &RankProgram, i: usize) {
+        while self.next_run < rank.threads.len() {
+            let [first, thread] = rank.threads.read(self.next_run, &mut self.threads);
+            if first as usize > i {
+                self.next_run_first = first as usize;
+                return;
+            }
+            self.thread = thread as u16;
+            self.next_run += 1;
+        }
+        self.next_run_first = usize::MAX;
+    }
 }
 
 impl OpSource for ProgramOps<'_> {
@@ -342,34 +353,29 @@ impl OpSource for ProgramOps<'_> {
     }
     fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
         let r = rank as usize;
-        let i = self.next[r];
-        let program = &self.program.ranks[r];
-        if i >= program.ops.len() {
+        let reading = &mut self.ranks[r];
+        let i = reading.next;
+        if i >= reading.len {
             return None;
         }
-        let readers = &mut self.readers[r];
-        let op = self.program.ids.op(program.ops.read(i, &mut readers.ops));
-        self.next[r] = i + 1;
-        let cursor = &mut self.threads[r];
-        while cursor.next_run < program.threads.len() {
-            let [first, thread] = program.threads.read(cursor.next_run, &mut readers.threads);
-            if first as usize > i {
-                break;
-            }
-            cursor.thread = thread as u16;
-            cursor.next_run += 1;
+        let program = &self.program.ranks[r];
+        let mut op = self.program.ids.op(program.ops.read(i, &mut reading.ops));
+        reading.next = i + 1;
+        if i >= reading.next_run_first {
+            reading.pass_thread_runs(program, i);
         }
-        Some(move_aux_with(
-            op,
-            |word| program.aux.read(word, &mut readers.aux),
-            aux,
-        ))
+        if let Some(words) = point_aux(&mut op, aux.len()) {
+            program
+                .aux
+                .read_into(words.start, words.end, &mut reading.aux, aux);
+        }
+        Some(op)
     }
     fn end(&self, rank: Rank) -> EndKind {
         self.program.ends[rank as usize]
     }
     fn thread(&self, rank: Rank) -> u16 {
-        self.threads[rank as usize].thread
+        self.ranks[rank as usize].thread
     }
     fn threaded(&self, rank: Rank) -> bool {
         self.program.ranks[rank as usize].threads.len() > 1
@@ -384,7 +390,7 @@ impl OpSource for ProgramOps<'_> {
         }
         let info = program
             .info
-            .read(event as usize, &mut self.readers[rank as usize].info);
+            .read(event as usize, &mut self.ranks[rank as usize].info);
         program.follower_sites.contains(&(info.site, info.call))
     }
 }

@@ -328,15 +328,16 @@ impl<T: NoUninit + CheckedBitPattern> Default for SpilledVec<T> {
 /// The chunk a reader of a [`SpilledVec`] holds.
 #[derive(Debug)]
 pub(crate) struct ChunkReader<T> {
-    /// The index of the chunk in `items` (`usize::MAX`: none).
-    chunk: usize,
+    /// The index in the vector of `items[0]` (`items` is empty while the reader holds no
+    /// chunk), so that an item of the chunk held is found without a division.
+    first: usize,
     items: Vec<T>,
 }
 
 impl<T> Default for ChunkReader<T> {
     fn default() -> ChunkReader<T> {
         ChunkReader {
-            chunk: usize::MAX,
+            first: 0,
             items: Vec::new(),
         }
     }
@@ -491,32 +492,69 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
 
     /// Item `i` (which must exist), through `reader`: a written chunk is read whole, once
     /// while the reader goes through it.
+    #[inline]
     pub(crate) fn read(&self, i: usize, reader: &mut ChunkReader<T>) -> T {
+        // Read in order, nearly every item is in the chunk the reader holds.
+        match reader.items.get(i.wrapping_sub(reader.first)) {
+            Some(&item) => item,
+            None => self.items_from(i, reader)[0],
+        }
+    }
+
+    /// Items `from..to` (which must exist) appended to `out`, through `reader`.
+    pub(crate) fn read_into(
+        &self,
+        from: usize,
+        to: usize,
+        reader: &mut ChunkReader<T>,
+        out: &mut Vec<T>,
+    ) {
+        let mut i = from;
+        while i < to {
+            let items = self.items_from(i, reader);
+            let n = items.len().min(to - i);
+            out.extend_from_slice(&items[..n]);
+            i += n;
+        }
+    }
+
+    /// Item `i` (which must exist) and those after it in its chunk (or in memory), through
+    /// `reader`.
+    fn items_from<'a>(&'a self, i: usize, reader: &'a mut ChunkReader<T>) -> &'a [T] {
+        let in_held = i.wrapping_sub(reader.first);
+        if in_held < reader.items.len() {
+            return &reader.items[in_held..];
+        }
         let c = i / self.chunk;
         if c >= self.written.len() {
-            return self.tail[i - self.base()];
+            return &self.tail[i - self.base()..];
         }
-        if reader.chunk != c {
-            self.load(c, reader);
-        }
-        reader.items[i % self.chunk]
+        self.load(c, reader);
+        &reader.items[i % self.chunk..]
     }
 
     fn load(&self, c: usize, reader: &mut ChunkReader<T>) {
-        reader.chunk = c;
+        reader.first = c * self.chunk;
         if let Some(items) = self.moved_to_memory.get(&c) {
             reader.items.clone_from(items);
             return;
         }
         let chunk = self.written[c];
-        // Read into a buffer of its own: a replay holds a chunk per rank, not two.
-        let mut bytes = vec![0u8; chunk.len as usize];
-        self.file().read(chunk.at, &mut bytes);
-        if chunk.layout == Layout::Plain {
-            decode_items(&bytes, &mut reader.items);
-        } else {
-            decompress(&bytes, chunk.layout, self.chunk, &mut reader.items);
+        // Read into the thread's buffer, not the reader's: a replay holds a chunk per rank,
+        // not two. (A buffer made for each chunk cost more to zero than reading it.)
+        let mut buffer = CODEC.with_borrow_mut(|codec| std::mem::take(&mut codec.read));
+        let len = chunk.len as usize;
+        if buffer.len() < len {
+            buffer.resize(len, 0);
         }
+        let bytes = &mut buffer[..len];
+        self.file().read(chunk.at, bytes);
+        if chunk.layout == Layout::Plain {
+            decode_items(bytes, &mut reader.items);
+        } else {
+            decompress(bytes, chunk.layout, self.chunk, &mut reader.items);
+        }
+        CODEC.with_borrow_mut(|codec| codec.read = buffer);
     }
 
     /// Writes compressed chunk `c` again as `items`: where it was if it fits, else at the
@@ -570,6 +608,8 @@ struct Codec {
     bytes: Vec<u8>,
     /// A chunk's words decoded from columns, item after item.
     rows: Vec<u32>,
+    /// A chunk's bytes as read from the file.
+    read: Vec<u8>,
 }
 
 thread_local! {
@@ -679,7 +719,12 @@ impl Codec {
 /// The items `bytes` hold as they are in memory, into `items`.
 fn decode_items<T: CheckedBitPattern>(bytes: &[u8], items: &mut Vec<T>) {
     items.clear();
-    items.extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>));
+    // Bytes aligned for `T` (a buffer from the allocator is) are checked in place and
+    // copied at once: item by item, decoding took most of what reading a chunk costs.
+    match bytemuck::checked::try_cast_slice::<u8, T>(bytes) {
+        Ok(decoded) => items.extend_from_slice(decoded),
+        Err(_) => items.extend(bytes.chunks_exact(size_of::<T>()).map(decode::<T>)),
+    }
 }
 
 /// An item from the bytes it was written as.
