@@ -1,5 +1,7 @@
 //! The replay driver: runs ranks until they block, and executes one operation.
 
+use std::collections::hash_map::Entry;
+
 use super::*;
 
 impl<'s> Engine<'s> {
@@ -184,9 +186,11 @@ impl<'s> Engine<'s> {
         if s.keep != 0 || s.state == S_ACTIVE || s.waited {
             return;
         }
-        let key = (s.owner, s.req);
-        if self.reqs.get(&key) == Some(&slot) {
-            self.reqs.remove(&key);
+        // One lookup: the handle's entry goes only if it still names this slot.
+        if let Entry::Occupied(entry) = self.reqs.entry((s.owner, s.req)) {
+            if *entry.get() == slot {
+                entry.remove();
+            }
         }
         self.slots.release(slot);
     }
