@@ -20,6 +20,8 @@
 
 mod event;
 
+use std::collections::hash_map::Entry;
+
 use super::polling::PollScanner;
 use super::rma::{HeldLocks, RankLocks};
 use super::*;
@@ -475,9 +477,9 @@ impl RankCompiler {
         let mut forget = |request: ReqId| {
             self.cancels.sends.remove(&request.0);
             let id = self.ids.id(request);
-            if let Some(origin) = self.origin.get(&id) {
-                if origin.nonblocking {
-                    self.origin.remove(&id);
+            if let Entry::Occupied(origin) = self.origin.entry(id) {
+                if origin.get().nonblocking {
+                    origin.remove();
                     nonblocking.push(request);
                 }
             }
