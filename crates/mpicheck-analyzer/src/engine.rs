@@ -372,6 +372,8 @@ struct Engine<'s> {
     /// list of destinations with held-back receives.
     candidates: Vec<(Rank, u32)>,
     spare_heads: Vec<u32>,
+    /// Room kept for the slots a collective call completes (no allocation per call).
+    woken: Vec<SlotId>,
     /// By rank whose calls may follow its wildcard receives ([`flags::FOLLOWS_WILDCARD`]):
     /// the source its latest wildcard receive took in the run, and the one it took in this
     /// replay (`NO_RANK` before any): a call following the first names the second.

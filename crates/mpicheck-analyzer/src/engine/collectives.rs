@@ -122,7 +122,8 @@ impl Engine<'_> {
         }
         let inst = &mut series.instances[(ordinal - series.base) as usize];
         inst.arrived += 1;
-        let mut wake: Vec<SlotId> = Vec::new();
+        // (Taken from the engine, and given back below, emptied.)
+        let mut wake = std::mem::take(&mut self.woken);
         if inst.arrived == size {
             wake.append(&mut inst.wait_all);
             wake.append(&mut inst.wait_root);
@@ -170,8 +171,10 @@ impl Engine<'_> {
             // otherwise) until it is swept out.
             series.instances = VecDeque::new();
         }
-        for s in wake {
+        for &s in &wake {
             self.part_done(s, P_COLL);
         }
+        wake.clear();
+        self.woken = wake;
     }
 }

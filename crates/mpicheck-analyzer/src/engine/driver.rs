@@ -55,6 +55,7 @@ impl<'s> Engine<'s> {
             posted_watched: Vec::new(),
             candidates: Vec::new(),
             spare_heads: Vec::new(),
+            woken: Vec::new(),
             wildcard_sources,
         }
     }

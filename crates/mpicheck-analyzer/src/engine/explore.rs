@@ -178,6 +178,7 @@ impl Engine<'_> {
             posted_watched: Vec::new(),
             candidates: Vec::new(),
             spare_heads: Vec::new(),
+            woken: Vec::new(),
             wildcard_sources: self.wildcard_sources.clone(),
         }
     }
