@@ -307,6 +307,17 @@ struct Instance {
     wait_prefix: BinaryHeap<Reverse<(u32, SlotId)>>,
 }
 
+impl Instance {
+    /// The instance as new, keeping the room of its wait lists.
+    fn clear(&mut self) {
+        self.arrived = 0;
+        self.prefix = 0;
+        self.wait_all.clear();
+        self.wait_root.clear();
+        self.wait_prefix.clear();
+    }
+}
+
 // A binary heap has no equality of its own: two are the same if their arrays are (the
 // same elements in the same order: a conservative test, enough to tell replays apart).
 impl PartialEq for Instance {
@@ -374,6 +385,11 @@ struct Engine<'s> {
     spare_heads: Vec<u32>,
     /// Room kept for the slots a collective call completes (no allocation per call).
     woken: Vec<SlotId>,
+    /// Room given back by finished collective calls, for the next ones (at most
+    /// [`collectives::SPARE_ROOM`] of each): the instance queues of series with no call
+    /// open, and instances with their wait lists.
+    spare_queues: Vec<VecDeque<Instance>>,
+    spare_instances: Vec<Instance>,
     /// By rank whose calls may follow its wildcard receives ([`flags::FOLLOWS_WILDCARD`]):
     /// the source its latest wildcard receive took in the run, and the one it took in this
     /// replay (`NO_RANK` before any): a call following the first names the second.

@@ -5,6 +5,11 @@ use super::*;
 /// Series below this number are never swept.
 pub(super) const SWEEP_SERIES_FROM: usize = 1024;
 
+/// How many instance queues and instances finished calls leave for the next ones: a
+/// series whose calls all finished holds no room, but the next call of some series takes
+/// this room rather than allocating its own.
+pub(super) const SPARE_ROOM: usize = 64;
+
 impl Engine<'_> {
     /// Makes the series of `key` over `size` members, in an entry a swept series gave back
     /// if any. Every so often (when the series have doubled since the last sweep) the
@@ -114,7 +119,13 @@ impl Engine<'_> {
         let ordinal = series.next[cr as usize];
         series.next[cr as usize] += 1;
         while series.base as usize + series.instances.len() <= ordinal as usize {
-            series.instances.push_back(Instance::default());
+            if series.instances.capacity() == 0 {
+                if let Some(queue) = self.spare_queues.pop() {
+                    series.instances = queue;
+                }
+            }
+            let instance = self.spare_instances.pop().unwrap_or_default();
+            series.instances.push_back(instance);
         }
         if let Some(s) = self.slots.get_mut(slot) {
             s.series = sid;
@@ -163,13 +174,20 @@ impl Engine<'_> {
         }
         // Calls every member made are done: only open ones stay.
         while series.instances.front().is_some_and(|i| i.arrived == size) {
-            series.instances.pop_front();
+            let mut done = series.instances.pop_front().expect("a front instance");
             series.base += 1;
+            if self.spare_instances.len() < SPARE_ROOM {
+                done.clear();
+                self.spare_instances.push(done);
+            }
         }
         if series.instances.is_empty() {
             // A series with no call open holds no room for instances (four, 320 bytes,
-            // otherwise) until it is swept out.
-            series.instances = VecDeque::new();
+            // otherwise) until it is swept out: the room goes to the next call's series.
+            let queue = std::mem::take(&mut series.instances);
+            if self.spare_queues.len() < SPARE_ROOM && queue.capacity() > 0 {
+                self.spare_queues.push(queue);
+            }
         }
         for &s in &wake {
             self.part_done(s, P_COLL);

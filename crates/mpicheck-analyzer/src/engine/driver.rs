@@ -56,6 +56,8 @@ impl<'s> Engine<'s> {
             candidates: Vec::new(),
             spare_heads: Vec::new(),
             woken: Vec::new(),
+            spare_queues: Vec::new(),
+            spare_instances: Vec::new(),
             wildcard_sources,
         }
     }

@@ -179,6 +179,8 @@ impl Engine<'_> {
             candidates: Vec::new(),
             spare_heads: Vec::new(),
             woken: Vec::new(),
+            spare_queues: Vec::new(),
+            spare_instances: Vec::new(),
             wildcard_sources: self.wildcard_sources.clone(),
         }
     }
