@@ -147,7 +147,7 @@ struct Table {
     functions: Vec<Option<FunctionSchema>>,
     /// By function id, the layout of its records' argument bytes (empty where
     /// `functions` has none): worked out once per table, read for every record.
-    layouts: Vec<Box<[Step]>>,
+    layouts: Vec<Layout>,
     by_name: HashMap<String, u16>,
 }
 
@@ -254,7 +254,7 @@ impl Schema {
             let slot = id as usize;
             if schema.functions.len() <= slot {
                 schema.functions.resize(slot + 1, None);
-                schema.layouts.resize(slot + 1, Box::default());
+                schema.layouts.resize_with(slot + 1, Layout::default);
             }
             schema.by_name.insert(name.to_string(), id);
             let function = FunctionSchema {
@@ -357,6 +357,20 @@ pub fn record_words(function: &FunctionSchema, bytes: &[u8]) -> Vec<i64> {
     words
 }
 
+/// How a function's argument bytes are read into words: its [`Step`]s, and where the words
+/// of the steps of a fixed size before its first array lie, which a whole record holds at
+/// the same offsets every time.
+#[derive(Clone, Debug, Default)]
+struct Layout {
+    steps: Box<[Step]>,
+    /// Byte offset and width (4: sign-extended, or 8) of each word of `steps[..rest]`.
+    fixed: Box<[(u32, u8)]>,
+    /// Where the bytes of `steps[..rest]` end: the offset `steps[rest]` starts from.
+    fixed_end: usize,
+    /// The first step of a size that depends on the record (an array), or `steps.len()`.
+    rest: usize,
+}
+
 /// One step of the layout of a function's argument bytes: its parameters in order, an
 /// `inout` parameter twice, each as the words it takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -373,8 +387,53 @@ enum Step {
     StatusArray(u8),
 }
 
+/// The [`Layout`] of `function`'s argument bytes.
+fn layout(function: &FunctionSchema) -> Layout {
+    let steps = steps(function);
+    let mut fixed = Vec::new();
+    let mut at = 0usize;
+    let mut rest = 0;
+    for &step in steps.iter() {
+        // The words `read_steps` reads for the step, at the offsets it reads them from.
+        match step {
+            Step::Int4 => fixed.push((at, 4)),
+            Step::Int8 => fixed.push((at, 8)),
+            Step::Status(width) => {
+                at = at.next_multiple_of(8);
+                if width == PACKED_STATUS {
+                    fixed.extend([(at, 4), (at + 4, 4), (at + 8, 4), (at + 16, 8)]);
+                } else {
+                    fixed.extend((0..4).map(|i| (at + 8 * i, 8)));
+                }
+            }
+            Step::Array(_) | Step::StatusArray(_) => break,
+        }
+        at += step_bytes(step);
+        rest += 1;
+    }
+    Layout {
+        fixed: fixed
+            .into_iter()
+            .map(|(at, width)| (u32::try_from(at).unwrap_or(u32::MAX), width))
+            .collect(),
+        fixed_end: at,
+        rest,
+        steps,
+    }
+}
+
+/// The bytes a step of a fixed size takes (after the padding before a status).
+fn step_bytes(step: Step) -> usize {
+    match step {
+        Step::Int4 => 4,
+        Step::Int8 => 8,
+        Step::Status(width) => width as usize,
+        Step::Array(_) | Step::StatusArray(_) => 0,
+    }
+}
+
 /// The steps of `function`'s argument bytes.
-fn layout(function: &FunctionSchema) -> Box<[Step]> {
+fn steps(function: &FunctionSchema) -> Box<[Step]> {
     let step = |param: &ParamSchema| match param.shape {
         ParamShape::Scalar if param.width == 4 => Step::Int4,
         ParamShape::Scalar => Step::Int8,
@@ -390,12 +449,43 @@ fn layout(function: &FunctionSchema) -> Box<[Step]> {
         .collect()
 }
 
-/// The words of argument bytes laid out as `steps` say, into `words` (cleared first): see
-/// [`record_words`].
-fn read_words(steps: &[Step], bytes: &[u8], words: &mut Vec<i64>) {
+/// The words of argument bytes laid out as `layout` says, into `words` (cleared first):
+/// see [`record_words`].
+fn read_words(layout: &Layout, bytes: &[u8], words: &mut Vec<i64>) {
     words.clear();
+    // Every word takes 4 bytes or more.
     words.reserve(bytes.len() / 4);
-    let mut at = 0usize;
+    if bytes.len() < layout.fixed_end {
+        // Cut short: step by step, as far as the bytes go.
+        read_steps(&layout.steps, bytes, 0, words);
+        return;
+    }
+    // The steps of a fixed size, at their known offsets: what `read_steps` reads of them,
+    // without a check per word.
+    words.extend(
+        layout
+            .fixed
+            .iter()
+            .map(|&(at, width)| word_at(bytes, at as usize, width)),
+    );
+    if layout.rest < layout.steps.len() {
+        read_steps(&layout.steps[layout.rest..], bytes, layout.fixed_end, words);
+    }
+}
+
+/// The word of `width` bytes (4: sign-extended, or 8) at `at` in `bytes`.
+#[inline]
+fn word_at(bytes: &[u8], at: usize, width: u8) -> i64 {
+    if width == 4 {
+        i32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()) as i64
+    } else {
+        i64::from_le_bytes(bytes[at..at + 8].try_into().unwrap())
+    }
+}
+
+/// The words of `steps`, read from `at` in `bytes`, appended to `words`: see
+/// [`record_words`].
+fn read_steps(steps: &[Step], bytes: &[u8], mut at: usize, words: &mut Vec<i64>) {
     for &step in steps {
         let taken = match step {
             Step::Int4 => take(bytes, &mut at, 4, words).map(|_| ()),
@@ -406,10 +496,25 @@ fn read_words(steps: &[Step], bytes: &[u8], words: &mut Vec<i64>) {
             }
             Step::Array(width) => {
                 at = at.next_multiple_of(8);
-                take(bytes, &mut at, 8, words).and_then(|n| {
+                take(bytes, &mut at, 8, words).map(|n| {
                     let n = usize::try_from(n).unwrap_or(0);
                     let n = n.min(bytes.len().saturating_sub(at) / width as usize);
-                    (0..n).try_for_each(|_| take(bytes, &mut at, width, words).map(|_| ()))
+                    let values = &bytes[at..at + n * width as usize];
+                    at += values.len();
+                    // The width tested once per array, not per value.
+                    if width == 4 {
+                        words.extend(
+                            values
+                                .chunks_exact(4)
+                                .map(|b| i32::from_le_bytes(b.try_into().unwrap()) as i64),
+                        );
+                    } else {
+                        words.extend(
+                            values
+                                .chunks_exact(8)
+                                .map(|b| i64::from_le_bytes(b.try_into().unwrap())),
+                        );
+                    }
                 })
             }
             Step::StatusArray(width) => {

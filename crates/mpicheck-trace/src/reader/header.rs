@@ -49,6 +49,10 @@ impl ClockConversion {
     pub fn to_ns(&self, raw: u64) -> u64 {
         let since = raw.saturating_sub(self.start);
         let ticks = self.ticks.max(1);
+        if self.ns == ticks {
+            // A clock in nanoseconds (`clock::MONOTONIC_NS`): no product, no division.
+            return since;
+        }
         // The product in 64 bits when it fits (a 64-bit division, not a call for 128): the
         // same quotient.
         match since.checked_mul(self.ns) {

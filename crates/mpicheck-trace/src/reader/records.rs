@@ -748,39 +748,42 @@ fn decode_call(
     layouts: Option<&Schema>,
     call: &mut CallRecord,
 ) {
-    let rflags = rec[7];
-    let mut nwords = (rec.len() - CALL_FIXED_SIZE) / 8;
-    let complete = rec[6] == record_state::COMPLETE;
+    let (fixed, args) = rec.split_at(CALL_FIXED_SIZE);
+    // The fixed part as an array: its fields are read without a check each.
+    let fixed: &[u8; CALL_FIXED_SIZE] = fixed.try_into().unwrap();
+    let rflags = fixed[7];
+    let mut nwords = args.len() / 8;
+    let complete = fixed[6] == record_state::COMPLETE;
     if rflags & crate::flags::POLL != 0 && nwords >= crate::POLL_FOLD_WORDS {
         nwords -= crate::POLL_FOLD_WORDS;
     }
-    let func = u16_at(rec, 8);
-    let mut words = std::mem::take(&mut call.words);
-    let args = &rec[CALL_FIXED_SIZE..CALL_FIXED_SIZE + 8 * nwords];
-    if !layouts.is_some_and(|table| table.record_words_into(func, args, &mut words)) {
+    let func = u16_at(fixed, 8);
+    let args = &args[..8 * nwords];
+    // Into the words' room of the call decoded there before.
+    if !layouts.is_some_and(|table| table.record_words_into(func, args, &mut call.words)) {
         // Formats 2 and 3, and a call the table does not describe: 8-byte words.
-        words.clear();
-        words.extend((0..nwords).map(|i| u64_at(args, 8 * i) as i64));
+        call.words.clear();
+        call.words.extend(
+            args.chunks_exact(8)
+                .map(|word| i64::from_le_bytes(word.try_into().unwrap())),
+        );
     }
-    *call = CallRecord {
-        func,
-        thread: u16_at(rec, 10),
-        seq: at as u64,
-        t_enter_ns: clock.to_ns(u64_at(rec, 16)),
-        t_exit_ns: if !complete {
-            0
-        } else if rflags & crate::flags::INSTANT != 0 {
-            clock.to_ns(u64_at(rec, 16))
-        } else {
-            clock.to_ns(u64_at(rec, 24))
-        },
-        callsite: u64_at(rec, 32),
-        ret: if complete { i32_at(rec, 12) } else { 0 },
-        fortran: rflags & crate::flags::FORTRAN != 0,
-        complete,
-        words,
-        repeats: 0,
+    call.func = func;
+    call.thread = u16_at(fixed, 10);
+    call.seq = at as u64;
+    call.t_enter_ns = clock.to_ns(u64_at(fixed, 16));
+    call.t_exit_ns = if !complete {
+        0
+    } else if rflags & crate::flags::INSTANT != 0 {
+        call.t_enter_ns
+    } else {
+        clock.to_ns(u64_at(fixed, 24))
     };
+    call.callsite = u64_at(fixed, 32);
+    call.ret = if complete { i32_at(fixed, 12) } else { 0 };
+    call.fortran = rflags & crate::flags::FORTRAN != 0;
+    call.complete = complete;
+    call.repeats = 0;
 }
 
 /// The calls of a counted run after the record's own (see "Counted runs" in the crate docs),
