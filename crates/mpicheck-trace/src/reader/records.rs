@@ -1,7 +1,6 @@
 //! The walk over a trace's records, shared by the scan and the decoding of its calls, and the
 //! expansion of repeats, counted runs and counted cycles into the calls they stand for.
 
-use std::collections::VecDeque;
 use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
@@ -114,11 +113,11 @@ pub(super) struct Walk {
     repeats: bool,
     /// Format 6 and later: repeats may count a run of identical calls ("Counted runs").
     pub(super) counted: bool,
-    /// The latest `ORIGINAL` record of each thread, function and call site (the `u32` of
-    /// function and thread ids at offset 8, the call site), by offset: what a repeat may
-    /// refer to. Bounded by the distinct call sites of each thread.
-    originals: FxHashMap<u64, Original>,
-    latest_original: FxHashMap<(u32, u64), u64>,
+    /// The latest `ORIGINAL` record of each thread, function and call site: what a repeat
+    /// may refer to.
+    originals: Originals,
+    /// The slot in `originals` of the original of the last repeat walked.
+    last_repeated: Option<usize>,
     /// Whether `originals` keep their records' bytes, which the decoding of calls expands
     /// repeats with ([`Walk::original`]).
     pub(super) keep_originals: bool,
@@ -127,7 +126,7 @@ pub(super) struct Walk {
     cycles: bool,
     /// The last [`crate::MAX_CYCLE`] records walked, oldest first: what a cycle record may
     /// count.
-    recent: VecDeque<Recent>,
+    recent: LastFew<Recent>,
     /// The cycle record the last step returned, checked against the records before it.
     pub(super) cycle: Option<Cycle>,
     /// The records released from and to ([`crate::offset::RELEASED_FROM`]), when the walk
@@ -139,11 +138,149 @@ pub(super) struct Walk {
 /// An `ORIGINAL` record a repeat may refer to.
 #[derive(Clone, Debug)]
 struct Original {
+    offset: u64,
     /// Function and thread ids (the `u32` at offset 8).
     ids: u32,
     len: usize,
     /// The record, if the walk keeps originals' bytes (else empty).
     bytes: Vec<u8>,
+}
+
+/// The latest `ORIGINAL` record of each thread, function and call site (the `u32` of
+/// function and thread ids at offset 8, the call site), found by its offset. Bounded by the
+/// distinct call sites of each thread.
+#[derive(Clone, Debug, Default)]
+struct Originals {
+    /// One slot per thread, function and call site, which each later original of theirs
+    /// takes over (its bytes' room reused).
+    slots: Vec<Original>,
+    by_site: FxHashMap<(u32, u64), usize>,
+    /// The slot of each original by offset, and of some superseded since: those whose slot
+    /// holds a later offset now are no originals any more. They are dropped all at once when
+    /// they outnumber the slots (the map is built again from the slots), so that an
+    /// original costs one insertion here, not a removal too.
+    by_offset: FxHashMap<u64, usize>,
+}
+
+impl Originals {
+    /// The slot of the original at `offset`, if it is the latest of its site.
+    fn slot(&self, offset: u64) -> Option<usize> {
+        let slot = *self.by_offset.get(&offset)?;
+        (self.slots[slot].offset == offset).then_some(slot)
+    }
+
+    /// Takes `rec` at `offset`, of `ids` and call site `site`, for the latest original of
+    /// its site, with its bytes if `keep_bytes`.
+    fn insert(&mut self, ids: u32, site: u64, offset: u64, rec: &[u8], keep_bytes: bool) {
+        let new_slot = self.slots.len();
+        let slot = *self.by_site.entry((ids, site)).or_insert(new_slot);
+        if slot == new_slot {
+            self.slots.push(Original {
+                offset,
+                ids,
+                len: 0,
+                bytes: Vec::new(),
+            });
+        }
+        let original = &mut self.slots[slot];
+        original.offset = offset;
+        original.len = rec.len();
+        if keep_bytes {
+            original.bytes.clear();
+            original.bytes.extend_from_slice(rec);
+        }
+        if self.by_offset.len() >= 4 * self.slots.len() + 256 {
+            self.by_offset.clear();
+            let live = self.slots.iter().enumerate();
+            self.by_offset
+                .extend(live.map(|(slot, original)| (original.offset, slot)));
+        }
+        self.by_offset.insert(offset, slot);
+    }
+}
+
+/// Why a call record does not follow as a repeat must ([`Walk::follow_repeats`]); the
+/// message is written only for the record the walk stops at.
+#[derive(Clone, Copy, Debug)]
+enum RepeatDamage {
+    NoRoomForCount,
+    /// The repeat refers to byte `word`.
+    NoOriginal {
+        word: u64,
+    },
+}
+
+impl RepeatDamage {
+    /// Why the walk stops at the record at `at`.
+    #[cold]
+    fn reason(self, at: usize) -> String {
+        match self {
+            RepeatDamage::NoRoomForCount => {
+                format!("the counted call at byte {at} has no room for its count")
+            }
+            RepeatDamage::NoOriginal { word } => format!(
+                "the repeated call at byte {at} refers to byte {word}, which holds no earlier call of its thread, function and call site"
+            ),
+        }
+    }
+}
+
+/// The last [`crate::MAX_CYCLE`] items pushed, oldest first, in a ring: what a cycle record
+/// may count. (A `VecDeque` would push out of line, checking whether to grow, at every
+/// record.)
+#[derive(Clone, Debug)]
+struct LastFew<T> {
+    items: [Option<T>; crate::MAX_CYCLE],
+    /// Where the next item goes: the oldest item's place once the ring is full.
+    next: usize,
+    len: usize,
+}
+
+impl<T> LastFew<T> {
+    fn new() -> LastFew<T> {
+        LastFew {
+            items: std::array::from_fn(|_| None),
+            next: 0,
+            len: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Adds `item` as the newest, dropping the oldest when the ring is full.
+    #[inline]
+    fn push(&mut self, item: T) {
+        self.items[self.next] = Some(item);
+        self.next = (self.next + 1) % crate::MAX_CYCLE;
+        self.len = (self.len + 1).min(crate::MAX_CYCLE);
+    }
+
+    fn clear(&mut self) {
+        self.items.iter_mut().for_each(|item| *item = None);
+        self.len = 0;
+    }
+
+    /// The index in `items` of the `i`-th of the last `n` items (`n` at most `len`).
+    fn index(&self, n: usize, i: usize) -> usize {
+        (self.next + crate::MAX_CYCLE - n + i) % crate::MAX_CYCLE
+    }
+
+    /// The last `n` items (at most `len`), oldest first.
+    fn last(&self, n: usize) -> impl Iterator<Item = &T> {
+        (0..n).filter_map(move |i| self.items[self.index(n, i)].as_ref())
+    }
+
+    /// The last `n` items (at most `len`), oldest first, taken out.
+    fn take_last(&mut self, n: usize) -> Vec<T> {
+        let taken = (0..n)
+            .filter_map(|i| self.items[self.index(n, i)].take())
+            .collect();
+        self.next = self.index(n, 0);
+        self.len -= n;
+        taken
+    }
 }
 
 /// A record the walk passed, as a cycle record after it may count it.
@@ -202,11 +339,11 @@ impl Walk {
             bad_record: false,
             repeats: header.version >= crate::REPEATS_VERSION,
             counted: header.version >= crate::COUNTED_VERSION,
-            originals: FxHashMap::default(),
-            latest_original: FxHashMap::default(),
+            originals: Originals::default(),
+            last_repeated: None,
             keep_originals: false,
             cycles: header.version >= crate::CYCLES_VERSION,
-            recent: VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+            recent: LastFew::new(),
             cycle: None,
             released: None,
         }
@@ -301,8 +438,8 @@ impl Walk {
             }
             let rec = b.get(at, len);
             if self.repeats && record_kind == kind::CALL && len >= CALL_FIXED_SIZE {
-                if let Err(reason) = self.follow_repeats(rec, at) {
-                    self.end = Some(truncated(&reason));
+                if let Err(damage) = self.follow_repeats(rec, at) {
+                    self.end = Some(truncated(&damage.reason(at)));
                     self.bad_record = true;
                     return None;
                 }
@@ -327,10 +464,7 @@ impl Walk {
                 let head = &rec[..CALL_FIXED_SIZE.min(len)];
                 let call = record_kind == kind::CALL && len >= CALL_FIXED_SIZE;
                 let no_member = crate::flags::POLL | crate::flags::COUNTED;
-                if self.recent.len() == crate::MAX_CYCLE {
-                    self.recent.pop_front();
-                }
-                self.recent.push_back(Recent {
+                self.recent.push(Recent {
                     at,
                     len,
                     func: if call { u16_at(head, 8) } else { 0 },
@@ -353,14 +487,7 @@ impl Walk {
         if !(2..=crate::MAX_CYCLE).contains(&period) || period > self.recent.len() {
             return Err(damaged());
         }
-        let members = &self.recent.as_slices();
-        let members: Vec<Recent> = members
-            .0
-            .iter()
-            .chain(members.1)
-            .skip(self.recent.len() - period)
-            .copied()
-            .collect();
+        let members: Vec<Recent> = self.recent.last(period).copied().collect();
         let mut end = at;
         for m in members.iter().rev() {
             if !m.member || m.thread != thread || m.at + m.len != end {
@@ -383,7 +510,7 @@ impl Walk {
     /// Keeps track of the records repeats may refer to, and checks that the call record
     /// `rec` at `at` (whole, of at least [`CALL_FIXED_SIZE`] bytes), if it is a repeat,
     /// refers to one.
-    fn follow_repeats(&mut self, rec: &[u8], at: usize) -> Result<(), String> {
+    fn follow_repeats(&mut self, rec: &[u8], at: usize) -> Result<(), RepeatDamage> {
         let len = rec.len();
         let fixed = &rec[..CALL_FIXED_SIZE];
         let (state, rflags) = (fixed[6], fixed[7]);
@@ -395,40 +522,26 @@ impl Walk {
             let len = if self.counted && rflags & crate::flags::COUNTED != 0 {
                 match len.checked_sub(8 * crate::COUNT_WORDS) {
                     Some(tail) if tail >= CALL_FIXED_SIZE => tail,
-                    _ => {
-                        return Err(format!(
-                            "the counted call at byte {at} has no room for its count"
-                        ))
-                    }
+                    _ => return Err(RepeatDamage::NoRoomForCount),
                 }
             } else {
                 len
             };
-            return match self.originals.get(&word) {
-                Some(original) if original.ids == ids && len <= original.len => Ok(()),
+            return match self.originals.slot(word) {
+                Some(slot)
+                    if self.originals.slots[slot].ids == ids
+                        && len <= self.originals.slots[slot].len =>
+                {
+                    self.last_repeated = Some(slot);
+                    Ok(())
+                }
                 None if self.was_released(word) => Ok(()),
-                _ => Err(format!(
-                    "the repeated call at byte {at} refers to byte {word}, which holds no earlier call of its thread, function and call site"
-                )),
+                _ => Err(RepeatDamage::NoOriginal { word }),
             };
         }
         if rflags & crate::flags::ORIGINAL != 0 {
-            // The original superseded (no repeat refers to it any more) leaves its room to
-            // the record that superseded it.
-            let mut bytes = match self.latest_original.insert((ids, word), at as u64) {
-                Some(old) => self
-                    .originals
-                    .remove(&old)
-                    .map(|original| original.bytes)
-                    .unwrap_or_default(),
-                None => Vec::new(),
-            };
-            if self.keep_originals {
-                bytes.clear();
-                bytes.extend_from_slice(rec);
-            }
             self.originals
-                .insert(at as u64, Original { ids, len, bytes });
+                .insert(ids, word, at as u64, rec, self.keep_originals);
         }
         Ok(())
     }
@@ -436,9 +549,12 @@ impl Walk {
     /// The bytes of the original record at `offset`, which a repeat the walk passed refers
     /// to, if the walk keeps them ([`Walk::keep_originals`]).
     pub(super) fn original(&self, offset: u64) -> Option<&[u8]> {
-        self.originals
-            .get(&offset)
-            .map(|original| original.bytes.as_slice())
+        // Most often the original of the repeat just walked: found without a lookup.
+        let slot = self
+            .last_repeated
+            .filter(|&slot| self.originals.slots[slot].offset == offset)
+            .or_else(|| self.originals.slot(offset))?;
+        Some(&self.originals.slots[slot].bytes)
     }
 
     /// Where the walk goes on after the zero frame at `at`, when records follow it: a hole
@@ -512,7 +628,7 @@ pub struct TraceCalls<B> {
     expanded: Vec<u8>,
     /// The calls of the last [`crate::MAX_CYCLE`] call records (format 7): what a cycle
     /// record after them counts.
-    recent_calls: VecDeque<Rc<CallRecord>>,
+    recent_calls: LastFew<Rc<CallRecord>>,
     /// The records of the calls returned last, to decode later calls into.
     lent: Lent,
     /// The header says records were released ([`crate::offset::RELEASED_FROM`]): the calls
@@ -585,7 +701,7 @@ impl<B: TraceBytes> TraceCalls<B> {
             layouts: None,
             sized_words: header.version >= crate::SIZED_WORDS_VERSION,
             expanded: Vec::new(),
-            recent_calls: VecDeque::with_capacity(crate::MAX_CYCLE + 1),
+            recent_calls: LastFew::new(),
             lent: Lent::default(),
         }
     }
@@ -599,10 +715,7 @@ impl<B: TraceBytes> TraceCalls<B> {
         if calls == 0 || self.recent_calls.len() < period {
             return None;
         }
-        let templates: Vec<Rc<CallRecord>> = self
-            .recent_calls
-            .drain(self.recent_calls.len() - period..)
-            .collect();
+        let templates = self.recent_calls.take_last(period);
         // The walk checked the members; their calls were the last returned from records.
         if templates
             .iter()
@@ -728,10 +841,7 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                 }
             }
             if self.walk.cycles {
-                if self.recent_calls.len() == crate::MAX_CYCLE {
-                    self.recent_calls.pop_front();
-                }
-                self.recent_calls.push_back(call.clone());
+                self.recent_calls.push(call.clone());
             }
             return Some(Ok(call));
         }
