@@ -400,11 +400,7 @@ fn layout(function: &FunctionSchema) -> Layout {
             Step::Int8 => fixed.push((at, 8)),
             Step::Status(width) => {
                 at = at.next_multiple_of(8);
-                if width == PACKED_STATUS {
-                    fixed.extend([(at, 4), (at + 4, 4), (at + 8, 4), (at + 16, 8)]);
-                } else {
-                    fixed.extend((0..4).map(|i| (at + 8 * i, 8)));
-                }
+                fixed.extend(status_words(width).map(|(offset, word)| (at + offset, word)));
             }
             Step::Array(_) | Step::StatusArray(_) => break,
         }
@@ -531,29 +527,35 @@ fn read_steps(steps: &[Step], bytes: &[u8], mut at: usize, words: &mut Vec<i64>)
 /// Reads a word of `width` bytes (4: sign-extended) at `*at` into `words`.
 #[inline]
 fn take(bytes: &[u8], at: &mut usize, width: u8, words: &mut Vec<i64>) -> Option<i64> {
-    let b = bytes.get(*at..*at + width as usize)?;
-    let value = if width == 4 {
-        i32::from_le_bytes(b.try_into().unwrap()) as i64
-    } else {
-        i64::from_le_bytes(b.try_into().unwrap())
-    };
+    bytes.get(*at..*at + width as usize)?;
+    let value = word_at(bytes, *at, width);
     *at += width as usize;
     words.push(value);
     Some(value)
 }
 
+/// The 4 words of a status of `width` bytes, as (offset from its start, width): 4 words of
+/// 8 bytes, or packed ([`PACKED_STATUS`]): source, tag and error in 4 bytes each, 4 bytes
+/// of zeros, then the bytes received in 8.
+fn status_words(width: u8) -> [(usize, u8); 4] {
+    if width == PACKED_STATUS {
+        [(0, 4), (4, 4), (8, 4), (16, 8)]
+    } else {
+        [(0, 8), (8, 8), (16, 8), (24, 8)]
+    }
+}
+
 /// Reads a status of `width` bytes (32: 4 words; 24: packed) at `*at` as 4 words.
 fn take_status(bytes: &[u8], at: &mut usize, width: u8, words: &mut Vec<i64>) -> Option<()> {
-    if width != PACKED_STATUS {
-        return (0..4).try_for_each(|_| take(bytes, at, 8, words).map(|_| ()));
+    if width == PACKED_STATUS {
+        // A packed status is read whole or not at all.
+        bytes.get(*at..*at + width as usize)?;
     }
-    // Source and tag, then error (and 4 bytes of zeros), then the bytes received.
-    bytes.get(*at..*at + 24)?;
-    for half in [0, 4, 8] {
-        take(bytes, &mut (*at + half), 4, words)?;
+    for (offset, word) in status_words(width) {
+        take(bytes, &mut (*at + offset), word, words)?;
     }
-    *at += 16;
-    take(bytes, at, 8, words).map(|_| ())
+    *at += width as usize;
+    Some(())
 }
 
 /// The argument bytes of a record of `function` holding `words` (8-byte words as

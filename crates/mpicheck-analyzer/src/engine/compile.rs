@@ -92,8 +92,9 @@ impl Names {
     fn id(&mut self, name: &'static str) -> u32 {
         let address = (name.as_ptr() as usize, name.len());
         // The address's high bits after a multiply by a large odd number pick the slot.
-        let slot = (address.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 59;
-        let recent = &mut self.recent[slot as usize % RECENT_NAMES];
+        let slot = (address.0 as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            >> (u64::BITS - RECENT_NAMES.ilog2());
+        let recent = &mut self.recent[slot as usize];
         if recent.0 == address {
             return recent.1;
         }

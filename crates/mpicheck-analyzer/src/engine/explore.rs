@@ -247,12 +247,8 @@ impl Engine<'_> {
         };
         visit_slot_refs(&keys, reqs, hidden, dests, series, &mut number);
         // Live slots nothing names (none expected): after the others, in index order.
-        let mut free = vec![false; slots.entries.len()];
-        for &i in &slots.free {
-            free[i as usize] = true;
-        }
-        for i in 0..slots.entries.len() {
-            if !free[i] && new_index[i] == u32::MAX {
+        for (i, free) in slots.free_mask().into_iter().enumerate() {
+            if !free && new_index[i] == u32::MAX {
                 new_index[i] = order.len() as u32;
                 order.push(i as u32);
             }
@@ -366,14 +362,10 @@ impl Slots {
         if self.entries.len() != other.entries.len() || self.free != other.free {
             return false;
         }
-        let mut free = vec![false; self.entries.len()];
-        for &i in &self.free {
-            free[i as usize] = true;
-        }
         self.entries
             .iter()
             .zip(&other.entries)
-            .zip(free)
+            .zip(self.free_mask())
             .all(|((a, b), free)| {
                 a.gen == b.gen
                     && (free
@@ -390,5 +382,14 @@ impl Slots {
                             && a.series == b.series
                             && a.ordinal == b.ordinal))
             })
+    }
+
+    /// By entry: whether it is free.
+    fn free_mask(&self) -> Vec<bool> {
+        let mut free = vec![false; self.entries.len()];
+        for &i in &self.free {
+            free[i as usize] = true;
+        }
+        free
     }
 }
