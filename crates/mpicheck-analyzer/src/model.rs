@@ -16,6 +16,12 @@ pub use rma::*;
 /// A rank in `MPI_COMM_WORLD`.
 pub type Rank = u32;
 
+/// A member of a communicator that is no process of the recorded job: one started by
+/// `MPI_Comm_spawn`, or reached with `MPI_Comm_connect`/`accept`/`join` (MPI gives no
+/// `MPI_COMM_WORLD` rank for it). Nobody recorded its calls, so the normalizer makes the
+/// calls that exchange with it no operation ([`Op::Other`]).
+pub const OUTSIDE_JOB: Rank = Rank::MAX - 2;
+
 /// Index into [`Run::comms`]; the same value on every member of the communicator.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct CommId(pub u32);
@@ -782,6 +788,20 @@ pub struct Run {
     /// How many buffers `--check-buffers` watched and did not, summed over the ranks
     /// (`MPICHECK_Buffers` records); `None` without the mode.
     pub buffer_watch: Option<BufferWatchCounts>,
+    /// The calls that connected the job to processes outside it ([`OUTSIDE_JOB`]), by
+    /// function and call site.
+    pub outside_job: Vec<OutsideJobCall>,
+}
+
+/// Calls of one function at one call site that started processes outside the recorded job
+/// or connected to some (`MPI_Comm_spawn`, `MPI_Comm_accept`, ...): what those processes
+/// did, and what the job exchanged with them, is not checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OutsideJobCall {
+    pub function: &'static str,
+    pub site: SiteId,
+    /// The ranks that made such a call there, ascending.
+    pub ranks: Vec<Rank>,
 }
 
 /// Buffer checking's counts: pending buffers watched, buffers not watched (non-contiguous

@@ -431,6 +431,7 @@ where
         rma: tables.rma.calls,
         buffer_accesses: tables.buffer_accesses,
         buffer_watch: tables.buffer_watch,
+        outside_job: tables.outside_job,
     };
     Ok((run, numbering))
 }

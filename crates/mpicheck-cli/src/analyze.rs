@@ -358,7 +358,8 @@ pub fn analyze_and_report(
             }
         );
     }
-    let notes = incomplete_notes(traces, &run, &assignment);
+    let mut notes = incomplete_notes(traces, &run, &assignment);
+    notes.extend(outside_job_notes(&run));
     for line in &notes {
         eprintln!("mpicheck: warning: {line}");
     }
@@ -373,6 +374,9 @@ pub fn analyze_and_report(
         let mut summary = incomplete_summary(traces, &assignment, &run, &loaded.unreadable);
         if ended_at_a_stall {
             summary.push("the calls after the job stalled were not analyzed".into());
+        }
+        if !run.outside_job.is_empty() {
+            summary.push("processes outside the job were not recorded".into());
         }
         eprintln!(
             "mpicheck: the analysis is incomplete ({}): problems in what was not recorded cannot be found",
@@ -601,18 +605,11 @@ fn incomplete_notes(traces: &[Trace], run: &Run, assignment: &RankAssignment) ->
             Incomplete::NoSpace { .. } => format!("trace of rank {r} is incomplete: {incomplete}"),
         };
         let checked = match rank.events.last() {
-            Some(last) => {
-                let site = run.site(last.site);
-                let at = match (&site.file, site.line) {
-                    (Some(f), Some(l)) => format!(" at {f}:{l}"),
-                    (Some(f), None) => format!(" in {f}"),
-                    _ => String::new(),
-                };
-                format!(
-                    "rank {r} is checked only up to its last recorded call ({}{at})",
-                    last.call
-                )
-            }
+            Some(last) => format!(
+                "rank {r} is checked only up to its last recorded call ({}{})",
+                last.call,
+                at_site(run, last.site)
+            ),
             None => format!("no call of rank {r} was recorded"),
         };
         out.push(format!(
@@ -628,6 +625,44 @@ fn incomplete_notes(traces: &[Trace], run: &Run, assignment: &RankAssignment) ->
         ));
     }
     out
+}
+
+/// A line for each call site where ranks started processes outside the job or connected to
+/// some (`MPI_Comm_spawn`, `MPI_Comm_accept`, ...): mpicheck launched and recorded only the
+/// job's own processes.
+fn outside_job_notes(run: &Run) -> Vec<String> {
+    let unchecked = "what those processes do is not checked, nor what the job exchanges with them (mpicheck records only the processes it launched)";
+    // (In call-site order: which rank's call came first depends on how the ranks were read.)
+    let mut calls: Vec<_> = run.outside_job.iter().collect();
+    calls.sort_by_key(|call| (call.site.0, call.function));
+    (calls.into_iter())
+        .map(|call| {
+            let ranks = mpicheck_report::ranks::format_ranks(&call.ranks);
+            let (function, at) = (call.function, at_site(run, call.site));
+            match function.trim_start_matches("MPI_Comm_") {
+                "spawn" | "spawn_multiple" => {
+                    format!("{ranks} started processes with {function}{at}: {unchecked}")
+                }
+                "get_parent" => format!(
+                    "{ranks} {} started by processes outside the job ({function}{at}): {unchecked}",
+                    if call.ranks.len() == 1 { "was" } else { "were" }
+                ),
+                _ => format!(
+                    "{ranks} connected to processes outside the job with {function}{at}: {unchecked}"
+                ),
+            }
+        })
+        .collect()
+}
+
+/// " at file:line", " in file", or nothing, for a call site in a line of text.
+fn at_site(run: &Run, site: mpicheck_analyzer::model::SiteId) -> String {
+    let site = run.site(site);
+    match (&site.file, site.line) {
+        (Some(f), Some(l)) => format!(" at {f}:{l}"),
+        (Some(f), None) => format!(" in {f}"),
+        _ => String::new(),
+    }
 }
 
 /// "the trace of rank 0 was cut", "1 trace file could not be read", for the summary line.

@@ -232,6 +232,10 @@ impl<'t> RankNormalizer<'t> {
             }
             HandleAction::None => {}
         }
+        if comm.outside {
+            // Its other members' calls were not recorded (see `communication_op`).
+            return None;
+        }
         let request_out = args.out_int_at(args.plan.p2p.request);
         let blocking = match form {
             Form::Blocking => Blocking::Blocking,

@@ -160,6 +160,9 @@ impl<'t> RankNormalizer<'t> {
         }
         self.rma_call(name, args, this_index);
         let facts = self.call_facts(args, call, &op, this_index);
+        if plan.connects_outside {
+            self.pending_outside = Some((full_name, site));
+        }
         if plan.management_collective {
             let parent_raw = args
                 .int("comm")
@@ -193,15 +196,20 @@ impl<'t> RankNormalizer<'t> {
 
     pub(super) fn comm_info(&mut self, args: &Args) {
         let Some(raw) = args.int("comm") else { return };
+        // MPI gives processes outside MPI_COMM_WORLD (spawned, connected) no world rank.
+        let world = 0..self.tables.comms[0].members.len() as i64;
+        let member = |&r: &i64| match world.contains(&r) {
+            true => r as Rank,
+            false => OUTSIDE_JOB,
+        };
         let members: Vec<Rank> = args
             .array("members")
             .unwrap_or(&[])
             .iter()
-            .map(|&r| r as Rank)
+            .map(member)
             .collect();
-        let remote: Option<Vec<Rank>> = args
-            .array("remote")
-            .map(|a| a.iter().map(|&r| r as Rank).collect());
+        let remote: Option<Vec<Rank>> =
+            args.array("remote").map(|a| a.iter().map(member).collect());
         self.comm_created(raw, members, remote);
     }
 
@@ -270,9 +278,10 @@ impl<'t> RankNormalizer<'t> {
             self.topologies.remove(&raw);
         }
         let rank = self.rank;
-        self.comms.insert(
-            raw,
-            LocalComm::new(id, members.into(), remote.map(Into::into), rank),
-        );
+        let comm = LocalComm::new(id, members.into(), remote.map(Into::into), rank);
+        if let Some((function, site)) = self.pending_outside.take().filter(|_| comm.outside) {
+            self.tables.outside_job_call(function, site, rank);
+        }
+        self.comms.insert(raw, comm);
     }
 }

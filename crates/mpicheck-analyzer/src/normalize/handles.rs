@@ -48,6 +48,7 @@ impl RankState {
             creations: FxHashMap::default(),
             intercomm_creations: FxHashMap::default(),
             pending_creation: None,
+            pending_outside: None,
             freed_comms: Vec::new(),
             objects: facts::ObjectTables::new(trace),
             rma: Default::default(),
@@ -65,8 +66,12 @@ impl LocalComm {
         me: Rank,
     ) -> LocalComm {
         let me = local.iter().position(|&r| r == me).map(|p| p as u32);
+        let outside = (local.iter())
+            .chain(remote.iter().flat_map(|group| group.iter()))
+            .any(|&r| r == OUTSIDE_JOB);
         LocalComm {
             id,
+            outside,
             local,
             remote,
             me,

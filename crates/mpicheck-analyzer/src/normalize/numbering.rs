@@ -234,6 +234,9 @@ impl Numbering {
             access.site = self.site(access.site);
             access.post_site = self.site(access.post_site);
         }
+        for call in &mut run.outside_job {
+            call.site = self.site(call.site);
+        }
     }
 
     fn event(&self, event: &mut Event) {

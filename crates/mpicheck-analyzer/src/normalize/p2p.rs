@@ -94,6 +94,10 @@ impl<'t> RankNormalizer<'t> {
         }
     }
 
+    /// The operation of a communication call; `None` for a call that is none, and for one
+    /// that exchanges with a process outside the job ([`OUTSIDE_JOB`]): nobody recorded the
+    /// other side, so it is no operation to match or wait for (its request, if any, is one
+    /// of the requests that complete on their own, `call_facts`).
     pub(super) fn communication_op(
         &mut self,
         args: &Args,
@@ -107,6 +111,9 @@ impl<'t> RankNormalizer<'t> {
                 let request_out = args.out_int_at(p.request);
                 let comm = self.comm(args.int_at(p.comm));
                 let mut send = self.send_spec(args, &comm, mode, "");
+                if comm.reaches_outside(send.dest.map(Source::Rank)) {
+                    return None;
+                }
                 send.count = send.count.saturating_mul(partitions(args));
                 let blocking = match form {
                     Form::Persistent => {
@@ -126,6 +133,9 @@ impl<'t> RankNormalizer<'t> {
                 let request_out = args.out_int_at(p.request);
                 let comm = self.comm(args.int_at(p.comm));
                 let mut recv = self.recv_spec(args, &comm, false, args.status());
+                if comm.reaches_outside(recv.source) {
+                    return None;
+                }
                 recv.count = recv.count.saturating_mul(partitions(args));
                 let blocking = match form {
                     Form::Blocking => Blocking::Blocking,
@@ -146,6 +156,11 @@ impl<'t> RankNormalizer<'t> {
                 let comm = self.comm(args.int_at(p.comm));
                 let send = self.send_spec(args, &comm, SendMode::Standard, "send");
                 let recv = self.recv_spec(args, &comm, true, args.status());
+                if comm.reaches_outside(send.dest.map(Source::Rank))
+                    || comm.reaches_outside(recv.source)
+                {
+                    return None;
+                }
                 let blocking = if nonblocking {
                     Blocking::Nonblocking(self.new_request(
                         request_out,
@@ -167,6 +182,10 @@ impl<'t> RankNormalizer<'t> {
                 matched_probe,
             } => {
                 let comm = self.comm(args.int_at(p.comm));
+                let source = self.source(&comm, args.int_at(p.source));
+                if comm.reaches_outside(source) {
+                    return None;
+                }
                 let found = if blocking {
                     call.complete.then_some(true)
                 } else {
@@ -178,7 +197,7 @@ impl<'t> RankNormalizer<'t> {
                     None
                 };
                 Some(Op::Probe {
-                    source: self.source(&comm, args.int_at(p.source)),
+                    source,
                     tag: self.tag(args.int_at(p.tag)),
                     comm: comm.id,
                     blocking,

@@ -91,6 +91,9 @@ pub(super) struct FunctionPlan {
     pub(super) returns_borrowed: bool,
     /// One of [`MANAGEMENT_COLLECTIVES`].
     pub(super) management_collective: bool,
+    /// Its communicator may have members outside the job: `MPI_Comm_spawn` (`_multiple`),
+    /// `MPI_Comm_connect`, `MPI_Comm_accept`, `MPI_Comm_join`, `MPI_Comm_get_parent`.
+    pub(super) connects_outside: bool,
     /// The first output communicator and output group.
     pub(super) out_communicator: Option<usize>,
     pub(super) out_group: Option<usize>,
@@ -174,6 +177,15 @@ impl FunctionPlan {
             frees: frees(short),
             returns_borrowed: returns_borrowed(short),
             management_collective: MANAGEMENT_COLLECTIVES.contains(&base_name),
+            connects_outside: matches!(
+                base_name,
+                "MPI_Comm_spawn"
+                    | "MPI_Comm_spawn_multiple"
+                    | "MPI_Comm_connect"
+                    | "MPI_Comm_accept"
+                    | "MPI_Comm_join"
+                    | "MPI_Comm_get_parent"
+            ),
             out_communicator: out_handle("COMMUNICATOR"),
             out_group: out_handle("GROUP"),
             handles,

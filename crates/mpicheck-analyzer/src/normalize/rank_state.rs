@@ -79,6 +79,9 @@ pub(super) struct RankState {
     /// The last communicator-creating call (parent, name, ordinal on the parent), awaiting
     /// its `MPICHECK_Comm_info`.
     pub(super) pending_creation: Option<(CommId, &'static str, u32)>,
+    /// The last call that may connect the job to processes outside it (function, site),
+    /// awaiting its `MPICHECK_Comm_info` ([`plan::FunctionPlan::connects_outside`]).
+    pub(super) pending_outside: Option<(&'static str, SiteId)>,
     /// Communicators the call being normalized freed as their last member.
     pub(super) freed_comms: Vec<CommId>,
     /// Live MPI objects and the constants to judge arguments by.

@@ -47,6 +47,8 @@ pub(super) struct LocalComm {
     pub(super) remote: Option<Arc<[Rank]>>,
     /// This rank's position in `local` (looked up once, not per call).
     pub(super) me: Option<u32>,
+    /// Some member is no process of the job ([`OUTSIDE_JOB`]).
+    pub(super) outside: bool,
 }
 
 impl LocalComm {
@@ -57,6 +59,12 @@ impl LocalComm {
         usize::try_from(rank)
             .ok()
             .and_then(|r| group.get(r).copied())
+    }
+
+    /// Whether a call on this communicator with the peer `peer` exchanges with a process
+    /// outside the job: a peer outside, or any source where some could be.
+    pub(super) fn reaches_outside(&self, peer: Option<Source>) -> bool {
+        self.outside && matches!(peer, Some(Source::Any | Source::Rank(OUTSIDE_JOB)))
     }
 }
 
@@ -84,6 +92,7 @@ pub(super) struct Tables {
     pub(super) rma: rma::RmaTables,
     pub(super) buffer_accesses: Vec<BufferAccess>,
     pub(super) buffer_watch: Option<BufferWatchCounts>,
+    pub(super) outside_job: Vec<OutsideJobCall>,
 }
 
 impl Tables {
@@ -99,6 +108,30 @@ impl Tables {
             remote: None,
         });
         tables
+    }
+
+    /// `rank`'s call of `function` at `site` made a communicator with members outside the
+    /// job.
+    pub(super) fn outside_job_call(&mut self, function: &'static str, site: SiteId, rank: Rank) {
+        let calls = &mut self.outside_job;
+        let at = match calls
+            .iter()
+            .position(|c| c.function == function && c.site == site)
+        {
+            Some(at) => at,
+            None => {
+                calls.push(OutsideJobCall {
+                    function,
+                    site,
+                    ranks: Vec::new(),
+                });
+                calls.len() - 1
+            }
+        };
+        let ranks = &mut calls[at].ranks;
+        if let Err(position) = ranks.binary_search(&rank) {
+            ranks.insert(position, rank);
+        }
     }
 
     /// The communicator `key`, named by a rank at `seen`, described by `info` if this is

@@ -1,0 +1,79 @@
+//! Programs that start processes with `MPI_Comm_spawn`: mpicheck records only the job it
+//! launched, so the workers and what the managers exchange with them are not checked. A
+//! manager waiting for a worker that computes must not be taken for deadlocked (mpicheck
+//! once ended such a job after the deadlock timeout, with a DL001 "waiting for rank
+//! 4294934530"); the run says what was not checked and does not claim "no findings" (exit
+//! status 3); a deadlock among the job's own ranks is still found.
+//!
+//! Open MPI only: the MPICH of Debian (4.0, ch4:ucx) fails every `MPI_Comm_spawn`, with or
+//! without mpicheck. The analysis that follows is the same for both families
+//! (`mpicheck-analyzer/tests/outside_job.rs`).
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+/// The line of `source` whose marker comment is `/* site: NAME */`.
+fn marked(source: &Path, name: &str) -> usize {
+    let marker = format!("/* site: {name} */");
+    let text = std::fs::read_to_string(source).unwrap();
+    1 + text.lines().position(|l| l.contains(&marker)).unwrap()
+}
+
+#[test]
+fn a_manager_waiting_for_a_spawned_worker_is_not_ended() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(OPENMPI, "spawns_workers.c", dir.path());
+    let out = dir.path().join("out");
+    let (output, _) = mpicheck_run(
+        OPENMPI,
+        2,
+        &out,
+        &[exe.to_str().unwrap()],
+        &["--deadlock-timeout", "1"],
+        b"",
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(text(&output.stdout), "manager: got 5\n", "{stderr}");
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(report_codes(&out).is_empty(), "{stderr}");
+    let line = marked(&program_source("spawns_workers.c"), "spawn");
+    let note = format!(
+        "mpicheck: warning: ranks 0, 1 started processes with MPI_Comm_spawn at {}:{line}: what those processes do is not checked",
+        program_source("spawns_workers.c").display()
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert!(
+        stderr.contains("the analysis is incomplete (processes outside the job were not recorded)"),
+        "{stderr}"
+    );
+    // `mpicheck analyze` of the saved run says the same.
+    let again = mpicheck(&["analyze", out.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(3), "{}", text(&again.stderr));
+    assert!(text(&again.stderr).contains(&note));
+}
+
+#[test]
+fn a_deadlock_among_the_managers_is_still_found() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(OPENMPI, "spawns_workers.c", dir.path());
+    let out = dir.path().join("out");
+    let (output, _) = mpicheck_run(
+        OPENMPI,
+        2,
+        &out,
+        &[exe.to_str().unwrap(), "deadlock"],
+        &["--deadlock-timeout", "1"],
+        b"",
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert_eq!(report_codes(&out), ["DL001"], "{stderr}");
+    let line = marked(&program_source("spawns_workers.c"), "deadlock");
+    assert!(
+        stderr.contains(&format!("spawns_workers.c:{line}")),
+        "{stderr}"
+    );
+}
