@@ -672,13 +672,19 @@ fn incomplete_summary(
     run: &Run,
     unreadable: &[String],
 ) -> Vec<String> {
-    let (mut cut, mut no_space, mut missing) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cut, mut no_space, mut closed, mut missing) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for rank in &run.ranks {
         match assignment.by_rank.get(&(rank.rank as i32)) {
             None => missing.push(rank.rank),
             Some(&i) => match traces[i].incomplete() {
                 Some(Incomplete::Cut { .. }) => cut.push(rank.rank),
-                Some(Incomplete::NoSpace { .. }) => no_space.push(rank.rank),
+                Some(Incomplete::NoSpace {
+                    file_closed: false, ..
+                }) => no_space.push(rank.rank),
+                Some(Incomplete::NoSpace {
+                    file_closed: true, ..
+                }) => closed.push(rank.rank),
                 None => {}
             },
         }
@@ -692,6 +698,12 @@ fn incomplete_summary(
         parts.push(format!(
             "{} ran out of space while recording",
             ranks(&no_space)
+        ));
+    }
+    if !closed.is_empty() {
+        parts.push(format!(
+            "{} closed mpicheck's trace file while recording",
+            ranks(&closed)
         ));
     }
     if !missing.is_empty() {

@@ -588,3 +588,49 @@ fn a_launcher_left_after_its_ranks_died_is_ended_mpich() {
 fn a_launcher_left_after_its_ranks_died_is_ended_openmpi() {
     check_lingering_launcher_is_ended(OPENMPI);
 }
+
+/// A program that closes mpicheck's trace descriptor and opens its own file under that
+/// number: mpicheck leaves the file alone (it once grew it, and the rank died of SIGBUS
+/// writing past the trace), stops recording, and says why (exit status 3).
+fn check_closed_trace_descriptor(family: Family) {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = compile(family, "closes_trace_fd.c", dir.path());
+    let out = dir.path().join("out");
+    let data = dir.path().join("data");
+    let (output, _) = mpicheck_run(
+        family,
+        2,
+        &out,
+        &[exe.to_str().unwrap(), data.to_str().unwrap()],
+        &[],
+        b"",
+    );
+    let stderr = text(&output.stderr);
+    for rank in 0..2 {
+        let bytes = fs::read(format!("{}-{rank}.txt", data.display())).unwrap();
+        assert_eq!(bytes.len(), 65536, "rank {rank}'s file: {stderr}");
+        assert!(
+            bytes.iter().all(|&b| b == b'x'),
+            "rank {rank}'s file: {stderr}"
+        );
+    }
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(!stderr.contains("killed by signal"), "{stderr}");
+    assert!(
+        stderr.contains("because the program closed the trace's file descriptor"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("(ranks 0, 1 closed mpicheck's trace file while recording)"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_closed_trace_descriptor_leaves_the_programs_file_alone_mpich() {
+    check_closed_trace_descriptor(MPICH);
+}
+#[test]
+fn a_closed_trace_descriptor_leaves_the_programs_file_alone_openmpi() {
+    check_closed_trace_descriptor(OPENMPI);
+}

@@ -31,8 +31,8 @@
 use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
 use std::fs::{File, OpenOptions};
-use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt as _;
+use std::os::fd::{AsRawFd, FromRawFd as _};
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::PathBuf;
 use std::ptr;
 use std::sync::atomic::{
@@ -112,7 +112,11 @@ struct Recorder {
     populate_lock: Mutex<()>,
     /// `MADV_POPULATE_WRITE` works (Linux 5.14 and later).
     populate_supported: AtomicBool,
+    /// The trace file, at a high descriptor number ([`high_descriptor`]); only used through
+    /// [`Recorder::trace_fd`].
     file: File,
+    /// The trace file's device and inode: what `file`'s descriptor must still name.
+    file_id: (u64, u64),
     grow_lock: Mutex<()>,
     /// Serializes writers of the header's calibration pairs.
     calibration_lock: Mutex<()>,

@@ -200,16 +200,35 @@ impl Recorder {
 
     /// Allocates the file's blocks in `[from, to)`, extending it to `to`.
     pub(super) fn allocate(&self, from: u64, to: u64) -> bool {
-        // SAFETY: plain syscall on our own descriptor. glibc emulates it by writing where the
-        // file system cannot allocate (then it is slower, but still reserves the blocks).
-        let err = unsafe {
-            libc::posix_fallocate(
-                self.file.as_raw_fd(),
-                from as libc::off_t,
-                (to - from) as libc::off_t,
-            )
+        let Some(fd) = self.trace_fd() else {
+            return false;
         };
+        // SAFETY: plain syscall on the trace's own descriptor. glibc emulates it by writing
+        // where the file system cannot allocate (then it is slower, but still reserves the
+        // blocks).
+        let err =
+            unsafe { libc::posix_fallocate(fd, from as libc::off_t, (to - from) as libc::off_t) };
         err == 0
+    }
+
+    /// The trace's descriptor, while it still names the trace file. A program that closes a
+    /// descriptor it does not own (a double `close`, a loop closing every descriptor) frees
+    /// the trace's number, and the next file the program opens takes it: growing or
+    /// punching that file would change the program's data. `None` then, with the header
+    /// saying so ([`state::FILE_CLOSED`]): the trace cannot grow, and recording stops as on
+    /// a full disk.
+    pub(super) fn trace_fd(&self) -> Option<libc::c_int> {
+        let fd = self.file.as_raw_fd();
+        // SAFETY: fstat into a zeroed struct of the right type.
+        let named = unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            libc::fstat(fd, &mut st) == 0 && (st.st_dev, st.st_ino) == self.file_id
+        };
+        if !named {
+            self.set_state_flag(state::FILE_CLOSED);
+            return None;
+        }
+        Some(fd)
     }
 
     /// The trace cannot grow any more: say so in the header; every later call is dropped

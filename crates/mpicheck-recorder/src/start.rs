@@ -60,6 +60,28 @@ pub(super) fn create_trace_file(
     Err(last_error.unwrap_or_else(|| std::io::Error::other("no free trace name")))
 }
 
+/// `file` moved to a descriptor number the program is unlikely to name: a program that
+/// closes a descriptor it does not own (a double `close`) closes a low number, one it once
+/// opened itself. (From half the soft limit on, at most 1024; `file` as it was if that
+/// fails.)
+fn high_descriptor(file: File) -> File {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: plain syscalls; the new descriptor is this process's own, and owned once.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return file;
+        }
+        let lowest = (limit.rlim_cur / 2).clamp(3, 1024) as libc::c_int;
+        match libc::fcntl(file.as_raw_fd(), libc::F_DUPFD_CLOEXEC, lowest) {
+            high if high >= 0 => File::from_raw_fd(high),
+            _ => file,
+        }
+    }
+}
+
 /// Maps the trace file `file` into the largest reservation of address space that the
 /// process may have, from [`MAP_RESERVE`] down to [`MAP_RESERVE_LEAST`], quartering: a limit
 /// on the address space (`ulimit -v`, common in batch jobs; or valgrind) refuses the
@@ -101,6 +123,18 @@ pub(super) fn open_trace(family: &str) -> Option<Recorder> {
             )
         })
         .ok()?;
+    let file = high_descriptor(file);
+    let file_id = match file.metadata() {
+        Ok(meta) => (meta.dev(), meta.ino()),
+        Err(e) => {
+            eprintln!(
+                "mpicheck: cannot read trace {}: {e}; this process is not recorded",
+                path.display()
+            );
+            let _ = std::fs::remove_file(&path);
+            return None;
+        }
+    };
     let Some((base, reserved)) = map_reserve(&file) else {
         eprintln!(
             "mpicheck: cannot map trace {} (not even {} MiB of address space: `ulimit -v`?); this process is not recorded",
@@ -125,6 +159,7 @@ pub(super) fn open_trace(family: &str) -> Option<Recorder> {
         populate_lock: Mutex::new(()),
         populate_supported: AtomicBool::new(true),
         file,
+        file_id,
         grow_lock: Mutex::new(()),
         calibration_lock: Mutex::new(()),
         clock: Clock::detect(),
@@ -256,16 +291,19 @@ pub(super) extern "C" fn at_exit() {
         .store(end.min(limit), Ordering::Release);
     if limit < file_len {
         let _populate = r.populate_lock.lock().unwrap_or_else(|e| e.into_inner());
-        // SAFETY: plain syscall on our own descriptor; nobody writes beyond `limit` any more.
-        // Where holes are not supported the space simply stays allocated.
-        unsafe {
-            libc::fallocate(
-                r.file.as_raw_fd(),
-                libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
-                limit as libc::off_t,
-                (file_len - limit) as libc::off_t,
-            )
-        };
+        // Nobody writes beyond `limit` any more. Where holes are not supported the space
+        // simply stays allocated.
+        if let Some(fd) = r.trace_fd() {
+            // SAFETY: plain syscall on the trace's own descriptor (checked just before).
+            unsafe {
+                libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    limit as libc::off_t,
+                    (file_len - limit) as libc::off_t,
+                )
+            };
+        }
     }
     r.set_state_flag(state::EXITED);
 }

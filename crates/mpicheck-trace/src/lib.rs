@@ -400,6 +400,11 @@ pub mod state {
     /// handlers. The header's [`super::offset::ABORT_THREAD`] says which thread; that call
     /// did not block.
     pub const ABORTED_IN_CALL: u32 = 16;
+    /// The trace's file descriptor no longer named the trace when the recorder needed it:
+    /// the program closed it (a double `close`) and maybe opened another file under its
+    /// number. The recorder did not touch that file; the trace stopped growing there (with
+    /// [`NO_SPACE`] if calls were dropped).
+    pub const FILE_CLOSED: u32 = 32;
 }
 
 /// Record kinds.

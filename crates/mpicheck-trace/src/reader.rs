@@ -139,8 +139,9 @@ pub enum Incomplete {
         written: u64,
     },
     /// The recorder stopped because the trace could not grow (disk full, quota, file size
-    /// limit); `dropped` calls were not recorded.
-    NoSpace { dropped: u64 },
+    /// limit, or `file_closed`: the program closed the trace's descriptor); `dropped` calls
+    /// were not recorded.
+    NoSpace { dropped: u64, file_closed: bool },
 }
 
 impl std::fmt::Display for Incomplete {
@@ -157,15 +158,20 @@ impl std::fmt::Display for Incomplete {
                 f,
                 "the record at byte {offset} is damaged or runs past the end of the file"
             ),
-            Incomplete::NoSpace { dropped: 0 } => write!(
-                f,
-                "recording stopped because the trace could not grow (file system full or over quota)"
-            ),
-            Incomplete::NoSpace { dropped } => write!(
-                f,
-                "{dropped} call{} not recorded because the trace could not grow (file system full or over quota)",
-                if dropped == 1 { " was" } else { "s were" }
-            ),
+            Incomplete::NoSpace {
+                dropped,
+                file_closed,
+            } => {
+                match dropped {
+                    0 => write!(f, "recording stopped")?,
+                    1 => write!(f, "1 call was not recorded")?,
+                    n => write!(f, "{n} calls were not recorded")?,
+                }
+                match file_closed {
+                    false => write!(f, " because the trace could not grow (file system full or over quota)"),
+                    true => write!(f, " because the program closed the trace's file descriptor (a double close?); mpicheck left alone the file that took its number"),
+                }
+            }
         }
     }
 }
@@ -246,6 +252,7 @@ impl Trace {
         }
         (self.header.no_space() || self.header.dropped > 0).then_some(Incomplete::NoSpace {
             dropped: self.header.dropped,
+            file_closed: self.header.file_closed(),
         })
     }
 }

@@ -112,6 +112,10 @@ impl TraceHeader {
     pub fn no_space(&self) -> bool {
         self.state & state::NO_SPACE != 0
     }
+    /// The program closed the trace's file descriptor ([`state::FILE_CLOSED`]).
+    pub fn file_closed(&self) -> bool {
+        self.state & state::FILE_CLOSED != 0
+    }
     /// The best known rank: the world rank, else the launcher's.
     pub fn best_rank(&self) -> Option<i32> {
         self.rank.or(self.env_rank)

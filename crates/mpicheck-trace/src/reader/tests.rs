@@ -275,7 +275,10 @@ fn a_trace_that_ran_out_of_space_is_incomplete() {
     let trace = read_trace_bytes(&bytes).unwrap();
     assert_eq!(
         trace.incomplete(),
-        Some(Incomplete::NoSpace { dropped: 1234 })
+        Some(Incomplete::NoSpace {
+            dropped: 1234,
+            file_closed: false
+        })
     );
     assert_eq!(
         trace.incomplete().unwrap().to_string(),
