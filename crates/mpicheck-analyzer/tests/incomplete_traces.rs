@@ -174,7 +174,7 @@ fn a_trace_that_ran_out_of_space_gives_no_false_findings() {
         };
         assert_eq!(
             reason,
-            &format!("the trace is incomplete: {dropped} calls were not recorded because the trace could not grow (file system full or over quota)")
+            &format!("the trace is incomplete: {dropped} calls were not recorded because the trace could not grow (file system full, over quota, or over the file size limit of `ulimit -f`)")
         );
     }
 }

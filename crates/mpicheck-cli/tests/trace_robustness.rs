@@ -290,7 +290,7 @@ fn a_trace_that_ran_out_of_space_is_reported_incomplete() {
         assert_eq!(findings(dir.path()), vec![], "{family}: {stderr}");
         assert!(
             stderr.contains(&format!(
-                "mpicheck: warning: trace of rank 1 is incomplete: {dropped} calls were not recorded because the trace could not grow (file system full or over quota); rank 1 is checked only up to its last recorded call ({last}"
+                "mpicheck: warning: trace of rank 1 is incomplete: {dropped} calls were not recorded because the trace could not grow (file system full, over quota, or over the file size limit of `ulimit -f`); rank 1 is checked only up to its last recorded call ({last}"
             )),
             "{family}: {stderr}"
         );

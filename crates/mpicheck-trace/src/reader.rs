@@ -168,7 +168,7 @@ impl std::fmt::Display for Incomplete {
                     n => write!(f, "{n} calls were not recorded")?,
                 }
                 match file_closed {
-                    false => write!(f, " because the trace could not grow (file system full or over quota)"),
+                    false => write!(f, " because the trace could not grow (file system full, over quota, or over the file size limit of `ulimit -f`)"),
                     true => write!(f, " because the program closed the trace's file descriptor (a double close?); mpicheck left alone the file that took its number"),
                 }
             }

@@ -282,7 +282,7 @@ fn a_trace_that_ran_out_of_space_is_incomplete() {
     );
     assert_eq!(
         trace.incomplete().unwrap().to_string(),
-        "1234 calls were not recorded because the trace could not grow (file system full or over quota)"
+        "1234 calls were not recorded because the trace could not grow (file system full, over quota, or over the file size limit of `ulimit -f`)"
     );
 }
 
