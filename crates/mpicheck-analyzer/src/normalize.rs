@@ -189,6 +189,14 @@ pub(crate) enum Order<'o> {
     Chosen(&'o mut dyn FnMut(&[Rank]) -> Rank),
 }
 
+/// What a call made, in order ([`Normalized`]). Its events go into the rank's list as they
+/// are made, and the passes read them there: an event is not moved again on its way.
+enum Made {
+    /// The rank's next event, in its list after the ones made before.
+    Event,
+    Other(Normalized),
+}
+
 /// One rank's calls being normalized: its stream, its calls to come (the next one read
 /// ahead, to order the ranks by it) and its events so far.
 struct Active<'a, I, R> {
@@ -266,7 +274,7 @@ where
         .flatten()
         .filter_map(|a| Some(std::cmp::Reverse((entry_time(a)?, a.stream.rank))))
         .collect();
-    let mut made = Vec::new();
+    let mut made: Vec<Made> = Vec::new();
     // The events just given to the passes, when their collective arguments go with them.
     let mut seen: Vec<(Rank, u32)> = Vec::new();
     let mut lowest = 0;
@@ -308,9 +316,17 @@ where
             .next
             .take()
             .expect("only ranks with calls left are chosen");
+        // The call's events go into the rank's list as they are made: the passes read them
+        // there, in the order of what the call made.
+        let mut next_event = a.events.len();
+        let events = &mut a.events;
         a.stream
-            .call(call.borrow(), &mut tables, resolve, &mut |out| {
-                made.push(out)
+            .call(call.borrow(), &mut tables, resolve, &mut |out| match out {
+                Normalized::Event(event) => {
+                    events.push(event);
+                    made.push(Made::Event);
+                }
+                other => made.push(Made::Other(other)),
             });
         let run_tables = RunTables::new(
             &tables.sites,
@@ -322,21 +338,23 @@ where
             &tables.buffer_accesses,
         );
         for out in made.drain(..) {
-            match out {
-                Normalized::Event(event) => {
-                    let index = a.dropped + a.events.len();
+            let out = match out {
+                Made::Event => {
+                    let index = a.dropped + next_event;
+                    let event = &a.events[next_event];
+                    next_event += 1;
                     for pass in passes.iter_mut() {
-                        pass.event(rank, index, &event, &run_tables);
+                        pass.event(rank, index, event, &run_tables);
                     }
-                    a.events.push(event);
-                    if let Keep::LastEvents(n) = keep {
+                    if let Keep::LastEvents(_) = keep {
                         seen.push((rank, index as u32));
-                        if a.events.len() >= 2 * n.max(1) {
-                            a.events.drain(..a.events.len() - n);
-                            a.dropped = index + 1 - n;
-                        }
                     }
+                    continue;
                 }
+                Made::Other(out) => out,
+            };
+            match out {
+                Normalized::Event(_) => unreachable!("events are made as Made::Event"),
                 Normalized::Sync(sync) => {
                     for pass in passes.iter_mut() {
                         pass.sync(rank, &sync);
@@ -361,16 +379,27 @@ where
                     for pass in passes.iter_mut() {
                         pass.matched(rank, event, matched);
                     }
+                    // (Only an event the passes were given: the call's later ones are not
+                    // yet the rank's.)
                     if let Some(Event {
                         op: Op::Recv { recv, .. } | Op::Sendrecv { recv, .. },
                         ..
                     }) = event
                         .checked_sub(a.dropped)
+                        .filter(|&i| i < next_event)
                         .and_then(|i| a.events.get_mut(i))
                     {
                         recv.matched = Some(matched);
                     }
                 }
+            }
+        }
+        // Each rank's last `n` events at least are kept (held up to twice as many).
+        if let Keep::LastEvents(n) = keep {
+            if a.events.len() >= 2 * n.max(1) {
+                let cut = a.events.len() - n;
+                a.events.drain(..cut);
+                a.dropped += cut;
             }
         }
         // The passes took what they need of the collective arguments.

@@ -503,11 +503,13 @@ impl<W: Fn(&CheckInfo) -> bool> Plan<W> {
         self.program = self.compiler.take().map(|c| c.into_program(tables));
     }
 
-    /// The passes, to be fed together.
+    /// The passes, to be fed together (not the idle ones: [`pass::EventPass::idle`]).
     fn passes(&mut self) -> Vec<&mut dyn pass::EventPass> {
         let mut out: Vec<&mut dyn pass::EventPass> = Vec::new();
         for (_, pass) in &mut self.passes {
-            out.push(pass.as_mut());
+            if !pass.idle() {
+                out.push(pass.as_mut());
+            }
         }
         if !self.issue_passes.is_empty() {
             out.push(&mut self.issue_passes);

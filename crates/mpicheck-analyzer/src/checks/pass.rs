@@ -49,6 +49,12 @@ pub(crate) trait EventPass {
     /// The functions the traces called (by their names in the traces), known from their
     /// scan before any event comes; not told when the events come from a whole [`Run`].
     fn scanned(&mut self, _called: &[&str]) {}
+    /// Once [`EventPass::scanned`] told it what the traces call: whether nothing the
+    /// passes are fed can change this pass's findings (it has nothing to find in such a
+    /// program). Such a pass is not fed at all, which spares a call per pass and event.
+    fn idle(&self) -> bool {
+        false
+    }
     /// Every member of communicator `comm` freed it: no later event names it, so what a
     /// pass keeps per communicator may go once nothing is open on it. While the traces are
     /// normalized, this comes after the event of the last member's `MPI_Comm_free`; fed from

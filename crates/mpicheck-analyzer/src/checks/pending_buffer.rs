@@ -299,6 +299,10 @@ impl EventPass for Pending {
         self.idle = !called.contains(&"MPICHECK_Access");
     }
 
+    fn idle(&self) -> bool {
+        self.idle
+    }
+
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
         if self.idle {
             return;

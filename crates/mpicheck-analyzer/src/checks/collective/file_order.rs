@@ -76,6 +76,8 @@ struct Finding {
 /// CO006's state: each rank's open split collective per communicator, and the findings.
 #[derive(Default)]
 pub(crate) struct SplitOrder {
+    /// No trace calls a split collective (known from their scan): no event needs following.
+    idle: bool,
     /// (rank, comm) → the open split collective (its `_begin`).
     open: BTreeMap<(Rank, u32), SplitCall>,
     /// Each rank's findings, in its call order.
@@ -83,6 +85,20 @@ pub(crate) struct SplitOrder {
 }
 
 impl SplitOrder {
+    /// The functions the traces called, before any event.
+    pub fn scanned(&mut self, called: &[&str]) {
+        // (A finding needs a `_begin` or an `_end`, in any spelling.)
+        self.idle = !called.iter().any(|f| {
+            let f = f.to_ascii_lowercase();
+            f.contains("_begin") || f.contains("_end")
+        });
+    }
+
+    /// Whether no event needs following ([`SplitOrder::scanned`]).
+    pub fn idle(&self) -> bool {
+        self.idle
+    }
+
     /// The next event of `rank`.
     pub fn event(&mut self, rank: Rank, event: &Event) {
         let Op::Collective { comm, .. } = &event.op else {
@@ -234,4 +250,35 @@ fn fold_ranks(findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CO006 follows the events unless no trace calls a split collective, in any spelling.
+    #[test]
+    fn idle_only_without_split_collectives() {
+        let idle_after = |called: &[&str]| {
+            let mut order = SplitOrder::default();
+            order.scanned(called);
+            order.idle()
+        };
+        assert!(
+            !SplitOrder::default().idle(),
+            "fed from a whole run: not told"
+        );
+        assert!(idle_after(&[
+            "MPI_File_open",
+            "MPI_File_read_all",
+            "MPI_Send"
+        ]));
+        for split in [
+            "MPI_File_read_all_begin",
+            "MPI_File_write_ordered_end",
+            "mpi_file_read_at_all_end_",
+        ] {
+            assert!(!idle_after(&["MPI_File_open", split]), "{split}");
+        }
+    }
 }

@@ -114,7 +114,9 @@ impl CollectivePass {
 impl EventPass for CollectivePass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
         self.co001.event(rank, event);
-        self.co006.event(rank, event);
+        if !self.co006.idle() {
+            self.co006.event(rank, event);
+        }
         let Some((comm, call)) = Call::of(rank, index, event, tables) else {
             return;
         };
@@ -127,6 +129,10 @@ impl EventPass for CollectivePass {
             self.aligner.recycle(position.calls);
         }
         self.done = done;
+    }
+
+    fn scanned(&mut self, called: &[&str]) {
+        self.co006.scanned(called);
     }
 
     fn comm_freed(&mut self, comm: CommId, _tables: &RunTables) {

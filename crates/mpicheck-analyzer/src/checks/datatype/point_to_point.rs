@@ -373,13 +373,15 @@ impl MessageTypePass {
     }
 
     /// No match can come any more for the receive of `request` (completed by a wait, or
-    /// freed): it is paired as it is when its turn comes.
-    fn settled(&mut self, rank: Rank, request: ReqId) {
-        if let Some(event) = self.awaiting_requests.remove(&(rank, request)) {
-            if let Some(known @ None) = self.awaiting.get_mut(&(rank, event)) {
-                *known = Some(None);
-            }
+    /// freed): it is paired as it is when its turn comes. Whether it was a held receive's.
+    fn settled(&mut self, rank: Rank, request: ReqId) -> bool {
+        let Some(event) = self.awaiting_requests.remove(&(rank, request)) else {
+            return false;
+        };
+        if let Some(known @ None) = self.awaiting.get_mut(&(rank, event)) {
+            *known = Some(None);
         }
+        true
     }
 
     /// A message and the receive that took it.
@@ -496,13 +498,15 @@ impl MessageTypePass {
 
 impl EventPass for MessageTypePass {
     fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
-        // (The list keeps its buffer for `matched` to fill again.)
-        let mut released = std::mem::take(&mut self.released);
-        for &rank in &released {
-            self.release(rank, tables, false);
+        if !self.released.is_empty() {
+            // (The list keeps its buffer for `matched` to fill again.)
+            let mut released = std::mem::take(&mut self.released);
+            for &rank in &released {
+                self.release(rank, tables, false);
+            }
+            released.clear();
+            self.released = released;
         }
-        released.clear();
-        self.released = released;
         let call = Call {
             site: event.site,
             name: event.call,
@@ -539,16 +543,14 @@ impl EventPass for MessageTypePass {
             } => {
                 let mut any = false;
                 for r in crate::checks::request::completed_requests(requests, completed) {
-                    any |= self.awaiting_requests.contains_key(&(rank, r));
-                    self.settled(rank, r);
+                    any |= self.settled(rank, r);
                 }
                 if any {
                     self.release(rank, tables, false);
                 }
             }
             Op::RequestFree { request } => {
-                if self.awaiting_requests.contains_key(&(rank, *request)) {
-                    self.settled(rank, *request);
+                if self.settled(rank, *request) {
                     self.release(rank, tables, false);
                 }
             }

@@ -88,6 +88,8 @@ struct RankBuffer {
 
 #[derive(Default)]
 struct Bsends {
+    /// No trace calls a buffered send (known from their scan): nothing to find.
+    no_bsend: bool,
     /// By rank, once it had an event.
     ranks: Vec<Option<RankBuffer>>,
     missing: SiteFindings,
@@ -135,6 +137,17 @@ impl EventPass for Bsends {
             _ => {}
         }
     }
+    fn scanned(&mut self, called: &[&str]) {
+        // (`MPI_Bsend`, `MPI_Ibsend`, `MPI_Bsend_init`, their large-count and Fortran names)
+        self.no_bsend = !called
+            .iter()
+            .any(|f| f.to_ascii_lowercase().contains("bsend"));
+    }
+
+    fn idle(&self) -> bool {
+        self.no_bsend
+    }
+
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
         let mut out = self.missing.diagnostics(
             tables,
@@ -161,5 +174,25 @@ impl Check for BsendBuffer {
     }
     fn pass(&self) -> Option<Box<dyn EventPass>> {
         Some(Box::<Bsends>::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pass is left unfed only when no trace calls a buffered send, in any spelling.
+    #[test]
+    fn idle_only_without_buffered_sends() {
+        let idle_after = |called: &[&str]| {
+            let mut pass = Bsends::default();
+            pass.scanned(called);
+            pass.idle()
+        };
+        assert!(!Bsends::default().idle(), "fed from a whole run: not told");
+        assert!(idle_after(&["MPI_Init", "MPI_Send", "MPI_Buffer_attach"]));
+        for bsend in ["MPI_Bsend", "MPI_Ibsend_c", "MPI_Bsend_init", "mpi_ibsend_"] {
+            assert!(!idle_after(&["MPI_Init", bsend]), "{bsend}");
+        }
     }
 }

@@ -49,6 +49,8 @@ messages in the buffer have been transmitted).
 /// The buffer each rank has attached (where), until it is detached.
 #[derive(Default)]
 struct Attached {
+    /// No trace calls `MPI_Buffer_attach` (known from their scan): nothing to find.
+    no_attach: bool,
     attached: FxHashMap<Rank, (SiteId, &'static str)>,
     found: SiteFindings,
 }
@@ -76,6 +78,16 @@ impl EventPass for Attached {
             _ => {}
         }
     }
+    fn scanned(&mut self, called: &[&str]) {
+        self.no_attach = !called
+            .iter()
+            .any(|f| f.to_ascii_lowercase().contains("buffer_attach"));
+    }
+
+    fn idle(&self) -> bool {
+        self.no_attach
+    }
+
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {
         self.found.diagnostics(
             tables,
@@ -95,5 +107,32 @@ impl Check for BufferNeverDetached {
     }
     fn pass(&self) -> Option<Box<dyn EventPass>> {
         Some(Box::<Attached>::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The pass is left unfed only when no trace attaches a buffer, in any spelling.
+    #[test]
+    fn idle_only_without_buffer_attach() {
+        let idle_after = |called: &[&str]| {
+            let mut pass = Attached::default();
+            pass.scanned(called);
+            pass.idle()
+        };
+        assert!(
+            !Attached::default().idle(),
+            "fed from a whole run: not told"
+        );
+        assert!(idle_after(&["MPI_Init", "MPI_Bsend", "MPI_Buffer_detach"]));
+        for attach in [
+            "MPI_Buffer_attach",
+            "MPI_Buffer_attach_c",
+            "mpi_buffer_attach_",
+        ] {
+            assert!(!idle_after(&["MPI_Init", attach]), "{attach}");
+        }
     }
 }

@@ -150,6 +150,11 @@ impl Gatherer {
         self.idle = !makes_windows(called.iter().copied());
     }
 
+    /// No trace makes a window: no event is gathered.
+    pub fn idle(&self) -> bool {
+        self.idle
+    }
+
     pub fn event(&mut self, rank: Rank, index: usize, event: &Event, tables: &RunTables) {
         if self.idle {
             return;

@@ -198,6 +198,10 @@ impl EventPass for RmaPass {
             !cross_rank::makes_windows(called.iter().map(|f| f.strip_suffix("_c").unwrap_or(f)));
     }
 
+    fn idle(&self) -> bool {
+        self.no_windows && self.cross_rank.idle()
+    }
+
     fn finish_filling(self: Box<Self>, tables: &RunTables, filled: &mut Filled) -> Vec<Diagnostic> {
         let mut pass = *self;
         filled.rma_cross_rank = Some(std::mem::take(&mut pass.cross_rank).finish());

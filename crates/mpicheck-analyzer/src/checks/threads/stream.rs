@@ -256,8 +256,11 @@ impl RankState {
             let callers = (self.may_be(ThreadLevel::Single) || self.may_be(ThreadLevel::Funneled))
                 && self.init.is_none_or(|init| init.thread != call.thread);
             let serialized = self.may_be(ThreadLevel::Serialized);
-            self.level
-                .call(index, &call, clocks, self.latest_enter, callers, serialized);
+            // (With no caller to note and no call to pair, the watch has nothing to do.)
+            if callers || serialized {
+                self.level
+                    .call(index, &call, clocks, self.latest_enter, callers, serialized);
+            }
             self.single.call(&call);
             if let Some(time) = call.time {
                 for r in &mut self.regions {
