@@ -15,7 +15,7 @@ use mpicheck_trace::schema::Direction;
 use mpicheck_trace::{CallRecord, Trace};
 
 use super::args::Value;
-use super::{parse_int, Args, LocalComm, RankNormalizer};
+use super::{parse_int, Args, RankNormalizer};
 use crate::checks::argument::rules::{
     self, ArgConstants, ArgState, CartShape, CommView, HandleState, PartitionedRequest,
     TopologyKind,
@@ -600,15 +600,6 @@ impl RankNormalizer<'_> {
         };
     }
 
-    fn comm_view(&self, comm: &LocalComm, raw: i64) -> CommView {
-        CommView {
-            size: comm.local.len() as u32,
-            remote_size: comm.remote.as_ref().map(|r| r.len() as u32),
-            my_rank: comm.me,
-            topology: self.objects.topologies.get(&raw).copied(),
-        }
-    }
-
     /// Bytes covered by `count` elements of a datatype whose layout is contiguous.
     pub(super) fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
         let extent = if let Some(&size) = self.constants.predefined_sizes.get(&datatype) {
@@ -694,7 +685,16 @@ impl ArgState for RankNormalizer<'_> {
 
     fn comm(&self, raw: i64) -> Option<CommView> {
         let comm = self.comms.get(&raw).filter(|c| !c.local.is_empty())?;
-        Some(self.comm_view(comm, raw))
+        Some(CommView {
+            size: comm.local.len() as u32,
+            remote_size: comm.remote.as_ref().map(|r| r.len() as u32),
+            my_rank: comm.me,
+        })
+    }
+
+    fn comm_topology(&self, raw: i64) -> Option<Option<TopologyKind>> {
+        self.comm(raw)?;
+        self.objects.topologies.get(&raw).copied()
     }
 
     fn predefined_datatype(&self, raw: i64) -> bool {

@@ -55,8 +55,6 @@ pub struct CommView {
     pub remote_size: Option<u32>,
     /// The calling process's rank in it.
     pub my_rank: Option<u32>,
-    /// `Some(None)`: known to have no topology; `None`: not known.
-    pub topology: Option<Option<TopologyKind>>,
 }
 
 /// The state the rules read, kept by the normalizer.
@@ -64,6 +62,10 @@ pub trait ArgState {
     fn constants(&self) -> &ArgConstants;
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState;
     fn comm(&self, raw: i64) -> Option<CommView>;
+    /// The process topology of a communicator the rank knows ([`ArgState::comm`]):
+    /// `Some(None)` known to have none, `None` not known. (Apart from the view: most calls
+    /// that look up their communicator need no topology.)
+    fn comm_topology(&self, raw: i64) -> Option<Option<TopologyKind>>;
     fn predefined_datatype(&self, raw: i64) -> bool;
     /// The number of processes of a group, where the rank knows it.
     fn group_size(&self, raw: i64) -> Option<u32>;

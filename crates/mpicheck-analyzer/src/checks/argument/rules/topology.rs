@@ -75,7 +75,8 @@ pub(super) fn topology_issues(
         return; // (before the communicator is looked up)
     }
     let comm = call.comm().and_then(|raw| state.comm(raw));
-    if let (Some(required), Some(Some(topology))) = (required, comm.map(|c| c.topology)) {
+    let topology = call.comm().and_then(|raw| state.comm_topology(raw));
+    if let (Some(required), Some(topology)) = (required, topology) {
         if !required.satisfied_by(topology) {
             issue("comm", ArgProblem::MissingTopology);
         }
