@@ -77,8 +77,9 @@ impl Judged {
     }
 }
 
-/// The problems of one call's arguments.
-pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
+/// The problems of one call's arguments. (Generic over the state: the lookups of every
+/// call, of handles and communicators, are direct calls.)
+pub fn judge<S: ArgState>(call: &CallArgs, state: &S) -> Vec<ArgIssue> {
     let mut issues = Vec::new();
     let plan = call.plan;
     if plan.conversion {
@@ -205,7 +206,9 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
             _ => {}
         }
     }
-    topology_issues(call, state, &mut issue);
+    if plan.required_topology.is_some() || plan.topology_function {
+        topology_issues(call, state, &mut issue);
+    }
     if plan.rank_arrays {
         arrays::rank_array_issues(call, state, &mut issue);
     }

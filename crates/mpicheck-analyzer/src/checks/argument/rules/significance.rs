@@ -107,9 +107,7 @@ impl Significance {
     ) -> Significance {
         let c = state.constants();
         let plan = call.plan;
-        let in_place = |at: Option<usize>| {
-            c.in_place.is_some() && at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place)
-        };
+        let in_place = |at: Option<usize>| c.in_place.is_some() && call.int_at(at) == c.in_place;
         let intercomm_leader = plan.intercomm_create.then(|| {
             // Significant only at the local leader.
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
