@@ -358,10 +358,19 @@ impl RankNormalizer<'_> {
                 facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        let event_facts = if spans.len() <= 1 && facts == CallFacts::default() {
-            match spans.pop() {
-                Some(span) => EventFacts::Buffer(span),
-                None => EventFacts::None,
+        let event_facts = if facts.is_empty() {
+            match spans.len() {
+                0 => EventFacts::None,
+                1 => EventFacts::Buffer(spans.pop().expect("one span")),
+                // (As `EventFacts::from_facts` keeps them, without comparing again.)
+                _ => {
+                    let buffers = spans.to_vec();
+                    spans.clear();
+                    EventFacts::Full(Box::new(CallFacts {
+                        buffers,
+                        ..CallFacts::default()
+                    }))
+                }
             }
         } else {
             // With the capacity it needs: the facts are kept boxed as they are.
@@ -408,6 +417,16 @@ impl RankNormalizer<'_> {
         by: (u16, usize),
         facts: &mut CallFacts,
     ) {
+        // Most calls only read handles: nothing below is done for an input handle but by
+        // `MPI_Type_commit` (whose `datatype` is inout, but not to rest on it).
+        let handles_written = args
+            .plan
+            .handles
+            .iter()
+            .any(|p| p.direction != Direction::In);
+        if !handles_written && short != "Type_commit" && short != "Type_get_envelope" {
+            return;
+        }
         let freeing = args.plan.frees;
         // A call that returned an error (MPI_SUCCESS is 0 in every ABI) made nothing, whatever
         // its output handle holds (ROMIO's MPI_File_open leaves it unset).
