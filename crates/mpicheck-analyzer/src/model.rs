@@ -486,17 +486,38 @@ pub enum EventFacts {
     Full(Box<CallFacts>),
 }
 
+impl CallFacts {
+    /// Nothing to say: equal to `CallFacts::default()`, without building one to compare.
+    pub fn is_empty(&self) -> bool {
+        // (Every field named: a new one must be added here.)
+        let CallFacts {
+            created,
+            freed,
+            arg_issues,
+            other_requests,
+            buffers,
+            bsend_bytes,
+        } = self;
+        created.is_empty()
+            && freed.is_empty()
+            && arg_issues.is_empty()
+            && other_requests.is_empty()
+            && buffers.is_empty()
+            && bsend_bytes.is_none()
+    }
+}
+
 impl EventFacts {
     /// The compact form of `facts`.
     pub fn from_facts(mut facts: CallFacts) -> EventFacts {
         if facts.buffers.len() == 1 {
             let span = facts.buffers.pop().expect("one span");
-            if facts == CallFacts::default() {
+            if facts.is_empty() {
                 return EventFacts::Buffer(span);
             }
             facts.buffers.push(span);
         }
-        if facts == CallFacts::default() {
+        if facts.is_empty() {
             return EventFacts::None;
         }
         // Kept for the whole analysis, one per call: spare capacity (a pushed vector holds

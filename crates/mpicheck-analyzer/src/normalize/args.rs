@@ -245,6 +245,16 @@ impl<'a> ArgWords<'a> {
         self.words.get(slot.input as usize).copied()
     }
 
+    /// The scalar output word of parameter `i` whether or not the call returned, as
+    /// `output_on_entry(i).as_int()`.
+    #[inline]
+    pub fn out_int_on_entry(&self, i: usize) -> Option<i64> {
+        if self.shapes.get(i) != Some(&ParamShape::Scalar) {
+            return None;
+        }
+        self.words.get(self.slots.get(i)?.output as usize).copied()
+    }
+
     /// The scalar output of parameter `i`, as `output(i).as_int()`.
     #[inline]
     pub fn out_int(&self, i: usize) -> Option<i64> {
@@ -421,6 +431,7 @@ mod tests {
                 prop_assert!(same(args.output_on_entry(i), &on_entry[i].1));
                 prop_assert_eq!(args.int(i), input.as_int());
                 prop_assert_eq!(args.out_int(i), output.as_int());
+                prop_assert_eq!(args.out_int_on_entry(i), on_entry[i].1.as_int());
             }
         }
     }

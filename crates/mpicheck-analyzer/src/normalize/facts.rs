@@ -15,7 +15,7 @@ use mpicheck_trace::schema::Direction;
 use mpicheck_trace::{CallRecord, Trace};
 
 use super::args::Value;
-use super::{parse_int, Args, LocalComm, RankNormalizer};
+use super::{parse_int, Args, RankNormalizer};
 use crate::checks::argument::rules::{
     self, ArgConstants, ArgState, CartShape, CommView, HandleState, PartitionedRequest,
     TopologyKind,
@@ -358,10 +358,19 @@ impl RankNormalizer<'_> {
                 facts.bsend_bytes = Some(count.saturating_mul(size as i64) + overhead);
             }
         }
-        let event_facts = if spans.len() <= 1 && facts == CallFacts::default() {
-            match spans.pop() {
-                Some(span) => EventFacts::Buffer(span),
-                None => EventFacts::None,
+        let event_facts = if facts.is_empty() {
+            match spans.len() {
+                0 => EventFacts::None,
+                1 => EventFacts::Buffer(spans.pop().expect("one span")),
+                // (As `EventFacts::from_facts` keeps them, without comparing again.)
+                _ => {
+                    let buffers = spans.to_vec();
+                    spans.clear();
+                    EventFacts::Full(Box::new(CallFacts {
+                        buffers,
+                        ..CallFacts::default()
+                    }))
+                }
             }
         } else {
             // With the capacity it needs: the facts are kept boxed as they are.
@@ -408,6 +417,16 @@ impl RankNormalizer<'_> {
         by: (u16, usize),
         facts: &mut CallFacts,
     ) {
+        // Most calls only read handles: nothing below is done for an input handle but by
+        // `MPI_Type_commit` (whose `datatype` is inout, but not to rest on it).
+        let handles_written = args
+            .plan
+            .handles
+            .iter()
+            .any(|p| p.direction != Direction::In);
+        if !handles_written && short != "Type_commit" && short != "Type_get_envelope" {
+            return;
+        }
         let freeing = args.plan.frees;
         // A call that returned an error (MPI_SUCCESS is 0 in every ABI) made nothing, whatever
         // its output handle holds (ROMIO's MPI_File_open leaves it unset).
@@ -600,15 +619,6 @@ impl RankNormalizer<'_> {
         };
     }
 
-    fn comm_view(&self, comm: &LocalComm, raw: i64) -> CommView {
-        CommView {
-            size: comm.local.len() as u32,
-            remote_size: comm.remote.as_ref().map(|r| r.len() as u32),
-            my_rank: comm.me,
-            topology: self.objects.topologies.get(&raw).copied(),
-        }
-    }
-
     /// Bytes covered by `count` elements of a datatype whose layout is contiguous.
     pub(super) fn contiguous_bytes(&self, count: i64, datatype: i64) -> Option<u64> {
         let extent = if let Some(&size) = self.constants.predefined_sizes.get(&datatype) {
@@ -694,7 +704,16 @@ impl ArgState for RankNormalizer<'_> {
 
     fn comm(&self, raw: i64) -> Option<CommView> {
         let comm = self.comms.get(&raw).filter(|c| !c.local.is_empty())?;
-        Some(self.comm_view(comm, raw))
+        Some(CommView {
+            size: comm.local.len() as u32,
+            remote_size: comm.remote.as_ref().map(|r| r.len() as u32),
+            my_rank: comm.me,
+        })
+    }
+
+    fn comm_topology(&self, raw: i64) -> Option<Option<TopologyKind>> {
+        self.comm(raw)?;
+        self.objects.topologies.get(&raw).copied()
     }
 
     fn predefined_datatype(&self, raw: i64) -> bool {

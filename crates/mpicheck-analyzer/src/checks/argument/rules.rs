@@ -21,7 +21,6 @@
 //!   communication).
 
 use crate::model::{ArgIssue, ArgProblem, ObjectKind};
-use crate::normalize::args::Value;
 use crate::normalize::intern;
 
 /// The object kind of a Forum parameter kind.
@@ -78,8 +77,9 @@ impl Judged {
     }
 }
 
-/// The problems of one call's arguments.
-pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
+/// The problems of one call's arguments. (Generic over the state: the lookups of every
+/// call, of handles and communicators, are direct calls.)
+pub fn judge<S: ArgState>(call: &CallArgs, state: &S) -> Vec<ArgIssue> {
     let mut issues = Vec::new();
     let plan = call.plan;
     if plan.conversion {
@@ -92,99 +92,123 @@ pub fn judge(call: &CallArgs, state: &dyn ArgState) -> Vec<ArgIssue> {
         })
     };
     let c = state.constants();
-    let base = plan.base;
-    let significance = Significance::of(call, state, base);
+    let significance = plan
+        .significance_needed
+        .then(|| Significance::of(call, state, plan.base));
+    // The view of the call's communicator, looked up at its first peer rank.
+    let mut peer_group = None;
+    let values = &call.values;
     for judged_param in &plan.params {
-        let (i, judged) = (judged_param.at, judged_param.judged);
-        if !significance.of_role(&judged_param.role) {
+        let at = judged_param.at;
+        if judged_param.conditional
+            && !significance
+                .as_ref()
+                .is_some_and(|s| s.of_role(&judged_param.role))
+        {
             continue;
         }
-        let name = call.function.params[i].name.as_str();
-        let value = match call.values.input(i) {
-            Value::Missing if judged_param.buffer => call.values.output_on_entry(i),
+        let name = || call.function.params[at].name.as_str();
+        if judged_param.array {
+            // A count's array (the plan has no other).
+            if let Some(&v) = values
+                .input(at)
+                .as_array()
+                .and_then(|values| values.iter().find(|&&v| v < 0))
+            {
+                issue(name(), ArgProblem::NegativeCount { value: v });
+            }
+            continue;
+        }
+        // The word on entry: an output buffer's address is its output word.
+        let word = match values.int(at) {
+            None if judged_param.buffer => values.out_int_on_entry(at),
             input => input,
         };
-        match (judged, &value) {
-            (Judged::Request, Value::Int(raw))
-                if plan.null_request_forbidden && Some(*raw) == c.request_null =>
-            {
+        let Some(word) = word else { continue };
+        match judged_param.judged {
+            // (Only where the null request is an error: the plan has no other.)
+            Judged::Request if Some(word) == c.request_null => {
                 issue(
-                    name,
+                    name(),
                     ArgProblem::NullHandle {
                         kind: ObjectKind::Request,
                     },
                 );
             }
-            (Judged::Handle(kind), Value::Int(raw)) => match state.handle(kind, *raw) {
+            Judged::Handle(kind) => match state.handle(kind, word) {
                 HandleState::Null if judged_param.null_forbidden => {
-                    issue(name, ArgProblem::NullHandle { kind })
+                    issue(name(), ArgProblem::NullHandle { kind })
                 }
-                HandleState::Freed => issue(name, ArgProblem::FreedHandle { kind }),
+                HandleState::Freed => issue(name(), ArgProblem::FreedHandle { kind }),
                 HandleState::Uncommitted if plan.moves_data => {
-                    issue(name, ArgProblem::UncommittedDatatype)
+                    issue(name(), ArgProblem::UncommittedDatatype)
                 }
                 _ => {}
             },
-            (Judged::Count, Value::Int(v)) if *v < 0 => {
-                issue(name, ArgProblem::NegativeCount { value: *v })
-            }
-            (Judged::Count, Value::Array(values)) => {
-                if let Some(&v) = values.iter().find(|&&v| v < 0) {
-                    issue(name, ArgProblem::NegativeCount { value: v });
-                }
-            }
-            (Judged::Buffer, Value::Int(address)) => {
-                if c.in_place.is_some() && Some(*address) == c.in_place {
+            Judged::Count if word < 0 => issue(name(), ArgProblem::NegativeCount { value: word }),
+            Judged::Buffer => {
+                if c.in_place.is_some() && Some(word) == c.in_place {
                     if !judged_param.in_place_allowed {
-                        issue(name, ArgProblem::InPlaceNotAllowed);
+                        issue(name(), ArgProblem::InPlaceNotAllowed);
                     }
-                } else if *address == 0 {
-                    if let Some(count) = null_buffer_count(call, state, name) {
-                        issue(name, ArgProblem::NullBuffer { count });
+                } else if word == 0 {
+                    if let Some(count) = null_buffer_count(call, state, name()) {
+                        issue(name(), ArgProblem::NullBuffer { count });
                     }
                 }
             }
-            (Judged::Tag, Value::Int(tag))
-                if !(judged_param.wildcard_tag && Some(*tag) == c.any_tag)
-                    && (*tag < 0 || c.tag_ub.is_some_and(|ub| *tag > ub)) =>
+            Judged::Tag
+                if !(judged_param.wildcard_tag && Some(word) == c.any_tag)
+                    && (word < 0 || c.tag_ub.is_some_and(|ub| word > ub)) =>
             {
                 issue(
-                    name,
+                    name(),
                     ArgProblem::InvalidTag {
-                        value: *tag,
+                        value: word,
                         tag_ub: c.tag_ub,
                     },
                 );
             }
-            (Judged::Rank, Value::Int(rank)) => {
-                if let Some(problem) = peer_problem(call, state, judged_param.peer, *rank) {
-                    issue(name, problem);
+            Judged::Rank => {
+                let peer = judged_param.peer;
+                if peer == Peer::Other {
+                    continue;
+                }
+                let group = *peer_group
+                    .get_or_insert_with(|| call.int_at(plan.comm).and_then(|raw| state.comm(raw)));
+                if let Some(problem) = peer_problem(c, group, peer, word) {
+                    issue(name(), problem);
                 }
             }
-            (Judged::Assert, Value::Int(value)) => {
-                let not_allowed = asserts::not_allowed(call.short, *value, c);
+            Judged::Assert => {
+                let not_allowed = asserts::not_allowed(call.short, word, c);
                 if !not_allowed.is_empty() {
-                    let value = *value;
-                    issue(name, ArgProblem::InvalidAssert { value, not_allowed });
+                    issue(
+                        name(),
+                        ArgProblem::InvalidAssert {
+                            value: word,
+                            not_allowed,
+                        },
+                    );
                 }
             }
-            (Judged::Color | Judged::SplitType, Value::Int(color))
-                if *color < 0 && Some(*color) != c.undefined =>
-            {
-                issue(name, ArgProblem::InvalidColor { value: *color });
+            Judged::Color | Judged::SplitType if word < 0 && Some(word) != c.undefined => {
+                issue(name(), ArgProblem::InvalidColor { value: word });
             }
-            (Judged::SplitType, Value::Int(split_type))
-                if *split_type >= 0
+            Judged::SplitType
+                if word >= 0
                     && c.split_types
                         .as_ref()
-                        .is_some_and(|known| !known.contains(split_type)) =>
+                        .is_some_and(|known| !known.contains(&word)) =>
             {
-                issue(name, ArgProblem::UndefinedSplitType { value: *split_type });
+                issue(name(), ArgProblem::UndefinedSplitType { value: word });
             }
             _ => {}
         }
     }
-    topology_issues(call, state, &mut issue);
+    if plan.required_topology.is_some() || plan.topology_function {
+        topology_issues(call, state, &mut issue);
+    }
     if plan.rank_arrays {
         arrays::rank_array_issues(call, state, &mut issue);
     }
@@ -217,22 +241,17 @@ fn null_buffer_count(call: &CallArgs, state: &dyn ArgState, buffer: &str) -> Opt
     (count > 0 && predefined && significant(call, state, buffer)).then_some(count)
 }
 
-/// A rank argument outside its group.
+/// A rank argument outside its group; `comm` is the rank's view of the call's
+/// communicator (`None`: not known).
 fn peer_problem(
-    call: &CallArgs,
-    state: &dyn ArgState,
+    c: &ArgConstants,
+    comm: Option<CommView>,
     peer: Peer,
     rank: i64,
 ) -> Option<ArgProblem> {
-    let c = state.constants();
-    let group = match peer {
-        // (With a topology rank, the rank of a topology query: MPI_Cart_coords,
-        // MPI_Graph_neighbors...)
-        Peer::Dest | Peer::Source | Peer::Root | Peer::TopologyRank => {
-            call.int_at(call.plan.comm).and_then(|raw| state.comm(raw))
-        }
-        Peer::Other => None,
-    }?;
+    // (With a topology rank, the rank of a topology query: MPI_Cart_coords,
+    // MPI_Graph_neighbors...)
+    let group = comm?;
     let topology_rank = peer == Peer::TopologyRank;
     if Some(rank) == c.proc_null && !topology_rank {
         return None;

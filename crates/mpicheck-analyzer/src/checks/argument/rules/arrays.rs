@@ -180,10 +180,7 @@ pub(super) fn grid_issues(
     let Some(comm) = call.comm() else { return };
     match call.short {
         "Cart_shift" => {
-            let ndims = match (
-                state.cart_shape(comm),
-                state.comm(comm).and_then(|c| c.topology),
-            ) {
+            let ndims = match (state.cart_shape(comm), state.comm_topology(comm)) {
                 (Some(shape), _) => shape.dims.len() as i64,
                 (None, Some(Some(TopologyKind::Cart { ndims }))) => ndims as i64,
                 _ => return, // no grid known, or none at all (AR013's)

@@ -55,8 +55,6 @@ pub struct CommView {
     pub remote_size: Option<u32>,
     /// The calling process's rank in it.
     pub my_rank: Option<u32>,
-    /// `Some(None)`: known to have no topology; `None`: not known.
-    pub topology: Option<Option<TopologyKind>>,
 }
 
 /// The state the rules read, kept by the normalizer.
@@ -64,6 +62,10 @@ pub trait ArgState {
     fn constants(&self) -> &ArgConstants;
     fn handle(&self, kind: ObjectKind, raw: i64) -> HandleState;
     fn comm(&self, raw: i64) -> Option<CommView>;
+    /// The process topology of a communicator the rank knows ([`ArgState::comm`]):
+    /// `Some(None)` known to have none, `None` not known. (Apart from the view: most calls
+    /// that look up their communicator need no topology.)
+    fn comm_topology(&self, raw: i64) -> Option<Option<TopologyKind>>;
     fn predefined_datatype(&self, raw: i64) -> bool;
     /// The number of processes of a group, where the rank knows it.
     fn group_size(&self, raw: i64) -> Option<u32>;
@@ -98,29 +100,34 @@ impl<'a> CallArgs<'a> {
     #[inline]
     pub(super) fn on_entry(&self, i: usize) -> Value<'a> {
         match self.values.input(i) {
-            Value::Missing
-                if self
-                    .function
-                    .params
-                    .get(i)
-                    .is_some_and(|p| p.kind == "BUFFER") =>
-            {
-                self.values.output_on_entry(i)
-            }
+            Value::Missing if self.buffer(i) => self.values.output_on_entry(i),
             input => input,
         }
     }
+    fn buffer(&self, i: usize) -> bool {
+        self.function
+            .params
+            .get(i)
+            .is_some_and(|p| p.kind == "BUFFER")
+    }
     pub(super) fn int(&self, name: &str) -> Option<i64> {
-        self.on_entry(self.position(name)?).as_int()
+        self.int_at(self.position(name))
     }
     /// As [`CallArgs::int`], of the parameter at `at` (a position from the plan).
+    #[inline]
     pub(super) fn int_at(&self, at: Option<usize>) -> Option<i64> {
-        self.on_entry(at?).as_int()
+        // (The word itself, without a `Value`: the kind of the parameter is compared only
+        // where it has no input.)
+        let at = at?;
+        match self.values.int(at) {
+            None if self.buffer(at) => self.values.out_int_on_entry(at),
+            input => input,
+        }
     }
     /// The communicator the call works on: its first communicator input (`comm`,
     /// `comm_old`).
     pub(super) fn comm(&self) -> Option<i64> {
-        self.on_entry(self.plan.comm_input?).as_int()
+        self.int_at(self.plan.comm_input)
     }
     pub(super) fn array(&self, name: &str) -> Option<&'a [i64]> {
         self.on_entry(self.position(name)?).as_array()

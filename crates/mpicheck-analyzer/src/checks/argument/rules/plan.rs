@@ -3,10 +3,10 @@
 //! exceptions apply. Worked out once per function of a trace (the normalizer keeps one per
 //! function, `normalize::plan`) instead of comparing names call after call.
 
-use mpicheck_trace::schema::{Direction, FunctionSchema};
+use mpicheck_trace::schema::{Direction, FunctionSchema, ParamShape};
 
 use super::handles::{conversion, moves_data, null_forbidden, null_request_forbidden};
-use super::significance::{in_place_allowed_in, ParamRole, GET_ACCUMULATE};
+use super::significance::{in_place_allowed_in, ParamRole, RoleConditions, GET_ACCUMULATE};
 use super::topology::{topology_function, RequiredTopology};
 use super::{arrays, collective_base, partitions, Judged};
 
@@ -19,6 +19,11 @@ pub(super) struct JudgedParam {
     pub(super) null_forbidden: bool,
     /// What decides whether it is significant in a call.
     pub(super) role: ParamRole,
+    /// Whether it may be insignificant in some call ([`ParamRole::conditional`]): only then
+    /// is its role asked.
+    pub(super) conditional: bool,
+    /// A count given as an array (`recvcounts`): its words are judged, not one word.
+    pub(super) array: bool,
     /// A `BUFFER` parameter: its value on entry is its output word when it has no input.
     pub(super) buffer: bool,
     /// A tag: `MPI_ANY_TAG` is valid here (a receive's or probe's `tag`, a `recvtag`).
@@ -52,8 +57,6 @@ pub struct RulePlan {
     pub(super) topology_function: bool,
     /// It reads or writes a buffer described by a datatype ([`moves_data`]).
     pub(super) moves_data: bool,
-    /// Its request must not be `MPI_REQUEST_NULL` ([`null_request_forbidden`]).
-    pub(super) null_request_forbidden: bool,
     /// `MPI_Intercomm_create*`: some parameters matter only at the local leader.
     pub(super) intercomm_create: bool,
     /// `MPI_Get_accumulate` (and its kin): with `MPI_NO_OP` the origin buffer is ignored.
@@ -73,8 +76,13 @@ pub struct RulePlan {
     pub(super) rank_arrays: bool,
     pub(super) grid: bool,
     pub(super) partitions: bool,
-    /// The parameters the loop judges, in order.
+    /// The parameters the loop judges, in order: only those a rule of the loop can find
+    /// wrong (a scalar word, or an array of counts).
     pub(super) params: Vec<JudgedParam>,
+    /// Some parameter of `params` is `conditional`: the call's [`Significance`] is needed.
+    ///
+    /// [`Significance`]: super::significance::Significance
+    pub(super) significance_needed: bool,
 }
 
 impl RulePlan {
@@ -88,7 +96,24 @@ impl RulePlan {
             unsuffixed,
             "Recv" | "Irecv" | "Recv_init" | "Probe" | "Iprobe" | "Mprobe" | "Improbe"
         );
-        let params = function
+        let comm = position("comm");
+        let root = position("root");
+        let local_leader = position("local_leader");
+        let op = position("op");
+        let sendbuf = position("sendbuf");
+        let recvbuf = position("recvbuf");
+        let intercomm_create = short.starts_with("Intercomm_create");
+        let get_accumulate = short.contains(GET_ACCUMULATE);
+        // Its request must not be `MPI_REQUEST_NULL`.
+        let request_judged = null_request_forbidden(short);
+        let conditions = RoleConditions {
+            sendbuf_in_place: sendbuf.is_some(),
+            recvbuf_in_place: recvbuf.is_some(),
+            no_op: get_accumulate,
+            intercomm_create,
+            rooted: base.is_some() && root.is_some(),
+        };
+        let params: Vec<JudgedParam> = function
             .params
             .iter()
             .enumerate()
@@ -99,12 +124,26 @@ impl RulePlan {
                 {
                     return None;
                 }
+                // The rules of the loop judge one word, or a count's array: a parameter of
+                // another shape, or a request where its null handle is valid, never has an
+                // issue of theirs.
+                let array = match param.shape {
+                    ParamShape::Scalar => false,
+                    ParamShape::Array if judged == Judged::Count => true,
+                    _ => return None,
+                };
+                if judged == Judged::Request && !request_judged {
+                    return None;
+                }
                 let name = param.name.as_str();
+                let role = ParamRole::of(name, base);
                 Some(JudgedParam {
                     at,
                     judged,
                     null_forbidden: null_forbidden(short, &param.kind),
-                    role: ParamRole::of(name, base),
+                    role,
+                    conditional: role.conditional(&conditions),
+                    array,
                     buffer: param.kind == "BUFFER",
                     // A partitioned receive's wildcard is AR016's (it takes none).
                     wildcard_tag: name == "recvtag"
@@ -126,22 +165,22 @@ impl RulePlan {
             required_topology,
             topology_function: topology_function(short),
             moves_data: moves_data(function, short),
-            null_request_forbidden: null_request_forbidden(short),
-            intercomm_create: short.starts_with("Intercomm_create"),
-            get_accumulate: short.contains(GET_ACCUMULATE),
+            intercomm_create,
+            get_accumulate,
             comm_input: function
                 .params
                 .iter()
                 .position(|p| p.kind == "COMMUNICATOR" && p.direction == Direction::In),
-            sendbuf: position("sendbuf"),
-            recvbuf: position("recvbuf"),
-            comm: position("comm"),
-            root: position("root"),
-            local_leader: position("local_leader"),
-            op: position("op"),
+            sendbuf,
+            recvbuf,
+            comm,
+            root,
+            local_leader,
+            op,
             rank_arrays: arrays::rank_arrays_judged(short),
             grid: arrays::grid_judged(short),
             partitions: partitions::judged(short),
+            significance_needed: params.iter().any(|p| p.conditional),
             params,
         }
     }

@@ -107,9 +107,7 @@ impl Significance {
     ) -> Significance {
         let c = state.constants();
         let plan = call.plan;
-        let in_place = |at: Option<usize>| {
-            c.in_place.is_some() && at.is_some_and(|i| call.on_entry(i).as_int() == c.in_place)
-        };
+        let in_place = |at: Option<usize>| c.in_place.is_some() && call.int_at(at) == c.in_place;
         let intercomm_leader = plan.intercomm_create.then(|| {
             // Significant only at the local leader.
             let me = call.comm().and_then(|raw| state.comm(raw)?.my_rank);
@@ -218,6 +216,35 @@ impl ParamRole {
     }
 }
 
+/// Which of the conditions that make a parameter insignificant ([`Significance::of_role`])
+/// a function's calls can meet, from the function alone (`RulePlan`).
+pub(super) struct RoleConditions {
+    /// It has a `sendbuf`, which may be `MPI_IN_PLACE`.
+    pub(super) sendbuf_in_place: bool,
+    /// It has a `recvbuf`, which may be `MPI_IN_PLACE`.
+    pub(super) recvbuf_in_place: bool,
+    /// `MPI_Get_accumulate` (and its kin), whose `op` may be `MPI_NO_OP`.
+    pub(super) no_op: bool,
+    /// `MPI_Intercomm_create*`.
+    pub(super) intercomm_create: bool,
+    /// A rooted collective: a form of a collective with a `root` parameter.
+    pub(super) rooted: bool,
+}
+
+impl ParamRole {
+    /// Whether [`Significance::of_role`] may say no for this role in some call of a
+    /// function that can meet `conditions`: `false` when it says yes in every call, so the
+    /// call's [`Significance`] need not be asked (each case below is one of its `false`s).
+    pub(super) fn conditional(&self, conditions: &RoleConditions) -> bool {
+        (conditions.sendbuf_in_place && self.send_count_or_type)
+            || (conditions.recvbuf_in_place && self.recv_count_or_type)
+            || (conditions.no_op && self.origin)
+            || (conditions.intercomm_create && self.leader_only)
+            || self.peer_comm
+            || (conditions.rooted && !self.comm)
+    }
+}
+
 /// Whether `MPI_IN_PLACE` is a valid value of buffer parameter `param` in a call whose
 /// [`collective_base`] is `base` (worked out per parameter in the plan).
 pub(super) fn in_place_allowed_in(base: Option<&str>, param: &str) -> bool {
@@ -234,5 +261,101 @@ pub(super) fn in_place_allowed_in(base: Option<&str>, param: &str) -> bool {
         Some(false) => true,
         Some(true) => base.starts_with("Scatter"),
         None => param == "sendbuf",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::table::recorded_functions;
+    use super::super::RulePlan;
+    use super::*;
+
+    /// Every state of a call's [`Significance`] that a function's calls can be in.
+    fn states(plan: &RulePlan) -> Vec<Significance> {
+        let comms = [
+            None,
+            Some(CommView {
+                size: 4,
+                remote_size: None,
+                my_rank: Some(0),
+            }),
+            Some(CommView {
+                size: 4,
+                remote_size: None,
+                my_rank: None,
+            }),
+            Some(CommView {
+                size: 2,
+                remote_size: Some(3),
+                my_rank: Some(1),
+            }),
+        ];
+        let (proc_null, mpi_root) = (-3, -4);
+        let mut rooted = vec![None];
+        if plan.base.is_some() && plan.root.is_some() {
+            for root in [0, 1, proc_null, mpi_root] {
+                rooted.extend(comms.iter().map(|&comm| Some((root, comm))));
+            }
+        }
+        let mut states = Vec::new();
+        for sendbuf_in_place in [false, plan.sendbuf.is_some()] {
+            for recvbuf_in_place in [false, plan.recvbuf.is_some()] {
+                for no_op_get_accumulate in [false, plan.get_accumulate] {
+                    let leaders: &[Option<bool>] = if plan.intercomm_create {
+                        &[Some(true), Some(false)]
+                    } else {
+                        &[None]
+                    };
+                    for &intercomm_leader in leaders {
+                        for &rooted in &rooted {
+                            states.push(Significance {
+                                sendbuf_in_place,
+                                recvbuf_in_place,
+                                no_op_get_accumulate,
+                                intercomm_leader,
+                                rooted,
+                                proc_null: Some(proc_null),
+                                mpi_root: Some(mpi_root),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        states
+    }
+
+    /// A parameter the plan does not mark `conditional` is significant in every call: the
+    /// judge does not ask its role.
+    #[test]
+    fn parameters_not_conditional_are_always_significant() {
+        let functions = recorded_functions();
+        assert!(functions.len() > 400);
+        let mut conditional = 0;
+        for function in &functions {
+            let name = function.name.strip_prefix("MPI_").unwrap();
+            let short = name.strip_suffix("_c").unwrap_or(name);
+            let plan = RulePlan::of(function, short);
+            let states = states(&plan);
+            for param in &plan.params {
+                if param.conditional {
+                    conditional += 1;
+                    continue;
+                }
+                for state in &states {
+                    assert!(
+                        state.of_role(&param.role),
+                        "{} {}",
+                        function.name,
+                        function.params[param.at].name
+                    );
+                }
+            }
+            assert_eq!(
+                plan.significance_needed,
+                plan.params.iter().any(|p| p.conditional)
+            );
+        }
+        assert!(conditional > 50, "{conditional}");
     }
 }

@@ -141,22 +141,26 @@ impl ArgState for State {
         }
     }
     fn comm(&self, raw: i64) -> Option<CommView> {
-        let view = |topology| CommView {
+        let view = CommView {
             size: 4,
             remote_size: None,
             my_rank: Some(self.me),
-            topology: Some(topology),
         };
         match raw {
-            WORLD => Some(view(None)),
-            CART => Some(view(Some(TopologyKind::Cart { ndims: 1 }))),
-            TORUS => Some(view(Some(TopologyKind::Cart { ndims: 2 }))),
+            WORLD | CART | TORUS => Some(view),
             INTER => Some(CommView {
                 size: 2,
                 remote_size: Some(3),
                 my_rank: Some(0),
-                topology: Some(None),
             }),
+            _ => None,
+        }
+    }
+    fn comm_topology(&self, raw: i64) -> Option<Option<TopologyKind>> {
+        match raw {
+            WORLD | INTER => Some(None),
+            CART => Some(Some(TopologyKind::Cart { ndims: 1 })),
+            TORUS => Some(Some(TopologyKind::Cart { ndims: 2 })),
             _ => None,
         }
     }

@@ -63,7 +63,7 @@ pub(super) fn topology_function(short: &str) -> bool {
 }
 
 /// Topology arguments (AR012) and topology queries on a communicator without that topology
-/// (AR013).
+/// (AR013): of the calls whose plan has a `required_topology` or is a `topology_function`.
 pub(super) fn topology_issues(
     call: &CallArgs,
     state: &dyn ArgState,
@@ -71,11 +71,9 @@ pub(super) fn topology_issues(
 ) {
     let required = call.plan.required_topology;
     let topology_function = call.plan.topology_function;
-    if required.is_none() && !topology_function {
-        return; // (before the communicator is looked up)
-    }
     let comm = call.comm().and_then(|raw| state.comm(raw));
-    if let (Some(required), Some(Some(topology))) = (required, comm.map(|c| c.topology)) {
+    let topology = call.comm().and_then(|raw| state.comm_topology(raw));
+    if let (Some(required), Some(topology)) = (required, topology) {
         if !required.satisfied_by(topology) {
             issue("comm", ArgProblem::MissingTopology);
         }
