@@ -74,6 +74,7 @@ impl<'s> Engine<'s> {
         id as usize
     }
 
+    #[inline]
     pub(super) fn enqueue(&mut self, a: Actor) {
         let st = &mut self.actors[a as usize];
         if !st.queued {
