@@ -104,12 +104,18 @@ pub fn replay(run: &Run, options: &ReplayOptions) -> Replay {
 
 /// Replays a compiled program.
 pub fn replay_program(program: &Program, options: &ReplayOptions) -> Replay {
-    replay_source(&mut program.ops(), options)
+    // The program's source boxed as it is: each operation costs one dynamic call, not the
+    // two of a boxed borrow of a `dyn OpSource`.
+    replay_boxed(Box::new(program.ops()), options)
 }
 
 /// Replays the operations of a source, from where it stands (the start, for a new one).
 pub fn replay_source(source: &mut dyn OpSource, options: &ReplayOptions) -> Replay {
-    let mut engine = Engine::new(Box::new(source), options);
+    replay_boxed(Box::new(source), options)
+}
+
+fn replay_boxed<'s>(source: Box<dyn OpSource + 's>, options: &ReplayOptions) -> Replay {
+    let mut engine = Engine::new(source, options);
     engine.run();
     engine.finish()
 }

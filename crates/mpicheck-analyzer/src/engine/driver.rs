@@ -74,6 +74,7 @@ impl<'s> Engine<'s> {
         id as usize
     }
 
+    #[inline]
     pub(super) fn enqueue(&mut self, a: Actor) {
         let st = &mut self.actors[a as usize];
         if !st.queued {
@@ -182,13 +183,25 @@ impl<'s> Engine<'s> {
     }
 
     /// Frees a slot whose operation completed unless it must stay.
+    #[inline]
     pub(super) fn maybe_release(&mut self, slot: SlotId) {
+        // Nearly every call finds a slot that stays (a blocking call's, an operation still
+        // active): that test is inlined, the release is not.
+        if self
+            .slots
+            .get(slot)
+            .is_some_and(|s| s.keep == 0 && s.state != S_ACTIVE && !s.waited)
+        {
+            self.free_slot(slot);
+        }
+    }
+
+    /// Frees a slot whose operation completed and that nothing keeps.
+    #[inline(never)]
+    fn free_slot(&mut self, slot: SlotId) {
         let Some(s) = self.slots.get(slot) else {
             return;
         };
-        if s.keep != 0 || s.state == S_ACTIVE || s.waited {
-            return;
-        }
         // One lookup: the handle's entry goes only if it still names this slot.
         if let Entry::Occupied(entry) = self.reqs.entry((s.owner, s.req)) {
             if *entry.get() == slot {

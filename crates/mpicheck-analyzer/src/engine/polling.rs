@@ -58,16 +58,22 @@ pub(crate) fn polls(events: &[Event]) -> Vec<Poll> {
 /// Says what each event of one rank stands for, reading the rank's events in order: the
 /// role of an event depends only on the events before it (on its thread), so a stream of
 /// events needs only the state of each thread's current polling loop. (Looked up for every
-/// event the replays compile: hashed with Fx, not SipHash.)
+/// event the replays compile: thread 0's state is found without hashing, the others' are
+/// hashed with Fx, not SipHash.)
 #[derive(Default)]
 pub(crate) struct PollScanner {
-    threads: FxHashMap<u16, ThreadPolls>,
+    /// Thread 0's state: nearly every event's.
+    first_thread: ThreadPolls,
+    other_threads: FxHashMap<u16, ThreadPolls>,
 }
 
 impl PollScanner {
     /// The role of the rank's next event.
     pub(crate) fn role(&mut self, event: &Event) -> Poll {
-        let state = self.threads.entry(event.thread).or_default();
+        let state = match event.thread {
+            0 => &mut self.first_thread,
+            thread => self.other_threads.entry(thread).or_default(),
+        };
         let found = state.found.take();
         match &event.op {
             Op::Wait {

@@ -108,13 +108,22 @@ impl DestState {
         &mut queues[i as usize].1
     }
 
+    /// Switches to per-source queues once more than [`FLAT_LIMIT`] entries are pending (the
+    /// test is inlined into every push, the switch is not).
+    #[inline]
     pub(super) fn maybe_split(&mut self) {
+        if let Queues::Flat { sends, recvs } = &self.queues {
+            if sends.len() + recvs.len() > FLAT_LIMIT {
+                self.split();
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn split(&mut self) {
         let Queues::Flat { sends, recvs } = &mut self.queues else {
             return;
         };
-        if sends.len() + recvs.len() <= FLAT_LIMIT {
-            return;
-        }
         let sends = std::mem::take(sends);
         let recvs = std::mem::take(recvs);
         self.queues = Queues::BySource {
