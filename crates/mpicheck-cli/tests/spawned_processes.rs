@@ -11,7 +11,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use support::*;
 
@@ -22,19 +22,23 @@ fn marked(source: &Path, name: &str) -> usize {
     1 + text.lines().position(|l| l.contains(&marker)).unwrap()
 }
 
+/// `spawns_workers.c` with `args` on 2 ranks under Open MPI, with a deadlock timeout of 1 s
+/// (its worker computes for 3): the run's output, and its directory (in `dir`).
+fn run_managers(dir: &Path, args: &[&str]) -> (std::process::Output, PathBuf) {
+    let exe = compile(OPENMPI, "spawns_workers.c", dir);
+    let out = dir.join("out");
+    let program: Vec<&str> = [exe.to_str().unwrap()]
+        .into_iter()
+        .chain(args.iter().copied())
+        .collect();
+    let extra = ["--deadlock-timeout", "1"];
+    (mpicheck_run(OPENMPI, 2, &out, &program, &extra, b"").0, out)
+}
+
 #[test]
 fn a_manager_waiting_for_a_spawned_worker_is_not_ended() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(OPENMPI, "spawns_workers.c", dir.path());
-    let out = dir.path().join("out");
-    let (output, _) = mpicheck_run(
-        OPENMPI,
-        2,
-        &out,
-        &[exe.to_str().unwrap()],
-        &["--deadlock-timeout", "1"],
-        b"",
-    );
+    let (output, out) = run_managers(dir.path(), &[]);
     let stderr = text(&output.stderr);
     assert_eq!(text(&output.stdout), "manager: got 5\n", "{stderr}");
     assert_eq!(output.status.code(), Some(3), "{stderr}");
@@ -58,16 +62,7 @@ fn a_manager_waiting_for_a_spawned_worker_is_not_ended() {
 #[test]
 fn a_deadlock_among_the_managers_is_still_found() {
     let dir = tempfile::tempdir().unwrap();
-    let exe = compile(OPENMPI, "spawns_workers.c", dir.path());
-    let out = dir.path().join("out");
-    let (output, _) = mpicheck_run(
-        OPENMPI,
-        2,
-        &out,
-        &[exe.to_str().unwrap(), "deadlock"],
-        &["--deadlock-timeout", "1"],
-        b"",
-    );
+    let (output, out) = run_managers(dir.path(), &["deadlock"]);
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(report_codes(&out), ["DL001"], "{stderr}");

@@ -194,6 +194,27 @@ pub(crate) fn feed_marks_before(
     }
 }
 
+/// For the tests of [`EventPass::idle`]: a pass `P` is idle only once a scan shows none of
+/// `wakers` called. Not before a scan (fed from a whole run, it is not told), idle after a
+/// scan of `unrelated`, and not after one of `unrelated` and any one of `wakers`.
+#[cfg(test)]
+pub(crate) fn assert_idle_only_without<P: EventPass + Default>(
+    unrelated: &[&str],
+    wakers: &[&str],
+) {
+    let idle_after = |called: &[&str]| {
+        let mut pass = P::default();
+        pass.scanned(called);
+        pass.idle()
+    };
+    assert!(!P::default().idle(), "fed from a whole run: not told");
+    assert!(idle_after(unrelated));
+    for &waker in wakers {
+        let called: Vec<&str> = unrelated.iter().copied().chain([waker]).collect();
+        assert!(!idle_after(&called), "{waker}");
+    }
+}
+
 /// What passes hand to the checks after them ([`super::Slot`]s), put into the
 /// [`super::Context`] when their check's turn comes.
 #[derive(Default)]

@@ -184,15 +184,9 @@ mod tests {
     /// The pass is left unfed only when no trace calls a buffered send, in any spelling.
     #[test]
     fn idle_only_without_buffered_sends() {
-        let idle_after = |called: &[&str]| {
-            let mut pass = Bsends::default();
-            pass.scanned(called);
-            pass.idle()
-        };
-        assert!(!Bsends::default().idle(), "fed from a whole run: not told");
-        assert!(idle_after(&["MPI_Init", "MPI_Send", "MPI_Buffer_attach"]));
-        for bsend in ["MPI_Bsend", "MPI_Ibsend_c", "MPI_Bsend_init", "mpi_ibsend_"] {
-            assert!(!idle_after(&["MPI_Init", bsend]), "{bsend}");
-        }
+        crate::checks::pass::assert_idle_only_without::<Bsends>(
+            &["MPI_Init", "MPI_Send", "MPI_Buffer_attach"],
+            &["MPI_Bsend", "MPI_Ibsend_c", "MPI_Bsend_init", "mpi_ibsend_"],
+        );
     }
 }

@@ -117,22 +117,13 @@ mod tests {
     /// The pass is left unfed only when no trace attaches a buffer, in any spelling.
     #[test]
     fn idle_only_without_buffer_attach() {
-        let idle_after = |called: &[&str]| {
-            let mut pass = Attached::default();
-            pass.scanned(called);
-            pass.idle()
-        };
-        assert!(
-            !Attached::default().idle(),
-            "fed from a whole run: not told"
+        crate::checks::pass::assert_idle_only_without::<Attached>(
+            &["MPI_Init", "MPI_Bsend", "MPI_Buffer_detach"],
+            &[
+                "MPI_Buffer_attach",
+                "MPI_Buffer_attach_c",
+                "mpi_buffer_attach_",
+            ],
         );
-        assert!(idle_after(&["MPI_Init", "MPI_Bsend", "MPI_Buffer_detach"]));
-        for attach in [
-            "MPI_Buffer_attach",
-            "MPI_Buffer_attach_c",
-            "mpi_buffer_attach_",
-        ] {
-            assert!(!idle_after(&["MPI_Init", attach]), "{attach}");
-        }
     }
 }
