@@ -194,6 +194,12 @@ pub(crate) fn feed_marks_before(
     }
 }
 
+/// Whether the traces call a function whose name contains `part` in any case (`MPI_Bsend`,
+/// `MPI_Ibsend_c`, Fortran's `mpi_bsend_`), from the names [`EventPass::scanned`] gives.
+pub(crate) fn calls_named_with(called: &[&str], part: &str) -> bool {
+    called.iter().any(|f| f.to_ascii_lowercase().contains(part))
+}
+
 /// For the tests of [`EventPass::idle`]: a pass `P` is idle only once a scan shows none of
 /// `wakers` called. Not before a scan (fed from a whole run, it is not told), idle after a
 /// scan of `unrelated`, and not after one of `unrelated` and any one of `wakers`.

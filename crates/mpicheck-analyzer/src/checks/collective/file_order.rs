@@ -88,10 +88,8 @@ impl SplitOrder {
     /// The functions the traces called, before any event.
     pub fn scanned(&mut self, called: &[&str]) {
         // (A finding needs a `_begin` or an `_end`, in any spelling.)
-        self.idle = !called.iter().any(|f| {
-            let f = f.to_ascii_lowercase();
-            f.contains("_begin") || f.contains("_end")
-        });
+        use crate::checks::pass::calls_named_with;
+        self.idle = !calls_named_with(called, "_begin") && !calls_named_with(called, "_end");
     }
 
     /// Whether no event needs following ([`SplitOrder::scanned`]).

@@ -335,9 +335,7 @@ impl EventPass for RequestPass {
     }
 
     fn scanned(&mut self, called: &[&str]) {
-        self.no_request_free = !called
-            .iter()
-            .any(|f| f.to_ascii_lowercase().contains("request_free"));
+        self.no_request_free = !crate::checks::pass::calls_named_with(called, "request_free");
     }
 
     fn finish(self: Box<Self>, tables: &RunTables) -> Vec<Diagnostic> {

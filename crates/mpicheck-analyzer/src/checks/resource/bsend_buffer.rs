@@ -139,9 +139,7 @@ impl EventPass for Bsends {
     }
     fn scanned(&mut self, called: &[&str]) {
         // (`MPI_Bsend`, `MPI_Ibsend`, `MPI_Bsend_init`, their large-count and Fortran names)
-        self.no_bsend = !called
-            .iter()
-            .any(|f| f.to_ascii_lowercase().contains("bsend"));
+        self.no_bsend = !crate::checks::pass::calls_named_with(called, "bsend");
     }
 
     fn idle(&self) -> bool {

@@ -79,9 +79,7 @@ impl EventPass for Attached {
         }
     }
     fn scanned(&mut self, called: &[&str]) {
-        self.no_attach = !called
-            .iter()
-            .any(|f| f.to_ascii_lowercase().contains("buffer_attach"));
+        self.no_attach = !crate::checks::pass::calls_named_with(called, "buffer_attach");
     }
 
     fn idle(&self) -> bool {
