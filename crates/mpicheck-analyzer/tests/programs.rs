@@ -641,23 +641,42 @@ fn std_wildcard_then_specific_recv() {
 
 #[test]
 fn dl_master_worker_reply_ok() {
-    // Two of the program's rounds, as both MPIs record them.
+    // Five of the program's rounds, as both MPIs record them (a reply line needs ten calls
+    // with two workers to count as following the wildcard's source).
+    let mut text = String::from("ranks 3\n");
+    for first in [2, 1, 2, 2, 1] {
+        let second = 3 - first;
+        text.push_str(&format!(
+            "1-2: send dest=0 tag=0 @ f.c:33
+             1-2: recv src=0 tag=1 @ f.c:34
+             0: recv src=any tag=0 matched={first} @ f.c:27
+             0: send dest={first} tag=1 @ f.c:28
+             0: recv src=any tag=0 matched={second} @ f.c:27
+             0: send dest={second} tag=1 @ f.c:28\n"
+        ));
+    }
+    text.push_str("*: finalize @ f.c:37");
+    check("dl_master_worker_reply_ok", &text, &[("MR001", 27)]);
+}
+
+#[test]
+fn dl_wildcard_then_fixed_sends_ok() {
+    // As both MPIs record it: the results came from ranks 1, 2, 3 in turn, so each bucket
+    // went to the source of the latest wildcard receive (two calls: no evidence).
     check(
-        "dl_master_worker_reply_ok",
-        "ranks 3
-         1-2: send dest=0 tag=0 @ f.c:33
-         1-2: recv src=0 tag=1 @ f.c:34
-         0: recv src=any tag=0 matched=2 @ f.c:27
-         0: send dest=2 tag=1 @ f.c:28
+        "dl_wildcard_then_fixed_sends_ok",
+        "ranks 4
+         *: barrier @ f.c:24
+         1-3: isend dest=0 tag=0 req=0 @ f.c:35
+         1: recv src=0 tag=1 @ f.c:37
+         3: recv src=0 tag=1 @ f.c:37
+         1-3: wait req=0 @ f.c:38
          0: recv src=any tag=0 matched=1 @ f.c:27
-         0: send dest=1 tag=1 @ f.c:28
-         1-2: send dest=0 tag=0 @ f.c:33
-         1-2: recv src=0 tag=1 @ f.c:34
-         0: recv src=any tag=0 matched=1 @ f.c:27
-         0: send dest=1 tag=1 @ f.c:28
+         0: send dest=1 tag=1 @ f.c:30
          0: recv src=any tag=0 matched=2 @ f.c:27
-         0: send dest=2 tag=1 @ f.c:28
-         *: finalize @ f.c:37",
+         0: recv src=any tag=0 matched=3 @ f.c:27
+         0: send dest=3 tag=1 @ f.c:30
+         *: finalize @ f.c:40",
         &[("MR001", 27)],
     );
 }

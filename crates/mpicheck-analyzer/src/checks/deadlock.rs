@@ -128,9 +128,10 @@ pending, replays the run (with MPI's strict rules) letting the receive take each
 message in turn. If an alternative matching is possible and leads to a deadlock, reports
 the receive and the competing sends. The search is bounded (64 alternatives per run);
 when the bound stops it, the finding says the result is inconclusive. A call that named
-the source of the rank's latest wildcard receive every time it was made in the run, while
-that source changed (a reply to `status.MPI_SOURCE`, as a master does to its workers),
-names the other source in the other matching.
+the source of the rank's latest completed wildcard receive every time it was made in the
+run, while that source changed (a reply to `status.MPI_SOURCE`, as a master does to its
+workers), names the other source in the other matching, if it was made often enough not
+to have done so by chance (10 calls with two sources, 5 with four).
 
 ## Why is this bad
 

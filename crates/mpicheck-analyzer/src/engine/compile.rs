@@ -19,6 +19,7 @@
 //! in the run's final ids ([`FinalIds`]).
 
 mod event;
+mod followers;
 
 use std::collections::hash_map::Entry;
 
@@ -28,6 +29,7 @@ use super::*;
 use crate::checks::pass::{EventPass, RunTables};
 use crate::diagnostic::Diagnostic;
 use event::{compile_event, info_of, RequestIds};
+use followers::WildcardFollowers;
 
 impl Program {
     /// Compiles a run held whole. Each event becomes exactly one operation, so event
@@ -189,20 +191,7 @@ struct RankCompiler {
     /// Per polling thread the launcher named: its last call and the unsuccessful polls
     /// right before it.
     trailing: FxHashMap<u16, Vec<TrailingCall>>,
-    /// The source the rank's latest wildcard receive took in the run, once one did.
-    last_wildcard_source: Option<u32>,
-    /// By call site (site, function) of sends and receives made after a wildcard receive:
-    /// whether each named that receive's source ([`flags::FOLLOWS_WILDCARD`]).
-    follows: FxHashMap<(u32, u16), SiteFollows>,
-}
-
-/// Whether a call site's sends or receives name the source of the rank's latest wildcard
-/// receive: every one so far, and the sources they named were not all the same.
-#[derive(Clone, Copy)]
-struct SiteFollows {
-    always: bool,
-    first: u32,
-    varied: bool,
+    followers: WildcardFollowers,
 }
 
 /// A call of a polling thread that may turn out to be part of its last polling loop.
@@ -318,7 +307,7 @@ impl ProgramCompiler {
                 *comm = tables.comm_order(CommId(*comm));
             }
             let mut program = RankProgram {
-                follower_sites: r.follower_sites(),
+                follower_sites: r.followers.sites(),
                 ops: r.ops,
                 info: r.info,
                 aux: r.aux,
@@ -376,10 +365,7 @@ impl EventPass for ProgramCompiler {
         r.prev_test = rma
             .filter(|c| c.kind == RmaKind::Test { done: false })
             .map(|c| c.win);
-        r.note_follower(&mut op, &info);
-        if op.kind == OpKind::Recv && op.peer == ANY_SOURCE && op.b != NO_RANK {
-            r.last_wildcard_source = Some(op.b);
-        }
+        r.followers.note_op(at, &mut op, &info);
         r.push(op, info, event);
         for &request in completed.iter() {
             // A single successful test gave it a fresh id ([`RequestIds::rename`]) that no
@@ -399,7 +385,7 @@ impl EventPass for ProgramCompiler {
                 op.b = matched.0;
                 r.ops.set(index, op);
                 if op.peer == ANY_SOURCE {
-                    r.last_wildcard_source = Some(matched.0);
+                    r.followers.matched(index as u32, matched.0);
                 }
             }
             (CallShape::Sendrecv, OpKind::Sendrecv) => r.aux.set(op.b as usize + 2, matched.0),
@@ -423,43 +409,6 @@ impl RankCompiler {
             threads: spill.vec(),
             ..RankCompiler::default()
         }
-    }
-
-    /// Marks a send or receive that names the source the rank's latest wildcard receive
-    /// took ([`flags::FOLLOWS_WILDCARD`]), and notes for its call site whether it did.
-    fn note_follower(&mut self, op: &mut ReplayOp, info: &OpInfo) {
-        let Some(source) = self.last_wildcard_source else {
-            return;
-        };
-        if !matches!(op.kind, OpKind::Send | OpKind::Recv)
-            || op.peer == ANY_SOURCE
-            || op.peer == NO_RANK
-        {
-            return;
-        }
-        let follows = op.peer == source;
-        let site = self
-            .follows
-            .entry((info.site, info.call))
-            .or_insert(SiteFollows {
-                always: true,
-                first: op.peer,
-                varied: false,
-            });
-        site.always &= follows;
-        if follows {
-            site.varied |= op.peer != site.first;
-            op.flags |= flags::FOLLOWS_WILDCARD;
-        }
-    }
-
-    /// The call sites whose calls follow the source of the rank's latest wildcard receive.
-    fn follower_sites(&self) -> FxHashSet<(u32, u16)> {
-        self.follows
-            .iter()
-            .filter(|(_, f)| f.always && f.varied)
-            .map(|(&site, _)| site)
-            .collect()
     }
 
     /// Appends the operation compiled from `event`.
@@ -504,13 +453,15 @@ impl RankCompiler {
         if !event.returned {
             return;
         }
+        let completes = matches!(event.op, Op::Wait { .. });
         let mut forget = |request: ReqId| {
             self.cancels.sends.remove(&request.0);
             let id = self.ids.id(request);
             if let Entry::Occupied(origin) = self.origin.entry(id) {
                 if origin.get().nonblocking {
-                    origin.remove();
+                    let origin = origin.remove();
                     nonblocking.push(request);
+                    self.followers.request_done(origin.op, completes);
                 }
             }
         };
@@ -731,7 +682,7 @@ mod tests {
     /// Its operations go to a file two at a time, so that what is settled or matched late
     /// is written into operations already there: in place, or into a compressed chunk
     /// written again past `compress_from` bytes.
-    fn compiled_in(
+    pub(super) fn compiled_in(
         run: &Run,
         order: &[Rank],
         polling: &[(Rank, u16)],
@@ -794,54 +745,6 @@ mod tests {
             "its wait never returned"
         );
         assert!(program.call(1, 1).unwrap().cancelled());
-    }
-
-    #[test]
-    fn call_sites_that_name_the_wildcard_source_every_time_follow_it() {
-        // Line 2 replies to whoever sent (blocking and nonblocking wildcards); line 3
-        // sends to rank 1 whatever came; line 4 names the source, which never varied;
-        // line 31 named two sources, then another rank than the source.
-        let run = parse(
-            "ranks 3
-            0: recv src=any tag=0 matched=1 @ m.c:1
-            0: send dest=1 tag=1 @ m.c:2
-            0: send dest=1 tag=2 @ m.c:3
-            0: irecv src=any tag=0 req=0 @ m.c:1
-            0: wait req=0 matched=2 @ m.c:5
-            0: send dest=2 tag=1 @ m.c:2
-            0: send dest=1 tag=2 @ m.c:3
-            1: recv src=any tag=0 matched=0 @ m.c:10
-            1: send dest=0 tag=1 @ m.c:4
-            1: recv src=any tag=0 matched=0 @ m.c:10
-            1: send dest=0 tag=1 @ m.c:4
-            2: recv src=any tag=0 matched=0 @ m.c:30
-            2: send dest=0 tag=1 @ m.c:31
-            2: recv src=any tag=0 matched=1 @ m.c:30
-            2: send dest=1 tag=1 @ m.c:31
-            2: recv src=any tag=0 matched=1 @ m.c:30
-            2: send dest=0 tag=1 @ m.c:31",
-        )
-        .unwrap();
-        for order in interleave::orders(&run) {
-            let program = compiled_in(&run, &order, &[], 0);
-            let lines = |rank: usize| -> Vec<u32> {
-                let mut lines: Vec<u32> = program.ranks[rank]
-                    .follower_sites
-                    .iter()
-                    .map(|&(site, _)| run.sites[site as usize].line.unwrap_or(0))
-                    .collect();
-                lines.sort();
-                lines
-            };
-            assert_eq!(lines(0), vec![2]);
-            assert_eq!(lines(1), Vec::<u32>::new());
-            assert_eq!(lines(2), Vec::<u32>::new());
-            let follows = |rank: Rank, event: usize| {
-                program.rank_ops(rank)[event].flags & flags::FOLLOWS_WILDCARD != 0
-            };
-            assert!(follows(0, 1) && follows(0, 5));
-            assert!(follows(0, 2) && !follows(0, 6));
-        }
     }
 
     #[test]

@@ -1,0 +1,242 @@
+//! Which calls follow the source of their rank's latest wildcard receive
+//! ([`flags::FOLLOWS_WILDCARD`]): a master that takes results with `MPI_ANY_SOURCE` and
+//! replies to `status.MPI_SOURCE` records each reply's destination as a plain rank, and a
+//! replay in which the wildcard takes another source must send the reply there.
+
+use super::*;
+
+/// One rank's wildcard receives and, by call site, whether its sends and receives named
+/// the latest one's source.
+#[derive(Default)]
+pub(super) struct WildcardFollowers {
+    /// The source the rank's latest completed wildcard receive took in the run, once one
+    /// did: a blocking one's at its call, a nonblocking one's at the wait or test that
+    /// completed it (a reply to `status.MPI_SOURCE` names the receive the program just
+    /// waited for, not the one it posted last).
+    latest_source: Option<u32>,
+    /// The rank's nonblocking wildcard receives not yet completed, by operation index: the
+    /// source each took, `NO_RANK` until its match is known (while the traces are
+    /// normalized, it comes just before the call that completes the receive).
+    open: FxHashMap<u32, u32>,
+    /// By call site (site, function) of sends and receives made after a wildcard receive:
+    /// whether each named that receive's source.
+    sites: FxHashMap<(u32, u16), SiteFollows>,
+}
+
+impl WildcardFollowers {
+    /// Notes operation `at`, about to be appended: marks a send or receive that names the
+    /// latest wildcard source, and notes a wildcard receive.
+    pub(super) fn note_op(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo) {
+        self.note_peer(op, info);
+        if op.kind == OpKind::Recv && op.peer == ANY_SOURCE {
+            if op.class == class::NONBLOCKING && op.a != NO_REQ {
+                self.open.insert(at, op.b);
+            } else if op.b != NO_RANK {
+                self.latest_source = Some(op.b);
+            }
+        }
+    }
+
+    fn note_peer(&mut self, op: &mut ReplayOp, info: &OpInfo) {
+        let Some(source) = self.latest_source else {
+            return;
+        };
+        if !matches!(op.kind, OpKind::Send | OpKind::Recv)
+            || op.peer == ANY_SOURCE
+            || op.peer == NO_RANK
+        {
+            return;
+        }
+        let follows = op.peer == source;
+        self.sites
+            .entry((info.site, info.call))
+            .or_insert_with(SiteFollows::new)
+            .note(follows, op.peer);
+        if follows {
+            op.flags |= flags::FOLLOWS_WILDCARD;
+        }
+    }
+
+    /// The wildcard receive of operation `at` took `source`, learnt late.
+    pub(super) fn matched(&mut self, at: u32, source: u32) {
+        match self.open.get_mut(&at) {
+            Some(open) => *open = source,
+            None => self.latest_source = Some(source),
+        }
+    }
+
+    /// The nonblocking request of operation `at` is no longer live: completed by a wait or
+    /// test (`completes`; the latest completed of a call that completes several becomes
+    /// the rank's latest), or freed.
+    pub(super) fn request_done(&mut self, at: u32, completes: bool) {
+        if self.open.is_empty() {
+            return;
+        }
+        if let Some(source) = self.open.remove(&at) {
+            if completes && source != NO_RANK {
+                self.latest_source = Some(source);
+            }
+        }
+    }
+
+    /// The call sites whose calls follow the source of the rank's latest wildcard receive.
+    pub(super) fn sites(&self) -> FxHashSet<(u32, u16)> {
+        (self.sites.iter())
+            .filter(|(_, f)| f.follows())
+            .map(|(&site, _)| site)
+            .collect()
+    }
+}
+
+/// Whether a call site's sends or receives name the source of the rank's latest wildcard
+/// receive: every one so far, how many, and the distinct sources they named.
+#[derive(Clone, Copy)]
+struct SiteFollows {
+    always: bool,
+    calls: u32,
+    /// The first [`SiteFollows::PEERS`] distinct sources named.
+    peers: [u32; SiteFollows::PEERS],
+    distinct: u8,
+}
+
+impl SiteFollows {
+    /// With this many distinct sources, the calls (at least as many) are evidence enough.
+    const PEERS: usize = 6;
+
+    fn new() -> SiteFollows {
+        SiteFollows {
+            always: true,
+            calls: 0,
+            peers: [NO_RANK; SiteFollows::PEERS],
+            distinct: 0,
+        }
+    }
+
+    fn note(&mut self, follows: bool, peer: u32) {
+        self.always &= follows;
+        if !follows {
+            return;
+        }
+        self.calls += 1;
+        let known = &self.peers[..self.distinct as usize];
+        if !known.contains(&peer) && (self.distinct as usize) < SiteFollows::PEERS {
+            self.peers[self.distinct as usize] = peer;
+            self.distinct += 1;
+        }
+    }
+
+    /// Whether the site names the wildcard's source by design: every call did, the sources
+    /// varied, and the calls were too many to have done so by chance. A site whose calls
+    /// go to ranks unrelated to the wildcard (hpcc's RandomAccess sends each bucket to the
+    /// rank its updates hash to) may name the latest source a few times in a row; if each
+    /// call named one of the `d` sources seen at random, `n` calls would all have done so
+    /// with chance `d^-n`: a follower needs it below 1 in 1,000 (a master replying to 2
+    /// workers: 10 replies; to 4: 5).
+    fn follows(&self) -> bool {
+        let distinct = self.distinct as u64;
+        self.always && distinct >= 2 && distinct.saturating_pow(self.calls) >= 1000
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::compiled_in;
+    use super::*;
+    use crate::checks::pass::interleave;
+    use crate::model::Run;
+    use crate::text_trace::parse;
+
+    /// The lines of each rank's follower sites, the same whether the program is compiled
+    /// from the whole run or fed in any order with the matches late.
+    fn follower_lines(run: &Run) -> Vec<Vec<u32>> {
+        let lines = |program: &Program| -> Vec<Vec<u32>> {
+            let lines = |rank: &RankProgram| {
+                let mut lines: Vec<u32> = (rank.follower_sites.iter())
+                    .map(|&(site, _)| run.sites[site as usize].line.unwrap_or(0))
+                    .collect();
+                lines.sort();
+                lines
+            };
+            program.ranks.iter().map(lines).collect()
+        };
+        let whole = lines(&Program::from_run(run));
+        for order in interleave::orders(run) {
+            let fed = compiled_in(run, &order, &[], 0);
+            assert_eq!(lines(&fed), whole, "fed in {order:?}");
+            for rank in 0..run.ranks.len() as Rank {
+                let flags = |p: &Program| -> Vec<u8> {
+                    p.rank_ops(rank).iter().map(|op| op.flags).collect()
+                };
+                assert_eq!(flags(&fed), flags(&Program::from_run(run)));
+            }
+        }
+        whole
+    }
+
+    #[test]
+    fn call_sites_that_name_the_wildcard_source_every_time_follow_it() {
+        // Rank 0's line 2 replies to whoever sent (blocking and nonblocking wildcards), 10
+        // times: with two sources, all would by chance once in 1,024. Line 3 sends to rank
+        // 1 whatever came. Rank 1's line 4 names the source, which never varied. Rank 2's
+        // line 31 named two sources, then another rank than the source. Rank 3's line 41
+        // named each of three sources after it came, once: by chance once in 27.
+        let mut text = String::from("ranks 4\n");
+        for _ in 0..5 {
+            text.push_str(
+                "0: recv src=any tag=0 matched=1 @ m.c:1
+                0: send dest=1 tag=1 @ m.c:2
+                0: send dest=1 tag=2 @ m.c:3
+                0: irecv src=any tag=0 req=0 @ m.c:1
+                0: wait req=0 matched=2 @ m.c:5
+                0: send dest=2 tag=1 @ m.c:2
+                0: send dest=1 tag=2 @ m.c:3
+                1: recv src=any tag=0 matched=0 @ m.c:10
+                1: send dest=0 tag=1 @ m.c:4\n",
+            );
+        }
+        text.push_str(
+            "2: recv src=any tag=0 matched=0 @ m.c:30
+            2: send dest=0 tag=1 @ m.c:31
+            2: recv src=any tag=0 matched=1 @ m.c:30
+            2: send dest=1 tag=1 @ m.c:31
+            2: recv src=any tag=0 matched=1 @ m.c:30
+            2: send dest=0 tag=1 @ m.c:31
+            3: recv src=any tag=0 matched=0 @ m.c:40
+            3: send dest=0 tag=1 @ m.c:41
+            3: recv src=any tag=0 matched=1 @ m.c:40
+            3: send dest=1 tag=1 @ m.c:41
+            3: recv src=any tag=0 matched=2 @ m.c:40
+            3: send dest=2 tag=1 @ m.c:41",
+        );
+        let run = parse(&text).unwrap();
+        assert_eq!(follower_lines(&run), vec![vec![2], vec![], vec![], vec![]]);
+        let program = Program::from_run(&run);
+        let follows = |rank: Rank, event: usize| {
+            program.rank_ops(rank)[event].flags & flags::FOLLOWS_WILDCARD != 0
+        };
+        assert!(follows(0, 1) && follows(0, 5));
+        assert!(follows(0, 2) && !follows(0, 6));
+    }
+
+    #[test]
+    fn a_nonblocking_wildcard_is_the_latest_once_completed() {
+        // Rank 0 posts two wildcard receives, waits for the second, replies to its source
+        // at line 2, then does the same for the first: each reply names the receive just
+        // completed, not the one posted last.
+        let mut text = String::from("ranks 3\n");
+        for _ in 0..5 {
+            text.push_str(
+                "0: irecv src=any tag=0 req=0 @ m.c:1
+                0: irecv src=any tag=0 req=1 @ m.c:1
+                0: wait req=1 matched=2 @ m.c:5
+                0: send dest=2 tag=1 @ m.c:2
+                0: wait req=0 matched=1 @ m.c:5
+                0: send dest=1 tag=1 @ m.c:2
+                1-2: send dest=0 tag=0 @ w.c:10
+                1-2: recv src=0 tag=1 @ w.c:11\n",
+            );
+        }
+        let run = parse(&text).unwrap();
+        assert_eq!(follower_lines(&run), vec![vec![2], vec![], vec![]]);
+    }
+}
