@@ -129,6 +129,64 @@ pub fn launcher_given_as_program(program: &Path, command: &[String]) -> Option<S
     ))
 }
 
+/// One program of the job and the number of ranks that run it. `mpicheck run -n 2 --
+/// ./ocean : -n 4 ./atmosphere` starts a job of two programs (a multiple-program launch,
+/// "MPMD"), as mpiexec's colon syntax does: each program is recorded, and the ranks share
+/// one `MPI_COMM_WORLD` (ranks 0-1 the ocean, 2-5 the atmosphere).
+#[derive(Debug, PartialEq, Eq)]
+pub struct AppContext {
+    pub ranks: u32,
+    /// The program and its arguments.
+    pub command: Vec<String>,
+}
+
+/// The programs of `command` (split on a `:` word, as every MPI launcher does), the first
+/// run by `first_ranks` ranks (`mpicheck run -n`), each later one by the count it starts
+/// with (`: -n 4 ./atmosphere`).
+pub fn app_contexts(first_ranks: u32, command: &[String]) -> Result<Vec<AppContext>> {
+    let mut parts = command.split(|word| word == ":");
+    let first = parts.next().unwrap_or_default();
+    if first.is_empty() {
+        bail!(
+            "no program before `:`; run `mpicheck run -n N -- PROGRAM ARGS : -n M PROGRAM2 ARGS`"
+        );
+    }
+    let mut contexts = vec![AppContext {
+        ranks: first_ranks,
+        command: first.to_vec(),
+    }];
+    let mut total = first_ranks;
+    for part in parts {
+        let (count, rest) = process_count_and_rest(part);
+        let Some(count) = count else {
+            bail!(
+                "each program after `:` needs its process count: `: -n M PROGRAM ARGS` (got `: {}`)",
+                part.join(" ")
+            );
+        };
+        let ranks = count
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n > 0)
+            .with_context(|| format!("invalid process count `{count}` after `:`"))?;
+        match rest.first() {
+            None => bail!("no program after `: -n {count}`"),
+            Some(option) if option.starts_with('-') => bail!(
+                "launcher option `{option}` for one program after `:`: mpicheck takes only `-n M PROGRAM ARGS` there; give options for the whole job in --launcher"
+            ),
+            Some(_) => {}
+        }
+        total = total
+            .checked_add(ranks)
+            .context("too many processes in all")?;
+        contexts.push(AppContext {
+            ranks,
+            command: rest.to_vec(),
+        });
+    }
+    Ok(contexts)
+}
+
 fn is_launcher_name(name: &str) -> bool {
     // Debian's mpirun.openmpi, mpiexec.hydra, mpiexec.mpich, ...
     let base = name.split_once('.').map_or(name, |(base, _)| base);
@@ -328,21 +386,21 @@ pub fn interposition_library(family: MpiFamily) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The launcher command: `--launcher` as given (split on spaces), else the family's mpiexec.
+/// The launcher command for a job of `ranks` ranks, before the programs (each with its `-n
+/// N`): `--launcher` as given (split on spaces), else the family's mpiexec.
 pub fn launcher_command(
     family: MpiFamily,
     custom: Option<&str>,
     ranks: u32,
 ) -> Result<Vec<String>> {
     if let Some(custom) = custom {
-        let mut words: Vec<String> = custom.split_whitespace().map(str::to_string).collect();
+        let words: Vec<String> = custom.split_whitespace().map(str::to_string).collect();
         if words.is_empty() {
             bail!("--launcher is empty; give a command such as \"srun\" or \"mpiexec -f hosts\"");
         }
         if find_program(&words[0]).is_none() {
             bail!("launcher `{}` not found on PATH", words[0]);
         }
-        words.extend(["-n".to_string(), ranks.to_string()]);
         return Ok(words);
     }
     let mpiexec = family
@@ -357,11 +415,7 @@ pub fn launcher_command(
                 family.install_hint()
             )
         })?;
-    let mut words = vec![
-        mpiexec.display().to_string(),
-        "-n".to_string(),
-        ranks.to_string(),
-    ];
+    let mut words = vec![mpiexec.display().to_string()];
     if family == MpiFamily::Openmpi {
         // Open MPI refuses to start as root, and refuses more ranks than cores, unless told.
         // SAFETY: geteuid has no preconditions.
@@ -534,6 +588,45 @@ mod tests {
             error.contains("is an MPI launcher (mpiexec.hydra)"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_command_splits_into_programs_at_each_colon() {
+        let contexts =
+            app_contexts(2, &words("./ocean -x 1 : -n 4 ./atm in.nml : -np=1 io")).unwrap();
+        let expected = [(2, "./ocean -x 1"), (4, "./atm in.nml"), (1, "io")];
+        assert_eq!(contexts.len(), expected.len());
+        for (context, (ranks, command)) in contexts.iter().zip(expected) {
+            assert_eq!(
+                (context.ranks, context.command.clone()),
+                (ranks, words(command))
+            );
+        }
+        // One program: the command as given, a `-n` among its arguments included.
+        let one = app_contexts(3, &words("./app -n 5")).unwrap();
+        assert_eq!(
+            one,
+            [AppContext {
+                ranks: 3,
+                command: words("./app -n 5")
+            }]
+        );
+    }
+
+    #[test]
+    fn a_program_after_a_colon_needs_its_count_and_nothing_else() {
+        for (command, error) in [
+            ("./a : ./b", "needs its process count"),
+            ("./a : -n 0 ./b", "invalid process count `0`"),
+            ("./a : -n x ./b", "invalid process count `x`"),
+            ("./a : -n 2", "no program after `: -n 2`"),
+            ("./a : -n 2 -host h ./b", "launcher option `-host`"),
+            (": -n 2 ./b", "no program before `:`"),
+            ("./a : -n 4294967295 ./b", "too many processes"),
+        ] {
+            let found = app_contexts(1, &words(command)).unwrap_err().to_string();
+            assert!(found.contains(error), "{command}: {found}");
+        }
     }
 
     #[test]

@@ -86,7 +86,8 @@ enum Command {
 
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// Number of MPI processes to start.
+    /// Number of MPI processes to start (of the first program, in a job of several:
+    /// `PROGRAM ARGS : -n M PROGRAM2 ARGS`, as with mpiexec).
     #[arg(short = 'n', long = "np", value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub ranks: u32,

@@ -15,7 +15,7 @@ use mpicheck_analyzer::diagnostic::Diagnostic;
 use crate::analyze::{self, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
 use crate::hold_back::HoldBack;
 use crate::launch::{
-    choose_family, find_program, interposition_library, launcher_command,
+    app_contexts, choose_family, find_program, interposition_library, launcher_command,
     launcher_given_as_program, linked_family, python_family, rank_command, MpiFamily,
 };
 use crate::online::{Followed, Online};
@@ -61,29 +61,47 @@ extern "C" fn on_interrupt_while_analyzing(signal: libc::c_int) {
 pub fn run(args: &RunArgs) -> Result<u8> {
     // Read before the job starts: a broken suppression file must not cost a whole run.
     let options = ReportOptions::from_args(&args.report)?;
-    let program_name = &args.command[0];
-    let program = find_program(program_name).with_context(|| {
-        format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
-    })?;
-    if let Some(error) = launcher_given_as_program(&program, &args.command) {
-        bail!("{error}");
+    let contexts = app_contexts(args.ranks, &args.command)?;
+    let ranks = contexts.iter().map(|c| c.ranks).sum();
+    // The first program names the job (reports, the "nothing recorded" diagnosis).
+    let mut first: Option<(PathBuf, Option<MpiFamily>, MpiFamily)> = None;
+    for context in &contexts {
+        let program_name = &context.command[0];
+        let program = find_program(program_name).with_context(|| {
+            format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
+        })?;
+        if let Some(error) = launcher_given_as_program(&program, &context.command) {
+            bail!("{error}");
+        }
+        // A Python program loads MPI with its mpi4py extension.
+        let linked = match linked_family(&program)? {
+            Some(family) => Some(family),
+            None => python_family(&program).map(|(family, _)| family),
+        };
+        let family = choose_family(args.mpi, linked, &program)?;
+        match &first {
+            None => first = Some((program, linked, family)),
+            Some((first_program, _, first_family)) if *first_family != family => bail!(
+                "{} uses {} and {} uses {}: the programs of one job must use the same MPI",
+                first_program.display(),
+                first_family.display_name(),
+                program.display(),
+                family.display_name()
+            ),
+            Some(_) => {}
+        }
     }
-    // A Python program loads MPI with its mpi4py extension.
-    let linked = match linked_family(&program)? {
-        Some(family) => Some(family),
-        None => python_family(&program).map(|(family, _)| family),
-    };
-    let family = choose_family(args.mpi, linked, &program)?;
+    let (program, linked, family) = first.expect("app_contexts gives at least one program");
     let library = interposition_library(family)?;
-    let launcher = launcher_command(family, args.launcher.as_deref(), args.ranks)?;
+    let launcher = launcher_command(family, args.launcher.as_deref(), ranks)?;
     let mut out = out_dir::prepare_for_run(&args.out)?;
     let working_dir = std::env::current_dir().context("cannot read the current directory")?;
 
     let mut meta = RunMeta {
-        program: program_name.clone(),
+        program: args.command[0].clone(),
         args: args.command[1..].to_vec(),
         mpi_family: Some(family.name().to_string()),
-        ranks: args.ranks,
+        ranks,
         exit_status: None,
         working_dir,
         polling: Vec::new(),
@@ -91,17 +109,23 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     };
 
     let mut command = Command::new(&launcher[0]);
-    command
-        .args(&launcher[1..])
-        .args(rank_command(
-            &library,
-            out.path(),
-            program_name,
-            args.check_buffers,
-        )?)
-        .args(&args.command[1..])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    command.args(&launcher[1..]);
+    for (i, context) in contexts.iter().enumerate() {
+        if i > 0 {
+            command.arg(":");
+        }
+        let program_name = &context.command[0];
+        command
+            .args(["-n".to_string(), context.ranks.to_string()])
+            .args(rank_command(
+                &library,
+                out.path(),
+                program_name,
+                args.check_buffers,
+            )?)
+            .args(&context.command[1..]);
+    }
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
     // When mpicheck dies (even by SIGKILL), the kernel kills the launcher, whose ranks then
     // die with it (each rank asked for the same about its own parent, see launch.rs).
     let supervisor = std::process::id();
@@ -145,12 +169,11 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     // Follows the job from its traces, so that the report is ready about when it ends: only
     // where its readers can have their files open besides the watcher's (which tails every
     // rank's trace too), so that hangs are still noticed.
-    let mut online = (!args.analyze_after
-        && crate::open_files::allow(2 * args.ranks as usize).is_ok())
-    .then(|| {
-        let release_after = (!args.keep_traces).then_some(args.release_traces_after);
-        Online::start(out.path(), release_after)
-    });
+    let mut online = (!args.analyze_after && crate::open_files::allow(2 * ranks as usize).is_ok())
+        .then(|| {
+            let release_after = (!args.keep_traces).then_some(args.release_traces_after);
+            Online::start(out.path(), release_after)
+        });
     let outcome = supervise(&mut child, args, &mut out, &meta, &options, &mut online)?;
     meta.polling = outcome.polling.clone();
     let notes = relay.finish(OUTPUT_DRAIN);
@@ -412,13 +435,13 @@ fn supervise(
     let timeout = Duration::from_secs_f64(args.deadlock_timeout);
     let out_dir = out.path().to_path_buf();
     // The watcher tails every rank's trace. The job, started before, keeps its own limit.
-    if let Err(e) = crate::open_files::allow(args.ranks as usize) {
+    if let Err(e) = crate::open_files::allow(meta.ranks as usize) {
         eprintln!(
             "mpicheck: warning: hangs may go unnoticed: {}",
             crate::one_line(&e)
         );
     }
-    let mut watcher = Watcher::new(&out_dir, args.ranks, timeout);
+    let mut watcher = Watcher::new(&out_dir, meta.ranks, timeout);
     let mut ended = None;
     let mut polling = Vec::new();
     let mut followed_to_deadlock = None;
