@@ -6,16 +6,7 @@
 
 mod support;
 
-use std::path::Path;
-
 use support::*;
-
-/// The line of `source` whose marker comment is `/* site: NAME */`.
-fn marked(source: &Path, name: &str) -> usize {
-    let marker = format!("/* site: {name} */");
-    let text = std::fs::read_to_string(source).unwrap();
-    1 + text.lines().position(|l| l.contains(&marker)).unwrap()
-}
 
 fn two_programs(family: Family) {
     let dir = tempfile::tempdir().unwrap();
@@ -47,7 +38,7 @@ fn two_programs(family: Family) {
     assert_eq!(report_codes(&out), ["TY001"], "{stderr}");
     for program in ["mpmd_coordinator.c", "mpmd_worker.c"] {
         let source = program_source(program);
-        let at = format!("{}:{}", source.display(), marked(&source, "bcast"));
+        let at = format!("{}:{}", source.display(), site_line(&source, "bcast"));
         assert!(stderr.contains(&at), "{at} not in:\n{stderr}");
     }
     let meta: serde_json::Value =

@@ -15,13 +15,6 @@ use std::path::{Path, PathBuf};
 
 use support::*;
 
-/// The line of `source` whose marker comment is `/* site: NAME */`.
-fn marked(source: &Path, name: &str) -> usize {
-    let marker = format!("/* site: {name} */");
-    let text = std::fs::read_to_string(source).unwrap();
-    1 + text.lines().position(|l| l.contains(&marker)).unwrap()
-}
-
 /// `spawns_workers.c` with `args` on 2 ranks under Open MPI, with a deadlock timeout of 1 s
 /// (its worker computes for 3): the run's output, and its directory (in `dir`).
 fn run_managers(dir: &Path, args: &[&str]) -> (std::process::Output, PathBuf) {
@@ -43,7 +36,7 @@ fn a_manager_waiting_for_a_spawned_worker_is_not_ended() {
     assert_eq!(text(&output.stdout), "manager: got 5\n", "{stderr}");
     assert_eq!(output.status.code(), Some(3), "{stderr}");
     assert!(report_codes(&out).is_empty(), "{stderr}");
-    let line = marked(&program_source("spawns_workers.c"), "spawn");
+    let line = site_line(&program_source("spawns_workers.c"), "spawn");
     let note = format!(
         "mpicheck: warning: ranks 0, 1 started processes with MPI_Comm_spawn at {}:{line}: what those processes do is not checked",
         program_source("spawns_workers.c").display()
@@ -66,7 +59,7 @@ fn a_deadlock_among_the_managers_is_still_found() {
     let stderr = text(&output.stderr);
     assert_eq!(output.status.code(), Some(1), "{stderr}");
     assert_eq!(report_codes(&out), ["DL001"], "{stderr}");
-    let line = marked(&program_source("spawns_workers.c"), "deadlock");
+    let line = site_line(&program_source("spawns_workers.c"), "deadlock");
     assert!(
         stderr.contains(&format!("spawns_workers.c:{line}")),
         "{stderr}"

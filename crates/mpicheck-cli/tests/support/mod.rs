@@ -58,6 +58,13 @@ pub fn program_source(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The line of `source` whose marker comment is `/* site: NAME */`.
+pub fn site_line(source: &Path, name: &str) -> usize {
+    let marker = format!("/* site: {name} */");
+    let text = std::fs::read_to_string(source).unwrap();
+    1 + text.lines().position(|l| l.contains(&marker)).unwrap()
+}
+
 /// A set of the real traces of `tests/traces` (`features-mpich`, ...).
 pub fn trace_fixture(set: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
