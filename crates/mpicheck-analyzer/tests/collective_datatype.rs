@@ -1,12 +1,12 @@
 //! Text-trace tests of the collective argument checks (CO002–CO005) and the datatype
 //! signature checks (TY001–TY003), including mirrors of their tier-2 programs.
 
-use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::checks::run_all_in_every_order;
 use mpicheck_analyzer::text_trace::parse;
 use mpicheck_analyzer::Diagnostic;
 
 fn findings(trace: &str) -> Vec<Diagnostic> {
-    run_all(&parse(trace).unwrap_or_else(|e| panic!("{e}")))
+    run_all_in_every_order(&parse(trace).unwrap_or_else(|e| panic!("{e}")))
 }
 
 fn codes_at(findings: &[Diagnostic]) -> Vec<(String, u32)> {

@@ -1,6 +1,6 @@
 //! One test per matching/completion rule of the replay engine, on hand-written traces.
 
-use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::checks::{run_all, run_all_in_every_order};
 use mpicheck_analyzer::diagnostic::WaitSemantics;
 use mpicheck_analyzer::engine::{
     replay, ForcedMatch, Mode, RankOutcome, Replay, ReplayOptions, WaitCond,
@@ -21,7 +21,10 @@ fn stuck_ranks(r: &Replay) -> Vec<u32> {
 }
 
 fn codes(text: &str) -> Vec<&'static str> {
-    run_all(&run(text)).iter().map(|d| d.code).collect()
+    run_all_in_every_order(&run(text))
+        .iter()
+        .map(|d| d.code)
+        .collect()
 }
 
 #[test]

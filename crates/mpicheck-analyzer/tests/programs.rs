@@ -6,12 +6,12 @@
 
 use std::collections::BTreeSet;
 
-use mpicheck_analyzer::checks::{actual_deadlock, run_all};
+use mpicheck_analyzer::checks::{actual_deadlock, run_all_in_every_order};
 use mpicheck_analyzer::text_trace::parse;
 
 fn check(name: &str, trace: &str, expected: &[(&str, u32)]) {
     let run = parse(trace).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let findings = run_all(&run);
+    let findings = run_all_in_every_order(&run);
     let mut reported: BTreeSet<(String, u32)> = BTreeSet::new();
     for f in &findings {
         for l in &f.locations {

@@ -3,7 +3,7 @@
 
 mod support;
 
-use mpicheck_analyzer::checks::run_all;
+use mpicheck_analyzer::checks::run_all_in_every_order;
 use mpicheck_analyzer::model::SourceLocation;
 use mpicheck_analyzer::normalize::normalize;
 use support::committed_traces;
@@ -23,7 +23,7 @@ fn threads_recorded_in_different_orders_on_two_ranks_give_no_finding() {
     let traces = committed_traces("threads-openmpi");
     assert_eq!(traces.len(), 2);
     let run = normalize(&traces, &mut resolve).unwrap_or_else(|e| panic!("{e}"));
-    let findings = run_all(&run);
+    let findings = run_all_in_every_order(&run);
     assert!(
         findings.is_empty(),
         "{:?}",

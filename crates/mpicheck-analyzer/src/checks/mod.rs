@@ -130,10 +130,26 @@ pub fn run_all_fed_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic
     found
 }
 
+/// [`run_all_fed_in`], with the matches of nonblocking receives coming late, just before
+/// the call that completes each receive, as [`analyze_streaming`] gives them to the
+/// passes (for tests: the findings must not depend on when a match is known).
+#[doc(hidden)]
+pub fn run_all_fed_late_in(run: &Run, order: &[crate::model::Rank]) -> Vec<Diagnostic> {
+    if run.ranks.is_empty() {
+        return Vec::new();
+    }
+    let mut plan = Plan::new(|_| true, &[], None);
+    pass::feed_late_in(run, &mut plan.passes(), order);
+    let (found, undeclared) = plan.finish(run);
+    debug_assert!(undeclared.is_empty(), "{undeclared:?}");
+    found
+}
+
 pub use pass::interleavings;
 
 /// [`run_all`], checking that the passes find the same fed in every order of
-/// [`interleavings`] (a panic names the order that differs), and that the checks find the
+/// [`interleavings`] (a panic names the order that differs), with the matches of
+/// nonblocking receives known at their events or coming late, and that the checks find the
 /// same when the run keeps only each rank's last event once the passes saw them all (as
 /// [`analyze_streaming`] keeps its last ones), for tests.
 #[doc(hidden)]
@@ -144,6 +160,11 @@ pub fn run_all_in_every_order(run: &Run) -> Vec<Diagnostic> {
             run_all_fed_in(run, &order),
             all,
             "fed in the order {order:?}"
+        );
+        assert_eq!(
+            run_all_fed_late_in(run, &order),
+            all,
+            "fed in the order {order:?}, the matches late"
         );
     }
     assert_eq!(

@@ -537,6 +537,87 @@ pub(crate) fn feed_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Ran
     );
 }
 
+/// Feeds the events of `run` to `passes` in `order` as [`feed_in`] does, with the matches
+/// of nonblocking receives coming late, as while the traces are normalized: the receive's
+/// event comes without its `recv.matched`, which comes through [`EventPass::matched`] just
+/// before the rank's wait or test that completed the receive's request (or after the
+/// rank's last event, if no call did).
+pub(crate) fn feed_late_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank]) {
+    use crate::model::{Blocking, Op, ReqId};
+    let tables = RunTables::of(run);
+    let mut next = vec![0; run.ranks.len()];
+    let mut syncs = vec![0; run.ranks.len()];
+    let marks: Vec<_> = run.ranks.iter().map(thread_marks).collect();
+    let mut next_mark = vec![0; run.ranks.len()];
+    // By rank: the receives whose match is still to come, (request, event, match).
+    type Late = Vec<(ReqId, usize, (Rank, i32))>;
+    let mut late: Vec<Late> = vec![Vec::new(); run.ranks.len()];
+    for &rank in order {
+        let r = rank as usize;
+        let index = next[r];
+        next[r] += 1;
+        feed_marks_before(rank, &marks[r], index, &mut next_mark[r], passes);
+        feed_syncs_before(&run.ranks[r], index, &mut syncs[r], passes);
+        let mut event = run.ranks[r].events[index].clone();
+        if let Op::Wait {
+            requests,
+            completed,
+            ..
+        }
+        | Op::RequestStatus {
+            requests,
+            completed,
+            ..
+        } = &event.op
+        {
+            let done: Vec<ReqId> =
+                crate::checks::request::completed_requests(requests, completed).collect();
+            late[r].retain(|&(request, at, matched)| {
+                let now = done.contains(&request);
+                if now {
+                    for pass in passes.iter_mut() {
+                        pass.matched(rank, at, matched);
+                    }
+                }
+                !now
+            });
+        }
+        if let Op::Recv {
+            recv,
+            blocking: Blocking::Nonblocking(request),
+        }
+        | Op::Sendrecv {
+            recv,
+            blocking: Blocking::Nonblocking(request),
+            ..
+        } = &mut event.op
+        {
+            if let Some(matched) = recv.matched.take() {
+                late[r].push((*request, index, matched));
+            }
+        }
+        for pass in passes.iter_mut() {
+            pass.event(rank, index, &event, &tables);
+        }
+        if next[r] == run.ranks[r].events.len() {
+            let end = next[r];
+            feed_marks_before(rank, &marks[r], end, &mut next_mark[r], passes);
+            feed_syncs_before(&run.ranks[r], end, &mut syncs[r], passes);
+            for (_, at, matched) in late[r].drain(..) {
+                for pass in passes.iter_mut() {
+                    pass.matched(rank, at, matched);
+                }
+            }
+        }
+    }
+    assert!(
+        next.iter()
+            .zip(&run.ranks)
+            .all(|(&n, t)| n == t.events.len()),
+        "every event fed"
+    );
+}
+
 /// Orders of the ranks' events other than rank after rank, for tests: the ranks' events
 /// alternating, the last rank first, and rank after rank.
 #[doc(hidden)]
@@ -667,7 +748,6 @@ impl SiteFindings {
 #[cfg(test)]
 pub(crate) mod interleave {
     use super::*;
-    use crate::model::{Blocking, Op, ReqId};
 
     /// The findings of `pass` with the ranks' events fed in `order`: the next event of the
     /// rank named, each rank's in order. Every event must be named once.
@@ -687,72 +767,7 @@ pub(crate) mod interleave {
 
     /// Feeds `pass` as [`fed_late`] does, without finishing it.
     pub fn feed_late(run: &Run, pass: &mut dyn EventPass, order: &[Rank]) {
-        let tables = RunTables::of(run);
-        let mut next = vec![0; run.ranks.len()];
-        let mut syncs = vec![0; run.ranks.len()];
-        let marks: Vec<_> = run.ranks.iter().map(thread_marks).collect();
-        let mut next_mark = vec![0; run.ranks.len()];
-        // By rank: the receives whose match is still to come, (request, event, match).
-        type Late = Vec<(ReqId, usize, (Rank, i32))>;
-        let mut late: Vec<Late> = vec![Vec::new(); run.ranks.len()];
-        for &rank in order {
-            let r = rank as usize;
-            let index = next[r];
-            next[r] += 1;
-            feed_marks_before(rank, &marks[r], index, &mut next_mark[r], &mut [&mut *pass]);
-            feed_syncs_before(&run.ranks[r], index, &mut syncs[r], &mut [&mut *pass]);
-            let mut event = run.ranks[r].events[index].clone();
-            if let Op::Wait {
-                requests,
-                completed,
-                ..
-            }
-            | Op::RequestStatus {
-                requests,
-                completed,
-                ..
-            } = &event.op
-            {
-                let done: Vec<ReqId> =
-                    crate::checks::request::completed_requests(requests, completed).collect();
-                late[r].retain(|&(request, at, matched)| {
-                    let now = done.contains(&request);
-                    if now {
-                        pass.matched(rank, at, matched);
-                    }
-                    !now
-                });
-            }
-            if let Op::Recv {
-                recv,
-                blocking: Blocking::Nonblocking(request),
-            }
-            | Op::Sendrecv {
-                recv,
-                blocking: Blocking::Nonblocking(request),
-                ..
-            } = &mut event.op
-            {
-                if let Some(matched) = recv.matched.take() {
-                    late[r].push((*request, index, matched));
-                }
-            }
-            pass.event(rank, index, &event, &tables);
-            if next[r] == run.ranks[r].events.len() {
-                let end = next[r];
-                feed_marks_before(rank, &marks[r], end, &mut next_mark[r], &mut [&mut *pass]);
-                feed_syncs_before(&run.ranks[r], end, &mut syncs[r], &mut [&mut *pass]);
-                for (_, at, matched) in late[r].drain(..) {
-                    pass.matched(rank, at, matched);
-                }
-            }
-        }
-        assert!(
-            next.iter()
-                .zip(&run.ranks)
-                .all(|(&n, t)| n == t.events.len()),
-            "every event fed"
-        );
+        feed_late_in(run, &mut [pass], order);
     }
 
     /// Rank after rank, the ranks' events alternating, and the last rank first.
