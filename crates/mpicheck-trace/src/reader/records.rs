@@ -373,6 +373,7 @@ impl Walk {
 
     /// The offset and bytes of the next record, or `None` at the end of the records. The
     /// record is read once, for the walk's checks and its caller alike.
+    #[inline]
     pub(super) fn next_record<'b, B: TraceBytes>(
         &mut self,
         b: &'b mut B,
@@ -976,6 +977,7 @@ impl Run {
 /// The `runs` (without the pending bit), whether a folded call is inside MPI, and the raw
 /// `last` time of a counted repeat (whole, of at least [`CALL_FIXED_SIZE`] bytes; see
 /// "Counted runs" in the crate docs); `None` for any other record.
+#[inline]
 pub fn counted_run(rec: &[u8]) -> Option<(u64, bool, u64)> {
     let counted = crate::flags::REPEAT | crate::flags::COUNTED;
     if rec[7] & counted != counted
@@ -994,6 +996,7 @@ pub fn counted_run(rec: &[u8]) -> Option<(u64, bool, u64)> {
 
 /// The full record a repeat stands for (see "Repeated calls" in the crate docs), into `out`:
 /// `repeat` is no longer than `original` and both hold at least the fixed part.
+#[inline]
 fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
     out.clear();
     out.extend_from_slice(original);
@@ -1007,6 +1010,7 @@ fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
 
 /// The repeats (at least 1) and the raw entry time of the last call of a call record (whole,
 /// of at least [`CALL_FIXED_SIZE`] bytes) that folds a polling loop.
+#[inline]
 pub fn folded_poll(rec: &[u8]) -> Option<(u64, u64)> {
     let nwords = (rec.len() - CALL_FIXED_SIZE) / 8;
     if rec[7] & crate::flags::POLL == 0
