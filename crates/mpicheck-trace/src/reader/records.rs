@@ -249,8 +249,9 @@ impl<T> LastFew<T> {
         self.len
     }
 
-    /// Adds `item` as the newest, dropping the oldest when the ring is full.
-    #[inline]
+    /// Adds `item` as the newest, dropping the oldest when the ring is full. (Once per
+    /// record: `#[inline]` alone left it a call in the decoding.)
+    #[inline(always)]
     fn push(&mut self, item: T) {
         self.items[self.next] = Some(item);
         self.next = (self.next + 1) % crate::MAX_CYCLE;
