@@ -345,8 +345,8 @@ fn scan(b: &mut impl TraceBytes, past_released: bool) -> Result<Trace, TraceErro
             kind::CYCLE => {
                 if let Some(cycle) = &walk.cycle {
                     let calls = cycle.runs + cycle.pending as u64;
-                    let period = cycle.members.len() as u64;
-                    for (i, &(_, func)) in cycle.members.iter().enumerate() {
+                    let period = cycle.members().len() as u64;
+                    for (i, &(_, func)) in cycle.members().iter().enumerate() {
                         let func = func as usize;
                         if calls_by_function.len() <= func {
                             calls_by_function.resize(func + 1, 0);

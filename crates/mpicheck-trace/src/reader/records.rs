@@ -249,8 +249,9 @@ impl<T> LastFew<T> {
         self.len
     }
 
-    /// Adds `item` as the newest, dropping the oldest when the ring is full.
-    #[inline]
+    /// Adds `item` as the newest, dropping the oldest when the ring is full. (Once per
+    /// record: `#[inline]` alone left it a call in the decoding.)
+    #[inline(always)]
     fn push(&mut self, item: T) {
         self.items[self.next] = Some(item);
         self.next = (self.next + 1) % crate::MAX_CYCLE;
@@ -267,19 +268,16 @@ impl<T> LastFew<T> {
         (self.next + crate::MAX_CYCLE - n + i) % crate::MAX_CYCLE
     }
 
-    /// The last `n` items (at most `len`), oldest first.
-    fn last(&self, n: usize) -> impl Iterator<Item = &T> {
-        (0..n).filter_map(move |i| self.items[self.index(n, i)].as_ref())
+    /// The `i`-th of the last `n` items (`n` at most `len`), oldest first.
+    fn nth_of_last(&self, n: usize, i: usize) -> Option<&T> {
+        self.items[self.index(n, i)].as_ref()
     }
 
-    /// The last `n` items (at most `len`), oldest first, taken out.
-    fn take_last(&mut self, n: usize) -> Vec<T> {
-        let taken = (0..n)
-            .filter_map(|i| self.items[self.index(n, i)].take())
-            .collect();
+    /// The last `n` items (at most `len`), oldest first, taken out and appended to `out`.
+    fn take_last_into(&mut self, n: usize, out: &mut Vec<T>) {
+        out.extend((0..n).filter_map(|i| self.items[self.index(n, i)].take()));
         self.next = self.index(n, 0);
         self.len -= n;
-        taken
     }
 }
 
@@ -297,13 +295,23 @@ struct Recent {
 /// A cycle record ("Counted cycles" in the crate docs), read and checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cycle {
-    /// Offsets and function ids of its members, in cycle order.
-    pub members: Vec<(u64, u16)>,
+    /// Offsets and function ids of its members, in cycle order, in the first `period`
+    /// places ([`Cycle::members`]; the rest zeros): a cycle record is checked without
+    /// allocating.
+    members: [(u64, u16); crate::MAX_CYCLE],
+    period: usize,
     pub thread: u16,
     /// Counted calls that returned, whether one more is inside MPI, the raw `last` time.
     pub runs: u64,
     pub pending: bool,
     pub last: u64,
+}
+
+impl Cycle {
+    /// Offsets and function ids of its members, in cycle order.
+    pub fn members(&self) -> &[(u64, u16)] {
+        &self.members[..self.period]
+    }
 }
 
 /// The fields of a cycle record (whole, [`crate::CYCLE_LEN`] bytes, `COMPLETE`): period,
@@ -366,6 +374,7 @@ impl Walk {
 
     /// The offset and bytes of the next record, or `None` at the end of the records. The
     /// record is read once, for the walk's checks and its caller alike.
+    #[inline]
     pub(super) fn next_record<'b, B: TraceBytes>(
         &mut self,
         b: &'b mut B,
@@ -487,19 +496,25 @@ impl Walk {
         if !(2..=crate::MAX_CYCLE).contains(&period) || period > self.recent.len() {
             return Err(damaged());
         }
-        let members: Vec<Recent> = self.recent.last(period).copied().collect();
+        let mut members = [(0, 0); crate::MAX_CYCLE];
         let mut end = at;
-        for m in members.iter().rev() {
+        for i in (0..period).rev() {
+            // (Every one of the last `len` items is there.)
+            let Some(m) = self.recent.nth_of_last(period, i) else {
+                return Err(damaged());
+            };
             if !m.member || m.thread != thread || m.at + m.len != end {
                 return Err(damaged());
             }
+            members[i] = (m.at as u64, m.func);
             end = m.at;
         }
         if at - end != span {
             return Err(damaged());
         }
         Ok(Cycle {
-            members: members.iter().map(|m| (m.at as u64, m.func)).collect(),
+            members,
+            period,
             thread,
             runs,
             pending,
@@ -620,6 +635,9 @@ pub struct TraceCalls<B> {
     last_of_loop: Option<Rc<CallRecord>>,
     /// The calls of a counted run still to return after the record's own.
     run: Option<Run>,
+    /// The room of the last run's templates, empty, for the next run's: a trace may hold
+    /// a counted repeat or cycle record every few calls.
+    spare_templates: Vec<Rc<CallRecord>>,
     /// Format 4 and later: the trace's function table, which says each argument word's
     /// width (read from its text record, before the first call).
     layouts: Option<Schema>,
@@ -698,6 +716,7 @@ impl<B: TraceBytes> TraceCalls<B> {
             clock,
             last_of_loop: None,
             run: None,
+            spare_templates: Vec::new(),
             layouts: None,
             sized_words: header.version >= crate::SIZED_WORDS_VERSION,
             expanded: Vec::new(),
@@ -710,18 +729,21 @@ impl<B: TraceBytes> TraceCalls<B> {
     /// recent calls it counts taken as its templates (the recent calls are cleared after
     /// a cycle record).
     fn cycle_run(&mut self, at: usize, cycle: &Cycle) -> Option<Run> {
-        let period = cycle.members.len();
+        let period = cycle.period;
         let calls = cycle.runs + cycle.pending as u64;
         if calls == 0 || self.recent_calls.len() < period {
             return None;
         }
-        let templates = self.recent_calls.take_last(period);
+        let mut templates = std::mem::take(&mut self.spare_templates);
+        self.recent_calls.take_last_into(period, &mut templates);
         // The walk checked the members; their calls were the last returned from records.
         if templates
             .iter()
-            .zip(&cycle.members)
+            .zip(cycle.members())
             .any(|(call, &(member_at, _))| call.seq != member_at)
         {
+            templates.clear();
+            self.spare_templates = templates;
             return None;
         }
         let from_ns = templates[period - 1].t_exit_ns;
@@ -735,6 +757,14 @@ impl<B: TraceBytes> TraceCalls<B> {
             last_seq: (at + crate::CYCLE_LEN - 1) as u64,
             templates,
         })
+    }
+
+    /// Ends the run, keeping its templates' room for the next.
+    fn end_run(&mut self) {
+        if let Some(run) = self.run.take() {
+            self.spare_templates = run.templates;
+            self.spare_templates.clear();
+        }
     }
 }
 
@@ -754,7 +784,7 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             if let Some(call) = run.next_call(&mut self.lent) {
                 return Some(Ok(call));
             }
-            self.run = None;
+            self.end_run();
         }
         loop {
             let Some((at, rec)) = self.walk.next_record(&mut self.bytes) else {
@@ -828,6 +858,8 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
             }
             if let Some((runs, pending, last, record_len)) = run {
                 if call.complete && runs + pending as u64 > 0 {
+                    let mut templates = std::mem::take(&mut self.spare_templates);
+                    templates.push(call.clone());
                     self.run = Some(Run {
                         from_ns: call.t_exit_ns,
                         last_ns: clock.to_ns(last).max(call.t_exit_ns),
@@ -836,7 +868,7 @@ impl<B: TraceBytes> Iterator for TraceCalls<B> {
                         next: 1,
                         first_seq: call.seq,
                         last_seq: call.seq + record_len as u64 - 1,
-                        templates: vec![call.clone()],
+                        templates,
                     });
                 }
             }
@@ -946,6 +978,7 @@ impl Run {
 /// The `runs` (without the pending bit), whether a folded call is inside MPI, and the raw
 /// `last` time of a counted repeat (whole, of at least [`CALL_FIXED_SIZE`] bytes; see
 /// "Counted runs" in the crate docs); `None` for any other record.
+#[inline]
 pub fn counted_run(rec: &[u8]) -> Option<(u64, bool, u64)> {
     let counted = crate::flags::REPEAT | crate::flags::COUNTED;
     if rec[7] & counted != counted
@@ -964,6 +997,7 @@ pub fn counted_run(rec: &[u8]) -> Option<(u64, bool, u64)> {
 
 /// The full record a repeat stands for (see "Repeated calls" in the crate docs), into `out`:
 /// `repeat` is no longer than `original` and both hold at least the fixed part.
+#[inline]
 fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
     out.clear();
     out.extend_from_slice(original);
@@ -977,6 +1011,7 @@ fn expand_repeat(original: &[u8], repeat: &[u8], out: &mut Vec<u8>) {
 
 /// The repeats (at least 1) and the raw entry time of the last call of a call record (whole,
 /// of at least [`CALL_FIXED_SIZE`] bytes) that folds a polling loop.
+#[inline]
 pub fn folded_poll(rec: &[u8]) -> Option<(u64, u64)> {
     let nwords = (rec.len() - CALL_FIXED_SIZE) / 8;
     if rec[7] & crate::flags::POLL == 0
