@@ -1,5 +1,7 @@
 //! Requests: their identities, completion, and the waits and tests on them.
 
+use std::collections::hash_map::Entry;
+
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
@@ -62,12 +64,13 @@ impl<'t> RankNormalizer<'t> {
 
     pub(super) fn forget_request(&mut self, raw: i64, position: usize) {
         let state = &mut *self.state;
-        if let Some(live) = state.requests.get_mut(&raw) {
-            let info = live.remove(position);
-            state.retired.insert(raw, (info.id, state.call_exit_ns));
-            if live.is_empty() {
-                state.requests.remove(&raw);
+        // (One lookup of the handle, whether or not its last live request goes.)
+        if let Entry::Occupied(mut live) = state.requests.entry(raw) {
+            let info = live.get_mut().remove(position);
+            if live.get().is_empty() {
+                live.remove();
             }
+            state.retired.insert(raw, (info.id, state.call_exit_ns));
         }
     }
 
