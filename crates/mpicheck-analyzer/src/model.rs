@@ -483,6 +483,9 @@ pub enum EventFacts {
     None,
     /// One buffer and nothing else.
     Buffer(BufferSpan),
+    /// Several buffers and nothing else (a send-receive's, a reduction's): one allocation
+    /// instead of boxed facts and their vector of spans.
+    Buffers(Box<[BufferSpan]>),
     Full(Box<CallFacts>),
 }
 
@@ -519,6 +522,13 @@ impl EventFacts {
         }
         if facts.is_empty() {
             return EventFacts::None;
+        }
+        if facts.buffers.len() > 1 {
+            let buffers = std::mem::take(&mut facts.buffers);
+            if facts.is_empty() {
+                return EventFacts::Buffers(buffers.into_boxed_slice());
+            }
+            facts.buffers = buffers;
         }
         // Kept for the whole analysis, one per call: spare capacity (a pushed vector holds
         // four spans) would be most of the facts' memory.
@@ -606,7 +616,7 @@ impl Event {
     pub fn facts(&self) -> Option<&CallFacts> {
         match &self.facts {
             EventFacts::Full(facts) => Some(facts),
-            EventFacts::None | EventFacts::Buffer(_) => None,
+            EventFacts::None | EventFacts::Buffer(_) | EventFacts::Buffers(_) => None,
         }
     }
 
@@ -615,6 +625,7 @@ impl Event {
         match &self.facts {
             EventFacts::None => &[],
             EventFacts::Buffer(span) => std::slice::from_ref(span),
+            EventFacts::Buffers(spans) => spans,
             EventFacts::Full(facts) => &facts.buffers,
         }
     }

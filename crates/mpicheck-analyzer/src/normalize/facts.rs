@@ -364,12 +364,9 @@ impl RankNormalizer<'_> {
                 1 => EventFacts::Buffer(spans.pop().expect("one span")),
                 // (As `EventFacts::from_facts` keeps them, without comparing again.)
                 _ => {
-                    let buffers = spans.to_vec();
+                    let buffers = spans.as_slice().into();
                     spans.clear();
-                    EventFacts::Full(Box::new(CallFacts {
-                        buffers,
-                        ..CallFacts::default()
-                    }))
+                    EventFacts::Buffers(buffers)
                 }
             }
         } else {
