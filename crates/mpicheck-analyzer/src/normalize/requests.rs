@@ -1,7 +1,5 @@
 //! Requests: their identities, completion, and the waits and tests on them.
 
-use std::collections::hash_map::Entry;
-
 use super::*;
 
 impl<'t> RankNormalizer<'t> {
@@ -64,12 +62,10 @@ impl<'t> RankNormalizer<'t> {
 
     pub(super) fn forget_request(&mut self, raw: i64, position: usize) {
         let state = &mut *self.state;
-        // (One lookup of the handle, whether or not its last live request goes.)
-        if let Entry::Occupied(mut live) = state.requests.entry(raw) {
-            let info = live.get_mut().remove(position);
-            if live.get().is_empty() {
-                live.remove();
-            }
+        if let Some(live) = state.requests.get_mut(&raw) {
+            // An emptied entry stays: MPI hands the handle out again soon, and `retired`
+            // keeps the handle anyway (no entry and an empty one are alike to a lookup).
+            let info = live.remove(position);
             state.retired.insert(raw, (info.id, state.call_exit_ns));
         }
     }
