@@ -301,6 +301,38 @@ pub struct CollectiveArgs {
     pub out_neighbors: Option<Vec<Option<Rank>>>,
 }
 
+impl CollectiveArgs {
+    /// Nothing to compare: equal to `CollectiveArgs::default()`, without building one to
+    /// compare.
+    pub fn is_empty(&self) -> bool {
+        // (Every field named: a new one must be added here.)
+        let CollectiveArgs {
+            send,
+            recv,
+            send_counts,
+            recv_counts,
+            send_types,
+            recv_types,
+            in_place,
+            op,
+            agree,
+            in_neighbors,
+            out_neighbors,
+        } = self;
+        send.is_none()
+            && recv.is_none()
+            && send_counts.is_none()
+            && recv_counts.is_none()
+            && send_types.is_none()
+            && recv_types.is_none()
+            && !in_place
+            && op.is_none()
+            && agree.is_empty()
+            && in_neighbors.is_none()
+            && out_neighbors.is_none()
+    }
+}
+
 /// One recorded call of one rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {

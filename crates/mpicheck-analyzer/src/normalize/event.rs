@@ -125,7 +125,7 @@ impl<'t> RankNormalizer<'t> {
         }
         if matches!(op, Op::Collective { .. }) {
             let collective = self.collective_args(args);
-            if collective != CollectiveArgs::default() {
+            if !collective.is_empty() {
                 let shared = self.shared_collective_args(call.func, collective);
                 self.tables
                     .collective_args
