@@ -301,6 +301,38 @@ pub struct CollectiveArgs {
     pub out_neighbors: Option<Vec<Option<Rank>>>,
 }
 
+impl CollectiveArgs {
+    /// Nothing to compare: equal to `CollectiveArgs::default()`, without building one to
+    /// compare.
+    pub fn is_empty(&self) -> bool {
+        // (Every field named: a new one must be added here.)
+        let CollectiveArgs {
+            send,
+            recv,
+            send_counts,
+            recv_counts,
+            send_types,
+            recv_types,
+            in_place,
+            op,
+            agree,
+            in_neighbors,
+            out_neighbors,
+        } = self;
+        send.is_none()
+            && recv.is_none()
+            && send_counts.is_none()
+            && recv_counts.is_none()
+            && send_types.is_none()
+            && recv_types.is_none()
+            && !in_place
+            && op.is_none()
+            && agree.is_empty()
+            && in_neighbors.is_none()
+            && out_neighbors.is_none()
+    }
+}
+
 /// One recorded call of one rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
@@ -483,6 +515,9 @@ pub enum EventFacts {
     None,
     /// One buffer and nothing else.
     Buffer(BufferSpan),
+    /// Several buffers and nothing else (a send-receive's, a reduction's): one allocation
+    /// instead of boxed facts and their vector of spans.
+    Buffers(Box<[BufferSpan]>),
     Full(Box<CallFacts>),
 }
 
@@ -519,6 +554,13 @@ impl EventFacts {
         }
         if facts.is_empty() {
             return EventFacts::None;
+        }
+        if facts.buffers.len() > 1 {
+            let buffers = std::mem::take(&mut facts.buffers);
+            if facts.is_empty() {
+                return EventFacts::Buffers(buffers.into_boxed_slice());
+            }
+            facts.buffers = buffers;
         }
         // Kept for the whole analysis, one per call: spare capacity (a pushed vector holds
         // four spans) would be most of the facts' memory.
@@ -606,7 +648,7 @@ impl Event {
     pub fn facts(&self) -> Option<&CallFacts> {
         match &self.facts {
             EventFacts::Full(facts) => Some(facts),
-            EventFacts::None | EventFacts::Buffer(_) => None,
+            EventFacts::None | EventFacts::Buffer(_) | EventFacts::Buffers(_) => None,
         }
     }
 
@@ -615,6 +657,7 @@ impl Event {
         match &self.facts {
             EventFacts::None => &[],
             EventFacts::Buffer(span) => std::slice::from_ref(span),
+            EventFacts::Buffers(spans) => spans,
             EventFacts::Full(facts) => &facts.buffers,
         }
     }

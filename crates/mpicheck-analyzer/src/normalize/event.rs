@@ -125,8 +125,8 @@ impl<'t> RankNormalizer<'t> {
         }
         if matches!(op, Op::Collective { .. }) {
             let collective = self.collective_args(args);
-            if collective != CollectiveArgs::default() {
-                let shared = self.tables.intern_collective_args(collective);
+            if !collective.is_empty() {
+                let shared = self.shared_collective_args(call.func, collective);
                 self.tables
                     .collective_args
                     .insert((self.rank, this_index as u32), shared);
@@ -192,6 +192,29 @@ impl<'t> RankNormalizer<'t> {
             facts,
             time: None,
         })
+    }
+
+    /// The run's shared copy of a collective call's `args`. A program's collectives mostly
+    /// repeat their function's last arguments: those are compared before the table hashes
+    /// them.
+    fn shared_collective_args(
+        &mut self,
+        function: u16,
+        args: CollectiveArgs,
+    ) -> Arc<CollectiveArgs> {
+        let at = usize::from(function);
+        if let Some(Some(last)) = self.last_collective_args.get(at) {
+            if **last == args {
+                return last.clone();
+            }
+        }
+        let shared = self.tables.intern_collective_args(args);
+        let last = &mut self.state.last_collective_args;
+        if last.len() <= at {
+            last.resize(at + 1, None);
+        }
+        last[at] = Some(shared.clone());
+        shared
     }
 
     pub(super) fn comm_info(&mut self, args: &Args) {

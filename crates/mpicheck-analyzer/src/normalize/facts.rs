@@ -364,12 +364,9 @@ impl RankNormalizer<'_> {
                 1 => EventFacts::Buffer(spans.pop().expect("one span")),
                 // (As `EventFacts::from_facts` keeps them, without comparing again.)
                 _ => {
-                    let buffers = spans.to_vec();
+                    let buffers = spans.as_slice().into();
                     spans.clear();
-                    EventFacts::Full(Box::new(CallFacts {
-                        buffers,
-                        ..CallFacts::default()
-                    }))
+                    EventFacts::Buffers(buffers)
                 }
             }
         } else {
@@ -419,12 +416,7 @@ impl RankNormalizer<'_> {
     ) {
         // Most calls only read handles: nothing below is done for an input handle but by
         // `MPI_Type_commit` (whose `datatype` is inout, but not to rest on it).
-        let handles_written = args
-            .plan
-            .handles
-            .iter()
-            .any(|p| p.direction != Direction::In);
-        if !handles_written && short != "Type_commit" && short != "Type_get_envelope" {
+        if !args.plan.lifecycle {
             return;
         }
         let freeing = args.plan.frees;
@@ -580,7 +572,11 @@ impl RankNormalizer<'_> {
             plan: &args.plan.rules,
             values: args.values,
         };
-        facts.arg_issues.extend(rules::judge(&call_args, &*self));
+        let issues = rules::judge(&call_args, &*self);
+        // (Most calls have none: no vector is moved then.)
+        if !issues.is_empty() {
+            facts.arg_issues.extend(issues);
+        }
     }
 
     /// The topology of the communicator a successful call created: the one it made

@@ -49,6 +49,7 @@ impl RankState {
             intercomm_creations: FxHashMap::default(),
             pending_creation: None,
             pending_outside: None,
+            last_collective_args: Vec::new(),
             freed_comms: Vec::new(),
             objects: facts::ObjectTables::new(trace),
             rma: Default::default(),

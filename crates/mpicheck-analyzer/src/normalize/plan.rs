@@ -89,6 +89,13 @@ pub(super) struct FunctionPlan {
     pub(super) frees: bool,
     /// Its output handles are not new objects ([`returns_borrowed`]).
     pub(super) returns_borrowed: bool,
+    /// Its calls may make, free or commit objects (it writes a handle, or is
+    /// `MPI_Type_commit` or `MPI_Type_get_envelope`): `facts::lifecycle` passes over the
+    /// calls of every other function.
+    pub(super) lifecycle: bool,
+    /// A call `facts::note_partitioned` follows by name (`MPI_Psend_init`, `MPI_Pready`,
+    /// `MPI_Request_free`, ...).
+    pub(super) partitioned_call: bool,
     /// One of [`MANAGEMENT_COLLECTIVES`].
     pub(super) management_collective: bool,
     /// Its communicator may have members outside the job: `MPI_Comm_spawn` (`_multiple`),
@@ -136,7 +143,7 @@ impl FunctionPlan {
                 .iter()
                 .position(|p| p.kind == kind && p.direction == Direction::Out)
         };
-        let handles = function
+        let handles: Vec<HandleParam> = function
             .params
             .iter()
             .enumerate()
@@ -148,6 +155,8 @@ impl FunctionPlan {
                 })
             })
             .collect();
+        let lifecycle = handles.iter().any(|p| p.direction != Direction::In)
+            || matches!(short, "Type_commit" | "Type_get_envelope");
         let buffers = [
             (BufferParam::Buf, "count", "datatype", None),
             (BufferParam::Sendbuf, "sendcount", "sendtype", Some(false)),
@@ -176,6 +185,16 @@ impl FunctionPlan {
             session_init: short.starts_with("Session_init"),
             frees: frees(short),
             returns_borrowed: returns_borrowed(short),
+            lifecycle,
+            partitioned_call: matches!(
+                short,
+                "Psend_init"
+                    | "Precv_init"
+                    | "Pready"
+                    | "Pready_range"
+                    | "Pready_list"
+                    | "Request_free"
+            ),
             management_collective: MANAGEMENT_COLLECTIVES.contains(&base_name),
             connects_outside: matches!(
                 base_name,

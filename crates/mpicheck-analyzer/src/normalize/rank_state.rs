@@ -82,6 +82,9 @@ pub(super) struct RankState {
     /// The last call that may connect the job to processes outside it (function, site),
     /// awaiting its `MPICHECK_Comm_info` ([`plan::FunctionPlan::connects_outside`]).
     pub(super) pending_outside: Option<(&'static str, SiteId)>,
+    /// The shared arguments of each function's last collective call with any, by function
+    /// id (see `shared_collective_args`).
+    pub(super) last_collective_args: Vec<Option<Arc<CollectiveArgs>>>,
     /// Communicators the call being normalized freed as their last member.
     pub(super) freed_comms: Vec<CommId>,
     /// Live MPI objects and the constants to judge arguments by.

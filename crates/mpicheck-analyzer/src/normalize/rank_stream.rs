@@ -6,6 +6,7 @@ use rustc_hash::FxHashMap;
 
 use mpicheck_trace::{CallRecord, EndOfTrace, Incomplete, Trace};
 
+use super::kind::CallKind;
 use super::rank_state::{RankNormalizer, RankState};
 use super::tables::Tables;
 use super::{args, plan};
@@ -182,7 +183,9 @@ impl<'a> RankStream<'a> {
             }
             _ => {}
         }
-        if function.name == "MPI_Op_create" {
+        let plan = self.plans.of(call.func, function);
+        // (The name is compared only for the calls of `MPI_Op_create`'s kind.)
+        if plan.kind == CallKind::OpCreate && function.name == "MPI_Op_create" {
             // The user function, by where it is defined (addresses differ per process);
             // +1: the resolver expects a return address and looks one byte before it.
             let user_fn = call
@@ -197,7 +200,6 @@ impl<'a> RankStream<'a> {
             tables,
             state: &mut self.state,
         };
-        let plan = self.plans.of(call.func, function);
         let event = normalizer.event(
             function,
             plan,
@@ -245,8 +247,11 @@ impl<'a> RankStream<'a> {
             self.last_unreturned
                 .insert(event.thread, (this_index, event.call));
         }
-        if let Some(call) = tables.rma.calls.get_mut(&(rank, this_index as u32)) {
-            call.event = EventSummary::of(&event);
+        // (Only calls on windows are in the RMA table: `rma_call`.)
+        if plan.window_call {
+            if let Some(call) = tables.rma.calls.get_mut(&(rank, this_index as u32)) {
+                call.event = EventSummary::of(&event);
+            }
         }
         self.events += 1;
         out(Normalized::Event(event));

@@ -63,11 +63,10 @@ impl<'t> RankNormalizer<'t> {
     pub(super) fn forget_request(&mut self, raw: i64, position: usize) {
         let state = &mut *self.state;
         if let Some(live) = state.requests.get_mut(&raw) {
+            // An emptied entry stays: MPI hands the handle out again soon, and `retired`
+            // keeps the handle anyway (no entry and an empty one are alike to a lookup).
             let info = live.remove(position);
             state.retired.insert(raw, (info.id, state.call_exit_ns));
-            if live.is_empty() {
-                state.requests.remove(&raw);
-            }
         }
     }
 

@@ -563,3 +563,39 @@ fn the_streamed_stall_analysis_says_what_the_analysis_of_every_event_says() {
     // The deadlock-mpich and deadlock-openmpi sets.
     assert_eq!(deadlocks, 2);
 }
+
+/// `CollectiveArgs::is_empty` (which spares building a default per collective call) says
+/// what a comparison with the default says, whichever field is set.
+#[test]
+fn collective_args_are_empty_as_the_default_is() {
+    let setters: [fn(&mut CollectiveArgs); 11] = [
+        |a| {
+            a.send = Some(BufSpec {
+                count: 1,
+                datatype: None,
+            })
+        },
+        |a| {
+            a.recv = Some(BufSpec {
+                count: 0,
+                datatype: None,
+            })
+        },
+        |a| a.send_counts = Some(Vec::new()),
+        |a| a.recv_counts = Some(vec![1]),
+        |a| a.send_types = Some(Vec::new()),
+        |a| a.recv_types = Some(vec![None]),
+        |a| a.in_place = true,
+        |a| a.op = Some("MPI_SUM".into()),
+        |a| a.agree = vec![("ndims", "2".into())],
+        |a| a.in_neighbors = Some(Vec::new()),
+        |a| a.out_neighbors = Some(vec![None]),
+    ];
+    assert!(CollectiveArgs::default().is_empty());
+    for set in setters {
+        let mut args = CollectiveArgs::default();
+        set(&mut args);
+        assert_eq!(args.is_empty(), args == CollectiveArgs::default());
+        assert!(!args.is_empty(), "{args:?}");
+    }
+}

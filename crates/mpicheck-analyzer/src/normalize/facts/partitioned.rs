@@ -11,6 +11,10 @@ impl RankNormalizer<'_> {
     /// What a call does to the rank's partitioned requests (after its arguments were judged).
     pub(super) fn note_partitioned(&mut self, args: &Args, op: &Op, short: &str, ret: i32) {
         let table = &mut self.objects.partitioned;
+        // (The names below, once per function; most programs hold no partitioned request.)
+        if !args.plan.partitioned_call && table.is_empty() {
+            return;
+        }
         match short {
             "Psend_init" | "Precv_init" if ret == 0 => {
                 if let Some(raw) = args.out_int("request") {

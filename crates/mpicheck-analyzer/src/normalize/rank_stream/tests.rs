@@ -443,7 +443,7 @@ fn events_stay_small() {
 }
 
 /// A call whose only fact is one buffer keeps it in the event, without boxed facts; one
-/// with more keeps all of them boxed.
+/// with only buffers keeps them in one boxed slice; one with more keeps all of them boxed.
 #[test]
 fn a_lone_buffer_span_is_kept_in_the_event() {
     let span = BufferSpan {
@@ -464,7 +464,10 @@ fn a_lone_buffer_span_is_kept_in_the_event() {
         buffers: vec![span.clone(), span.clone()],
         ..CallFacts::default()
     };
-    assert!(matches!(EventFacts::from_facts(two), EventFacts::Full(_)));
+    assert_eq!(
+        EventFacts::from_facts(two),
+        EventFacts::Buffers([span.clone(), span.clone()].into())
+    );
     let with_bsend = CallFacts {
         buffers: vec![span.clone()],
         bsend_bytes: Some(100),
