@@ -509,32 +509,7 @@ pub(crate) fn feed_syncs_before(
 /// Feeds the events of `run` to `passes` in `order`: each entry names the rank whose next
 /// event comes. Every event must be named once.
 pub(crate) fn feed_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank]) {
-    let tables = RunTables::of(run);
-    let mut next = vec![0; run.ranks.len()];
-    let mut syncs = vec![0; run.ranks.len()];
-    let marks: Vec<_> = run.ranks.iter().map(thread_marks).collect();
-    let mut next_mark = vec![0; run.ranks.len()];
-    for &rank in order {
-        let r = rank as usize;
-        let trace = &run.ranks[r];
-        let index = next[r];
-        next[r] += 1;
-        feed_marks_before(rank, &marks[r], index, &mut next_mark[r], passes);
-        feed_syncs_before(trace, index, &mut syncs[r], passes);
-        for pass in passes.iter_mut() {
-            pass.event(rank, index, &trace.events[index], &tables);
-        }
-        if index + 1 == trace.events.len() {
-            feed_marks_before(rank, &marks[r], index + 1, &mut next_mark[r], passes);
-            feed_syncs_before(trace, index + 1, &mut syncs[r], passes);
-        }
-    }
-    assert!(
-        next.iter()
-            .zip(&run.ranks)
-            .all(|(&n, t)| n == t.events.len()),
-        "every event fed"
-    );
+    feed_ordered(run, passes, order, false);
 }
 
 /// Feeds the events of `run` to `passes` in `order` as [`feed_in`] does, with the matches
@@ -543,6 +518,10 @@ pub(crate) fn feed_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Ran
 /// before the rank's wait or test that completed the receive's request (or after the
 /// rank's last event, if no call did).
 pub(crate) fn feed_late_in(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank]) {
+    feed_ordered(run, passes, order, true);
+}
+
+fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], late_matches: bool) {
     use crate::model::{Blocking, Op, ReqId};
     let tables = RunTables::of(run);
     let mut next = vec![0; run.ranks.len()];
@@ -554,55 +533,62 @@ pub(crate) fn feed_late_in(run: &Run, passes: &mut [&mut dyn EventPass], order: 
     let mut late: Vec<Late> = vec![Vec::new(); run.ranks.len()];
     for &rank in order {
         let r = rank as usize;
+        let trace = &run.ranks[r];
         let index = next[r];
         next[r] += 1;
         feed_marks_before(rank, &marks[r], index, &mut next_mark[r], passes);
-        feed_syncs_before(&run.ranks[r], index, &mut syncs[r], passes);
-        let mut event = run.ranks[r].events[index].clone();
-        if let Op::Wait {
-            requests,
-            completed,
-            ..
-        }
-        | Op::RequestStatus {
-            requests,
-            completed,
-            ..
-        } = &event.op
-        {
-            let done: Vec<ReqId> =
-                crate::checks::request::completed_requests(requests, completed).collect();
-            late[r].retain(|&(request, at, matched)| {
-                let now = done.contains(&request);
-                if now {
-                    for pass in passes.iter_mut() {
-                        pass.matched(rank, at, matched);
-                    }
-                }
-                !now
-            });
-        }
-        if let Op::Recv {
-            recv,
-            blocking: Blocking::Nonblocking(request),
-        }
-        | Op::Sendrecv {
-            recv,
-            blocking: Blocking::Nonblocking(request),
-            ..
-        } = &mut event.op
-        {
-            if let Some(matched) = recv.matched.take() {
-                late[r].push((*request, index, matched));
+        feed_syncs_before(trace, index, &mut syncs[r], passes);
+        let held;
+        let event = if late_matches {
+            let mut event = trace.events[index].clone();
+            if let Op::Wait {
+                requests,
+                completed,
+                ..
             }
-        }
+            | Op::RequestStatus {
+                requests,
+                completed,
+                ..
+            } = &event.op
+            {
+                let done: Vec<ReqId> =
+                    crate::checks::request::completed_requests(requests, completed).collect();
+                late[r].retain(|&(request, at, matched)| {
+                    let now = done.contains(&request);
+                    if now {
+                        for pass in passes.iter_mut() {
+                            pass.matched(rank, at, matched);
+                        }
+                    }
+                    !now
+                });
+            }
+            if let Op::Recv {
+                recv,
+                blocking: Blocking::Nonblocking(request),
+            }
+            | Op::Sendrecv {
+                recv,
+                blocking: Blocking::Nonblocking(request),
+                ..
+            } = &mut event.op
+            {
+                if let Some(matched) = recv.matched.take() {
+                    late[r].push((*request, index, matched));
+                }
+            }
+            held = event;
+            &held
+        } else {
+            &trace.events[index]
+        };
         for pass in passes.iter_mut() {
-            pass.event(rank, index, &event, &tables);
+            pass.event(rank, index, event, &tables);
         }
-        if next[r] == run.ranks[r].events.len() {
-            let end = next[r];
-            feed_marks_before(rank, &marks[r], end, &mut next_mark[r], passes);
-            feed_syncs_before(&run.ranks[r], end, &mut syncs[r], passes);
+        if index + 1 == trace.events.len() {
+            feed_marks_before(rank, &marks[r], index + 1, &mut next_mark[r], passes);
+            feed_syncs_before(trace, index + 1, &mut syncs[r], passes);
             for (_, at, matched) in late[r].drain(..) {
                 for pass in passes.iter_mut() {
                     pass.matched(rank, at, matched);
