@@ -187,6 +187,54 @@ pub fn app_contexts(first_ranks: u32, command: &[String]) -> Result<Vec<AppConte
     Ok(contexts)
 }
 
+/// The MPI of a job, and its first program, which names the job (reports, the "nothing
+/// recorded" diagnosis).
+pub struct JobMpi {
+    pub program: PathBuf,
+    /// The MPI the first program is linked against, if any.
+    pub linked: Option<MpiFamily>,
+    pub family: MpiFamily,
+}
+
+/// Checks every program of the job (found, not a launcher, linked against the MPI that
+/// `--mpi` may only confirm, the same for all) and returns the job's MPI.
+pub fn job_mpi(contexts: &[AppContext], requested: Option<MpiFamily>) -> Result<JobMpi> {
+    let mut first: Option<JobMpi> = None;
+    for context in contexts {
+        let program_name = &context.command[0];
+        let program = find_program(program_name).with_context(|| {
+            format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
+        })?;
+        if let Some(error) = launcher_given_as_program(&program, &context.command) {
+            bail!("{error}");
+        }
+        // A Python program loads MPI with its mpi4py extension.
+        let linked = match linked_family(&program)? {
+            Some(family) => Some(family),
+            None => python_family(&program).map(|(family, _)| family),
+        };
+        let family = choose_family(requested, linked, &program)?;
+        match &first {
+            None => {
+                first = Some(JobMpi {
+                    program,
+                    linked,
+                    family,
+                })
+            }
+            Some(job) if job.family != family => bail!(
+                "{} uses {} and {} uses {}: the programs of one job must use the same MPI",
+                job.program.display(),
+                job.family.display_name(),
+                program.display(),
+                family.display_name()
+            ),
+            Some(_) => {}
+        }
+    }
+    first.context("no program to run")
+}
+
 fn is_launcher_name(name: &str) -> bool {
     // Debian's mpirun.openmpi, mpiexec.hydra, mpiexec.mpich, ...
     let base = name.split_once('.').map_or(name, |(base, _)| base);

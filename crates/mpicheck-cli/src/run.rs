@@ -15,8 +15,7 @@ use mpicheck_analyzer::diagnostic::Diagnostic;
 use crate::analyze::{self, PollingThread, ReportOptions, RunMeta, RUN_META_FILE};
 use crate::hold_back::HoldBack;
 use crate::launch::{
-    app_contexts, choose_family, find_program, interposition_library, launcher_command,
-    launcher_given_as_program, linked_family, python_family, rank_command, MpiFamily,
+    app_contexts, interposition_library, job_mpi, launcher_command, rank_command, JobMpi, MpiFamily,
 };
 use crate::online::{Followed, Online};
 use crate::out_dir::{self, RunDir};
@@ -63,35 +62,11 @@ pub fn run(args: &RunArgs) -> Result<u8> {
     let options = ReportOptions::from_args(&args.report)?;
     let contexts = app_contexts(args.ranks, &args.command)?;
     let ranks = contexts.iter().map(|c| c.ranks).sum();
-    // The first program names the job (reports, the "nothing recorded" diagnosis).
-    let mut first: Option<(PathBuf, Option<MpiFamily>, MpiFamily)> = None;
-    for context in &contexts {
-        let program_name = &context.command[0];
-        let program = find_program(program_name).with_context(|| {
-            format!("program `{program_name}` not found or not executable (give a path such as ./app, or a name on PATH)")
-        })?;
-        if let Some(error) = launcher_given_as_program(&program, &context.command) {
-            bail!("{error}");
-        }
-        // A Python program loads MPI with its mpi4py extension.
-        let linked = match linked_family(&program)? {
-            Some(family) => Some(family),
-            None => python_family(&program).map(|(family, _)| family),
-        };
-        let family = choose_family(args.mpi, linked, &program)?;
-        match &first {
-            None => first = Some((program, linked, family)),
-            Some((first_program, _, first_family)) if *first_family != family => bail!(
-                "{} uses {} and {} uses {}: the programs of one job must use the same MPI",
-                first_program.display(),
-                first_family.display_name(),
-                program.display(),
-                family.display_name()
-            ),
-            Some(_) => {}
-        }
-    }
-    let (program, linked, family) = first.expect("app_contexts gives at least one program");
+    let JobMpi {
+        program,
+        linked,
+        family,
+    } = job_mpi(&contexts, args.mpi)?;
     let library = interposition_library(family)?;
     let launcher = launcher_command(family, args.launcher.as_deref(), ranks)?;
     let mut out = out_dir::prepare_for_run(&args.out)?;
