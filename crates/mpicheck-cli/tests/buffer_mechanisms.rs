@@ -14,6 +14,7 @@ fn check_mprotect_fallback(family: Family) {
     for (program, expected) in [
         ("dr_isend_store.c", 1),
         ("dr_irecv_access.c", 2),
+        ("dr_irecv_above_arena.c", 1),
         ("dr_thread_store.c", 1),
         ("dr_buffers_ok.c", 0),
     ] {

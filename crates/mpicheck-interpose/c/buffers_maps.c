@@ -17,6 +17,11 @@
 /* Bytes below a thread pointer that hold the thread's static TLS (never protected). */
 #define TLS_MARGIN ((uintptr_t)1 << 20)
 
+/* glibc's malloc arenas other than the main one live in heaps of this size, aligned to it: the
+ * used part read-write from the aligned start, the rest reserved inaccessible up to the next
+ * boundary (HEAP_MAX_SIZE on 64-bit). */
+#define ARENA_HEAP_BYTES ((uintptr_t)64 << 20)
+
 /* Mappings found to be private read-write memory that is not a stack (ok = 1) or not
  * (ok = 0), cached: /proc/self/maps is read only for memory not seen before. */
 static struct {
@@ -35,9 +40,21 @@ static int in_span_cache(uintptr_t lo, uintptr_t hi)
     return -1;
 }
 
+/* The inaccessible mapping [guard_lo, guard_hi), with the read-write mapping [below_lo,
+ * below_hi) under it, is the reserved tail of a malloc arena's heap, not a thread's stack
+ * guard: the two fill one aligned heap. Memory mapped right above such a tail (a large
+ * malloc'd buffer, when the layout leaves no gap) is not a stack. */
+static int arena_heap_tail(uintptr_t below_lo, uintptr_t below_hi, int below_rw, uintptr_t guard_lo,
+                           uintptr_t guard_hi)
+{
+    return below_rw && below_hi == guard_lo && below_lo % ARENA_HEAP_BYTES == 0 &&
+           guard_hi == below_lo + ARENA_HEAP_BYTES;
+}
+
 /* [lo, hi) lies in one private read-write mapping that is not a stack: not [stack], and not
  * right above an inaccessible guard mapping (glibc's thread stacks, which also hold the
- * thread's TLS). From /proc/self/maps; positive answers are cached. */
+ * thread's TLS), unless that mapping is an arena heap's tail. From /proc/self/maps;
+ * positive answers are cached. */
 int mpicheck_buffers_private_rw(uintptr_t lo, uintptr_t hi)
 {
     int cached = in_span_cache(lo, hi);
@@ -47,8 +64,9 @@ int mpicheck_buffers_private_rw(uintptr_t lo, uintptr_t hi)
     char buf[8192];
     size_t have = 0;
     int ok = 0, done = 0;
-    uintptr_t prev_hi = 0;
-    int prev_guard = 0;
+    /* The two mappings before the current line's. */
+    uintptr_t prev_lo = 0, prev_hi = 0, below_lo = 0, below_hi = 0;
+    int prev_guard = 0, prev_rw = 0, below_rw = 0;
     while (!done) {
         ssize_t n = read(fd, buf + have, sizeof buf - 1 - have);
         if (n <= 0) break;
@@ -62,7 +80,8 @@ int mpicheck_buffers_private_rw(uintptr_t lo, uintptr_t hi)
             char perms[8] = {0};
             if (sscanf(line, "%lx-%lx %7s", &s, &e, perms) == 3) {
                 if (s <= lo && hi <= e) {
-                    int guarded = prev_guard && prev_hi == s;
+                    int guarded = prev_guard && prev_hi == s &&
+                                  !arena_heap_tail(below_lo, below_hi, below_rw, prev_lo, prev_hi);
                     ok = strcmp(perms, "rw-p") == 0 && !guarded && !strstr(line, "[stack");
                     unsigned i = spans_next++ % MAX_SPANS;
                     spans[i].lo = s;
@@ -71,8 +90,10 @@ int mpicheck_buffers_private_rw(uintptr_t lo, uintptr_t hi)
                     done = 1;
                     break;
                 }
-                prev_hi = e;
+                below_lo = prev_lo, below_hi = prev_hi, below_rw = prev_rw;
+                prev_lo = s, prev_hi = e;
                 prev_guard = strcmp(perms, "---p") == 0;
+                prev_rw = strcmp(perms, "rw-p") == 0;
             }
             line = nl + 1;
         }
