@@ -8,23 +8,23 @@
 //! damaged or hostile file costs memory and time bounded by its size.
 //!
 //! The header and its clock conversion are read in `reader/header.rs`; the walk over the
-//! records, which expands repeats, counted runs and cycles into calls, in
-//! `reader/records.rs`.
+//! records, shared by the scan and the decoding, in `reader/walk.rs`; the decoding of the
+//! calls, which expands repeats, counted runs and cycles into calls, in `reader/calls.rs`.
 
 use std::path::Path;
 
 use crate::schema::{decode_args, decode_args_into, ArgValue, FunctionSchema, Schema, SchemaError};
 use crate::{kind, record_state, text, CALL_FIXED_SIZE, FORMAT_VERSION, HEADER_SIZE};
 
+mod calls;
 mod header;
-mod records;
+mod walk;
 
+pub use calls::{counted_run, folded_poll, TraceCalls};
 pub use header::{clock_conversion, read_header, thread_tid, ClockConversion, TraceHeader};
 use header::{key_values, parse_header, u16_at, u32_at};
-use records::Walk;
-pub use records::{
-    counted_run, cycle_fields, folded_poll, frame_at, frames, Cycle, Frame, TraceBytes, TraceCalls,
-};
+use walk::Walk;
+pub use walk::{cycle_fields, frame_at, frames, Cycle, Frame, TraceBytes};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
