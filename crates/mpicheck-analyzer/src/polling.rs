@@ -31,7 +31,7 @@ pub fn is_unsuccessful_poll(op: &Op) -> bool {
 /// The calls that only ask whether something happened (tests, nonblocking probes, request
 /// status queries): a thread that repeats them unsuccessfully waits. The one list of them:
 /// the run's watcher reads it too, and a test checks that the recorder's generator
-/// (`POLL_UNSUCCESSFUL` in `gen_wrappers.py`) folds the same calls.
+/// (`POLL_UNSUCCESSFUL` in `gen/c_wrappers.py`) folds the same calls.
 pub const POLL_CALLS: &[&str] = &[
     "MPI_Test",
     "MPI_Testany",
@@ -214,11 +214,11 @@ mod tests {
     /// round, but for the MPI 5 request status calls it does not fold yet.
     #[test]
     fn the_recorder_folds_the_calls_that_poll() {
-        let generator = include_str!("../../mpicheck-interpose/gen/gen_wrappers.py");
+        let generator = include_str!("../../mpicheck-interpose/gen/c_wrappers.py");
         let table = generator
             .split_once("POLL_UNSUCCESSFUL = {")
             .and_then(|(_, rest)| rest.split_once('}'))
-            .expect("POLL_UNSUCCESSFUL in gen_wrappers.py")
+            .expect("POLL_UNSUCCESSFUL in c_wrappers.py")
             .0;
         let mut folded: Vec<&str> = table
             .lines()
