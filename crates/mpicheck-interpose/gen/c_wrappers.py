@@ -222,6 +222,32 @@ _INSTANT_NAMES = {
 _P2P_OPS = {"Send", "Bsend", "Ssend", "Rsend", "Recv"}
 
 
+# Calls that only read local state (clocks, ranks, sizes, extents, counts): MPI progresses no
+# communication in them, so nothing of MPI touches a pending buffer there, and --check-buffers
+# need not open the watched pages around them (without protection keys that is an mprotect
+# per pending buffer on the way in and out: Meep calls MPI_Wtime as often as it sends). Their
+# wrappers only write the accesses noted since the last call, as every wrapper does first.
+LOCAL_QUERIES = {
+    "Wtime", "Wtick", "Comm_rank", "Comm_size", "Comm_remote_size", "Comm_test_inter",
+    "Type_size", "Type_size_x", "Type_get_extent", "Type_get_extent_x", "Type_get_true_extent",
+    "Type_get_true_extent_x", "Get_count", "Get_elements", "Get_elements_x", "Group_size",
+    "Group_rank", "Initialized", "Finalized", "Query_thread", "Is_thread_main",
+    "Get_processor_name", "Get_version", "Get_library_version", "Pack_size",
+}
+
+
+def buffers_hooks(name):
+    """The statements that open the watched buffers on entering a wrapper of `name` and
+    close them on leaving it (--check-buffers)."""
+    short = name.removeprefix("MPI_").removesuffix("_c")
+    if short in LOCAL_QUERIES:
+        return ("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();", None)
+    return (
+        "    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();",
+        "    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();",
+    )
+
+
 def cannot_block(name, names):
     """True for an MPI function (`names`: every function's name) that never waits."""
     if name in POLL_UNSUCCESSFUL:
@@ -266,7 +292,8 @@ def gen_c_wrapper(func):
     direct = f"{pname}({', '.join(call_args)})"
     lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) return {direct};")
     lines.append("    mpicheck_depth++;")
-    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();")
+    buffers_enter, buffers_leave = buffers_hooks(name)
+    lines.append(buffers_enter)
     body = []
     pre, nbytes = emit_record(func, acc, body, 1)
     # Status substitution: the user may pass MPI_STATUS(ES)_IGNORE; the library then writes
@@ -420,7 +447,8 @@ def gen_c_wrapper(func):
     if completes:
         lines.append("    " + buffer_settle_hook(func))
     lines += ["    " + l for l in buffer_post_hooks(func, "site_of_call")]
-    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();")
+    if buffers_leave:
+        lines.append(buffers_leave)
     lines.append("    mpicheck_depth--;")
     if func.return_type != "void":
         lines.append("    return mpicheck_ret;")

@@ -6,6 +6,7 @@ from c_wrappers import (
     HEADER,
     POLL_UNSUCCESSFUL,
     CAccess,
+    buffers_hooks,
     cursor_decls,
     emit_record,
     end_call,
@@ -220,7 +221,8 @@ def gen_fortran_impl(binding, bufmode, impl):
     else:
         lines.append(f"    if (__builtin_expect(mpicheck_depth != 0, 0)) {{ {direct}; return; }}")
     lines.append("    mpicheck_depth++;")
-    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();")
+    buffers_enter, buffers_leave = buffers_hooks(func.name)
+    lines.append(buffers_enter)
     # C views of the arguments, named like the C parameters.
     for p in params:
         if p.mode == "value":
@@ -349,7 +351,8 @@ def gen_fortran_impl(binding, bufmode, impl):
     lines += ["    " + l for l in hooks]
     lines += ["    " + l for l in buffer_post]
     lines += ["    " + l for l in post_free]
-    lines.append("    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();")
+    if buffers_leave:
+        lines.append(buffers_leave)
     lines.append("    mpicheck_depth--;")
     if binding.return_type:
         lines.append("    return mpicheck_result;")

@@ -7215,7 +7215,7 @@ static void mpicheck_f_plain_comm_rank(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_rank, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *rank __attribute__((unused)) = f_rank;
     int64_t *mpicheck_w = mpicheck_begin_bytes(101, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
@@ -7236,7 +7236,6 @@ static void mpicheck_f_plain_comm_rank(void **next, const char *next_name, const
         MPICHECK_SET(mpicheck_o_rank, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_rank)));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_rank_
@@ -7311,7 +7310,7 @@ static void mpicheck_f_plain_comm_remote_size(void **next, const char *next_name
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin_bytes(103, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -7332,7 +7331,6 @@ static void mpicheck_f_plain_comm_remote_size(void **next, const char *next_name
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_size)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_remote_size_
@@ -7541,7 +7539,7 @@ static void mpicheck_f_plain_comm_size(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin_bytes(108, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
@@ -7562,7 +7560,6 @@ static void mpicheck_f_plain_comm_size(void **next, const char *next_name, const
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_size)));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_size_
@@ -7839,7 +7836,7 @@ static void mpicheck_f_plain_comm_test_inter(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_comm, f_flag, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin_bytes(113, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -7860,7 +7857,6 @@ static void mpicheck_f_plain_comm_test_inter(void **next, const char *next_name,
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_comm_test_inter_
@@ -16234,7 +16230,7 @@ static void mpicheck_f_plain_finalized(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin_bytes(226, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
@@ -16253,7 +16249,6 @@ static void mpicheck_f_plain_finalized(void **next, const char *next_name, const
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_finalized_
@@ -17816,7 +17811,7 @@ static void mpicheck_f_plain_get_count(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -17842,7 +17837,6 @@ static void mpicheck_f_plain_get_count(void **next, const char *next_name, const
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_count)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_count_
@@ -17869,7 +17863,7 @@ static void mpicheck_f_plain_get_count_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -17895,7 +17889,6 @@ static void mpicheck_f_plain_get_count_c(void **next, const char *next_name, con
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_count)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_count_f08_large_
@@ -17915,7 +17908,7 @@ static void mpicheck_f_plain_get_elements(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -17941,7 +17934,6 @@ static void mpicheck_f_plain_get_elements(void **next, const char *next_name, co
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_count)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_elements_
@@ -17968,7 +17960,7 @@ static void mpicheck_f_plain_get_elements_c(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -17994,7 +17986,6 @@ static void mpicheck_f_plain_get_elements_c(void **next, const char *next_name, 
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_count)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_elements_f08_large_
@@ -18014,7 +18005,7 @@ static void mpicheck_f_plain_get_elements_x(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_status, f_datatype, f_count, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *count __attribute__((unused)) = f_count;
     MPI_Fint *mpicheck_fs_status = f_status;
@@ -18040,7 +18031,6 @@ static void mpicheck_f_plain_get_elements_x(void **next, const char *next_name, 
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_count)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_elements_x_
@@ -18113,7 +18103,7 @@ static void mpicheck_f_plain_get_library_version(void **next, const char *next_n
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_version, f_resultlen, ierror, f_len_version); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     const void *version = f_version;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
     int64_t *mpicheck_w = mpicheck_begin_bytes(247, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -18134,7 +18124,6 @@ static void mpicheck_f_plain_get_library_version(void **next, const char *next_n
         MPICHECK_SET(mpicheck_o_resultlen, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_resultlen)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_library_version_
@@ -18161,7 +18150,7 @@ static void mpicheck_f_plain_get_processor_name(void **next, const char *next_na
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(void *, MPI_Fint *, MPI_Fint *, size_t ))*next)(f_name, f_resultlen, ierror, f_len_name); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     const void *name = f_name;
     MPI_Fint *resultlen __attribute__((unused)) = f_resultlen;
     int64_t *mpicheck_w = mpicheck_begin_bytes(248, (uint32_t)(0 + 8u + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -18182,7 +18171,6 @@ static void mpicheck_f_plain_get_processor_name(void **next, const char *next_na
         MPICHECK_SET(mpicheck_o_resultlen, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_resultlen)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_processor_name_
@@ -18209,7 +18197,7 @@ static void mpicheck_f_plain_get_version(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_version, f_subversion, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Fint *version __attribute__((unused)) = f_version;
     MPI_Fint *subversion __attribute__((unused)) = f_subversion;
     int64_t *mpicheck_w = mpicheck_begin_bytes(249, (uint32_t)(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -18233,7 +18221,6 @@ static void mpicheck_f_plain_get_version(void **next, const char *next_name, con
         MPICHECK_SET(mpicheck_o_subversion, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_subversion)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_get_version_
@@ -19173,7 +19160,7 @@ static void mpicheck_f_plain_group_rank(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_rank, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     MPI_Fint *rank __attribute__((unused)) = f_rank;
     int64_t *mpicheck_w = mpicheck_begin_bytes(270, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -19194,7 +19181,6 @@ static void mpicheck_f_plain_group_rank(void **next, const char *next_name, cons
         MPICHECK_SET(mpicheck_o_rank, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_rank)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_rank_
@@ -19221,7 +19207,7 @@ static void mpicheck_f_plain_group_size(void **next, const char *next_name, cons
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_group, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Group group = PMPI_Group_f2c(*f_group);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin_bytes(271, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -19242,7 +19228,6 @@ static void mpicheck_f_plain_group_size(void **next, const char *next_name, cons
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_size)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_group_size_
@@ -24236,7 +24221,7 @@ static void mpicheck_f_plain_initialized(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin_bytes(328, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
@@ -24255,7 +24240,6 @@ static void mpicheck_f_plain_initialized(void **next, const char *next_name, con
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_initialized_
@@ -25566,7 +25550,7 @@ static void mpicheck_f_plain_is_thread_main(void **next, const char *next_name, 
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_flag, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Fint *flag __attribute__((unused)) = f_flag;
     int64_t *mpicheck_w = mpicheck_begin_bytes(343, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
@@ -25585,7 +25569,6 @@ static void mpicheck_f_plain_is_thread_main(void **next, const char *next_name, 
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_flag)));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_is_thread_main_
@@ -30890,7 +30873,7 @@ static void mpicheck_f_plain_pack_size(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_incount, f_datatype, f_comm, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int incount = (int)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -30915,7 +30898,6 @@ static void mpicheck_f_plain_pack_size(void **next, const char *next_name, const
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_size)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_size_
@@ -30942,7 +30924,7 @@ static void mpicheck_f_plain_pack_size_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Count *, MPI_Fint *, MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_incount, f_datatype, f_comm, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Count incount = (MPI_Count)(*f_incount);
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Comm comm = PMPI_Comm_f2c(*f_comm);
@@ -30967,7 +30949,6 @@ static void mpicheck_f_plain_pack_size_c(void **next, const char *next_name, con
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_size)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_pack_size_f08_large_
@@ -31754,7 +31735,7 @@ static void mpicheck_f_plain_query_thread(void **next, const char *next_name, co
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *))*next)(f_provided, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Fint *provided __attribute__((unused)) = f_provided;
     int64_t *mpicheck_w = mpicheck_begin_bytes(416, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_provided = NULL;
@@ -31773,7 +31754,6 @@ static void mpicheck_f_plain_query_thread(void **next, const char *next_name, co
         MPICHECK_SET(mpicheck_o_provided, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_provided)));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_query_thread_
@@ -41884,7 +41864,7 @@ static void mpicheck_f_plain_type_get_extent(void **next, const char *next_name,
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *))*next)(f_datatype, f_lb, f_extent, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Aint *lb __attribute__((unused)) = f_lb;
     MPI_Aint *extent __attribute__((unused)) = f_extent;
@@ -41910,7 +41890,6 @@ static void mpicheck_f_plain_type_get_extent(void **next, const char *next_name,
         MPICHECK_SET(mpicheck_o_extent, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(*f_extent)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_extent_
@@ -41937,7 +41916,7 @@ static void mpicheck_f_plain_type_get_extent_c(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_lb, f_extent, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *lb __attribute__((unused)) = f_lb;
     MPI_Count *extent __attribute__((unused)) = f_extent;
@@ -41963,7 +41942,6 @@ static void mpicheck_f_plain_type_get_extent_c(void **next, const char *next_nam
         MPICHECK_SET(mpicheck_o_extent, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_extent)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_extent_f08_large_
@@ -41983,7 +41961,7 @@ static void mpicheck_f_plain_type_get_extent_x(void **next, const char *next_nam
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_lb, f_extent, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *lb __attribute__((unused)) = f_lb;
     MPI_Count *extent __attribute__((unused)) = f_extent;
@@ -42009,7 +41987,6 @@ static void mpicheck_f_plain_type_get_extent_x(void **next, const char *next_nam
         MPICHECK_SET(mpicheck_o_extent, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_extent)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_extent_x_
@@ -42086,7 +42063,7 @@ static void mpicheck_f_plain_type_get_true_extent(void **next, const char *next_
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Aint *, MPI_Aint *, MPI_Fint *))*next)(f_datatype, f_true_lb, f_true_extent, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Aint *true_lb __attribute__((unused)) = f_true_lb;
     MPI_Aint *true_extent __attribute__((unused)) = f_true_extent;
@@ -42112,7 +42089,6 @@ static void mpicheck_f_plain_type_get_true_extent(void **next, const char *next_
         MPICHECK_SET(mpicheck_o_true_extent, MPICHECK_WIDTH(MPI_Aint), MPICHECK_W((MPI_Aint)(*f_true_extent)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_true_extent_
@@ -42139,7 +42115,7 @@ static void mpicheck_f_plain_type_get_true_extent_c(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_true_lb, f_true_extent, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *true_lb __attribute__((unused)) = f_true_lb;
     MPI_Count *true_extent __attribute__((unused)) = f_true_extent;
@@ -42165,7 +42141,6 @@ static void mpicheck_f_plain_type_get_true_extent_c(void **next, const char *nex
         MPICHECK_SET(mpicheck_o_true_extent, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_true_extent)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_true_extent_f08_large_
@@ -42185,7 +42160,7 @@ static void mpicheck_f_plain_type_get_true_extent_x(void **next, const char *nex
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_true_lb, f_true_extent, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *true_lb __attribute__((unused)) = f_true_lb;
     MPI_Count *true_extent __attribute__((unused)) = f_true_extent;
@@ -42211,7 +42186,6 @@ static void mpicheck_f_plain_type_get_true_extent_x(void **next, const char *nex
         MPICHECK_SET(mpicheck_o_true_extent, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_true_extent)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_get_true_extent_x_
@@ -42547,7 +42521,7 @@ static void mpicheck_f_plain_type_size(void **next, const char *next_name, const
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Fint *, MPI_Fint *))*next)(f_datatype, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Fint *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin_bytes(628, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int)), site, MPICHECK_FLAG_FORTRAN);
@@ -42568,7 +42542,6 @@ static void mpicheck_f_plain_type_size(void **next, const char *next_name, const
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), MPICHECK_W((int)(*f_size)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_size_
@@ -42595,7 +42568,7 @@ static void mpicheck_f_plain_type_size_c(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin_bytes(629, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
@@ -42616,7 +42589,6 @@ static void mpicheck_f_plain_type_size_c(void **next, const char *next_name, con
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_size)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_size_f08_large_
@@ -42636,7 +42608,7 @@ static void mpicheck_f_plain_type_size_x(void **next, const char *next_name, con
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) { ((void (*)(MPI_Fint *, MPI_Count *, MPI_Fint *))*next)(f_datatype, f_size, ierror); return; }
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     MPI_Datatype datatype = PMPI_Type_f2c(*f_datatype);
     MPI_Count *size __attribute__((unused)) = f_size;
     int64_t *mpicheck_w = mpicheck_begin_bytes(630, (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count)), site, MPICHECK_FLAG_FORTRAN);
@@ -42657,7 +42629,6 @@ static void mpicheck_f_plain_type_size_x(void **next, const char *next_name, con
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(MPI_Count), MPICHECK_W((MPI_Count)(*f_size)));
         mpicheck_end_instant(mpicheck_w, mpicheck_ret);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
 }
 #ifdef MPICHECK_HAVE_F_mpi_type_size_x_
@@ -45687,7 +45658,7 @@ static double mpicheck_f_plain_wtick(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((double (*)(void))*next)();
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(688, (uint32_t)(MPICHECK_ALIGN8(0) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -45701,7 +45672,6 @@ static double mpicheck_f_plain_wtick(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_result;
 }
@@ -45729,7 +45699,7 @@ static double mpicheck_f_plain_wtime(void **next, const char *next_name, const v
     if (!*next) *next = mpicheck_fortran_next(next_name);
     if (__builtin_expect(mpicheck_depth != 0, 0)) return ((double (*)(void))*next)();
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(689, (uint32_t)(MPICHECK_ALIGN8(0) + 8 * MPICHECK_POLL_FOLD_WORDS), site, MPICHECK_FLAG_FORTRAN | MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -45743,7 +45713,6 @@ static double mpicheck_f_plain_wtime(void **next, const char *next_name, const v
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_result;
 }

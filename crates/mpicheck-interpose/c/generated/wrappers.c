@@ -13659,7 +13659,7 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_rank(comm, rank);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(101, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_rank = NULL;
     if (mpicheck_w) {
@@ -13677,7 +13677,6 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank)
         MPICHECK_SET(mpicheck_o_rank, MPICHECK_WIDTH(int), (rank ? MPICHECK_W(*rank) : 0));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13724,7 +13723,7 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_remote_size(comm, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(103, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -13747,7 +13746,6 @@ int MPI_Comm_remote_size(MPI_Comm comm, int* size)
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -13888,7 +13886,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_size(comm, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(108, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_size = NULL;
     if (mpicheck_w) {
@@ -13906,7 +13904,6 @@ int MPI_Comm_size(MPI_Comm comm, int* size)
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -14098,7 +14095,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Comm_test_inter(comm, flag);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(113, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -14121,7 +14118,6 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag)
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18321,7 +18317,7 @@ int MPI_Finalized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Finalized(flag);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(226, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -18338,7 +18334,6 @@ int MPI_Finalized(int* flag)
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -18968,7 +18963,7 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_count(status, datatype, count);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     const MPI_Status *mpicheck_st_status = status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int));
@@ -18994,7 +18989,6 @@ int MPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, int* count)
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(int), (count ? MPICHECK_W(*count) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19006,7 +19000,7 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_count_c(status, datatype, count);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     const MPI_Status *mpicheck_st_status = status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count));
@@ -19032,7 +19026,6 @@ int MPI_Get_count_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Count* 
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(MPI_Count), (count ? MPICHECK_W(*count) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19044,7 +19037,7 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_elements(status, datatype, count);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     const MPI_Status *mpicheck_st_status = status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int));
@@ -19070,7 +19063,6 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype, int* count
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(int), (count ? MPICHECK_W(*count) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19082,7 +19074,7 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_elements_c(status, datatype, count);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     const MPI_Status *mpicheck_st_status = status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count));
@@ -19108,7 +19100,6 @@ int MPI_Get_elements_c(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(MPI_Count), (count ? MPICHECK_W(*count) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19120,7 +19111,7 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_elements_x(status, datatype, count);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     const MPI_Status *mpicheck_st_status = status;
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(MPICHECK_ALIGN8(0) + 1 * 8 * MPICHECK_STATUS_WORDS + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count));
@@ -19146,7 +19137,6 @@ int MPI_Get_elements_x(const MPI_Status* status, MPI_Datatype datatype, MPI_Coun
         MPICHECK_SET(mpicheck_o_count, MPICHECK_WIDTH(MPI_Count), (count ? MPICHECK_W(*count) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19192,7 +19182,7 @@ int MPI_Get_library_version(char* version, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_library_version(version, resultlen);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(247, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -19215,7 +19205,6 @@ int MPI_Get_library_version(char* version, int* resultlen)
         MPICHECK_SET(mpicheck_o_resultlen, MPICHECK_WIDTH(int), (resultlen ? MPICHECK_W(*resultlen) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19227,7 +19216,7 @@ int MPI_Get_processor_name(char* name, int* resultlen)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_processor_name(name, resultlen);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + 8u + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(248, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -19250,7 +19239,6 @@ int MPI_Get_processor_name(char* name, int* resultlen)
         MPICHECK_SET(mpicheck_o_resultlen, MPICHECK_WIDTH(int), (resultlen ? MPICHECK_W(*resultlen) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -19262,7 +19250,7 @@ int MPI_Get_version(int* version, int* subversion)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Get_version(version, subversion);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(249, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -19288,7 +19276,6 @@ int MPI_Get_version(int* version, int* subversion)
         MPICHECK_SET(mpicheck_o_subversion, MPICHECK_WIDTH(int), (subversion ? MPICHECK_W(*subversion) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20058,7 +20045,7 @@ int MPI_Group_rank(MPI_Group group, int* rank)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_rank(group, rank);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(270, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -20081,7 +20068,6 @@ int MPI_Group_rank(MPI_Group group, int* rank)
         MPICHECK_SET(mpicheck_o_rank, MPICHECK_WIDTH(int), (rank ? MPICHECK_W(*rank) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -20093,7 +20079,7 @@ int MPI_Group_size(MPI_Group group, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Group_size(group, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Group) + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(271, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -20116,7 +20102,6 @@ int MPI_Group_size(MPI_Group group, int* size)
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -22585,7 +22570,7 @@ int MPI_Initialized(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Initialized(flag);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(328, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -22602,7 +22587,6 @@ int MPI_Initialized(int* flag)
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -23201,7 +23185,7 @@ int MPI_Is_thread_main(int* flag)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Is_thread_main(flag);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(343, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_flag = NULL;
     if (mpicheck_w) {
@@ -23218,7 +23202,6 @@ int MPI_Is_thread_main(int* flag)
         MPICHECK_SET(mpicheck_o_flag, MPICHECK_WIDTH(int), (flag ? MPICHECK_W(*flag) : 0));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25786,7 +25769,7 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_size(incount, datatype, comm, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(int) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(403, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -25811,7 +25794,6 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int* size)
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -25823,7 +25805,7 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Pack_size_c(incount, datatype, comm, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Comm) + MPICHECK_WIDTH(MPI_Count));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(404, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -25848,7 +25830,6 @@ int MPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(MPI_Count), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -26265,7 +26246,7 @@ int MPI_Query_thread(int* provided)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Query_thread(provided);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(416, (uint32_t)(MPICHECK_ALIGN8(0 + MPICHECK_WIDTH(int)) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     unsigned char *mpicheck_o_provided = NULL;
     if (mpicheck_w) {
@@ -26282,7 +26263,6 @@ int MPI_Query_thread(int* provided)
         MPICHECK_SET(mpicheck_o_provided, MPICHECK_WIDTH(int), (provided ? MPICHECK_W(*provided) : 0));
         mpicheck_end_poll(mpicheck_w, mpicheck_ret, mpicheck_ret == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34093,7 +34073,7 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_extent(datatype, lb, extent);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Aint));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(615, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34120,7 +34100,6 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint* lb, MPI_Aint* extent)
         MPICHECK_SET(mpicheck_o_extent, MPICHECK_WIDTH(MPI_Aint), (extent ? MPICHECK_W(*extent) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34132,7 +34111,7 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_extent_c(datatype, lb, extent);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(616, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34159,7 +34138,6 @@ int MPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
         MPICHECK_SET(mpicheck_o_extent, MPICHECK_WIDTH(MPI_Count), (extent ? MPICHECK_W(*extent) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34171,7 +34149,7 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_extent_x(datatype, lb, extent);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(617, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34198,7 +34176,6 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count* lb, MPI_Count* exten
         MPICHECK_SET(mpicheck_o_extent, MPICHECK_WIDTH(MPI_Count), (extent ? MPICHECK_W(*extent) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34246,7 +34223,7 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_true_extent(datatype, true_lb, true_extent);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Aint) + MPICHECK_WIDTH(MPI_Aint));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(619, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34273,7 +34250,6 @@ int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint* true_lb, MPI_Aint*
         MPICHECK_SET(mpicheck_o_true_extent, MPICHECK_WIDTH(MPI_Aint), (true_extent ? MPICHECK_W(*true_extent) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34285,7 +34261,7 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_true_extent_c(datatype, true_lb, true_extent);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(620, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34312,7 +34288,6 @@ int MPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
         MPICHECK_SET(mpicheck_o_true_extent, MPICHECK_WIDTH(MPI_Count), (true_extent ? MPICHECK_W(*true_extent) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34324,7 +34299,7 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_get_true_extent_x(datatype, true_lb, true_extent);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count) + MPICHECK_WIDTH(MPI_Count));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(621, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34351,7 +34326,6 @@ int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count* true_lb, MPI_Co
         MPICHECK_SET(mpicheck_o_true_extent, MPICHECK_WIDTH(MPI_Count), (true_extent ? MPICHECK_W(*true_extent) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34592,7 +34566,7 @@ int MPI_Type_size(MPI_Datatype datatype, int* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_size(datatype, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(int));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(628, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34615,7 +34589,6 @@ int MPI_Type_size(MPI_Datatype datatype, int* size)
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(int), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34627,7 +34600,7 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_size_c(datatype, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(629, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34650,7 +34623,6 @@ int MPI_Type_size_c(MPI_Datatype datatype, MPI_Count* size)
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(MPI_Count), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -34662,7 +34634,7 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Type_size_x(datatype, size);
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t mpicheck_s[MPICHECK_SCRATCH_WORDS];
     uint32_t mpicheck_nbytes = (uint32_t)(0 + MPICHECK_WIDTH(MPI_Datatype) + MPICHECK_WIDTH(MPI_Count));
     int64_t *mpicheck_w = mpicheck_begin_repeatable_bytes(630, mpicheck_nbytes, __builtin_return_address(0), 0, mpicheck_s);
@@ -34685,7 +34657,6 @@ int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count* size)
         MPICHECK_SET(mpicheck_o_size, MPICHECK_WIDTH(MPI_Count), (size ? MPICHECK_W(*size) : 0));
         mpicheck_end_rep(mpicheck_r, mpicheck_w, mpicheck_in, mpicheck_nbytes, mpicheck_ret, 1);
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -36742,7 +36713,7 @@ double MPI_Wtick(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtick();
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(688, (uint32_t)(MPICHECK_ALIGN8(0) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36755,7 +36726,6 @@ double MPI_Wtick(void)
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
@@ -36767,7 +36737,7 @@ double MPI_Wtime(void)
 {
     if (__builtin_expect(mpicheck_depth != 0, 0)) return PMPI_Wtime();
     mpicheck_depth++;
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_enter();
+    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_flush();
     int64_t *mpicheck_w = mpicheck_begin_bytes(689, (uint32_t)(MPICHECK_ALIGN8(0) + 8 * MPICHECK_POLL_FOLD_WORDS), __builtin_return_address(0), MPICHECK_FLAG_POLL);
     if (mpicheck_w) {
         unsigned char *mpicheck_p = (unsigned char *)mpicheck_w;
@@ -36780,7 +36750,6 @@ double MPI_Wtime(void)
     if (mpicheck_w) {
         mpicheck_end_poll(mpicheck_w, 0, 0 == MPI_SUCCESS && (1));
     }
-    if (__builtin_expect(mpicheck_buffers_on, 0)) mpicheck_buffers_leave();
     mpicheck_depth--;
     return mpicheck_ret;
 }
