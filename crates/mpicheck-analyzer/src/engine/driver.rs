@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 use super::*;
 
 impl<'s> Engine<'s> {
-    pub(super) fn new(src: Box<dyn OpSource + 's>, options: &ReplayOptions) -> Engine<'s> {
+    pub(super) fn new(src: ReplaySource<'s>, options: &ReplayOptions) -> Engine<'s> {
         let n = src.world_size();
         let mut slots = Slots::default();
         let hidden = (0..n)
@@ -17,7 +17,7 @@ impl<'s> Engine<'s> {
                 id
             })
             .collect();
-        let lanes = lanes::Lanes::new(&*src);
+        let lanes = lanes::Lanes::new(&src);
         let wildcard_sources = (0..n)
             .map(|r| src.may_follow_wildcards(r).then_some([NO_RANK; 2]))
             .collect();
