@@ -254,15 +254,15 @@ impl<'s> Engine<'s> {
             let op = match self.cur[a as usize].op {
                 Some(op) => op,
                 None => {
-                    if !self.pull(a) {
+                    let Some(op) = self.pull(a) else {
                         self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
                             EndKind::Finalized => R_FINALIZED,
                             EndKind::Exited => R_EXITED,
                             EndKind::Interrupted => R_UNFINISHED,
                         };
                         return;
-                    }
-                    self.current_op(a)
+                    };
+                    op
                 }
             };
             if self.lanes.requests_unmade() && self.hold_for_request(a, &op) {
