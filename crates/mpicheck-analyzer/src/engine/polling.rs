@@ -84,18 +84,24 @@ impl PollScanner {
     /// The role of the rank's next event.
     #[inline]
     pub(crate) fn role(&mut self, event: &Event) -> Poll {
-        // Nearly every event of a run is thread 0's other work between no polls: it only
-        // ends the thread's loop, found without the scan below (a call per event).
-        if event.thread == 0 && is_other_work(&event.op) {
-            let state = &mut self.first_thread;
-            state.found = None;
-            if !state.requests.is_empty() {
-                state.requests.clear();
+        // Nearly every event of a run is thread 0's: a call that changes nothing of its
+        // loop, or other work between no polls, which only ends the loop. Both are found
+        // without the scan below (a call per event).
+        if event.thread == 0 {
+            if matches!(event.op, Op::Other | Op::Init { .. }) {
+                return Poll::None;
             }
-            if !state.probes.is_empty() {
-                state.probes.clear();
+            if is_other_work(&event.op) {
+                let state = &mut self.first_thread;
+                state.found = None;
+                if !state.requests.is_empty() {
+                    state.requests.clear();
+                }
+                if !state.probes.is_empty() {
+                    state.probes.clear();
+                }
+                return Poll::None;
             }
-            return Poll::None;
         }
         self.scan(event)
     }
