@@ -104,20 +104,79 @@ pub fn replay(run: &Run, options: &ReplayOptions) -> Replay {
 
 /// Replays a compiled program.
 pub fn replay_program(program: &Program, options: &ReplayOptions) -> Replay {
-    // The program's source boxed as it is: each operation costs one dynamic call, not the
-    // two of a boxed borrow of a `dyn OpSource`.
-    replay_boxed(Box::new(program.ops()), options)
+    replay_from(ReplaySource::Program(program.ops()), options)
 }
 
 /// Replays the operations of a source, from where it stands (the start, for a new one).
 pub fn replay_source(source: &mut dyn OpSource, options: &ReplayOptions) -> Replay {
-    replay_boxed(Box::new(source), options)
+    replay_from(ReplaySource::Other(Box::new(source)), options)
 }
 
-fn replay_boxed<'s>(source: Box<dyn OpSource + 's>, options: &ReplayOptions) -> Replay {
+fn replay_from(source: ReplaySource<'_>, options: &ReplayOptions) -> Replay {
     let mut engine = Engine::new(source, options);
     engine.run();
     engine.finish()
+}
+
+/// Where a replay reads its operations: a compiled program's, read by code the compiler
+/// inlines into the replay (a dynamic call per operation cost ~60 instructions of the
+/// ~800 an operation took), or any other source.
+enum ReplaySource<'s> {
+    Program(ProgramOps<'s>),
+    Other(Box<dyn OpSource + 's>),
+}
+
+impl OpSource for ReplaySource<'_> {
+    fn world_size(&self) -> u32 {
+        match self {
+            ReplaySource::Program(p) => p.world_size(),
+            ReplaySource::Other(o) => o.world_size(),
+        }
+    }
+    #[inline]
+    fn comm(&self, comm: u32) -> Option<&CommMembers> {
+        match self {
+            ReplaySource::Program(p) => p.comm(comm),
+            ReplaySource::Other(o) => o.comm(comm),
+        }
+    }
+    #[inline]
+    fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
+        match self {
+            ReplaySource::Program(p) => p.next_op(rank, aux),
+            ReplaySource::Other(o) => o.next_op(rank, aux),
+        }
+    }
+    fn end(&self, rank: Rank) -> EndKind {
+        match self {
+            ReplaySource::Program(p) => p.end(rank),
+            ReplaySource::Other(o) => o.end(rank),
+        }
+    }
+    fn thread(&self, rank: Rank) -> u16 {
+        match self {
+            ReplaySource::Program(p) => p.thread(rank),
+            ReplaySource::Other(o) => o.thread(rank),
+        }
+    }
+    fn threaded(&self, rank: Rank) -> bool {
+        match self {
+            ReplaySource::Program(p) => p.threaded(rank),
+            ReplaySource::Other(o) => o.threaded(rank),
+        }
+    }
+    fn may_follow_wildcards(&self, rank: Rank) -> bool {
+        match self {
+            ReplaySource::Program(p) => p.may_follow_wildcards(rank),
+            ReplaySource::Other(o) => o.may_follow_wildcards(rank),
+        }
+    }
+    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
+        match self {
+            ReplaySource::Program(p) => p.follows_wildcard(rank, event),
+            ReplaySource::Other(o) => o.follows_wildcard(rank, event),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -350,7 +409,7 @@ struct Series {
 }
 
 struct Engine<'s> {
-    src: Box<dyn OpSource + 's>,
+    src: ReplaySource<'s>,
     world: u32,
     mode: Mode,
     never_received: Arc<FxHashSet<(Rank, u32)>>,

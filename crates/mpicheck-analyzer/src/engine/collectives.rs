@@ -135,13 +135,21 @@ impl Engine<'_> {
         inst.arrived += 1;
         // (Taken from the engine, and given back below, emptied.)
         let mut wake = std::mem::take(&mut self.woken);
+        // (Each list is looked at before it is moved: most are empty, and moving one
+        // costs a call to copy.)
         if inst.arrived == size {
-            wake.append(&mut inst.wait_all);
-            wake.append(&mut inst.wait_root);
-            wake.extend(inst.wait_prefix.drain().map(|Reverse((_, s))| s));
+            if !inst.wait_all.is_empty() {
+                wake.append(&mut inst.wait_all);
+            }
+            if !inst.wait_root.is_empty() {
+                wake.append(&mut inst.wait_root);
+            }
+            if !inst.wait_prefix.is_empty() {
+                wake.extend(inst.wait_prefix.drain().map(|Reverse((_, s))| s));
+            }
             inst.prefix = size;
         } else {
-            if key.root == cr {
+            if key.root == cr && !inst.wait_root.is_empty() {
                 wake.append(&mut inst.wait_root);
             }
             if is_scan {

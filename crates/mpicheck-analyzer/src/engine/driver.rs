@@ -5,7 +5,7 @@ use std::collections::hash_map::Entry;
 use super::*;
 
 impl<'s> Engine<'s> {
-    pub(super) fn new(src: Box<dyn OpSource + 's>, options: &ReplayOptions) -> Engine<'s> {
+    pub(super) fn new(src: ReplaySource<'s>, options: &ReplayOptions) -> Engine<'s> {
         let n = src.world_size();
         let mut slots = Slots::default();
         let hidden = (0..n)
@@ -17,7 +17,7 @@ impl<'s> Engine<'s> {
                 id
             })
             .collect();
-        let lanes = lanes::Lanes::new(&*src);
+        let lanes = lanes::Lanes::new(&src);
         let wildcard_sources = (0..n)
             .map(|r| src.may_follow_wildcards(r).then_some([NO_RANK; 2]))
             .collect();
@@ -254,15 +254,15 @@ impl<'s> Engine<'s> {
             let op = match self.cur[a as usize].op {
                 Some(op) => op,
                 None => {
-                    if !self.pull(a) {
+                    let Some(op) = self.pull(a) else {
                         self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
                             EndKind::Finalized => R_FINALIZED,
                             EndKind::Exited => R_EXITED,
                             EndKind::Interrupted => R_UNFINISHED,
                         };
                         return;
-                    }
-                    self.current_op(a)
+                    };
+                    op
                 }
             };
             if self.lanes.requests_unmade() && self.hold_for_request(a, &op) {

@@ -67,7 +67,7 @@ pub fn explore_alternatives(
             .or_default()
             .push(i);
     }
-    let mut strict = Engine::new(Box::new(program.ops()), options);
+    let mut strict = Engine::new(ReplaySource::Program(program.ops()), options);
     if !strict.lanes.single_threaded() {
         return out;
     }
@@ -101,7 +101,7 @@ pub fn explore_alternatives(
             for index in indices {
                 let forced = alternatives[index];
                 let source = program.ops_from(strict.lanes.positions());
-                let mut replay = strict.copy_onto(Box::new(source));
+                let mut replay = strict.copy_onto(ReplaySource::Program(source));
                 // The forced replay forces each posting of a persistent receive, the
                 // strict one none: their states tell nothing.
                 let persistent = replay.force(forced);
@@ -148,7 +148,7 @@ pub fn explore_alternatives(
 
 impl Engine<'_> {
     /// A copy of this replay reading from `src`, which stands where this one's source does.
-    fn copy_onto<'t>(&self, src: Box<dyn OpSource + 't>) -> Engine<'t> {
+    fn copy_onto<'t>(&self, src: ReplaySource<'t>) -> Engine<'t> {
         Engine {
             src,
             world: self.world,

@@ -100,6 +100,10 @@ impl Lanes {
     }
 
     pub(super) fn others(&self, r: Rank) -> &[Actor] {
+        // (Asked at every send: a run with one thread per rank hashes nothing.)
+        if self.extra.is_empty() {
+            return &[];
+        }
         self.extra.get(&r).map_or(&[], |v| v.as_slice())
     }
 
@@ -146,41 +150,40 @@ impl Engine<'_> {
         self.lanes.rank_of(a)
     }
 
-    /// Makes actor `a`'s next operation its current one; `false` past its rank's last.
-    pub(super) fn pull(&mut self, a: Actor) -> bool {
+    /// Makes actor `a`'s next operation its current one, and returns it; `None` past its
+    /// rank's last.
+    pub(super) fn pull(&mut self, a: Actor) -> Option<ReplayOp> {
         let r = self.rank_of(a);
         if !self.lanes.threaded[r as usize] {
             // One thread: the source's next operation is the actor's.
             let cur = &mut self.cur[a as usize];
             cur.aux.clear();
-            let Some(op) = self.src.next_op(r, &mut cur.aux) else {
-                return false;
-            };
+            let op = self.src.next_op(r, &mut cur.aux)?;
             cur.op = Some(op);
             cur.event = self.lanes.next_event[r as usize];
             self.lanes.next_event[r as usize] += 1;
-            return true;
+            return Some(op);
         }
         if let Some(p) = self.lanes.backlog.get_mut(&a).and_then(|q| q.pop_front()) {
             let cur = &mut self.cur[a as usize];
             cur.op = Some(p.op);
             cur.event = p.event;
             cur.aux = p.aux;
-            return true;
+            return Some(p.op);
         }
         loop {
             let mut aux = std::mem::take(&mut self.cur[a as usize].aux);
             aux.clear();
             let Some((lane, op, event)) = self.read_op(r, &mut aux) else {
                 self.cur[a as usize].aux = aux;
-                return false;
+                return None;
             };
             if lane == a {
                 let cur = &mut self.cur[a as usize];
                 cur.op = Some(op);
                 cur.event = event;
                 cur.aux = aux;
-                return true;
+                return Some(op);
             }
             self.hand_over(r, lane, Pulled { op, event, aux });
         }
@@ -219,11 +222,18 @@ impl Engine<'_> {
     /// rank's next operations into their threads' backlogs until a thread not seen yet
     /// can, or the rank has no more. Nobody would read them otherwise. (When every thread
     /// of the rank stays blocked, this reads the rest of the rank: see the module docs.)
+    #[inline]
     pub(super) fn read_ahead(&mut self, a: Actor) {
         let r = self.rank_of(a);
-        if !self.lanes.threaded[r as usize] {
-            return;
+        if self.lanes.threaded[r as usize] {
+            self.read_ahead_threads(r);
         }
+    }
+
+    /// [`Engine::read_ahead`] for multi-threaded rank `r` (out of line: every blocked call
+    /// asks, nearly always for a rank of one thread).
+    #[inline(never)]
+    fn read_ahead_threads(&mut self, r: Rank) {
         let ready = |e: &Engine, r: Rank| {
             std::iter::once(r)
                 .chain(e.lanes.others(r).iter().copied())

@@ -40,7 +40,7 @@ impl Engine<'_> {
                     }
                 }
                 // A message nobody received in the run: lost (RQ005), not a wait to model.
-                _ => !self.never_received.contains(&(r, event)),
+                _ => self.never_received.is_empty() || !self.never_received.contains(&(r, event)),
             },
         };
         if !sync {

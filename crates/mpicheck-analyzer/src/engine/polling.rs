@@ -37,6 +37,19 @@ pub(crate) enum Poll {
     ReceivesProbed,
 }
 
+/// Whether an event is work between polls that [`PollScanner::scan`] only ends the loop
+/// for: no test, request status, nonblocking probe, blocking receive or other call.
+#[inline]
+fn is_other_work(op: &Op) -> bool {
+    match op {
+        Op::Wait { test, .. } => !test,
+        Op::RequestStatus { .. } | Op::Other | Op::Init { .. } => false,
+        Op::Probe { blocking, .. } => *blocking,
+        Op::Recv { blocking, .. } => !matches!(blocking, Blocking::Blocking),
+        _ => true,
+    }
+}
+
 #[derive(Default)]
 struct ThreadPolls {
     /// Requests a poll of this thread found incomplete since its last other work.
@@ -69,7 +82,33 @@ pub(crate) struct PollScanner {
 
 impl PollScanner {
     /// The role of the rank's next event.
+    #[inline]
     pub(crate) fn role(&mut self, event: &Event) -> Poll {
+        // Nearly every event of a run is thread 0's: a call that changes nothing of its
+        // loop, or other work between no polls, which only ends the loop. Both are found
+        // without the scan below (a call per event).
+        if event.thread == 0 {
+            if matches!(event.op, Op::Other | Op::Init { .. }) {
+                return Poll::None;
+            }
+            if is_other_work(&event.op) {
+                let state = &mut self.first_thread;
+                state.found = None;
+                if !state.requests.is_empty() {
+                    state.requests.clear();
+                }
+                if !state.probes.is_empty() {
+                    state.probes.clear();
+                }
+                return Poll::None;
+            }
+        }
+        self.scan(event)
+    }
+
+    /// [`PollScanner::role`] of any event.
+    #[inline(never)]
+    fn scan(&mut self, event: &Event) -> Poll {
         let state = match event.thread {
             0 => &mut self.first_thread,
             thread => self.other_threads.entry(thread).or_default(),

@@ -330,6 +330,7 @@ struct RankReading {
 
 impl RankReading {
     /// Passes the thread runs of `rank` that start at operation `i` or before it.
+    #[inline(never)]
     fn pass_thread_runs(&mut self, rank: &RankProgram, i: usize) {
         while self.next_run < rank.threads.len() {
             let [first, thread] = rank.threads.read(self.next_run, &mut self.threads);
@@ -351,6 +352,7 @@ impl OpSource for ProgramOps<'_> {
     fn comm(&self, comm: u32) -> Option<&CommMembers> {
         self.program.comm(comm)
     }
+    #[inline(always)]
     fn next_op(&mut self, rank: Rank, aux: &mut Vec<u32>) -> Option<ReplayOp> {
         let r = rank as usize;
         let reading = &mut self.ranks[r];

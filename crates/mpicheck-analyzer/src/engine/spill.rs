@@ -502,7 +502,29 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
     }
 
     /// Items `from..to` (which must exist) appended to `out`, through `reader`.
+    #[inline]
     pub(crate) fn read_into(
+        &self,
+        from: usize,
+        to: usize,
+        reader: &mut ChunkReader<T>,
+        out: &mut Vec<T>,
+    ) {
+        // An operation's few aux words are nearly always in the chunk held: pushed one by
+        // one, which costs less than the call to copy a slice.
+        let held = from.wrapping_sub(reader.first);
+        if held < reader.items.len() && to - from <= reader.items.len() - held {
+            for &item in &reader.items[held..held + (to - from)] {
+                out.push(item);
+            }
+            return;
+        }
+        self.read_into_from_chunks(from, to, reader, out);
+    }
+
+    /// [`SpilledVec::read_into`] through the chunks the items are in.
+    #[inline(never)]
+    fn read_into_from_chunks(
         &self,
         from: usize,
         to: usize,
@@ -520,6 +542,7 @@ impl<T: NoUninit + CheckedBitPattern> SpilledVec<T> {
 
     /// Item `i` (which must exist) and those after it in its chunk (or in memory), through
     /// `reader`.
+    #[inline(never)]
     fn items_from<'a>(&'a self, i: usize, reader: &'a mut ChunkReader<T>) -> &'a [T] {
         let in_held = i.wrapping_sub(reader.first);
         if in_held < reader.items.len() {
