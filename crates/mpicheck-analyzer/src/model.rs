@@ -185,6 +185,11 @@ pub enum CollectiveKind {
     Management,
 }
 
+/// The requests of a wait or test ([`Op::Wait`]): most calls name one or two, kept in the
+/// event without an allocation of their own. (Its `completed` stays a `Vec`: as small
+/// vectors both would make every event larger.)
+pub type WaitRequests = smallvec::SmallVec<[Option<ReqId>; 2]>;
+
 /// One MPI call, normalized.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -226,7 +231,7 @@ pub enum Op {
     /// lists the indices reported complete once the call returned (for `Wait`/`Waitall`/
     /// `Testall` with flag: all non-null ones).
     Wait {
-        requests: Vec<Option<ReqId>>,
+        requests: WaitRequests,
         kind: WaitKind,
         test: bool,
         completed: Option<Vec<u32>>,
@@ -235,7 +240,7 @@ pub enum Op {
     /// the requests allocated (and persistent ones active), MPI 4.1 §3.7.6. `completed` as
     /// for a test.
     RequestStatus {
-        requests: Vec<Option<ReqId>>,
+        requests: WaitRequests,
         kind: WaitKind,
         completed: Option<Vec<u32>>,
     },

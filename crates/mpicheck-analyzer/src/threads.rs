@@ -123,6 +123,8 @@ impl ThreadInfoBuilder {
             .find(|(name, _)| level(name) == Some(p))
             .map(|(_, l)| l)
         });
+        // (Held calls, which tests may have edited, are the truth when there are any.)
+        let only_thread = trace.only_thread.filter(|_| trace.calls.is_empty());
         ThreadInfoBuilder {
             info: ThreadInfo {
                 provided,
@@ -138,7 +140,9 @@ impl ThreadInfoBuilder {
             started_by_object: HashMap::new(),
             region_tokens: Vec::new(),
             token_members: HashMap::new(),
-            marks: provided.map(ThreadMark::Provided).into_iter().collect(),
+            marks: (provided.map(ThreadMark::Provided).into_iter())
+                .chain(only_thread.map(ThreadMark::OnlyThread))
+                .collect(),
         }
     }
 

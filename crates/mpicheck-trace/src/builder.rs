@@ -375,6 +375,8 @@ pub fn decoded_trace(
         mpi_calls,
         calls_by_function,
         partial_records: 0,
+        // (Its calls are held: they say.)
+        only_thread: None,
         end: crate::EndOfTrace::Clean,
     }
 }

@@ -198,6 +198,11 @@ pub struct Trace {
     /// Records whose writer never finished them (a thread was interrupted mid-write), holes
     /// (records whose frame was never written, see "Holes" in the crate docs) included.
     pub partial_records: u64,
+    /// The thread every call record of the trace came from (`MPICHECK_*` pseudo-calls
+    /// included), when the scan read them all and they came from one: the process's other
+    /// threads, if any, never recorded. `None`: records of several threads, none, or some
+    /// stepped over ([`scan_trace_past_released`]).
+    pub only_thread: Option<u16>,
     pub end: EndOfTrace,
 }
 
@@ -285,6 +290,7 @@ fn scan(b: &mut impl TraceBytes, past_released: bool) -> Result<Trace, TraceErro
     }
     let header = parse_header(b.get(0, HEADER_SIZE))?;
     let mut walk = Walk::new(&header);
+    let stepped_over_released = past_released && header.released.is_some();
     match header.released {
         Some(_) if past_released => walk.step_over_released(&header),
         Some((from, to)) => return Err(TraceError::Released { from, to }),
@@ -300,10 +306,14 @@ fn scan(b: &mut impl TraceBytes, past_released: bool) -> Result<Trace, TraceErro
         mpi_calls: 0,
         calls_by_function: Vec::new(),
         partial_records: 0,
+        only_thread: None,
         end: EndOfTrace::Clean,
     };
     // Call records by function id: the schema may come after calls in a damaged trace.
     let mut calls_by_function: Vec<u64> = Vec::new();
+    // The bits of the call records' threads that some has and that all have: equal when
+    // one thread made them all (unequal when there are none).
+    let (mut thread_bits_any, mut thread_bits_all) = (0u16, u16::MAX);
     while let Some((_, rec)) = walk.next_record(b) {
         let len = rec.len();
         let record_kind = u16_at(rec, 4);
@@ -314,6 +324,10 @@ fn scan(b: &mut impl TraceBytes, past_released: bool) -> Result<Trace, TraceErro
                     trace.partial_records += 1;
                 } else {
                     let func = u16_at(rec, 8) as usize;
+                    // (A cycle's calls are its member records', counted here.)
+                    let thread = u16_at(rec, 10);
+                    thread_bits_any |= thread;
+                    thread_bits_all &= thread;
                     if calls_by_function.len() <= func {
                         calls_by_function.resize(func + 1, 0);
                     }
@@ -364,6 +378,8 @@ fn scan(b: &mut impl TraceBytes, past_released: bool) -> Result<Trace, TraceErro
         return Err(error);
     }
     trace.set_calls_by_function(calls_by_function);
+    trace.only_thread =
+        (thread_bits_any == thread_bits_all && !stepped_over_released).then_some(thread_bits_any);
     trace.partial_records += walk.holes;
     trace.end = walk.end_of_trace(&trace.header, b.len());
     Ok(trace)

@@ -408,6 +408,9 @@ where
     called.dedup();
     for (_, pass) in &mut plan.passes {
         pass.scanned(&called);
+        if let Calls::Scanned = known {
+            pass.scanned_whole();
+        }
     }
     let (mut run, numbering) = crate::normalize::normalize_streaming_into(
         traces,

@@ -49,6 +49,10 @@ pub(crate) trait EventPass {
     /// The functions the traces called (by their names in the traces), known from their
     /// scan before any event comes; not told when the events come from a whole [`Run`].
     fn scanned(&mut self, _called: &[&str]) {}
+    /// The traces were scanned whole, not while their processes ran: what a trace's scan
+    /// says of all its records ([`ThreadMark::OnlyThread`]) holds for the events to come.
+    /// Told with [`EventPass::scanned`]; not told when the events come from a whole [`Run`].
+    fn scanned_whole(&mut self) {}
     /// Once [`EventPass::scanned`] told it what the traces call: whether nothing the
     /// passes are fed can change this pass's findings (it has nothing to find in such a
     /// program). Such a pass is not fed at all, which spares a call per pass and event.
@@ -88,6 +92,11 @@ pub(crate) enum ThreadMark {
     /// The thread level MPI provided, as the trace's header says ([`ThreadInfo::provided`]):
     /// before the rank's first event.
     Provided(ThreadLevel),
+    /// Every record of the rank's trace came from `thread`
+    /// ([`mpicheck_trace::Trace::only_thread`]), if the traces were scanned whole
+    /// ([`EventPass::scanned_whole`]): no call of another thread comes. Before the rank's
+    /// first event.
+    OnlyThread(u16),
     /// Parallel region `region`, opened by `thread`, began (at record order `order`).
     RegionBegin {
         region: u32,

@@ -76,7 +76,7 @@ impl<'t> RankNormalizer<'t> {
 
     /// The requests an array of handles names. The k-th occurrence of a handle in the array
     /// is the k-th oldest live request with that handle (see [`Self::requests`]).
-    pub(super) fn request_ids(&mut self, raws: &[i64]) -> Vec<Option<ReqId>> {
+    pub(super) fn request_ids(&mut self, raws: &[i64]) -> WaitRequests {
         /// Up to this many handles, occurrences are counted by looking back: cheaper than
         /// a hash table for the short arrays of nearly every wait.
         const SHORT: usize = 32;

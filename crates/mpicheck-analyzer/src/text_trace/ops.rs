@@ -191,6 +191,7 @@ impl Parser {
                         }
                     }
                 }
+                let requests = requests.into();
                 if status_only {
                     Op::RequestStatus {
                         requests,

@@ -314,3 +314,26 @@ fn headers_claiming_impossible_worlds_are_refused() {
     b.set_i32(offset::WORLD_SIZE, MAX_WORLD_SIZE as i32);
     assert!(read_trace_bytes(&b.exited()).is_ok());
 }
+
+#[test]
+fn the_scan_says_which_thread_made_every_call_record() {
+    let only_thread = |threads: &[u16]| {
+        let mut b = barriers(0);
+        for &thread in threads {
+            b.call(&CallToWrite {
+                func: 0,
+                thread,
+                words: vec![0x44000000],
+                complete: true,
+                ..Default::default()
+            });
+        }
+        scan_trace(&mut &b.exited()[..]).unwrap().only_thread
+    };
+    assert_eq!(only_thread(&[3, 3, 3]), Some(3));
+    assert_eq!(only_thread(&[0]), Some(0));
+    // (Thread 1's bits are thread 3's too.)
+    assert_eq!(only_thread(&[3, 1, 3]), None);
+    assert_eq!(only_thread(&[0, 0, 2]), None);
+    assert_eq!(only_thread(&[]), None);
+}

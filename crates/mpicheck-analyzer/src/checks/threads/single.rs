@@ -90,6 +90,12 @@ impl Watch {
         }
     }
 
+    /// Whether `thread` is the thread of the last call noted ([`Watch::call`] of its calls
+    /// changes nothing).
+    pub fn noted(&self, thread: u16) -> bool {
+        self.last == Some(thread)
+    }
+
     /// How many threads and regions it holds.
     #[cfg(test)]
     pub fn held(&self) -> usize {

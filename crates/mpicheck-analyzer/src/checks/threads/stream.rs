@@ -13,7 +13,9 @@
 //! each a finding to come, are in [`super::level`], [`super::single`] and
 //! [`super::probe`]). What needs how the rank ended (its thread level, whether it recorded
 //! synchronization and timed every call, its blocks' teams, its thread starts) is decided
-//! in [`EventPass::finish`], from [`RunTables::rank_threads`].
+//! in [`EventPass::finish`], from [`RunTables::rank_threads`]. A rank whose records all came
+//! from one thread, as its trace's scan says ([`ThreadMark::OnlyThread`]), keeps none of
+//! this but what one thread alone can be reported for.
 //!
 //! Two facts of record order spare keeping clocks per call: a call never happens before a
 //! call of another thread recorded before it (a thread's epoch grows past every value it
@@ -37,6 +39,8 @@ use crate::threads::ThreadClocks;
 pub(crate) struct ThreadPass {
     /// By rank: its state, once something came of it.
     ranks: Vec<Option<RankState>>,
+    /// The traces were scanned whole: [`ThreadMark::OnlyThread`] holds.
+    scanned_whole: bool,
 }
 
 impl ThreadPass {
@@ -57,11 +61,24 @@ impl EventPass for ThreadPass {
         }
     }
 
+    fn scanned_whole(&mut self) {
+        self.scanned_whole = true;
+    }
+
     fn sync(&mut self, rank: Rank, sync: &SyncEvent) {
-        self.rank(rank).concurrent.clocks.sync(sync);
+        let state = self.rank(rank);
+        // (One thread's synchronization orders nothing the checks pair.)
+        if !state.one_thread {
+            state.concurrent.clocks.sync(sync);
+        }
     }
 
     fn mark(&mut self, rank: Rank, mark: &ThreadMark) {
+        if let ThreadMark::OnlyThread(_) = mark {
+            if !self.scanned_whole {
+                return;
+            }
+        }
         self.rank(rank).mark(mark);
     }
 
@@ -186,6 +203,9 @@ pub(super) struct RankState {
     init: Option<InitCall>,
     /// The record order of the first `MPI_Finalize` with a time.
     finalize_order: Option<u64>,
+    /// Every record of the rank came from one thread ([`ThreadMark::OnlyThread`]): nothing
+    /// that pairs calls of two threads is followed ([`RankState::call_of_the_only_thread`]).
+    one_thread: bool,
     /// The thread level the trace says MPI provided ([`ThreadMark::Provided`]).
     provided: Option<ThreadLevel>,
     /// The last call, which marks about objects are about.
@@ -209,32 +229,28 @@ impl RankState {
     }
 
     fn call(&mut self, index: usize, event: &Event, tables: &RunTables) {
+        if self.one_thread {
+            self.call_of_the_only_thread(event);
+        } else {
+            self.call_of_any_thread(index, event, tables);
+        }
+    }
+
+    // (Not inlined into the short path of one thread's calls.)
+    #[inline(never)]
+    fn call_of_any_thread(&mut self, index: usize, event: &Event, tables: &RunTables) {
         let slot = self.concurrent.call(index, event, tables);
-        let clocks = &self.concurrent.clocks;
         match self.first_thread {
             None => self.first_thread = Some(event.thread),
             Some(first) if first != event.thread => self.several_threads = true,
             Some(_) => {}
         }
-        match event.op {
-            Op::Init { thread_level } if self.init.is_none() => {
-                self.init = Some(InitCall {
-                    thread: event.thread,
-                    site: event.site,
-                    call: event.call,
-                    level: thread_level.map(init_level),
-                    order: event.time.map_or(u64::MAX, |t| t.order),
-                });
-            }
-            Op::Finalize if self.finalize_order.is_none() => {
-                self.finalize_order = event.time.map(|t| t.order);
-            }
-            _ => {}
-        }
+        self.note_init_and_finalize(event);
         match event.time {
             Some(time) => self.latest_enter = self.latest_enter.max(time.enter_ns),
             None => self.untimed = true,
         }
+        let clocks = &self.concurrent.clocks;
         let call = Call {
             thread: event.thread,
             slot,
@@ -262,21 +278,7 @@ impl RankState {
                     .call(index, &call, clocks, self.latest_enter, callers, serialized);
             }
             self.single.call(&call);
-            if let Some(time) = call.time {
-                for r in &mut self.regions {
-                    if r.thread == call.thread && time.order >= r.begin {
-                        r.calls.insert((call.site.0, call.call));
-                    }
-                    r.any_call |= time.order > r.begin;
-                }
-                for b in &mut self.blocks {
-                    if b.thread == call.thread && time.order > b.begin {
-                        b.calls.insert((call.site.0, call.call));
-                    }
-                }
-            }
-        }
-        if !allowed {
+            note_in_ranges(&mut self.regions, &mut self.blocks, &call);
             self.finalize.call(&call, event, clock);
         }
         if self.probes.wants(&event.op) {
@@ -288,9 +290,67 @@ impl RankState {
         self.last = Some(call);
     }
 
+    /// [`RankState::call`] for a rank whose records all came from one thread
+    /// ([`ThreadMark::OnlyThread`]). What pairs calls of two threads finds nothing (TH003,
+    /// TH004, TH005, TH007, TH001 under `MPI_THREAD_SERIALIZED` and of other threads than the
+    /// main one, TH002 but for `MPI_Finalize` in a block), and is not followed: no clock, no
+    /// group, no call kept, no time. What one thread does alone still is: the thread itself
+    /// (TH006), its calls in parallel regions and worksharing blocks (TH001), its
+    /// `MPI_Finalize` (in a block, TH002).
+    fn call_of_the_only_thread(&mut self, event: &Event) {
+        self.first_thread.get_or_insert(event.thread);
+        self.note_init_and_finalize(event);
+        // (Most calls: outside regions and blocks, of the thread already noted.)
+        let finalize = matches!(event.op, Op::Finalize);
+        if self.regions.is_empty()
+            && self.blocks.is_empty()
+            && self.single.noted(event.thread)
+            && !finalize
+        {
+            return;
+        }
+        if always_allowed(event.call) {
+            return;
+        }
+        let call = Call {
+            thread: event.thread,
+            slot: 0,
+            site: event.site,
+            call: event.call,
+            time: event.time,
+            // (No clock: nothing compares it.)
+            epoch: 0,
+        };
+        self.single.call(&call);
+        note_in_ranges(&mut self.regions, &mut self.blocks, &call);
+        if finalize {
+            self.finalize.call(&call, event, &[]);
+        }
+    }
+
+    /// The first `MPI_Init*` and the first `MPI_Finalize`, when `event` is one.
+    fn note_init_and_finalize(&mut self, event: &Event) {
+        match event.op {
+            Op::Init { thread_level } if self.init.is_none() => {
+                self.init = Some(InitCall {
+                    thread: event.thread,
+                    site: event.site,
+                    call: event.call,
+                    level: thread_level.map(init_level),
+                    order: event.time.map_or(u64::MAX, |t| t.order),
+                });
+            }
+            Op::Finalize if self.finalize_order.is_none() => {
+                self.finalize_order = event.time.map(|t| t.order);
+            }
+            _ => {}
+        }
+    }
+
     fn mark(&mut self, mark: &ThreadMark) {
         match *mark {
             ThreadMark::Provided(level) => self.provided = Some(level),
+            ThreadMark::OnlyThread(_) => self.one_thread = true,
             ThreadMark::RegionBegin {
                 region,
                 thread,
@@ -401,6 +461,24 @@ impl RankState {
         self.single.finish(&ended, out);
         self.freed.finish(&ended, clocks, out);
         self.concurrent.finish(rank, tables, out);
+    }
+}
+
+/// Notes `call` in the open regions its thread opened and in its open blocks (TH001).
+fn note_in_ranges(regions: &mut [OpenRegion], blocks: &mut [OpenBlock], call: &Call) {
+    let Some(time) = call.time else {
+        return;
+    };
+    for r in regions {
+        if r.thread == call.thread && time.order >= r.begin {
+            r.calls.insert((call.site.0, call.call));
+        }
+        r.any_call |= time.order > r.begin;
+    }
+    for b in blocks {
+        if b.thread == call.thread && time.order > b.begin {
+            b.calls.insert((call.site.0, call.call));
+        }
     }
 }
 

@@ -160,7 +160,7 @@ fn probe(source: u32, tag: i32) -> Op {
 
 fn wait(request: u32, test: bool) -> Op {
     Op::Wait {
-        requests: vec![Some(ReqId(request))],
+        requests: smallvec::smallvec![Some(ReqId(request))],
         kind: WaitKind::One,
         test,
         completed: None,

@@ -91,7 +91,7 @@ fn communicators_requests_and_wildcard_matches_are_normalized() {
     else {
         panic!()
     };
-    assert_eq!(requests, &vec![Some(*req)]);
+    assert_eq!(requests[..], [Some(*req)]);
     assert_eq!(completed.as_deref(), Some(&[0][..]));
 
     let Op::Recv { recv, .. } = &run.ranks[2].events[1].op else {
@@ -258,7 +258,7 @@ fn one_handle_for_several_live_requests_stays_several_requests() {
         panic!()
     };
     assert_ne!(request_of(0), request_of(1));
-    assert_eq!(requests, &vec![Some(request_of(0)), Some(request_of(1))]);
+    assert_eq!(requests[..], [Some(request_of(0)), Some(request_of(1))]);
 }
 
 #[test]
@@ -352,7 +352,7 @@ fn a_handle_freed_by_one_thread_and_reused_by_another_names_the_right_request() 
         op => panic!("{op:?}"),
     };
     let waited = |event: usize| match &events[event].op {
-        Op::Wait { requests, .. } => requests.clone(),
+        Op::Wait { requests, .. } => requests.to_vec(),
         op => panic!("{op:?}"),
     };
     assert_eq!(

@@ -348,6 +348,93 @@ fn fed_while_normalizing_the_pass_finds_what_it_finds_on_the_run() {
     }
 }
 
+/// The findings of `trace` analyzed from its scan as the command does: its calls read
+/// one at a time, not held; its scan saying that thread `only_thread` made every record
+/// (whether or not it did); `calls`: whether the traces were scanned whole.
+fn analyze_scanned(
+    mut trace: mpicheck_trace::Trace,
+    only_thread: Option<u16>,
+    calls: crate::checks::Calls,
+) -> Vec<Diagnostic> {
+    let held = std::mem::take(&mut trace.calls);
+    trace.only_thread = only_thread;
+    let traces = [trace];
+    let (_, found) = crate::checks::analyze_streaming_in(
+        &traces,
+        &mut |_| Ok(held.iter().cloned().map(Ok)),
+        &mut |_, address| SourceLocation {
+            file: Some("t.c".into()),
+            line: Some(address as u32),
+            ..Default::default()
+        },
+        &[],
+        |_| {},
+        crate::normalize::Order::EntryTime,
+        crate::checks::Holding {
+            keep: crate::checks::KEEP,
+            spill: None,
+            calls,
+        },
+        &mut |_| None,
+    )
+    .unwrap();
+    found
+        .into_iter()
+        .filter(|d| d.code.starts_with("TH"))
+        .collect()
+}
+
+#[test]
+fn a_rank_of_one_thread_is_still_checked_for_what_one_thread_does() {
+    // Thread 0 alone records: it initializes MPI with MPI_THREAD_SINGLE and starts a
+    // thread (which never records) before MPI_Finalize. Told by the scan that one thread
+    // made every record, the pass follows no pairs of threads, but still finds TH006.
+    use mpicheck_trace::builder::{decoded_call, decoded_trace};
+    const SCHEMA: &str = "\
+0 MPI_Init_thread argc:ARGUMENT_COUNT:in:s argv:ARGUMENT_LIST:in:s required:THREAD_LEVEL:in:s provided:THREAD_LEVEL:out:s
+1 MPI_Comm_rank comm:COMMUNICATOR:in:s rank:RANK:out:s
+2 MPI_Finalize
+3 MPICHECK_Sync what:INT:in:s object:INT:in:s
+";
+    const WORLD: i64 = 0x44000000;
+    let steps: Vec<(u16, Vec<i64>)> = vec![
+        (3, vec![0, 0]), // synchronization is recorded
+        (0, vec![0, 0, 0, 0]),
+        (3, vec![1, (4 << 56) | 9]), // pthread_create
+        (1, vec![WORLD, 0]),
+        (2, vec![]),
+    ];
+    let calls = (steps.into_iter().enumerate())
+        .map(|(seq, (func, words))| {
+            let mut c = decoded_call(func, words, 100 + seq as u64, true);
+            c.seq = seq as u64;
+            c.t_enter_ns = 100 * seq as u64;
+            c.t_exit_ns = 100 * seq as u64 + 10;
+            c
+        })
+        .collect();
+    let constants = [("MPI_COMM_WORLD", WORLD), ("MPI_COMM_NULL", 0x04000000)];
+    let state = mpicheck_trace::state::INITIALIZED;
+    let trace = decoded_trace(0, 1, state, SCHEMA, &constants, calls);
+    let scanned = crate::checks::Calls::Scanned;
+    let of_one_thread = analyze_scanned(trace.clone(), Some(0), scanned);
+    let codes: Vec<&str> = of_one_thread.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["TH006"], "{of_one_thread:#?}");
+    assert_eq!(of_one_thread, analyze_scanned(trace, None, scanned));
+}
+
+#[test]
+fn one_thread_is_believed_only_of_traces_scanned_whole() {
+    // Scanned while the process ran, before thread 1 recorded, the trace said thread 0
+    // made every record: read while the processes run, that is not believed, and thread
+    // 1's use of the communicator thread 0 frees is still found.
+    let found = analyze_scanned(hybrid_trace(3), Some(0), crate::checks::Calls::Unknown);
+    let codes: Vec<&str> = found.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["TH007"], "{found:#?}");
+    let scanned = crate::checks::Calls::Scanned;
+    assert_eq!(found, analyze_scanned(hybrid_trace(3), None, scanned));
+}
+
 #[test]
 fn thread_pass_holds_only_live_state() {
     // Two threads, rounds of: a wait on a new request each, a probe and the receive of the
