@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 use crate::diagnostic::{CheckInfo, Diagnostic, Location};
 use crate::model::{
     BufferAccess, CollectiveArgs, CommId, CommInfo, CommTable, DatatypeInfo, Event, ObjectKind,
-    Rank, RankEnd, RankTrace, RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo,
+    Rank, RankEnd, RankTrace, ReqId, RmaCall, Run, SiteId, SourceLocation, SyncEvent, ThreadInfo,
     ThreadLevel, TypeId, WinId, WindowInfo,
 };
 use crate::normalize::numbering::Numbering;
@@ -531,15 +531,12 @@ pub(crate) fn feed_late_in(run: &Run, passes: &mut [&mut dyn EventPass], order: 
 }
 
 fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], late_matches: bool) {
-    use crate::model::{Blocking, Op, ReqId};
     let tables = RunTables::of(run);
     let mut next = vec![0; run.ranks.len()];
     let mut syncs = vec![0; run.ranks.len()];
     let marks: Vec<_> = run.ranks.iter().map(thread_marks).collect();
     let mut next_mark = vec![0; run.ranks.len()];
-    // By rank: the receives whose match is still to come, (request, event, match).
-    type Late = Vec<(ReqId, usize, (Rank, i32))>;
-    let mut late: Vec<Late> = vec![Vec::new(); run.ranks.len()];
+    let mut late = LateMatches::new(run.ranks.len());
     for &rank in order {
         let r = rank as usize;
         let trace = &run.ranks[r];
@@ -549,45 +546,11 @@ fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], la
         feed_syncs_before(trace, index, &mut syncs[r], passes);
         let held;
         let event = if late_matches {
-            let mut event = trace.events[index].clone();
-            if let Op::Wait {
-                requests,
-                completed,
-                ..
-            }
-            | Op::RequestStatus {
-                requests,
-                completed,
-                ..
-            } = &event.op
-            {
-                let done: Vec<ReqId> =
-                    crate::checks::request::completed_requests(requests, completed).collect();
-                late[r].retain(|&(request, at, matched)| {
-                    let now = done.contains(&request);
-                    if now {
-                        for pass in passes.iter_mut() {
-                            pass.matched(rank, at, matched);
-                        }
-                    }
-                    !now
-                });
-            }
-            if let Op::Recv {
-                recv,
-                blocking: Blocking::Nonblocking(request),
-            }
-            | Op::Sendrecv {
-                recv,
-                blocking: Blocking::Nonblocking(request),
-                ..
-            } = &mut event.op
-            {
-                if let Some(matched) = recv.matched.take() {
-                    late[r].push((*request, index, matched));
+            held = late.event(rank, index, &trace.events[index], |at, matched| {
+                for pass in passes.iter_mut() {
+                    pass.matched(rank, at, matched);
                 }
-            }
-            held = event;
+            });
             &held
         } else {
             &trace.events[index]
@@ -598,11 +561,11 @@ fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], la
         if index + 1 == trace.events.len() {
             feed_marks_before(rank, &marks[r], index + 1, &mut next_mark[r], passes);
             feed_syncs_before(trace, index + 1, &mut syncs[r], passes);
-            for (_, at, matched) in late[r].drain(..) {
+            late.rest(rank, |at, matched| {
                 for pass in passes.iter_mut() {
                     pass.matched(rank, at, matched);
                 }
-            }
+            });
         }
     }
     assert!(
@@ -611,6 +574,84 @@ fn feed_ordered(run: &Run, passes: &mut [&mut dyn EventPass], order: &[Rank], la
             .all(|(&n, t)| n == t.events.len()),
         "every event fed"
     );
+}
+
+/// The matches of nonblocking receives held back, for tests that feed events as the
+/// normalizer does: a receive's event comes without its `recv.matched`, which comes just
+/// before the rank's wait or test that completed the receive's request (or after the rank's
+/// last event, if no call did).
+pub(crate) struct LateMatches {
+    /// By rank: the receives whose match is still to come.
+    held: Vec<Vec<HeldMatch>>,
+}
+
+/// A nonblocking receive's request, its event and its match (source, tag).
+type HeldMatch = (ReqId, usize, (Rank, i32));
+
+impl LateMatches {
+    pub(crate) fn new(ranks: usize) -> LateMatches {
+        LateMatches {
+            held: vec![Vec::new(); ranks],
+        }
+    }
+
+    /// `rank`'s event `index` as it comes with matches late: its receive's match taken out
+    /// and held; the held matches its wait or test completes given to `matched` (event,
+    /// match) first.
+    pub(crate) fn event(
+        &mut self,
+        rank: Rank,
+        index: usize,
+        event: &Event,
+        mut matched: impl FnMut(usize, (Rank, i32)),
+    ) -> Event {
+        use crate::model::{Blocking, Op};
+        let held = &mut self.held[rank as usize];
+        let mut event = event.clone();
+        if let Op::Wait {
+            requests,
+            completed,
+            ..
+        }
+        | Op::RequestStatus {
+            requests,
+            completed,
+            ..
+        } = &event.op
+        {
+            let done: Vec<ReqId> =
+                crate::checks::request::completed_requests(requests, completed).collect();
+            held.retain(|&(request, at, m)| {
+                let now = done.contains(&request);
+                if now {
+                    matched(at, m);
+                }
+                !now
+            });
+        }
+        if let Op::Recv {
+            recv,
+            blocking: Blocking::Nonblocking(request),
+        }
+        | Op::Sendrecv {
+            recv,
+            blocking: Blocking::Nonblocking(request),
+            ..
+        } = &mut event.op
+        {
+            if let Some(m) = recv.matched.take() {
+                held.push((*request, index, m));
+            }
+        }
+        event
+    }
+
+    /// The matches still held for `rank`, given to `matched` (after its last event).
+    pub(crate) fn rest(&mut self, rank: Rank, mut matched: impl FnMut(usize, (Rank, i32))) {
+        for (_, at, m) in self.held[rank as usize].drain(..) {
+            matched(at, m);
+        }
+    }
 }
 
 /// Orders of the ranks' events other than rank after rank, for tests: the ranks' events

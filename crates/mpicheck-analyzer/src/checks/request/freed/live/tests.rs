@@ -2,8 +2,8 @@
 
 use super::super::{proofs_of, RankOps};
 use super::*;
-use crate::checks::pass::interleavings;
-use crate::model::{Blocking, Op, Run};
+use crate::checks::pass::{interleavings, LateMatches};
+use crate::model::Run;
 use crate::text_trace::parse;
 
 /// Feeds `run`'s events in `order` (each entry names the rank whose next event comes),
@@ -17,58 +17,21 @@ fn feed(
     mut event: impl FnMut(Rank, usize, &Event),
     mut matched: impl FnMut(Rank, usize, (Rank, i32)),
 ) {
-    let n = run.ranks.len();
-    let mut next = vec![0; n];
-    // By rank: the receives whose match is still to come, (request, event, match).
-    type Late = Vec<(ReqId, usize, (Rank, i32))>;
-    let mut pending: Vec<Late> = vec![Vec::new(); n];
+    let mut next = vec![0; run.ranks.len()];
+    let mut held = LateMatches::new(run.ranks.len());
     for &rank in order {
         let r = rank as usize;
         let index = next[r];
         next[r] += 1;
-        let mut e = run.ranks[r].events[index].clone();
+        let e = &run.ranks[r].events[index];
         if late {
-            if let Op::Wait {
-                requests,
-                completed,
-                ..
-            }
-            | Op::RequestStatus {
-                requests,
-                completed,
-                ..
-            } = &e.op
-            {
-                let done: Vec<ReqId> =
-                    crate::checks::request::completed_requests(requests, completed).collect();
-                pending[r].retain(|&(request, at, m)| {
-                    let now = done.contains(&request);
-                    if now {
-                        matched(rank, at, m);
-                    }
-                    !now
-                });
-            }
-            if let Op::Recv {
-                recv,
-                blocking: Blocking::Nonblocking(request),
-            }
-            | Op::Sendrecv {
-                recv,
-                blocking: Blocking::Nonblocking(request),
-                ..
-            } = &mut e.op
-            {
-                if let Some(m) = recv.matched.take() {
-                    pending[r].push((*request, index, m));
-                }
-            }
+            let e = held.event(rank, index, e, |at, m| matched(rank, at, m));
+            event(rank, index, &e);
+        } else {
+            event(rank, index, e);
         }
-        event(rank, index, &e);
         if next[r] == run.ranks[r].events.len() {
-            for (_, at, m) in pending[r].drain(..) {
-                matched(rank, at, m);
-            }
+            held.rest(rank, |at, m| matched(rank, at, m));
         }
     }
 }
