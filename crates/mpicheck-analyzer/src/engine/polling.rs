@@ -61,6 +61,20 @@ struct ThreadPolls {
     found: Option<(CommId, Rank, i32)>,
 }
 
+impl ThreadPolls {
+    /// Other work than polls: the thread's polling loop, if any, ended. (The sets are
+    /// looked at first: clearing one that once held entries writes all its slots.)
+    fn end_loop(&mut self) {
+        self.found = None;
+        if !self.requests.is_empty() {
+            self.requests.clear();
+        }
+        if !self.probes.is_empty() {
+            self.probes.clear();
+        }
+    }
+}
+
 /// The role of every event of one rank, by index.
 #[cfg(test)]
 pub(crate) fn polls(events: &[Event]) -> Vec<Poll> {
@@ -92,14 +106,7 @@ impl PollScanner {
                 return Poll::None;
             }
             if is_other_work(&event.op) {
-                let state = &mut self.first_thread;
-                state.found = None;
-                if !state.requests.is_empty() {
-                    state.requests.clear();
-                }
-                if !state.probes.is_empty() {
-                    state.probes.clear();
-                }
+                self.first_thread.end_loop();
                 return Poll::None;
             }
         }
@@ -188,8 +195,7 @@ impl PollScanner {
                         && (recv.tag == TagMatch::Any || recv.tag == TagMatch::Tag(tag))
                 }) =>
             {
-                state.requests.clear();
-                state.probes.clear();
+                state.end_loop();
                 Poll::ReceivesProbed
             }
             Op::Other | Op::Init { .. } => {
@@ -198,8 +204,7 @@ impl PollScanner {
             }
             _ => {
                 // Other work between two polls: they are no loop.
-                state.requests.clear();
-                state.probes.clear();
+                state.end_loop();
                 Poll::None
             }
         }
