@@ -171,10 +171,10 @@ impl OpSource for ReplaySource<'_> {
             ReplaySource::Other(o) => o.may_follow_wildcards(rank),
         }
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
+    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
         match self {
-            ReplaySource::Program(p) => p.follows_wildcard(rank, event),
-            ReplaySource::Other(o) => o.follows_wildcard(rank, event),
+            ReplaySource::Program(p) => p.follows_wildcard(rank, event, doubtful),
+            ReplaySource::Other(o) => o.follows_wildcard(rank, event, doubtful),
         }
     }
 }
@@ -415,6 +415,8 @@ struct Engine<'s> {
     never_received: Arc<FxHashSet<(Rank, u32)>>,
     forced: Option<ForcedMatch>,
     forced_matched: Option<bool>,
+    /// [`ReplayOptions::follow_doubtful`].
+    follow_doubtful: bool,
     /// By actor.
     actors: Vec<ActorState>,
     /// By actor.

@@ -660,6 +660,45 @@ fn dl_master_worker_reply_ok() {
 }
 
 #[test]
+fn dl_master_worker_reply_few_ok() {
+    // Two rounds, as both MPIs record them: four replies to two workers are too few to
+    // tell that line 28 follows the wildcard's source, and the alternatives deadlock only
+    // if the replies go to the recorded workers.
+    let mut text = String::from("ranks 3\n");
+    for first in [2, 1] {
+        let second = 3 - first;
+        text.push_str(&format!(
+            "1-2: send dest=0 tag=0 @ f.c:33
+             1-2: recv src=0 tag=1 @ f.c:34
+             0: recv src=any tag=0 matched={first} @ f.c:27
+             0: send dest={first} tag=1 @ f.c:28
+             0: recv src=any tag=0 matched={second} @ f.c:27
+             0: send dest={second} tag=1 @ f.c:28\n"
+        ));
+    }
+    text.push_str("*: finalize @ f.c:37");
+    check("dl_master_worker_reply_few_ok", &text, &[("MR001", 27)]);
+}
+
+#[test]
+fn dl_reply_then_fixed_recv() {
+    // One reply to the wildcard's source (line 24), then a receive from rank 1 by name: if
+    // the wildcard takes rank 1, rank 0 waits forever at line 25 wherever the reply goes.
+    check(
+        "dl_reply_then_fixed_recv",
+        "ranks 3
+         1-2: send dest=0 tag=0 @ f.c:31
+         1-2: recv src=0 tag=1 @ f.c:32
+         0: recv src=any tag=0 matched=2 @ f.c:23
+         0: send dest=2 tag=1 @ f.c:24
+         0: recv src=1 tag=0 @ f.c:25
+         0: send dest=1 tag=1 @ f.c:26
+         *: finalize @ f.c:34",
+        &[("DL003", 23), ("MR001", 23)],
+    );
+}
+
+#[test]
 fn dl_wildcard_then_fixed_sends_ok() {
     // As both MPIs record it: the results came from ranks 1, 2, 3 in turn, so each bucket
     // went to the source of the latest wildcard receive (two calls: no evidence).

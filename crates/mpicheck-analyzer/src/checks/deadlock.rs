@@ -131,7 +131,9 @@ when the bound stops it, the finding says the result is inconclusive. A call tha
 the source of the rank's latest completed wildcard receive every time it was made in the
 run, while that source changed (a reply to `status.MPI_SOURCE`, as a master does to its
 workers), names the other source in the other matching, if it was made often enough not
-to have done so by chance (10 calls with two sources, 5 with four).
+to have done so by chance (10 calls with two sources, 5 with four). Made fewer times, it
+may be such a reply or name those ranks for another reason: the alternative is reported
+only if it deadlocks both ways.
 
 ## Why is this bad
 
@@ -515,7 +517,7 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
                 continue;
             }
             let set: DeadlockSet = waitfor::deadlocked(ctx.program(), &alt);
-            if set.is_empty() {
+            if set.is_empty() || !deadlocks_if_doubtful_sites_follow(ctx, forced, &strict_options) {
                 continue;
             }
             reported_sites.insert(recv_site);
@@ -580,6 +582,29 @@ fn wildcard_alternatives(ctx: &Context) -> (Vec<Diagnostic>, bool) {
         }
     }
     (out, inconclusive)
+}
+
+/// Whether alternative `forced`, which deadlocks, also deadlocks when the call sites that
+/// named their rank's latest wildcard source every time, too few times to tell whether by
+/// design, name the source the wildcard takes: a master that replied to `status.MPI_SOURCE`
+/// for a few rounds would send its replies to the recorded workers otherwise, and deadlock
+/// in a way the program cannot.
+fn deadlocks_if_doubtful_sites_follow(
+    ctx: &Context,
+    forced: ForcedMatch,
+    strict_options: &ReplayOptions,
+) -> bool {
+    if !ctx.program().has_doubtful_followers() {
+        return true;
+    }
+    let alt = ctx.replay_with(&ReplayOptions {
+        forced: Some(forced),
+        follow_doubtful: true,
+        ..strict_options.clone()
+    });
+    alt.forced_matched == Some(true)
+        && !alt.completed()
+        && !waitfor::deadlocked(ctx.program(), &alt).is_empty()
 }
 
 /// DL001; whether it found a deadlock goes to DL002 and DL003.

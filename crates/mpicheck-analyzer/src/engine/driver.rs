@@ -30,6 +30,7 @@ impl<'s> Engine<'s> {
             never_received: options.never_received.clone(),
             forced: options.forced,
             forced_matched: options.forced.map(|_| false),
+            follow_doubtful: options.follow_doubtful,
             actors: vec![ActorState::default(); n as usize],
             cur: (0..n).map(|_| Current::default()).collect(),
             lanes,
@@ -513,7 +514,10 @@ impl<'s> Engine<'s> {
     ) {
         if op.flags & flags::FOLLOWS_WILDCARD != 0 {
             if let Some([recorded, taken]) = self.wildcard_sources[r as usize] {
-                if op.peer == recorded && taken != recorded && self.src.follows_wildcard(r, event) {
+                if op.peer == recorded
+                    && taken != recorded
+                    && self.src.follows_wildcard(r, event, self.follow_doubtful)
+                {
                     op.peer = taken;
                 }
             }

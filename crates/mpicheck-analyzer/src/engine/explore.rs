@@ -156,6 +156,7 @@ impl Engine<'_> {
             never_received: self.never_received.clone(),
             forced: self.forced,
             forced_matched: self.forced_matched,
+            follow_doubtful: self.follow_doubtful,
             actors: self.actors.clone(),
             cur: self.cur.clone(),
             lanes: self.lanes.clone(),

@@ -79,8 +79,21 @@ pub(crate) struct RankProgram {
     /// that called MPI from several threads as its own sequence (`engine/lanes.rs`).
     pub(crate) threads: SpilledVec<[u32; 2]>,
     /// The call sites (site, function) whose every call's peer was the source the rank's
-    /// latest wildcard receive took, and that source varied ([`flags::FOLLOWS_WILDCARD`]).
-    pub(crate) follower_sites: FxHashSet<(u32, u16)>,
+    /// latest wildcard receive took ([`flags::FOLLOWS_WILDCARD`]), and how sure it is that
+    /// they name it by design.
+    pub(crate) follower_sites: FxHashMap<(u32, u16), Following>,
+}
+
+/// Whether a call site that named the source of its rank's latest wildcard receive every
+/// time did so by design (a reply to `status.MPI_SOURCE`), or may have by chance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Following {
+    /// The sources varied and the calls were too many to have named them by chance: a
+    /// replay in which the wildcard takes another source names that one.
+    Certain,
+    /// Too few calls or sources to tell: only replays with
+    /// [`ReplayOptions::follow_doubtful`] name the source the wildcard took.
+    Doubtful,
 }
 
 impl Program {
@@ -89,6 +102,11 @@ impl Program {
     }
     pub fn op_count(&self) -> usize {
         self.ranks.iter().map(|r| r.ops.len()).sum()
+    }
+    /// Whether a call site of some rank named its latest wildcard source every time, too
+    /// few times to tell whether by design ([`Following::Doubtful`]).
+    pub(crate) fn has_doubtful_followers(&self) -> bool {
+        (self.ranks.iter()).any(|r| r.follower_sites.values().any(|&f| f == Following::Doubtful))
     }
     /// The operations of one rank.
     pub fn rank_ops(&self, rank: Rank) -> Vec<ReplayOp> {
@@ -235,9 +253,10 @@ pub trait OpSource {
         false
     }
     /// Whether event `event` of `rank`, marked [`flags::FOLLOWS_WILDCARD`], was made at a
-    /// call site that names the source of the rank's latest wildcard receive every time.
-    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
-        let _ = (rank, event);
+    /// call site that names the source of the rank's latest wildcard receive every time
+    /// ([`Following::Certain`]; also a [`Following::Doubtful`] one when `doubtful`).
+    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        let _ = (rank, event, doubtful);
         false
     }
 }
@@ -265,8 +284,8 @@ impl<S: OpSource + ?Sized> OpSource for &mut S {
     fn may_follow_wildcards(&self, rank: Rank) -> bool {
         (**self).may_follow_wildcards(rank)
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
-        (**self).follows_wildcard(rank, event)
+    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
+        (**self).follows_wildcard(rank, event, doubtful)
     }
 }
 
@@ -385,7 +404,7 @@ impl OpSource for ProgramOps<'_> {
     fn may_follow_wildcards(&self, rank: Rank) -> bool {
         !self.program.ranks[rank as usize].follower_sites.is_empty()
     }
-    fn follows_wildcard(&mut self, rank: Rank, event: u32) -> bool {
+    fn follows_wildcard(&mut self, rank: Rank, event: u32, doubtful: bool) -> bool {
         let program = &self.program.ranks[rank as usize];
         if program.follower_sites.is_empty() || event as usize >= program.info.len() {
             return false;
@@ -393,7 +412,11 @@ impl OpSource for ProgramOps<'_> {
         let info = program
             .info
             .read(event as usize, &mut self.ranks[rank as usize].info);
-        program.follower_sites.contains(&(info.site, info.call))
+        match program.follower_sites.get(&(info.site, info.call)) {
+            Some(Following::Certain) => true,
+            Some(Following::Doubtful) => doubtful,
+            None => false,
+        }
     }
 }
 

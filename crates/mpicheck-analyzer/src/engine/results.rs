@@ -27,6 +27,11 @@ pub struct ReplayOptions {
     /// such a message is lost (RQ005), and waiting for a receive that never comes is no
     /// potential deadlock of the program's order.
     pub never_received: Arc<FxHashSet<(Rank, u32)>>,
+    /// Calls of call sites that named their rank's latest wildcard source every time, too
+    /// few times to tell whether by design (`Following::Doubtful`), name the source the
+    /// wildcard took in this replay too. DL003 reports an alternative matching only if it
+    /// deadlocks both ways.
+    pub follow_doubtful: bool,
 }
 
 impl ReplayOptions {
@@ -35,6 +40,7 @@ impl ReplayOptions {
             mode,
             forced: None,
             never_received: Arc::default(),
+            follow_doubtful: false,
         }
     }
 }

@@ -79,11 +79,11 @@ impl WildcardFollowers {
         }
     }
 
-    /// The call sites whose calls follow the source of the rank's latest wildcard receive.
-    pub(super) fn sites(&self) -> FxHashSet<(u32, u16)> {
+    /// The call sites whose every call named the source of the rank's latest wildcard
+    /// receive, and how sure that is by design.
+    pub(super) fn sites(&self) -> FxHashMap<(u32, u16), Following> {
         (self.sites.iter())
-            .filter(|(_, f)| f.follows())
-            .map(|(&site, _)| site)
+            .filter_map(|(&site, f)| Some((site, f.following()?)))
             .collect()
     }
 }
@@ -132,9 +132,20 @@ impl SiteFollows {
     /// call named one of the `d` sources seen at random, `n` calls would all have done so
     /// with chance `d^-n`: a follower needs it below 1 in 1,000 (a master replying to 2
     /// workers: 10 replies; to 4: 5).
-    fn follows(&self) -> bool {
+    ///
+    /// A site whose every call named the source, several sources but too few times to
+    /// tell, may do so by design as well (a master replying to whoever sent, for a few
+    /// rounds): [`Following::Doubtful`]. One that always named the same rank is taken to
+    /// send there.
+    fn following(&self) -> Option<Following> {
         let distinct = self.distinct as u64;
-        self.always && distinct >= 2 && distinct.saturating_pow(self.calls) >= 1000
+        if !self.always || distinct < 2 {
+            None
+        } else if distinct.saturating_pow(self.calls) >= 1000 {
+            Some(Following::Certain)
+        } else {
+            Some(Following::Doubtful)
+        }
     }
 }
 
@@ -146,16 +157,21 @@ mod tests {
     use crate::model::Run;
     use crate::text_trace::parse;
 
-    /// The lines of each rank's follower sites, the same whether the program is compiled
-    /// from the whole run or fed in any order with the matches late.
-    fn follower_lines(run: &Run) -> Vec<Vec<u32>> {
-        let lines = |program: &Program| -> Vec<Vec<u32>> {
+    /// The lines of each rank's follower sites, with a `?` where doubtful, the same whether
+    /// the program is compiled from the whole run or fed in any order with the matches late.
+    fn follower_lines(run: &Run) -> Vec<Vec<String>> {
+        let lines = |program: &Program| -> Vec<Vec<String>> {
             let lines = |rank: &RankProgram| {
-                let mut lines: Vec<u32> = (rank.follower_sites.iter())
-                    .map(|&(site, _)| run.sites[site as usize].line.unwrap_or(0))
+                let mut lines: Vec<(u32, Following)> = (rank.follower_sites.iter())
+                    .map(|(&(site, _), &f)| (run.sites[site as usize].line.unwrap_or(0), f))
                     .collect();
-                lines.sort();
-                lines
+                lines.sort_by_key(|&(line, _)| line);
+                (lines.into_iter())
+                    .map(|(line, f)| match f {
+                        Following::Certain => line.to_string(),
+                        Following::Doubtful => format!("{line}?"),
+                    })
+                    .collect()
             };
             program.ranks.iter().map(lines).collect()
         };
@@ -179,7 +195,7 @@ mod tests {
         // times: with two sources, all would by chance once in 1,024. Line 3 sends to rank
         // 1 whatever came. Rank 1's line 4 names the source, which never varied. Rank 2's
         // line 31 named two sources, then another rank than the source. Rank 3's line 41
-        // named each of three sources after it came, once: by chance once in 27.
+        // named each of three sources after it came, once: by chance once in 27, doubtful.
         let mut text = String::from("ranks 4\n");
         for _ in 0..5 {
             text.push_str(
@@ -209,7 +225,10 @@ mod tests {
             3: send dest=2 tag=1 @ m.c:41",
         );
         let run = parse(&text).unwrap();
-        assert_eq!(follower_lines(&run), vec![vec![2], vec![], vec![], vec![]]);
+        assert_eq!(
+            follower_lines(&run),
+            [vec!["2"], vec![], vec![], vec!["41?"]]
+        );
         let program = Program::from_run(&run);
         let follows = |rank: Rank, event: usize| {
             program.rank_ops(rank)[event].flags & flags::FOLLOWS_WILDCARD != 0
@@ -237,6 +256,6 @@ mod tests {
             );
         }
         let run = parse(&text).unwrap();
-        assert_eq!(follower_lines(&run), vec![vec![2], vec![], vec![]]);
+        assert_eq!(follower_lines(&run), [vec!["2"], vec![], vec![]]);
     }
 }
