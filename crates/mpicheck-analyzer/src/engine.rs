@@ -417,6 +417,10 @@ struct Engine<'s> {
     forced_matched: Option<bool>,
     /// [`ReplayOptions::follow_doubtful`].
     follow_doubtful: bool,
+    /// By rank, in a replay of another matching: a receive of the rank took a message with
+    /// another tag than in the run ([`flags::TAG_RECORDED`]). The rank is replayed no
+    /// further and ends [`RankOutcome::Unfinished`]: it may still release the others.
+    diverged: Vec<bool>,
     /// By actor.
     actors: Vec<ActorState>,
     /// By actor.

@@ -131,9 +131,12 @@ when the bound stops it, the finding says the result is inconclusive. A call tha
 the source of the rank's latest completed wildcard receive every time it was made in the
 run, while that source changed (a reply to `status.MPI_SOURCE`, as a master does to its
 workers), names the other source in the other matching, if it was made often enough not
-to have done so by chance (10 calls with two sources, 5 with four). Made fewer times, it
-may be such a reply or name those ranks for another reason: the alternative is reported
-only if it deadlocks both ways.
+to have done so by chance (10 calls with two sources, 5 with four). Made fewer times, or
+always to the one rank the wildcard took, it may be such a reply or name that rank for
+another reason: the alternative is reported only if it deadlocks both ways. A rank whose
+`MPI_ANY_TAG` receive takes a message with another tag than in the run (a worker that gets
+a task where its trace has the master's stop tag) is replayed no further in that
+alternative: what it does next is not in its trace, and it may still release the others.
 
 ## Why is this bad
 

@@ -383,6 +383,7 @@ impl EventPass for ProgramCompiler {
         match (info.shape, op.kind) {
             (CallShape::Recv, OpKind::Recv) => {
                 op.b = matched.0;
+                event::note_recorded_tag(&mut op, matched.1);
                 r.ops.set(index, op);
                 if op.peer == ANY_SOURCE {
                     r.followers.matched(index as u32, matched.0);

@@ -31,6 +31,7 @@ impl<'s> Engine<'s> {
             forced: options.forced,
             forced_matched: options.forced.map(|_| false),
             follow_doubtful: options.follow_doubtful,
+            diverged: vec![false; n as usize],
             actors: vec![ActorState::default(); n as usize],
             cur: (0..n).map(|_| Current::default()).collect(),
             lanes,
@@ -254,6 +255,10 @@ impl<'s> Engine<'s> {
         loop {
             let op = match self.cur[a as usize].op {
                 Some(op) => op,
+                None if self.diverged[self.rank_of(a) as usize] => {
+                    self.actors[a as usize].status = R_UNFINISHED;
+                    return;
+                }
                 None => {
                     let Some(op) = self.pull(a) else {
                         self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {

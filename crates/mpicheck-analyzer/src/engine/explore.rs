@@ -157,6 +157,7 @@ impl Engine<'_> {
             forced: self.forced,
             forced_matched: self.forced_matched,
             follow_doubtful: self.follow_doubtful,
+            diverged: self.diverged.clone(),
             actors: self.actors.clone(),
             cur: self.cur.clone(),
             lanes: self.lanes.clone(),
@@ -301,6 +302,7 @@ impl Engine<'_> {
             && self.sweep_series_at == other.sweep_series_at
             && self.epochs == other.epochs
             && self.wildcard_sources == other.wildcard_sources
+            && self.diverged == other.diverged
     }
 }
 

@@ -88,6 +88,9 @@ impl Engine<'_> {
 
     pub(super) fn matched(&mut self, source: Rank, send: PendingSend, recv_slot: SlotId) {
         self.stats.matches += 1;
+        if self.forced.is_some() {
+            self.note_divergence(send.tag, recv_slot);
+        }
         self.part_done(recv_slot, P_RECV);
         if send.sync {
             self.part_done(send.slot, P_SEND);
@@ -96,6 +99,26 @@ impl Engine<'_> {
             let buffer = &mut self.buffers[source as usize];
             buffer.used = buffer.used.saturating_sub(send.buffered);
         }
+    }
+
+    /// In a replay of another matching: a receive for any tag that takes a message with
+    /// another tag than in the run, other than the forced receive (whose other message is
+    /// the alternative), leaves its rank's trace behind ([`flags::TAG_RECORDED`]).
+    fn note_divergence(&mut self, tag: i32, recv_slot: SlotId) {
+        let Some(s) = self.slots.get(recv_slot) else {
+            return;
+        };
+        let op = s.op;
+        if op.kind != OpKind::Recv
+            || op.flags & flags::TAG_RECORDED == 0
+            || op.sub == tag_digest(tag)
+            || self
+                .forced
+                .is_some_and(|f| f.rank == s.owner && f.event == s.event as usize)
+        {
+            return;
+        }
+        self.diverged[s.owner as usize] = true;
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -79,6 +79,19 @@ pub mod flags {
     /// it is taken to be the status's `MPI_SOURCE` (a reply to whoever sent), and a replay
     /// in which that receive took another source names that one.
     pub const FOLLOWS_WILDCARD: u8 = 8;
+    /// A receive for any tag whose message's tag the trace shows: `sub` holds its
+    /// [`tag_digest`]. A replay of another matching in which the receive takes a message
+    /// with another tag stops replaying its rank there ([`super::Engine`]'s `diverged`):
+    /// programs branch on `status.MPI_TAG` (a worker ends on the master's stop tag), and
+    /// what the rank does next is not in its trace.
+    pub const TAG_RECORDED: u8 = 16;
+}
+
+/// A tag in the 8 bits of a receive's [`ReplayOp::sub`] ([`flags::TAG_RECORDED`]): tags
+/// that differ in it differ (different tags with the same digest are taken as the same).
+pub fn tag_digest(tag: i32) -> u8 {
+    let t = tag as u32;
+    (t ^ (t >> 8) ^ (t >> 16) ^ (t >> 24)) as u8
 }
 
 /// Blocking classes in [`ReplayOp::class`].

@@ -27,6 +27,11 @@ impl Engine<'_> {
                     .filter(|a| status(a) == R_HELD)
                     .collect();
             }
+            if self.diverged[r as usize] {
+                // Stuck or not, what it did after leaving its trace is unknown.
+                ranks.push(RankOutcome::Unfinished);
+                continue;
+            }
             if stuck_actors.is_empty() {
                 ranks.push(if actors.iter().any(|a| status(a) == R_UNFINISHED) {
                     RankOutcome::Unfinished

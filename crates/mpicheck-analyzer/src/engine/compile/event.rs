@@ -157,6 +157,9 @@ pub(super) fn compile_event(
             op.tag = tag_word(recv.tag);
             op.comm = recv.comm.0;
             op.b = recv.matched.map_or(NO_RANK, |m| m.0);
+            if let Some((_, tag)) = recv.matched {
+                note_recorded_tag(&mut op, tag);
+            }
         }
         Op::Sendrecv {
             send,
@@ -297,4 +300,13 @@ pub(super) fn compile_event(
         Op::BufferDetach => op.kind = OpKind::BufferDetach,
     }
     op
+}
+
+/// Notes on a receive for any tag the tag of the message it took in the run
+/// ([`flags::TAG_RECORDED`]).
+pub(super) fn note_recorded_tag(op: &mut ReplayOp, tag: i32) {
+    if op.kind == OpKind::Recv && op.tag == ANY_TAG {
+        op.flags |= flags::TAG_RECORDED;
+        op.sub = tag_digest(tag);
+    }
 }

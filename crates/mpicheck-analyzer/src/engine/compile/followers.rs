@@ -14,13 +14,27 @@ pub(super) struct WildcardFollowers {
     /// completed it (a reply to `status.MPI_SOURCE` names the receive the program just
     /// waited for, not the one it posted last).
     latest_source: Option<u32>,
+    /// The call site of that receive.
+    latest_site: (u32, u16),
+    /// The call site of the rank's latest blocking wildcard receive (its source may be
+    /// learnt just after it: [`WildcardFollowers::matched`]).
+    blocking_site: (u32, u16),
     /// The rank's nonblocking wildcard receives not yet completed, by operation index: the
     /// source each took, `NO_RANK` until its match is known (while the traces are
-    /// normalized, it comes just before the call that completes the receive).
-    open: FxHashMap<u32, u32>,
+    /// normalized, it comes just before the call that completes the receive), and its site.
+    open: FxHashMap<u32, (u32, (u32, u16))>,
     /// By call site (site, function) of sends and receives made after a wildcard receive:
     /// whether each named that receive's source.
     sites: FxHashMap<(u32, u16), SiteFollows>,
+    /// By call site of wildcard receives: whether they took more than one source.
+    wildcard_sites: FxHashMap<(u32, u16), WildcardSite>,
+}
+
+/// The sources a wildcard receive's call site took: the first, and whether another.
+#[derive(Clone, Copy)]
+struct WildcardSite {
+    first: u32,
+    several: bool,
 }
 
 impl WildcardFollowers {
@@ -29,12 +43,29 @@ impl WildcardFollowers {
     pub(super) fn note_op(&mut self, at: u32, op: &mut ReplayOp, info: &OpInfo) {
         self.note_peer(op, info);
         if op.kind == OpKind::Recv && op.peer == ANY_SOURCE {
+            let site = (info.site, info.call);
             if op.class == class::NONBLOCKING && op.a != NO_REQ {
-                self.open.insert(at, op.b);
-            } else if op.b != NO_RANK {
-                self.latest_source = Some(op.b);
+                self.open.insert(at, (op.b, site));
+            } else {
+                self.blocking_site = site;
+                if op.b != NO_RANK {
+                    self.took(op.b, site);
+                }
             }
         }
+    }
+
+    /// A wildcard receive made at `site` completed, with `source`.
+    fn took(&mut self, source: u32, site: (u32, u16)) {
+        self.latest_source = Some(source);
+        self.latest_site = site;
+        self.wildcard_sites
+            .entry(site)
+            .and_modify(|w| w.several |= w.first != source)
+            .or_insert(WildcardSite {
+                first: source,
+                several: false,
+            });
     }
 
     fn note_peer(&mut self, op: &mut ReplayOp, info: &OpInfo) {
@@ -51,7 +82,7 @@ impl WildcardFollowers {
         self.sites
             .entry((info.site, info.call))
             .or_insert_with(SiteFollows::new)
-            .note(follows, op.peer);
+            .note(follows, op.peer, self.latest_site);
         if follows {
             op.flags |= flags::FOLLOWS_WILDCARD;
         }
@@ -60,8 +91,8 @@ impl WildcardFollowers {
     /// The wildcard receive of operation `at` took `source`, learnt late.
     pub(super) fn matched(&mut self, at: u32, source: u32) {
         match self.open.get_mut(&at) {
-            Some(open) => *open = source,
-            None => self.latest_source = Some(source),
+            Some(open) => open.0 = source,
+            None => self.took(source, self.blocking_site),
         }
     }
 
@@ -72,9 +103,9 @@ impl WildcardFollowers {
         if self.open.is_empty() {
             return;
         }
-        if let Some(source) = self.open.remove(&at) {
+        if let Some((source, site)) = self.open.remove(&at) {
             if completes && source != NO_RANK {
-                self.latest_source = Some(source);
+                self.took(source, site);
             }
         }
     }
@@ -83,7 +114,7 @@ impl WildcardFollowers {
     /// receive, and how sure that is by design.
     pub(super) fn sites(&self) -> FxHashMap<(u32, u16), Following> {
         (self.sites.iter())
-            .filter_map(|(&site, f)| Some((site, f.following()?)))
+            .filter_map(|(&site, f)| Some((site, f.following(&self.wildcard_sites)?)))
             .collect()
     }
 }
@@ -97,6 +128,10 @@ struct SiteFollows {
     /// The first [`SiteFollows::PEERS`] distinct sources named.
     peers: [u32; SiteFollows::PEERS],
     distinct: u8,
+    /// The call site of the wildcard receive each call followed, while the same.
+    after: Option<(u32, u16)>,
+    /// The calls followed wildcard receives of several sites.
+    after_several: bool,
 }
 
 impl SiteFollows {
@@ -109,13 +144,19 @@ impl SiteFollows {
             calls: 0,
             peers: [NO_RANK; SiteFollows::PEERS],
             distinct: 0,
+            after: None,
+            after_several: false,
         }
     }
 
-    fn note(&mut self, follows: bool, peer: u32) {
+    fn note(&mut self, follows: bool, peer: u32, wildcard_site: (u32, u16)) {
         self.always &= follows;
         if !follows {
             return;
+        }
+        match self.after {
+            None => self.after = Some(wildcard_site),
+            Some(site) => self.after_several |= site != wildcard_site,
         }
         self.calls += 1;
         let known = &self.peers[..self.distinct as usize];
@@ -133,16 +174,26 @@ impl SiteFollows {
     /// with chance `d^-n`: a follower needs it below 1 in 1,000 (a master replying to 2
     /// workers: 10 replies; to 4: 5).
     ///
-    /// A site whose every call named the source, several sources but too few times to
-    /// tell, may do so by design as well (a master replying to whoever sent, for a few
-    /// rounds): [`Following::Doubtful`]. One that always named the same rank is taken to
-    /// send there.
-    fn following(&self) -> Option<Following> {
+    /// A site whose every call named the source, too few times or sources to tell, may do
+    /// so by design as well (a master replying to whoever sent, for a few rounds, or to the
+    /// one worker that sent every time): [`Following::Doubtful`]. Except a site that always
+    /// named one rank after a wildcard receive site that took others too: it picks that
+    /// rank out (a send to rank 1 after the result of rank 1, another line's to rank 2
+    /// after rank 2's), and is taken to send there.
+    fn following(&self, wildcard_sites: &FxHashMap<(u32, u16), WildcardSite>) -> Option<Following> {
         let distinct = self.distinct as u64;
-        if !self.always || distinct < 2 {
+        if !self.always || distinct == 0 {
             None
-        } else if distinct.saturating_pow(self.calls) >= 1000 {
+        } else if distinct >= 2 && distinct.saturating_pow(self.calls) >= 1000 {
             Some(Following::Certain)
+        } else if distinct == 1
+            && (self.after_several
+                || self
+                    .after
+                    .and_then(|site| wildcard_sites.get(&site))
+                    .is_none_or(|w| w.several))
+        {
+            None
         } else {
             Some(Following::Doubtful)
         }
@@ -193,9 +244,10 @@ mod tests {
     fn call_sites_that_name_the_wildcard_source_every_time_follow_it() {
         // Rank 0's line 2 replies to whoever sent (blocking and nonblocking wildcards), 10
         // times: with two sources, all would by chance once in 1,024. Line 3 sends to rank
-        // 1 whatever came. Rank 1's line 4 names the source, which never varied. Rank 2's
-        // line 31 named two sources, then another rank than the source. Rank 3's line 41
-        // named each of three sources after it came, once: by chance once in 27, doubtful.
+        // 1 whatever came (its wildcard took others too). Rank 1's line 4 names the source,
+        // which never varied: doubtful. Rank 2's line 31 named two sources, then another
+        // rank than the source. Rank 3's line 41 named each of three sources after it came,
+        // once: by chance once in 27, doubtful.
         let mut text = String::from("ranks 4\n");
         for _ in 0..5 {
             text.push_str(
@@ -227,7 +279,7 @@ mod tests {
         let run = parse(&text).unwrap();
         assert_eq!(
             follower_lines(&run),
-            [vec!["2"], vec![], vec![], vec!["41?"]]
+            [vec!["2"], vec!["4?"], vec![], vec!["41?"]]
         );
         let program = Program::from_run(&run);
         let follows = |rank: Rank, event: usize| {
