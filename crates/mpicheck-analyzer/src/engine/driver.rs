@@ -266,25 +266,20 @@ impl<'s> Engine<'s> {
             _ => return,
         }
         loop {
-            let op = match self.cur[a as usize].op {
-                Some(op) => op,
-                None => {
-                    let Some(op) = self.pull(a) else {
-                        self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
-                            EndKind::Finalized => R_FINALIZED,
-                            EndKind::Exited => R_EXITED,
-                            EndKind::Interrupted => R_UNFINISHED,
-                        };
-                        return;
-                    };
-                    op
-                }
-            };
+            if self.cur[a as usize].op.is_none() && !self.pull(a) {
+                self.actors[a as usize].status = match self.src.end(self.rank_of(a)) {
+                    EndKind::Finalized => R_FINALIZED,
+                    EndKind::Exited => R_EXITED,
+                    EndKind::Interrupted => R_UNFINISHED,
+                };
+                return;
+            }
+            let cur = &self.cur[a as usize];
+            let (op, event) = (cur.op.expect("the actor stands at an operation"), cur.event);
             if self.lanes.requests_unmade() && self.hold_for_request(a, &op) {
                 self.read_ahead(a);
                 return;
             }
-            let event = self.cur[a as usize].event;
             self.stats.ops += 1;
             let step = self.exec(a, event, op);
             if self.lanes.requests_unmade() {
